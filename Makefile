@@ -1,0 +1,44 @@
+# One command surface for people and CI alike (.ci/run calls `make test`).
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+HOST   ?= 127.0.0.1
+PORT   ?= 8000
+
+.PHONY: install serve lint format typecheck test unit bench clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+serve: install  ## start Assay (API + web UI) on an embedded SQLite database
+	$(BIN)/assay serve --host $(HOST) --port $(PORT)
+
+lint: install
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+	$(BIN)/lint-imports
+
+format: install
+	$(BIN)/ruff format src tests bench
+	$(BIN)/ruff check --fix src tests bench
+
+typecheck: install
+	$(BIN)/mypy
+
+unit: install
+	$(BIN)/pytest tests/unit -q
+
+test: lint typecheck  ## the whole suite: lint, types, unit, API, end-to-end
+	$(BIN)/pytest -q
+
+bench: install
+	$(BIN)/python bench/graders.py
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -1,0 +1,19 @@
+"""Graders: pure functions from (agent_response, expected_output) to a verdict."""
+
+from assay.graders.base import GraderInterface, GradeResult
+from assay.graders.config_check import ConfigProblem, ProblemKind
+from assay.graders.string_match import StringMatchGrader
+from assay.graders.true_false import TrueFalseGrader
+
+BUILTIN_GRADERS: tuple[type[GraderInterface], ...] = (StringMatchGrader, TrueFalseGrader)
+"""Grader classes that ship with Assay, registered by the grader service like any plugin."""
+
+__all__ = [
+    "BUILTIN_GRADERS",
+    "ConfigProblem",
+    "GradeResult",
+    "GraderInterface",
+    "ProblemKind",
+    "StringMatchGrader",
+    "TrueFalseGrader",
+]

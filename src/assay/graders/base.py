@@ -1,0 +1,117 @@
+"""The interface every grader implements, with its metadata and shared configuration handling."""
+
+from __future__ import annotations
+
+import copy
+import logging
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar
+
+from assay.graders.config_check import ConfigProblem, fill_defaults, schema_problems
+
+logger = logging.getLogger(__name__)
+
+GradeResult = dict[str, Any]
+"""``{"passed": bool, "score": float, "details": dict}``."""
+
+_UNSET: Any = object()
+
+
+class GraderInterface(ABC):
+    """A measuring instrument: turns an (agent_response, expected_output) pair into a verdict.
+
+    Subclasses declare their metadata as class attributes and implement :meth:`grade`. Configuration is
+    checked against ``config_schema`` (plus :meth:`semantic_problems`) before the grader exists, so a
+    constructed grader is always valid and never changes afterwards.
+    """
+
+    default_id: ClassVar[str]
+    name: ClassVar[str]
+    description: ClassVar[str]
+    type: ClassVar[str]
+    version: ClassVar[str]
+    """Changes whenever a verdict of this grader could change; stored with every result."""
+    config_schema: ClassVar[dict[str, Any]]
+    scoring_guide: ClassVar[dict[str, str]]
+
+    __slots__ = ("_config", "_frozen", "_grader_id")
+
+    def __init__(self, grader_id: str | None = None, config: dict[str, Any] | None = None) -> None:
+        if grader_id is None:
+            grader_id = self.default_id
+        if not isinstance(grader_id, str):
+            raise TypeError(f"grader_id must be a string, got {type(grader_id).__name__}")
+        if not grader_id.strip():
+            raise ValueError("grader_id must not be empty")
+        problems = self.config_problems(config)
+        if problems:
+            raise problems[0].as_exception()
+        self._grader_id = grader_id
+        self._config = fill_defaults(self.config_schema, config)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if getattr(self, "_frozen", False):
+            raise AttributeError(f"{type(self).__name__} is immutable after construction")
+        object.__setattr__(self, name, value)
+
+    def _freeze(self) -> None:
+        """Called by subclasses at the end of ``__init__``; from then on no attribute can change."""
+        object.__setattr__(self, "_frozen", True)
+
+    @property
+    def grader_id(self) -> str:
+        """The id this grader is registered and stored under."""
+        return self._grader_id
+
+    @property
+    def id(self) -> str:
+        """Alias of :attr:`grader_id`, the metadata field name."""
+        return self._grader_id
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """The effective configuration, defaults filled in (a copy: changing it changes nothing)."""
+        return copy.deepcopy(self._config)
+
+    @classmethod
+    def semantic_problems(cls, config: dict[str, Any]) -> list[ConfigProblem]:
+        """Rules a JSON Schema cannot say; called only on a config that passed the schema."""
+        return []
+
+    @classmethod
+    def config_problems(cls, config: object) -> list[ConfigProblem]:
+        """Every problem of ``config`` for this grader (empty when valid). Never raises."""
+        problems = schema_problems(cls.config_schema, config)
+        if not problems and isinstance(config, dict):
+            problems = cls.semantic_problems(config)
+        return problems
+
+    def validate_config(self, config: object = _UNSET) -> bool:
+        """Whether ``config`` (by default this grader's own) is valid; logs each problem. Never raises."""
+        try:
+            problems = self.config_problems(self._config if config is _UNSET else config)
+        except Exception:  # a grader's own rule failing is a bad config, not a crash
+            logger.warning("grader %r: config could not be checked", self._grader_id, exc_info=True)
+            return False
+        for problem in problems:
+            logger.warning("grader %r: %s", self._grader_id, problem.message)
+        return not problems
+
+    def metadata(self) -> dict[str, Any]:
+        """The description of this grader that listings (API, CLI, UI) show."""
+        return {
+            "id": self._grader_id,
+            "name": self.name,
+            "description": self.description,
+            "type": self.type,
+            "version": self.version,
+            "config_schema": copy.deepcopy(self.config_schema),
+            "scoring_guide": dict(self.scoring_guide),
+        }
+
+    @abstractmethod
+    def grade(self, agent_response: Any, expected_output: Any) -> GradeResult:
+        """Grade one response; returns ``{"passed", "score", "details"}`` and never raises."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(grader_id={self._grader_id!r}, config={self._config!r})"

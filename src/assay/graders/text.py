@@ -1,0 +1,19 @@
+"""How a grader reads any input as text, the same way in every grader (D11)."""
+
+from __future__ import annotations
+
+
+def read_text(value: object) -> str:
+    """The text a grader compares for ``value``: ``None`` is empty, a bool its lowercase name, else ``str()``."""
+    if type(value) is str:
+        return value
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return str.__str__(value)
+    try:
+        return str(value)
+    except Exception:  # an object whose __str__ fails is still graded, as an unreadable value
+        return f"<unprintable {type(value).__name__}>"
