@@ -1,6 +1,6 @@
 """Graders: pure functions from (agent_response, expected_output) to a verdict."""
 
-from assay.graders.base import GraderInterface, GradeResult
+from assay.graders.base import GradeResult, GraderInterface
 from assay.graders.config_check import ConfigProblem, ProblemKind
 from assay.graders.string_match import StringMatchGrader
 from assay.graders.true_false import TrueFalseGrader

@@ -58,13 +58,15 @@ def _format_path(parts: Any) -> str:
 def _describe(violation: SchemaViolation, schema_at: Mapping[str, Any]) -> ConfigProblem:
     path = _format_path(violation.absolute_path)
     where = f"'{path}'" if path else "config"
-    instance = violation.instance
-    validator = violation.validator
+    instance: Any = violation.instance
+    validator: Any = violation.validator
+    rule: Any = violation.validator_value
     if validator == "type":
-        expected = violation.validator_value
-        names = [expected] if isinstance(expected, str) else list(expected)
+        names = [rule] if isinstance(rule, str) else list(rule)
         wanted = " or ".join(_JSON_TYPE_NAMES.get(n, n) for n in names)
-        return ConfigProblem(path, f"{where} must be {wanted}, got {type(instance).__name__}", ProblemKind.TYPE)
+        return ConfigProblem(
+            path, f"{where} must be {wanted}, got {type(instance).__name__}", ProblemKind.TYPE
+        )
     if validator == "additionalProperties":
         accepted = sorted(schema_at.get("properties", {}))
         unknown = sorted(k for k in instance if k not in accepted)
@@ -74,8 +76,10 @@ def _describe(violation: SchemaViolation, schema_at: Mapping[str, Any]) -> Confi
         message = f"{place} {keys}; accepted keys: {', '.join(accepted) or '(none)'}"
         return ConfigProblem(path, message, ProblemKind.VALUE)
     if validator == "required":
-        missing = [k for k in violation.validator_value if k not in instance]
-        return ConfigProblem(path, f"{where} must have the key(s) {', '.join(map(repr, missing))}", ProblemKind.VALUE)
+        missing = [k for k in rule if k not in instance]
+        return ConfigProblem(
+            path, f"{where} must have the key(s) {', '.join(map(repr, missing))}", ProblemKind.VALUE
+        )
     if validator == "minItems":
         return ConfigProblem(path, f"{where} must be a non-empty list", ProblemKind.VALUE)
     if validator == "pattern":

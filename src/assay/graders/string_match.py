@@ -20,12 +20,12 @@ def _mismatch_reason(expected: str, actual: str, index: int) -> str:
     if not actual:
         return "Empty or null response"
     if index >= len(actual):
-        return f"Response ends at position {index}; expected continues with {expected[index:index + 20]!r}"
+        return f"Response ends at position {index}; expected continues with {expected[index : index + 20]!r}"
     if index >= len(expected):
-        return f"Response has extra text from position {index}: {actual[index:index + 20]!r}"
+        return f"Response has extra text from position {index}: {actual[index : index + 20]!r}"
     return (
         f"Response differs from expected output at position {index}: "
-        f"expected {expected[index:index + 20]!r}, got {actual[index:index + 20]!r}"
+        f"expected {expected[index : index + 20]!r}, got {actual[index : index + 20]!r}"
     )
 
 
@@ -89,7 +89,7 @@ class StringMatchGrader(GraderInterface):
         return text if self._case_sensitive else text.casefold()
 
     def grade(self, agent_response: Any, expected_output: Any) -> GradeResult:
-        """Grade one response; details say the normalised values and, on a failure, where they first differ."""
+        """Grade one response; details give the normalised values and, on a failure, where they differ."""
         normalized_expected = self.normalize(expected_output)
         normalized_actual = self.normalize(agent_response)
         if normalized_expected == normalized_actual:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 def read_text(value: object) -> str:
-    """The text a grader compares for ``value``: ``None`` is empty, a bool its lowercase name, else ``str()``."""
+    """The text a grader compares: ``None`` is empty, a bool its lowercase name, anything else ``str()``."""
     if type(value) is str:
         return value
     if value is None:

@@ -111,7 +111,9 @@ class TrueFalseGrader(GraderInterface):
         if not both:
             return []
         listed = ", ".join(f"'{a}'" for a in both)
-        return [ConfigProblem("aliases", f"aliases listed as both true and false: {listed}", ProblemKind.VALUE)]
+        return [
+            ConfigProblem("aliases", f"aliases listed as both true and false: {listed}", ProblemKind.VALUE)
+        ]
 
     def _read(self, value: object) -> tuple[str, str, str | None]:
         """(text as read, normalised text, "true"/"false"/None) for one input."""
@@ -166,9 +168,7 @@ class TrueFalseGrader(GraderInterface):
         }
 
 
-def _alias_table(
-    true_aliases: tuple[str, ...], false_aliases: tuple[str, ...], fold: Any
-) -> dict[str, str]:
+def _alias_table(true_aliases: tuple[str, ...], false_aliases: tuple[str, ...], fold: Any) -> dict[str, str]:
     """Normalised spelling → "true"/"false"; the canonical words are always in (D7)."""
     table: dict[str, str] = {}
     for word, aliases in (("true", true_aliases), ("false", false_aliases)):

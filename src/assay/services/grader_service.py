@@ -33,7 +33,9 @@ def _check_grader_class(grader_class: object) -> type[GraderInterface]:
     try:
         jsonschema.validators.validator_for(schema).check_schema(schema)
     except jsonschema.SchemaError as exc:
-        raise GraderRegistrationError(f"grader {grader_class.__name__}: bad config_schema: {exc.message}") from exc
+        raise GraderRegistrationError(
+            f"grader {grader_class.__name__}: bad config_schema: {exc.message}"
+        ) from exc
     if schema.get("additionalProperties") is not False:
         raise GraderRegistrationError(
             f"grader {grader_class.__name__}: config_schema must set additionalProperties to false"
@@ -94,7 +96,9 @@ class GraderService:
             return default  # graders are immutable, so the default instance can be shared
         problems = self.problems(grader_id, config)
         if problems:
-            raise ConfigError(f"Invalid config for grader '{grader_id}': {'; '.join(problems)}", problems=problems)
+            raise ConfigError(
+                f"Invalid config for grader '{grader_id}': {'; '.join(problems)}", problems=problems
+            )
         try:
             return type(default)(grader_id, config)
         except (TypeError, ValueError) as exc:  # a rule the checks above missed still ends as a clear error

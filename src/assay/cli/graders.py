@@ -1,0 +1,45 @@
+"""``assay graders`` and ``assay grade``: list the graders, grade one answer."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from assay.cli.console import out
+from assay.cli.options import parse_config
+from assay.serialization import json_text
+from assay.services.grader_service import GraderService
+
+GraderOption = Annotated[str, typer.Option("--grader", "-g", help="Grader id, e.g. true-false")]
+ConfigOption = Annotated[
+    str | None, typer.Option("--config", "-c", help="Grader config as a JSON object", show_default=False)
+]
+
+
+def list_graders(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON for machines")] = False,
+) -> None:
+    """List the registered graders."""
+    graders = GraderService().list()
+    if as_json:
+        out.print(json_text([grader.metadata() for grader in graders], indent=2), markup=False)
+        return
+    table = Table("id", "name", "version", "description", title="Graders")
+    for grader in graders:
+        table.add_row(grader.grader_id, grader.name, grader.version, grader.description)
+    out.print(table)
+
+
+def grade(
+    grader_id: GraderOption,
+    expected: Annotated[str, typer.Option("--expected", "-e", help="The expected output")],
+    response: Annotated[str, typer.Option("--response", "-r", help="The agent's response")],
+    config: ConfigOption = None,
+) -> None:
+    """Grade one response; prints the result as JSON, exits 0 when it passed and 1 when it did not."""
+    grader = GraderService().build(grader_id, parse_config(config))
+    result = grader.grade(response, expected)
+    out.print(json_text(result, indent=2), markup=False)
+    raise typer.Exit(0 if result["passed"] else 1)

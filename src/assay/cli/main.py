@@ -1,0 +1,32 @@
+"""The ``assay`` command: one Typer app, errors turned into one line and an exit code here only."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from assay.cli.console import err
+from assay.cli.grade_file import grade_file
+from assay.cli.graders import grade, list_graders
+from assay.errors import AssayError
+
+app = typer.Typer(
+    name="assay",
+    help="Assay: evaluate AI agents against test suites with exact graders.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+app.command("graders")(list_graders)
+app.command("grade")(grade)
+app.command("grade-file")(grade_file)
+
+
+def main() -> None:
+    """Entry point of the ``assay`` script."""
+    try:
+        app()
+    except AssayError as exc:
+        err.print(f"error: {exc.message}", markup=False)
+        sys.exit(exc.exit_code)

@@ -1,0 +1,28 @@
+"""Option parsing shared by the CLI commands."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from assay.errors import ValidationError
+
+
+def parse_config(text: str | None) -> dict[str, Any] | None:
+    """The ``--config`` JSON object, or ``None`` when the option was not given."""
+    if text is None:
+        return None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValidationError(f"--config is not valid JSON: {exc.msg} (column {exc.colno})") from exc
+    if not isinstance(value, dict):
+        raise ValidationError(f"--config must be a JSON object, got {type(value).__name__}")
+    return value
+
+
+def check_rate(rate: float | None) -> float | None:
+    """A pass-rate gate must lie in [0, 1]."""
+    if rate is not None and not 0.0 <= rate <= 1.0:
+        raise ValidationError(f"--min-pass-rate must be between 0 and 1, got {rate}")
+    return rate

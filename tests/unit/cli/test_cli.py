@@ -1,0 +1,127 @@
+"""The grader commands of the ``assay`` CLI, run as a real process."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ASSAY = [sys.executable, "-m", "assay.cli"]
+
+
+def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*ASSAY, *args], capture_output=True, text=True, input=stdin, timeout=60, check=False
+    )
+
+
+def test_grade_prints_match_and_exits_zero() -> None:
+    proc = run("grade", "--grader", "true-false", "--expected", "true", "--response", "  Yes  ")
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["passed"] is True
+    assert result["details"]["match_status"] == "match"
+
+
+def test_grade_failure_exits_one() -> None:
+    proc = run("grade", "-g", "true-false", "-e", "true", "-r", "no")
+    assert proc.returncode == 1
+    assert json.loads(proc.stdout)["details"]["reason"] == "Expected true but got false"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["-g", "nope"], "Grader not found"),
+        (["-g", "true-false", "--config", "{bad"], "not valid JSON"),
+        (["-g", "true-false", "--config", "[1]"], "must be a JSON object"),
+        (["-g", "true-false", "--config", '{"case_sensitve": true}'], "case_sensitve"),
+    ],
+)
+def test_grade_usage_errors_are_one_line_exit_two(args: list[str], message: str) -> None:
+    proc = run("grade", *args, "-e", "true", "-r", "yes")
+    assert proc.returncode == 2
+    assert message in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in proc.stderr
+
+
+def test_graders_json_lists_both() -> None:
+    proc = run("graders", "--json")
+    assert proc.returncode == 0
+    graders = json.loads(proc.stdout)
+    assert [g["id"] for g in graders][:2] == ["string-match", "true-false"]
+    assert graders[1]["config_schema"]["additionalProperties"] is False
+
+
+def test_graders_table() -> None:
+    proc = run("graders")
+    assert proc.returncode == 0
+    assert "true-false" in proc.stdout
+    assert "string-match" in proc.stdout
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_grade_file_jsonl_carries_fields_and_reports_bad_rows(tmp_path: Path) -> None:
+    source = write(
+        tmp_path / "answers.jsonl",
+        '{"id": 1, "agent_response": "yes", "expected_output": "true"}\n'
+        "{broken\n"
+        '{"id": 3, "agent_response": "no"}\n'
+        "\n"
+        '{"id": 5, "agent_response": "maybe", "expected_output": "false"}\n',
+    )
+    output = tmp_path / "results.jsonl"
+    proc = run("grade-file", str(source), "--grader", "true-false", "--output", str(output))
+    assert proc.returncode == 0, proc.stderr
+    assert "line 2: invalid JSON" in proc.stderr
+    assert "line 3: missing field(s): expected_output" in proc.stderr
+    rows = [json.loads(line) for line in output.read_text().splitlines()]
+    assert [row["id"] for row in rows] == [1, 5]
+    assert rows[0]["passed"] is True
+    assert rows[1]["details"]["match_status"] == "invalid_response"
+    assert "invalid_response" in proc.stdout
+    assert "50.00%" in proc.stdout
+
+
+def test_grade_file_csv_to_stdout_and_gate(tmp_path: Path) -> None:
+    source = write(
+        tmp_path / "answers.csv", 'agent_response,expected_output,topic\nyes,true,a\n"no\n",true,b\n1,1\n'
+    )
+    proc = run("grade-file", str(source), "-g", "true-false", "--min-pass-rate", "0.9")
+    assert proc.returncode == 1
+    rows = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [row.get("topic") for row in rows] == ["a", "b", None]  # a short row lacks only optional cells
+    assert rows[1]["agent_response"] == "no\n"
+    assert "below the gate" in proc.stderr
+
+
+def test_grade_file_string_match_with_config(tmp_path: Path) -> None:
+    source = write(tmp_path / "a.jsonl", '{"agent_response": "Paris", "expected_output": "paris"}\n')
+    ok = run("grade-file", str(source), "-g", "string-match", "--min-pass-rate", "1")
+    assert ok.returncode == 0
+    strict = run("grade-file", str(source), "-g", "string-match", "-c", '{"case_sensitive": true}')
+    assert json.loads(strict.stdout)["passed"] is False
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["missing.jsonl", "-g", "true-false"], "cannot read missing.jsonl"),
+        (["{file}", "-g", "true-false", "-c", "{"], "not valid JSON"),
+        (["{file}", "-g", "true-false", "--min-pass-rate", "2"], "between 0 and 1"),
+    ],
+)
+def test_grade_file_errors_are_one_line(tmp_path: Path, args: list[str], message: str) -> None:
+    source = write(tmp_path / "a.jsonl", '{"agent_response": "yes", "expected_output": "true"}\n')
+    proc = run("grade-file", *[arg.replace("{file}", str(source)) for arg in args])
+    assert proc.returncode == 2
+    assert message in proc.stderr
+    assert "Traceback" not in proc.stderr

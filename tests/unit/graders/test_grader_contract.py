@@ -1,0 +1,92 @@
+"""The contract every registered grader keeps, checked over the registry (built-ins and plugins alike)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import jsonschema
+import pytest
+
+import assay.graders
+from assay.graders import GraderInterface
+from assay.services.grader_service import GraderService
+
+REGISTERED = GraderService().list()
+ODD_INPUTS: list[Any] = [
+    None,
+    "",
+    " ",
+    "yes",
+    "\x00",
+    "\ud800",
+    "a\x00b\udfff",
+    "🙂",
+    True,
+    False,
+    0,
+    1,
+    -1.5,
+    float("nan"),
+    [],
+    {"k": "v"},
+    b"bytes",
+    object(),
+    "x" * 1_000_000,
+]
+
+
+def ids(grader: GraderInterface) -> str:
+    return grader.grader_id
+
+
+def test_public_api_is_curated() -> None:
+    assert {"GraderInterface", "StringMatchGrader", "TrueFalseGrader"} <= set(assay.graders.__all__)
+    for name in assay.graders.__all__:
+        assert hasattr(assay.graders, name)
+
+
+def test_both_builtins_are_registered() -> None:
+    assert [grader.grader_id for grader in REGISTERED][:2] == ["string-match", "true-false"]
+
+
+@pytest.mark.parametrize("grader", REGISTERED, ids=ids)
+def test_metadata_present(grader: GraderInterface) -> None:
+    metadata = grader.metadata()
+    for field in ("id", "name", "description", "type", "version"):
+        assert isinstance(metadata[field], str)
+        assert metadata[field]
+    assert metadata["id"] == grader.grader_id == grader.id
+    assert set(metadata["scoring_guide"]) >= {"1.0", "0.0"}
+
+
+@pytest.mark.parametrize("grader", REGISTERED, ids=ids)
+def test_config_schema_is_valid_strict_and_accepts_its_defaults(grader: GraderInterface) -> None:
+    schema = grader.config_schema
+    jsonschema.validators.validator_for(schema).check_schema(schema)
+    assert schema["type"] == "object"
+    assert schema["additionalProperties"] is False
+    for name, spec in schema["properties"].items():
+        assert "default" in spec, name
+    jsonschema.validate(grader.config, schema)
+    assert grader.config_problems({"no_such_option": 1})
+    assert type(grader)(grader.grader_id, grader.config).config == grader.config
+
+
+@pytest.mark.parametrize("grader", REGISTERED, ids=ids)
+@pytest.mark.parametrize("response", ODD_INPUTS, ids=range(len(ODD_INPUTS)))
+@pytest.mark.parametrize("expected", ["true", None, "\ud800", 7], ids=["t", "none", "surrogate", "int"])
+def test_result_shape_never_raises_deterministic(
+    grader: GraderInterface, response: Any, expected: Any
+) -> None:
+    result = grader.grade(response, expected)
+    assert set(result) == {"passed", "score", "details"}
+    assert type(result["passed"]) is bool
+    assert type(result["score"]) is float
+    assert not math.isnan(result["score"])
+    assert result["score"] == (1.0 if result["passed"] else 0.0)
+    details = result["details"]
+    assert isinstance(details["match_status"], str)
+    assert isinstance(details["reason"], str)
+    assert details["reason"]
+    assert grader.grade(response, expected) == result

@@ -1,0 +1,139 @@
+"""GraderService: the registry of 004, configured graders, and third-party graders via entry points."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from assay.errors import ConfigError, GraderRegistrationError, NotFoundError
+from assay.graders import GraderInterface, StringMatchGrader, TrueFalseGrader
+from assay.services.grader_service import GraderService
+
+PLUGIN_MODULE = """
+from typing import Any, ClassVar
+from assay.graders import GraderInterface
+
+
+class NonEmptyGrader(GraderInterface):
+    default_id = "non-empty"
+    name = "Non-empty"
+    description = "Passes when the response has any text"
+    type = "non-empty"
+    version = "1"
+    config_schema: ClassVar[dict[str, Any]] = {
+        "type": "object", "additionalProperties": False, "properties": {}
+    }
+    scoring_guide = {"1.0": "some text", "0.0": "no text"}
+    __slots__ = ()
+
+    def grade(self, agent_response: Any, expected_output: Any) -> dict[str, Any]:
+        passed = bool(str(agent_response or "").strip())
+        return {"passed": passed, "score": float(passed),
+                "details": {"match_status": "match" if passed else "mismatch", "reason": "checked"}}
+
+
+class DuplicateGrader(NonEmptyGrader):
+    default_id = "true-false"
+    __slots__ = ()
+"""
+
+
+def install_plugin(directory: Path, entry_points: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A real installed distribution on sys.path whose entry points importlib.metadata discovers."""
+    (directory / "assay_test_plugin.py").write_text(PLUGIN_MODULE)
+    dist_info = directory / "assay_test_plugin-1.0.dist-info"
+    dist_info.mkdir()
+    (dist_info / "METADATA").write_text("Metadata-Version: 2.1\nName: assay-test-plugin\nVersion: 1.0\n")
+    (dist_info / "entry_points.txt").write_text(textwrap.dedent(entry_points))
+    monkeypatch.syspath_prepend(str(directory))
+
+
+def test_graders_dict_holds_default_instances() -> None:
+    service = GraderService()
+    assert isinstance(service.graders["string-match"], StringMatchGrader)
+    assert isinstance(service.graders["true-false"], TrueFalseGrader)
+    assert service.graders["true-false"].config == TrueFalseGrader().config
+    assert service.get("true-false") is service.graders["true-false"]
+    assert [grader.grader_id for grader in service.list()] == ["string-match", "true-false"]
+
+
+def test_unknown_grader_is_not_found() -> None:
+    with pytest.raises(NotFoundError, match="Grader not found"):
+        GraderService().get("nonexistent")
+    with pytest.raises(NotFoundError):
+        GraderService().build("nonexistent", {})
+
+
+def test_build_configured_grader_and_share_default() -> None:
+    service = GraderService()
+    strict = service.build("true-false", {"case_sensitive": True})
+    assert isinstance(strict, TrueFalseGrader)
+    assert strict.case_sensitive is True
+    assert service.build("true-false", None) is service.graders["true-false"]
+    assert service.build("true-false", {}) is not strict
+
+
+def test_build_lists_every_problem() -> None:
+    service = GraderService()
+    with pytest.raises(ConfigError) as info:
+        service.build("true-false", {"case_sensitve": True, "aliases": {"true": [], "false": [3]}})
+    problems = info.value.problems
+    assert len(problems) == 3
+    assert any("case_sensitve" in p for p in problems)
+    assert any("aliases.true" in p for p in problems)
+    assert any("aliases.false[0]" in p for p in problems)
+    assert info.value.code == "VALIDATION_ERROR"
+
+
+def test_semantic_problem_reported_by_build() -> None:
+    with pytest.raises(ConfigError, match="both true and false"):
+        GraderService().build("true-false", {"aliases": {"true": ["ok"], "false": ["OK"]}})
+
+
+def test_problems_empty_for_valid_config() -> None:
+    assert GraderService().problems("string-match", {"case_sensitive": True}) == []
+
+
+def test_spec_records_id_config_and_version() -> None:
+    service = GraderService()
+    spec = service.spec(service.build("true-false", {"case_sensitive": True}))
+    assert spec.grader_id == "true-false"
+    assert spec.config["case_sensitive"] is True
+    assert spec.version == TrueFalseGrader.version
+
+
+def test_duplicate_registration_refused() -> None:
+    service = GraderService()
+    with pytest.raises(GraderRegistrationError, match="already registered"):
+        service.register(TrueFalseGrader)
+
+
+def test_non_grader_refused() -> None:
+    with pytest.raises(GraderRegistrationError):
+        GraderService().register(dict)  # type: ignore[arg-type]
+
+
+def test_plugin_from_entry_point_is_registered(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    install_plugin(tmp_path, "[assay.graders]\nnon-empty = assay_test_plugin:NonEmptyGrader\n", monkeypatch)
+    service = GraderService()
+    plugin = service.get("non-empty")
+    assert isinstance(plugin, GraderInterface)
+    assert plugin.grade("hi", "")["passed"] is True
+    assert service.plugin_errors == []
+    assert GraderService(load_plugins=False).graders.keys() == {"string-match", "true-false"}
+
+
+def test_plugin_with_taken_id_is_refused_others_survive(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    install_plugin(
+        tmp_path,
+        "[assay.graders]\ndup = assay_test_plugin:DuplicateGrader\nbroken = assay_test_plugin:Missing\n",
+        monkeypatch,
+    )
+    service = GraderService()
+    assert isinstance(service.get("true-false"), TrueFalseGrader)
+    assert len(service.plugin_errors) == 2
+    assert any("already registered" in error for error in service.plugin_errors)
