@@ -34,9 +34,7 @@ class TrueFalseGrader(GraderInterface):
 
     default_id: ClassVar[str] = "true-false"
     name: ClassVar[str] = "True/False"
-    description: ClassVar[str] = (
-        "Boolean value matching with support for multiple formats (true/false, yes/no, 1/0, custom aliases)"
-    )
+    description: ClassVar[str] = "Boolean value matching with support for multiple formats"
     type: ClassVar[str] = "true-false"
     version: ClassVar[str] = "1.0.0"
     config_schema: ClassVar[dict[str, Any]] = {
