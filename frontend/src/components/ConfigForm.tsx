@@ -1,0 +1,190 @@
+import { type ReactNode, useId } from "react";
+import type { ConfigProblem, JsonObject, JsonSchema, JsonValue } from "../api/types";
+import { childPath, problemsByField, schemaType } from "./configSchema";
+import { FieldProblems } from "./FieldProblems";
+import { StringListField } from "./StringListField";
+import { Switch } from "./Switch";
+
+interface ConfigFormProps {
+  schema: JsonSchema;
+  value: JsonObject;
+  onChange: (config: JsonObject) => void;
+  problems?: readonly ConfigProblem[];
+}
+
+/** A grader's options as a form generated from its `config_schema`, with the API's messages beside each field. */
+export function ConfigForm({ schema, value, onChange, problems = [] }: ConfigFormProps) {
+  const byField = problemsByField(schema, problems);
+  const properties = Object.entries(schema.properties ?? {});
+  return (
+    <div className="config-form" data-testid="config-form">
+      {properties.length === 0 && <p className="muted">This grader has no options.</p>}
+      {properties.map(([key, property]) => (
+        <SchemaField
+          key={key}
+          name={key}
+          path={key}
+          schema={property}
+          value={value[key]}
+          onChange={(next) => onChange(setKey(value, key, next))}
+          problems={byField}
+        />
+      ))}
+      <FieldProblems messages={byField.get("")} />
+    </div>
+  );
+}
+
+function setKey(object: JsonObject, key: string, next: JsonValue | undefined): JsonObject {
+  const copy = { ...object };
+  if (next === undefined) delete copy[key];
+  else copy[key] = next;
+  return copy;
+}
+
+interface SchemaFieldProps {
+  name: string;
+  path: string;
+  schema: JsonSchema;
+  value: JsonValue | undefined;
+  onChange: (value: JsonValue | undefined) => void;
+  problems: Map<string, string[]>;
+}
+
+function asObject(value: JsonValue | undefined): JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? value : {};
+}
+
+function asStrings(value: JsonValue | undefined): string[] {
+  return Array.isArray(value) ? value.map((item) => (typeof item === "string" ? item : JSON.stringify(item))) : [];
+}
+
+function SchemaField({ name, path, schema, value, onChange, problems }: SchemaFieldProps) {
+  const id = useId();
+  const type = schemaType(schema);
+  const label = schema.title ?? name;
+  const hintId = `${id}-hint`;
+  const problemsId = `${id}-problems`;
+  const hint = schema.description ? (
+    <p className="hint" id={hintId}>
+      {schema.description}
+    </p>
+  ) : null;
+  const messages = <FieldProblems messages={problems.get(path)} id={problemsId} />;
+
+  if (type === "object") {
+    const object = asObject(value);
+    return (
+      <fieldset className="field" data-field={path}>
+        <legend>{label}</legend>
+        {hint}
+        {Object.entries(schema.properties ?? {}).map(([key, property]) => (
+          <SchemaField
+            key={key}
+            name={key}
+            path={childPath(path, key)}
+            schema={property}
+            value={object[key]}
+            onChange={(next) => onChange(setKey(object, key, next))}
+            problems={problems}
+          />
+        ))}
+        {messages}
+      </fieldset>
+    );
+  }
+  if (type === "boolean") {
+    return (
+      <div className="field" data-field={path}>
+        <Switch label={label} checked={value === true} onChange={onChange} describedBy={hintId} />
+        {hint}
+        {messages}
+      </div>
+    );
+  }
+  if (type === "array" && (schema.items === undefined || schemaType(schema.items) === "string")) {
+    return (
+      <div className="field" data-field={path}>
+        <span className="label">{label}</span>
+        {hint}
+        <StringListField label={label} name={path} values={asStrings(value)} onChange={onChange} />
+        {messages}
+      </div>
+    );
+  }
+  if (schema.enum) {
+    return (
+      <div className="field" data-field={path}>
+        <label htmlFor={id}>{label}</label>
+        <select id={id} value={JSON.stringify(value ?? null)} onChange={(e) => onChange(JSON.parse(e.target.value) as JsonValue)}>
+          {schema.enum.map((option) => (
+            <option key={JSON.stringify(option)} value={JSON.stringify(option)}>
+              {String(option)}
+            </option>
+          ))}
+        </select>
+        {hint}
+        {messages}
+      </div>
+    );
+  }
+  if (type === "number" || type === "integer") {
+    return (
+      <div className="field" data-field={path}>
+        <label htmlFor={id}>{label}</label>
+        <input
+          id={id}
+          type="number"
+          step={type === "integer" ? 1 : "any"}
+          value={typeof value === "number" ? value : ""}
+          onChange={(e) => onChange(e.target.value === "" ? undefined : Number(e.target.value))}
+        />
+        {hint}
+        {messages}
+      </div>
+    );
+  }
+  if (type === "string") {
+    return (
+      <div className="field" data-field={path}>
+        <label htmlFor={id}>{label}</label>
+        <input id={id} value={typeof value === "string" ? value : ""} onChange={(e) => onChange(e.target.value)} />
+        {hint}
+        {messages}
+      </div>
+    );
+  }
+  return <JsonField id={id} label={label} path={path} value={value} onChange={onChange} hint={hint} messages={messages} />;
+}
+
+interface JsonFieldProps {
+  id: string;
+  label: string;
+  path: string;
+  value: JsonValue | undefined;
+  onChange: (value: JsonValue | undefined) => void;
+  hint: ReactNode;
+  messages: ReactNode;
+}
+
+/** Fallback for a schema the form has no widget for: edit the value as JSON. */
+function JsonField({ id, label, path, value, onChange, hint, messages }: JsonFieldProps) {
+  return (
+    <div className="field" data-field={path}>
+      <label htmlFor={id}>{label} (JSON)</label>
+      <textarea
+        id={id}
+        defaultValue={JSON.stringify(value ?? null, null, 2)}
+        onBlur={(e) => {
+          try {
+            onChange(JSON.parse(e.target.value) as JsonValue);
+          } catch {
+            // Leave the last valid value; the text stays for the person to fix.
+          }
+        }}
+      />
+      {hint}
+      {messages}
+    </div>
+  );
+}

@@ -1,0 +1,1 @@
+export function ComparePage() { return <p>TODO</p>; }

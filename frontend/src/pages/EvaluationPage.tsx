@@ -1,0 +1,1 @@
+export function EvaluationPage() { return <p>TODO</p>; }

@@ -1,0 +1,1 @@
+export function EvaluationsPage() { return <p>TODO</p>; }

@@ -1,0 +1,60 @@
+import { useState } from "react";
+import { useGradeOne } from "../api/graders";
+import type { GraderDetail, JsonObject } from "../api/types";
+import { defaultsFromSchema } from "../components/configSchema";
+import { DetailsTable } from "../components/DetailsTable";
+import { ErrorMessage } from "../components/ErrorMessage";
+import { GraderConfigEditor } from "../components/GraderConfigEditor";
+import { Verdict } from "../components/Verdict";
+
+/** Grade one `agent_response` against one `expected_output` with a chosen config, and show every detail. */
+export function GraderPlayground({ grader }: { grader: GraderDetail }) {
+  const [config, setConfig] = useState<JsonObject>(() => defaultsFromSchema(grader.config_schema));
+  const [agentResponse, setAgentResponse] = useState("");
+  const [expectedOutput, setExpectedOutput] = useState("");
+  const grade = useGradeOne();
+  return (
+    <section className="playground" aria-label="Playground">
+      <h3>Playground</h3>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          grade.mutate({ graderId: grader.id, agentResponse, expectedOutput, config });
+        }}
+      >
+        <div className="two-columns">
+          <div className="field">
+            <label htmlFor="playground-agent-response">agent_response</label>
+            <textarea
+              id="playground-agent-response"
+              value={agentResponse}
+              onChange={(event) => setAgentResponse(event.target.value)}
+            />
+          </div>
+          <div className="field">
+            <label htmlFor="playground-expected-output">expected_output</label>
+            <textarea
+              id="playground-expected-output"
+              value={expectedOutput}
+              onChange={(event) => setExpectedOutput(event.target.value)}
+            />
+          </div>
+        </div>
+        <GraderConfigEditor graderId={grader.id} schema={grader.config_schema} value={config} onChange={setConfig} />
+        <button type="submit" className="primary" disabled={grade.isPending}>
+          {grade.isPending ? "Grading…" : "Grade"}
+        </button>
+      </form>
+      {grade.isError && <ErrorMessage error={grade.error} what="Cannot grade" />}
+      {grade.data && (
+        <div className="grade-result" data-testid="grade-result">
+          <p>
+            <Verdict outcome={grade.data.passed ? "passed" : "failed"} /> score{" "}
+            <span className="mono">{grade.data.score}</span>
+          </p>
+          <DetailsTable details={grade.data.details} />
+        </div>
+      )}
+    </section>
+  );
+}

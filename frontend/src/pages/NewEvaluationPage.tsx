@@ -1,0 +1,1 @@
+export function NewEvaluationPage() { return <p>TODO</p>; }

@@ -1,0 +1,1 @@
+export function SuitePage() { return <p>TODO</p>; }

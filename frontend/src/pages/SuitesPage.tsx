@@ -1,0 +1,1 @@
+export function SuitesPage() { return <p>TODO</p>; }
