@@ -9,6 +9,7 @@ import typer
 from assay.cli.console import err
 from assay.cli.grade_file import grade_file
 from assay.cli.graders import grade, list_graders
+from assay.cli.serve import serve
 from assay.errors import AssayError
 
 app = typer.Typer(
@@ -21,6 +22,7 @@ app = typer.Typer(
 app.command("graders")(list_graders)
 app.command("grade")(grade)
 app.command("grade-file")(grade_file)
+app.command("serve")(serve)
 
 
 def main() -> None:

@@ -1,0 +1,1 @@
+"""The REST API (FastAPI) and the web UI it serves."""

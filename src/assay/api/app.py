@@ -1,0 +1,88 @@
+"""The FastAPI application, built by :func:`create_app`; nothing connects or reads env until then."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+
+from fastapi import FastAPI
+
+from assay.api import graders, health, suites
+from assay.api.auth import ApiKeyMiddleware
+from assay.api.edge import BodyLimitMiddleware, EdgeMiddleware
+from assay.api.envelope import install_error_handlers
+from assay.api.rendering import SafeJSONResponse
+from assay.api.spa import SinglePageApp
+from assay.config import Settings
+from assay.services.grader_service import GraderService
+from assay.storage.database import create_db_engine, migrate, session_factory
+
+Extension = Callable[[FastAPI], AbstractAsyncContextManager[None]]
+"""Something to run while the app runs: entered after the database is ready, exited at shutdown."""
+
+
+@asynccontextmanager
+async def _database(app: FastAPI) -> AsyncIterator[None]:
+    settings: Settings = app.state.settings
+    engine = create_db_engine(settings.database_url)
+    try:
+        migrate(engine)
+        app.state.engine = engine
+        app.state.session_factory = session_factory(engine)
+        app.state.grader_service = GraderService()
+        yield
+    finally:
+        engine.dispose()
+
+
+# ---- Startup and shutdown ------------------------------------------------------------------------------
+# In order; each one is entered at startup and exited (in reverse) at shutdown. Add background work such
+# as resuming running evaluations or seeding a demo suite here, after ``_database``.
+EXTENSIONS: tuple[Extension, ...] = (_database,)
+
+
+@asynccontextmanager
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    """Run every extension for the life of the app."""
+    async with AsyncExitStack() as stack:
+        for extension in EXTENSIONS:
+            await stack.enter_async_context(extension(app))
+        yield
+
+
+def _include_routers(app: FastAPI) -> None:
+    # ---- Routers -------------------------------------------------------------------------------------
+    # Every router of the API, in any order (the web UI is the fallback for unmatched paths, not a route).
+    app.include_router(health.router)
+    app.include_router(graders.router)
+    app.include_router(suites.router)
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """A new Assay app (API + web UI); ``settings`` default to the ``ASSAY_*`` environment."""
+    settings = settings if settings is not None else Settings()
+    app = FastAPI(
+        title="Assay",
+        summary="Evaluate AI agents: test suites, graders, evaluations.",
+        version="0.1.0",
+        lifespan=lifespan,
+        default_response_class=SafeJSONResponse,
+        docs_url="/docs",
+        redoc_url="/redoc",
+        openapi_url="/openapi.json",
+        redirect_slashes=False,
+    )
+    app.state.settings = settings
+    install_error_handlers(app)
+    _include_routers(app)
+    app.router.default = SinglePageApp(settings.web_dist) if settings.web_dist else SinglePageApp()
+
+    def limit_for(path: str) -> int:
+        return settings.max_import_bytes if path == suites.IMPORT_PATH else settings.max_body_bytes
+
+    # Added innermost first: the edge (headers, last-resort 500) wraps auth, which wraps the body limit.
+    app.add_middleware(BodyLimitMiddleware, limit_for=limit_for)
+    if settings.api_key is not None:
+        app.add_middleware(ApiKeyMiddleware, api_key=settings.api_key.get_secret_value())
+    app.add_middleware(EdgeMiddleware)
+    return app

@@ -1,0 +1,45 @@
+"""Bearer-key protection of ``/api`` (except ``/api/health``), on only when ``ASSAY_API_KEY`` is set."""
+
+from __future__ import annotations
+
+import hmac
+
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from assay.api.envelope import error_response
+
+OPEN_PATHS = frozenset({"/api/health"})
+
+
+def is_protected(path: str) -> bool:
+    """Whether a request to ``path`` needs the key."""
+    return (path == "/api" or path.startswith("/api/")) and path not in OPEN_PATHS
+
+
+class ApiKeyMiddleware:
+    """Lets a protected request through only with ``Authorization: Bearer <key>``.
+
+    A middleware rather than a dependency so that every ``/api`` route, including ones added later and
+    unknown ones (which answer 401, not 404, so that the route map is not disclosed), is covered.
+    """
+
+    def __init__(self, app: ASGIApp, api_key: str) -> None:
+        self.app = app
+        self.expected = api_key.encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and is_protected(scope["path"]):
+            scheme, _, token = Headers(scope=scope).get("authorization", "").partition(" ")
+            given = token.strip().encode("utf-8", "replace")
+            # compare_digest takes the same time wherever the first difference is.
+            if not (scheme.lower() == "bearer" and hmac.compare_digest(given, self.expected)):
+                response = error_response(
+                    401,
+                    "UNAUTHORIZED",
+                    "Missing or invalid API key (send 'Authorization: Bearer <key>')",
+                    headers={"WWW-Authenticate": "Bearer"},
+                )
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)

@@ -1,0 +1,114 @@
+"""ASGI middleware at the edge of the app: security headers, body size limits, and the last-resort 500.
+
+Written as plain ASGI (not ``BaseHTTPMiddleware``) to keep the per-request cost low.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from starlette.datastructures import Headers
+from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from assay.api.envelope import error_response, internal_error_response
+
+logger = logging.getLogger(__name__)
+
+# A Vite React build needs nothing inline: scripts and styles come from /assets, data from /api.
+# Inline style *attributes* set through the DOM by React are not affected by style-src.
+APP_CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; "
+    "connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
+)
+# The interactive API docs page loads Swagger UI / ReDoc from a CDN and starts them with an inline script.
+DOCS_CSP = (
+    "default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
+    "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net https://fonts.googleapis.com; "
+    "font-src 'self' https://fonts.gstatic.com; "
+    "img-src 'self' data: https://fastapi.tiangolo.com https://cdn.redoc.ly; "
+    "worker-src 'self' blob:; connect-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'none'"
+)
+DOCS_PATHS = frozenset({"/docs", "/redoc"})
+
+
+def _security_headers(path: str) -> list[tuple[bytes, bytes]]:
+    csp = DOCS_CSP if path in DOCS_PATHS else APP_CSP
+    return [
+        (b"content-security-policy", csp.encode()),
+        (b"x-content-type-options", b"nosniff"),
+        (b"referrer-policy", b"no-referrer"),
+        (b"x-frame-options", b"DENY"),
+    ]
+
+
+class EdgeMiddleware:
+    """Adds security headers to every response; turns any unhandled error into a bare 500 envelope."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        extra = _security_headers(scope["path"])
+        started = False
+
+        async def send_with_headers(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+                message["headers"] = [*message.get("headers", []), *extra]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_with_headers)
+        except Exception:
+            # Handled here rather than by Starlette's ServerErrorMiddleware so that the 500 gets the
+            # headers too; the trace goes to the log, never to the client.
+            logger.exception("unhandled error on %s %s", scope.get("method"), scope["path"])
+            if started:
+                raise
+            await internal_error_response()(scope, receive, send_with_headers)
+
+
+class BodyTooLarge(HTTPException):
+    """Raised while reading a body that grew past its limit (FastAPI re-raises HTTP exceptions as is)."""
+
+    def __init__(self) -> None:
+        super().__init__(status_code=413, detail="Request body too large")
+
+
+class BodyLimitMiddleware:
+    """Refuses bodies over the limit for their path: by ``Content-Length`` up front, else while reading."""
+
+    def __init__(self, app: ASGIApp, limit_for: Callable[[str], int]) -> None:
+        self.app = app
+        self.limit_for = limit_for
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        limit = self.limit_for(scope["path"])
+        declared = Headers(scope=scope).get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            response = error_response(
+                413, "PAYLOAD_TOO_LARGE", f"Request body too large (limit {limit} bytes)"
+            )
+            await response(scope, receive, send)
+            return
+        received = 0
+
+        async def receive_with_limit() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > limit:
+                    raise BodyTooLarge
+            return message
+
+        await self.app(scope, receive_with_limit, send)

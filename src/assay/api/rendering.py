@@ -1,0 +1,20 @@
+"""JSON rendering that never fails on text an agent produced."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import orjson
+from fastapi.responses import JSONResponse
+
+
+class SafeJSONResponse(JSONResponse):
+    """JSON via orjson; text holding lone surrogates (which UTF-8 cannot carry) goes out ``\\u``-escaped."""
+
+    def render(self, content: Any) -> bytes:
+        """``content`` as UTF-8 JSON bytes."""
+        try:
+            return orjson.dumps(content)
+        except TypeError:  # lone surrogates or a type orjson does not know
+            return json.dumps(content, ensure_ascii=True, allow_nan=False, default=str).encode("ascii")

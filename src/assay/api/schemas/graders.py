@@ -1,0 +1,116 @@
+"""Schemas of the grader routes (003, D16, D17)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field, JsonValue
+
+from assay.api.schemas.common import RequestModel, ResponseModel
+
+MAX_BATCH = 10_000
+
+
+class GraderSummary(ResponseModel):
+    """A grader as listed."""
+
+    id: str = Field(examples=["string-match"])
+    name: str
+    description: str
+    type: str
+    version: str
+    config_schema: dict[str, Any] = Field(
+        description="JSON Schema of the config (additionalProperties: false)"
+    )
+
+
+class GraderDetail(GraderSummary):
+    """A grader with its scoring guide."""
+
+    scoring_guide: dict[str, str]
+
+
+class GraderList(ResponseModel):
+    """A page of graders."""
+
+    graders: list[GraderSummary]
+    count: int = Field(description="Graders on this page")
+    total: int = Field(description="Graders in all")
+
+
+class GradeRequest(RequestModel):
+    """One answer to grade."""
+
+    agent_response: str
+    expected_output: str
+    config: dict[str, JsonValue] | None = Field(
+        default=None, description="Grader config; defaults if omitted"
+    )
+
+
+class GradeItem(RequestModel):
+    """One pair of a batch."""
+
+    agent_response: str
+    expected_output: str
+
+
+class GradeBatchRequest(RequestModel):
+    """Many answers graded with one config."""
+
+    items: list[GradeItem] = Field(min_length=1, max_length=MAX_BATCH)
+    config: dict[str, JsonValue] | None = None
+
+
+class ValidateRequest(RequestModel):
+    """A config to check."""
+
+    config: JsonValue = Field(
+        default=None, description="Any JSON value; only an object (or null) can be valid"
+    )
+
+
+class GraderSpecOut(ResponseModel):
+    """Exactly what graded: id, effective config and grader version."""
+
+    grader_id: str
+    config: dict[str, Any]
+    version: str
+
+
+class GradeOutcome(ResponseModel):
+    """The verdict on one answer."""
+
+    passed: bool
+    score: float = Field(ge=0.0, le=1.0)
+    details: dict[str, Any]
+
+
+class GradeResult(GradeOutcome):
+    """The verdict on one answer and the grader that gave it."""
+
+    grader: GraderSpecOut
+
+
+class GradeBatchResult(ResponseModel):
+    """Verdicts in the order of the items."""
+
+    grader: GraderSpecOut
+    results: list[GradeOutcome]
+    count: int
+    passed: int
+    pass_rate: float = Field(ge=0.0, le=1.0)
+
+
+class ConfigProblemOut(ResponseModel):
+    """One problem of a config; ``path`` is empty when it concerns the config as a whole."""
+
+    path: str
+    message: str
+
+
+class ValidationResult(ResponseModel):
+    """Whether a config is valid, and every problem found."""
+
+    valid: bool
+    problems: list[ConfigProblemOut]

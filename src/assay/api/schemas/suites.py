@@ -1,0 +1,126 @@
+"""Schemas of the test-suite routes."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+from pydantic import Field, JsonValue, StringConstraints
+
+from assay.api.schemas.common import RequestModel, ResponseModel
+from assay.services.suite_service import Case, NewCase, Suite
+
+MAX_CASES_PER_REQUEST = 10_000
+
+SuiteName = Annotated[
+    str, StringConstraints(min_length=1, max_length=200, pattern=r"\S"), Field(examples=["capitals"])
+]
+Description = Annotated[str, StringConstraints(max_length=10_000)]
+
+
+class CaseIn(RequestModel):
+    """A case to store: the input for the agent and the expected output."""
+
+    input: str
+    expected_output: str
+    metadata: dict[str, JsonValue] = Field(default_factory=dict)
+
+    def to_new_case(self) -> NewCase:
+        """The service's record of this case."""
+        return NewCase(self.input, self.expected_output, dict(self.metadata))
+
+
+class SuiteCreate(RequestModel):
+    """A new suite, with its first cases."""
+
+    name: SuiteName
+    description: Description = ""
+    cases: list[CaseIn] = Field(default_factory=list, max_length=MAX_CASES_PER_REQUEST)
+
+
+class SuitePatch(RequestModel):
+    """New name and/or description; a field left out (or null) is kept."""
+
+    name: SuiteName | None = None
+    description: Description | None = None
+
+
+class CasesAppend(RequestModel):
+    """Cases to add after the last one."""
+
+    cases: list[CaseIn] = Field(min_length=1, max_length=MAX_CASES_PER_REQUEST)
+
+
+class SuiteOut(ResponseModel):
+    """A stored suite."""
+
+    id: int
+    name: str
+    description: str
+    case_count: int
+    created_at: datetime
+    updated_at: datetime
+
+    @classmethod
+    def of(cls, suite: Suite) -> SuiteOut:
+        """The schema of a service record."""
+        return cls(
+            id=suite.id,
+            name=suite.name,
+            description=suite.description,
+            case_count=suite.case_count,
+            created_at=suite.created_at,
+            updated_at=suite.updated_at,
+        )
+
+
+class CaseOut(ResponseModel):
+    """A stored case; ``position`` is its place in the suite, from 0."""
+
+    id: int
+    position: int
+    input: str
+    expected_output: str
+    metadata: dict[str, Any]
+
+    @classmethod
+    def of(cls, case: Case) -> CaseOut:
+        """The schema of a service record."""
+        return cls(
+            id=case.id,
+            position=case.position,
+            input=case.input,
+            expected_output=case.expected_output,
+            metadata=case.metadata,
+        )
+
+
+class SuiteList(ResponseModel):
+    """A page of suites, newest first."""
+
+    suites: list[SuiteOut]
+    count: int
+    total: int
+
+
+class CaseList(ResponseModel):
+    """A page of cases, in order."""
+
+    cases: list[CaseOut]
+    count: int
+    total: int
+
+
+class CasesAdded(ResponseModel):
+    """The cases just added and the suite's new size."""
+
+    cases: list[CaseOut]
+    count: int
+    total: int
+
+
+class Deleted(ResponseModel):
+    """What was deleted."""
+
+    id: int
+    deleted: bool = True

@@ -1,0 +1,150 @@
+"""Test-suite routes: CRUD, cases, and file import/export."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated
+
+from fastapi import APIRouter, File, Form, Query, Response, UploadFile, status
+
+from assay.api.deps import PaginationDep, SuiteId, SuiteServiceDep
+from assay.api.envelope import ERROR_RESPONSES, Envelope, ok
+from assay.api.schemas.suites import (
+    CaseList,
+    CaseOut,
+    CasesAdded,
+    CasesAppend,
+    Deleted,
+    Description,
+    SuiteCreate,
+    SuiteList,
+    SuiteName,
+    SuiteOut,
+    SuitePatch,
+)
+from assay.errors import ValidationError
+from assay.services.suite_files import SuiteFormat, csv_lines, jsonl_lines, read_suite_file
+
+router = APIRouter(prefix="/api/suites", tags=["suites"], responses=ERROR_RESPONSES)
+
+IMPORT_PATH = "/api/suites/import"
+
+
+class ExportFormat(StrEnum):
+    """Formats a suite can be exported to."""
+
+    JSONL = "jsonl"
+    CSV = "csv"
+
+
+_EXPORT_MEDIA = {ExportFormat.JSONL: "application/x-ndjson", ExportFormat.CSV: "text/csv; charset=utf-8"}
+
+
+@router.post("", status_code=status.HTTP_201_CREATED, summary="Create a suite")
+def create_suite(body: SuiteCreate, suites: SuiteServiceDep) -> Envelope[SuiteOut]:
+    """A new suite with its cases in the given order; 409 ``CONFLICT`` when the name is taken."""
+    cases = [case.to_new_case() for case in body.cases]
+    return ok(SuiteOut.of(suites.create(body.name, body.description, cases)))
+
+
+@router.get("", summary="List suites")
+def list_suites(suites: SuiteServiceDep, page: PaginationDep) -> Envelope[SuiteList]:
+    """Suites, newest first, a page at a time."""
+    found = suites.list(skip=page.skip, limit=page.limit)
+    items = [SuiteOut.of(suite) for suite in found.items]
+    return ok(SuiteList(suites=items, count=len(items), total=found.total))
+
+
+@router.post(
+    "/import",
+    status_code=status.HTTP_201_CREATED,
+    summary="Import a suite from a file",
+    responses={413: {"description": "File over ASSAY_MAX_IMPORT_BYTES (`PAYLOAD_TOO_LARGE`)"}},
+)
+def import_suite(
+    suites: SuiteServiceDep,
+    file: Annotated[UploadFile, File(description="A .jsonl, .csv or .json file of cases")],
+    name: Annotated[SuiteName | None, Form(description="Suite name; default: from the file")] = None,
+    description: Annotated[Description | None, Form()] = None,
+    file_format: Annotated[
+        SuiteFormat | None, Form(alias="format", description="Default: from the file name's extension")
+    ] = None,
+) -> Envelope[SuiteOut]:
+    """A new suite from a file; 422 ``VALIDATION_ERROR`` lists every bad line by number."""
+    filename = file.filename or ""
+    chosen_format = file_format or SuiteFormat.for_filename(filename)
+    parsed = read_suite_file(file.file.read(), chosen_format)
+    suite_name = name or parsed.name or filename.rsplit("/", 1)[-1].rsplit(".", 1)[0].strip()
+    if not suite_name:
+        raise ValidationError("Give the suite a name", problems=["name: required when the file has no name"])
+    suite = suites.create(suite_name[:200], description or parsed.description or "", parsed.cases)
+    return ok(SuiteOut.of(suite))
+
+
+@router.get("/{suite_id}", summary="Describe a suite")
+def get_suite(suite_id: SuiteId, suites: SuiteServiceDep) -> Envelope[SuiteOut]:
+    """One suite with its ``case_count``."""
+    return ok(SuiteOut.of(suites.get(suite_id)))
+
+
+@router.patch("/{suite_id}", summary="Rename or redescribe a suite")
+def update_suite(suite_id: SuiteId, body: SuitePatch, suites: SuiteServiceDep) -> Envelope[SuiteOut]:
+    """Change the name and/or description; 409 ``CONFLICT`` when the new name is taken."""
+    return ok(SuiteOut.of(suites.update(suite_id, name=body.name, description=body.description)))
+
+
+@router.delete("/{suite_id}", summary="Delete a suite")
+def delete_suite(suite_id: SuiteId, suites: SuiteServiceDep) -> Envelope[Deleted]:
+    """Delete a suite and its cases."""
+    suites.delete(suite_id)
+    return ok(Deleted(id=suite_id))
+
+
+@router.get("/{suite_id}/cases", summary="List a suite's cases")
+def list_cases(suite_id: SuiteId, suites: SuiteServiceDep, page: PaginationDep) -> Envelope[CaseList]:
+    """Cases in their order, a page at a time."""
+    found = suites.cases(suite_id, skip=page.skip, limit=page.limit)
+    items = [CaseOut.of(case) for case in found.items]
+    return ok(CaseList(cases=items, count=len(items), total=found.total))
+
+
+@router.post("/{suite_id}/cases", status_code=status.HTTP_201_CREATED, summary="Append cases")
+def append_cases(suite_id: SuiteId, body: CasesAppend, suites: SuiteServiceDep) -> Envelope[CasesAdded]:
+    """Add cases after the suite's last one."""
+    added = suites.add_cases(suite_id, [case.to_new_case() for case in body.cases])
+    total = suites.get(suite_id).case_count
+    return ok(CasesAdded(cases=[CaseOut.of(case) for case in added], count=len(added), total=total))
+
+
+@router.get(
+    "/{suite_id}/export",
+    summary="Export a suite as a file",
+    response_class=Response,
+    responses={
+        200: {
+            "description": "The cases as JSON lines or CSV (CSV cells that would run as formulas are quoted)",
+            "content": {
+                "application/x-ndjson": {"schema": {"type": "string"}},
+                "text/csv": {"schema": {"type": "string"}},
+            },
+        }
+    },
+)
+def export_suite(
+    suite_id: SuiteId,
+    suites: SuiteServiceDep,
+    export_format: Annotated[ExportFormat, Query(alias="format")] = ExportFormat.JSONL,
+) -> Response:
+    """Every case as a JSONL or CSV download (not an envelope: a file; errors are envelopes)."""
+    suite = suites.get(suite_id)
+    write = jsonl_lines if export_format is ExportFormat.JSONL else csv_lines
+    content = b"".join(write(suites.iter_cases(suite_id)))
+    safe_name = (
+        "".join(ch if (ch.isascii() and ch.isalnum()) or ch in "-_" else "_" for ch in suite.name)[:100]
+        or "suite"
+    )
+    return Response(
+        content,
+        media_type=_EXPORT_MEDIA[export_format],
+        headers={"Content-Disposition": f'attachment; filename="{safe_name}.{export_format.value}"'},
+    )

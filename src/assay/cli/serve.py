@@ -1,0 +1,37 @@
+"""``assay serve``: run the API and web UI with Uvicorn (one worker)."""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Annotated
+
+import typer
+import uvicorn
+
+from assay.api.app import create_app
+from assay.config import Settings
+from assay.errors import ValidationError
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` names only this machine (``localhost`` or a loopback address)."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # a host name may resolve anywhere
+
+
+def serve(
+    host: Annotated[str, typer.Option(help="Address to listen on")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on")] = 8000,
+) -> None:
+    """Serve the Assay API and web UI; refuses a non-loopback host unless ASSAY_API_KEY is set."""
+    settings = Settings()
+    if not is_loopback(host) and settings.api_key is None:
+        raise ValidationError(
+            f"refusing to listen on {host}, which is not loopback, without an API key: "
+            "set ASSAY_API_KEY or use --host 127.0.0.1"
+        )
+    uvicorn.run(create_app(settings), host=host, port=port, workers=1, log_level="info")

@@ -1,0 +1,39 @@
+"""Settings of an Assay server, read from ``ASSAY_*`` environment variables when a ``Settings`` is made."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import platformdirs
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+MIB = 1024 * 1024
+
+
+def default_database_url() -> str:
+    """SQLite at ``assay.db`` in the user's data directory (the directory is made with the engine)."""
+    return f"sqlite:///{Path(platformdirs.user_data_dir('assay')) / 'assay.db'}"
+
+
+class Settings(BaseSettings):
+    """Everything a server needs to start; nothing is read until an instance is made."""
+
+    model_config = SettingsConfigDict(env_prefix="ASSAY_", extra="ignore")
+
+    database_url: str = Field(default_factory=default_database_url)
+    """SQLAlchemy URL: ``sqlite:///path.db`` or ``postgresql://user@host/db`` (psycopg 3 is used)."""
+    api_key: SecretStr | None = None
+    """When set, every ``/api`` route but ``/api/health`` needs ``Authorization: Bearer <key>``."""
+    max_body_bytes: int = Field(default=MIB, ge=1)
+    """Largest JSON request body; beyond it a request is ``413 PAYLOAD_TOO_LARGE``."""
+    max_import_bytes: int = Field(default=50 * MIB, ge=1)
+    """Largest file accepted by the suite import route."""
+    web_dist: Path | None = None
+    """Folder of the built web UI; ``None`` means the bundle shipped in the package."""
+
+    @field_validator("api_key")
+    @classmethod
+    def _blank_key_is_no_key(cls, value: SecretStr | None) -> SecretStr | None:
+        # ``ASSAY_API_KEY=`` must not turn auth on with an empty (guessable) key.
+        return value if value is not None and value.get_secret_value().strip() else None

@@ -1,0 +1,242 @@
+"""Suite files: read JSONL, CSV or JSON into cases (every bad line reported), write JSONL or CSV.
+
+Fields besides ``input``, ``expected_output`` and ``metadata`` (a JSON object) are kept in the case's
+metadata, so that columns such as ``id`` or ``category`` survive an import.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from assay.errors import ValidationError
+from assay.services.suite_service import Case, NewCase
+
+MAX_REPORTED_PROBLEMS = 1000
+CSV_COLUMNS = ("input", "expected_output", "metadata")
+# A cell starting with one of these is run as a formula by spreadsheet programs (CSV injection);
+# the full-width forms count too in some of them.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "＝", "＋", "－", "＠")
+
+
+class SuiteFormat(Enum):
+    """File formats a suite can be imported from or exported to."""
+
+    JSONL = "jsonl"
+    CSV = "csv"
+    JSON = "json"
+
+    @classmethod
+    def for_filename(cls, filename: str) -> SuiteFormat:
+        """The format a file name's extension says; ``ValidationError`` when it says none."""
+        extension = filename.rsplit(".", 1)[-1].lower() if "." in filename else ""
+        known = {"jsonl": cls.JSONL, "ndjson": cls.JSONL, "csv": cls.CSV, "json": cls.JSON}
+        if extension not in known:
+            raise ValidationError(
+                f"Cannot tell the format of '{filename}': "
+                "use a .jsonl, .csv or .json file, or give the format"
+            )
+        return known[extension]
+
+
+@dataclass(slots=True)
+class ParsedSuite:
+    """Cases read from a file, and a name or description the file itself gave (JSON only)."""
+
+    cases: list[NewCase] = field(default_factory=list)
+    name: str | None = None
+    description: str | None = None
+
+
+class _Problems:
+    """Problems found so far, capped so that a garbage file does not make a giant response."""
+
+    def __init__(self) -> None:
+        self.messages: list[str] = []
+        self.count = 0
+
+    def add(self, message: str) -> None:
+        self.count += 1
+        if len(self.messages) < MAX_REPORTED_PROBLEMS:
+            self.messages.append(message)
+
+    def raise_if_any(self) -> None:
+        if not self.count:
+            return
+        listed = list(self.messages)
+        if self.count > len(listed):
+            listed.append(f"... and {self.count - len(listed)} more")
+        noun = "problem" if self.count == 1 else "problems"
+        raise ValidationError(f"The file has {self.count} {noun}: {listed[0]}", problems=listed)
+
+
+def _case(record: dict[str, Any]) -> NewCase | str:
+    """The case a record describes, or what is wrong with it."""
+    wrong = [
+        f"'{name}' is missing" if name not in record else f"'{name}' must be a string"
+        for name in ("input", "expected_output")
+        if not isinstance(record.get(name), str)
+    ]
+    metadata = record.get("metadata", {})
+    if metadata is None:
+        metadata = {}
+    if not isinstance(metadata, dict):
+        wrong.append("'metadata' must be an object")
+    if wrong:
+        return "; ".join(wrong)
+    extra = {key: value for key, value in record.items() if key not in CSV_COLUMNS}
+    return NewCase(record["input"], record["expected_output"], {**extra, **metadata})
+
+
+def _decode(content: bytes) -> str:
+    try:
+        return content.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = content[: exc.start].count(b"\n") + 1
+        raise ValidationError(
+            f"line {line}: not valid UTF-8", problems=[f"line {line}: not valid UTF-8 text"]
+        ) from exc
+
+
+def _jsonl(text: str, problems: _Problems) -> ParsedSuite:
+    parsed = ParsedSuite()
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            problems.add(f"line {number}: invalid JSON ({exc.msg})")
+            continue
+        if not isinstance(record, dict):
+            problems.add(f"line {number}: expected a JSON object, got {type(record).__name__}")
+            continue
+        case = _case(record)
+        if isinstance(case, str):
+            problems.add(f"line {number}: {case}")
+        else:
+            parsed.cases.append(case)
+    return parsed
+
+
+def _csv(text: str, problems: _Problems) -> ParsedSuite:
+    parsed = ParsedSuite()
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    try:
+        header = next(reader, None)
+    except csv.Error as exc:
+        raise ValidationError(f"line 1: bad CSV header ({exc})", problems=[f"line 1: {exc}"]) from exc
+    if header is None:
+        return parsed
+    absent = [name for name in ("input", "expected_output") if name not in header]
+    if absent:
+        message = f"line 1: the header lacks column(s) {', '.join(absent)}"
+        raise ValidationError(message, problems=[message])
+    start = reader.line_num + 1
+    while True:
+        try:
+            cells = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as exc:
+            problems.add(f"line {start}: bad CSV ({exc})")
+            break  # the reader cannot resynchronise after a broken quote
+        line, start = start, reader.line_num + 1
+        if not any(cell.strip() for cell in cells):
+            continue
+        if len(cells) != len(header):
+            problems.add(f"line {line}: {len(cells)} cells, the header has {len(header)}")
+            continue
+        record: dict[str, Any] = dict(zip(header, cells, strict=True))
+        if "metadata" in record:
+            try:
+                record["metadata"] = json.loads(record["metadata"]) if record["metadata"].strip() else {}
+            except json.JSONDecodeError as exc:
+                problems.add(f"line {line}: 'metadata' is not valid JSON ({exc.msg})")
+                continue
+        case = _case(record)
+        if isinstance(case, str):
+            problems.add(f"line {line}: {case}")
+        else:
+            parsed.cases.append(case)
+    return parsed
+
+
+def _json(text: str, problems: _Problems) -> ParsedSuite:
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        message = f"line {exc.lineno}: invalid JSON ({exc.msg})"
+        raise ValidationError(message, problems=[message]) from exc
+    parsed = ParsedSuite()
+    records = document
+    if isinstance(document, dict):
+        records = document.get("cases")
+        name, description = document.get("name"), document.get("description")
+        parsed.name = name if isinstance(name, str) else None
+        parsed.description = description if isinstance(description, str) else None
+    if not isinstance(records, list):
+        message = 'expected a JSON array of cases, or an object with a "cases" array'
+        raise ValidationError(message, problems=[message])
+    for number, record in enumerate(records, 1):
+        case = (
+            _case(record) if isinstance(record, dict) else f"expected an object, got {type(record).__name__}"
+        )
+        if isinstance(case, str):
+            problems.add(f"case {number}: {case}")
+        else:
+            parsed.cases.append(case)
+    return parsed
+
+
+def read_suite_file(content: bytes, file_format: SuiteFormat) -> ParsedSuite:
+    """The cases of a file; ``ValidationError`` listing every bad line (or JSON item) by number."""
+    text = _decode(content)
+    problems = _Problems()
+    readers = {SuiteFormat.JSONL: _jsonl, SuiteFormat.CSV: _csv, SuiteFormat.JSON: _json}
+    parsed = readers[file_format](text, problems)
+    problems.raise_if_any()
+    if not parsed.cases:
+        raise ValidationError("The file holds no cases", problems=["the file holds no cases"])
+    return parsed
+
+
+def _json_line(value: object) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates travel as \u escapes, so the file stays valid UTF-8
+        text = json.dumps(value, ensure_ascii=True)
+    return text + "\n"
+
+
+def jsonl_lines(cases: Iterable[Case]) -> Iterator[bytes]:
+    """Each case as a JSON line; reads back exactly (lone surrogates and NULs included)."""
+    for case in cases:
+        record = {"input": case.input, "expected_output": case.expected_output, "metadata": case.metadata}
+        yield _json_line(record).encode("utf-8")
+
+
+def neutralise_formula(cell: str) -> str:
+    """``cell`` with a leading quote when a spreadsheet would otherwise run it as a formula."""
+    return "'" + cell if cell.startswith(FORMULA_STARTS) else cell
+
+
+def csv_lines(cases: Iterable[Case]) -> Iterator[bytes]:
+    """The cases as CSV rows (header first), formulas neutralised; lone surrogates become ``?``."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\r\n")
+    writer.writerow(CSV_COLUMNS)
+    for case in cases:
+        metadata = json.dumps(case.metadata, ensure_ascii=False)
+        writer.writerow([neutralise_formula(cell) for cell in (case.input, case.expected_output, metadata)])
+        yield buffer.getvalue().encode("utf-8", "replace")
+        buffer.seek(0)
+        buffer.truncate()
+    if buffer.tell():
+        yield buffer.getvalue().encode("utf-8", "replace")

@@ -1,0 +1,178 @@
+"""Test suites: create, list, read, rename, delete, and add cases, with their rules checked once here."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Generic, TypeVar
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from assay.errors import ConflictError, NotFoundError
+from assay.storage import suites as store
+from assay.storage.suites import CaseRow, SuiteRow
+from assay.storage.types import utc_now
+
+EXPORT_BATCH = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class NewCase:
+    """A case to add to a suite."""
+
+    input: str
+    expected_output: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Suite:
+    """A suite as the outside sees it, with its number of cases."""
+
+    id: int
+    name: str
+    description: str
+    case_count: int
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    """A stored case."""
+
+    id: int
+    suite_id: int
+    position: int
+    input: str
+    expected_output: str
+    metadata: dict[str, Any]
+
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Page(Generic[T]):
+    """One page of a listing and the size of the whole listing."""
+
+    items: builtins.list[T]
+    total: int
+
+
+def _suite(row: SuiteRow, case_count: int) -> Suite:
+    return Suite(row.id, row.name, row.description, case_count, row.created_at, row.updated_at)
+
+
+def _case(row: CaseRow) -> Case:
+    return Case(row.id, row.suite_id, row.position, row.input, row.expected_output, row.case_metadata)
+
+
+def _duplicate_name(name: str) -> ConflictError:
+    return ConflictError(f"A suite named '{name}' already exists")
+
+
+class SuiteService:
+    """Use cases on test suites, within one database session."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def _row(self, suite_id: int) -> SuiteRow:
+        row = store.find_suite(self.session, suite_id)
+        if row is None:
+            raise NotFoundError("Suite not found")
+        return row
+
+    def _commit(self, name: str) -> None:
+        try:
+            self.session.commit()
+        except IntegrityError as exc:  # another writer took the name between our check and our insert
+            self.session.rollback()
+            raise _duplicate_name(name) from exc
+
+    def _add_cases(self, suite_id: int, cases: Sequence[NewCase]) -> list[CaseRow]:
+        start = store.next_position(self.session, suite_id)
+        rows = [
+            CaseRow(
+                suite_id=suite_id,
+                position=start + offset,
+                input=case.input,
+                expected_output=case.expected_output,
+                case_metadata=case.metadata,
+            )
+            for offset, case in enumerate(cases)
+        ]
+        self.session.add_all(rows)
+        return rows
+
+    def create(self, name: str, description: str = "", cases: Sequence[NewCase] = ()) -> Suite:
+        """A new suite holding ``cases`` in order; ``ConflictError`` when the name is taken."""
+        if store.find_suite_by_name(self.session, name) is not None:
+            raise _duplicate_name(name)
+        now = utc_now()
+        row = SuiteRow(name=name, description=description, created_at=now, updated_at=now)
+        self.session.add(row)
+        try:
+            self.session.flush()
+        except IntegrityError as exc:
+            self.session.rollback()
+            raise _duplicate_name(name) from exc
+        self._add_cases(row.id, cases)
+        self._commit(name)
+        return _suite(row, len(cases))
+
+    def get(self, suite_id: int) -> Suite:
+        """The suite; ``NotFoundError`` when there is none with this id."""
+        row = self._row(suite_id)
+        return _suite(row, store.count_cases(self.session, suite_id))
+
+    def list(self, *, skip: int, limit: int) -> Page[Suite]:
+        """A page of suites, newest first."""
+        rows = store.page_of_suites(self.session, skip=skip, limit=limit)
+        counts = store.case_counts(self.session, [row.id for row in rows])
+        return Page([_suite(row, counts.get(row.id, 0)) for row in rows], store.count_suites(self.session))
+
+    def update(self, suite_id: int, *, name: str | None = None, description: str | None = None) -> Suite:
+        """Rename and/or redescribe a suite; ``None`` leaves a field as it is."""
+        row = self._row(suite_id)
+        if name is not None and name != row.name:
+            if store.find_suite_by_name(self.session, name) is not None:
+                raise _duplicate_name(name)
+            row.name = name
+        if description is not None:
+            row.description = description
+        row.updated_at = utc_now()
+        self._commit(row.name)
+        return _suite(row, store.count_cases(self.session, suite_id))
+
+    def delete(self, suite_id: int) -> None:
+        """Delete a suite and its cases."""
+        row = self._row(suite_id)
+        self.session.delete(row)
+        self.session.commit()
+
+    def cases(self, suite_id: int, *, skip: int, limit: int) -> Page[Case]:
+        """A page of the suite's cases, in order."""
+        self._row(suite_id)
+        rows = store.page_of_cases(self.session, suite_id, skip=skip, limit=limit)
+        return Page([_case(row) for row in rows], store.count_cases(self.session, suite_id))
+
+    def add_cases(self, suite_id: int, cases: Sequence[NewCase]) -> builtins.list[Case]:
+        """Append ``cases`` after the suite's last case."""
+        row = self._row(suite_id)
+        added = self._add_cases(suite_id, cases)
+        row.updated_at = utc_now()
+        self.session.commit()
+        return [_case(case) for case in added]
+
+    def iter_cases(self, suite_id: int) -> Iterator[Case]:
+        """Every case of the suite in order, read in batches."""
+        self._row(suite_id)
+        query = select(CaseRow).where(CaseRow.suite_id == suite_id).order_by(CaseRow.position)
+        for row in self.session.scalars(query.execution_options(yield_per=EXPORT_BATCH)):
+            yield _case(row)

@@ -1,0 +1,1 @@
+"""Storage: tables, queries and migrations on SQLite or PostgreSQL."""

@@ -1,0 +1,84 @@
+"""Column types that store any agent text or JSON value unchanged on SQLite and PostgreSQL alike.
+
+PostgreSQL ``text`` cannot hold a NUL byte, ``jsonb`` cannot hold ``\\u0000``, and neither UTF-8 driver
+accepts a lone surrogate; agents produce all three. So values are stored as JSON text whose escapes carry
+those characters, and read back with ``json.loads``: every Python ``str`` survives a round trip.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import DateTime, Dialect, Text
+from sqlalchemy.types import TypeDecorator
+
+
+def _dump(value: object) -> str:
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: escape every non-ASCII character instead
+        text = json.dumps(value, ensure_ascii=True, separators=(",", ":"))
+    return text
+
+
+class SafeText(TypeDecorator[str]):
+    """Any Python ``str`` (NUL bytes and lone surrogates included), stored reversibly as JSON text."""
+
+    impl = Text
+    cache_ok = True
+
+    def process_bind_param(self, value: str | None, dialect: Dialect) -> str | None:
+        """The JSON string literal of ``value``."""
+        return None if value is None else _dump(value)
+
+    def process_result_value(self, value: str | None, dialect: Dialect) -> str | None:
+        """The original ``str``."""
+        if value is None:
+            return None
+        text: str = json.loads(value)
+        return text
+
+
+class SafeJSON(TypeDecorator[Any]):
+    """Any JSON-able value (strings inside may hold NUL bytes or lone surrogates), stored as JSON text."""
+
+    impl = Text
+    cache_ok = True
+
+    def process_bind_param(self, value: Any, dialect: Dialect) -> str | None:
+        """``value`` as JSON text."""
+        return None if value is None else _dump(value)
+
+    def process_result_value(self, value: str | None, dialect: Dialect) -> Any:
+        """The original value."""
+        return None if value is None else json.loads(value)
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """A timezone-aware UTC ``datetime`` on both databases (SQLite keeps no zone, so UTC is put back)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        """``value`` in UTC; a naive value is refused rather than guessed."""
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("UTCDateTime needs a timezone-aware datetime")
+        utc = value.astimezone(UTC)
+        return utc.replace(tzinfo=None) if dialect.name == "sqlite" else utc
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        """The stored instant as an aware UTC ``datetime``."""
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def utc_now() -> datetime:
+    """The current instant, timezone-aware, in UTC."""
+    return datetime.now(UTC)
