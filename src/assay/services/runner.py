@@ -1,0 +1,189 @@
+"""The evaluation runner: asks a target about every case, grades each reply, hands results to one writer.
+
+Concurrency is a fixed pool of workers sharing one iterator of cases, so at most ``concurrency`` calls are
+in flight. Results go through an :class:`asyncio.Queue` to a single writer task that passes them to the
+sink in batches (in a worker thread, so a database write never blocks the event loop). Storage is the
+sink's business; the runner only promises that every result it grades reaches the sink, in batches.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from assay.graders import GraderInterface
+from assay.targets import Target, TargetCase, TargetReply
+
+BATCH_SIZE = 500
+FLUSH_INTERVAL_S = 0.1
+"""How long the writer waits for a batch to fill while replies trickle in (bounds work lost to a crash)."""
+_YIELD_EVERY = 256
+
+
+@dataclass(frozen=True, slots=True)
+class RunCase:
+    """A case to run: what the target sees, and what the grader compares the reply with."""
+
+    target_case: TargetCase
+    expected_output: str
+
+
+@dataclass(frozen=True, slots=True)
+class CaseResult:
+    """The outcome of one case: graded (``details`` set) or an ``error`` reason with no grading."""
+
+    case_id: int
+    input: str
+    expected_output: str
+    agent_response: str | None
+    passed: bool
+    score: float | None
+    details: dict[str, Any] | None
+    match_status: str | None
+    error: str | None
+    error_detail: str | None
+    latency_ms: float | None
+    attempts: int
+
+
+class ResultSink(Protocol):
+    """Where results go; ``write`` runs in a worker thread and must be idempotent per case."""
+
+    def write(self, results: Sequence[CaseResult]) -> None:
+        """Store one batch of results."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunOutcome:
+    """How a run ended: results written, and whether it stopped early because it was asked to."""
+
+    written: int
+    stopped: bool
+
+
+def grade_reply(case: RunCase, reply: TargetReply, grader: GraderInterface) -> CaseResult:
+    """The result of one case: a target error is kept as data (failed, unscored); a reply is graded."""
+    target_case = case.target_case
+    if reply.error is not None:
+        return CaseResult(
+            target_case.case_id,
+            target_case.input,
+            case.expected_output,
+            None,
+            False,
+            None,
+            None,
+            None,
+            reply.error,
+            reply.error_detail,
+            reply.latency_ms,
+            reply.attempts,
+        )
+    verdict = grader.grade(reply.output, case.expected_output)
+    details = verdict["details"]
+    return CaseResult(
+        target_case.case_id,
+        target_case.input,
+        case.expected_output,
+        reply.output,
+        bool(verdict["passed"]),
+        float(verdict["score"]),
+        details,
+        details.get("match_status"),
+        None,
+        None,
+        reply.latency_ms,
+        reply.attempts,
+    )
+
+
+async def _write_batches(
+    queue: asyncio.Queue[CaseResult | None],
+    sink: ResultSink,
+    on_written: Callable[[int], None],
+    batch_size: int,
+    flush_interval: float,
+) -> int:
+    written = 0
+    finished = False
+    while not finished:
+        batch: list[CaseResult] = []
+        item = await queue.get()
+        while True:
+            if item is None:
+                finished = True
+                break
+            batch.append(item)
+            if len(batch) >= batch_size:
+                break
+            try:
+                item = queue.get_nowait()
+            except asyncio.QueueEmpty:
+                if batch and len(batch) < batch_size and flush_interval > 0:
+                    await asyncio.sleep(flush_interval)  # let a trickle of replies make one batch
+                    if queue.empty():
+                        break
+                    item = queue.get_nowait()
+                    continue
+                break
+        if batch:
+            await asyncio.to_thread(sink.write, batch)
+            written += len(batch)
+            on_written(len(batch))
+    return written
+
+
+async def run_cases(
+    cases: Iterable[RunCase],
+    target: Target,
+    grader: GraderInterface,
+    sink: ResultSink,
+    *,
+    concurrency: int,
+    stop: asyncio.Event | None = None,
+    on_written: Callable[[int], None] = lambda count: None,
+    batch_size: int = BATCH_SIZE,
+    flush_interval: float = FLUSH_INTERVAL_S,
+) -> RunOutcome:
+    """Run every case through ``target`` and ``grader`` into ``sink``.
+
+    Setting ``stop`` ends the run early: calls in flight are abandoned (those cases get no result, so a
+    later resume runs them) and every result graded so far is still written.
+    """
+    queue: asyncio.Queue[CaseResult | None] = asyncio.Queue()
+    remaining = iter(cases)
+    stop = stop or asyncio.Event()
+
+    async def work() -> None:
+        for count, case in enumerate(remaining, 1):
+            reply = await target.respond(case.target_case)
+            queue.put_nowait(grade_reply(case, reply, grader))
+            if not count % _YIELD_EVERY:
+                await asyncio.sleep(0)  # instant targets never suspend; let the writer and the stop run
+            if stop.is_set():
+                return
+
+    writer = asyncio.create_task(_write_batches(queue, sink, on_written, batch_size, flush_interval))
+    workers = [asyncio.create_task(work()) for _ in range(max(1, concurrency))]
+    all_done: asyncio.Future[Any] = asyncio.gather(*workers)
+    stop_wait: asyncio.Future[Any] = asyncio.create_task(stop.wait())
+    try:
+        watched: set[asyncio.Future[Any]] = {all_done, stop_wait, writer}
+        await asyncio.wait(watched, return_when=asyncio.FIRST_COMPLETED)
+        if writer.done():  # the sink failed: nothing more can be kept, so stop asking
+            all_done.cancel()
+            await writer  # raises the sink's error
+        if not all_done.done():
+            all_done.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await all_done
+    finally:
+        stop_wait.cancel()
+        for worker in workers:
+            worker.cancel()
+        queue.put_nowait(None)
+        written = await writer
+    return RunOutcome(written, stop.is_set())

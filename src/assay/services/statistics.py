@@ -1,0 +1,86 @@
+"""Small, exact statistics for evaluation reports: pure functions, no I/O, checked against scipy in tests."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+Z_95 = 1.959963984540054
+"""The two-sided 95 % normal quantile."""
+
+
+def wilson_interval(successes: int, trials: int, z: float = Z_95) -> tuple[float, float] | None:
+    """Wilson score interval of a proportion (95 % by default); ``None`` with no trials.
+
+    Unlike the normal approximation it stays inside [0, 1] and is sensible at 0 % and 100 %.
+    """
+    if trials <= 0:
+        return None
+    p = successes / trials
+    z2 = z * z
+    centre = (p + z2 / (2 * trials)) / (1 + z2 / trials)
+    half = z * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials)) / (1 + z2 / trials)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def percentile(sorted_values: Sequence[float], q: float) -> float | None:
+    """The ``q``-th percentile (0-100) with linear interpolation between ranks (numpy's default)."""
+    if not sorted_values:
+        return None
+    position = (len(sorted_values) - 1) * q / 100.0
+    low = math.floor(position)
+    high = min(low + 1, len(sorted_values) - 1)
+    fraction = position - low
+    return sorted_values[low] + (sorted_values[high] - sorted_values[low]) * fraction
+
+
+def ratio(numerator: float, denominator: float) -> float | None:
+    """``numerator / denominator``, or ``None`` when the denominator is zero (undefined, not 0)."""
+    return numerator / denominator if denominator else None
+
+
+def f1(precision: float | None, recall: float | None) -> float | None:
+    """Harmonic mean of precision and recall; ``None`` when either is undefined, 0 when both are 0."""
+    if precision is None or recall is None:
+        return None
+    return 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+
+
+def cohen_kappa(matrix: Mapping[str, Mapping[str, int]]) -> float | None:
+    """Cohen's κ of a confusion matrix ``matrix[expected][actual]``; labels absent on one side count 0.
+
+    ``None`` when chance agreement is total (κ is undefined there).
+    """
+    labels = set(matrix) | {label for row in matrix.values() for label in row}
+    total = sum(sum(row.values()) for row in matrix.values())
+    if not total:
+        return None
+    observed = sum(matrix.get(label, {}).get(label, 0) for label in labels) / total
+    column_totals = {label: sum(row.get(label, 0) for row in matrix.values()) for label in labels}
+    expected = sum(sum(matrix.get(label, {}).values()) * column_totals[label] for label in labels) / (
+        total * total
+    )
+    if expected >= 1.0:
+        return None
+    return (observed - expected) / (1 - expected)
+
+
+def _binomial_tail(successes: int, trials: int) -> float:
+    """P(X ≤ successes) for X ~ Binomial(trials, 1/2), exactly (integers until the one division)."""
+    return sum(math.comb(trials, k) for k in range(successes + 1)) / (1 << trials)
+
+
+def mcnemar_exact(b: int, c: int) -> float:
+    """Two-sided exact McNemar p-value for ``b`` and ``c`` discordant pairs (1.0 when there are none)."""
+    n = b + c
+    if n == 0:
+        return 1.0
+    return min(1.0, 2 * _binomial_tail(min(b, c), n))
+
+
+def mcnemar_one_sided(worse: int, better: int) -> float:
+    """Exact one-sided p-value that there are at least ``worse`` flips one way out of ``worse + better``."""
+    n = worse + better
+    if n == 0:
+        return 1.0
+    return sum(math.comb(n, k) for k in range(worse, n + 1)) / (1 << n)

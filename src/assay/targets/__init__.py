@@ -1,0 +1,33 @@
+"""Targets: what answers a case (HTTP, OpenAI-compatible, recorded, Python callable, shell command)."""
+
+from assay.targets.base import Target, TargetCase, TargetReply
+from assay.targets.factory import build_target
+from assay.targets.reasons import ErrorReason
+from assay.targets.retry import RetryPolicy
+from assay.targets.specs import (
+    API_TARGET_TYPES,
+    CommandTargetSpec,
+    HttpTargetSpec,
+    OpenAITargetSpec,
+    PythonTargetSpec,
+    RecordedTargetSpec,
+    TargetSpec,
+    parse_target_spec,
+)
+
+__all__ = [
+    "API_TARGET_TYPES",
+    "CommandTargetSpec",
+    "ErrorReason",
+    "HttpTargetSpec",
+    "OpenAITargetSpec",
+    "PythonTargetSpec",
+    "RecordedTargetSpec",
+    "RetryPolicy",
+    "Target",
+    "TargetCase",
+    "TargetReply",
+    "TargetSpec",
+    "build_target",
+    "parse_target_spec",
+]

@@ -1,0 +1,105 @@
+"""The target interface: one case in, one reply out (a response or a machine-readable error)."""
+
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any
+
+import orjson
+
+from assay.targets.reasons import ErrorReason, TargetCallError
+from assay.targets.retry import RetryPolicy, call_with_retries
+
+
+@dataclass(frozen=True, slots=True)
+class TargetCase:
+    """What a target sees of a test case."""
+
+    case_id: int
+    input: str
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class TargetReply:
+    """A target's answer to one case: ``output``, or ``error`` (a reason code) and ``error_detail``."""
+
+    output: str | None
+    error: str | None = None
+    error_detail: str | None = None
+    latency_ms: float | None = None
+    attempts: int = 1
+
+    @property
+    def is_error(self) -> bool:
+        """Whether the case ended without a usable response."""
+        return self.error is not None
+
+
+class Target(ABC):
+    """Produces the agent's response for a case; never raises for a failed call (failure is data).
+
+    Subclasses implement :meth:`call` for one attempt, raising :class:`TargetCallError`; :meth:`respond`
+    adds the timeout, the retries and the timing. Use a target as an async context manager so the
+    resources it holds (an HTTP client) are released.
+    """
+
+    def __init__(self, policy: RetryPolicy | None = None) -> None:
+        self.policy = policy or RetryPolicy()
+
+    @abstractmethod
+    async def call(self, case: TargetCase) -> str | None:
+        """One attempt at answering ``case``; raises :class:`TargetCallError` when it fails."""
+
+    async def respond(self, case: TargetCase) -> TargetReply:
+        """The reply to ``case`` after retries; never raises except for cancellation."""
+        started = time.perf_counter()
+        try:
+            output, attempts = await call_with_retries(lambda: self.call(case), self.policy)
+        except TargetCallError as failure:
+            return TargetReply(
+                None,
+                error=failure.final_reason,
+                error_detail=failure.detail or None,
+                latency_ms=_elapsed_ms(started),
+                attempts=failure.attempts,
+            )
+        except Exception as exc:  # a bug in a target must end one case, not the whole run
+            return TargetReply(
+                None,
+                error=ErrorReason.TARGET_ERROR.value,
+                error_detail=f"{type(exc).__name__}: {exc}",
+                latency_ms=_elapsed_ms(started),
+            )
+        return TargetReply(output, latency_ms=_elapsed_ms(started), attempts=attempts)
+
+    async def aclose(self) -> None:
+        """Release what the target holds; the default holds nothing."""
+        return None
+
+    async def __aenter__(self) -> Target:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+
+def _elapsed_ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000.0, 3)
+
+
+def response_text(value: object) -> str | None:
+    """An agent's answer as stored text: strings as they are, JSON scalars and structures as JSON text.
+
+    ``None`` stays ``None`` (graders read it as an empty response); ``True`` becomes ``"true"`` so the
+    true-false grader reads the boolean an agent meant.
+    """
+    if value is None or isinstance(value, str):
+        return value
+    return orjson.dumps(value).decode()

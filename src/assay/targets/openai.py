@@ -1,0 +1,71 @@
+"""A target that asks an OpenAI-compatible chat-completions endpoint."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import httpx
+import orjson
+
+from assay.errors import ValidationError
+from assay.targets.base import Target, TargetCase, response_text
+from assay.targets.http import make_client, parse_json, read_path, send
+from assay.targets.retry import RetryPolicy
+from assay.targets.specs import OpenAITargetSpec
+
+
+def api_key(spec: OpenAITargetSpec) -> str | None:
+    """The key from the environment variable the spec names; ``ValidationError`` when it is not set."""
+    if spec.api_key_env is None:
+        return None
+    key = os.environ.get(spec.api_key_env)
+    if not key:
+        message = f"environment variable {spec.api_key_env} (target.api_key_env) is not set"
+        raise ValidationError(message, problems=[message])
+    return key
+
+
+class OpenAITarget(Target):
+    """Sends each case's input as the user message; the answer is the first choice's message content."""
+
+    def __init__(
+        self, spec: OpenAITargetSpec, *, concurrency: int = 8, client: httpx.AsyncClient | None = None
+    ) -> None:
+        super().__init__(RetryPolicy(attempts=spec.max_attempts, timeout=spec.timeout))
+        self.spec = spec
+        key = api_key(spec)
+        self._headers = {"content-type": "application/json"}
+        if key is not None:
+            self._headers["authorization"] = f"Bearer {key}"
+        self._url = spec.base_url.rstrip("/") + "/chat/completions"
+        self._client = client or make_client(spec.timeout, concurrency)
+
+    def body(self, case: TargetCase) -> dict[str, Any]:
+        """The chat-completions request for ``case``."""
+        messages = []
+        if self.spec.system_prompt:
+            messages.append({"role": "system", "content": self.spec.system_prompt})
+        messages.append({"role": "user", "content": case.input})
+        body: dict[str, Any] = {"model": self.spec.model, "messages": messages}
+        if self.spec.temperature is not None:
+            body["temperature"] = self.spec.temperature
+        if self.spec.max_tokens is not None:
+            body["max_tokens"] = self.spec.max_tokens
+        return body
+
+    async def call(self, case: TargetCase) -> str | None:
+        """One chat-completions request."""
+        response = await send(
+            self._client,
+            "POST",
+            self._url,
+            self.spec.timeout,
+            content=orjson.dumps(self.body(case)),
+            headers=self._headers,
+        )
+        return response_text(read_path(parse_json(response), "choices.0.message.content"))
+
+    async def aclose(self) -> None:
+        """Close the connection pool."""
+        await self._client.aclose()

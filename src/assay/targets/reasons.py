@@ -1,0 +1,51 @@
+"""Machine-readable reasons why a case ended without an agent response."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class ErrorReason(StrEnum):
+    """Why a target gave no usable response; stored in ``results.error``."""
+
+    TIMEOUT_AFTER_RETRIES = "timeout_after_retries"
+    CONNECTION_ERROR_AFTER_RETRIES = "connection_error_after_retries"
+    BAD_RESPONSE = "bad_response"
+    NO_RECORDED_RESPONSE = "no_recorded_response"
+    CALLABLE_ERROR = "callable_error"
+    COMMAND_FAILED = "command_failed"
+    TEMPLATE_ERROR = "template_error"
+    TARGET_ERROR = "target_error"
+
+
+def http_reason(status: int, *, retried: bool) -> str:
+    """``http_503_after_retries`` for a status that was retried until giving up, ``http_400`` otherwise."""
+    return f"http_{status}_after_retries" if retried else f"http_{status}"
+
+
+class TargetCallError(Exception):
+    """One failed attempt: its reason, whether it is worth retrying and how long the server asked to wait.
+
+    ``reason`` is the base reason (``timeout``, ``connection_error``, ``http_503``...); the retry policy turns
+    it into the final one (``timeout_after_retries``) when it gives up.
+    """
+
+    def __init__(
+        self, reason: str, detail: str = "", *, retryable: bool = False, retry_after: float | None = None
+    ) -> None:
+        super().__init__(detail or reason)
+        self.reason = reason
+        self.detail = detail
+        self.retryable = retryable
+        self.retry_after = retry_after
+        self.attempts = 1
+
+    @property
+    def final_reason(self) -> str:
+        """The reason as stored: retryable failures say that retries were exhausted."""
+        return f"{self.reason}_after_retries" if self.retryable else self.reason
+
+
+def timeout_failure(seconds: float) -> TargetCallError:
+    """A call that did not finish within its timeout (always worth retrying)."""
+    return TargetCallError("timeout", f"no reply within {seconds:g} s", retryable=True)

@@ -1,0 +1,42 @@
+"""A target that answers from responses recorded in advance; nothing is called."""
+
+from __future__ import annotations
+
+from assay.targets.base import Target, TargetCase, TargetReply, response_text
+from assay.targets.reasons import ErrorReason, TargetCallError
+from assay.targets.specs import RecordedTargetSpec
+
+_MISSING = TargetReply(
+    None, error=ErrorReason.NO_RECORDED_RESPONSE.value, error_detail="no recorded response for this case"
+)
+
+
+class RecordedTarget(Target):
+    """Looks each case up by id in ``responses``, else in its metadata under ``metadata_key``."""
+
+    def __init__(self, spec: RecordedTargetSpec) -> None:
+        super().__init__()
+        self._responses = spec.responses
+        self._metadata_key = spec.metadata_key
+
+    def _lookup(self, case: TargetCase) -> tuple[bool, str | None]:
+        key = str(case.case_id)
+        if key in self._responses:
+            return True, self._responses[key]
+        if self._metadata_key is not None and self._metadata_key in case.metadata:
+            return True, response_text(case.metadata[self._metadata_key])
+        return False, None
+
+    async def call(self, case: TargetCase) -> str | None:
+        """The recorded response; ``no_recorded_response`` when there is none."""
+        found, response = self._lookup(case)
+        if not found:
+            raise TargetCallError(
+                ErrorReason.NO_RECORDED_RESPONSE.value, "no recorded response for this case"
+            )
+        return response
+
+    async def respond(self, case: TargetCase) -> TargetReply:
+        """The recorded reply at once: no timeout, retries or timing, which would only cost time here."""
+        found, response = self._lookup(case)
+        return TargetReply(response) if found else _MISSING

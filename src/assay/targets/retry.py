@@ -1,0 +1,85 @@
+"""One retry policy for every target: per-attempt timeout, exponential backoff with jitter, Retry-After."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
+from tenacity.wait import wait_base, wait_exponential_jitter
+
+from assay.targets.reasons import TargetCallError, timeout_failure
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """How long one call may take and how failed calls are retried.
+
+    Attributes:
+        attempts: tries in all, the first included (1 = never retry).
+        timeout: seconds one attempt may take.
+        initial_wait: backoff before the first retry; doubles each time, plus up to ``jitter`` seconds.
+        max_wait: cap of one backoff.
+        jitter: random seconds added to each backoff so clients do not retry in step.
+        max_retry_after: cap on a server's ``Retry-After``, so one header cannot stall a run for hours.
+    """
+
+    attempts: int = 4
+    timeout: float = 30.0
+    initial_wait: float = 0.5
+    max_wait: float = 20.0
+    jitter: float = 0.5
+    max_retry_after: float = 60.0
+
+
+class _WaitHonouringRetryAfter(wait_base):
+    """Exponential backoff with jitter, but never shorter than the server's ``Retry-After``."""
+
+    def __init__(self, policy: RetryPolicy) -> None:
+        self._backoff = wait_exponential_jitter(
+            multiplier=policy.initial_wait, max=policy.max_wait, jitter=policy.jitter
+        )
+        self._cap = policy.max_retry_after
+
+    def __call__(self, retry_state: RetryCallState) -> float:
+        wait = self._backoff(retry_state)
+        outcome = retry_state.outcome
+        failure = outcome.exception() if outcome is not None else None
+        if isinstance(failure, TargetCallError) and failure.retry_after is not None:
+            wait = max(wait, min(failure.retry_after, self._cap))
+        return wait
+
+
+def _is_retryable(exc: BaseException) -> bool:
+    return isinstance(exc, TargetCallError) and exc.retryable
+
+
+async def call_with_retries(call: Callable[[], Awaitable[T]], policy: RetryPolicy) -> tuple[T, int]:
+    """``call()``'s value and the attempts it took; raises the last :class:`TargetCallError` on giving up.
+
+    ``call`` signals a failed attempt by raising :class:`TargetCallError`; only retryable ones are retried.
+    """
+    retrying = AsyncRetrying(
+        stop=stop_after_attempt(policy.attempts),
+        wait=_WaitHonouringRetryAfter(policy),
+        retry=retry_if_exception(_is_retryable),
+        reraise=True,
+    )
+    attempts = 0
+    try:
+        async for attempt in retrying:
+            with attempt:
+                attempts += 1
+                try:
+                    async with asyncio.timeout(policy.timeout):
+                        return await call(), attempts
+                except TimeoutError as exc:
+                    raise timeout_failure(policy.timeout) from exc
+    except TargetCallError as failure:
+        failure.attempts = attempts
+        raise
+    raise AssertionError("unreachable: tenacity either returns, retries or re-raises")  # pragma: no cover

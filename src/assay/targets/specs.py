@@ -1,0 +1,136 @@
+"""Target configurations: validated, JSON-serialisable specs stored with an evaluation."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+import pydantic
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
+
+from assay.errors import ValidationError
+
+REDACTED = "[redacted]"
+API_TARGET_TYPES: frozenset[str] = frozenset({"http", "openai", "recorded"})
+"""Target types the API accepts; Python callables and shell commands run code, so only the CLI has them."""
+
+_PLACEHOLDER = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")
+_PLACEHOLDER_NAME = re.compile(r"input|case_id|metadata(\.[^.\s]+)+")
+
+
+class _TargetSpecBase(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    timeout: float = Field(default=30.0, gt=0, le=600, description="Seconds one call may take.")
+    max_attempts: int = Field(default=4, ge=1, le=10, description="Tries per case, the first included.")
+
+
+class HttpTargetSpec(_TargetSpecBase):
+    """An HTTP endpoint: by default ``POST {"input": ...}`` and the reply's ``output`` field."""
+
+    type: Literal["http"]
+    url: str = Field(pattern=r"^https?://\S+$", max_length=2048)
+    method: Literal["POST", "PUT", "PATCH", "GET"] = "POST"
+    headers: dict[str, str] = Field(default_factory=dict, description="Sent with every call; write-only.")
+    body_template: Any = Field(
+        default=None,
+        description="JSON body with {{input}}, {{case_id}} and {{metadata.key}} placeholders; "
+        'default {"input": "{{input}}"}. For GET, an object sent as query parameters.',
+    )
+    response_path: str | None = Field(
+        default="output",
+        description="Dotted path to the answer in the JSON reply (e.g. choices.0.message.content); "
+        "null reads the whole body as text.",
+    )
+
+    @field_validator("body_template")
+    @classmethod
+    def _known_placeholders(cls, template: Any) -> Any:
+        unknown = sorted(name for name in _placeholders(template) if not _PLACEHOLDER_NAME.fullmatch(name))
+        if unknown:
+            raise ValueError(f"unknown placeholder(s) {unknown}; use input, case_id or metadata.<key>")
+        return template
+
+
+class OpenAITargetSpec(_TargetSpecBase):
+    """Any OpenAI-compatible chat-completions endpoint."""
+
+    type: Literal["openai"]
+    model: str = Field(min_length=1, max_length=200)
+    base_url: str = Field(default="https://api.openai.com/v1", pattern=r"^https?://\S+$", max_length=2048)
+    api_key_env: str | None = Field(
+        default="OPENAI_API_KEY",
+        pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
+        description="Name of the environment variable holding the API key; null for endpoints without one.",
+    )
+    system_prompt: str | None = None
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    max_tokens: int | None = Field(default=None, ge=1)
+
+
+class RecordedTargetSpec(_TargetSpecBase):
+    """Responses supplied with the evaluation; nothing is called."""
+
+    type: Literal["recorded"]
+    responses: dict[str, str | None] = Field(
+        default_factory=dict, description="Agent response per case id (JSON object keys are text)."
+    )
+    metadata_key: str | None = Field(
+        default=None, description="Otherwise read each case's response from this key of its metadata."
+    )
+
+
+class PythonTargetSpec(_TargetSpecBase):
+    """A Python callable ``module:function`` taking the case input (CLI only)."""
+
+    type: Literal["python"]
+    callable: str = Field(pattern=r"^[\w.]+:[\w.]+$")
+
+
+class CommandTargetSpec(_TargetSpecBase):
+    """A shell command reading the case input on stdin and answering on stdout (CLI only)."""
+
+    type: Literal["command"]
+    command: str = Field(min_length=1)
+
+
+TargetSpec = Annotated[
+    HttpTargetSpec | OpenAITargetSpec | RecordedTargetSpec | PythonTargetSpec | CommandTargetSpec,
+    Field(discriminator="type"),
+]
+_ADAPTER: TypeAdapter[TargetSpec] = TypeAdapter(TargetSpec)
+
+
+def _placeholders(value: Any) -> set[str]:
+    if isinstance(value, str):
+        return set(_PLACEHOLDER.findall(value))
+    if isinstance(value, dict):
+        return set().union(*(_placeholders(item) for item in value.values())) if value else set()
+    if isinstance(value, list):
+        return set().union(*(_placeholders(item) for item in value)) if value else set()
+    return set()
+
+
+def parse_target_spec(data: object, *, allowed: frozenset[str] | None = None) -> TargetSpec:
+    """A checked target spec from JSON data; ``ValidationError`` listing every problem otherwise."""
+    try:
+        spec = _ADAPTER.validate_python(data)
+    except pydantic.ValidationError as exc:
+        problems = [
+            f"target.{'.'.join(str(part) for part in error['loc'])}: {error['msg']}" for error in exc.errors()
+        ]
+        raise ValidationError(f"Invalid target: {'; '.join(problems)}", problems=problems) from exc
+    if allowed is not None and spec.type not in allowed:
+        message = f"target type '{spec.type}' is not allowed here (use one of {', '.join(sorted(allowed))})"
+        raise ValidationError(message, problems=[message])
+    return spec
+
+
+def target_view(spec: TargetSpec) -> dict[str, Any]:
+    """The spec as shown to users: header values are secrets and recorded responses are only counted."""
+    view = spec.model_dump(mode="json")
+    if isinstance(spec, HttpTargetSpec):
+        view["headers"] = dict.fromkeys(spec.headers, REDACTED)
+    if isinstance(spec, RecordedTargetSpec):
+        view["responses_count"] = len(view.pop("responses"))
+    return view

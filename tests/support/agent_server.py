@@ -1,0 +1,277 @@
+"""A real HTTP agent for tests and benchmarks, served by uvicorn on 127.0.0.1 (loopback only).
+
+It answers two kinds of request:
+
+* ``POST <any path>`` with ``{"input": ...}`` → ``{"output": ...}`` (Assay's default HTTP target);
+* ``POST .../chat/completions`` (OpenAI-compatible) → the answer as ``choices[0].message.content``.
+
+The answer to an input is ``behaviour.answers[input]``, else ``behaviour.default`` (the input itself when
+that is ``None``). Each answer can be delayed, and faults can be scripted per input: an HTTP status (with
+``Retry-After``), a hang, a body that is not JSON, a reply without ``output``. Every request is recorded.
+
+In a test::
+
+    with AgentServer(AgentBehaviour(answers={"2+2": "4"}, delay=0.01)) as agent:
+        ...  # agent.url, agent.requests, agent.count("2+2")
+
+In another process (benchmarks, browser tests)::
+
+    python -m tests.support.agent_server --behaviour '{"delay": 0.1}'   # prints AGENT_URL=http://127.0.0.1:PORT
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import socket
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any, Literal
+
+import uvicorn
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+FaultKind = Literal["status", "hang", "bad_json", "no_output"]
+_START_TIMEOUT_S = 10.0
+
+
+@dataclass(frozen=True)
+class Fault:
+    """A scripted failure for one input.
+
+    Attributes:
+        kind: ``status`` (reply ``status``), ``hang`` (sleep ``hang_s`` before answering), ``bad_json``
+            (a 200 whose body is not JSON) or ``no_output`` (a 200 JSON reply without ``output``).
+        status: the HTTP status of a ``status`` fault.
+        retry_after: seconds sent in ``Retry-After`` with a ``status`` fault.
+        times: fail only the first ``times`` requests for the input, then answer; ``None`` = always.
+        hang_s: how long a ``hang`` lasts.
+    """
+
+    kind: FaultKind = "status"
+    status: int = 503
+    retry_after: float | None = None
+    times: int | None = None
+    hang_s: float = 30.0
+
+
+@dataclass
+class AgentBehaviour:
+    """What the agent answers, how slowly, and where it fails."""
+
+    answers: dict[str, Any] = field(default_factory=dict)
+    default: Any = None
+    delay: float = 0.0
+    faults: dict[str, Fault] = field(default_factory=dict)
+
+    @classmethod
+    def from_json(cls, text: str) -> AgentBehaviour:
+        """A behaviour from JSON (the ``--behaviour`` option); faults as objects of :class:`Fault` fields."""
+        data = json.loads(text)
+        faults = {key: Fault(**value) for key, value in data.pop("faults", {}).items()}
+        return cls(**data, faults=faults)
+
+    def answer(self, text: str) -> Any:
+        """The agent's answer to ``text``."""
+        if text in self.answers:
+            return self.answers[text]
+        return text if self.default is None else self.default
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """One request the agent received."""
+
+    path: str
+    input: str | None
+    headers: dict[str, str]
+    at: float
+
+
+class AgentApp:
+    """The ASGI application behind :class:`AgentServer`."""
+
+    def __init__(self, behaviour: AgentBehaviour) -> None:
+        self.behaviour = behaviour
+        self.requests: list[RecordedRequest] = []
+        self._counts: Counter[str] = Counter()
+        self._lock = threading.Lock()
+
+    def count(self, text: str) -> int:
+        """How many requests asked about ``text``."""
+        with self._lock:
+            return self._counts[text]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        path = scope["path"]
+        is_chat = path.endswith("/chat/completions")
+        text = _input_of(body, is_chat)
+        headers = {key.decode("latin-1"): value.decode("latin-1") for key, value in scope["headers"]}
+        with self._lock:
+            self.requests.append(RecordedRequest(path, text, headers, time.monotonic()))
+            self._counts[text or ""] += 1
+            seen = self._counts[text or ""]
+        behaviour = self.behaviour
+        if behaviour.delay:
+            await asyncio.sleep(behaviour.delay)
+        fault = behaviour.faults.get(text or "")
+        if fault is not None and (fault.times is None or seen <= fault.times):
+            await _send_fault(fault, send)
+            return
+        answer = behaviour.answer(text or "")
+        if is_chat:
+            reply: Any = {"choices": [{"index": 0, "message": {"role": "assistant", "content": answer}}]}
+        else:
+            reply = {"output": answer}
+        await _send(send, 200, json.dumps(reply).encode())
+
+
+def _input_of(body: bytes, is_chat: bool) -> str | None:
+    try:
+        data = json.loads(body) if body else {}
+    except ValueError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    if is_chat:
+        users = [
+            message.get("content") for message in data.get("messages", []) if message.get("role") == "user"
+        ]
+        return str(users[-1]) if users else None
+    value = data.get("input")
+    return None if value is None else str(value)
+
+
+async def _send(send: Send, status: int, body: bytes, extra: list[tuple[bytes, bytes]] | None = None) -> None:
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers + (extra or [])})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _send_fault(fault: Fault, send: Send) -> None:
+    if fault.kind == "status":
+        extra = [(b"retry-after", f"{fault.retry_after:g}".encode())] if fault.retry_after is not None else []
+        await _send(send, fault.status, b'{"error": "scripted failure"}', extra)
+    elif fault.kind == "hang":
+        await asyncio.sleep(fault.hang_s)
+        await _send(send, 200, b'{"output": "too late"}')
+    elif fault.kind == "bad_json":
+        await _send(send, 200, b"<html>not json</html>")
+    else:
+        await _send(send, 200, b'{"answer": "no output field"}')
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that was free a moment ago."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+class AgentServer:
+    """Runs :class:`AgentApp` with uvicorn in a background thread on 127.0.0.1; a context manager."""
+
+    def __init__(self, behaviour: AgentBehaviour | None = None) -> None:
+        self.app = AgentApp(behaviour or AgentBehaviour())
+        self._socket = socket.socket()
+        self._socket.bind(("127.0.0.1", 0))
+        self.port: int = self._socket.getsockname()[1]
+        config = uvicorn.Config(
+            self.app,
+            log_level="warning",
+            lifespan="off",
+            ws="none",
+            access_log=False,
+            timeout_graceful_shutdown=1,
+            backlog=1024,
+        )
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._serve, name=f"agent-server-{self.port}", daemon=True)
+
+    def _serve(self) -> None:
+        self._server.run(sockets=[self._socket])
+
+    @property
+    def url(self) -> str:
+        """Base URL, e.g. ``http://127.0.0.1:43121``."""
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def behaviour(self) -> AgentBehaviour:
+        """The behaviour in force; changing its fields changes the answers at once."""
+        return self.app.behaviour
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        """Every request received so far."""
+        return self.app.requests
+
+    def count(self, text: str) -> int:
+        """How many requests asked about ``text``."""
+        return self.app.count(text)
+
+    def start(self) -> AgentServer:
+        """Start serving; returns once the server accepts connections."""
+        self._thread.start()
+        deadline = time.monotonic() + _START_TIMEOUT_S
+        while not self._server.started:
+            if time.monotonic() > deadline or not self._thread.is_alive():
+                raise RuntimeError("the agent server did not start")
+            time.sleep(0.01)
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and wait for the thread (hanging requests are cut off)."""
+        self._server.should_exit = True
+        self._server.force_exit = True
+        self._thread.join(timeout=_START_TIMEOUT_S)
+        self._socket.close()
+
+    def __enter__(self) -> AgentServer:
+        return self.start()
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Serve in the foreground, printing ``AGENT_URL=...`` once ready (for other processes)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--behaviour", default="{}", help="AgentBehaviour as JSON")
+    parser.add_argument("--port", type=int, default=0)
+    args = parser.parse_args(argv)
+    app = AgentApp(AgentBehaviour.from_json(args.behaviour))
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", args.port))
+    sock.listen(2048)  # listening before the URL is printed, so the first request cannot be refused
+    server = uvicorn.Server(
+        uvicorn.Config(app, log_level="warning", lifespan="off", ws="none", access_log=False, backlog=2048)
+    )
+    print(f"AGENT_URL=http://127.0.0.1:{sock.getsockname()[1]}", flush=True)
+    server.run(sockets=[sock])
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,94 @@
+"""The runner against real targets (recorded, and HTTP on a loopback agent server)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Sequence
+
+import pytest
+
+from assay.services.grader_service import GraderService
+from assay.services.runner import CaseResult, RunCase, run_cases
+from assay.targets import TargetCase, build_target, parse_target_spec
+from tests.support.agent_server import AgentBehaviour, AgentServer, Fault
+
+GRADER = GraderService(load_plugins=False).get("true-false")
+
+
+class ListSink:
+    """Keeps every batch; can be told to fail."""
+
+    def __init__(self, fail: bool = False) -> None:
+        self.batches: list[list[CaseResult]] = []
+        self.fail = fail
+        self.threads: set[str] = set()
+
+    def write(self, results: Sequence[CaseResult]) -> None:
+        self.threads.add(threading.current_thread().name)
+        if self.fail:
+            raise OSError("disk full")
+        self.batches.append(list(results))
+
+    @property
+    def results(self) -> list[CaseResult]:
+        return [result for batch in self.batches for result in batch]
+
+
+def cases(count: int, expected: str = "true") -> list[RunCase]:
+    return [RunCase(TargetCase(i, f"question {i}", {}), expected) for i in range(1, count + 1)]
+
+
+async def test_recorded_run_grades_every_case_in_batches() -> None:
+    responses = {str(i): "yes" if i % 4 else "no" for i in range(1, 1201)}
+    target = build_target(parse_target_spec({"type": "recorded", "responses": responses}))
+    sink = ListSink()
+    progress: list[int] = []
+    outcome = await run_cases(cases(1200), target, GRADER, sink, concurrency=8, on_written=progress.append)
+    assert (outcome.written, outcome.stopped) == (1200, False)
+    assert sorted(r.case_id for r in sink.results) == list(range(1, 1201))
+    assert sum(r.passed for r in sink.results) == 900
+    assert all(len(batch) <= 500 for batch in sink.batches)
+    assert sum(progress) == 1200
+    assert "MainThread" not in sink.threads  # writes happen off the event loop
+
+
+async def test_http_run_respects_concurrency_and_keeps_errors_as_data() -> None:
+    behaviour = AgentBehaviour(default="yes", delay=0.05, faults={"question 3": Fault("status", 400)})
+    with AgentServer(behaviour) as agent:
+        target = build_target(
+            parse_target_spec({"type": "http", "url": agent.url, "timeout": 5}), concurrency=4
+        )
+        sink = ListSink()
+        started = time.monotonic()
+        async with target:
+            outcome = await run_cases(cases(20), target, GRADER, sink, concurrency=4)
+        elapsed = time.monotonic() - started
+    assert outcome.written == 20
+    assert 0.25 <= elapsed < 2.0  # 20 cases x 50 ms / 4 at a time = 0.25 s
+    by_id = {r.case_id: r for r in sink.results}
+    assert by_id[3].error == "http_400"
+    assert by_id[3].passed is False
+    assert by_id[3].score is None
+    assert by_id[1].match_status == "match"
+    assert by_id[1].latency_ms is not None
+
+
+async def test_stop_keeps_results_so_far_and_abandons_the_rest() -> None:
+    with AgentServer(AgentBehaviour(default="yes", delay=0.05)) as agent:
+        target = build_target(parse_target_spec({"type": "http", "url": agent.url}), concurrency=2)
+        sink = ListSink()
+        stop = asyncio.Event()
+        asyncio.get_running_loop().call_later(0.3, stop.set)
+        async with target:
+            outcome = await run_cases(cases(100), target, GRADER, sink, concurrency=2, stop=stop)
+    assert outcome.stopped
+    assert 2 <= outcome.written < 100
+    assert len({r.case_id for r in sink.results}) == outcome.written
+
+
+async def test_a_failing_sink_fails_the_run() -> None:
+    target = build_target(parse_target_spec({"type": "recorded", "responses": {}}))
+    with pytest.raises(OSError, match="disk full"):
+        await run_cases(cases(10), target, GRADER, ListSink(fail=True), concurrency=2)

@@ -1,0 +1,67 @@
+"""The evaluation summary and the binary report of the true-false grader."""
+
+from __future__ import annotations
+
+import pytest
+
+from assay.services.summary import ResultFacts, binary_report, summarize
+
+
+def fact(expected: str | None, actual: str | None, status: str, latency: float = 10.0) -> ResultFacts:
+    passed = status == "match"
+    return ResultFacts(passed, 1.0 if passed else 0.0, None, latency, status, expected, actual)
+
+
+def error(reason: str = "timeout_after_retries") -> ResultFacts:
+    return ResultFacts(False, None, reason, 30.0, None)
+
+
+def test_summary_counts_errors_as_failures_but_not_in_mean_score() -> None:
+    facts = [fact("true", "true", "match"), fact("true", "false", "mismatch"), error(), error("http_400")]
+    summary = summarize(facts, total_cases=5)
+    assert summary["finished"] == 4
+    assert summary["passed"] == 1
+    assert summary["pass_rate"] == 0.25
+    assert summary["mean_score"] == 0.5
+    assert summary["error_count"] == 2
+    assert summary["errors_by_reason"] == {"http_400": 1, "timeout_after_retries": 1}
+    assert summary["by_match_status"] == {"match": 1, "mismatch": 1}
+    low, high = summary["pass_rate_ci95"]
+    assert low < 0.25 < high
+    assert summary["latency_ms"]["p50"] == 20.0
+    assert "binary" not in summary
+
+
+def test_empty_summary_has_no_rates() -> None:
+    summary = summarize([], total_cases=3)
+    assert summary["pass_rate"] is None
+    assert summary["pass_rate_ci95"] is None
+    assert summary["latency_ms"] == {"p50": None, "p95": None}
+
+
+def test_binary_report() -> None:
+    facts = (
+        [fact("true", "true", "match")] * 40
+        + [fact("true", "false", "mismatch")] * 5
+        + [fact("true", None, "invalid_response")] * 5
+        + [fact("false", "true", "mismatch")] * 5
+        + [fact("false", "false", "match")] * 45
+        + [fact(None, "true", "invalid_expected")] * 2
+        + [error()]
+    )
+    report = binary_report(facts)
+    assert report["confusion_matrix"] == {
+        "true": {"true": 40, "false": 5, "invalid": 5},
+        "false": {"true": 5, "false": 45, "invalid": 0},
+    }
+    assert report["total"] == 100
+    assert report["invalid"] == 5
+    assert report["invalid_expected"] == 2
+    assert report["accuracy"] == pytest.approx(0.85)
+    assert report["accuracy_valid_only"] == pytest.approx(85 / 95)
+    true_class = report["per_class"]["true"]
+    assert true_class["precision"] == pytest.approx(40 / 45)
+    assert true_class["recall"] == pytest.approx(40 / 50)
+    assert true_class["support"] == 50
+    assert report["per_class"]["false"]["recall"] == pytest.approx(0.9)
+    assert report["cohen_kappa"] == pytest.approx((0.85 - 0.475) / 0.525)
