@@ -24,5 +24,6 @@ export default defineConfig({
   test: {
     environment: "jsdom",
     include: ["src/**/*.test.tsx", "src/**/*.test.ts"],
+    setupFiles: ["src/test/setup.ts"],
   },
 });

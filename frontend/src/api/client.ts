@@ -1,35 +1,64 @@
+import createClient from "openapi-fetch";
 import { ApiError } from "./errors";
+import type { components, paths } from "./schema";
 
-interface Envelope<T> {
+/** The typed client of the Assay API, generated from its OpenAPI document (`npm run gen:api`). */
+export const api = createClient<paths>({ baseUrl: "" });
+
+export type Schemas = components["schemas"];
+type ErrorBody = Schemas["ErrorBody"];
+
+/** Any envelope of the API: `{success, data, error}`. */
+interface Enveloped<T> {
   success: boolean;
-  data: T | null;
-  error: { code: string; message: string } | null;
+  data?: T | null;
+  error?: ErrorBody | null;
 }
 
-function isEnvelope(value: unknown): value is Envelope<unknown> {
-  return typeof value === "object" && value !== null && "success" in value;
+function isErrorEnvelope(value: unknown): value is { error: ErrorBody } {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    "error" in value &&
+    typeof value.error === "object" &&
+    value.error !== null &&
+    "code" in value.error
+  );
 }
 
-/** Call the API and return the envelope's `data`; throws `ApiError` with the envelope's error otherwise. */
-export async function request<T>(method: string, path: string, body?: unknown, init?: RequestInit): Promise<T> {
-  let response: Response;
+/**
+ * The `data` of an API call's envelope; an `ApiError` carrying the envelope's code, message and
+ * problems when the call failed (or the server could not be reached).
+ */
+export async function unwrap<T>(call: Promise<{ data?: Enveloped<T>; error?: unknown; response: Response }>): Promise<T> {
+  let result: Awaited<typeof call>;
   try {
-    response = await fetch(path, {
-      method,
-      headers: body === undefined || body instanceof FormData ? undefined : { "Content-Type": "application/json" },
-      body: body === undefined ? undefined : body instanceof FormData ? body : JSON.stringify(body),
-      ...init,
-    });
+    result = await call;
   } catch (error) {
     throw new ApiError("NETWORK_ERROR", `Cannot reach the Assay server: ${String(error)}`, 0);
   }
-  const payload: unknown = await response.json().catch(() => null);
-  if (!isEnvelope(payload)) {
-    throw new ApiError("BAD_RESPONSE", `Unexpected response from ${path} (HTTP ${response.status})`, response.status);
+  const { data, error, response } = result;
+  if (error !== undefined || !response.ok) {
+    if (isErrorEnvelope(error)) {
+      throw new ApiError(error.error.code, error.error.message, response.status, error.error.problems ?? []);
+    }
+    throw new ApiError("BAD_RESPONSE", `Unexpected response (HTTP ${response.status})`, response.status);
   }
-  if (!payload.success || !response.ok) {
-    const error = payload.error ?? { code: "UNKNOWN", message: `HTTP ${response.status}` };
-    throw new ApiError(error.code, error.message, response.status);
+  if (!data?.success || data.data === undefined || data.data === null) {
+    throw new ApiError("BAD_RESPONSE", "The server's answer holds no data", response.status);
   }
-  return payload.data as T;
+  return data.data;
+}
+
+/** A call by path, for routes not yet in the OpenAPI document (the evaluations API is being written). */
+export async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const call = fetch(path, {
+    method,
+    headers: body === undefined ? undefined : { "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  }).then(async (response) => {
+    const payload = (await response.json().catch(() => undefined)) as Enveloped<T> | undefined;
+    return response.ok ? { data: payload, response } : { error: payload, response };
+  });
+  return unwrap<T>(call);
 }

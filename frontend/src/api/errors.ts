@@ -2,12 +2,15 @@
 export class ApiError extends Error {
   readonly code: string;
   readonly status: number;
+  /** Each problem the API listed (validation errors), in its words. */
+  readonly problems: readonly string[];
 
-  constructor(code: string, message: string, status: number) {
+  constructor(code: string, message: string, status: number, problems: readonly string[] = []) {
     super(message);
     this.name = "ApiError";
     this.code = code;
     this.status = status;
+    this.problems = problems;
   }
 }
 

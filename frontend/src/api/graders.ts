@@ -1,20 +1,14 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
-import { request } from "./client";
-import type { ConfigProblem, GradeResult, GraderDetail, GraderSummary, JsonObject } from "./types";
+import { api, unwrap } from "./client";
+import type { ConfigProblem, GraderSummary, JsonObject } from "./types";
 
-interface GraderPage {
-  graders: GraderSummary[];
-  count: number;
-  total: number;
-}
-
-const PAGE_SIZE = 500; // the API's maximum page
+const PAGE_SIZE = 500; // the API's largest page
 
 /** Every registered grader, following the API's pages until `total` is reached. */
 export async function fetchAllGraders(): Promise<GraderSummary[]> {
   const graders: GraderSummary[] = [];
   for (;;) {
-    const page = await request<GraderPage>("GET", `/api/graders?limit=${PAGE_SIZE}&skip=${graders.length}`);
+    const page = await unwrap(api.GET("/api/graders", { params: { query: { limit: PAGE_SIZE, skip: graders.length } } }));
     graders.push(...page.graders);
     if (page.graders.length === 0 || graders.length >= page.total) return graders;
   }
@@ -27,7 +21,7 @@ export function useGraders() {
 export function useGrader(graderId: string | undefined) {
   return useQuery({
     queryKey: ["graders", graderId],
-    queryFn: () => request<GraderDetail>("GET", `/api/graders/${encodeURIComponent(graderId ?? "")}`),
+    queryFn: () => unwrap(api.GET("/api/graders/{grader_id}", { params: { path: { grader_id: graderId ?? "" } } })),
     enabled: graderId !== undefined && graderId !== "",
     staleTime: 60_000,
   });
@@ -43,34 +37,21 @@ export interface GradeRequest {
 export function useGradeOne() {
   return useMutation({
     mutationFn: ({ graderId, agentResponse, expectedOutput, config }: GradeRequest) =>
-      request<GradeResult>("POST", `/api/graders/${encodeURIComponent(graderId)}/grade`, {
-        agent_response: agentResponse,
-        expected_output: expectedOutput,
-        config,
-      }),
+      unwrap(
+        api.POST("/api/graders/{grader_id}/grade", {
+          params: { path: { grader_id: graderId } },
+          body: { agent_response: agentResponse, expected_output: expectedOutput, config },
+        }),
+      ),
   });
 }
 
-/** The API's problems with a config, normalised to `{path, message}` (path "" when it names no field). */
+/** Every problem the API finds in a config (`path` "" when it concerns the config as a whole). */
 export async function validateConfig(graderId: string, config: JsonObject): Promise<ConfigProblem[]> {
-  const data = await request<unknown>("POST", `/api/graders/${encodeURIComponent(graderId)}/validate`, { config });
-  return readProblems(data);
-}
-
-function readProblems(data: unknown): ConfigProblem[] {
-  const list = Array.isArray(data)
-    ? data
-    : typeof data === "object" && data !== null && "problems" in data && Array.isArray(data.problems)
-      ? (data.problems as unknown[])
-      : [];
-  return list.map((item) => {
-    if (typeof item === "string") return { path: "", message: item };
-    if (typeof item === "object" && item !== null && "message" in item) {
-      const path = "path" in item && typeof item.path === "string" ? item.path : "";
-      return { path, message: String(item.message) };
-    }
-    return { path: "", message: JSON.stringify(item) };
-  });
+  const result = await unwrap(
+    api.POST("/api/graders/{grader_id}/validate", { params: { path: { grader_id: graderId } }, body: { config } }),
+  );
+  return result.problems;
 }
 
 export function useConfigProblems(graderId: string | undefined, config: JsonObject | undefined) {

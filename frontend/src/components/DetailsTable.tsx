@@ -1,8 +1,7 @@
-import type { JsonObject } from "../api/types";
 import { TextBlock } from "./TextBlock";
 
 /** Every field of a grading result's `details`, in the order the grader wrote them. */
-export function DetailsTable({ details }: { details: JsonObject }) {
+export function DetailsTable({ details }: { details: Readonly<Record<string, unknown>> }) {
   const entries = Object.entries(details);
   if (entries.length === 0) return <p className="muted">No details.</p>;
   return (

@@ -1,7 +1,5 @@
-import type { JsonValue } from "../api/types";
-
 /** How a value reads as text: strings as they are, anything else as JSON (null stays visible as `null`). */
-export function displayText(value: JsonValue | undefined): string {
+export function displayText(value: unknown): string {
   if (value === undefined) return "";
   if (typeof value === "string") return value;
   return JSON.stringify(value, null, 2);
@@ -11,7 +9,7 @@ export function displayText(value: JsonValue | undefined): string {
  * Agent output and test data, shown as text and never as HTML: React escapes it, and nothing here
  * uses `dangerouslySetInnerHTML`. Whitespace is kept so that a stray newline is visible.
  */
-export function TextBlock({ value, label }: { value: JsonValue | undefined; label?: string }) {
+export function TextBlock({ value, label }: { value: unknown; label?: string }) {
   const text = displayText(value);
   return (
     <pre className={text === "" ? "text-block empty" : "text-block"} aria-label={label}>

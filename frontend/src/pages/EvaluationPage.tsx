@@ -1,1 +1,132 @@
-export function EvaluationPage() { return <p>TODO</p>; }
+import { useState } from "react";
+import { Link, useParams, useSearchParams } from "react-router";
+import {
+  type OutcomeFilter,
+  type ResultQuery,
+  type SortKey,
+  isTerminal,
+  useCancelEvaluation,
+  useEvaluation,
+} from "../api/evaluations";
+import type { CaseResult, Evaluation, EvaluationSummary } from "../api/types";
+import { CasePanel } from "../components/CasePanel";
+import { ErrorMessage } from "../components/ErrorMessage";
+import { ProblemList } from "../components/ProblemList";
+import { ResultFilters } from "../components/ResultFilters";
+import { ResultsTable } from "../components/ResultsTable";
+import { StatusLabel } from "../components/StatusLabel";
+import { SummaryPanel } from "../components/SummaryPanel";
+import { count, dateTime } from "../components/format";
+
+const OUTCOMES: readonly OutcomeFilter[] = ["all", "passed", "failed", "invalid", "error"];
+const SORTS: readonly SortKey[] = ["position", "score", "latency_ms"];
+
+/** The results query lives in the URL, so that a filtered view can be shared and survives a refresh. */
+function useResultQuery(): [ResultQuery, (query: ResultQuery) => void] {
+  const [params, setParams] = useSearchParams();
+  const outcome = params.get("outcome") as OutcomeFilter | null;
+  const sortParam = params.get("sort") ?? "position";
+  const sort = sortParam.replace(/^-/, "") as SortKey;
+  const query: ResultQuery = {
+    outcome: outcome && OUTCOMES.includes(outcome) ? outcome : "all",
+    search: params.get("q") ?? "",
+    sort: SORTS.includes(sort) ? sort : "position",
+    descending: sortParam.startsWith("-"),
+  };
+  const setQuery = (next: ResultQuery) => {
+    const search = new URLSearchParams();
+    if (next.outcome !== "all") search.set("outcome", next.outcome);
+    if (next.search !== "") search.set("q", next.search);
+    if (next.sort !== "position" || next.descending) search.set("sort", `${next.descending ? "-" : ""}${next.sort}`);
+    setParams(search, { replace: true });
+  };
+  return [query, setQuery];
+}
+
+function outcomeCounts(summary: EvaluationSummary | null): Partial<Record<OutcomeFilter, number>> {
+  if (!summary) return {};
+  const invalid = Object.entries(summary.by_match_status)
+    .filter(([status]) => status.startsWith("invalid"))
+    .reduce((sum, [, n]) => sum + n, 0);
+  return {
+    all: summary.finished,
+    passed: summary.passed,
+    failed: summary.failed - invalid - summary.error_count,
+    invalid,
+    error: summary.error_count,
+  };
+}
+
+/** One evaluation: live progress, summary, the results table and the case panel. */
+export function EvaluationPage() {
+  const evaluationId = Number(useParams().evaluationId);
+  const evaluation = useEvaluation(evaluationId);
+  const [query, setQuery] = useResultQuery();
+  const [openCase, setOpenCase] = useState<CaseResult | undefined>();
+
+  if (!Number.isInteger(evaluationId)) return <p className="error">Not an evaluation id.</p>;
+  if (evaluation.isPending) return <p className="muted">Loading…</p>;
+  if (evaluation.isError) return <ErrorMessage error={evaluation.error} what={`Cannot load evaluation ${evaluationId}`} />;
+  const data = evaluation.data;
+
+  return (
+    <div className="evaluation-page">
+      <EvaluationHeader evaluation={data} />
+      {data.summary && <SummaryPanel summary={data.summary} />}
+      <section className="results-section" aria-label="Results">
+        <ResultFilters query={query} onChange={setQuery} counts={outcomeCounts(data.summary)} />
+        <div className={openCase ? "results-layout with-panel" : "results-layout"}>
+          <ResultsTable
+            evaluationId={evaluationId}
+            query={query}
+            onQueryChange={setQuery}
+            refreshKey={isTerminal(data.status) ? -1 : data.completed_cases}
+            selectedCaseId={openCase?.case_id}
+            onOpen={setOpenCase}
+          />
+          {openCase && <CasePanel result={openCase} onClose={() => setOpenCase(undefined)} />}
+        </div>
+      </section>
+    </div>
+  );
+}
+
+function EvaluationHeader({ evaluation }: { evaluation: Evaluation }) {
+  const cancel = useCancelEvaluation(evaluation.id);
+  const running = !isTerminal(evaluation.status);
+  const share = evaluation.total_cases > 0 ? evaluation.completed_cases / evaluation.total_cases : 0;
+  return (
+    <header className="panel evaluation-header">
+      <div className="page-header">
+        <h2>{evaluation.name || `Evaluation ${evaluation.id}`}</h2>
+        <StatusLabel status={evaluation.status} />
+        <span className="spacer" />
+        {running && (
+          <button type="button" className="danger" onClick={() => cancel.mutate()} disabled={cancel.isPending}>
+            {cancel.isPending ? "Cancelling…" : "Cancel"}
+          </button>
+        )}
+        <Link className="button" to={`/compare?base=${evaluation.id}`}>
+          Compare…
+        </Link>
+      </div>
+      <p className="muted">
+        suite <Link to={`/suites/${evaluation.suite_id}`}>{evaluation.suite_id}</Link> · grader{" "}
+        <span className="mono">{evaluation.grader_id}</span> · target <span className="mono">{String(evaluation.target.type ?? "")}</span> ·
+        created {dateTime(evaluation.created_at)}
+      </p>
+      <div className="progress" role="progressbar" aria-label="Progress" aria-valuemin={0} aria-valuemax={evaluation.total_cases} aria-valuenow={evaluation.completed_cases}>
+        <div className="progress-fill" style={{ width: `${(share * 100).toFixed(1)}%` }} />
+      </div>
+      <p className="hint" data-testid="progress-text">
+        {count(evaluation.completed_cases)} / {count(evaluation.total_cases)} cases {running ? "done so far" : "done"}
+      </p>
+      {evaluation.error && <p className="error">{evaluation.error}</p>}
+      {cancel.isError && <ProblemList error={cancel.error} what="Cannot cancel" />}
+      <details>
+        <summary>Grader config</summary>
+        <pre className="text-block">{JSON.stringify(evaluation.grader_config, null, 2)}</pre>
+      </details>
+    </header>
+  );
+}

@@ -1,1 +1,69 @@
-export function EvaluationsPage() { return <p>TODO</p>; }
+import { Link } from "react-router";
+import { useEvaluations } from "../api/evaluations";
+import { ErrorMessage } from "../components/ErrorMessage";
+import { count, dateTime, percent } from "../components/format";
+import { StatusLabel } from "../components/StatusLabel";
+
+/** Recent evaluations, newest first, with their status and pass rate. */
+export function EvaluationsPage() {
+  const evaluations = useEvaluations();
+  return (
+    <section>
+      <div className="page-header">
+        <h2>Evaluations</h2>
+        <span className="spacer" />
+        <Link to="/compare" className="button">
+          Compare two runs
+        </Link>
+      </div>
+      {evaluations.isPending && <p className="muted">Loading…</p>}
+      {evaluations.isError && <ErrorMessage error={evaluations.error} what="Cannot load evaluations" />}
+      {evaluations.data && evaluations.data.evaluations.length === 0 && (
+        <div className="empty-state">
+          <p>No evaluations yet.</p>
+          <p>
+            <Link to="/suites">Create or import a suite</Link>, then <Link to="/evaluations/new">run an evaluation</Link>.
+          </p>
+        </div>
+      )}
+      {evaluations.data && evaluations.data.evaluations.length > 0 && (
+        <table className="list" data-testid="evaluation-list">
+          <thead>
+            <tr>
+              <th>#</th>
+              <th>Name</th>
+              <th>Suite</th>
+              <th>Grader</th>
+              <th>Status</th>
+              <th>Cases</th>
+              <th>Pass rate</th>
+              <th>Created</th>
+            </tr>
+          </thead>
+          <tbody>
+            {evaluations.data.evaluations.map((evaluation) => (
+              <tr key={evaluation.id}>
+                <td className="mono">{evaluation.id}</td>
+                <td>
+                  <Link to={`/evaluations/${evaluation.id}`}>{evaluation.name || `Evaluation ${evaluation.id}`}</Link>
+                </td>
+                <td>
+                  <Link to={`/suites/${evaluation.suite_id}`}>suite {evaluation.suite_id}</Link>
+                </td>
+                <td className="mono">{evaluation.grader_id}</td>
+                <td>
+                  <StatusLabel status={evaluation.status} />
+                </td>
+                <td>
+                  {count(evaluation.completed_cases)} / {count(evaluation.total_cases)}
+                </td>
+                <td>{percent(evaluation.summary?.pass_rate)}</td>
+                <td>{dateTime(evaluation.created_at)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}

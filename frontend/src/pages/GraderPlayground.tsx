@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { useGradeOne } from "../api/graders";
-import type { GraderDetail, JsonObject } from "../api/types";
+import { type GraderDetail, type JsonObject, configSchemaOf } from "../api/types";
 import { defaultsFromSchema } from "../components/configSchema";
 import { DetailsTable } from "../components/DetailsTable";
 import { ErrorMessage } from "../components/ErrorMessage";
@@ -9,7 +9,7 @@ import { Verdict } from "../components/Verdict";
 
 /** Grade one `agent_response` against one `expected_output` with a chosen config, and show every detail. */
 export function GraderPlayground({ grader }: { grader: GraderDetail }) {
-  const [config, setConfig] = useState<JsonObject>(() => defaultsFromSchema(grader.config_schema));
+  const [config, setConfig] = useState<JsonObject>(() => defaultsFromSchema(configSchemaOf(grader)));
   const [agentResponse, setAgentResponse] = useState("");
   const [expectedOutput, setExpectedOutput] = useState("");
   const grade = useGradeOne();
@@ -40,7 +40,7 @@ export function GraderPlayground({ grader }: { grader: GraderDetail }) {
             />
           </div>
         </div>
-        <GraderConfigEditor graderId={grader.id} schema={grader.config_schema} value={config} onChange={setConfig} />
+        <GraderConfigEditor graderId={grader.id} schema={configSchemaOf(grader)} value={config} onChange={setConfig} />
         <button type="submit" className="primary" disabled={grade.isPending}>
           {grade.isPending ? "Grading…" : "Grade"}
         </button>
@@ -50,7 +50,7 @@ export function GraderPlayground({ grader }: { grader: GraderDetail }) {
         <div className="grade-result" data-testid="grade-result">
           <p>
             <Verdict outcome={grade.data.passed ? "passed" : "failed"} /> score{" "}
-            <span className="mono">{grade.data.score}</span>
+            <span className="mono">{grade.data.score.toFixed(2)}</span>
           </p>
           <DetailsTable details={grade.data.details} />
         </div>

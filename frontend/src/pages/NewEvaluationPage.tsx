@@ -1,1 +1,122 @@
-export function NewEvaluationPage() { return <p>TODO</p>; }
+import { useState } from "react";
+import { useNavigate, useSearchParams } from "react-router";
+import { useStartEvaluation } from "../api/evaluations";
+import { useGrader } from "../api/graders";
+import { useSuites } from "../api/suites";
+import { type JsonObject, configSchemaOf } from "../api/types";
+import { ErrorMessage } from "../components/ErrorMessage";
+import { GraderConfigEditor } from "../components/GraderConfigEditor";
+import { GraderSelector } from "../components/GraderSelector";
+import { ProblemList } from "../components/ProblemList";
+import { EMPTY_TARGET, type TargetDraft, TargetForm, targetFromDraft } from "../components/TargetForm";
+import { defaultsFromSchema } from "../components/configSchema";
+
+/** Start an evaluation: a suite, a grader with its config, and a target that answers each case. */
+export function NewEvaluationPage() {
+  const [params] = useSearchParams();
+  const navigate = useNavigate();
+  const [suiteId, setSuiteId] = useState(params.get("suite") ?? "");
+  const [graderId, setGraderId] = useState("");
+  const [config, setConfig] = useState<JsonObject>({});
+  const [target, setTarget] = useState<TargetDraft>(EMPTY_TARGET);
+  const [name, setName] = useState("");
+  const [concurrency, setConcurrency] = useState(8);
+  const [formProblem, setFormProblem] = useState("");
+  const suites = useSuites(0, 500);
+  const grader = useGrader(graderId || undefined);
+  const start = useStartEvaluation();
+
+  const chooseGrader = (id: string) => {
+    setGraderId(id);
+    setConfig({});
+  };
+  const graderReady = grader.data !== undefined && grader.data.id === graderId;
+  const schema = graderReady ? configSchemaOf(grader.data) : undefined;
+  // Until the person edits it, the config is the grader's defaults, shown and sent as such.
+  const shownConfig = Object.keys(config).length === 0 && schema ? defaultsFromSchema(schema) : config;
+
+  const submit = () => {
+    const built = targetFromDraft(target);
+    if ("problem" in built) return setFormProblem(built.problem);
+    if (suiteId === "") return setFormProblem("Choose a suite");
+    if (graderId === "") return setFormProblem("Choose a grader");
+    setFormProblem("");
+    start.mutate(
+      {
+        suite_id: Number(suiteId),
+        grader_id: graderId,
+        grader_config: shownConfig,
+        target: built.target,
+        concurrency,
+        ...(name.trim() !== "" ? { name: name.trim() } : {}),
+      },
+      { onSuccess: (evaluation) => navigate(`/evaluations/${evaluation.id}`) },
+    );
+  };
+
+  return (
+    <section className="panel new-evaluation">
+      <h2>New evaluation</h2>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          submit();
+        }}
+      >
+        <div className="two-columns">
+          <div className="field">
+            <label htmlFor="evaluation-suite">Suite</label>
+            {suites.isError && <ErrorMessage error={suites.error} what="Cannot load suites" />}
+            <select id="evaluation-suite" value={suiteId} onChange={(event) => setSuiteId(event.target.value)}>
+              <option value="" disabled>
+                Choose a suite…
+              </option>
+              {suites.data?.suites.map((suite) => (
+                <option key={suite.id} value={String(suite.id)}>
+                  {suite.name} ({suite.case_count} cases)
+                </option>
+              ))}
+            </select>
+          </div>
+          <div className="field">
+            <label htmlFor="evaluation-name">Name (optional)</label>
+            <input id="evaluation-name" value={name} onChange={(event) => setName(event.target.value)} />
+          </div>
+        </div>
+        <GraderSelector value={graderId} onChange={chooseGrader} />
+        {grader.isError && <ErrorMessage error={grader.error} what="Cannot load the grader" />}
+        {graderReady && schema && (
+          <GraderConfigEditor
+            key={graderId}
+            graderId={graderId}
+            schema={schema}
+            value={shownConfig}
+            onChange={setConfig}
+          />
+        )}
+        <TargetForm value={target} onChange={setTarget} />
+        <div className="field narrow">
+          <label htmlFor="evaluation-concurrency">Concurrency</label>
+          <input
+            id="evaluation-concurrency"
+            type="number"
+            min={1}
+            max={64}
+            value={concurrency}
+            onChange={(event) => setConcurrency(Math.max(1, Number(event.target.value) || 1))}
+          />
+          <p className="hint">Cases sent to the target at the same time.</p>
+        </div>
+        {formProblem && (
+          <p role="alert" className="error">
+            {formProblem}
+          </p>
+        )}
+        {start.isError && <ProblemList error={start.error} what="Cannot start the evaluation" />}
+        <button type="submit" className="primary" disabled={start.isPending}>
+          {start.isPending ? "Starting…" : "Start evaluation"}
+        </button>
+      </form>
+    </section>
+  );
+}

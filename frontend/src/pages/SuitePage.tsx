@@ -1,1 +1,91 @@
-export function SuitePage() { return <p>TODO</p>; }
+import { useState } from "react";
+import { Link, useNavigate, useParams } from "react-router";
+import { exportUrl, useCases, useDeleteSuite, useSuite } from "../api/suites";
+import { ErrorMessage } from "../components/ErrorMessage";
+import { TextBlock } from "../components/TextBlock";
+import { count } from "../components/format";
+
+const PAGE_SIZE = 50;
+
+/** One suite: its cases a page at a time, export, delete, and a way to evaluate it. */
+export function SuitePage() {
+  const suiteId = Number(useParams().suiteId);
+  const suite = useSuite(suiteId);
+  const [page, setPage] = useState(0);
+  const cases = useCases(suiteId, page * PAGE_SIZE, PAGE_SIZE);
+  const remove = useDeleteSuite();
+  const navigate = useNavigate();
+
+  if (suite.isPending) return <p className="muted">Loading…</p>;
+  if (suite.isError) return <ErrorMessage error={suite.error} what={`Cannot load suite ${suiteId}`} />;
+  const total = cases.data?.total ?? suite.data.case_count;
+  const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
+
+  return (
+    <section>
+      <div className="page-header">
+        <h2>{suite.data.name}</h2>
+        <span className="muted">{count(suite.data.case_count)} cases</span>
+        <span className="spacer" />
+        <Link className="button primary" to={`/evaluations/new?suite=${suiteId}`}>
+          Evaluate
+        </Link>
+        <a className="button" href={exportUrl(suiteId, "jsonl")} download>
+          Export JSONL
+        </a>
+        <a className="button" href={exportUrl(suiteId, "csv")} download>
+          Export CSV
+        </a>
+        <button
+          type="button"
+          className="danger"
+          onClick={() => {
+            if (window.confirm(`Delete the suite '${suite.data.name}' and its cases?`)) {
+              remove.mutate(suiteId, { onSuccess: () => navigate("/suites") });
+            }
+          }}
+        >
+          Delete
+        </button>
+      </div>
+      {suite.data.description && <p>{suite.data.description}</p>}
+      {remove.isError && <ErrorMessage error={remove.error} what="Cannot delete" />}
+      {cases.isError && <ErrorMessage error={cases.error} what="Cannot load cases" />}
+      <table className="list cases" data-testid="case-list">
+        <thead>
+          <tr>
+            <th>#</th>
+            <th>input</th>
+            <th>expected_output</th>
+            <th>metadata</th>
+          </tr>
+        </thead>
+        <tbody>
+          {cases.data?.cases.map((item) => (
+            <tr key={item.id}>
+              <td className="mono">{item.position}</td>
+              <td>
+                <TextBlock value={item.input} />
+              </td>
+              <td>
+                <TextBlock value={item.expected_output} />
+              </td>
+              <td>{Object.keys(item.metadata).length > 0 ? <TextBlock value={item.metadata} /> : null}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <div className="row pager">
+        <button type="button" disabled={page === 0} onClick={() => setPage(page - 1)}>
+          ← Previous
+        </button>
+        <span>
+          page {page + 1} of {pages}
+        </span>
+        <button type="button" disabled={page + 1 >= pages} onClick={() => setPage(page + 1)}>
+          Next →
+        </button>
+      </div>
+    </section>
+  );
+}

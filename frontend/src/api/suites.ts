@@ -1,0 +1,73 @@
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { api, unwrap } from "./client";
+
+export function useSuites(skip = 0, limit = 100) {
+  return useQuery({
+    queryKey: ["suites", { skip, limit }],
+    queryFn: () => unwrap(api.GET("/api/suites", { params: { query: { skip, limit } } })),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useSuite(suiteId: number | undefined) {
+  return useQuery({
+    queryKey: ["suites", suiteId],
+    queryFn: () => unwrap(api.GET("/api/suites/{suite_id}", { params: { path: { suite_id: suiteId ?? 0 } } })),
+    enabled: suiteId !== undefined && Number.isFinite(suiteId),
+  });
+}
+
+export function useCases(suiteId: number, skip: number, limit: number) {
+  return useQuery({
+    queryKey: ["suites", suiteId, "cases", { skip, limit }],
+    queryFn: () =>
+      unwrap(api.GET("/api/suites/{suite_id}/cases", { params: { path: { suite_id: suiteId }, query: { skip, limit } } })),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useCreateSuite() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (suite: { name: string; description: string }) => unwrap(api.POST("/api/suites", { body: suite })),
+    onSuccess: () => client.invalidateQueries({ queryKey: ["suites"] }),
+  });
+}
+
+export interface SuiteImport {
+  file: File;
+  name: string;
+}
+
+export function useImportSuite() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: ({ file, name }: SuiteImport) =>
+      unwrap(
+        api.POST("/api/suites/import", {
+          // OpenAPI types an uploaded file as a string (format: binary); the form carries the real File.
+          body: { file: file.name, name: name === "" ? null : name },
+          bodySerializer: () => {
+            const form = new FormData();
+            form.append("file", file, file.name);
+            if (name !== "") form.append("name", name);
+            return form;
+          },
+        }),
+      ),
+    onSuccess: () => client.invalidateQueries({ queryKey: ["suites"] }),
+  });
+}
+
+export function useDeleteSuite() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (suiteId: number) => unwrap(api.DELETE("/api/suites/{suite_id}", { params: { path: { suite_id: suiteId } } })),
+    onSuccess: () => client.invalidateQueries({ queryKey: ["suites"] }),
+  });
+}
+
+/** Where the browser downloads a suite's cases as a file. */
+export function exportUrl(suiteId: number, format: "jsonl" | "csv"): string {
+  return `/api/suites/${suiteId}/export?format=${format}`;
+}

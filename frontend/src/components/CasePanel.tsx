@@ -1,0 +1,48 @@
+import type { CaseResult } from "../api/types";
+import { DetailsTable } from "./DetailsTable";
+import { outcomeOf } from "./outcome";
+import { TextBlock } from "./TextBlock";
+import { Verdict } from "./Verdict";
+
+/** Everything about one case's result: what went in, what was expected, what came back, and why it scored so. */
+export function CasePanel({ result, onClose }: { result: CaseResult; onClose: () => void }) {
+  return (
+    <aside className="case-panel panel" aria-label={`Case ${result.case_id}`} data-testid="case-panel">
+      <header className="row">
+        <h3>
+          Case #{result.position} <span className="muted mono">id {result.case_id}</span>
+        </h3>
+        <Verdict outcome={outcomeOf(result)} />
+        <span className="spacer" />
+        <button type="button" onClick={onClose} aria-label="Close case">
+          Close
+        </button>
+      </header>
+      <dl className="case-facts">
+        <div>
+          <dt>score</dt>
+          <dd className="mono">{result.score ?? "–"}</dd>
+        </div>
+        <div>
+          <dt>latency</dt>
+          <dd className="mono">{result.latency_ms === null ? "–" : `${Math.round(result.latency_ms)} ms`}</dd>
+        </div>
+      </dl>
+      <h4>input</h4>
+      <TextBlock value={result.input} label="input" />
+      <h4>expected_output</h4>
+      <TextBlock value={result.expected_output} label="expected_output" />
+      <h4>agent_response</h4>
+      <TextBlock value={result.agent_response} label="agent_response" />
+      {result.error && (
+        <>
+          <h4>error</h4>
+          <TextBlock value={result.error} label="error" />
+          {result.error_detail && <TextBlock value={result.error_detail} label="error_detail" />}
+        </>
+      )}
+      <h4>details</h4>
+      {result.details ? <DetailsTable details={result.details} /> : <p className="muted">Not graded.</p>}
+    </aside>
+  );
+}

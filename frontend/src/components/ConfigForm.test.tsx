@@ -1,0 +1,71 @@
+import { fireEvent, render, screen, within } from "@testing-library/react";
+import { describe, expect, it, vi } from "vitest";
+import type { JsonSchema } from "../api/types";
+import { ConfigForm } from "./ConfigForm";
+import { defaultsFromSchema, problemsByField } from "./configSchema";
+
+const TRUE_FALSE_SCHEMA: JsonSchema = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    aliases: {
+      type: "object",
+      required: ["true", "false"],
+      properties: {
+        true: { type: "array", items: { type: "string" }, description: "Spellings that mean true" },
+        false: { type: "array", items: { type: "string" }, description: "Spellings that mean false" },
+      },
+      default: { true: ["true", "yes"], false: ["false", "no"] },
+    },
+    case_sensitive: { type: "boolean", default: false, description: "Exact capitalisation" },
+  },
+};
+
+describe("ConfigForm", () => {
+  it("shows aliases as editable lists and case_sensitive as a switch", () => {
+    const config = defaultsFromSchema(TRUE_FALSE_SCHEMA);
+    render(<ConfigForm schema={TRUE_FALSE_SCHEMA} value={config} onChange={() => {}} />);
+    expect(screen.getByRole("switch", { name: "case_sensitive" })).toBeTruthy();
+    const trueList = screen.getByRole("list", { name: "true" });
+    expect(within(trueList).getAllByRole("textbox").map((input) => (input as HTMLInputElement).value)).toEqual([
+      "true",
+      "yes",
+    ]);
+  });
+
+  it("adds an alias and flips the switch through onChange", () => {
+    const onChange = vi.fn();
+    const config = defaultsFromSchema(TRUE_FALSE_SCHEMA);
+    render(<ConfigForm schema={TRUE_FALSE_SCHEMA} value={config} onChange={onChange} />);
+    fireEvent.change(screen.getByLabelText("New true"), { target: { value: "yep" } });
+    fireEvent.click(screen.getAllByRole("button", { name: "Add" })[0]!);
+    expect(onChange).toHaveBeenLastCalledWith({ ...config, aliases: { true: ["true", "yes", "yep"], false: ["false", "no"] } });
+    fireEvent.click(screen.getByRole("switch", { name: "case_sensitive" }));
+    expect(onChange).toHaveBeenLastCalledWith({ ...config, case_sensitive: true });
+  });
+
+  it("shows each API problem beside the field it names", () => {
+    const config = defaultsFromSchema(TRUE_FALSE_SCHEMA);
+    render(
+      <ConfigForm
+        schema={TRUE_FALSE_SCHEMA}
+        value={config}
+        onChange={() => {}}
+        problems={[
+          { path: "", message: "'aliases.true' must be a non-empty list" },
+          { path: "", message: "something about the whole config" },
+        ]}
+      />,
+    );
+    const aliasField = document.querySelector('[data-field="aliases.true"]') as HTMLElement;
+    expect(within(aliasField).getByText("'aliases.true' must be a non-empty list")).toBeTruthy();
+    expect(screen.getByTestId("config-form").lastElementChild?.textContent).toContain("something about the whole config");
+  });
+});
+
+describe("problemsByField", () => {
+  it("gives a list item's problem to the list", () => {
+    const grouped = problemsByField(TRUE_FALSE_SCHEMA, [{ path: "aliases.true[1]", message: "bad" }]);
+    expect(grouped.get("aliases.true")).toEqual(["bad"]);
+  });
+});

@@ -1,0 +1,20 @@
+import { ApiError, errorMessage } from "../api/errors";
+
+/** A failed request with every problem the API listed (e.g. each bad line of an imported file). */
+export function ProblemList({ error, what }: { error: unknown; what: string }) {
+  const problems = error instanceof ApiError ? error.problems : [];
+  return (
+    <div role="alert" className="error" data-testid="problem-list">
+      <p>
+        {what}: {errorMessage(error)}
+      </p>
+      {problems.length > 0 && (
+        <ul>
+          {problems.map((problem, index) => (
+            <li key={index}>{problem}</li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}

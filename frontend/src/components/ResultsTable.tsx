@@ -1,0 +1,197 @@
+import { keepPreviousData, useQueries, useQuery } from "@tanstack/react-query";
+import {
+  type ColumnDef,
+  type SortingState,
+  createColumnHelper,
+  flexRender,
+  getCoreRowModel,
+  useReactTable,
+} from "@tanstack/react-table";
+import { useVirtualizer } from "@tanstack/react-virtual";
+import { useRef } from "react";
+import { RESULT_PAGE_SIZE, type ResultQuery, type SortKey, resultPageQuery } from "../api/evaluations";
+import type { CaseResult } from "../api/types";
+import { ErrorMessage } from "./ErrorMessage";
+import { outcomeOf } from "./outcome";
+import { Verdict } from "./Verdict";
+
+export const ROW_HEIGHT = 34;
+const OVERSCAN = 12;
+
+/** A row of the window the table holds: its place in the whole listing and the result there. */
+interface WindowRow {
+  index: number;
+  result: CaseResult;
+}
+
+const column = createColumnHelper<WindowRow>();
+
+function oneLine(text: string | null): string {
+  return text === null ? "" : text.replace(/\s+/g, " ");
+}
+
+// `any`: TanStack Table's column value types differ per column and its ColumnDef is invariant in them.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const COLUMNS: ColumnDef<WindowRow, any>[] = [
+  column.accessor((row) => row.result.position, { id: "position", header: "#", enableSorting: true }),
+  column.display({ id: "outcome", header: "Outcome", cell: ({ row }) => <Verdict outcome={outcomeOf(row.original.result)} /> }),
+  column.accessor((row) => row.result.match_status ?? row.result.error ?? "", { id: "match_status", header: "Status", enableSorting: false }),
+  column.accessor((row) => oneLine(row.result.input), { id: "input", header: "Input", enableSorting: false }),
+  column.accessor((row) => oneLine(row.result.expected_output), { id: "expected_output", header: "expected_output", enableSorting: false }),
+  column.accessor((row) => oneLine(row.result.agent_response), { id: "agent_response", header: "agent_response", enableSorting: false }),
+  column.accessor((row) => (row.result.score === null ? "–" : row.result.score.toFixed(2)), { id: "score", header: "Score", enableSorting: true }),
+  column.accessor((row) => (row.result.latency_ms === null ? "–" : `${Math.round(row.result.latency_ms)} ms`), {
+    id: "latency_ms",
+    header: "Latency",
+    enableSorting: true,
+  }),
+];
+
+interface ResultsTableProps {
+  evaluationId: number;
+  query: ResultQuery;
+  onQueryChange: (query: ResultQuery) => void;
+  /** Changes whenever stored results may have changed (progress of a running evaluation). */
+  refreshKey: number;
+  selectedCaseId: number | undefined;
+  onOpen: (result: CaseResult) => void;
+}
+
+function pagesOf(first: number, last: number): number[] {
+  if (last < first) return [];
+  const pages: number[] = [];
+  for (let page = Math.floor(first / RESULT_PAGE_SIZE); page <= Math.floor(last / RESULT_PAGE_SIZE); page += 1) {
+    pages.push(page);
+  }
+  return pages;
+}
+
+/**
+ * Results of an evaluation, filtered, searched and sorted by the server, as a virtual table: the
+ * DOM holds only the rows in view, and only the pages under them are fetched, so 100,000 rows
+ * scroll like 100.
+ */
+export function ResultsTable({ evaluationId, query, onQueryChange, refreshKey, selectedCaseId, onOpen }: ResultsTableProps) {
+  const scrollRef = useRef<HTMLDivElement>(null);
+  // Page 0 gives the total; it keeps the last total while a new filter loads, so the table does not jump.
+  const firstPage = useQuery({ ...resultPageQuery(evaluationId, query, 0, refreshKey), placeholderData: keepPreviousData });
+  const total = firstPage.data?.total ?? 0;
+
+  const virtualizer = useVirtualizer({
+    count: total,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: OVERSCAN,
+  });
+  const items = virtualizer.getVirtualItems();
+  const pages = pagesOf(items[0]?.index ?? 0, items[items.length - 1]?.index ?? -1);
+  const pageResults = useQueries({
+    queries: pages.map((page) => resultPageQuery(evaluationId, query, page, refreshKey)),
+  });
+
+  // Only the rows in view (and overscan) become table rows: a few dozen, whatever the total.
+  const windowRows: WindowRow[] = [];
+  for (const item of items) {
+    const page = Math.floor(item.index / RESULT_PAGE_SIZE);
+    const result = pageResults[pages.indexOf(page)]?.data?.results[item.index - page * RESULT_PAGE_SIZE];
+    if (result) windowRows.push({ index: item.index, result });
+  }
+
+  const sorting: SortingState = [{ id: query.sort, desc: query.descending }];
+  const table = useReactTable({
+    data: windowRows,
+    columns: COLUMNS,
+    getCoreRowModel: getCoreRowModel(),
+    manualSorting: true,
+    manualFiltering: true,
+    state: { sorting },
+    onSortingChange: (updater) => {
+      const next = typeof updater === "function" ? updater(sorting) : updater;
+      const first = next[0];
+      onQueryChange(
+        first ? { ...query, sort: first.id as SortKey, descending: first.desc } : { ...query, sort: "position", descending: false },
+      );
+      scrollRef.current?.scrollTo({ top: 0 });
+    },
+  });
+  const rowsByIndex = new Map(table.getRowModel().rows.map((row) => [row.original.index, row]));
+
+  return (
+    <div className="results-table" role="table" aria-label="Results" aria-rowcount={total + 1} data-testid="results-table">
+      <div className="results-head" role="rowgroup">
+        {table.getHeaderGroups().map((group) => (
+          <div className="results-row" role="row" key={group.id}>
+            {group.headers.map((header) => {
+              const sorted = header.column.getIsSorted();
+              return (
+                <div
+                  key={header.id}
+                  role="columnheader"
+                  className={`cell cell-${header.column.id}`}
+                  aria-sort={sorted === "asc" ? "ascending" : sorted === "desc" ? "descending" : "none"}
+                >
+                  {header.column.getCanSort() ? (
+                    <button type="button" className="sort" onClick={header.column.getToggleSortingHandler()}>
+                      {flexRender(header.column.columnDef.header, header.getContext())}
+                      <span aria-hidden="true">{sorted === "asc" ? " ▲" : sorted === "desc" ? " ▼" : ""}</span>
+                    </button>
+                  ) : (
+                    flexRender(header.column.columnDef.header, header.getContext())
+                  )}
+                </div>
+              );
+            })}
+          </div>
+        ))}
+      </div>
+      {firstPage.isError && <ErrorMessage error={firstPage.error} what="Cannot load results" />}
+      <div className="results-body" ref={scrollRef} data-testid="results-scroll">
+        {firstPage.isSuccess && total === 0 && <p className="empty-state">No results match.</p>}
+        <div role="rowgroup" className="results-canvas" style={{ height: virtualizer.getTotalSize() }}>
+          {items.map((item) => {
+            const row = rowsByIndex.get(item.index);
+            const style = { height: ROW_HEIGHT, transform: `translateY(${item.start}px)` };
+            if (!row) {
+              return (
+                <div key={item.key} role="row" aria-rowindex={item.index + 2} className="results-row loading" style={style}>
+                  <div role="cell" className="cell">
+                    …
+                  </div>
+                </div>
+              );
+            }
+            const result = row.original.result;
+            return (
+              <div
+                key={item.key}
+                role="row"
+                aria-rowindex={item.index + 2}
+                aria-selected={result.case_id === selectedCaseId}
+                tabIndex={0}
+                className={`results-row outcome-${outcomeOf(result)}`}
+                style={style}
+                data-case-id={result.case_id}
+                onClick={() => onOpen(result)}
+                onKeyDown={(event) => {
+                  if (event.key === "Enter" || event.key === " ") {
+                    event.preventDefault();
+                    onOpen(result);
+                  }
+                }}
+              >
+                {row.getVisibleCells().map((cell) => (
+                  <div role="cell" key={cell.id} className={`cell cell-${cell.column.id}`}>
+                    {flexRender(cell.column.columnDef.cell, cell.getContext())}
+                  </div>
+                ))}
+              </div>
+            );
+          })}
+        </div>
+      </div>
+      <p className="results-foot muted" data-testid="results-count">
+        {total.toLocaleString("en")} result{total === 1 ? "" : "s"}
+      </p>
+    </div>
+  );
+}

@@ -1,0 +1,94 @@
+import { useMemo } from "react";
+import type { EvaluationSummary } from "../api/types";
+import { type Bar, BarChart } from "./BarChart";
+import { ConfusionMatrix } from "./ConfusionMatrix";
+import { count, percent } from "./format";
+
+const STATUS_COLOURS: Record<string, string> = {
+  match: "#2e9e5b",
+  mismatch: "#d64535",
+  invalid_response: "#d99a00",
+  invalid_expected: "#b07b00",
+};
+
+/** Pass rate with its 95% interval, counts by `match_status`, and the confusion matrix for true-false. */
+export function SummaryPanel({ summary }: { summary: EvaluationSummary }) {
+  const interval = summary.pass_rate_ci95;
+  const bars: Bar[] = useMemo(
+    () => [
+      ...Object.entries(summary.by_match_status).map(([status, n]) => ({
+        label: status,
+        value: n,
+        color: STATUS_COLOURS[status] ?? "#6b7a99",
+      })),
+      ...(summary.error_count > 0 ? [{ label: "target error", value: summary.error_count, color: "#7a5af8" }] : []),
+    ],
+    [summary.by_match_status, summary.error_count],
+  );
+  return (
+    <section className="summary" aria-label="Summary" data-testid="summary">
+      <div className="stat-cards">
+        <div className="stat">
+          <span className="stat-label">Pass rate</span>
+          <span className="stat-value" data-testid="pass-rate">
+            {percent(summary.pass_rate)}
+          </span>
+          <span className="hint" data-testid="pass-rate-interval">
+            {interval && interval.length === 2
+              ? `95% CI ${percent(interval[0])} – ${percent(interval[1])} (Wilson)`
+              : "no finished cases"}
+          </span>
+        </div>
+        <div className="stat">
+          <span className="stat-label">Passed / finished</span>
+          <span className="stat-value">
+            {count(summary.passed)} / {count(summary.finished)}
+          </span>
+          <span className="hint">of {count(summary.total_cases)} cases</span>
+        </div>
+        <div className="stat">
+          <span className="stat-label">Target errors</span>
+          <span className="stat-value">{count(summary.error_count)}</span>
+          <span className="hint">
+            {Object.entries(summary.errors_by_reason)
+              .map(([reason, n]) => `${reason}: ${n}`)
+              .join(" · ") || "none"}
+          </span>
+        </div>
+        <div className="stat">
+          <span className="stat-label">Latency p50 / p95</span>
+          <span className="stat-value">
+            {ms(summary.latency_ms.p50)} / {ms(summary.latency_ms.p95)}
+          </span>
+          <span className="hint">mean score {summary.mean_score === null ? "–" : summary.mean_score.toFixed(3)}</span>
+        </div>
+      </div>
+      <div className="summary-charts">
+        <div>
+          <h4>By match_status</h4>
+          <table className="status-counts" data-testid="status-counts">
+            <tbody>
+              {bars.map((bar) => (
+                <tr key={bar.label} data-status={bar.label}>
+                  <th scope="row">{bar.label}</th>
+                  <td className="mono">{count(bar.value)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {bars.length > 0 && <BarChart bars={bars} label="Results by match_status" />}
+        </div>
+        {summary.binary && (
+          <div>
+            <h4>Confusion matrix</h4>
+            <ConfusionMatrix report={summary.binary} />
+          </div>
+        )}
+      </div>
+    </section>
+  );
+}
+
+function ms(value: number | null): string {
+  return value === null ? "–" : `${Math.round(value)} ms`;
+}

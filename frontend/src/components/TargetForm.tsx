@@ -1,0 +1,248 @@
+import { useId } from "react";
+import type { JsonObject, JsonValue } from "../api/types";
+
+export type TargetType = "http" | "openai" | "recorded";
+
+/** The target as the API takes it (`target` of `POST /api/evaluations`). */
+export type TargetSpec = JsonObject & { type: TargetType };
+
+interface HeaderRow {
+  name: string;
+  value: string;
+}
+
+/** The form's own state: every field of every target type, so switching type loses nothing. */
+export interface TargetDraft {
+  type: TargetType;
+  url: string;
+  method: string;
+  headers: HeaderRow[];
+  bodyTemplate: string;
+  responsePath: string;
+  model: string;
+  baseUrl: string;
+  apiKeyEnv: string;
+  systemPrompt: string;
+  responsesJson: string;
+  metadataKey: string;
+}
+
+export const EMPTY_TARGET: TargetDraft = {
+  type: "http",
+  url: "",
+  method: "POST",
+  headers: [],
+  bodyTemplate: "",
+  responsePath: "output",
+  model: "",
+  baseUrl: "https://api.openai.com/v1",
+  apiKeyEnv: "OPENAI_API_KEY",
+  systemPrompt: "",
+  responsesJson: "",
+  metadataKey: "",
+};
+
+/** The draft as a target spec, or the reason it cannot be one yet. */
+export function targetFromDraft(draft: TargetDraft): { target: TargetSpec } | { problem: string } {
+  if (draft.type === "http") {
+    const target: TargetSpec = { type: "http", url: draft.url.trim(), method: draft.method };
+    const headers = Object.fromEntries(draft.headers.filter((h) => h.name.trim() !== "").map((h) => [h.name.trim(), h.value]));
+    if (Object.keys(headers).length > 0) target.headers = headers;
+    if (draft.bodyTemplate.trim() !== "") {
+      const parsed = parseJson(draft.bodyTemplate);
+      if (parsed === undefined) return { problem: "The body template is not valid JSON" };
+      target.body_template = parsed;
+    }
+    target.response_path = draft.responsePath.trim() === "" ? null : draft.responsePath.trim();
+    return { target };
+  }
+  if (draft.type === "openai") {
+    const target: TargetSpec = { type: "openai", model: draft.model.trim(), base_url: draft.baseUrl.trim() };
+    target.api_key_env = draft.apiKeyEnv.trim() === "" ? null : draft.apiKeyEnv.trim();
+    if (draft.systemPrompt.trim() !== "") target.system_prompt = draft.systemPrompt;
+    return { target };
+  }
+  const target: TargetSpec = { type: "recorded" };
+  if (draft.metadataKey.trim() !== "") target.metadata_key = draft.metadataKey.trim();
+  if (draft.responsesJson.trim() !== "") {
+    const parsed = parseJson(draft.responsesJson);
+    if (parsed === undefined || typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+      return { problem: "Recorded responses must be a JSON object of case id → agent_response" };
+    }
+    target.responses = parsed;
+  }
+  return { target };
+}
+
+function parseJson(text: string): JsonValue | undefined {
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch {
+    return undefined;
+  }
+}
+
+interface TargetFormProps {
+  value: TargetDraft;
+  onChange: (draft: TargetDraft) => void;
+}
+
+const TYPE_LABELS: Record<TargetType, string> = {
+  http: "HTTP endpoint",
+  openai: "OpenAI-compatible",
+  recorded: "Recorded responses",
+};
+
+/** Where the agent's answers come from: an HTTP endpoint, an OpenAI-compatible API, or recorded responses. */
+export function TargetForm({ value, onChange }: TargetFormProps) {
+  const set = <K extends keyof TargetDraft>(key: K, next: TargetDraft[K]) => onChange({ ...value, [key]: next });
+  return (
+    <fieldset className="field target-form">
+      <legend>Target</legend>
+      <div className="row" role="radiogroup" aria-label="Target type">
+        {(Object.keys(TYPE_LABELS) as TargetType[]).map((type) => (
+          <label key={type} className="radio">
+            <input type="radio" name="target-type" checked={value.type === type} onChange={() => set("type", type)} />
+            {TYPE_LABELS[type]}
+          </label>
+        ))}
+      </div>
+      {value.type === "http" && <HttpFields value={value} set={set} />}
+      {value.type === "openai" && <OpenAIFields value={value} set={set} />}
+      {value.type === "recorded" && <RecordedFields value={value} set={set} />}
+    </fieldset>
+  );
+}
+
+type Setter = <K extends keyof TargetDraft>(key: K, next: TargetDraft[K]) => void;
+
+function TextField({ label, value, onChange, placeholder, hint }: {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  placeholder?: string;
+  hint?: string;
+}) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <input id={id} value={value} placeholder={placeholder} onChange={(e) => onChange(e.target.value)} />
+      {hint && <p className="hint">{hint}</p>}
+    </div>
+  );
+}
+
+function HttpFields({ value, set }: { value: TargetDraft; set: Setter }) {
+  return (
+    <>
+      <div className="row">
+        <div className="field">
+          <label htmlFor="target-method">Method</label>
+          <select id="target-method" value={value.method} onChange={(e) => set("method", e.target.value)}>
+            {["POST", "PUT", "PATCH", "GET"].map((method) => (
+              <option key={method}>{method}</option>
+            ))}
+          </select>
+        </div>
+        <div className="field grow">
+          <label htmlFor="target-url">URL</label>
+          <input
+            id="target-url"
+            type="url"
+            value={value.url}
+            placeholder="http://127.0.0.1:9000/answer"
+            onChange={(e) => set("url", e.target.value)}
+          />
+        </div>
+      </div>
+      <HeadersEditor headers={value.headers} onChange={(headers) => set("headers", headers)} />
+      <TextField
+        label="Response path"
+        value={value.responsePath}
+        onChange={(v) => set("responsePath", v)}
+        hint="Dotted path to the answer in the JSON reply (e.g. choices.0.message.content); empty reads the whole body as text."
+      />
+      <TextArea
+        label="Body template (JSON, optional)"
+        value={value.bodyTemplate}
+        onChange={(v) => set("bodyTemplate", v)}
+        hint='Placeholders {{input}}, {{case_id}}, {{metadata.key}}; default {"input": "{{input}}"}.'
+      />
+    </>
+  );
+}
+
+function HeadersEditor({ headers, onChange }: { headers: HeaderRow[]; onChange: (headers: HeaderRow[]) => void }) {
+  const update = (index: number, row: HeaderRow) => onChange(headers.map((h, i) => (i === index ? row : h)));
+  return (
+    <div className="field">
+      <span className="label">Headers</span>
+      {headers.map((header, index) => (
+        <div className="row" key={index}>
+          <input aria-label={`Header ${index + 1} name`} placeholder="Name" value={header.name} onChange={(e) => update(index, { ...header, name: e.target.value })} />
+          <input aria-label={`Header ${index + 1} value`} placeholder="Value" value={header.value} onChange={(e) => update(index, { ...header, value: e.target.value })} />
+          <button type="button" className="icon" aria-label={`Remove header ${index + 1}`} onClick={() => onChange(headers.filter((_, i) => i !== index))}>
+            ×
+          </button>
+        </div>
+      ))}
+      <div>
+        <button type="button" onClick={() => onChange([...headers, { name: "", value: "" }])}>
+          Add header
+        </button>
+      </div>
+      <p className="hint">Header values are stored but never shown again (they often hold API keys).</p>
+    </div>
+  );
+}
+
+function OpenAIFields({ value, set }: { value: TargetDraft; set: Setter }) {
+  return (
+    <>
+      <TextField label="Model" value={value.model} onChange={(v) => set("model", v)} placeholder="gpt-4o-mini" />
+      <TextField label="Base URL" value={value.baseUrl} onChange={(v) => set("baseUrl", v)} />
+      <TextField
+        label="API key environment variable"
+        value={value.apiKeyEnv}
+        onChange={(v) => set("apiKeyEnv", v)}
+        hint="Read by the server; empty for endpoints without a key."
+      />
+      <TextArea label="System prompt (optional)" value={value.systemPrompt} onChange={(v) => set("systemPrompt", v)} />
+    </>
+  );
+}
+
+function RecordedFields({ value, set }: { value: TargetDraft; set: Setter }) {
+  return (
+    <>
+      <TextField
+        label="Metadata key"
+        value={value.metadataKey}
+        onChange={(v) => set("metadataKey", v)}
+        hint="Read each case's agent_response from this key of its metadata."
+      />
+      <TextArea
+        label="Responses (JSON object, case id → agent_response)"
+        value={value.responsesJson}
+        onChange={(v) => set("responsesJson", v)}
+      />
+    </>
+  );
+}
+
+function TextArea({ label, value, onChange, hint }: {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  hint?: string;
+}) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <textarea id={id} value={value} onChange={(e) => onChange(e.target.value)} />
+      {hint && <p className="hint">{hint}</p>}
+    </div>
+  );
+}

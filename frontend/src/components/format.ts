@@ -1,0 +1,16 @@
+/** A share as a percentage with one decimal ("87.5%"), or "–" when there is none. */
+export function percent(value: number | null | undefined): string {
+  return value === null || value === undefined ? "–" : `${(value * 100).toFixed(1)}%`;
+}
+
+/** A count with thousands separators, the same whatever the browser's locale. */
+export function count(value: number): string {
+  return value.toLocaleString("en");
+}
+
+/** A timestamp from the API as local date and time. */
+export function dateTime(iso: string | null | undefined): string {
+  if (!iso) return "–";
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
+}
