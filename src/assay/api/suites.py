@@ -8,7 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, File, Form, Query, Response, UploadFile, status
 
 from assay.api.deps import PaginationDep, SuiteId, SuiteServiceDep
-from assay.api.envelope import ERROR_RESPONSES, Envelope, ok
+from assay.api.envelope import ERROR_RESPONSES, Envelope, ErrorEnvelope, ok
 from assay.api.schemas.suites import (
     CaseList,
     CaseOut,
@@ -59,7 +59,9 @@ def list_suites(suites: SuiteServiceDep, page: PaginationDep) -> Envelope[SuiteL
     "/import",
     status_code=status.HTTP_201_CREATED,
     summary="Import a suite from a file",
-    responses={413: {"description": "File over ASSAY_MAX_IMPORT_BYTES (`PAYLOAD_TOO_LARGE`)"}},
+    responses={
+        413: {"model": ErrorEnvelope, "description": "File over ASSAY_MAX_IMPORT_BYTES (`PAYLOAD_TOO_LARGE`)"}
+    },
 )
 def import_suite(
     suites: SuiteServiceDep,

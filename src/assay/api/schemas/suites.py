@@ -12,10 +12,13 @@ from assay.services.suite_service import Case, NewCase, Suite
 
 MAX_CASES_PER_REQUEST = 10_000
 
+# Not blank, and no control characters (a name is typed by a person and shown in lists and file names).
+NAME_PATTERN = r"^[^\x00-\x1f\x7f]*[^\x00-\x20\x7f][^\x00-\x1f\x7f]*$"
 SuiteName = Annotated[
-    str, StringConstraints(min_length=1, max_length=200, pattern=r"\S"), Field(examples=["capitals"])
+    str, StringConstraints(min_length=1, max_length=200, pattern=NAME_PATTERN), Field(examples=["capitals"])
 ]
-Description = Annotated[str, StringConstraints(max_length=10_000)]
+# Unconstrained on purpose: pydantic refuses lone surrogates in a constrained string; the body cap bounds it.
+Description = str
 
 
 class CaseIn(RequestModel):

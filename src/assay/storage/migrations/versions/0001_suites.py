@@ -22,7 +22,7 @@ def upgrade() -> None:
         "suites",
         sa.Column("id", sa.Integer(), primary_key=True),
         sa.Column("name", sa.String(200), nullable=False),
-        sa.Column("description", sa.Text(), nullable=False, server_default=""),
+        sa.Column("description", sa.Text(), nullable=False),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
         sa.PrimaryKeyConstraint("id", name="pk_suites"),

@@ -1,0 +1,232 @@
+"""Grader routes: the 003 contract tests, pagination (D16), grading (D17), batches and config checks."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+
+GRADER_IDS = ["string-match", "true-false"]
+
+
+# ---- 003 contract tests, verbatim ---------------------------------------------------------------------
+
+
+def test_list_graders(client: TestClient) -> None:
+    response = client.get("/api/graders")
+    assert response.status_code == 200
+    data = response.json()
+    assert data["success"] is True
+    assert "graders" in data["data"]
+    assert len(data["data"]["graders"]) > 0
+    # Verify string-match grader exists
+    grader_ids = [g["id"] for g in data["data"]["graders"]]
+    assert "string-match" in grader_ids
+
+
+def test_get_grader_details(client: TestClient) -> None:
+    response = client.get("/api/graders/string-match")
+    assert response.status_code == 200
+    data = response.json()
+    assert data["success"] is True
+    assert data["data"]["id"] == "string-match"
+    assert "config_schema" in data["data"]
+    assert "scoring_guide" in data["data"]
+
+
+def test_get_nonexistent_grader(client: TestClient) -> None:
+    response = client.get("/api/graders/nonexistent")
+    assert response.status_code == 404
+    data = response.json()
+    assert data["success"] is False
+    assert data["error"]["code"] == "NOT_FOUND"
+
+
+# ---- the same contract for every grader --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("grader_id", GRADER_IDS)
+def test_every_grader_is_listed_and_described(client: TestClient, grader_id: str) -> None:
+    listed = {g["id"]: g for g in client.get("/api/graders").json()["data"]["graders"]}
+    assert set(listed[grader_id]) == {"id", "name", "description", "type", "version", "config_schema"}
+    assert listed[grader_id]["config_schema"]["additionalProperties"] is False
+
+    body = client.get(f"/api/graders/{grader_id}").json()
+    assert body == {"success": True, "data": body["data"], "error": None}
+    assert body["data"]["id"] == grader_id
+    assert {"1.0", "0.0"} <= set(body["data"]["scoring_guide"])
+
+
+def test_true_false_is_registered_as_in_004(client: TestClient) -> None:
+    data = client.get("/api/graders/true-false").json()["data"]
+    assert data["config_schema"]["properties"]["case_sensitive"]["default"] is False
+    assert data["config_schema"]["properties"]["aliases"]["default"]["true"][:3] == ["true", "True", "TRUE"]
+
+
+# ---- pagination (D16) --------------------------------------------------------------------------------
+
+
+def test_list_has_count_and_total(client: TestClient) -> None:
+    data = client.get("/api/graders").json()["data"]
+    assert data["count"] == len(data["graders"]) == data["total"] == len(GRADER_IDS)
+
+
+@pytest.mark.parametrize(
+    ("query", "ids", "total"),
+    [
+        ("limit=1", ["string-match"], 2),
+        ("limit=1&skip=1", ["true-false"], 2),
+        ("skip=2", [], 2),
+        ("skip=1000000000", [], 2),
+        ("limit=500", GRADER_IDS, 2),
+    ],
+)
+def test_pages(client: TestClient, query: str, ids: list[str], total: int) -> None:
+    data = client.get(f"/api/graders?{query}").json()["data"]
+    assert [g["id"] for g in data["graders"]] == ids
+    assert (data["count"], data["total"]) == (len(ids), total)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "limit=0",
+        "limit=501",
+        "limit=-1",
+        "skip=-1",
+        "skip=1000000001",
+        "skip=99999999999999999999999",
+        "limit=x",
+    ],
+)
+def test_out_of_range_pages_are_validation_errors(client: TestClient, query: str) -> None:
+    response = client.get(f"/api/graders?{query}")
+    assert response.status_code == 422
+    body = response.json()
+    assert body["success"] is False
+    assert body["data"] is None
+    assert body["error"]["code"] == "VALIDATION_ERROR"
+    assert body["error"]["problems"]
+
+
+# ---- grading (D17) -----------------------------------------------------------------------------------
+
+
+def test_grade_true_false(client: TestClient) -> None:
+    response = client.post(
+        "/api/graders/true-false/grade", json={"agent_response": "Yes", "expected_output": "true"}
+    )
+    assert response.status_code == 200
+    data = response.json()["data"]
+    assert data["passed"] is True
+    assert data["score"] == 1.0
+    assert data["details"]["match_status"] == "match"
+    assert data["grader"]["grader_id"] == "true-false"
+    assert data["grader"]["config"]["case_sensitive"] is False
+
+
+def test_grade_string_match_with_config(client: TestClient) -> None:
+    body = {"agent_response": "paris", "expected_output": "Paris", "config": {"case_sensitive": True}}
+    data = client.post("/api/graders/string-match/grade", json=body).json()["data"]
+    assert (data["passed"], data["score"]) == (False, 0.0)
+    assert data["grader"]["config"] == {"case_sensitive": True, "normalize_whitespace": True}
+
+
+def test_a_bad_config_lists_each_problem(client: TestClient) -> None:
+    body = {
+        "agent_response": "yes",
+        "expected_output": "true",
+        "config": {"case_sensitve": True, "aliases": {"true": ["y"]}},
+    }
+    response = client.post("/api/graders/true-false/grade", json=body)
+    assert response.status_code == 422
+    error = response.json()["error"]
+    assert error["code"] == "VALIDATION_ERROR"
+    assert any("case_sensitve" in problem for problem in error["problems"])
+    assert len(error["problems"]) >= 1
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"agent_response": False, "expected_output": "true"},
+        {"agent_response": "yes", "expected_output": 1},
+        {"agent_response": "yes"},
+        {"agent_response": "yes", "expected_output": "true", "extra": 1},
+        {"agent_response": "yes", "expected_output": "true", "config": []},
+    ],
+)
+def test_grade_bodies_are_strict(client: TestClient, body: dict[str, object]) -> None:
+    response = client.post("/api/graders/true-false/grade", json=body)
+    assert response.status_code == 422
+    assert response.json()["error"]["code"] == "VALIDATION_ERROR"
+
+
+def test_grade_unknown_grader(client: TestClient) -> None:
+    response = client.post("/api/graders/nope/grade", json={"agent_response": "a", "expected_output": "a"})
+    assert response.status_code == 404
+    assert response.json()["error"] == {"code": "NOT_FOUND", "message": "Grader not found", "problems": []}
+
+
+def test_grade_batch(client: TestClient) -> None:
+    items = [
+        {"agent_response": "yes", "expected_output": "true"},
+        {"agent_response": "no", "expected_output": "true"},
+        {"agent_response": "maybe", "expected_output": "false"},
+    ]
+    response = client.post("/api/graders/true-false/grade-batch", json={"items": items})
+    assert response.status_code == 200
+    data = response.json()["data"]
+    assert [r["passed"] for r in data["results"]] == [True, False, False]
+    assert [r["details"]["match_status"] for r in data["results"]] == [
+        "match",
+        "mismatch",
+        "invalid_response",
+    ]
+    assert (data["count"], data["passed"]) == (3, 1)
+    assert data["pass_rate"] == pytest.approx(1 / 3)
+
+
+def test_grade_batch_takes_ten_thousand_items_and_no_more(client: TestClient) -> None:
+    item = {"agent_response": "a", "expected_output": "a"}
+    full = client.post("/api/graders/string-match/grade-batch", json={"items": [item] * 10_000})
+    assert full.status_code == 200
+    assert full.json()["data"]["passed"] == 10_000
+    over = client.post("/api/graders/string-match/grade-batch", json={"items": [item] * 10_001})
+    assert over.status_code == 422
+    empty = client.post("/api/graders/string-match/grade-batch", json={"items": []})
+    assert empty.status_code == 422
+
+
+def test_grade_batch_bad_config(client: TestClient) -> None:
+    body = {"items": [{"agent_response": "a", "expected_output": "a"}], "config": {"case_sensitive": "yes"}}
+    response = client.post("/api/graders/string-match/grade-batch", json=body)
+    assert response.status_code == 422
+    assert "case_sensitive" in response.json()["error"]["problems"][0]
+
+
+# ---- config validation -------------------------------------------------------------------------------
+
+
+def test_validate_a_good_config(client: TestClient) -> None:
+    response = client.post("/api/graders/string-match/validate", json={"config": {"case_sensitive": True}})
+    assert response.status_code == 200
+    assert response.json()["data"] == {"valid": True, "problems": []}
+
+
+def test_validate_lists_every_problem_with_its_path(client: TestClient) -> None:
+    config = {"case_sensitive": 1, "aliases": {"true": [], "false": ["no"]}}
+    data = client.post("/api/graders/true-false/validate", json={"config": config}).json()["data"]
+    assert data["valid"] is False
+    paths = {problem["path"] for problem in data["problems"]}
+    assert "case_sensitive" in paths
+    assert all(problem["message"] for problem in data["problems"])
+
+
+@pytest.mark.parametrize("config", [None, 5, "x", [1]])
+def test_validate_takes_any_json(client: TestClient, config: object) -> None:
+    data = client.post("/api/graders/string-match/validate", json={"config": config}).json()["data"]
+    assert data["valid"] is (config is None)
+
+
+def test_validate_unknown_grader(client: TestClient) -> None:
+    assert client.post("/api/graders/nope/validate", json={"config": {}}).status_code == 404
