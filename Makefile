@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-stamp
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: install serve lint format typecheck test unit bench clean
+.PHONY: install serve lint format typecheck test unit bench clean frontend-check
 
 install: $(STAMP)
 
@@ -35,7 +35,11 @@ unit: install
 	$(BIN)/pytest tests/unit -q
 
 test: lint typecheck  ## the whole suite: lint, types, unit, API, end-to-end
+	if [ -n "$$CI" ]; then $(MAKE) frontend-check; fi
 	$(BIN)/pytest -q
+
+frontend-check: install  ## web UI: regenerate the API client and the bundle, fail on drift; types, tests
+	PYTHON=$(BIN)/python scripts/check-frontend.sh
 
 bench: install
 	$(BIN)/python bench/graders.py

@@ -3,7 +3,11 @@ import { ApiError } from "./errors";
 import type { components, paths } from "./schema";
 
 /** The typed client of the Assay API, generated from its OpenAPI document (`npm run gen:api`). */
-export const api = createClient<paths>({ baseUrl: "" });
+export const api = createClient<paths>({
+  baseUrl: window.location.origin,
+  // Looked up on each call (not captured once), so that tests can stand in for the server.
+  fetch: (input) => globalThis.fetch(input),
+});
 
 export type Schemas = components["schemas"];
 type ErrorBody = Schemas["ErrorBody"];

@@ -1462,7 +1462,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
             };
             /** @description Invalid request: query, path, body or grader config (`VALIDATION_ERROR`) */
             422: {

@@ -31,7 +31,7 @@ describe("GraderSelector", () => {
   afterEach(() => vi.unstubAllGlobals());
 
   it("lists what GET /api/graders returns", async () => {
-    const fetchMock = vi.fn(async (_input: RequestInfo | URL) =>
+    const fetchMock = vi.fn(async (_input: Request) =>
       new Response(JSON.stringify({ success: true, data: { graders: GRADERS, count: 3, total: 3 }, error: null }), {
         headers: { "Content-Type": "application/json" },
       }),
@@ -45,6 +45,6 @@ describe("GraderSelector", () => {
     );
     expect(await screen.findByRole("option", { name: "True/False (true-false)" })).toBeTruthy();
     expect(screen.getByRole("option", { name: "Plugin (x-plugin)" })).toBeTruthy();
-    expect(String(fetchMock.mock.calls[0]?.[0])).toContain("/api/graders");
+    expect(fetchMock.mock.calls[0]?.[0].url).toContain("/api/graders?limit=500&skip=0");
   });
 });

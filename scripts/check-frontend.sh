@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Rebuild the web UI from its committed sources and fail on any drift (run by `make frontend-check`, and
+# so by CI): the OpenAPI document and the TypeScript client generated from it, types, component tests,
+# and the bundle committed under src/assay/web/dist that `pip install -e .` serves without Node.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-.venv/bin/python}
+
+fail() { echo "check-frontend: $*" >&2; exit 1; }
+# Fail with a hint when git sees any of the paths differ from what is committed (or untracked).
+drift() {
+  local hint=$1
+  shift
+  local changed
+  changed=$(git status --porcelain -- "$@")
+  if [ -n "$changed" ]; then
+    echo "$changed" >&2
+    git --no-pager diff --stat -- "$@" >&2 || true
+    fail "$hint"
+  fi
+}
+
+command -v node >/dev/null && command -v npm >/dev/null || fail "node and npm are needed (Node >= 20.19)"
+node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 19) ? 0 : 1)' \
+  || fail "Node $(node --version) is too old: Vite needs >= 20.19"
+
+echo "== npm ci"
+(cd frontend && npm ci --no-audit --no-fund --loglevel=error)
+
+echo "== OpenAPI document and TypeScript client"
+env -u ASSAY_API_KEY "$PYTHON" scripts/export-openapi.py
+(cd frontend && npm run --silent gen:api)
+drift "the API changed: regenerate (scripts/export-openapi.py; cd frontend && npm run gen:api) and commit" \
+  frontend/openapi.json frontend/src/api/schema.d.ts
+
+echo "== typecheck"
+(cd frontend && npm run --silent typecheck)
+
+echo "== component tests"
+(cd frontend && npm test --silent)
+
+echo "== build"
+(cd frontend && npm run --silent build)
+drift "the bundle differs from the committed src/assay/web/dist: rebuild (cd frontend && npm run build) and commit it" \
+  src/assay/web/dist
+
+echo "check-frontend: OK"
