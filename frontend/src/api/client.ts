@@ -14,7 +14,7 @@ type ErrorBody = Schemas["ErrorBody"];
 
 /** Any envelope of the API: `{success, data, error}`. */
 interface Enveloped<T> {
-  success: boolean;
+  success?: boolean;
   data?: T | null;
   error?: ErrorBody | null;
 }
@@ -48,7 +48,7 @@ export async function unwrap<T>(call: Promise<{ data?: Enveloped<T>; error?: unk
     }
     throw new ApiError("BAD_RESPONSE", `Unexpected response (HTTP ${response.status})`, response.status);
   }
-  if (!data?.success || data.data === undefined || data.data === null) {
+  if (data?.success === false || data?.data === undefined || data.data === null) {
     throw new ApiError("BAD_RESPONSE", "The server's answer holds no data", response.status);
   }
   return data.data;

@@ -1,53 +1,40 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { request } from "./client";
-import type { CaseResult, Comparison, Evaluation, EvaluationStatus, JsonObject } from "./types";
+import { type Schemas, api, unwrap } from "./client";
+import type { Comparison, EvaluationStatus } from "./types";
 
 const TERMINAL: ReadonlySet<EvaluationStatus> = new Set(["completed", "failed", "cancelled"]);
 
+/** Whether an evaluation has stopped for good (nothing more will change). */
 export function isTerminal(status: EvaluationStatus): boolean {
   return TERMINAL.has(status);
 }
 
-interface EvaluationPage {
-  evaluations: Evaluation[];
-  count: number;
-  total: number;
-}
-
+/** Recent evaluations (newest first), polled while any of them runs. */
 export function useEvaluations(params: { suiteId?: number; limit?: number } = {}) {
-  const search = new URLSearchParams({ limit: String(params.limit ?? 100) });
-  if (params.suiteId !== undefined) search.set("suite_id", String(params.suiteId));
+  const query = { limit: params.limit ?? 100, ...(params.suiteId !== undefined ? { suite_id: params.suiteId } : {}) };
   return useQuery({
-    queryKey: ["evaluations", params],
-    queryFn: () => request<EvaluationPage>("GET", `/api/evaluations?${search.toString()}`),
-    refetchInterval: (query) =>
-      query.state.data?.evaluations.some((evaluation) => !isTerminal(evaluation.status)) ? 2000 : false,
+    queryKey: ["evaluations", query],
+    queryFn: () => unwrap(api.GET("/api/evaluations", { params: { query } })),
+    refetchInterval: (q) => (q.state.data?.evaluations.some((evaluation) => !isTerminal(evaluation.status)) ? 2000 : false),
   });
 }
 
 /** One evaluation, polled every second while it runs (live progress). */
-export function useEvaluation(evaluationId: number | undefined) {
+export function useEvaluation(evaluationId: number) {
   return useQuery({
     queryKey: ["evaluations", evaluationId],
-    queryFn: () => request<Evaluation>("GET", `/api/evaluations/${evaluationId}`),
-    enabled: evaluationId !== undefined && Number.isFinite(evaluationId),
-    refetchInterval: (query) => (query.state.data && isTerminal(query.state.data.status) ? false : 1000),
+    queryFn: () => unwrap(api.GET("/api/evaluations/{evaluation_id}", { params: { path: { evaluation_id: evaluationId } } })),
+    enabled: Number.isInteger(evaluationId) && evaluationId > 0,
+    refetchInterval: (q) => (q.state.data && isTerminal(q.state.data.status) ? false : 1000),
   });
 }
 
-export interface NewEvaluation {
-  suite_id: number;
-  grader_id: string;
-  grader_config: JsonObject;
-  target: JsonObject;
-  name?: string;
-  concurrency?: number;
-}
+export type NewEvaluation = Schemas["EvaluationCreate"];
 
 export function useStartEvaluation() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (body: NewEvaluation) => request<Evaluation>("POST", "/api/evaluations", body),
+    mutationFn: (body: NewEvaluation) => unwrap(api.POST("/api/evaluations", { body })),
     onSuccess: () => client.invalidateQueries({ queryKey: ["evaluations"] }),
   });
 }
@@ -55,7 +42,8 @@ export function useStartEvaluation() {
 export function useCancelEvaluation(evaluationId: number) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: () => request<Evaluation>("POST", `/api/evaluations/${evaluationId}/cancel`),
+    mutationFn: () =>
+      unwrap(api.POST("/api/evaluations/{evaluation_id}/cancel", { params: { path: { evaluation_id: evaluationId } } })),
     onSuccess: (evaluation) => client.setQueryData(["evaluations", evaluationId], evaluation),
   });
 }
@@ -63,6 +51,7 @@ export function useCancelEvaluation(evaluationId: number) {
 export type OutcomeFilter = "all" | "passed" | "failed" | "invalid" | "error";
 export type SortKey = "position" | "score" | "latency_ms";
 
+/** What the results table asks the server for: an outcome, a text search, an order. */
 export interface ResultQuery {
   outcome: OutcomeFilter;
   search: string;
@@ -70,23 +59,26 @@ export interface ResultQuery {
   descending: boolean;
 }
 
-interface ResultPage {
-  results: CaseResult[];
-  count: number;
-  total: number;
-}
+type ResultPage = Schemas["ResultList"];
 
 export const RESULT_PAGE_SIZE = 200;
 
-function resultsPath(evaluationId: number, query: ResultQuery, page: number): string {
-  const search = new URLSearchParams({
-    skip: String(page * RESULT_PAGE_SIZE),
-    limit: String(RESULT_PAGE_SIZE),
-    sort: query.descending ? `-${query.sort}` : query.sort,
-  });
-  if (query.outcome !== "all") search.set("outcome", query.outcome);
-  if (query.search.trim() !== "") search.set("q", query.search.trim());
-  return `/api/evaluations/${evaluationId}/results?${search.toString()}`;
+function fetchResultPage(evaluationId: number, query: ResultQuery, page: number): Promise<ResultPage> {
+  const search = query.search.trim();
+  return unwrap(
+    api.GET("/api/evaluations/{evaluation_id}/results", {
+      params: {
+        path: { evaluation_id: evaluationId },
+        query: {
+          skip: page * RESULT_PAGE_SIZE,
+          limit: RESULT_PAGE_SIZE,
+          sort: query.descending ? `-${query.sort}` : query.sort,
+          ...(query.outcome !== "all" ? { outcome: query.outcome } : {}),
+          ...(search !== "" ? { q: search } : {}),
+        },
+      },
+    }),
+  );
 }
 
 /**
@@ -97,17 +89,37 @@ export function resultPageQuery(evaluationId: number, query: ResultQuery, page: 
   const samePage = JSON.stringify(["evaluations", evaluationId, "results", query, page]);
   return {
     queryKey: ["evaluations", evaluationId, "results", query, page, refreshKey] as const,
-    queryFn: () => request<ResultPage>("GET", resultsPath(evaluationId, query, page)),
+    queryFn: () => fetchResultPage(evaluationId, query, page),
     staleTime: Infinity,
     placeholderData: (previous: ResultPage | undefined, previousQuery: { queryKey: readonly unknown[] } | undefined) =>
       previousQuery && JSON.stringify(previousQuery.queryKey.slice(0, 5)) === samePage ? previous : undefined,
   };
 }
 
-export function useComparison(baseId: number | undefined, candidateId: number | undefined) {
+const FLIP_PAGE = 500;
+
+/** B against A, with every flipped case (the API pages them; a comparison wants them all). */
+async function fetchComparison(aId: number, bId: number): Promise<Comparison> {
+  const call = (skip: number) =>
+    unwrap(
+      api.GET("/api/evaluations/{evaluation_id}/compare/{other_id}", {
+        params: { path: { evaluation_id: aId, other_id: bId }, query: { skip, limit: FLIP_PAGE } },
+      }),
+    );
+  const first = await call(0);
+  const flips = [...first.flips];
+  while (flips.length < first.flips_total) {
+    const next = await call(flips.length);
+    if (next.flips.length === 0) break;
+    flips.push(...next.flips);
+  }
+  return { ...first, flips };
+}
+
+export function useComparison(aId: number | undefined, bId: number | undefined) {
   return useQuery({
-    queryKey: ["compare", baseId, candidateId],
-    queryFn: () => request<Comparison>("GET", `/api/evaluations/${baseId}/compare/${candidateId}`),
-    enabled: baseId !== undefined && candidateId !== undefined,
+    queryKey: ["compare", aId, bId],
+    queryFn: () => fetchComparison(aId ?? 0, bId ?? 0),
+    enabled: aId !== undefined && bId !== undefined,
   });
 }

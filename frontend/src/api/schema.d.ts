@@ -240,10 +240,178 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/evaluations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List evaluations
+         * @description Evaluations, newest first, a page at a time.
+         */
+        get: operations["list_evaluations_api_evaluations_get"];
+        put?: never;
+        /**
+         * Create and start an evaluation
+         * @description A new ``pending`` evaluation, started at once. An unknown suite or grader is ``NOT_FOUND``; a bad
+         *     grader config or target is ``VALIDATION_ERROR``, before anything runs.
+         */
+        post: operations["create_evaluation_api_evaluations_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evaluations/{evaluation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Describe an evaluation
+         * @description Status, progress, timings and summary (computed from the results so far while it runs).
+         */
+        get: operations["get_evaluation_api_evaluations__evaluation_id__get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an evaluation
+         * @description Delete it and its results (stopping it first if it runs).
+         */
+        delete: operations["delete_evaluation_api_evaluations__evaluation_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evaluations/{evaluation_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an evaluation
+         * @description Stop it, keeping the results so far; cancelling a finished evaluation changes nothing.
+         */
+        post: operations["cancel_evaluation_api_evaluations__evaluation_id__cancel_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evaluations/{evaluation_id}/results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an evaluation's results
+         * @description Results in case order (or by score / latency), filtered, a page at a time.
+         */
+        get: operations["list_results_api_evaluations__evaluation_id__results_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evaluations/{evaluation_id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export an evaluation's results as a file
+         * @description Every result as a download (a file, not an envelope; errors are envelopes).
+         */
+        get: operations["export_results_api_evaluations__evaluation_id__export_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evaluations/{evaluation_id}/compare/{other_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare two evaluations of one suite
+         * @description B against A: per-case flips (a page), counts, and McNemar's exact test of "is B worse than A?".
+         */
+        get: operations["compare_evaluations_api_evaluations__evaluation_id__compare__other_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * BinaryReportOut
+         * @description The true-false grader's report: confusion matrix ``[expected][actual]`` with an ``invalid`` column.
+         */
+        BinaryReportOut: {
+            /** Labels */
+            labels: string[];
+            /** Confusion Matrix */
+            confusion_matrix: {
+                [key: string]: {
+                    [key: string]: number;
+                };
+            };
+            /** Per Class */
+            per_class: {
+                [key: string]: components["schemas"]["ClassScoresOut"];
+            };
+            /** Total */
+            total: number;
+            /** Invalid */
+            invalid: number;
+            /** Invalid Expected */
+            invalid_expected: number;
+            /**
+             * Accuracy
+             * @description Invalid answers counted as wrong
+             */
+            accuracy: number | null;
+            /**
+             * Accuracy Valid Only
+             * @description Invalid answers left out
+             */
+            accuracy_valid_only: number | null;
+            /**
+             * Cohen Kappa
+             * @description Invalid answers as a category of their own
+             */
+            cohen_kappa: number | null;
+        };
         /** Body_import_suite_api_suites_import_post */
         Body_import_suite_api_suites_import_post: {
             /**
@@ -326,6 +494,70 @@ export interface components {
             cases: components["schemas"]["CaseIn"][];
         };
         /**
+         * ClassScoresOut
+         * @description Precision, recall and F1 of one class (``None`` where undefined).
+         */
+        ClassScoresOut: {
+            /** Precision */
+            precision: number | null;
+            /** Recall */
+            recall: number | null;
+            /** F1 */
+            f1: number | null;
+            /** Support */
+            support: number;
+        };
+        /**
+         * ComparisonOut
+         * @description Evaluation B against A on the cases both finished, with McNemar's exact test.
+         */
+        ComparisonOut: {
+            /** A Id */
+            a_id: number;
+            /** B Id */
+            b_id: number;
+            /** Suite Id */
+            suite_id: number;
+            /** Common Cases */
+            common_cases: number;
+            /** Only In A */
+            only_in_a: number;
+            /** Only In B */
+            only_in_b: number;
+            /** Both Passed */
+            both_passed: number;
+            /** Both Failed */
+            both_failed: number;
+            /** Pass To Fail */
+            pass_to_fail: number;
+            /** Fail To Pass */
+            fail_to_pass: number;
+            /** A Pass Rate */
+            a_pass_rate: number | null;
+            /** B Pass Rate */
+            b_pass_rate: number | null;
+            /**
+             * P Value
+             * @description Two-sided exact McNemar p-value
+             */
+            p_value: number;
+            /**
+             * P Value B Worse
+             * @description One-sided: B fails more of the cases that flipped
+             */
+            p_value_b_worse: number;
+            /** P Value B Better */
+            p_value_b_better: number;
+            verdict: components["schemas"]["Verdict"];
+            /**
+             * Flips
+             * @description One page of flipped cases, in case order
+             */
+            flips: components["schemas"]["FlippedCaseOut"][];
+            /** Flips Total */
+            flips_total: number;
+        };
+        /**
          * ConfigProblemOut
          * @description One problem of a config; ``path`` is empty when it concerns the config as a whole.
          */
@@ -346,7 +578,7 @@ export interface components {
              * Deleted
              * @default true
              */
-            deleted: boolean;
+            deleted?: boolean;
         };
         /** Envelope[CaseList] */
         Envelope_CaseList_: {
@@ -354,7 +586,7 @@ export interface components {
              * Success
              * @default true
              */
-            success: boolean;
+            success?: boolean;
             data?: components["schemas"]["CaseList"] | null;
             error?: components["schemas"]["ErrorBody"] | null;
         };
@@ -364,8 +596,18 @@ export interface components {
              * Success
              * @default true
              */
-            success: boolean;
+            success?: boolean;
             data?: components["schemas"]["CasesAdded"] | null;
+            error?: components["schemas"]["ErrorBody"] | null;
+        };
+        /** Envelope[ComparisonOut] */
+        Envelope_ComparisonOut_: {
+            /**
+             * Success
+             * @default true
+             */
+            success?: boolean;
+            data?: components["schemas"]["ComparisonOut"] | null;
             error?: components["schemas"]["ErrorBody"] | null;
         };
         /** Envelope[Deleted] */
@@ -374,8 +616,28 @@ export interface components {
              * Success
              * @default true
              */
-            success: boolean;
+            success?: boolean;
             data?: components["schemas"]["Deleted"] | null;
+            error?: components["schemas"]["ErrorBody"] | null;
+        };
+        /** Envelope[EvaluationList] */
+        Envelope_EvaluationList_: {
+            /**
+             * Success
+             * @default true
+             */
+            success?: boolean;
+            data?: components["schemas"]["EvaluationList"] | null;
+            error?: components["schemas"]["ErrorBody"] | null;
+        };
+        /** Envelope[EvaluationOut] */
+        Envelope_EvaluationOut_: {
+            /**
+             * Success
+             * @default true
+             */
+            success?: boolean;
+            data?: components["schemas"]["EvaluationOut"] | null;
             error?: components["schemas"]["ErrorBody"] | null;
         };
         /** Envelope[GradeBatchResult] */
@@ -384,7 +646,7 @@ export interface components {
              * Success
              * @default true
              */
-            success: boolean;
+            success?: boolean;
             data?: components["schemas"]["GradeBatchResult"] | null;
             error?: components["schemas"]["ErrorBody"] | null;
         };
@@ -394,7 +656,7 @@ export interface components {
              * Success
              * @default true
              */
-            success: boolean;
+            success?: boolean;
             data?: components["schemas"]["GradeResult"] | null;
             error?: components["schemas"]["ErrorBody"] | null;
         };
@@ -404,7 +666,7 @@ export interface components {
              * Success
              * @default true
              */
-            success: boolean;
+            success?: boolean;
             data?: components["schemas"]["GraderDetail"] | null;
             error?: components["schemas"]["ErrorBody"] | null;
         };
@@ -414,7 +676,7 @@ export interface components {
              * Success
              * @default true
              */
-            success: boolean;
+            success?: boolean;
             data?: components["schemas"]["GraderList"] | null;
             error?: components["schemas"]["ErrorBody"] | null;
         };
@@ -424,8 +686,18 @@ export interface components {
              * Success
              * @default true
              */
-            success: boolean;
+            success?: boolean;
             data?: components["schemas"]["Health"] | null;
+            error?: components["schemas"]["ErrorBody"] | null;
+        };
+        /** Envelope[ResultList] */
+        Envelope_ResultList_: {
+            /**
+             * Success
+             * @default true
+             */
+            success?: boolean;
+            data?: components["schemas"]["ResultList"] | null;
             error?: components["schemas"]["ErrorBody"] | null;
         };
         /** Envelope[SuiteList] */
@@ -434,7 +706,7 @@ export interface components {
              * Success
              * @default true
              */
-            success: boolean;
+            success?: boolean;
             data?: components["schemas"]["SuiteList"] | null;
             error?: components["schemas"]["ErrorBody"] | null;
         };
@@ -444,7 +716,7 @@ export interface components {
              * Success
              * @default true
              */
-            success: boolean;
+            success?: boolean;
             data?: components["schemas"]["SuiteOut"] | null;
             error?: components["schemas"]["ErrorBody"] | null;
         };
@@ -454,7 +726,7 @@ export interface components {
              * Success
              * @default true
              */
-            success: boolean;
+            success?: boolean;
             data?: components["schemas"]["ValidationResult"] | null;
             error?: components["schemas"]["ErrorBody"] | null;
         };
@@ -486,17 +758,113 @@ export interface components {
              * @default false
              * @constant
              */
-            success: false;
+            success?: false;
             /** Data */
             data?: null;
             error: components["schemas"]["ErrorBody"];
         };
         /**
-         * ExportFormat
-         * @description Formats a suite can be exported to.
+         * EvaluationCreate
+         * @description An evaluation to run: a suite, a grader (with its config) and the target that answers.
+         */
+        EvaluationCreate: {
+            /** Suite Id */
+            suite_id: number;
+            /**
+             * Grader Id
+             * @example true-false
+             */
+            grader_id: string;
+            /** Grader Config */
+            grader_config?: {
+                [key: string]: components["schemas"]["JsonValue"];
+            } | null;
+            /** Target */
+            target: components["schemas"]["HttpTargetSpec"] | components["schemas"]["OpenAITargetSpec"] | components["schemas"]["RecordedTargetSpec"];
+            /** Name */
+            name?: string | null;
+            /**
+             * Concurrency
+             * @default 8
+             */
+            concurrency?: number;
+        };
+        /**
+         * EvaluationList
+         * @description A page of evaluations.
+         */
+        EvaluationList: {
+            /** Evaluations */
+            evaluations: components["schemas"]["EvaluationOut"][];
+            /** Count */
+            count: number;
+            /** Total */
+            total: number;
+        };
+        /**
+         * EvaluationOut
+         * @description An evaluation. Target header values and recorded responses are never shown.
+         */
+        EvaluationOut: {
+            /** Id */
+            id: number;
+            /** Name */
+            name: string;
+            /** Suite Id */
+            suite_id: number;
+            grader: components["schemas"]["assay__api__schemas__evaluations__GraderSpecOut"];
+            /** Target */
+            target: {
+                [key: string]: unknown;
+            };
+            /** Concurrency */
+            concurrency: number;
+            status: components["schemas"]["EvaluationStatus"];
+            progress: components["schemas"]["ProgressOut"];
+            summary: components["schemas"]["SummaryOut"] | null;
+            /** Error */
+            error: string | null;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Started At */
+            started_at: string | null;
+            /** Finished At */
+            finished_at: string | null;
+            /** Duration S */
+            duration_s: number | null;
+        };
+        /**
+         * EvaluationStatus
+         * @description Where an evaluation is in its life: ``pending → running → completed | failed | cancelled``.
          * @enum {string}
          */
-        ExportFormat: "jsonl" | "csv";
+        EvaluationStatus: "pending" | "running" | "completed" | "failed" | "cancelled";
+        /**
+         * Flip
+         * @description How a case changed from A to B.
+         * @enum {string}
+         */
+        Flip: "pass_to_fail" | "fail_to_pass";
+        /**
+         * FlippedCaseOut
+         * @description A case that passed in one evaluation and failed in the other.
+         */
+        FlippedCaseOut: {
+            /** Case Id */
+            case_id: number;
+            /** Position */
+            position: number;
+            flip: components["schemas"]["Flip"];
+            /** Input */
+            input: string;
+            /** Expected Output */
+            expected_output: string;
+            a: components["schemas"]["SideOut"];
+            b: components["schemas"]["SideOut"];
+        };
         /**
          * GradeBatchRequest
          * @description Many answers graded with one config.
@@ -514,7 +882,7 @@ export interface components {
          * @description Verdicts in the order of the items.
          */
         GradeBatchResult: {
-            grader: components["schemas"]["GraderSpecOut"];
+            grader: components["schemas"]["assay__api__schemas__graders__GraderSpecOut"];
             /** Results */
             results: components["schemas"]["GradeOutcome"][];
             /** Count */
@@ -578,7 +946,7 @@ export interface components {
             details: {
                 [key: string]: unknown;
             };
-            grader: components["schemas"]["GraderSpecOut"];
+            grader: components["schemas"]["assay__api__schemas__graders__GraderSpecOut"];
         };
         /**
          * GraderDetail
@@ -629,20 +997,6 @@ export interface components {
             total: number;
         };
         /**
-         * GraderSpecOut
-         * @description Exactly what graded: id, effective config and grader version.
-         */
-        GraderSpecOut: {
-            /** Grader Id */
-            grader_id: string;
-            /** Config */
-            config: {
-                [key: string]: unknown;
-            };
-            /** Version */
-            version: string;
-        };
-        /**
          * GraderSummary
          * @description A grader as listed.
          */
@@ -680,7 +1034,226 @@ export interface components {
             /** Database */
             database: string;
         };
+        /**
+         * HttpTargetSpec
+         * @description An HTTP endpoint: by default ``POST {"input": ...}`` and the reply's ``output`` field.
+         */
+        HttpTargetSpec: {
+            /**
+             * Timeout
+             * @description Seconds one call may take.
+             * @default 30
+             */
+            timeout?: number;
+            /**
+             * Max Attempts
+             * @description Tries per case, the first included.
+             * @default 4
+             */
+            max_attempts?: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "http";
+            /** Url */
+            url: string;
+            /**
+             * Method
+             * @default POST
+             * @enum {string}
+             */
+            method?: "POST" | "PUT" | "PATCH" | "GET";
+            /**
+             * Headers
+             * @description Sent with every call; write-only.
+             */
+            headers?: {
+                [key: string]: string;
+            };
+            /**
+             * Body Template
+             * @description JSON body with {{input}}, {{case_id}} and {{metadata.key}} placeholders; default {"input": "{{input}}"}. For GET, an object sent as query parameters.
+             */
+            body_template?: unknown;
+            /**
+             * Response Path
+             * @description Dotted path to the answer in the JSON reply (e.g. choices.0.message.content); null reads the whole body as text.
+             * @default output
+             */
+            response_path?: string | null;
+        };
         JsonValue: unknown;
+        /**
+         * LatencyOut
+         * @description Latency percentiles of the target's replies, in milliseconds.
+         */
+        LatencyOut: {
+            /** P50 */
+            p50: number | null;
+            /** P95 */
+            p95: number | null;
+        };
+        /**
+         * OpenAITargetSpec
+         * @description Any OpenAI-compatible chat-completions endpoint.
+         */
+        OpenAITargetSpec: {
+            /**
+             * Timeout
+             * @description Seconds one call may take.
+             * @default 30
+             */
+            timeout?: number;
+            /**
+             * Max Attempts
+             * @description Tries per case, the first included.
+             * @default 4
+             */
+            max_attempts?: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "openai";
+            /** Model */
+            model: string;
+            /**
+             * Base Url
+             * @default https://api.openai.com/v1
+             */
+            base_url?: string;
+            /**
+             * Api Key Env
+             * @description Name of the environment variable holding the API key; null for endpoints without one.
+             * @default OPENAI_API_KEY
+             */
+            api_key_env?: string | null;
+            /** System Prompt */
+            system_prompt?: string | null;
+            /** Temperature */
+            temperature?: number | null;
+            /** Max Tokens */
+            max_tokens?: number | null;
+        };
+        /**
+         * Outcome
+         * @description Result filters: ``failed`` means graded and not passed; ``invalid`` an invalid response/expected.
+         * @enum {string}
+         */
+        Outcome: "passed" | "failed" | "invalid" | "error";
+        /**
+         * ProgressOut
+         * @description Cases with a result, of all cases.
+         */
+        ProgressOut: {
+            /** Done */
+            done: number;
+            /** Total */
+            total: number;
+        };
+        /**
+         * RecordedTargetSpec
+         * @description Responses supplied with the evaluation; nothing is called.
+         */
+        RecordedTargetSpec: {
+            /**
+             * Timeout
+             * @description Seconds one call may take.
+             * @default 30
+             */
+            timeout?: number;
+            /**
+             * Max Attempts
+             * @description Tries per case, the first included.
+             * @default 4
+             */
+            max_attempts?: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "recorded";
+            /**
+             * Responses
+             * @description Agent response per case id (JSON object keys are text).
+             */
+            responses?: {
+                [key: string]: string | null;
+            };
+            /**
+             * Metadata Key
+             * @description Otherwise read each case's response from this key of its metadata.
+             */
+            metadata_key?: string | null;
+        };
+        /**
+         * ResultList
+         * @description A page of results.
+         */
+        ResultList: {
+            /** Results */
+            results: components["schemas"]["ResultOut"][];
+            /** Count */
+            count: number;
+            /** Total */
+            total: number;
+        };
+        /**
+         * ResultOut
+         * @description One case's result: graded (``details``) or ended by an ``error`` reason.
+         */
+        ResultOut: {
+            /** Case Id */
+            case_id: number;
+            /** Position */
+            position: number;
+            /** Input */
+            input: string;
+            /** Expected Output */
+            expected_output: string;
+            /** Agent Response */
+            agent_response: string | null;
+            /** Passed */
+            passed: boolean;
+            /** Score */
+            score: number | null;
+            /** Match Status */
+            match_status: string | null;
+            /** Details */
+            details: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Error
+             * @example timeout_after_retries
+             * @example http_503_after_retries
+             * @example bad_response
+             */
+            error: string | null;
+            /** Error Detail */
+            error_detail: string | null;
+            /** Latency Ms */
+            latency_ms: number | null;
+            /** Attempts */
+            attempts: number;
+        };
+        /**
+         * SideOut
+         * @description One evaluation's outcome for a case.
+         */
+        SideOut: {
+            /** Passed */
+            passed: boolean;
+            /** Score */
+            score: number | null;
+            /** Agent Response */
+            agent_response: string | null;
+            /** Match Status */
+            match_status: string | null;
+            /** Error */
+            error: string | null;
+        };
         /**
          * SuiteCreate
          * @description A new suite, with its first cases.
@@ -695,7 +1268,7 @@ export interface components {
              * Description
              * @default
              */
-            description: string;
+            description?: string;
             /** Cases */
             cases?: components["schemas"]["CaseIn"][];
         };
@@ -752,6 +1325,43 @@ export interface components {
             description?: string | null;
         };
         /**
+         * SummaryOut
+         * @description The evaluation's figures; errors count as failures in the pass rate, not in the mean score.
+         */
+        SummaryOut: {
+            /** Total Cases */
+            total_cases: number;
+            /** Finished */
+            finished: number;
+            /** Graded */
+            graded: number;
+            /** Passed */
+            passed: number;
+            /** Failed */
+            failed: number;
+            /** Pass Rate */
+            pass_rate: number | null;
+            /**
+             * Pass Rate Ci95
+             * @description Wilson 95 % interval [low, high]
+             */
+            pass_rate_ci95: number[] | null;
+            /** Mean Score */
+            mean_score: number | null;
+            /** By Match Status */
+            by_match_status: {
+                [key: string]: number;
+            };
+            /** Error Count */
+            error_count: number;
+            /** Errors By Reason */
+            errors_by_reason: {
+                [key: string]: number;
+            };
+            latency_ms: components["schemas"]["LatencyOut"];
+            binary?: components["schemas"]["BinaryReportOut"] | null;
+        };
+        /**
          * ValidateRequest
          * @description A config to check.
          */
@@ -769,6 +1379,52 @@ export interface components {
             /** Problems */
             problems: components["schemas"]["ConfigProblemOut"][];
         };
+        /**
+         * Verdict
+         * @description The answer to "is B worse than A?" at the 5 % level (one-sided exact McNemar tests).
+         * @enum {string}
+         */
+        Verdict: "b_worse" | "b_better" | "no_significant_difference";
+        /**
+         * ExportFormat
+         * @description Formats results can be exported to.
+         * @enum {string}
+         */
+        assay__api__evaluations__ExportFormat: "jsonl" | "csv";
+        /**
+         * GraderSpecOut
+         * @description What graded the results: grader id, its effective config, its version.
+         */
+        assay__api__schemas__evaluations__GraderSpecOut: {
+            /** Grader Id */
+            grader_id: string;
+            /** Config */
+            config: {
+                [key: string]: unknown;
+            };
+            /** Version */
+            version: string;
+        };
+        /**
+         * GraderSpecOut
+         * @description Exactly what graded: id, effective config and grader version.
+         */
+        assay__api__schemas__graders__GraderSpecOut: {
+            /** Grader Id */
+            grader_id: string;
+            /** Config */
+            config: {
+                [key: string]: unknown;
+            };
+            /** Version */
+            version: string;
+        };
+        /**
+         * ExportFormat
+         * @description Formats a suite can be exported to.
+         * @enum {string}
+         */
+        assay__api__suites__ExportFormat: "jsonl" | "csv";
     };
     responses: never;
     parameters: never;
@@ -1887,7 +2543,7 @@ export interface operations {
     export_suite_api_suites__suite_id__export_get: {
         parameters: {
             query?: {
-                format?: components["schemas"]["ExportFormat"];
+                format?: components["schemas"]["assay__api__suites__ExportFormat"];
             };
             header?: never;
             path: {
@@ -1906,6 +2562,653 @@ export interface operations {
                 content: {
                     "application/x-ndjson": string;
                     "text/csv": string;
+                };
+            };
+            /** @description Missing or wrong API key (`UNAUTHORIZED`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found (`NOT_FOUND`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Method not allowed (`METHOD_NOT_ALLOWED`) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body too large (`PAYLOAD_TOO_LARGE`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid request: query, path, body or grader config (`VALIDATION_ERROR`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected server error (`INTERNAL_ERROR`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    list_evaluations_api_evaluations_get: {
+        parameters: {
+            query?: {
+                /** @description Only this suite's */
+                suite_id?: number | null;
+                /** @description Only these */
+                status?: components["schemas"]["EvaluationStatus"] | null;
+                /** @description Items per page (1..500) */
+                limit?: number;
+                /** @description Items to skip */
+                skip?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_EvaluationList_"];
+                };
+            };
+            /** @description Missing or wrong API key (`UNAUTHORIZED`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found (`NOT_FOUND`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Method not allowed (`METHOD_NOT_ALLOWED`) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body too large (`PAYLOAD_TOO_LARGE`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid request: query, path, body or grader config (`VALIDATION_ERROR`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected server error (`INTERNAL_ERROR`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    create_evaluation_api_evaluations_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EvaluationCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_EvaluationOut_"];
+                };
+            };
+            /** @description Missing or wrong API key (`UNAUTHORIZED`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found (`NOT_FOUND`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Method not allowed (`METHOD_NOT_ALLOWED`) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body too large (`PAYLOAD_TOO_LARGE`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid request: query, path, body or grader config (`VALIDATION_ERROR`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected server error (`INTERNAL_ERROR`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    get_evaluation_api_evaluations__evaluation_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Evaluation id */
+                evaluation_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_EvaluationOut_"];
+                };
+            };
+            /** @description Missing or wrong API key (`UNAUTHORIZED`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found (`NOT_FOUND`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Method not allowed (`METHOD_NOT_ALLOWED`) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body too large (`PAYLOAD_TOO_LARGE`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid request: query, path, body or grader config (`VALIDATION_ERROR`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected server error (`INTERNAL_ERROR`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    delete_evaluation_api_evaluations__evaluation_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Evaluation id */
+                evaluation_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_Deleted_"];
+                };
+            };
+            /** @description Missing or wrong API key (`UNAUTHORIZED`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found (`NOT_FOUND`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Method not allowed (`METHOD_NOT_ALLOWED`) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body too large (`PAYLOAD_TOO_LARGE`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid request: query, path, body or grader config (`VALIDATION_ERROR`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected server error (`INTERNAL_ERROR`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cancel_evaluation_api_evaluations__evaluation_id__cancel_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Evaluation id */
+                evaluation_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_EvaluationOut_"];
+                };
+            };
+            /** @description Missing or wrong API key (`UNAUTHORIZED`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found (`NOT_FOUND`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Method not allowed (`METHOD_NOT_ALLOWED`) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body too large (`PAYLOAD_TOO_LARGE`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid request: query, path, body or grader config (`VALIDATION_ERROR`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected server error (`INTERNAL_ERROR`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    list_results_api_evaluations__evaluation_id__results_get: {
+        parameters: {
+            query?: {
+                /** @description passed; failed (graded, not passed); invalid (invalid response/expected); error */
+                outcome?: components["schemas"]["Outcome"] | null;
+                match_status?: string | null;
+                /** @description Only this error reason */
+                error?: string | null;
+                /** @description Text in input, expected or response */
+                q?: string | null;
+                /** @description A leading '-' sorts descending */
+                sort?: string;
+                /** @description Items per page (1..500) */
+                limit?: number;
+                /** @description Items to skip */
+                skip?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Evaluation id */
+                evaluation_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_ResultList_"];
+                };
+            };
+            /** @description Missing or wrong API key (`UNAUTHORIZED`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found (`NOT_FOUND`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Method not allowed (`METHOD_NOT_ALLOWED`) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body too large (`PAYLOAD_TOO_LARGE`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid request: query, path, body or grader config (`VALIDATION_ERROR`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected server error (`INTERNAL_ERROR`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    export_results_api_evaluations__evaluation_id__export_get: {
+        parameters: {
+            query?: {
+                format?: components["schemas"]["assay__api__evaluations__ExportFormat"];
+            };
+            header?: never;
+            path: {
+                /** @description Evaluation id */
+                evaluation_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Results as JSON lines or CSV (CSV cells that would run as formulas are quoted) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                    "text/csv": string;
+                };
+            };
+            /** @description Missing or wrong API key (`UNAUTHORIZED`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found (`NOT_FOUND`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Method not allowed (`METHOD_NOT_ALLOWED`) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body too large (`PAYLOAD_TOO_LARGE`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid request: query, path, body or grader config (`VALIDATION_ERROR`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected server error (`INTERNAL_ERROR`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    compare_evaluations_api_evaluations__evaluation_id__compare__other_id__get: {
+        parameters: {
+            query?: {
+                /** @description Items per page (1..500) */
+                limit?: number;
+                /** @description Items to skip */
+                skip?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Evaluation id */
+                evaluation_id: number;
+                /** @description Evaluation B, compared with A */
+                other_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_ComparisonOut_"];
                 };
             };
             /** @description Missing or wrong API key (`UNAUTHORIZED`) */

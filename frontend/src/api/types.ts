@@ -32,81 +32,11 @@ export function configSchemaOf(grader: Pick<GraderSummary, "config_schema">): Js
   return grader.config_schema as JsonSchema;
 }
 
-// ---- Evaluations: written by hand until the evaluations API is in the OpenAPI document. ----
-
-export type EvaluationStatus = "pending" | "running" | "completed" | "failed" | "cancelled";
-
-/** True-false only: counts by expected boolean, then by actual (`true`, `false`, `invalid`). */
-export type ConfusionMatrix = Record<string, Record<string, number>>;
-
-export interface BinaryReport {
-  labels: string[];
-  confusion_matrix: ConfusionMatrix;
-  total: number;
-  invalid: number;
-  invalid_expected: number;
-  accuracy: number | null;
-  cohen_kappa: number | null;
-}
-
-export interface EvaluationSummary {
-  total_cases: number;
-  finished: number;
-  graded: number;
-  passed: number;
-  failed: number;
-  pass_rate: number | null;
-  pass_rate_ci95: number[] | null;
-  mean_score: number | null;
-  by_match_status: Record<string, number>;
-  error_count: number;
-  errors_by_reason: Record<string, number>;
-  latency_ms: { p50: number | null; p95: number | null };
-  binary?: BinaryReport | null;
-}
-
-export interface Evaluation {
-  id: number;
-  name: string;
-  suite_id: number;
-  grader_id: string;
-  grader_config: Record<string, unknown>;
-  target: Record<string, unknown>;
-  status: EvaluationStatus;
-  total_cases: number;
-  completed_cases: number;
-  summary: EvaluationSummary | null;
-  created_at: string;
-  error: string | null;
-}
-
-export interface CaseResult {
-  case_id: number;
-  position: number;
-  input: string;
-  expected_output: string;
-  agent_response: string | null;
-  passed: boolean;
-  score: number | null;
-  details: Record<string, unknown> | null;
-  match_status: string | null;
-  error: string | null;
-  error_detail: string | null;
-  latency_ms: number | null;
-}
-
-export interface Flip {
-  case_id: number;
-  input: string;
-  expected_output: string;
-  base: CaseResult;
-  candidate: CaseResult;
-}
-
-export interface Comparison {
-  base: Evaluation;
-  candidate: Evaluation;
-  pass_to_fail: Flip[];
-  fail_to_pass: Flip[];
-  mcnemar: { statistic: number | null; p_value: number | null; verdict: string };
-}
+export type Evaluation = Schemas["EvaluationOut"];
+export type EvaluationStatus = Evaluation["status"];
+export type EvaluationSummary = Schemas["SummaryOut"];
+export type BinaryReport = Schemas["BinaryReportOut"];
+export type CaseResult = Schemas["ResultOut"];
+export type Comparison = Schemas["ComparisonOut"];
+export type FlippedCase = Schemas["FlippedCaseOut"];
+export type ComparisonSide = Schemas["SideOut"];

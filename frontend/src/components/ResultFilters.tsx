@@ -2,12 +2,12 @@ import { useEffect, useState } from "react";
 import type { OutcomeFilter, ResultQuery } from "../api/evaluations";
 import { useDebouncedValue } from "../hooks";
 
-const OUTCOMES: { value: OutcomeFilter; label: string }[] = [
-  { value: "all", label: "All" },
-  { value: "passed", label: "Passed" },
-  { value: "failed", label: "Failed" },
-  { value: "invalid", label: "Invalid" },
-  { value: "error", label: "Error" },
+const OUTCOMES: { value: OutcomeFilter; label: string; title: string }[] = [
+  { value: "all", label: "All", title: "Every finished case" },
+  { value: "passed", label: "Passed", title: "Graded and passed" },
+  { value: "failed", label: "Failed", title: "Graded and not passed (invalid answers included)" },
+  { value: "invalid", label: "Invalid", title: "The response or the expected_output is not a valid value" },
+  { value: "error", label: "Error", title: "The target failed: no answer to grade" },
 ];
 
 interface ResultFiltersProps {
@@ -27,9 +27,10 @@ export function ResultFilters({ query, onChange, counts }: ResultFiltersProps) {
   return (
     <div className="result-filters row">
       <div className="segmented" role="group" aria-label="Outcome filter">
-        {OUTCOMES.map(({ value, label }) => (
+        {OUTCOMES.map(({ value, label, title }) => (
           <button
             key={value}
+            title={title}
             type="button"
             aria-pressed={query.outcome === value}
             className={query.outcome === value ? "selected" : ""}

@@ -16,6 +16,7 @@ import { outcomeOf } from "./outcome";
 import { Verdict } from "./Verdict";
 
 export const ROW_HEIGHT = 34;
+const BODY_HEIGHT = 560;
 const OVERSCAN = 12;
 
 /** A row of the window the table holds: its place in the whole listing and the result there. */
@@ -145,7 +146,12 @@ export function ResultsTable({ evaluationId, query, onQueryChange, refreshKey, s
         ))}
       </div>
       {firstPage.isError && <ErrorMessage error={firstPage.error} what="Cannot load results" />}
-      <div className="results-body" ref={scrollRef} data-testid="results-scroll">
+      <div
+        className="results-body"
+        ref={scrollRef}
+        data-testid="results-scroll"
+        style={{ height: Math.min(BODY_HEIGHT, Math.max(total, 3) * ROW_HEIGHT) }}
+      >
         {firstPage.isSuccess && total === 0 && <p className="empty-state">No results match.</p>}
         <div role="rowgroup" className="results-canvas" style={{ height: virtualizer.getTotalSize() }}>
           {items.map((item) => {

@@ -1,10 +1,12 @@
 import { useId } from "react";
-import type { JsonObject, JsonValue } from "../api/types";
-
-export type TargetType = "http" | "openai" | "recorded";
+import type { Schemas } from "../api/client";
 
 /** The target as the API takes it (`target` of `POST /api/evaluations`). */
-export type TargetSpec = JsonObject & { type: TargetType };
+export type TargetSpec = Schemas["EvaluationCreate"]["target"];
+export type TargetType = TargetSpec["type"];
+
+type HttpMethod = NonNullable<Schemas["HttpTargetSpec"]["method"]>;
+const METHODS: readonly HttpMethod[] = ["POST", "PUT", "PATCH", "GET"];
 
 interface HeaderRow {
   name: string;
@@ -15,7 +17,7 @@ interface HeaderRow {
 export interface TargetDraft {
   type: TargetType;
   url: string;
-  method: string;
+  method: HttpMethod;
   headers: HeaderRow[];
   bodyTemplate: string;
   responsePath: string;
@@ -45,7 +47,7 @@ export const EMPTY_TARGET: TargetDraft = {
 /** The draft as a target spec, or the reason it cannot be one yet. */
 export function targetFromDraft(draft: TargetDraft): { target: TargetSpec } | { problem: string } {
   if (draft.type === "http") {
-    const target: TargetSpec = { type: "http", url: draft.url.trim(), method: draft.method };
+    const target: Schemas["HttpTargetSpec"] = { type: "http", url: draft.url.trim(), method: draft.method };
     const headers = Object.fromEntries(draft.headers.filter((h) => h.name.trim() !== "").map((h) => [h.name.trim(), h.value]));
     if (Object.keys(headers).length > 0) target.headers = headers;
     if (draft.bodyTemplate.trim() !== "") {
@@ -57,26 +59,31 @@ export function targetFromDraft(draft: TargetDraft): { target: TargetSpec } | { 
     return { target };
   }
   if (draft.type === "openai") {
-    const target: TargetSpec = { type: "openai", model: draft.model.trim(), base_url: draft.baseUrl.trim() };
+    const target: Schemas["OpenAITargetSpec"] = { type: "openai", model: draft.model.trim(), base_url: draft.baseUrl.trim() };
     target.api_key_env = draft.apiKeyEnv.trim() === "" ? null : draft.apiKeyEnv.trim();
     if (draft.systemPrompt.trim() !== "") target.system_prompt = draft.systemPrompt;
     return { target };
   }
-  const target: TargetSpec = { type: "recorded" };
+  const target: Schemas["RecordedTargetSpec"] = { type: "recorded" };
   if (draft.metadataKey.trim() !== "") target.metadata_key = draft.metadataKey.trim();
   if (draft.responsesJson.trim() !== "") {
     const parsed = parseJson(draft.responsesJson);
     if (parsed === undefined || typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
       return { problem: "Recorded responses must be a JSON object of case id → agent_response" };
     }
-    target.responses = parsed;
+    const responses: Record<string, string | null> = {};
+    for (const [caseId, response] of Object.entries(parsed)) {
+      if (response !== null && typeof response !== "string") return { problem: `The response of case ${caseId} must be text or null` };
+      responses[caseId] = response;
+    }
+    target.responses = responses;
   }
   return { target };
 }
 
-function parseJson(text: string): JsonValue | undefined {
+function parseJson(text: string): unknown {
   try {
-    return JSON.parse(text) as JsonValue;
+    return JSON.parse(text) as unknown;
   } catch {
     return undefined;
   }
@@ -139,8 +146,12 @@ function HttpFields({ value, set }: { value: TargetDraft; set: Setter }) {
       <div className="row">
         <div className="field">
           <label htmlFor="target-method">Method</label>
-          <select id="target-method" value={value.method} onChange={(e) => set("method", e.target.value)}>
-            {["POST", "PUT", "PATCH", "GET"].map((method) => (
+          <select
+            id="target-method"
+            value={value.method}
+            onChange={(e) => set("method", METHODS.find((method) => method === e.target.value) ?? "POST")}
+          >
+            {METHODS.map((method) => (
               <option key={method}>{method}</option>
             ))}
           </select>

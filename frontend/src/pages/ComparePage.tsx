@@ -1,6 +1,6 @@
 import { Link, useSearchParams } from "react-router";
 import { useComparison, useEvaluations } from "../api/evaluations";
-import type { Comparison, Evaluation, Flip } from "../api/types";
+import type { Comparison, Evaluation, FlippedCase } from "../api/types";
 import { ErrorMessage } from "../components/ErrorMessage";
 import { TextBlock } from "../components/TextBlock";
 import { Verdict } from "../components/Verdict";
@@ -15,19 +15,19 @@ function idParam(value: string | null): number | undefined {
 /** Two evaluations of one suite side by side: which cases flipped (pass→fail first), and McNemar's verdict. */
 export function ComparePage() {
   const [params, setParams] = useSearchParams();
-  const baseId = idParam(params.get("base"));
-  const candidateId = idParam(params.get("candidate"));
+  const baseId = idParam(params.get("a"));
+  const candidateId = idParam(params.get("b"));
   const evaluations = useEvaluations({ limit: 500 });
   const all = evaluations.data?.evaluations ?? [];
   const base = all.find((evaluation) => evaluation.id === baseId);
   const candidates = all.filter((evaluation) => evaluation.id !== baseId && (!base || evaluation.suite_id === base.suite_id));
   const comparison = useComparison(baseId, candidateId);
 
-  const choose = (key: "base" | "candidate", value: string) => {
+  const choose = (key: "a" | "b", value: string) => {
     const next = new URLSearchParams(params);
     if (value === "") next.delete(key);
     else next.set(key, value);
-    if (key === "base") next.delete("candidate");
+    if (key === "a") next.delete("b");
     setParams(next);
   };
 
@@ -37,13 +37,13 @@ export function ComparePage() {
         <h2>Compare two evaluations</h2>
         {evaluations.isError && <ErrorMessage error={evaluations.error} what="Cannot load evaluations" />}
         <div className="two-columns">
-          <EvaluationPicker label="Base (before)" id="compare-base" value={baseId} options={all} onChange={(v) => choose("base", v)} />
+          <EvaluationPicker label="A (base)" id="compare-a" value={baseId} options={all} onChange={(v) => choose("a", v)} />
           <EvaluationPicker
-            label="Candidate (after)"
-            id="compare-candidate"
+            label="B (candidate)"
+            id="compare-b"
             value={candidateId}
             options={candidates}
-            onChange={(v) => choose("candidate", v)}
+            onChange={(v) => choose("b", v)}
           />
         </div>
         {base && <p className="hint">Only evaluations of the same suite (suite {base.suite_id}) can be compared.</p>}
@@ -69,7 +69,7 @@ function EvaluationPicker({ label, id, value, options, onChange }: {
         <option value="">Choose an evaluation…</option>
         {options.map((evaluation) => (
           <option key={evaluation.id} value={String(evaluation.id)}>
-            #{evaluation.id} {evaluation.name} · suite {evaluation.suite_id} · {evaluation.grader_id} · {evaluation.status}
+            #{evaluation.id} {evaluation.name} · suite {evaluation.suite_id} · {evaluation.grader.grader_id} · {evaluation.status}
           </option>
         ))}
       </select>
@@ -77,50 +77,68 @@ function EvaluationPicker({ label, id, value, options, onChange }: {
   );
 }
 
+const VERDICTS: Record<Comparison["verdict"], string> = {
+  b_worse: "B is worse than A",
+  b_better: "B is better than A",
+  no_significant_difference: "No significant difference",
+};
+
 function ComparisonView({ comparison }: { comparison: Comparison }) {
-  const { base, candidate, mcnemar } = comparison;
+  const regressions = comparison.flips.filter((flip) => flip.flip === "pass_to_fail");
+  const fixes = comparison.flips.filter((flip) => flip.flip === "fail_to_pass");
   return (
     <>
       <div className="panel compare-summary" data-testid="comparison">
         <div className="stat-cards">
-          <RunCard title="Base" evaluation={base} />
-          <RunCard title="Candidate" evaluation={candidate} />
+          <RunCard title="A (base)" id={comparison.a_id} passRate={comparison.a_pass_rate} />
+          <RunCard title="B (candidate)" id={comparison.b_id} passRate={comparison.b_pass_rate} />
           <div className="stat">
-            <span className="stat-label">Flips</span>
+            <span className="stat-label">Flips over {comparison.common_cases} common cases</span>
             <span className="stat-value">
-              <span className="flip-bad">{comparison.pass_to_fail.length} pass→fail</span> ·{" "}
-              <span className="flip-good">{comparison.fail_to_pass.length} fail→pass</span>
+              <span className="flip-bad">{comparison.pass_to_fail} pass→fail</span> ·{" "}
+              <span className="flip-good">{comparison.fail_to_pass} fail→pass</span>
+            </span>
+            <span className="hint">
+              both passed {comparison.both_passed} · both failed {comparison.both_failed}
+              {comparison.only_in_a + comparison.only_in_b > 0 &&
+                ` · only in A ${comparison.only_in_a} · only in B ${comparison.only_in_b}`}
             </span>
           </div>
-          <div className="stat" data-testid="mcnemar">
-            <span className="stat-label">McNemar's test</span>
-            <span className="stat-value verdict-text">{mcnemar.verdict}</span>
+          <div className={`stat verdict-${comparison.verdict}`} data-testid="mcnemar">
+            <span className="stat-label">McNemar's exact test (5% level)</span>
+            <span className="stat-value verdict-text" data-testid="mcnemar-verdict">
+              {VERDICTS[comparison.verdict]}
+            </span>
             <span className="hint">
-              {mcnemar.statistic !== null && `χ² ${mcnemar.statistic.toFixed(3)} · `}
-              {mcnemar.p_value !== null && `p = ${mcnemar.p_value.toPrecision(3)}`}
+              two-sided p = {pValue(comparison.p_value)} · B worse p = {pValue(comparison.p_value_b_worse)} · B better p ={" "}
+              {pValue(comparison.p_value_b_better)}
             </span>
           </div>
         </div>
       </div>
-      <FlipList title="Pass → fail (regressions)" flips={comparison.pass_to_fail} testId="flips-pass-to-fail" />
-      <FlipList title="Fail → pass (fixes)" flips={comparison.fail_to_pass} testId="flips-fail-to-pass" />
+      <FlipList title="Pass → fail (regressions)" flips={regressions} testId="flips-pass-to-fail" />
+      <FlipList title="Fail → pass (fixes)" flips={fixes} testId="flips-fail-to-pass" />
     </>
   );
 }
 
-function RunCard({ title, evaluation }: { title: string; evaluation: Evaluation }) {
+function pValue(p: number): string {
+  return p < 0.0001 ? p.toExponential(1) : p.toPrecision(3);
+}
+
+function RunCard({ title, id, passRate }: { title: string; id: number; passRate: number | null }) {
   return (
     <div className="stat">
       <span className="stat-label">{title}</span>
-      <span className="stat-value">{percent(evaluation.summary?.pass_rate)}</span>
+      <span className="stat-value">{percent(passRate)}</span>
       <span className="hint">
-        <Link to={`/evaluations/${evaluation.id}`}>#{evaluation.id} {evaluation.name}</Link>
+        <Link to={`/evaluations/${id}`}>evaluation #{id}</Link>
       </span>
     </div>
   );
 }
 
-function FlipList({ title, flips, testId }: { title: string; flips: readonly Flip[]; testId: string }) {
+function FlipList({ title, flips, testId }: { title: string; flips: readonly FlippedCase[]; testId: string }) {
   return (
     <section className="panel flips" data-testid={testId}>
       <h3>
@@ -131,17 +149,17 @@ function FlipList({ title, flips, testId }: { title: string; flips: readonly Fli
         <table className="list">
           <thead>
             <tr>
-              <th>Case</th>
-              <th>Input</th>
+              <th>#</th>
+              <th>input</th>
               <th>expected_output</th>
-              <th>Base agent_response</th>
-              <th>Candidate agent_response</th>
+              <th>A agent_response</th>
+              <th>B agent_response</th>
             </tr>
           </thead>
           <tbody>
             {flips.map((flip) => (
               <tr key={flip.case_id} data-case-id={flip.case_id}>
-                <td className="mono">{flip.case_id}</td>
+                <td className="mono">{flip.position}</td>
                 <td>
                   <TextBlock value={flip.input} />
                 </td>
@@ -149,12 +167,12 @@ function FlipList({ title, flips, testId }: { title: string; flips: readonly Fli
                   <TextBlock value={flip.expected_output} />
                 </td>
                 <td>
-                  <Verdict outcome={outcomeOf(flip.base)} />
-                  <TextBlock value={flip.base.agent_response} />
+                  <Verdict outcome={outcomeOf(flip.a)} />
+                  <TextBlock value={flip.a.agent_response} />
                 </td>
                 <td>
-                  <Verdict outcome={outcomeOf(flip.candidate)} />
-                  <TextBlock value={flip.candidate.agent_response} />
+                  <Verdict outcome={outcomeOf(flip.b)} />
+                  <TextBlock value={flip.b.agent_response} />
                 </td>
               </tr>
             ))}

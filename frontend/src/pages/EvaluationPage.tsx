@@ -51,7 +51,7 @@ function outcomeCounts(summary: EvaluationSummary | null): Partial<Record<Outcom
   return {
     all: summary.finished,
     passed: summary.passed,
-    failed: summary.failed - invalid - summary.error_count,
+    failed: summary.failed - summary.error_count, // the API's "failed": graded and not passed (invalid included)
     invalid,
     error: summary.error_count,
   };
@@ -80,7 +80,7 @@ export function EvaluationPage() {
             evaluationId={evaluationId}
             query={query}
             onQueryChange={setQuery}
-            refreshKey={isTerminal(data.status) ? -1 : data.completed_cases}
+            refreshKey={isTerminal(data.status) ? -1 : data.progress.done}
             selectedCaseId={openCase?.case_id}
             onOpen={setOpenCase}
           />
@@ -94,7 +94,7 @@ export function EvaluationPage() {
 function EvaluationHeader({ evaluation }: { evaluation: Evaluation }) {
   const cancel = useCancelEvaluation(evaluation.id);
   const running = !isTerminal(evaluation.status);
-  const share = evaluation.total_cases > 0 ? evaluation.completed_cases / evaluation.total_cases : 0;
+  const share = evaluation.progress.total > 0 ? evaluation.progress.done / evaluation.progress.total : 0;
   return (
     <header className="panel evaluation-header">
       <div className="page-header">
@@ -106,26 +106,26 @@ function EvaluationHeader({ evaluation }: { evaluation: Evaluation }) {
             {cancel.isPending ? "Cancelling…" : "Cancel"}
           </button>
         )}
-        <Link className="button" to={`/compare?base=${evaluation.id}`}>
+        <Link className="button" to={`/compare?a=${evaluation.id}`}>
           Compare…
         </Link>
       </div>
       <p className="muted">
         suite <Link to={`/suites/${evaluation.suite_id}`}>{evaluation.suite_id}</Link> · grader{" "}
-        <span className="mono">{evaluation.grader_id}</span> · target <span className="mono">{String(evaluation.target.type ?? "")}</span> ·
+        <span className="mono">{evaluation.grader.grader_id}</span> · target <span className="mono">{String(evaluation.target.type ?? "")}</span> ·
         created {dateTime(evaluation.created_at)}
       </p>
-      <div className="progress" role="progressbar" aria-label="Progress" aria-valuemin={0} aria-valuemax={evaluation.total_cases} aria-valuenow={evaluation.completed_cases}>
+      <div className="progress" role="progressbar" aria-label="Progress" aria-valuemin={0} aria-valuemax={evaluation.progress.total} aria-valuenow={evaluation.progress.done}>
         <div className="progress-fill" style={{ width: `${(share * 100).toFixed(1)}%` }} />
       </div>
       <p className="hint" data-testid="progress-text">
-        {count(evaluation.completed_cases)} / {count(evaluation.total_cases)} cases {running ? "done so far" : "done"}
+        {count(evaluation.progress.done)} / {count(evaluation.progress.total)} cases {running ? "done so far" : "done"}
       </p>
       {evaluation.error && <p className="error">{evaluation.error}</p>}
       {cancel.isError && <ProblemList error={cancel.error} what="Cannot cancel" />}
       <details>
         <summary>Grader config</summary>
-        <pre className="text-block">{JSON.stringify(evaluation.grader_config, null, 2)}</pre>
+        <pre className="text-block">{JSON.stringify(evaluation.grader.config, null, 2)}</pre>
       </details>
     </header>
   );

@@ -50,12 +50,12 @@ export function EvaluationsPage() {
                 <td>
                   <Link to={`/suites/${evaluation.suite_id}`}>suite {evaluation.suite_id}</Link>
                 </td>
-                <td className="mono">{evaluation.grader_id}</td>
+                <td className="mono">{evaluation.grader.grader_id}</td>
                 <td>
                   <StatusLabel status={evaluation.status} />
                 </td>
                 <td>
-                  {count(evaluation.completed_cases)} / {count(evaluation.total_cases)}
+                  {count(evaluation.progress.done)} / {count(evaluation.progress.total)}
                 </td>
                 <td>{percent(evaluation.summary?.pass_rate)}</td>
                 <td>{dateTime(evaluation.created_at)}</td>
