@@ -31,6 +31,8 @@ class Settings(BaseSettings):
     """Largest file accepted by the suite import route."""
     web_dist: Path | None = None
     """Folder of the built web UI; ``None`` means the bundle shipped in the package."""
+    seed_demo: bool = False
+    """Seed a demo suite into a database with no suites at startup (on in ``assay serve`` unless set)."""
 
     @field_validator("api_key")
     @classmethod

@@ -7,13 +7,14 @@ from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontext
 
 from fastapi import FastAPI
 
-from assay.api import graders, health, suites
+from assay.api import evaluations, graders, health, suites
 from assay.api.auth import ApiKeyMiddleware
 from assay.api.edge import BodyLimitMiddleware, EdgeMiddleware
 from assay.api.envelope import install_error_handlers
 from assay.api.rendering import SafeJSONResponse
 from assay.api.spa import SinglePageApp
 from assay.config import Settings
+from assay.services.evaluation_jobs import EvaluationJobs, seed_and_resume
 from assay.services.grader_service import GraderService
 from assay.storage.database import create_db_engine, migrate, session_factory
 
@@ -38,7 +39,19 @@ async def _database(app: FastAPI) -> AsyncIterator[None]:
 # ---- Startup and shutdown ------------------------------------------------------------------------------
 # In order; each one is entered at startup and exited (in reverse) at shutdown. Add background work such
 # as resuming running evaluations or seeding a demo suite here, after ``_database``.
-EXTENSIONS: tuple[Extension, ...] = (_database,)
+@asynccontextmanager
+async def _evaluations(app: FastAPI) -> AsyncIterator[None]:
+    # Seeds the demo suite into an empty database and resumes evaluations a crash left running.
+    jobs = EvaluationJobs(app.state.engine, app.state.grader_service)
+    app.state.evaluation_jobs = jobs
+    await seed_and_resume(jobs, seed_demo=app.state.settings.seed_demo)
+    try:
+        yield
+    finally:
+        await jobs.close()
+
+
+EXTENSIONS: tuple[Extension, ...] = (_database, _evaluations)
 
 
 @asynccontextmanager
@@ -56,6 +69,7 @@ def _include_routers(app: FastAPI) -> None:
     app.include_router(health.router)
     app.include_router(graders.router)
     app.include_router(suites.router)
+    app.include_router(evaluations.router)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -78,7 +92,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.router.default = SinglePageApp(settings.web_dist) if settings.web_dist else SinglePageApp()
 
     def limit_for(path: str) -> int:
-        return settings.max_import_bytes if path == suites.IMPORT_PATH else settings.max_body_bytes
+        # Recorded responses for a whole suite come in the create request: allow it an import's size.
+        large = path in (suites.IMPORT_PATH, evaluations.CREATE_PATH)
+        return settings.max_import_bytes if large else settings.max_body_bytes
 
     # Added innermost first: the edge (headers, last-resort 500) wraps auth, which wraps the body limit.
     app.add_middleware(BodyLimitMiddleware, limit_for=limit_for)

@@ -29,6 +29,8 @@ def serve(
 ) -> None:
     """Serve the Assay API and web UI; refuses a non-loopback host unless ASSAY_API_KEY is set."""
     settings = Settings()
+    if "seed_demo" not in settings.model_fields_set:  # a first `assay serve` shows a demo suite
+        settings = settings.model_copy(update={"seed_demo": True})
     if not is_loopback(host) and settings.api_key is None:
         raise ValidationError(
             f"refusing to listen on {host}, which is not loopback, without an API key: "

@@ -100,6 +100,36 @@ def grade_reply(case: RunCase, reply: TargetReply, grader: GraderInterface) -> C
     )
 
 
+async def _next_batch(
+    queue: asyncio.Queue[CaseResult | None], batch_size: int, flush_interval: float
+) -> tuple[list[CaseResult], bool]:
+    """Up to ``batch_size`` results, waiting at most ``flush_interval`` after the first for more to come.
+
+    Returns the batch and whether the end of the run (``None``) was reached.
+    """
+    loop = asyncio.get_running_loop()
+    batch: list[CaseResult] = []
+    item = await queue.get()
+    deadline = loop.time() + flush_interval
+    while item is not None:
+        batch.append(item)
+        if len(batch) >= batch_size:
+            return batch, False
+        try:
+            item = queue.get_nowait()
+            continue
+        except asyncio.QueueEmpty:
+            pass
+        remaining = deadline - loop.time()
+        if remaining <= 0:
+            return batch, False
+        try:
+            item = await asyncio.wait_for(queue.get(), remaining)  # a trickle of replies makes one batch
+        except TimeoutError:
+            return batch, False
+    return batch, True
+
+
 async def _write_batches(
     queue: asyncio.Queue[CaseResult | None],
     sink: ResultSink,
@@ -110,25 +140,7 @@ async def _write_batches(
     written = 0
     finished = False
     while not finished:
-        batch: list[CaseResult] = []
-        item = await queue.get()
-        while True:
-            if item is None:
-                finished = True
-                break
-            batch.append(item)
-            if len(batch) >= batch_size:
-                break
-            try:
-                item = queue.get_nowait()
-            except asyncio.QueueEmpty:
-                if batch and len(batch) < batch_size and flush_interval > 0:
-                    await asyncio.sleep(flush_interval)  # let a trickle of replies make one batch
-                    if queue.empty():
-                        break
-                    item = queue.get_nowait()
-                    continue
-                break
+        batch, finished = await _next_batch(queue, batch_size, flush_interval)
         if batch:
             await asyncio.to_thread(sink.write, batch)
             written += len(batch)

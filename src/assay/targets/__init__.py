@@ -1,7 +1,7 @@
 """Targets: what answers a case (HTTP, OpenAI-compatible, recorded, Python callable, shell command)."""
 
 from assay.targets.base import Target, TargetCase, TargetReply
-from assay.targets.factory import build_target
+from assay.targets.factory import build_target, check_target
 from assay.targets.reasons import ErrorReason
 from assay.targets.retry import RetryPolicy
 from assay.targets.specs import (
@@ -29,5 +29,6 @@ __all__ = [
     "TargetReply",
     "TargetSpec",
     "build_target",
+    "check_target",
     "parse_target_spec",
 ]

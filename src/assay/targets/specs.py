@@ -22,7 +22,9 @@ class _TargetSpecBase(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
     timeout: float = Field(default=30.0, gt=0, le=600, description="Seconds one call may take.")
-    max_attempts: int = Field(default=4, ge=1, le=10, description="Tries per case, the first included.")
+    max_attempts: int = Field(
+        default=4, ge=1, le=10, strict=False, description="Tries per case, the first included."
+    )
 
 
 class HttpTargetSpec(_TargetSpecBase):
@@ -65,7 +67,7 @@ class OpenAITargetSpec(_TargetSpecBase):
     )
     system_prompt: str | None = None
     temperature: float | None = Field(default=None, ge=0, le=2)
-    max_tokens: int | None = Field(default=None, ge=1)
+    max_tokens: int | None = Field(default=None, ge=1, strict=False)
 
 
 class RecordedTargetSpec(_TargetSpecBase):

@@ -92,3 +92,12 @@ async def test_a_failing_sink_fails_the_run() -> None:
     target = build_target(parse_target_spec({"type": "recorded", "responses": {}}))
     with pytest.raises(OSError, match="disk full"):
         await run_cases(cases(10), target, GRADER, ListSink(fail=True), concurrency=2)
+
+
+async def test_a_trickle_of_replies_is_written_at_least_every_flush_interval() -> None:
+    with AgentServer(AgentBehaviour(default="yes", delay=0.02)) as agent:
+        target = build_target(parse_target_spec({"type": "http", "url": agent.url}), concurrency=1)
+        sink = ListSink()
+        async with target:
+            await run_cases(cases(30), target, GRADER, sink, concurrency=1, flush_interval=0.1)
+    assert len(sink.batches) >= 3  # about 0.6 s of replies, so a batch per 0.1 s rather than one at the end

@@ -1,0 +1,165 @@
+"""Evaluation routes: create and run, list, read, cancel, delete, results, exports, comparison."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Path, Query, Request, Response, status
+
+from assay.api.deps import MAX_ID, GraderServiceDep, PaginationDep, SessionDep
+from assay.api.envelope import ERROR_RESPONSES, Envelope, ok
+from assay.api.schemas.evaluations import (
+    ComparisonOut,
+    EvaluationCreate,
+    EvaluationList,
+    EvaluationOut,
+    ResultList,
+    ResultOut,
+)
+from assay.api.schemas.suites import Deleted
+from assay.services.comparison import compare
+from assay.services.evaluation_jobs import EvaluationJobs
+from assay.services.evaluation_service import EvaluationService, ResultQuery
+from assay.services.result_export import csv_lines, jsonl_lines
+from assay.storage.evaluations import EvaluationStatus, Outcome, ResultSort
+
+router = APIRouter(prefix="/api/evaluations", tags=["evaluations"], responses=ERROR_RESPONSES)
+
+CREATE_PATH = "/api/evaluations"
+EvaluationId = Annotated[int, Path(ge=1, le=MAX_ID, description="Evaluation id")]
+
+
+def get_evaluation_service(
+    request: Request, session: SessionDep, graders: GraderServiceDep
+) -> EvaluationService:
+    """Evaluation use cases on this request's session, with the app's job runner."""
+    jobs: EvaluationJobs = request.app.state.evaluation_jobs
+    return EvaluationService(session, graders, jobs)
+
+
+EvaluationServiceDep = Annotated[EvaluationService, Depends(get_evaluation_service)]
+
+
+class ExportFormat(StrEnum):
+    """Formats results can be exported to."""
+
+    JSONL = "jsonl"
+    CSV = "csv"
+
+
+_EXPORT_MEDIA = {ExportFormat.JSONL: "application/x-ndjson", ExportFormat.CSV: "text/csv; charset=utf-8"}
+
+
+@router.post("", status_code=status.HTTP_201_CREATED, summary="Create and start an evaluation")
+def create_evaluation(body: EvaluationCreate, evaluations: EvaluationServiceDep) -> Envelope[EvaluationOut]:
+    """A new ``pending`` evaluation, started at once. An unknown suite or grader is ``NOT_FOUND``; a bad
+    grader config or target is ``VALIDATION_ERROR``, before anything runs."""
+    return ok(EvaluationOut.of(evaluations.create(body.to_new_evaluation())))
+
+
+@router.get("", summary="List evaluations")
+def list_evaluations(
+    evaluations: EvaluationServiceDep,
+    page: PaginationDep,
+    suite_id: Annotated[int | None, Query(ge=1, le=MAX_ID, description="Only this suite's")] = None,
+    status_filter: Annotated[EvaluationStatus | None, Query(alias="status", description="Only these")] = None,
+) -> Envelope[EvaluationList]:
+    """Evaluations, newest first, a page at a time."""
+    found = evaluations.list(skip=page.skip, limit=page.limit, suite_id=suite_id, status=status_filter)
+    items = [EvaluationOut.of(evaluation) for evaluation in found.items]
+    return ok(EvaluationList(evaluations=items, count=len(items), total=found.total))
+
+
+@router.get("/{evaluation_id}", summary="Describe an evaluation")
+def get_evaluation(evaluation_id: EvaluationId, evaluations: EvaluationServiceDep) -> Envelope[EvaluationOut]:
+    """Status, progress, timings and summary (computed from the results so far while it runs)."""
+    return ok(EvaluationOut.of(evaluations.get(evaluation_id)))
+
+
+@router.post("/{evaluation_id}/cancel", summary="Cancel an evaluation")
+def cancel_evaluation(
+    evaluation_id: EvaluationId, evaluations: EvaluationServiceDep
+) -> Envelope[EvaluationOut]:
+    """Stop it, keeping the results so far; cancelling a finished evaluation changes nothing."""
+    return ok(EvaluationOut.of(evaluations.cancel(evaluation_id)))
+
+
+@router.delete("/{evaluation_id}", summary="Delete an evaluation")
+def delete_evaluation(evaluation_id: EvaluationId, evaluations: EvaluationServiceDep) -> Envelope[Deleted]:
+    """Delete it and its results (stopping it first if it runs)."""
+    evaluations.delete(evaluation_id)
+    return ok(Deleted(id=evaluation_id))
+
+
+@router.get("/{evaluation_id}/results", summary="List an evaluation's results")
+def list_results(
+    evaluation_id: EvaluationId,
+    evaluations: EvaluationServiceDep,
+    page: PaginationDep,
+    outcome: Annotated[
+        Outcome | None,
+        Query(description="passed; failed (graded, not passed); invalid (invalid response/expected); error"),
+    ] = None,
+    match_status: Annotated[str | None, Query(max_length=40, examples=["mismatch"])] = None,
+    error: Annotated[str | None, Query(max_length=100, description="Only this error reason")] = None,
+    q: Annotated[str | None, Query(max_length=200, description="Text in input, expected or response")] = None,
+    sort: Annotated[
+        str, Query(pattern=r"^-?(position|score|latency_ms)$", description="A leading '-' sorts descending")
+    ] = "position",
+) -> Envelope[ResultList]:
+    """Results in case order (or by score / latency), filtered, a page at a time."""
+    query = ResultQuery(
+        outcome=outcome,
+        match_status=match_status,
+        error=error,
+        search=q,
+        sort=ResultSort(sort.lstrip("-")),
+        descending=sort.startswith("-"),
+    )
+    found = evaluations.results(evaluation_id, query, skip=page.skip, limit=page.limit)
+    items = [ResultOut.of(result) for result in found.items]
+    return ok(ResultList(results=items, count=len(items), total=found.total))
+
+
+@router.get(
+    "/{evaluation_id}/export",
+    summary="Export an evaluation's results as a file",
+    response_class=Response,
+    responses={
+        200: {
+            "description": "Results as JSON lines or CSV (CSV cells that would run as formulas are quoted)",
+            "content": {
+                "application/x-ndjson": {"schema": {"type": "string"}},
+                "text/csv": {"schema": {"type": "string"}},
+            },
+        }
+    },
+)
+def export_results(
+    evaluation_id: EvaluationId,
+    evaluations: EvaluationServiceDep,
+    export_format: Annotated[ExportFormat, Query(alias="format")] = ExportFormat.JSONL,
+) -> Response:
+    """Every result as a download (a file, not an envelope; errors are envelopes)."""
+    name = evaluations.name(evaluation_id)
+    write = jsonl_lines if export_format is ExportFormat.JSONL else csv_lines
+    content = b"".join(write(evaluations.iter_results(evaluation_id)))
+    safe_name = "".join(ch if ch.isascii() and (ch.isalnum() or ch in "-_") else "_" for ch in name)[:100]
+    filename = f"{safe_name or 'evaluation'}-results.{export_format.value}"
+    return Response(
+        content,
+        media_type=_EXPORT_MEDIA[export_format],
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+    )
+
+
+@router.get("/{evaluation_id}/compare/{other_id}", summary="Compare two evaluations of one suite")
+def compare_evaluations(
+    evaluation_id: EvaluationId,
+    other_id: Annotated[int, Path(ge=1, le=MAX_ID, description="Evaluation B, compared with A")],
+    session: SessionDep,
+    page: PaginationDep,
+) -> Envelope[ComparisonOut]:
+    """B against A: per-case flips (a page), counts, and McNemar's exact test of "is B worse than A?"."""
+    return ok(ComparisonOut.of(compare(session, evaluation_id, other_id, skip=page.skip, limit=page.limit)))

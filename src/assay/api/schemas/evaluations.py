@@ -1,0 +1,249 @@
+"""Schemas of the evaluation routes."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+from pydantic import Field, JsonValue, StringConstraints
+
+from assay.api.schemas.common import RequestModel, ResponseModel
+from assay.services.comparison import Comparison, Flip, FlippedCase, Verdict
+from assay.services.evaluation_records import Evaluation, Result
+from assay.services.evaluation_service import DEFAULT_CONCURRENCY, MAX_CONCURRENCY, NewEvaluation
+from assay.storage.evaluations import EvaluationStatus
+from assay.targets import HttpTargetSpec, OpenAITargetSpec, RecordedTargetSpec
+
+MAX_ID = 2**31 - 1
+NAME_PATTERN = r"^[^\x00-\x1f\x7f]*[^\x00-\x20\x7f][^\x00-\x1f\x7f]*$"
+EvaluationName = Annotated[str, StringConstraints(min_length=1, max_length=200, pattern=NAME_PATTERN)]
+
+ApiTarget = Annotated[HttpTargetSpec | OpenAITargetSpec | RecordedTargetSpec, Field(discriminator="type")]
+"""Targets the API runs (Python callables and shell commands are CLI-only: they run code here)."""
+
+
+class EvaluationCreate(RequestModel):
+    """An evaluation to run: a suite, a grader (with its config) and the target that answers."""
+
+    suite_id: int = Field(ge=1, le=MAX_ID, strict=False)  # JSON Schema "integer" admits 3.0
+    grader_id: str = Field(min_length=1, max_length=200, examples=["true-false"])
+    grader_config: dict[str, JsonValue] | None = None
+    target: ApiTarget
+    name: EvaluationName | None = None
+    concurrency: int = Field(default=DEFAULT_CONCURRENCY, ge=1, le=MAX_CONCURRENCY, strict=False)
+
+    def to_new_evaluation(self) -> NewEvaluation:
+        """The service's record of this request."""
+        return NewEvaluation(
+            suite_id=self.suite_id,
+            grader_id=self.grader_id,
+            target=self.target.model_dump(mode="json"),
+            grader_config=dict(self.grader_config) if self.grader_config is not None else None,
+            name=self.name,
+            concurrency=self.concurrency,
+        )
+
+
+class GraderSpecOut(ResponseModel):
+    """What graded the results: grader id, its effective config, its version."""
+
+    grader_id: str
+    config: dict[str, Any]
+    version: str
+
+
+class ProgressOut(ResponseModel):
+    """Cases with a result, of all cases."""
+
+    done: int
+    total: int
+
+
+class LatencyOut(ResponseModel):
+    """Latency percentiles of the target's replies, in milliseconds."""
+
+    p50: float | None
+    p95: float | None
+
+
+class ClassScoresOut(ResponseModel):
+    """Precision, recall and F1 of one class (``None`` where undefined)."""
+
+    precision: float | None
+    recall: float | None
+    f1: float | None
+    support: int
+
+
+class BinaryReportOut(ResponseModel):
+    """The true-false grader's report: confusion matrix ``[expected][actual]`` with an ``invalid`` column."""
+
+    labels: list[str]
+    confusion_matrix: dict[str, dict[str, int]]
+    per_class: dict[str, ClassScoresOut]
+    total: int
+    invalid: int
+    invalid_expected: int
+    accuracy: float | None = Field(description="Invalid answers counted as wrong")
+    accuracy_valid_only: float | None = Field(description="Invalid answers left out")
+    cohen_kappa: float | None = Field(description="Invalid answers as a category of their own")
+
+
+class SummaryOut(ResponseModel):
+    """The evaluation's figures; errors count as failures in the pass rate, not in the mean score."""
+
+    total_cases: int
+    finished: int
+    graded: int
+    passed: int
+    failed: int
+    pass_rate: float | None
+    pass_rate_ci95: list[float] | None = Field(description="Wilson 95 % interval [low, high]")
+    mean_score: float | None
+    by_match_status: dict[str, int]
+    error_count: int
+    errors_by_reason: dict[str, int]
+    latency_ms: LatencyOut
+    binary: BinaryReportOut | None = None
+
+
+class EvaluationOut(ResponseModel):
+    """An evaluation. Target header values and recorded responses are never shown."""
+
+    id: int
+    name: str
+    suite_id: int
+    grader: GraderSpecOut
+    target: dict[str, Any]
+    concurrency: int
+    status: EvaluationStatus
+    progress: ProgressOut
+    summary: SummaryOut | None
+    error: str | None
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    duration_s: float | None
+
+    @classmethod
+    def of(cls, evaluation: Evaluation) -> EvaluationOut:
+        """The schema of a service record."""
+        return cls(
+            id=evaluation.id,
+            name=evaluation.name,
+            suite_id=evaluation.suite_id,
+            grader=GraderSpecOut(**evaluation.grader.as_dict()),
+            target=evaluation.target,
+            concurrency=evaluation.concurrency,
+            status=evaluation.status,
+            progress=ProgressOut(done=evaluation.done, total=evaluation.total),
+            summary=SummaryOut.model_validate(evaluation.summary) if evaluation.summary else None,
+            error=evaluation.error,
+            created_at=evaluation.created_at,
+            started_at=evaluation.started_at,
+            finished_at=evaluation.finished_at,
+            duration_s=evaluation.duration_s,
+        )
+
+
+class EvaluationList(ResponseModel):
+    """A page of evaluations."""
+
+    evaluations: list[EvaluationOut]
+    count: int
+    total: int
+
+
+class ResultOut(ResponseModel):
+    """One case's result: graded (``details``) or ended by an ``error`` reason."""
+
+    case_id: int
+    position: int
+    input: str
+    expected_output: str
+    agent_response: str | None
+    passed: bool
+    score: float | None
+    match_status: str | None
+    details: dict[str, Any] | None
+    error: str | None = Field(examples=["timeout_after_retries", "http_503_after_retries", "bad_response"])
+    error_detail: str | None
+    latency_ms: float | None
+    attempts: int
+
+    @classmethod
+    def of(cls, result: Result) -> ResultOut:
+        """The schema of a service record."""
+        return cls(**result.as_dict())
+
+
+class ResultList(ResponseModel):
+    """A page of results."""
+
+    results: list[ResultOut]
+    count: int
+    total: int
+
+
+class SideOut(ResponseModel):
+    """One evaluation's outcome for a case."""
+
+    passed: bool
+    score: float | None
+    agent_response: str | None
+    match_status: str | None
+    error: str | None
+
+
+class FlippedCaseOut(ResponseModel):
+    """A case that passed in one evaluation and failed in the other."""
+
+    case_id: int
+    position: int
+    flip: Flip
+    input: str
+    expected_output: str
+    a: SideOut
+    b: SideOut
+
+    @classmethod
+    def of(cls, flipped: FlippedCase) -> FlippedCaseOut:
+        """The schema of a service record."""
+        return cls(
+            case_id=flipped.case_id,
+            position=flipped.position,
+            flip=flipped.flip,
+            input=flipped.input,
+            expected_output=flipped.expected_output,
+            a=SideOut(**flipped.a),
+            b=SideOut(**flipped.b),
+        )
+
+
+class ComparisonOut(ResponseModel):
+    """Evaluation B against A on the cases both finished, with McNemar's exact test."""
+
+    a_id: int
+    b_id: int
+    suite_id: int
+    common_cases: int
+    only_in_a: int
+    only_in_b: int
+    both_passed: int
+    both_failed: int
+    pass_to_fail: int
+    fail_to_pass: int
+    a_pass_rate: float | None
+    b_pass_rate: float | None
+    p_value: float = Field(description="Two-sided exact McNemar p-value")
+    p_value_b_worse: float = Field(description="One-sided: B fails more of the cases that flipped")
+    p_value_b_better: float
+    verdict: Verdict
+    flips: list[FlippedCaseOut] = Field(description="One page of flipped cases, in case order")
+    flips_total: int
+
+    @classmethod
+    def of(cls, comparison: Comparison) -> ComparisonOut:
+        """The schema of a service record."""
+        fields = {name: getattr(comparison, name) for name in cls.model_fields if name != "flips"}
+        return cls(**fields, flips=[FlippedCaseOut.of(flip) for flip in comparison.flips])

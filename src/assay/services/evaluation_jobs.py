@@ -1,0 +1,227 @@
+"""Runs evaluations in the server's event loop: start, stop, resume after a restart, and record the outcome.
+
+Every database call goes through a worker thread (``asyncio.to_thread``) so that the API stays responsive.
+A job killed with its process leaves its evaluation ``running``; :meth:`EvaluationJobs.resume` starts it
+again at the next start, and only the cases without a result run (the unique key makes any replayed
+write harmless).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from concurrent.futures import TimeoutError as FutureTimeoutError
+from typing import Any
+
+from sqlalchemy import Engine
+from sqlalchemy.orm import Session
+
+from assay.errors import AssayError
+from assay.services.demo_suite import seed_demo_suite
+from assay.services.evaluation_records import facts_of, result_columns
+from assay.services.grader_service import GraderService
+from assay.services.runner import CaseResult, RunCase, run_cases
+from assay.services.summary import summarize
+from assay.storage import evaluations as store
+from assay.storage.database import session_factory
+from assay.storage.evaluations import EvaluationRow, EvaluationStatus
+from assay.storage.types import utc_now
+from assay.targets import TargetCase, build_target, parse_target_spec
+
+logger = logging.getLogger(__name__)
+
+Status = EvaluationStatus
+_UNFINISHED = (Status.PENDING, Status.RUNNING)
+STOP_WAIT_S = 10.0
+
+
+class DatabaseSink:
+    """Writes result batches of one evaluation, each batch in one transaction with its progress."""
+
+    def __init__(self, engine: Engine, evaluation_id: int, positions: dict[int, int]) -> None:
+        self._engine = engine
+        self._evaluation_id = evaluation_id
+        self._positions = positions
+
+    def write(self, results: Sequence[CaseResult]) -> None:
+        """Insert the batch (idempotently) and refresh the evaluation's ``done`` count."""
+        rows = [result_columns(result, self._positions.get(result.case_id, 0)) for result in results]
+        with self._engine.begin() as connection:
+            store.insert_results(connection, self._evaluation_id, rows)
+
+
+def compute_summary(session: Session, row: EvaluationRow, graders: GraderService) -> dict[str, Any]:
+    """The summary of everything stored for the evaluation so far."""
+    binary = row.grader_id in graders.graders and graders.get(row.grader_id).type == "true-false"
+    facts = facts_of(store.summary_columns(session, row.id))
+    return summarize(facts, total_cases=row.total, binary=binary)
+
+
+class EvaluationJobs:
+    """The evaluations running in this process, one asyncio task each.
+
+    ``submit`` and ``stop`` may be called from any thread (sync API routes run in a thread pool).
+    """
+
+    def __init__(self, engine: Engine, graders: GraderService) -> None:
+        self._engine = engine
+        self._sessions = session_factory(engine)
+        self._graders = graders
+        self._tasks: dict[int, asyncio.Task[None]] = {}
+        self._stops: dict[int, asyncio.Event] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def attach(self) -> None:
+        """Bind to the running event loop (call from within it, at startup)."""
+        self._loop = asyncio.get_running_loop()
+
+    def submit(self, evaluation_id: int) -> None:
+        """Start running an evaluation (no-op if it already runs here)."""
+        if self._loop is None:
+            raise RuntimeError("EvaluationJobs.attach() was not called")
+        self._loop.call_soon_threadsafe(self._start, evaluation_id)
+
+    def _start(self, evaluation_id: int) -> None:
+        if evaluation_id in self._tasks:
+            return
+        self._stops[evaluation_id] = asyncio.Event()
+        task = asyncio.create_task(self._run(evaluation_id), name=f"evaluation-{evaluation_id}")
+        self._tasks[evaluation_id] = task
+        task.add_done_callback(lambda _: self._forget(evaluation_id))
+
+    def _forget(self, evaluation_id: int) -> None:
+        self._tasks.pop(evaluation_id, None)
+        self._stops.pop(evaluation_id, None)
+
+    def is_running(self, evaluation_id: int) -> bool:
+        """Whether a job for this evaluation runs in this process."""
+        return evaluation_id in self._tasks
+
+    def stop(self, evaluation_id: int, *, wait: bool = False) -> bool:
+        """Ask a running job to stop (results so far are kept); with ``wait``, block until it has.
+
+        Returns whether a job was running. Must not be called with ``wait`` from the loop's own thread.
+        """
+        loop = self._loop
+        if loop is None or evaluation_id not in self._tasks:
+            return False
+
+        async def stop_and_wait() -> None:
+            stop = self._stops.get(evaluation_id)
+            task = self._tasks.get(evaluation_id)
+            if stop is not None:
+                stop.set()
+            if wait and task is not None:
+                await asyncio.wait({task}, timeout=STOP_WAIT_S)
+
+        future = asyncio.run_coroutine_threadsafe(stop_and_wait(), loop)
+        if wait:
+            try:
+                future.result(timeout=STOP_WAIT_S + 1)
+            except FutureTimeoutError:
+                logger.warning("evaluation %s did not stop within %s s", evaluation_id, STOP_WAIT_S)
+        return True
+
+    def seed_demo(self) -> bool:
+        """Seed the demo suite into a database that has no suite; whether it did."""
+        with self._sessions() as session:
+            return seed_demo_suite(session)
+
+    async def resume(self) -> list[int]:
+        """Start every evaluation left pending or running (by a crash or a shutdown); their ids."""
+        with self._sessions() as session:
+            ids = await asyncio.to_thread(store.evaluation_ids_with_status, session, list(_UNFINISHED))
+        for evaluation_id in ids:
+            self._start(evaluation_id)
+        return ids
+
+    async def wait(self, evaluation_id: int) -> None:
+        """Wait until the evaluation's job (if any) has ended."""
+        task = self._tasks.get(evaluation_id)
+        if task is not None:
+            await asyncio.wait({task})
+
+    async def close(self) -> None:
+        """Cancel every job, leaving its evaluation ``running`` so that the next start resumes it."""
+        tasks = list(self._tasks.values())
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=STOP_WAIT_S)
+
+    # ---- One job ------------------------------------------------------------------------------------
+
+    def _prepare(self, evaluation_id: int) -> tuple[EvaluationRow, list[RunCase], dict[int, int]] | None:
+        with self._sessions() as session:
+            row = store.find_evaluation(session, evaluation_id)
+            if row is None or Status(row.status).is_terminal:
+                return None
+            cases = store.cases_without_result(session, evaluation_id, row.suite_id)
+            started = row.started_at or utc_now()
+            if not store.set_status(
+                session, evaluation_id, Status.RUNNING, only_from=_UNFINISHED, started_at=started
+            ):
+                return None  # cancelled in the meantime
+            session.commit()
+            session.refresh(row)
+            run_cases_ = [
+                RunCase(TargetCase(case.id, case.input, case.case_metadata or {}), case.expected_output)
+                for case in cases
+            ]
+            return row, run_cases_, {case.id: case.position for case in cases}
+
+    def _finish(self, evaluation_id: int, status: Status | None, error: str | None = None) -> None:
+        with self._sessions() as session:
+            row = store.find_evaluation(session, evaluation_id)
+            if row is None:
+                return
+            summary = compute_summary(session, row, self._graders)
+            if status is not None and store.set_status(
+                session,
+                evaluation_id,
+                status,
+                only_from=_UNFINISHED,
+                finished_at=utc_now(),
+                summary=summary,
+                error=error,
+            ):
+                session.commit()
+                return
+            row.summary = summary  # a cancel already set the status; keep it, add the summary
+            session.commit()
+
+    async def _run(self, evaluation_id: int) -> None:
+        try:
+            prepared = await asyncio.to_thread(self._prepare, evaluation_id)
+            if prepared is None:
+                return
+            row, cases, positions = prepared
+            grader = self._graders.build(row.grader_id, row.grader_config)
+            if grader.version != row.grader_version:
+                raise AssayError(
+                    f"grader '{row.grader_id}' is now version {grader.version}, this evaluation ran with "
+                    f"{row.grader_version}; start a new evaluation"
+                )
+            target = build_target(parse_target_spec(row.target), concurrency=row.concurrency)
+            sink = DatabaseSink(self._engine, evaluation_id, positions)
+            async with target:
+                outcome = await run_cases(
+                    cases, target, grader, sink, concurrency=row.concurrency, stop=self._stops[evaluation_id]
+                )
+            final = None if outcome.stopped else Status.COMPLETED
+            await asyncio.to_thread(self._finish, evaluation_id, final)
+        except asyncio.CancelledError:
+            raise  # shutdown: stay ``running`` and resume at the next start
+        except Exception as exc:  # any failure ends this evaluation as data, never the server
+            message = exc.message if isinstance(exc, AssayError) else f"{type(exc).__name__}: {exc}"
+            logger.exception("evaluation %s failed", evaluation_id)
+            await asyncio.to_thread(self._finish, evaluation_id, Status.FAILED, message)
+
+
+async def seed_and_resume(jobs: EvaluationJobs, *, seed_demo: bool) -> list[int]:
+    """Startup: bind the jobs to this loop, seed the demo suite if asked, resume unfinished evaluations."""
+    jobs.attach()
+    if seed_demo:
+        await asyncio.to_thread(jobs.seed_demo)
+    return await jobs.resume()

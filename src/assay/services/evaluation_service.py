@@ -1,0 +1,165 @@
+"""Evaluations: create (everything checked before anything runs), list, read, cancel, delete, results."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from assay.errors import NotFoundError, ValidationError
+from assay.services.evaluation_jobs import EvaluationJobs, compute_summary
+from assay.services.evaluation_records import Evaluation, Result, evaluation_of, result_of
+from assay.services.grader_service import GraderService
+from assay.services.suite_service import Page
+from assay.storage import evaluations as store
+from assay.storage import suites as suite_store
+from assay.storage.evaluations import EvaluationRow, EvaluationStatus, Outcome, ResultSort
+from assay.storage.types import utc_now
+from assay.targets import API_TARGET_TYPES, check_target, parse_target_spec
+
+DEFAULT_CONCURRENCY = 8
+MAX_CONCURRENCY = 256
+
+
+@dataclass(frozen=True, slots=True)
+class NewEvaluation:
+    """What a user asks to run."""
+
+    suite_id: int
+    grader_id: str
+    target: dict[str, Any]
+    grader_config: dict[str, Any] | None = None
+    name: str | None = None
+    concurrency: int = DEFAULT_CONCURRENCY
+
+
+@dataclass(frozen=True, slots=True)
+class ResultQuery:
+    """Which results to list and in which order."""
+
+    outcome: Outcome | None = None
+    match_status: str | None = None
+    error: str | None = None
+    search: str | None = None
+    sort: ResultSort = ResultSort.POSITION
+    descending: bool = False
+
+
+class EvaluationService:
+    """Use cases on evaluations within one database session; running is left to :class:`EvaluationJobs`."""
+
+    def __init__(self, session: Session, graders: GraderService, jobs: EvaluationJobs) -> None:
+        self.session = session
+        self.graders = graders
+        self.jobs = jobs
+
+    def _row(self, evaluation_id: int) -> EvaluationRow:
+        row = store.find_evaluation(self.session, evaluation_id)
+        if row is None:
+            raise NotFoundError("Evaluation not found")
+        return row
+
+    def create(
+        self, request: NewEvaluation, *, allowed_targets: frozenset[str] = API_TARGET_TYPES
+    ) -> Evaluation:
+        """A new ``pending`` evaluation, started at once; unknown suite/grader or a bad config is refused."""
+        suite = suite_store.find_suite(self.session, request.suite_id)
+        if suite is None:
+            raise NotFoundError("Suite not found")
+        grader = self.graders.build(request.grader_id, request.grader_config)  # NotFound / ConfigError
+        spec = parse_target_spec(request.target, allowed=allowed_targets)
+        check_target(spec)
+        if not 1 <= request.concurrency <= MAX_CONCURRENCY:
+            message = f"concurrency must be between 1 and {MAX_CONCURRENCY}"
+            raise ValidationError(message, problems=[message])
+        grader_spec = self.graders.spec(grader)
+        row = EvaluationRow(
+            name=request.name or f"{suite.name} · {grader.grader_id}",
+            suite_id=suite.id,
+            grader_id=grader_spec.grader_id,
+            grader_config=grader_spec.config,
+            grader_version=grader_spec.version,
+            target=spec.model_dump(mode="json"),
+            concurrency=request.concurrency,
+            status=EvaluationStatus.PENDING.value,
+            total=suite_store.count_cases(self.session, suite.id),
+            done=0,
+            created_at=utc_now(),
+        )
+        self.session.add(row)
+        self.session.commit()
+        self.jobs.submit(row.id)
+        return evaluation_of(row)
+
+    def get(self, evaluation_id: int) -> Evaluation:
+        """The evaluation; while it runs, its summary is computed from the results so far."""
+        row = self._row(evaluation_id)
+        live = None
+        if not EvaluationStatus(row.status).is_terminal or row.summary is None:
+            live = compute_summary(self.session, row, self.graders)
+        return evaluation_of(row, live)
+
+    def list(
+        self, *, skip: int, limit: int, suite_id: int | None = None, status: EvaluationStatus | None = None
+    ) -> Page[Evaluation]:
+        """A page of evaluations, newest first (stored summaries only: no live computation per row)."""
+        rows, total = store.page_of_evaluations(
+            self.session, skip=skip, limit=limit, suite_id=suite_id, status=status.value if status else None
+        )
+        return Page([evaluation_of(row) for row in rows], total)
+
+    def cancel(self, evaluation_id: int) -> Evaluation:
+        """Stop an evaluation, keeping its results so far; cancelling a finished one changes nothing."""
+        row = self._row(evaluation_id)
+        if not EvaluationStatus(row.status).is_terminal:
+            unfinished = (EvaluationStatus.PENDING, EvaluationStatus.RUNNING)
+            store.set_status(
+                self.session,
+                evaluation_id,
+                EvaluationStatus.CANCELLED,
+                only_from=unfinished,
+                finished_at=utc_now(),
+            )
+            self.session.commit()
+            if not self.jobs.stop(evaluation_id, wait=True):
+                self.session.refresh(row)
+                row.summary = compute_summary(self.session, row, self.graders)
+                self.session.commit()
+        self.session.expire_all()
+        return self.get(evaluation_id)
+
+    def delete(self, evaluation_id: int) -> None:
+        """Delete an evaluation and its results, stopping it first if it runs."""
+        self._row(evaluation_id)
+        self.jobs.stop(evaluation_id, wait=True)
+        store.delete_evaluation(self.session, evaluation_id)
+        self.session.commit()
+
+    def results(self, evaluation_id: int, query: ResultQuery, *, skip: int, limit: int) -> Page[Result]:
+        """A page of the evaluation's results, filtered and sorted."""
+        self._row(evaluation_id)
+        rows, total = store.page_of_results(
+            self.session,
+            evaluation_id,
+            skip=skip,
+            limit=limit,
+            outcome=query.outcome,
+            match_status=query.match_status,
+            error=query.error,
+            search=query.search,
+            sort=query.sort,
+            descending=query.descending,
+        )
+        return Page([result_of(row) for row in rows], total)
+
+    def iter_results(self, evaluation_id: int) -> Iterator[Result]:
+        """Every result of the evaluation in case order (exports)."""
+        self._row(evaluation_id)
+        for row in store.iter_results(self.session, evaluation_id):
+            yield result_of(row)
+
+    def name(self, evaluation_id: int) -> str:
+        """The evaluation's name (file names of exports)."""
+        return self._row(evaluation_id).name

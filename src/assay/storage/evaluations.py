@@ -1,0 +1,310 @@
+"""The ``evaluations`` and ``results`` tables and the queries on them.
+
+A result snapshots the case it graded (input, expected output), so it keeps saying what was graded even
+if the suite changes later. One row per (evaluation, case) is enforced by a unique key, and results are
+inserted with ``ON CONFLICT DO NOTHING``: writing the same batch twice (a retry, a resume) is harmless.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from sqlalchemy import (
+    Boolean,
+    Connection,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    Select,
+    String,
+    UniqueConstraint,
+    delete,
+    func,
+    select,
+    update,
+)
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Mapped, Session, mapped_column
+
+from assay.storage.database import Base
+from assay.storage.suites import CaseRow
+from assay.storage.types import SafeJSON, SafeText, UTCDateTime, utc_now
+
+
+class EvaluationStatus(StrEnum):
+    """Where an evaluation is in its life: ``pending → running → completed | failed | cancelled``."""
+
+    PENDING = "pending"
+    RUNNING = "running"
+    COMPLETED = "completed"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+    @property
+    def is_terminal(self) -> bool:
+        """Whether the evaluation will not change any more."""
+        return self in _TERMINAL
+
+
+_TERMINAL = frozenset({EvaluationStatus.COMPLETED, EvaluationStatus.FAILED, EvaluationStatus.CANCELLED})
+
+
+class EvaluationRow(Base):
+    """One run of a grader over a suite's cases against a target."""
+
+    __tablename__ = "evaluations"
+    __table_args__ = (Index("ix_evaluations_suite_id_status", "suite_id", "status"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    suite_id: Mapped[int] = mapped_column(ForeignKey("suites.id", ondelete="CASCADE"))
+    grader_id: Mapped[str] = mapped_column(String(200))
+    grader_config: Mapped[dict[str, Any]] = mapped_column(SafeJSON)
+    grader_version: Mapped[str] = mapped_column(String(100))
+    target: Mapped[dict[str, Any]] = mapped_column(SafeJSON)
+    """The full target spec, secrets included (needed to resume); the API shows a redacted view."""
+    concurrency: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(20), index=True)
+    total: Mapped[int] = mapped_column(Integer)
+    done: Mapped[int] = mapped_column(Integer, default=0)
+    summary: Mapped[dict[str, Any] | None] = mapped_column(SafeJSON, nullable=True)
+    error: Mapped[str | None] = mapped_column(SafeText, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utc_now)
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+
+
+class ResultRow(Base):
+    """The outcome of one case in one evaluation: graded, or an error reason."""
+
+    __tablename__ = "results"
+    __table_args__ = (
+        UniqueConstraint("evaluation_id", "case_id"),
+        Index("ix_results_evaluation_id_position", "evaluation_id", "position"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    evaluation_id: Mapped[int] = mapped_column(ForeignKey("evaluations.id", ondelete="CASCADE"))
+    case_id: Mapped[int] = mapped_column(Integer)
+    position: Mapped[int] = mapped_column(Integer)
+    input: Mapped[str] = mapped_column(SafeText)
+    expected_output: Mapped[str] = mapped_column(SafeText)
+    agent_response: Mapped[str | None] = mapped_column(SafeText, nullable=True)
+    passed: Mapped[bool] = mapped_column(Boolean)
+    score: Mapped[float | None] = mapped_column(Float, nullable=True)
+    match_status: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    details: Mapped[dict[str, Any] | None] = mapped_column(SafeJSON, nullable=True)
+    error: Mapped[str | None] = mapped_column(String(100), nullable=True)
+    error_detail: Mapped[str | None] = mapped_column(SafeText, nullable=True)
+    latency_ms: Mapped[float | None] = mapped_column(Float, nullable=True)
+    attempts: Mapped[int] = mapped_column(Integer, default=1)
+
+
+# ---- Evaluations --------------------------------------------------------------------------------------
+
+
+def find_evaluation(session: Session, evaluation_id: int) -> EvaluationRow | None:
+    """The evaluation with this id, if any."""
+    return session.get(EvaluationRow, evaluation_id)
+
+
+def _filtered(query: Select[Any], suite_id: int | None, status: str | None) -> Select[Any]:
+    if suite_id is not None:
+        query = query.where(EvaluationRow.suite_id == suite_id)
+    if status is not None:
+        query = query.where(EvaluationRow.status == status)
+    return query
+
+
+def page_of_evaluations(
+    session: Session, *, skip: int, limit: int, suite_id: int | None = None, status: str | None = None
+) -> tuple[Sequence[EvaluationRow], int]:
+    """A page of evaluations, newest first, and how many match the filters in all."""
+    query = _filtered(select(EvaluationRow), suite_id, status).order_by(EvaluationRow.id.desc())
+    rows = session.scalars(query.offset(skip).limit(limit)).all()
+    total = session.scalar(_filtered(select(func.count()).select_from(EvaluationRow), suite_id, status)) or 0
+    return rows, total
+
+
+def evaluation_ids_with_status(session: Session, statuses: Sequence[str]) -> list[int]:
+    """Ids of evaluations in any of ``statuses``, oldest first."""
+    query = select(EvaluationRow.id).where(EvaluationRow.status.in_(statuses)).order_by(EvaluationRow.id)
+    return list(session.scalars(query))
+
+
+def set_status(
+    connection: Connection | Session,
+    evaluation_id: int,
+    status: EvaluationStatus,
+    *,
+    only_from: Sequence[EvaluationStatus] = (),
+    **values: Any,
+) -> bool:
+    """Move an evaluation to ``status`` (with other column ``values``); with ``only_from``, only from those.
+
+    Returns whether a row changed, so two writers racing (a cancel and a completion) cannot both win.
+    """
+    statement = update(EvaluationRow).where(EvaluationRow.id == evaluation_id)
+    if only_from:
+        statement = statement.where(EvaluationRow.status.in_([state.value for state in only_from]))
+    result = connection.execute(statement.values(status=status.value, **values))
+    return bool(getattr(result, "rowcount", 0))
+
+
+# ---- Results ------------------------------------------------------------------------------------------
+
+
+def insert_results(connection: Connection, evaluation_id: int, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Insert result rows, skipping any (evaluation, case) already stored; then refresh ``done``.
+
+    Both happen in the caller's transaction, so progress never disagrees with the rows.
+    """
+    if rows:
+        dialect = connection.dialect.name
+        insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+        statement = insert(ResultRow).on_conflict_do_nothing(index_elements=["evaluation_id", "case_id"])
+        connection.execute(statement, [dict(row, evaluation_id=evaluation_id) for row in rows])
+    done = select(func.count()).where(ResultRow.evaluation_id == evaluation_id).scalar_subquery()
+    connection.execute(update(EvaluationRow).where(EvaluationRow.id == evaluation_id).values(done=done))
+
+
+def count_results(session: Session, evaluation_id: int) -> int:
+    """How many cases of the evaluation have a result."""
+    return session.scalar(select(func.count()).where(ResultRow.evaluation_id == evaluation_id)) or 0
+
+
+def cases_without_result(session: Session, evaluation_id: int, suite_id: int) -> Sequence[CaseRow]:
+    """The suite's cases that this evaluation has no result for yet, in order."""
+    done = select(ResultRow.case_id).where(ResultRow.evaluation_id == evaluation_id)
+    query = (
+        select(CaseRow)
+        .where(CaseRow.suite_id == suite_id, CaseRow.id.not_in(done))
+        .order_by(CaseRow.position)
+    )
+    return session.scalars(query).all()
+
+
+class Outcome(StrEnum):
+    """Result filters: ``failed`` means graded and not passed; ``invalid`` an invalid response/expected."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    INVALID = "invalid"
+    ERROR = "error"
+
+
+class ResultSort(StrEnum):
+    """Result orderings; a leading ``-`` in the query means descending."""
+
+    POSITION = "position"
+    SCORE = "score"
+    LATENCY_MS = "latency_ms"
+
+
+INVALID_STATUSES = ("invalid_response", "invalid_expected")
+
+
+def _result_filters(
+    query: Select[Any],
+    evaluation_id: int,
+    outcome: Outcome | None,
+    match_status: str | None,
+    error: str | None,
+    search: str | None,
+) -> Select[Any]:
+    query = query.where(ResultRow.evaluation_id == evaluation_id)
+    if outcome is Outcome.PASSED:
+        query = query.where(ResultRow.passed.is_(True))
+    elif outcome is Outcome.FAILED:
+        query = query.where(ResultRow.passed.is_(False), ResultRow.error.is_(None))
+    elif outcome is Outcome.INVALID:
+        query = query.where(ResultRow.match_status.in_(INVALID_STATUSES))
+    elif outcome is Outcome.ERROR:
+        query = query.where(ResultRow.error.is_not(None))
+    if match_status is not None:
+        query = query.where(ResultRow.match_status == match_status)
+    if error is not None:
+        query = query.where(ResultRow.error == error)
+    if search:
+        # Text columns hold JSON string literals (SafeText), so a plain substring of the text matches
+        # unless it contains characters that JSON escapes; good enough for a search box.
+        pattern = "%" + search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        query = query.where(
+            ResultRow.input.ilike(pattern, escape="\\")
+            | ResultRow.agent_response.ilike(pattern, escape="\\")
+            | ResultRow.expected_output.ilike(pattern, escape="\\")
+        )
+    return query
+
+
+def page_of_results(
+    session: Session,
+    evaluation_id: int,
+    *,
+    skip: int,
+    limit: int,
+    outcome: Outcome | None = None,
+    match_status: str | None = None,
+    error: str | None = None,
+    search: str | None = None,
+    sort: ResultSort = ResultSort.POSITION,
+    descending: bool = False,
+) -> tuple[Sequence[ResultRow], int]:
+    """A page of an evaluation's results and how many match the filters in all."""
+    column = {
+        ResultSort.POSITION: ResultRow.position,
+        ResultSort.SCORE: ResultRow.score,
+        ResultSort.LATENCY_MS: ResultRow.latency_ms,
+    }[sort]
+    order = column.desc().nulls_last() if descending else column.asc().nulls_last()
+    query = _result_filters(select(ResultRow), evaluation_id, outcome, match_status, error, search)
+    rows = session.scalars(query.order_by(order, ResultRow.position).offset(skip).limit(limit)).all()
+    counted = _result_filters(
+        select(func.count()).select_from(ResultRow), evaluation_id, outcome, match_status, error, search
+    )
+    return rows, session.scalar(counted) or 0
+
+
+def iter_results(session: Session, evaluation_id: int, batch: int = 1000) -> Iterator[ResultRow]:
+    """Every result of the evaluation in case order, read in batches."""
+    query = select(ResultRow).where(ResultRow.evaluation_id == evaluation_id).order_by(ResultRow.position)
+    yield from session.scalars(query.execution_options(yield_per=batch))
+
+
+def outcomes_by_case(session: Session, evaluation_id: int) -> dict[int, tuple[bool, str | None]]:
+    """``case_id → (passed, error)`` for every result of the evaluation (what a comparison needs)."""
+    query = select(ResultRow.case_id, ResultRow.passed, ResultRow.error).where(
+        ResultRow.evaluation_id == evaluation_id
+    )
+    return {case_id: (passed, error) for case_id, passed, error in session.execute(query)}
+
+
+def results_of_cases(session: Session, evaluation_id: int, case_ids: Sequence[int]) -> dict[int, ResultRow]:
+    """The evaluation's results for ``case_ids``, by case id."""
+    if not case_ids:
+        return {}
+    query = select(ResultRow).where(ResultRow.evaluation_id == evaluation_id, ResultRow.case_id.in_(case_ids))
+    return {row.case_id: row for row in session.scalars(query)}
+
+
+def summary_columns(session: Session, evaluation_id: int) -> Iterator[tuple[Any, ...]]:
+    """``(passed, score, error, latency_ms, match_status, details)`` of every result, for the summary."""
+    query = select(
+        ResultRow.passed,
+        ResultRow.score,
+        ResultRow.error,
+        ResultRow.latency_ms,
+        ResultRow.match_status,
+        ResultRow.details,
+    ).where(ResultRow.evaluation_id == evaluation_id)
+    yield from session.execute(query)
+
+
+def delete_evaluation(session: Session, evaluation_id: int) -> None:
+    """Delete an evaluation and its results (explicitly, not relying on the database's cascade)."""
+    session.execute(delete(ResultRow).where(ResultRow.evaluation_id == evaluation_id))
+    session.execute(delete(EvaluationRow).where(EvaluationRow.id == evaluation_id))

@@ -1,0 +1,317 @@
+"""Evaluation routes end to end in process: create, run (real agent on loopback), results, cancel, compare."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from assay.api.app import create_app
+from assay.config import Settings
+from assay.services.demo_suite import DEMO_SUITE_NAME, RECORDED_KEY
+from tests.support.agent_server import AgentBehaviour, AgentServer, Fault
+
+TERMINAL = {"completed", "failed", "cancelled"}
+BOOLEAN_CASES = [
+    ("Is water wet?", "true"),
+    ("Is fire cold?", "false"),
+    ("Is 2 even?", "true"),
+    ("=HYPERLINK(1)", "false"),
+]
+
+
+@pytest.fixture
+def agent() -> Iterator[AgentServer]:
+    with AgentServer(AgentBehaviour(default="yes")) as server:
+        yield server
+
+
+def make_suite(
+    client: TestClient, cases: list[tuple[str, str]] = BOOLEAN_CASES, name: str = "bools"
+) -> dict[str, Any]:
+    body = {
+        "name": name,
+        "cases": [{"input": i, "expected_output": e, "metadata": {"n": n}} for n, (i, e) in enumerate(cases)],
+    }
+    response = client.post("/api/suites", json=body)
+    assert response.status_code == 201, response.text
+    suite: dict[str, Any] = response.json()["data"]
+    return suite
+
+
+def case_ids(client: TestClient, suite_id: int) -> list[int]:
+    cases = client.get(f"/api/suites/{suite_id}/cases").json()["data"]["cases"]
+    return [case["id"] for case in cases]
+
+
+def start(client: TestClient, **body: Any) -> dict[str, Any]:
+    body.setdefault("grader_id", "true-false")
+    response = client.post("/api/evaluations", json=body)
+    assert response.status_code == 201, response.text
+    evaluation: dict[str, Any] = response.json()["data"]
+    return evaluation
+
+
+def wait_until_finished(client: TestClient, evaluation_id: int, timeout: float = 20.0) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        evaluation: dict[str, Any] = client.get(f"/api/evaluations/{evaluation_id}").json()["data"]
+        if evaluation["status"] in TERMINAL:
+            return evaluation
+        time.sleep(0.02)
+    raise AssertionError(f"evaluation {evaluation_id} did not finish within {timeout} s")
+
+
+def recorded(ids: list[int], answers: list[str]) -> dict[str, Any]:
+    return {"type": "recorded", "responses": {str(i): a for i, a in zip(ids, answers, strict=True)}}
+
+
+def results(client: TestClient, evaluation_id: int, **params: Any) -> list[dict[str, Any]]:
+    response = client.get(f"/api/evaluations/{evaluation_id}/results", params=params)
+    assert response.status_code == 200, response.text
+    rows: list[dict[str, Any]] = response.json()["data"]["results"]
+    return rows
+
+
+def test_recorded_evaluation_runs_to_a_summary(client: TestClient) -> None:
+    suite = make_suite(client)
+    ids = case_ids(client, suite["id"])
+    created = start(
+        client, suite_id=suite["id"], target=recorded(ids, ["yes", "yes", "maybe", "no"]), name="first"
+    )
+    assert created["status"] == "pending"
+    assert created["grader"]["grader_id"] == "true-false"
+    assert created["grader"]["version"]
+    assert created["target"] == {**created["target"], "type": "recorded", "responses_count": 4}
+    assert "responses" not in created["target"]
+    evaluation = wait_until_finished(client, created["id"])
+    assert evaluation["status"] == "completed"
+    assert evaluation["progress"] == {"done": 4, "total": 4}
+    assert evaluation["started_at"] is not None
+    assert evaluation["finished_at"] is not None
+    summary = evaluation["summary"]
+    assert (summary["passed"], summary["failed"], summary["pass_rate"]) == (2, 2, 0.5)
+    assert summary["by_match_status"] == {"invalid_response": 1, "match": 2, "mismatch": 1}
+    low, high = summary["pass_rate_ci95"]
+    assert 0 < low < 0.5 < high < 1
+    binary = summary["binary"]
+    assert binary["confusion_matrix"]["true"] == {"true": 1, "false": 0, "invalid": 1}
+    assert binary["confusion_matrix"]["false"] == {"true": 1, "false": 1, "invalid": 0}
+    assert binary["accuracy"] == 0.5
+
+    rows = results(client, created["id"])
+    assert [row["case_id"] for row in rows] == ids
+    first = rows[0]
+    assert first["input"] == "Is water wet?"
+    assert first["expected_output"] == "true"
+    assert first["agent_response"] == "yes"
+    assert first["passed"] is True
+    assert first["score"] == 1.0
+    assert first["details"]["match_status"] == "match"
+    assert first["error"] is None
+    assert [r["case_id"] for r in results(client, created["id"], outcome="passed")] == [ids[0], ids[3]]
+    assert [r["case_id"] for r in results(client, created["id"], outcome="failed")] == ids[1:3]
+    assert [r["case_id"] for r in results(client, created["id"], outcome="invalid")] == [ids[2]]
+    assert [r["case_id"] for r in results(client, created["id"], match_status="mismatch")] == [ids[1]]
+    assert [r["case_id"] for r in results(client, created["id"], q="fire")] == [ids[1]]
+    assert [r["case_id"] for r in results(client, created["id"], sort="-position", limit=2)] == ids[:1:-1]
+
+
+def test_refused_before_anything_runs(client: TestClient) -> None:
+    suite = make_suite(client)
+    target = {"type": "recorded", "responses": {}}
+    cases = [
+        ({"suite_id": 99999, "grader_id": "true-false", "target": target}, 404, "NOT_FOUND"),
+        ({"suite_id": suite["id"], "grader_id": "nope", "target": target}, 404, "NOT_FOUND"),
+        (
+            {
+                "suite_id": suite["id"],
+                "grader_id": "true-false",
+                "grader_config": {"case_sensitve": True},
+                "target": target,
+            },
+            422,
+            "VALIDATION_ERROR",
+        ),
+        (
+            {
+                "suite_id": suite["id"],
+                "grader_id": "true-false",
+                "target": {"type": "command", "command": "ls"},
+            },
+            422,
+            "VALIDATION_ERROR",
+        ),
+        (
+            {
+                "suite_id": suite["id"],
+                "grader_id": "true-false",
+                "target": {"type": "http", "url": "file:///etc"},
+            },
+            422,
+            "VALIDATION_ERROR",
+        ),
+        (
+            {"suite_id": suite["id"], "grader_id": "true-false", "target": target, "concurrency": 0},
+            422,
+            "VALIDATION_ERROR",
+        ),
+    ]
+    for body, status, code in cases:
+        response = client.post("/api/evaluations", json=body)
+        assert (response.status_code, response.json()["error"]["code"]) == (status, code), body
+    assert client.get("/api/evaluations").json()["data"]["total"] == 0
+
+
+def test_http_target_with_errors_as_data_and_secret_headers(client: TestClient, agent: AgentServer) -> None:
+    agent.behaviour.answers.update({"Is fire cold?": "no"})
+    agent.behaviour.faults["Is 2 even?"] = Fault("status", 400)
+    agent.behaviour.faults["=HYPERLINK(1)"] = Fault("bad_json")
+    suite = make_suite(client)
+    target = {"type": "http", "url": agent.url + "/agent", "headers": {"Authorization": "Bearer top-secret"}}
+    created = start(client, suite_id=suite["id"], target=target, concurrency=2)
+    evaluation = wait_until_finished(client, created["id"])
+    assert evaluation["summary"]["errors_by_reason"] == {"bad_response": 1, "http_400": 1}
+    assert evaluation["summary"]["passed"] == 2
+    assert agent.requests[0].headers["authorization"] == "Bearer top-secret"
+    for text in (
+        json.dumps(created),
+        client.get(f"/api/evaluations/{created['id']}").text,
+        client.get("/api/evaluations").text,
+    ):
+        assert "top-secret" not in text
+    assert evaluation["target"]["headers"] == {"Authorization": "[redacted]"}
+    errored = results(client, created["id"], outcome="error")
+    assert [(r["error"], r["passed"], r["score"], r["agent_response"]) for r in errored] == [
+        ("http_400", False, None, None),
+        ("bad_response", False, None, None),
+    ]
+    assert results(client, created["id"], error="http_400")[0]["input"] == "Is 2 even?"
+
+
+def test_list_filters_and_pagination(client: TestClient) -> None:
+    one = make_suite(client, name="one")
+    two = make_suite(client, name="two")
+    for suite in (one, one, two):
+        wait_until_finished(client, start(client, suite_id=suite["id"], target={"type": "recorded"})["id"])
+    page = client.get("/api/evaluations", params={"suite_id": one["id"], "limit": 1}).json()["data"]
+    assert (page["count"], page["total"]) == (1, 2)
+    completed = client.get("/api/evaluations", params={"status": "completed"}).json()["data"]
+    assert completed["total"] == 3
+    assert client.get("/api/evaluations", params={"status": "bogus"}).status_code == 422
+
+
+def test_cancel_keeps_results_so_far_and_is_idempotent(client: TestClient, agent: AgentServer) -> None:
+    agent.behaviour.delay = 0.05
+    suite = make_suite(client, [(f"q{i}", "true") for i in range(200)])
+    created = start(client, suite_id=suite["id"], target={"type": "http", "url": agent.url}, concurrency=2)
+    deadline = time.monotonic() + 10
+    while client.get(f"/api/evaluations/{created['id']}").json()["data"]["progress"]["done"] < 4:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    cancelled = client.post(f"/api/evaluations/{created['id']}/cancel").json()["data"]
+    assert cancelled["status"] == "cancelled"
+    done = cancelled["progress"]["done"]
+    assert 4 <= done < 200
+    assert cancelled["summary"]["finished"] == done
+    again = client.post(f"/api/evaluations/{created['id']}/cancel").json()["data"]
+    assert (again["status"], again["progress"]["done"]) == ("cancelled", done)
+    time.sleep(0.2)
+    assert client.get(f"/api/evaluations/{created['id']}").json()["data"]["progress"]["done"] == done
+
+
+def test_delete(client: TestClient) -> None:
+    suite = make_suite(client)
+    evaluation = wait_until_finished(
+        client, start(client, suite_id=suite["id"], target={"type": "recorded"})["id"]
+    )
+    assert client.delete(f"/api/evaluations/{evaluation['id']}").json()["data"] == {
+        "id": evaluation["id"],
+        "deleted": True,
+    }
+    for path in ("", "/results"):
+        response = client.get(f"/api/evaluations/{evaluation['id']}{path}")
+        assert (response.status_code, response.json()["error"]["code"]) == (404, "NOT_FOUND")
+
+
+def test_compare_counts_flips_and_tests_them(client: TestClient) -> None:
+    suite = make_suite(client, [(f"q{i}", "true") for i in range(30)])
+    ids = case_ids(client, suite["id"])
+    a = start(client, suite_id=suite["id"], target=recorded(ids, ["yes"] * 30))
+    b = start(client, suite_id=suite["id"], target=recorded(ids, ["no"] * 10 + ["yes"] * 20))
+    for evaluation in (a, b):
+        wait_until_finished(client, evaluation["id"])
+    response = client.get(f"/api/evaluations/{a['id']}/compare/{b['id']}", params={"limit": 3})
+    comparison = response.json()["data"]
+    assert (comparison["pass_to_fail"], comparison["fail_to_pass"], comparison["both_passed"]) == (10, 0, 20)
+    assert comparison["common_cases"] == 30
+    assert comparison["p_value"] == pytest.approx(2 / 1024)
+    assert comparison["verdict"] == "b_worse"
+    assert comparison["flips_total"] == 10
+    assert [flip["case_id"] for flip in comparison["flips"]] == ids[:3]
+    assert comparison["flips"][0]["a"]["agent_response"] == "yes"
+    assert comparison["flips"][0]["flip"] == "pass_to_fail"
+    reverse = client.get(f"/api/evaluations/{b['id']}/compare/{a['id']}").json()["data"]
+    assert reverse["verdict"] == "b_better"
+    other = make_suite(client, name="other")
+    c = start(client, suite_id=other["id"], target={"type": "recorded"})
+    response = client.get(f"/api/evaluations/{a['id']}/compare/{c['id']}")
+    assert (response.status_code, response.json()["error"]["code"]) == (422, "VALIDATION_ERROR")
+
+
+def test_exports_jsonl_and_formula_safe_csv(client: TestClient) -> None:
+    suite = make_suite(client)
+    ids = case_ids(client, suite["id"])
+    evaluation = start(client, suite_id=suite["id"], target=recorded(ids, ["yes", "no", "-1+1", "no"]))
+    wait_until_finished(client, evaluation["id"])
+    jsonl = client.get(f"/api/evaluations/{evaluation['id']}/export", params={"format": "jsonl"})
+    assert jsonl.headers["content-type"].startswith("application/x-ndjson")
+    lines = [json.loads(line) for line in jsonl.text.splitlines()]
+    assert [line["case_id"] for line in lines] == ids
+    csv_response = client.get(f"/api/evaluations/{evaluation['id']}/export", params={"format": "csv"})
+    rows = list(csv.DictReader(io.StringIO(csv_response.text)))
+    assert rows[3]["input"] == "'=HYPERLINK(1)"
+    assert rows[2]["agent_response"] == "'-1+1"
+    assert rows[0]["passed"] == "true"
+
+
+def test_shutdown_mid_run_then_restart_resumes_without_duplicates(
+    settings: Settings, agent: AgentServer
+) -> None:
+    agent.behaviour.delay = 0.02
+    total = 120
+    with TestClient(create_app(settings)) as client:
+        suite = make_suite(client, [(f"r{i}", "true") for i in range(total)])
+        created = start(
+            client, suite_id=suite["id"], target={"type": "http", "url": agent.url}, concurrency=2
+        )
+        deadline = time.monotonic() + 10
+        while client.get(f"/api/evaluations/{created['id']}").json()["data"]["progress"]["done"] < 10:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+    with TestClient(create_app(settings)) as client:
+        evaluation = wait_until_finished(client, created["id"])
+        assert evaluation["status"] == "completed"
+        assert evaluation["progress"] == {"done": total, "total": total}
+        rows = results(client, created["id"], limit=500)
+        assert sorted(row["input"] for row in rows) == sorted(f"r{i}" for i in range(total))
+    assert len(agent.requests) < total + 10  # only the few calls in flight at shutdown ran twice
+
+
+def test_demo_suite_is_seeded_once_and_runs(database_url: str) -> None:
+    settings = Settings(database_url=database_url, api_key=None, seed_demo=True)
+    with TestClient(create_app(settings)) as client:
+        suites = client.get("/api/suites").json()["data"]["suites"]
+        assert [suite["name"] for suite in suites] == [DEMO_SUITE_NAME]
+        target = {"type": "recorded", "metadata_key": RECORDED_KEY}
+        evaluation = wait_until_finished(client, start(client, suite_id=suites[0]["id"], target=target)["id"])
+        assert evaluation["summary"]["error_count"] == 0
+        assert evaluation["summary"]["binary"]["invalid"] == 1
+    with TestClient(create_app(settings)) as client:
+        assert client.get("/api/suites").json()["data"]["total"] == 1
