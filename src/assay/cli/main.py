@@ -9,6 +9,7 @@ import typer
 from assay.cli.console import err
 from assay.cli.grade_file import grade_file
 from assay.cli.graders import grade, list_graders
+from assay.cli.run import run
 from assay.cli.serve import serve
 from assay.errors import AssayError
 
@@ -22,6 +23,7 @@ app = typer.Typer(
 app.command("graders")(list_graders)
 app.command("grade")(grade)
 app.command("grade-file")(grade_file)
+app.command("run")(run)
 app.command("serve")(serve)
 
 

@@ -137,18 +137,3 @@ def facts_of(columns: Iterable[tuple[Any, ...]]) -> Iterable[ResultFacts]:
             details.get("expected_bool"),
             details.get("actual_bool"),
         )
-
-
-def facts_of_results(results: Iterable[CaseResult]) -> Iterable[ResultFacts]:
-    """Summary facts of results still in memory (the CLI)."""
-    for result in results:
-        details = result.details or {}
-        yield ResultFacts(
-            result.passed,
-            result.score,
-            result.error,
-            result.latency_ms,
-            result.match_status,
-            details.get("expected_bool"),
-            details.get("actual_bool"),
-        )

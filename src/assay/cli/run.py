@@ -1,0 +1,257 @@
+"""``assay run``: evaluate a suite file against a target without a server, with a CI pass-rate gate."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+from rich.table import Table
+
+from assay.cli.console import err, out
+from assay.cli.graders import ConfigOption, GraderOption
+from assay.cli.options import check_rate, parse_config
+from assay.errors import ValidationError
+from assay.services.grader_service import GraderService
+from assay.services.junit import write_junit
+from assay.services.local_run import (
+    FileSink,
+    LocalSuite,
+    facts_of_results,
+    load_responses,
+    load_suite,
+    run_local,
+)
+from assay.services.summary import summarize
+from assay.targets import TargetSpec, parse_target_spec
+
+_OUTPUT_BUFFER_BYTES = 1 << 20
+_TARGET_OPTIONS = "--target-url, --openai-model, --responses, --python or --command"
+
+
+def _headers(values: list[str]) -> dict[str, str]:
+    headers: dict[str, str] = {}
+    for value in values:
+        name, colon, content = value.partition(":")
+        if not colon or not name.strip():
+            raise ValidationError(f"--header must look like 'Name: value', got {value!r}")
+        headers[name.strip()] = content.strip()
+    return headers
+
+
+def _target(
+    suite: LocalSuite,
+    *,
+    target_url: str | None,
+    openai_model: str | None,
+    responses: Path | None,
+    python: str | None,
+    command: str | None,
+    extra: dict[str, Any],
+    http: dict[str, Any],
+    openai: dict[str, Any],
+) -> TargetSpec:
+    chosen = [
+        name
+        for name, value in (
+            ("target-url", target_url),
+            ("openai-model", openai_model),
+            ("responses", responses),
+            ("python", python),
+            ("command", command),
+        )
+        if value is not None
+    ]
+    if len(chosen) != 1:
+        raise ValidationError(f"give exactly one target: {_TARGET_OPTIONS} (got {len(chosen)})")
+    data: dict[str, Any]
+    if target_url is not None:
+        data = {"type": "http", "url": target_url, **http}
+    elif openai_model is not None:
+        data = {"type": "openai", "model": openai_model, **openai}
+    elif responses is not None:
+        return parse_target_spec({"type": "recorded", "responses": load_responses(responses, suite)})
+    elif python is not None:
+        data = {"type": "python", "callable": python}
+    else:
+        data = {"type": "command", "command": command}
+    return parse_target_spec({**data, **extra})
+
+
+def _rate(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2%}"
+
+
+def _number(value: float | None, digits: int = 1) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _print_summary(summary: dict[str, Any], duration_s: float) -> None:
+    interval = summary["pass_rate_ci95"]
+    table = Table(
+        "cases", "passed", "failed", "errors", "pass rate", "95% CI", "mean score", "p50 ms", "p95 ms"
+    )
+    table.title = f"Summary ({duration_s:.2f} s)"
+    table.add_row(
+        str(summary["finished"]),
+        str(summary["passed"]),
+        str(summary["failed"]),
+        str(summary["error_count"]),
+        _rate(summary["pass_rate"]),
+        f"{interval[0]:.1%} - {interval[1]:.1%}" if interval else "-",
+        _number(summary["mean_score"], 3),
+        _number(summary["latency_ms"]["p50"]),
+        _number(summary["latency_ms"]["p95"]),
+    )
+    err.print(table)
+    counts = Table("match_status / error", "count")
+    for name, count in [*summary["by_match_status"].items(), *summary["errors_by_reason"].items()]:
+        counts.add_row(name, str(count))
+    err.print(counts)
+    binary = summary.get("binary")
+    if binary:
+        matrix = Table("expected \\ actual", "true", "false", "invalid", title="True/false report")
+        for label, row in binary["confusion_matrix"].items():
+            matrix.add_row(label, str(row["true"]), str(row["false"]), str(row["invalid"]))
+        err.print(matrix)
+        scores = ", ".join(
+            f"{label}: P {_number(s['precision'], 3)} R {_number(s['recall'], 3)} F1 {_number(s['f1'], 3)}"
+            for label, s in binary["per_class"].items()
+        )
+        accuracy, valid_only = _rate(binary["accuracy"]), _rate(binary["accuracy_valid_only"])
+        err.print(
+            f"accuracy {accuracy} (invalid excluded: {valid_only}), "
+            f"Cohen's kappa {_number(binary['cohen_kappa'], 3)}; {scores}",
+            markup=False,
+        )
+
+
+def run(
+    suite_file: Annotated[
+        Path, typer.Argument(help="Suite file: JSONL, CSV or JSON with input, expected_output")
+    ],
+    grader_id: GraderOption,
+    config: ConfigOption = None,
+    target_url: Annotated[
+        str | None, typer.Option("--target-url", help='HTTP agent: POST {"input": ...}, read "output"')
+    ] = None,
+    openai_model: Annotated[
+        str | None, typer.Option("--openai-model", help="Model of an OpenAI-compatible chat API")
+    ] = None,
+    responses: Annotated[
+        Path | None,
+        typer.Option(
+            "--responses", help="Recorded answers: JSONL/CSV rows with agent_response (and case_id)"
+        ),
+    ] = None,
+    python: Annotated[str | None, typer.Option("--python", help="Python callable module:function")] = None,
+    command: Annotated[
+        str | None, typer.Option("--command", help="Shell command: input on stdin, answer on stdout")
+    ] = None,
+    header: Annotated[
+        list[str] | None, typer.Option("--header", "-H", help="'Name: value' for --target-url")
+    ] = None,
+    body_template: Annotated[
+        str | None, typer.Option("--body-template", help="JSON body with {{input}}, {{metadata.x}}")
+    ] = None,
+    response_path: Annotated[
+        str | None, typer.Option("--response-path", help="Dotted path of the answer in the reply")
+    ] = None,
+    openai_base_url: Annotated[str | None, typer.Option("--openai-base-url")] = None,
+    api_key_env: Annotated[
+        str | None, typer.Option("--api-key-env", help="Env var holding the API key (default OPENAI_API_KEY)")
+    ] = None,
+    system_prompt: Annotated[str | None, typer.Option("--system-prompt")] = None,
+    temperature: Annotated[float | None, typer.Option("--temperature")] = None,
+    timeout: Annotated[float | None, typer.Option("--timeout", help="Seconds per call (default 30)")] = None,
+    max_attempts: Annotated[
+        int | None, typer.Option("--max-attempts", help="Tries per case with backoff (default 4)")
+    ] = None,
+    concurrency: Annotated[int, typer.Option("--concurrency", "-j", min=1, max=1024)] = 8,
+    min_pass_rate: Annotated[
+        float | None, typer.Option("--min-pass-rate", help="Exit 1 when the pass rate is below this (0-1)")
+    ] = None,
+    junit: Annotated[Path | None, typer.Option("--junit", help="Write a JUnit XML report here")] = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write results here (JSONL)")] = None,
+) -> None:
+    """Evaluate SUITE_FILE against one target, print a summary, and gate on the pass rate (for CI)."""
+    check_rate(min_pass_rate)
+    grader = GraderService().build(grader_id, parse_config(config))
+    suite = load_suite(suite_file)
+    extra = {
+        key: value
+        for key, value in (("timeout", timeout), ("max_attempts", max_attempts))
+        if value is not None
+    }
+    http: dict[str, Any] = {"headers": _headers(header or [])}
+    if body_template is not None:
+        try:
+            http["body_template"] = json.loads(body_template)
+        except json.JSONDecodeError as exc:
+            raise ValidationError(f"--body-template is not valid JSON: {exc.msg}") from exc
+    if response_path is not None:
+        http["response_path"] = response_path or None
+    openai = {
+        key: value
+        for key, value in (
+            ("base_url", openai_base_url),
+            ("api_key_env", api_key_env),
+            ("system_prompt", system_prompt),
+            ("temperature", temperature),
+        )
+        if value is not None
+    }
+    spec = _target(
+        suite,
+        target_url=target_url,
+        openai_model=openai_model,
+        responses=responses,
+        python=python,
+        command=command,
+        extra=extra,
+        http=http,
+        openai=openai,
+    )
+    stream = output.open("wb", buffering=_OUTPUT_BUFFER_BYTES) if output is not None else None
+    sink = FileSink(stream)
+    started = time.perf_counter()
+    try:
+        with Progress(
+            "[progress.description]{task.description}",
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=err,
+            disable=not err.is_terminal,
+        ) as progress:
+            task = progress.add_task(f"{suite.name}", total=len(suite.cases))
+            asyncio.run(
+                run_local(
+                    suite,
+                    spec,
+                    grader,
+                    sink,
+                    concurrency=concurrency,
+                    on_written=lambda count: progress.advance(task, count),
+                )
+            )
+    finally:
+        if stream is not None:
+            stream.close()
+    duration = time.perf_counter() - started
+    summary = summarize(
+        facts_of_results(sink.results), total_cases=len(suite.cases), binary=grader.type == "true-false"
+    )
+    _print_summary(summary, duration)
+    if junit is not None:
+        write_junit(junit, suite.name, sink.results, duration)
+    if output is None:
+        out.print(f"{summary['passed']}/{summary['finished']} passed", markup=False)
+    pass_rate = summary["pass_rate"] or 0.0
+    if min_pass_rate is not None and pass_rate < min_pass_rate:
+        err.print(f"pass rate {pass_rate:.2%} is below the gate {min_pass_rate:.2%}", markup=False)
+        raise typer.Exit(1)

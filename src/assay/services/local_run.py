@@ -1,0 +1,157 @@
+"""Evaluations without a server (``assay run``): a suite file in, results in memory and in a JSONL file.
+
+The same runner as the server's; only the sink differs. Cases are numbered by their place in the file
+(1, 2, ...); a case's ``id`` field, when the file has one, is what recorded responses are matched on.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from assay.errors import NotFoundError, ValidationError
+from assay.graders import GraderInterface
+from assay.serialization import json_line
+from assay.services.row_reader import BadRow, RowFormat, read_rows
+from assay.services.runner import CaseResult, RunCase, RunOutcome, run_cases
+from assay.services.suite_files import SuiteFormat, read_suite_file
+from assay.services.summary import ResultFacts
+from assay.targets import TargetCase, TargetSpec, build_target, check_target
+from assay.targets.base import response_text
+
+_MAX_BAD_ROWS_LISTED = 20
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise NotFoundError(f"cannot read {path}: {exc.strerror}") from exc
+
+
+def _key(value: object) -> str:
+    return str(value).strip()
+
+
+@dataclass(frozen=True, slots=True)
+class LocalSuite:
+    """A suite read from a file: its cases, and the key each case's recorded response is found under."""
+
+    name: str
+    cases: list[RunCase]
+    keys: list[str]
+
+
+def load_suite(path: Path) -> LocalSuite:
+    """The cases of a JSONL, CSV or JSON suite file (every bad line reported at once)."""
+    parsed = read_suite_file(_read(path), SuiteFormat.for_filename(path.name))
+    cases: list[RunCase] = []
+    keys: list[str] = []
+    for number, case in enumerate(parsed.cases, 1):
+        metadata = dict(case.metadata)
+        cases.append(RunCase(TargetCase(number, case.input, metadata), case.expected_output))
+        keys.append(_key(metadata["id"]) if "id" in metadata else str(number))
+    return LocalSuite(parsed.name or path.stem, cases, keys)
+
+
+def load_responses(path: Path, suite: LocalSuite) -> dict[str, str | None]:
+    """Recorded responses (rows with ``agent_response``) by case id, for a ``recorded`` target.
+
+    A row's ``case_id`` (or ``id``) names its case; rows without either match the cases in file order.
+    """
+    row_format = RowFormat.CSV if path.suffix.lower() == ".csv" else RowFormat.JSONL
+    by_name: dict[str, str | None] = {}
+    by_place: dict[int, str | None] = {}
+    bad: list[BadRow] = []
+    with path.open("rb") as stream:
+        for place, row in enumerate(read_rows(stream, row_format, ("agent_response",)), 1):
+            if isinstance(row, BadRow):
+                bad.append(row)
+                continue
+            name = row.data.get("case_id", row.data.get("id"))
+            if name is None:
+                by_place[place] = response_text(row.data["agent_response"])
+            else:
+                by_name[_key(name)] = response_text(row.data["agent_response"])
+    if bad:
+        problems = [f"{path.name} line {row.line}: {row.message}" for row in bad[:_MAX_BAD_ROWS_LISTED]]
+        raise ValidationError(f"{len(bad)} bad row(s) in {path.name}", problems=problems)
+    responses: dict[str, str | None] = {}
+    for case, key in zip(suite.cases, suite.keys, strict=True):
+        number = case.target_case.case_id
+        if key in by_name:
+            responses[str(number)] = by_name[key]
+        elif number in by_place:
+            responses[str(number)] = by_place[number]
+    return responses
+
+
+@dataclass
+class FileSink:
+    """Keeps every result, and writes each as a JSON line to ``stream`` when one is given."""
+
+    stream: BinaryIO | None = None
+    results: list[CaseResult] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def write(self, results: Sequence[CaseResult]) -> None:
+        """Keep the batch, and write it out."""
+        with self._lock:
+            self.results.extend(results)
+            if self.stream is not None:
+                self.stream.write(b"".join(json_line(result_record(result)) for result in results))
+
+
+def result_record(result: CaseResult) -> dict[str, Any]:
+    """A result as one JSON object of the output file."""
+    return {
+        "case_id": result.case_id,
+        "input": result.input,
+        "expected_output": result.expected_output,
+        "agent_response": result.agent_response,
+        "passed": result.passed,
+        "score": result.score,
+        "match_status": result.match_status,
+        "details": result.details,
+        "error": result.error,
+        "error_detail": result.error_detail,
+        "latency_ms": result.latency_ms,
+        "attempts": result.attempts,
+    }
+
+
+async def run_local(
+    suite: LocalSuite,
+    spec: TargetSpec,
+    grader: GraderInterface,
+    sink: FileSink,
+    *,
+    concurrency: int,
+    on_written: Callable[[int], None] = lambda count: None,
+) -> RunOutcome:
+    """Run every case of ``suite`` into ``sink``; results are sorted into case order at the end."""
+    check_target(spec)
+    async with build_target(spec, concurrency=concurrency) as target:
+        outcome = await run_cases(
+            suite.cases, target, grader, sink, concurrency=concurrency, on_written=on_written
+        )
+    sink.results.sort(key=lambda result: result.case_id)
+    return outcome
+
+
+def facts_of_results(results: Iterable[CaseResult]) -> Iterator[ResultFacts]:
+    """Summary facts of results held in memory."""
+    for result in results:
+        details = result.details or {}
+        yield ResultFacts(
+            result.passed,
+            result.score,
+            result.error,
+            result.latency_ms,
+            result.match_status,
+            details.get("expected_bool"),
+            details.get("actual_bool"),
+        )

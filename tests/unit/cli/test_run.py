@@ -1,0 +1,142 @@
+"""``assay run`` as a real process: recorded answers, a loopback HTTP agent, Python and shell targets."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from tests.support.agent_server import AgentBehaviour, AgentServer, Fault
+
+ASSAY = [sys.executable, "-m", "assay.cli"]
+CASES = [
+    ("Is water wet?", "true"),
+    ("Is fire cold?", "false"),
+    ("Is 2 even?", "true"),
+    ("Is 3 even?", "false"),
+]
+
+
+def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*ASSAY, "run", *args], capture_output=True, text=True, timeout=60, check=False, cwd=cwd
+    )
+
+
+@pytest.fixture
+def suite(tmp_path: Path) -> Path:
+    path = tmp_path / "bools.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps({"id": f"c{n}", "input": i, "expected_output": e}) + "\n"
+            for n, (i, e) in enumerate(CASES)
+        )
+    )
+    return path
+
+
+def test_recorded_responses_with_outputs_and_a_passing_gate(suite: Path, tmp_path: Path) -> None:
+    responses = tmp_path / "answers.jsonl"
+    # by case id, in another order, one missing
+    rows = [{"case_id": "c3", "agent_response": "no"}, {"id": "c0", "agent_response": "yes"}]
+    rows.append({"case_id": "c1", "agent_response": "maybe"})
+    responses.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    output, junit = tmp_path / "out.jsonl", tmp_path / "junit.xml"
+    proc = run(
+        str(suite),
+        "-g",
+        "true-false",
+        "--responses",
+        str(responses),
+        "-o",
+        str(output),
+        "--junit",
+        str(junit),
+        "--min-pass-rate",
+        "0.5",
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Summary" in proc.stderr
+    results = sorted(
+        (json.loads(line) for line in output.read_text().splitlines()), key=lambda r: r["case_id"]
+    )
+    assert [(r["case_id"], r["passed"], r["error"]) for r in results] == [
+        (1, True, None),
+        (2, False, None),
+        (3, False, "no_recorded_response"),
+        (4, True, None),
+    ]
+    report = ET.parse(junit).getroot()
+    assert report.attrib | {"time": "x"} == {
+        "name": "bools",
+        "tests": "4",
+        "failures": "1",
+        "errors": "1",
+        "time": "x",
+    }
+    assert report.find("testcase/failure") is not None
+
+
+def test_gate_fails_the_process_below_the_rate(suite: Path, tmp_path: Path) -> None:
+    responses = tmp_path / "answers.jsonl"
+    responses.write_text("".join(json.dumps({"agent_response": "yes"}) + "\n" for _ in CASES))
+    proc = run(str(suite), "-g", "true-false", "--responses", str(responses), "--min-pass-rate", "0.75")
+    assert proc.returncode == 1
+    assert "below the gate" in proc.stderr
+    assert proc.stdout.strip() == "2/4 passed"
+
+
+def test_http_agent_with_errors_as_data(suite: Path, tmp_path: Path) -> None:
+    behaviour = AgentBehaviour(
+        answers={"Is fire cold?": "no", "Is 3 even?": "no"},
+        default="yes",
+        faults={"Is 2 even?": Fault("status", 400)},
+    )
+    output = tmp_path / "out.jsonl"
+    with AgentServer(behaviour) as agent:
+        proc = run(
+            str(suite),
+            "-g",
+            "true-false",
+            "--target-url",
+            agent.url,
+            "-H",
+            "X-Key: k",
+            "-j",
+            "2",
+            "-o",
+            str(output),
+        )
+        assert agent.requests[0].headers["x-key"] == "k"
+    assert proc.returncode == 0, proc.stderr
+    errors = [json.loads(line)["error"] for line in output.read_text().splitlines()]
+    assert sorted(map(str, errors)) == ["None", "None", "None", "http_400"]
+
+
+def test_python_callable_and_shell_command(suite: Path, tmp_path: Path) -> None:
+    (tmp_path / "my_agent.py").write_text(
+        "def answer(text):\n    return 'no' if 'fire' in text or '3' in text else 'yes'\n"
+    )
+    proc = run(
+        str(suite), "-g", "true-false", "--python", "my_agent:answer", "--min-pass-rate", "1", cwd=tmp_path
+    )
+    assert proc.returncode == 0, proc.stderr
+    proc = run(str(suite), "-g", "string-match", "--command", "cat", "--min-pass-rate", "0")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "0/4 passed"
+
+
+@pytest.mark.parametrize("targets", [[], ["--command", "cat", "--python", "m:f"]])
+def test_exactly_one_target(suite: Path, targets: list[str]) -> None:
+    proc = run(str(suite), "-g", "true-false", *targets)
+    assert proc.returncode == 2
+    assert "exactly one target" in proc.stderr
+
+
+def test_unknown_grader_and_missing_file(suite: Path) -> None:
+    assert run(str(suite), "-g", "nope", "--command", "cat").returncode == 2
+    assert run("/no/such/suite.jsonl", "-g", "true-false", "--command", "cat").returncode == 2
