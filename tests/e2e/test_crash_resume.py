@@ -1,0 +1,81 @@
+"""Kill and restart: a real ``assay serve`` is SIGKILLed several times mid-run; no case is lost or doubled.
+
+A real agent answers on loopback, slowly enough that each kill lands while the evaluation runs. After the
+last restart the evaluation completes, and the database holds exactly one result per case, each with the
+agent's answer to that case.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+from tests.support.agent_server import AgentBehaviour, AgentServer
+from tests.support.assay_process import AssayProcess
+
+CASES = 300
+KILLS = 3
+RUN_TIMEOUT_S = 60.0
+
+
+def data(response: Any) -> Any:
+    assert response.status_code < 400, response.text
+    return response.json()["data"]
+
+
+def wait_for_progress(assay: AssayProcess, evaluation_id: int, at_least: int) -> dict[str, Any]:
+    deadline = time.monotonic() + RUN_TIMEOUT_S
+    while time.monotonic() < deadline:
+        evaluation: dict[str, Any] = data(assay.client.get(f"/api/evaluations/{evaluation_id}"))
+        if evaluation["progress"]["done"] >= at_least or evaluation["status"] in {"completed", "failed"}:
+            return evaluation
+        time.sleep(0.02)
+    raise AssertionError(f"no progress to {at_least} within {RUN_TIMEOUT_S} s:\n{assay.log_tail()}")
+
+
+def test_sigkill_mid_run_then_restart_loses_and_doubles_nothing(tmp_path: Path) -> None:
+    answers = {f"question {n}": ("yes" if n % 3 else "no") for n in range(CASES)}
+    with AgentServer(AgentBehaviour(answers=answers, delay=0.03)) as agent, AssayProcess(tmp_path) as assay:
+        cases = [{"input": text, "expected_output": "true"} for text in answers]
+        suite = data(assay.client.post("/api/suites", json={"name": "crash", "cases": cases}))
+        target = {"type": "http", "url": agent.url, "timeout": 5}
+        body = {"suite_id": suite["id"], "grader_id": "true-false", "target": target, "concurrency": 4}
+        evaluation_id = data(assay.client.post("/api/evaluations", json=body))["id"]
+
+        kills_mid_run = 0
+        for kill in range(1, KILLS + 1):
+            evaluation = wait_for_progress(assay, evaluation_id, at_least=kill * CASES // (KILLS + 2))
+            if evaluation["status"] == "running" and evaluation["progress"]["done"] < CASES:
+                kills_mid_run += 1
+            assay.restart()  # SIGKILL, then a new process on the same database
+        assert kills_mid_run == KILLS, "the run finished before every kill; slow the agent down"
+
+        final = wait_for_progress(assay, evaluation_id, at_least=CASES)
+        deadline = time.monotonic() + RUN_TIMEOUT_S
+        while final["status"] == "running" and time.monotonic() < deadline:
+            time.sleep(0.05)
+            final = data(assay.client.get(f"/api/evaluations/{evaluation_id}"))
+        assert final["status"] == "completed", assay.log_tail()
+        assert final["progress"] == {"done": CASES, "total": CASES}
+        assert final["summary"]["finished"] == CASES
+        assert final["summary"]["error_count"] == 0
+        assert assay.starts == KILLS + 1
+
+        api_rows = data(assay.client.get(f"/api/evaluations/{evaluation_id}/results", params={"limit": 500}))
+        assert api_rows["total"] == CASES
+
+    with sqlite3.connect(tmp_path / "assay.db") as db:
+        rows = db.execute(
+            "SELECT case_id, input, agent_response FROM results WHERE evaluation_id = ?", [evaluation_id]
+        )
+        stored = rows.fetchall()
+        case_ids = [row[0] for row in db.execute("SELECT id FROM cases WHERE suite_id = ?", [suite["id"]])]
+    assert sorted(row[0] for row in stored) == sorted(case_ids)  # exactly one result per case
+    for _, stored_input, stored_answer in stored:
+        text = stored_input.strip('"')  # SafeText stores JSON string literals
+        assert stored_answer == f'"{answers[text]}"'
+        assert agent.count(text) >= 1
+    replayed = len(agent.requests) - CASES
+    assert 0 <= replayed <= KILLS * 8 + 50  # only calls in flight or unwritten at each kill ran again

@@ -1,0 +1,121 @@
+"""A real ``assay serve`` on 127.0.0.1 for end-to-end tests: start, wait until healthy, SIGKILL, restart.
+
+Usage::
+
+    with AssayProcess(tmp_path) as assay:          # a fresh SQLite database in tmp_path
+        assay.client.post("/api/suites", json=...)  # httpx.Client on assay.url
+        assay.kill()                                # SIGKILL: no shutdown code runs
+        assay.start()                               # same port, same database
+
+The server's output goes to ``tmp_path/assay-serve.log``; a start that fails shows its tail.
+Extra environment (``ASSAY_*`` settings) can be passed as ``env``.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import TracebackType
+
+import httpx
+
+from tests.support.agent_server import free_port
+
+START_TIMEOUT_S = 30.0
+STOP_TIMEOUT_S = 10.0
+_LOG_TAIL_CHARS = 3000
+
+
+class AssayProcess:
+    """One ``assay serve`` subprocess, restartable on the same port and database."""
+
+    def __init__(
+        self, directory: Path, *, database_url: str | None = None, env: dict[str, str] | None = None
+    ) -> None:
+        self.directory = directory
+        self.database_url = database_url or f"sqlite:///{directory / 'assay.db'}"
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log_path = directory / "assay-serve.log"
+        self.client = httpx.Client(base_url=self.url, timeout=30.0)
+        inherited = {name: value for name, value in os.environ.items() if not name.startswith("ASSAY_")}
+        self._env = {
+            **inherited,
+            "ASSAY_DATABASE_URL": self.database_url,
+            "ASSAY_SEED_DEMO": "false",
+            "PYTHONUNBUFFERED": "1",
+            **(env or {}),
+        }
+        self.process: subprocess.Popen[bytes] | None = None
+        self.starts = 0
+
+    @property
+    def is_running(self) -> bool:
+        """Whether the process is alive."""
+        return self.process is not None and self.process.poll() is None
+
+    def start(self) -> AssayProcess:
+        """Start the server and return once ``/api/health`` answers 200."""
+        if self.is_running:
+            raise RuntimeError("assay serve is already running")
+        with self.log_path.open("ab") as log:
+            log.write(f"\n---- start {self.starts + 1} ----\n".encode())
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "assay.cli", "serve", "--host", "127.0.0.1", "--port", str(self.port)],
+                env=self._env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        self.starts += 1
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if not self.is_running:
+                raise RuntimeError(f"assay serve exited while starting:\n{self.log_tail()}")
+            try:
+                if self.client.get("/api/health", timeout=1.0).status_code == 200:
+                    return self
+            except httpx.TransportError:
+                pass
+            time.sleep(0.05)
+        self.kill()
+        raise RuntimeError(f"assay serve was not healthy within {START_TIMEOUT_S} s:\n{self.log_tail()}")
+
+    def kill(self) -> None:
+        """SIGKILL the server (a crash: no shutdown code runs) and reap it."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait(timeout=STOP_TIMEOUT_S)
+
+    def restart(self) -> AssayProcess:
+        """SIGKILL if running, then start again on the same port and database."""
+        self.kill()
+        return self.start()
+
+    def stop(self) -> None:
+        """Stop gracefully (SIGTERM), killing it if it does not exit in time."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=STOP_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+    def log_tail(self) -> str:
+        """The end of the server's output."""
+        try:
+            return self.log_path.read_text(errors="replace")[-_LOG_TAIL_CHARS:]
+        except OSError:
+            return ""
+
+    def __enter__(self) -> AssayProcess:
+        return self.start()
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+        self.client.close()
