@@ -103,8 +103,12 @@ export function ResultsTable({ evaluationId, query, onQueryChange, refreshKey, s
     data: windowRows,
     columns: COLUMNS,
     getCoreRowModel: getCoreRowModel(),
+    // The server filters, sorts and pages. Without these, each new window of rows would make the
+    // table reset its (unused) page index, a state change that re-renders it: an endless loop.
     manualSorting: true,
     manualFiltering: true,
+    manualPagination: true,
+    autoResetAll: false,
     state: { sorting },
     onSortingChange: (updater) => {
       const next = typeof updater === "function" ? updater(sorting) : updater;

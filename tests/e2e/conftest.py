@@ -1,0 +1,204 @@
+"""Browser tests: a real ``assay serve`` process, a real agent on loopback, Debian's Chromium via Playwright.
+
+Chromium is launched from ``/usr/bin/chromium`` (Playwright's own browser downloads are not used). The
+tests skip when it is missing locally and fail in CI, where ``.ci/run`` installs it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, Dialog, Page, Playwright, sync_playwright
+
+from tests.support.agent_server import AgentBehaviour, AgentServer, free_port
+from tests.support.requirements import require
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+START_TIMEOUT_S = 30.0
+RUN_TIMEOUT_S = 60.0
+XSS_RESPONSE = '<img src=x onerror="window.__xss = 1; alert(1)">'
+
+# The boolean suite of these tests: input, expected_output, and what the agent answers.
+BOOLEAN_CASES: list[tuple[str, str, str]] = [
+    ("Is water wet?", "true", "yep"),
+    ("Is fire cold?", "false", "nope"),
+    ("Is 2 even?", "true", "yes"),
+    ("Is 3 even?", "false", "true"),
+    ("Does this render as HTML?", "true", XSS_RESPONSE),
+    ("Is the sky green?", "false", "NO"),
+]
+CUSTOM_ALIASES = {"true": ["true", "yes", "yep"], "false": ["false", "no", "nope"]}
+
+
+@dataclass
+class AssayServer:
+    """A running ``assay serve`` and an HTTP client for setting up data through its API."""
+
+    url: str
+    client: httpx.Client
+
+    def data(self, response: httpx.Response) -> Any:
+        """The envelope's ``data`` of a successful response."""
+        assert response.status_code < 400, response.text
+        body = response.json()
+        assert body["success"] is True, body
+        return body["data"]
+
+    def create_suite(self, cases: list[tuple[str, str, str]], name: str = "e2e booleans") -> int:
+        """A new suite (uniquely named) with the cases' inputs and expected outputs; its id."""
+        body = {
+            "name": f"{name} {uuid.uuid4().hex[:8]}",
+            "cases": [{"input": text, "expected_output": expected} for text, expected, _ in cases],
+        }
+        return int(self.data(self.client.post("/api/suites", json=body))["id"])
+
+    def run_evaluation(
+        self, suite_id: int, agent_url: str, name: str, config: dict[str, Any] | None = None
+    ) -> int:
+        """Start a true-false evaluation against the agent and wait for it to finish; its id."""
+        body = {
+            "suite_id": suite_id,
+            "grader_id": "true-false",
+            "grader_config": config,
+            "target": {"type": "http", "url": f"{agent_url}/answer"},
+            "name": name,
+        }
+        evaluation_id = int(self.data(self.client.post("/api/evaluations", json=body))["id"])
+        self.wait_for(evaluation_id)
+        return evaluation_id
+
+    def wait_for(self, evaluation_id: int) -> dict[str, Any]:
+        """The evaluation once it has stopped running."""
+        deadline = time.monotonic() + RUN_TIMEOUT_S
+        while time.monotonic() < deadline:
+            evaluation: dict[str, Any] = self.data(self.client.get(f"/api/evaluations/{evaluation_id}"))
+            if evaluation["status"] in {"completed", "failed", "cancelled"}:
+                return evaluation
+            time.sleep(0.1)
+        raise AssertionError(f"evaluation {evaluation_id} did not finish in {RUN_TIMEOUT_S}s")
+
+
+def _assay_command() -> list[str]:
+    script = Path(sys.executable).with_name("assay")
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("assay")
+    return [found] if found else [sys.executable, "-m", "assay.cli"]
+
+
+@pytest.fixture(scope="session")
+def assay(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AssayServer]:
+    """``assay serve`` in its own process, on a free loopback port and a fresh SQLite database."""
+    workdir = tmp_path_factory.mktemp("assay-serve")
+    port = free_port()
+    env = {key: value for key, value in os.environ.items() if not key.startswith("ASSAY_")}
+    env["ASSAY_DATABASE_URL"] = f"sqlite:///{workdir / 'assay.db'}"
+    with (workdir / "serve.log").open("wb") as log:
+        process = subprocess.Popen(
+            [*_assay_command(), "serve", "--host", "127.0.0.1", "--port", str(port)],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=env,
+            cwd=workdir,
+        )
+        url = f"http://127.0.0.1:{port}"
+        with httpx.Client(base_url=url, timeout=10.0) as client:
+            try:
+                _wait_until_up(client, process, workdir / "serve.log")
+                yield AssayServer(url, client)
+            finally:
+                process.terminate()
+                try:
+                    process.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+
+
+def _wait_until_up(client: httpx.Client, process: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"assay serve exited with {process.returncode}:\n{log.read_text()}")
+        try:
+            if client.get("/api/health").status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError(f"assay serve did not answer in {START_TIMEOUT_S}s:\n{log.read_text()}")
+
+
+@pytest.fixture(scope="session")
+def agent() -> Iterator[AgentServer]:
+    """A real HTTP agent on loopback answering the boolean suite's questions."""
+    answers = {text: answer for text, _, answer in BOOLEAN_CASES}
+    with AgentServer(AgentBehaviour(answers=answers, default="no", delay=0.01)) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def playwright() -> Iterator[Playwright]:
+    """Playwright's driver, once per session."""
+    require(CHROMIUM.exists(), f"Chromium at {CHROMIUM}")
+    with sync_playwright() as driver:
+        yield driver
+
+
+@pytest.fixture(scope="session")
+def browser(playwright: Playwright) -> Iterator[Browser]:
+    """Debian's headless Chromium."""
+    chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+    yield chromium
+    chromium.close()
+
+
+@dataclass
+class PageWatch:
+    """What a page did that a test may want to deny: script errors and dialogs (alert, confirm...)."""
+
+    errors: list[str] = field(default_factory=list)
+    dialogs: list[str] = field(default_factory=list)
+
+
+@pytest.fixture
+def watch() -> PageWatch:
+    """The record of the test page's errors and dialogs."""
+    return PageWatch()
+
+
+@pytest.fixture
+def page(browser: Browser, assay: AssayServer, watch: PageWatch) -> Iterator[Page]:
+    """A fresh browser page on the Assay server; fails the test on any uncaught script error."""
+    context = browser.new_context(base_url=assay.url, viewport={"width": 1400, "height": 1000})
+    context.set_default_timeout(15_000)
+    tab = context.new_page()
+    tab.on("pageerror", lambda error: watch.errors.append(str(error)))
+
+    def on_dialog(dialog: Dialog) -> None:
+        watch.dialogs.append(f"{dialog.type}: {dialog.message}")
+        dialog.dismiss()
+
+    tab.on("dialog", on_dialog)
+    yield tab
+    context.close()
+    assert watch.errors == [], f"uncaught errors in the page: {watch.errors}"

@@ -1,0 +1,130 @@
+"""Run an evaluation from the UI and read it: progress, summary, filters, search, the case panel, safety."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.e2e.conftest import BOOLEAN_CASES, CUSTOM_ALIASES, XSS_RESPONSE, AssayServer, PageWatch
+from tests.support.agent_server import AgentServer
+
+pytestmark = pytest.mark.browser
+
+
+def _rows(page: Page):  # type: ignore[no-untyped-def]
+    return page.get_by_test_id("results-scroll").locator('[role="row"][data-case-id]')
+
+
+def start_from_the_form(page: Page, suite_id: int, agent: AgentServer) -> None:
+    """Fill the New evaluation form: the suite, True/False with custom aliases, the agent's URL."""
+    page.goto(f"/evaluations/new?suite={suite_id}")
+    page.get_by_label("Grader", exact=True).select_option("true-false")
+    for label, alias in (("true", "yep"), ("false", "nope")):
+        field = page.locator(f'[data-field="aliases.{label}"]')
+        field.get_by_label(f"New {label}").fill(alias)
+        field.get_by_role("button", name="Add").click()
+    expect(page.get_by_test_id("config-status")).to_have_text("✓ valid")
+    page.get_by_label("URL").fill(f"{agent.url}/answer")
+    page.get_by_label("Name (optional)").fill("from the form")
+    page.get_by_role("button", name="Start evaluation").click()
+
+
+def test_run_an_evaluation_from_the_form_and_read_the_results(
+    page: Page, assay: AssayServer, agent: AgentServer
+) -> None:
+    suite_id = assay.create_suite(BOOLEAN_CASES)
+    start_from_the_form(page, suite_id, agent)
+
+    expect(page).to_have_url(re.compile(r"/evaluations/\d+$"))
+    evaluation_id = int(page.url.rsplit("/", 1)[1])
+    expect(page.get_by_test_id("evaluation-status")).to_have_text("completed", timeout=30_000)
+    stored = assay.wait_for(evaluation_id)
+    aliases = stored["grader"]["config"]["aliases"]
+    assert "yep" in aliases["true"]
+    assert "nope" in aliases["false"]
+
+    # yep, nope, yes and NO pass; "true" for false is a mismatch; the HTML is not a boolean.
+    expect(page.get_by_test_id("pass-rate")).to_have_text("66.7%")
+    expect(page.get_by_test_id("pass-rate-interval")).to_contain_text("95% CI")
+    counts = page.get_by_test_id("status-counts")
+    expect(counts.locator('[data-status="match"]')).to_contain_text("4")
+    expect(counts.locator('[data-status="mismatch"]')).to_contain_text("1")
+    expect(counts.locator('[data-status="invalid_response"]')).to_contain_text("1")
+    matrix = page.get_by_test_id("confusion-matrix")
+    expect(matrix.locator('[data-cell="true-true"]')).to_have_text("2")
+    expect(matrix.locator('[data-cell="false-true"]')).to_have_text("1")
+    expect(matrix.locator('[data-cell="true-invalid"]')).to_have_text("1")
+    expect(_rows(page)).to_have_count(len(BOOLEAN_CASES))
+
+    # Filter: failed = graded and not passed (the mismatch and the invalid response).
+    page.get_by_role("button", name=re.compile("^Failed")).click()
+    expect(page).to_have_url(re.compile(r"outcome=failed"))
+    expect(_rows(page)).to_have_count(2)
+    page.get_by_role("button", name=re.compile("^Invalid")).click()
+    expect(_rows(page)).to_have_count(1)
+    page.get_by_role("button", name=re.compile("^Passed")).click()
+    expect(_rows(page)).to_have_count(4)
+    page.get_by_role("button", name=re.compile("^All")).click()
+    expect(_rows(page)).to_have_count(len(BOOLEAN_CASES))
+
+    # Search by text of the input.
+    page.get_by_label("Search results").fill("even")
+    expect(_rows(page)).to_have_count(2)
+    page.get_by_label("Search results").fill("")
+    expect(_rows(page)).to_have_count(len(BOOLEAN_CASES))
+
+    # Sort by score, lowest first: the two failures lead.
+    page.get_by_role("button", name="Score").click()
+    expect(_rows(page).first.locator(".verdict")).not_to_have_text("PASS")
+
+    # Open the failed case: input, expected_output, agent_response and every details field.
+    page.get_by_role("button", name=re.compile("^Failed")).click()
+    _rows(page).filter(has_text="Is 3 even?").click()
+    panel = page.get_by_test_id("case-panel")
+    expect(panel.get_by_label("input", exact=True)).to_have_text("Is 3 even?")
+    expect(panel.get_by_label("expected_output", exact=True)).to_have_text("false")
+    expect(panel.get_by_label("agent_response", exact=True)).to_have_text("true")
+    for key in (
+        "expected_bool",
+        "actual_bool",
+        "match_status",
+        "reason",
+        "expected_original",
+        "actual_original",
+    ):
+        expect(panel.locator(f'[data-detail="{key}"]')).to_be_visible()
+    expect(panel.locator('[data-detail="reason"]')).to_contain_text("Expected false but got true")
+
+
+def test_a_refresh_on_a_deep_link_keeps_the_view(page: Page, assay: AssayServer, agent: AgentServer) -> None:
+    suite_id = assay.create_suite(BOOLEAN_CASES)
+    evaluation_id = assay.run_evaluation(suite_id, agent.url, "deep link", {"aliases": CUSTOM_ALIASES})
+    page.goto(f"/evaluations/{evaluation_id}?outcome=failed")
+    expect(_rows(page)).to_have_count(2)
+    page.reload()
+    expect(page.get_by_role("button", name=re.compile("^Failed"))).to_have_attribute("aria-pressed", "true")
+    expect(_rows(page)).to_have_count(2)
+    response = page.goto(f"/evaluations/{evaluation_id}")
+    assert response is not None
+    assert response.headers["cache-control"] == "no-cache"
+    assert "default-src 'self'" in response.headers["content-security-policy"]
+
+
+def test_agent_html_is_shown_as_text_and_runs_no_script(
+    page: Page, assay: AssayServer, agent: AgentServer, watch: PageWatch
+) -> None:
+    suite_id = assay.create_suite(BOOLEAN_CASES)
+    evaluation_id = assay.run_evaluation(suite_id, agent.url, "xss", {"aliases": CUSTOM_ALIASES})
+    page.goto(f"/evaluations/{evaluation_id}?outcome=invalid")
+    row = _rows(page).filter(has_text="Does this render as HTML?")
+    expect(row).to_contain_text(XSS_RESPONSE)
+    row.click()
+    panel = page.get_by_test_id("case-panel")
+    expect(panel.get_by_label("agent_response", exact=True)).to_have_text(XSS_RESPONSE)
+    expect(panel.locator('[data-detail="actual_original"]')).to_contain_text(XSS_RESPONSE)
+    page.wait_for_timeout(300)  # give an injected onerror handler every chance to run
+    assert page.evaluate("typeof window.__xss") == "undefined"
+    assert page.locator("img[src='x']").count() == 0
+    assert watch.dialogs == []

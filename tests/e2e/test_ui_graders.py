@@ -1,0 +1,80 @@
+"""The Graders screen and the GraderSelector list what the API registers; the playground grades one answer."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.e2e.conftest import AssayServer
+
+pytestmark = pytest.mark.browser
+
+
+def test_graders_screen_lists_every_grader_from_the_api(page: Page, assay: AssayServer) -> None:
+    graders = assay.data(assay.client.get("/api/graders"))["graders"]
+    page.goto("/graders")
+    listing = page.get_by_test_id("grader-list")
+    for grader in graders:
+        expect(listing.get_by_role("link", name=grader["name"])).to_be_visible()
+    expect(listing.get_by_role("listitem")).to_have_count(len(graders))
+
+
+def test_grader_selector_offers_true_false_from_the_api(page: Page, assay: AssayServer) -> None:
+    ids = [grader["id"] for grader in assay.data(assay.client.get("/api/graders"))["graders"]]
+    assert "true-false" in ids
+    page.goto("/evaluations/new")
+    selector = page.get_by_label("Grader", exact=True)
+    options = selector.locator("option:not([disabled])")
+    expect(options).to_have_count(len(ids))
+    assert [options.nth(i).get_attribute("value") for i in range(len(ids))] == ids
+    selector.select_option("true-false")
+    expect(page.get_by_text("Boolean value matching with support for multiple formats").first).to_be_visible()
+    # The config form comes from the grader's schema: aliases as editable lists, case_sensitive as a switch.
+    expect(page.get_by_role("switch", name="case_sensitive")).not_to_be_checked()
+    true_aliases = page.locator('[data-field="aliases.true"]').get_by_role("textbox")
+    expect(true_aliases.first).to_have_value("true")
+
+
+def test_graders_screen_shows_description_schema_and_scoring_guide(page: Page) -> None:
+    page.goto("/graders/true-false")
+    expect(page.get_by_role("heading", name="True/False")).to_be_visible()
+    expect(page.get_by_text("Response represents the same boolean as the expected output")).to_be_visible()
+    page.get_by_text("Config schema (JSON Schema)").click()
+    expect(page.get_by_text('"additionalProperties": false').first).to_be_visible()
+
+
+def test_playground_grades_with_custom_aliases_and_shows_every_detail(page: Page) -> None:
+    page.goto("/graders/true-false")
+    page.get_by_label("agent_response").fill("yep")
+    page.get_by_label("expected_output").fill("true")
+    true_list = page.locator('[data-field="aliases.true"]')
+    true_list.get_by_label("New true").fill("yep")
+    true_list.get_by_role("button", name="Add").click()
+    expect(page.get_by_test_id("config-status")).to_have_text("✓ valid")
+    page.get_by_role("button", name="Grade").click()
+    result = page.get_by_test_id("grade-result")
+    expect(result.get_by_text("PASS")).to_be_visible()
+    details = result.get_by_test_id("details-table")
+    for key in (
+        "expected_bool",
+        "actual_bool",
+        "match_status",
+        "reason",
+        "expected_original",
+        "actual_original",
+        "normalized_expected",
+        "normalized_actual",
+    ):
+        expect(details.locator(f'[data-detail="{key}"]')).to_be_visible()
+    expect(details.locator('[data-detail="actual_original"]')).to_contain_text("yep")
+    expect(details.locator('[data-detail="match_status"]')).to_contain_text("match")
+
+
+def test_config_problems_from_the_api_show_beside_the_field(page: Page) -> None:
+    page.goto("/graders/true-false")
+    false_list = page.locator('[data-field="aliases.false"]')
+    # Listing "yes" as false too makes an alias both true and false (D5): the API says so.
+    false_list.get_by_label("New false").fill("yes")
+    false_list.get_by_role("button", name="Add").click()
+    expect(page.get_by_test_id("config-status")).to_contain_text("problem")
+    expect(page.get_by_test_id("config-form").get_by_role("alert").first).to_contain_text("yes")
