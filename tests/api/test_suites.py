@@ -94,11 +94,18 @@ def test_list_bounds(client: TestClient, query: str) -> None:
     assert client.get(f"/api/suites/{suite['id']}/cases?{query}").status_code == 422
 
 
-@pytest.mark.parametrize("suite_id", ["0", "-1", "abc", "2147483648", "99999999999999999999"])
-def test_bad_ids_are_validation_errors(client: TestClient, suite_id: str) -> None:
+@pytest.mark.parametrize("suite_id", ["0", "2147483648", "99999999999999999999"])
+def test_out_of_range_ids_are_validation_errors(client: TestClient, suite_id: str) -> None:
     response = client.get(f"/api/suites/{suite_id}")
     assert response.status_code == 422
     assert response.json()["error"]["code"] == "VALIDATION_ERROR"
+
+
+@pytest.mark.parametrize("suite_id", ["-1", "abc", "1.5"])
+def test_ids_that_are_not_numbers_name_no_route(client: TestClient, suite_id: str) -> None:
+    response = client.get(f"/api/suites/{suite_id}")
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "NOT_FOUND"
 
 
 @pytest.mark.parametrize(

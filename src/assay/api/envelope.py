@@ -13,6 +13,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from assay.api.rendering import SafeJSONResponse
 from assay.errors import AssayError
@@ -111,14 +112,29 @@ async def _request_validation_error(_request: Request, exc: Exception) -> JSONRe
     return error_response(422, "VALIDATION_ERROR", message, jsonable_encoder(problems))
 
 
-async def _http_error(_request: Request, exc: Exception) -> JSONResponse:
+def _allowed_methods(request: Request) -> str:
+    """Every method some route serves at this path (Starlette names only the first route's)."""
+    allowed = []
+    for method in ("DELETE", "GET", "PATCH", "POST", "PUT"):
+        scope = {**request.scope, "method": method}
+        if any(route.matches(scope)[0] is Match.FULL for route in request.app.router.routes):
+            allowed.append(method)
+    return ", ".join(allowed)
+
+
+async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
     status = exc.status_code
+    headers = dict(exc.headers or {})
+    if status == 405 and (allowed := _allowed_methods(request)):
+        headers["Allow"] = allowed
     code = _HTTP_CODES.get(status, "INTERNAL_ERROR" if status >= 500 else "HTTP_ERROR")
     # Starlette's default detail is the bare status phrase; ours reads better. A specific detail wins.
     detail = exc.detail if isinstance(exc.detail, str) else ""
     message = detail if detail and detail != HTTPStatus(status).phrase else _HTTP_MESSAGES.get(status, detail)
-    return error_response(status, code, message or "Request failed", headers=exc.headers)
+    if status == 400:  # FastAPI's "error parsing the body" (e.g. not UTF-8): malformed, as bad JSON is
+        status, message = 422, "Malformed request body"
+    return error_response(status, code, message or "Request failed", headers=headers)
 
 
 async def _unexpected_error(request: Request, exc: Exception) -> JSONResponse:
@@ -138,6 +154,14 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_exception_handler(Exception, _unexpected_error)
 
+
+CONFLICT_RESPONSE: dict[int | str, dict[str, Any]] = {
+    409: {
+        "model": ErrorEnvelope,
+        "description": "Conflicts with what is stored, e.g. a taken name (`CONFLICT`)",
+    }
+}
+"""Declared by the operations that can conflict."""
 
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     status: {"model": ErrorEnvelope, "description": description}

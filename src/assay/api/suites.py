@@ -8,7 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, File, Form, Query, Response, UploadFile, status
 
 from assay.api.deps import PaginationDep, SuiteId, SuiteServiceDep
-from assay.api.envelope import ERROR_RESPONSES, Envelope, ErrorEnvelope, ok
+from assay.api.envelope import CONFLICT_RESPONSE, ERROR_RESPONSES, Envelope, ErrorEnvelope, ok
 from assay.api.schemas.suites import (
     CaseList,
     CaseOut,
@@ -40,7 +40,7 @@ class ExportFormat(StrEnum):
 _EXPORT_MEDIA = {ExportFormat.JSONL: "application/x-ndjson", ExportFormat.CSV: "text/csv; charset=utf-8"}
 
 
-@router.post("", status_code=status.HTTP_201_CREATED, summary="Create a suite")
+@router.post("", status_code=status.HTTP_201_CREATED, summary="Create a suite", responses=CONFLICT_RESPONSE)
 def create_suite(body: SuiteCreate, suites: SuiteServiceDep) -> Envelope[SuiteOut]:
     """A new suite with its cases in the given order; 409 ``CONFLICT`` when the name is taken."""
     cases = [case.to_new_case() for case in body.cases]
@@ -60,7 +60,11 @@ def list_suites(suites: SuiteServiceDep, page: PaginationDep) -> Envelope[SuiteL
     status_code=status.HTTP_201_CREATED,
     summary="Import a suite from a file",
     responses={
-        413: {"model": ErrorEnvelope, "description": "File over ASSAY_MAX_IMPORT_BYTES (`PAYLOAD_TOO_LARGE`)"}
+        **CONFLICT_RESPONSE,
+        413: {
+            "model": ErrorEnvelope,
+            "description": "File over ASSAY_MAX_IMPORT_BYTES (`PAYLOAD_TOO_LARGE`)",
+        },
     },
 )
 def import_suite(
@@ -83,26 +87,26 @@ def import_suite(
     return ok(SuiteOut.of(suite))
 
 
-@router.get("/{suite_id}", summary="Describe a suite")
+@router.get("/{suite_id:int}", summary="Describe a suite")
 def get_suite(suite_id: SuiteId, suites: SuiteServiceDep) -> Envelope[SuiteOut]:
     """One suite with its ``case_count``."""
     return ok(SuiteOut.of(suites.get(suite_id)))
 
 
-@router.patch("/{suite_id}", summary="Rename or redescribe a suite")
+@router.patch("/{suite_id:int}", summary="Rename or redescribe a suite", responses=CONFLICT_RESPONSE)
 def update_suite(suite_id: SuiteId, body: SuitePatch, suites: SuiteServiceDep) -> Envelope[SuiteOut]:
     """Change the name and/or description; 409 ``CONFLICT`` when the new name is taken."""
     return ok(SuiteOut.of(suites.update(suite_id, name=body.name, description=body.description)))
 
 
-@router.delete("/{suite_id}", summary="Delete a suite")
+@router.delete("/{suite_id:int}", summary="Delete a suite")
 def delete_suite(suite_id: SuiteId, suites: SuiteServiceDep) -> Envelope[Deleted]:
     """Delete a suite and its cases."""
     suites.delete(suite_id)
     return ok(Deleted(id=suite_id))
 
 
-@router.get("/{suite_id}/cases", summary="List a suite's cases")
+@router.get("/{suite_id:int}/cases", summary="List a suite's cases")
 def list_cases(suite_id: SuiteId, suites: SuiteServiceDep, page: PaginationDep) -> Envelope[CaseList]:
     """Cases in their order, a page at a time."""
     found = suites.cases(suite_id, skip=page.skip, limit=page.limit)
@@ -110,7 +114,7 @@ def list_cases(suite_id: SuiteId, suites: SuiteServiceDep, page: PaginationDep) 
     return ok(CaseList(cases=items, count=len(items), total=found.total))
 
 
-@router.post("/{suite_id}/cases", status_code=status.HTTP_201_CREATED, summary="Append cases")
+@router.post("/{suite_id:int}/cases", status_code=status.HTTP_201_CREATED, summary="Append cases")
 def append_cases(suite_id: SuiteId, body: CasesAppend, suites: SuiteServiceDep) -> Envelope[CasesAdded]:
     """Add cases after the suite's last one."""
     added = suites.add_cases(suite_id, [case.to_new_case() for case in body.cases])
@@ -119,7 +123,7 @@ def append_cases(suite_id: SuiteId, body: CasesAppend, suites: SuiteServiceDep) 
 
 
 @router.get(
-    "/{suite_id}/export",
+    "/{suite_id:int}/export",
     summary="Export a suite as a file",
     response_class=Response,
     responses={

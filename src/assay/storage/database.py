@@ -33,7 +33,7 @@ class Base(DeclarativeBase):
 def normalize_url(url: str | URL) -> URL:
     """``url`` with PostgreSQL pointed at the psycopg 3 driver whatever spelling was given."""
     parsed = make_url(url)
-    if parsed.get_backend_name() == "postgresql" and parsed.get_driver_name() != "psycopg":
+    if parsed.get_backend_name() in ("postgresql", "postgres") and parsed.drivername != "postgresql+psycopg":
         parsed = parsed.set(drivername="postgresql+psycopg")
     return parsed
 

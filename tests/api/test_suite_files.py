@@ -1,0 +1,176 @@
+"""Suite import (JSONL, CSV, JSON; every bad line reported by number) and export (JSONL, CSV)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+from fastapi.testclient import TestClient
+
+from assay.api.app import create_app
+from assay.config import Settings
+from tests.factories import suite_payload
+
+
+def upload(client: TestClient, filename: str, content: bytes, **form: str) -> tuple[int, dict[str, object]]:
+    """POST a file to the import route; the status and the envelope."""
+    response = client.post("/api/suites/import", files={"file": (filename, content)}, data=form)
+    return response.status_code, response.json()
+
+
+JSONL = (
+    b'{"input": "2+2?", "expected_output": "4"}\n'
+    b"\n"
+    b'{"input": "Capital of France?", "expected_output": "Paris", "metadata": {"topic": "geo"}, "id": "c2"}\n'
+)
+
+
+def test_import_jsonl(client: TestClient) -> None:
+    status, body = upload(client, "maths.jsonl", JSONL)
+    assert status == 201, body
+    suite = body["data"]
+    assert isinstance(suite, dict)
+    assert (suite["name"], suite["case_count"]) == ("maths", 2)
+    cases = client.get(f"/api/suites/{suite['id']}/cases").json()["data"]["cases"]
+    assert [c["expected_output"] for c in cases] == ["4", "Paris"]
+    assert cases[1]["metadata"] == {"id": "c2", "topic": "geo"}  # extra fields are kept as metadata
+
+
+def test_import_csv_with_name_and_description(client: TestClient) -> None:
+    content = (
+        'input,expected_output,metadata,difficulty\r\n"a, b",x,"{""k"": 1}",easy\r\n"multi\nline",y,,hard\r\n'
+    )
+    status, body = upload(client, "cases.csv", content.encode(), name="From CSV", description="d")
+    assert status == 201, body
+    suite = body["data"]
+    assert isinstance(suite, dict)
+    assert (suite["name"], suite["description"], suite["case_count"]) == ("From CSV", "d", 2)
+    cases = client.get(f"/api/suites/{suite['id']}/cases").json()["data"]["cases"]
+    assert cases[0] == {**cases[0], "input": "a, b", "metadata": {"k": 1, "difficulty": "easy"}}
+    assert cases[1]["input"] == "multi\nline"
+
+
+def test_import_json_document(client: TestClient) -> None:
+    document = {"name": "doc", "description": "from json", "cases": suite_payload(cases=2)["cases"]}
+    status, body = upload(client, "x.json", json.dumps(document).encode())
+    assert status == 201
+    assert body["data"] == {**body["data"], "name": "doc", "description": "from json", "case_count": 2}  # type: ignore[dict-item]
+    status, body = upload(client, "y.json", json.dumps(suite_payload(cases=1)["cases"]).encode())
+    assert (status, body["data"]["name"]) == (201, "y")  # type: ignore[index]
+
+
+def test_every_bad_jsonl_line_is_reported_by_number(client: TestClient) -> None:
+    content = (
+        b'{"input": "ok", "expected_output": "ok"}\n'
+        b"not json\n"
+        b'{"input": "no expected"}\n'
+        b"[1, 2]\n"
+        b'{"input": 3, "expected_output": "x", "metadata": 5}\n'
+    )
+    status, body = upload(client, "bad.jsonl", content)
+    assert status == 422
+    error = body["error"]
+    assert isinstance(error, dict)
+    assert error["code"] == "VALIDATION_ERROR"
+    problems = error["problems"]
+    assert [p.split(":")[0] for p in problems] == ["line 2", "line 3", "line 4", "line 5"]
+    assert "'expected_output' is missing" in problems[1]
+    assert "'input' must be a string" in problems[3]
+    assert "'metadata' must be an object" in problems[3]
+    assert client.get("/api/suites").json()["data"]["total"] == 0  # nothing half-imported
+
+
+def test_bad_csv_rows_are_reported_by_line(client: TestClient) -> None:
+    content = b'input,expected_output,metadata\na,b,\n"c\nd",e,{bad\nf,g,h,i\n'
+    status, body = upload(client, "bad.csv", content)
+    assert status == 422
+    problems = body["error"]["problems"]  # type: ignore[index]
+    assert [p.split(":")[0] for p in problems] == ["line 3", "line 5"]
+
+
+@pytest.mark.parametrize(
+    ("filename", "content", "message"),
+    [
+        ("cases.csv", b"question,answer\nq,a\n", "lacks column(s) input, expected_output"),
+        ("cases.txt", b"{}", "Cannot tell the format"),
+        ("cases.jsonl", b"\n\n", "no cases"),
+        ("cases.jsonl", b'{"input": "\xff", "expected_output": "x"}', "line 1: not valid UTF-8"),
+        ("cases.json", b'{"cases": 5}', "JSON array of cases"),
+        ("cases.json", b'[\n{"input": "a",\n', "line 3: invalid JSON"),
+    ],
+)
+def test_unreadable_files(client: TestClient, filename: str, content: bytes, message: str) -> None:
+    status, body = upload(client, filename, content)
+    assert status == 422
+    assert message in json.dumps(body["error"])
+
+
+def test_format_can_be_given(client: TestClient) -> None:
+    status, body = upload(client, "data.txt", JSONL, format="jsonl", name="given")
+    assert (status, body["data"]["case_count"]) == (201, 2)  # type: ignore[index]
+
+
+def test_import_name_conflict(client: TestClient) -> None:
+    upload(client, "same.jsonl", JSONL)
+    status, body = upload(client, "same.jsonl", JSONL)
+    assert (status, body["error"]["code"]) == (409, "CONFLICT")  # type: ignore[index]
+
+
+def test_import_has_its_own_size_cap(settings: Settings) -> None:
+    small = Settings(database_url=settings.database_url, api_key=None, max_import_bytes=2000)
+    with TestClient(create_app(small)) as client:
+        line = b'{"input": "x", "expected_output": "y"}\n'
+        assert upload(client, "ok.jsonl", line * 20)[0] == 201
+        status, body = upload(client, "big.jsonl", line * 100)
+    assert (status, body["error"]["code"]) == (413, "PAYLOAD_TOO_LARGE")  # type: ignore[index]
+
+
+def test_import_may_exceed_the_json_body_cap(client: TestClient) -> None:
+    line = b'{"input": "%s", "expected_output": "y"}\n' % (b"x" * 1000)
+    status, body = upload(client, "big.jsonl", line * 1500)  # ~1.5 MiB
+    assert (status, body["data"]["case_count"]) == (201, 1500)  # type: ignore[index]
+
+
+def test_jsonl_export_round_trips(client: TestClient) -> None:
+    cases = [
+        {"input": "nul\x00 and \ud800", "expected_output": "ünï 🙂", "metadata": {"k": ["\ud800"]}},
+        {"input": "=1+1", "expected_output": "", "metadata": {}},
+    ]
+    content = json.dumps({"name": "odd", "cases": cases}, ensure_ascii=True)
+    suite = client.post("/api/suites", content=content, headers={"content-type": "application/json"}).json()[
+        "data"
+    ]
+    response = client.get(f"/api/suites/{suite['id']}/export?format=jsonl")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("application/x-ndjson")
+    assert 'filename="odd.jsonl"' in response.headers["content-disposition"]
+    exported = [json.loads(line) for line in response.content.decode("utf-8").splitlines()]
+    assert exported == cases
+    status, body = upload(client, "again.jsonl", response.content)
+    assert status == 201
+    again = client.get(f"/api/suites/{body['data']['id']}/cases").json()["data"]["cases"]  # type: ignore[index]
+    assert [(c["input"], c["expected_output"], c["metadata"]) for c in again] == [
+        (c["input"], c["expected_output"], c["metadata"]) for c in cases
+    ]
+
+
+def test_csv_export_neutralises_formulas(client: TestClient) -> None:
+    dangerous = ["=1+1", "+cmd", "-2+3", "@SUM(A1)", "\tx", "\rx", "＝1", "safe", "a=b"]
+    cases = [{"input": text, "expected_output": "ok", "metadata": {}} for text in dangerous]
+    suite = client.post("/api/suites", json={"name": "csv", "cases": cases}).json()["data"]
+    response = client.get(f"/api/suites/{suite['id']}/export?format=csv")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/csv")
+    rows = list(csv.reader(io.StringIO(response.content.decode("utf-8"), newline="")))
+    assert rows[0] == ["input", "expected_output", "metadata"]
+    inputs = [row[0] for row in rows[1:]]
+    assert inputs == ["'=1+1", "'+cmd", "'-2+3", "'@SUM(A1)", "'\tx", "'\rx", "'＝1", "safe", "a=b"]
+    assert all(row[2] == "{}" for row in rows[1:])
+
+
+def test_export_bad_format(client: TestClient) -> None:
+    suite = client.post("/api/suites", json=suite_payload()).json()["data"]
+    response = client.get(f"/api/suites/{suite['id']}/export?format=xlsx")
+    assert response.status_code == 422
