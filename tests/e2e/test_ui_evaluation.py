@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 from tests.e2e.conftest import BOOLEAN_CASES, CUSTOM_ALIASES, XSS_RESPONSE, AssayServer, PageWatch
 from tests.support.agent_server import AgentServer
@@ -13,7 +13,7 @@ from tests.support.agent_server import AgentServer
 pytestmark = pytest.mark.browser
 
 
-def _rows(page: Page):  # type: ignore[no-untyped-def]
+def _rows(page: Page) -> Locator:
     return page.get_by_test_id("results-scroll").locator('[role="row"][data-case-id]')
 
 

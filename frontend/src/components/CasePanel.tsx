@@ -21,7 +21,7 @@ export function CasePanel({ result, onClose }: { result: CaseResult; onClose: ()
       <dl className="case-facts">
         <div>
           <dt>score</dt>
-          <dd className="mono">{result.score ?? "–"}</dd>
+          <dd className="mono">{result.score === null ? "–" : result.score.toFixed(2)}</dd>
         </div>
         <div>
           <dt>latency</dt>

@@ -8,6 +8,7 @@ import {
   useCancelEvaluation,
   useEvaluation,
 } from "../api/evaluations";
+import { useSuite } from "../api/suites";
 import type { CaseResult, Evaluation, EvaluationSummary } from "../api/types";
 import { CasePanel } from "../components/CasePanel";
 import { ErrorMessage } from "../components/ErrorMessage";
@@ -93,6 +94,7 @@ export function EvaluationPage() {
 
 function EvaluationHeader({ evaluation }: { evaluation: Evaluation }) {
   const cancel = useCancelEvaluation(evaluation.id);
+  const suite = useSuite(evaluation.suite_id);
   const running = !isTerminal(evaluation.status);
   const share = evaluation.progress.total > 0 ? evaluation.progress.done / evaluation.progress.total : 0;
   return (
@@ -111,7 +113,7 @@ function EvaluationHeader({ evaluation }: { evaluation: Evaluation }) {
         </Link>
       </div>
       <p className="muted">
-        suite <Link to={`/suites/${evaluation.suite_id}`}>{evaluation.suite_id}</Link> · grader{" "}
+        suite <Link to={`/suites/${evaluation.suite_id}`}>{suite.data?.name ?? evaluation.suite_id}</Link> · grader{" "}
         <span className="mono">{evaluation.grader.grader_id}</span> · target <span className="mono">{String(evaluation.target.type ?? "")}</span> ·
         created {dateTime(evaluation.created_at)}
       </p>

@@ -1,0 +1,58 @@
+"""Suites: create, import a file (bad lines reported one by one), browse the cases, export."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+pytestmark = pytest.mark.browser
+
+
+def test_import_reports_each_bad_line_then_imports_a_good_file(page: Page, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(
+        '{"input": "Is ice cold?", "expected_output": "true"}\n'
+        '{"input": "no expected output"}\n'
+        "not json at all\n",
+        encoding="utf-8",
+    )
+    page.goto("/suites")
+    page.get_by_label("File (.jsonl, .csv or .json)").set_input_files(bad)
+    page.get_by_role("button", name="Import").click()
+    problems = page.get_by_test_id("problem-list")
+    expect(problems).to_contain_text("line 2")
+    expect(problems).to_contain_text("line 3")
+
+    good = tmp_path / "ice.jsonl"
+    cases = [{"input": f"Is {n} even?", "expected_output": str(n % 2 == 0).lower()} for n in range(60)]
+    good.write_text("".join(json.dumps(case) + "\n" for case in cases), encoding="utf-8")
+    page.get_by_label("File (.jsonl, .csv or .json)").set_input_files(good)
+    name = f"imported {tmp_path.name}"
+    page.get_by_label("Name (default: from the file)").fill(name)
+    page.get_by_role("button", name="Import").click()
+
+    expect(page).to_have_url(re.compile(r"/suites/\d+$"))
+    expect(page.get_by_role("heading", name=name)).to_be_visible()
+    expect(page.get_by_test_id("case-list").locator("tbody tr")).to_have_count(50)
+    page.get_by_role("button", name="Next →").click()
+    expect(page.get_by_test_id("case-list").locator("tbody tr")).to_have_count(10)
+    expect(page.get_by_test_id("case-list")).to_contain_text("Is 59 even?")
+
+    with page.expect_download() as download:
+        page.get_by_role("link", name="Export JSONL").click()
+    lines = Path(download.value.path()).read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line)["input"] for line in lines] == [case["input"] for case in cases]
+
+
+def test_create_an_empty_suite(page: Page, tmp_path: Path) -> None:
+    page.goto("/suites")
+    name = f"created {tmp_path.name}"
+    page.get_by_label("Name", exact=True).fill(name)
+    page.get_by_role("button", name="Create").click()
+    expect(page.get_by_role("heading", name=name)).to_be_visible()
+    page.get_by_role("link", name="Suites").click()
+    expect(page.get_by_test_id("suite-list")).to_contain_text(name)
