@@ -8,7 +8,6 @@ from typing import Annotated
 import typer
 import uvicorn
 
-from assay.api.app import create_app
 from assay.config import Settings
 from assay.errors import ValidationError
 
@@ -36,4 +35,6 @@ def serve(
             f"refusing to listen on {host}, which is not loopback, without an API key: "
             "set ASSAY_API_KEY or use --host 127.0.0.1"
         )
-    uvicorn.run(create_app(settings), host=host, port=port, workers=1, log_level="info")
+    # By name, as a factory: the CLI and the API are sibling layers, and create_app() reads the same
+    # ASSAY_* environment that was just checked.
+    uvicorn.run("assay.api.app:create_app", factory=True, host=host, port=port, workers=1, log_level="info")
