@@ -7,17 +7,52 @@ agent's answer to that case.
 
 from __future__ import annotations
 
-import sqlite3
+import os
 import time
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.exc import OperationalError
+
+from assay.storage.database import normalize_url
 from tests.support.agent_server import AgentBehaviour, AgentServer
 from tests.support.assay_process import AssayProcess
+from tests.support.requirements import require
 
 CASES = 300
 KILLS = 3
 RUN_TIMEOUT_S = 60.0
+
+
+POSTGRES_URL = os.environ.get("ASSAY_TEST_POSTGRES_URL", "")
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A database of this test's own: a SQLite file, or a new database on the PostgreSQL server."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'assay.db'}"
+        return
+    server = create_engine(normalize_url(POSTGRES_URL or "postgresql://-"), isolation_level="AUTOCOMMIT")
+    try:
+        with server.connect():
+            reachable = True
+    except OperationalError:
+        reachable = False
+    require(bool(POSTGRES_URL) and reachable, "a PostgreSQL server (ASSAY_TEST_POSTGRES_URL)")
+    name = f"assay_crash_{uuid.uuid4().hex[:12]}"
+    with server.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield normalize_url(POSTGRES_URL).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with server.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        server.dispose()
 
 
 def data(response: Any) -> Any:
@@ -35,9 +70,12 @@ def wait_for_progress(assay: AssayProcess, evaluation_id: int, at_least: int) ->
     raise AssertionError(f"no progress to {at_least} within {RUN_TIMEOUT_S} s:\n{assay.log_tail()}")
 
 
-def test_sigkill_mid_run_then_restart_loses_and_doubles_nothing(tmp_path: Path) -> None:
+def test_sigkill_mid_run_then_restart_loses_and_doubles_nothing(tmp_path: Path, database_url: str) -> None:
     answers = {f"question {n}": ("yes" if n % 3 else "no") for n in range(CASES)}
-    with AgentServer(AgentBehaviour(answers=answers, delay=0.03)) as agent, AssayProcess(tmp_path) as assay:
+    with (
+        AgentServer(AgentBehaviour(answers=answers, delay=0.03)) as agent,
+        AssayProcess(tmp_path, database_url=database_url) as assay,
+    ):
         cases = [{"input": text, "expected_output": "true"} for text in answers]
         suite = data(assay.client.post("/api/suites", json={"name": "crash", "cases": cases}))
         target = {"type": "http", "url": agent.url, "timeout": 5}
@@ -66,16 +104,19 @@ def test_sigkill_mid_run_then_restart_loses_and_doubles_nothing(tmp_path: Path) 
         api_rows = data(assay.client.get(f"/api/evaluations/{evaluation_id}/results", params={"limit": 500}))
         assert api_rows["total"] == CASES
 
-    with sqlite3.connect(tmp_path / "assay.db") as db:
-        rows = db.execute(
-            "SELECT case_id, input, agent_response FROM results WHERE evaluation_id = ?", [evaluation_id]
-        )
-        stored = rows.fetchall()
-        case_ids = [row[0] for row in db.execute("SELECT id FROM cases WHERE suite_id = ?", [suite["id"]])]
+    engine = create_engine(normalize_url(database_url))
+    try:
+        with engine.connect() as db:
+            query = text("SELECT case_id, input, agent_response FROM results WHERE evaluation_id = :id")
+            stored = db.execute(query, {"id": evaluation_id}).all()
+            cases = db.execute(text("SELECT id FROM cases WHERE suite_id = :id"), {"id": suite["id"]})
+            case_ids = [row[0] for row in cases]
+    finally:
+        engine.dispose()
     assert sorted(row[0] for row in stored) == sorted(case_ids)  # exactly one result per case
     for _, stored_input, stored_answer in stored:
-        text = stored_input.strip('"')  # SafeText stores JSON string literals
-        assert stored_answer == f'"{answers[text]}"'
-        assert agent.count(text) >= 1
+        question = stored_input.strip('"')  # SafeText stores JSON string literals
+        assert stored_answer == f'"{answers[question]}"'
+        assert agent.count(question) >= 1
     replayed = len(agent.requests) - CASES
     assert 0 <= replayed <= KILLS * 8 + 50  # only calls in flight or unwritten at each kill ran again

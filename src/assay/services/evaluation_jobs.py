@@ -1,6 +1,6 @@
 """Runs evaluations in the server's event loop: start, stop, resume after a restart, and record the outcome.
 
-Every database call goes through a worker thread (``asyncio.to_thread``) so that the API stays responsive.
+Every database call goes through a worker thread (:func:`finish_in_thread`) so the API stays responsive.
 A job killed with its process leaves its evaluation ``running``; :meth:`EvaluationJobs.resume` starts it
 again at the next start, and only the cases without a result run (the unique key makes any replayed
 write harmless).
@@ -21,7 +21,7 @@ from assay.errors import AssayError
 from assay.services.demo_suite import seed_demo_suite
 from assay.services.evaluation_records import facts_of, result_columns
 from assay.services.grader_service import GraderService
-from assay.services.runner import CaseResult, RunCase, run_cases
+from assay.services.runner import CaseResult, RunCase, finish_in_thread, run_cases
 from assay.services.summary import summarize
 from assay.storage import evaluations as store
 from assay.storage.database import session_factory
@@ -128,10 +128,13 @@ class EvaluationJobs:
         with self._sessions() as session:
             return seed_demo_suite(session)
 
+    def _unfinished_ids(self) -> list[int]:
+        with self._sessions() as session:
+            return store.evaluation_ids_with_status(session, list(_UNFINISHED))
+
     async def resume(self) -> list[int]:
         """Start every evaluation left pending or running (by a crash or a shutdown); their ids."""
-        with self._sessions() as session:
-            ids = await asyncio.to_thread(store.evaluation_ids_with_status, session, list(_UNFINISHED))
+        ids = await finish_in_thread(self._unfinished_ids)
         for evaluation_id in ids:
             self._start(evaluation_id)
         return ids
@@ -193,7 +196,7 @@ class EvaluationJobs:
 
     async def _run(self, evaluation_id: int) -> None:
         try:
-            prepared = await asyncio.to_thread(self._prepare, evaluation_id)
+            prepared = await finish_in_thread(self._prepare, evaluation_id)
             if prepared is None:
                 return
             row, cases, positions = prepared
@@ -210,18 +213,18 @@ class EvaluationJobs:
                     cases, target, grader, sink, concurrency=row.concurrency, stop=self._stops[evaluation_id]
                 )
             final = None if outcome.stopped else Status.COMPLETED
-            await asyncio.to_thread(self._finish, evaluation_id, final)
+            await finish_in_thread(self._finish, evaluation_id, final)
         except asyncio.CancelledError:
             raise  # shutdown: stay ``running`` and resume at the next start
         except Exception as exc:  # any failure ends this evaluation as data, never the server
             message = exc.message if isinstance(exc, AssayError) else f"{type(exc).__name__}: {exc}"
             logger.exception("evaluation %s failed", evaluation_id)
-            await asyncio.to_thread(self._finish, evaluation_id, Status.FAILED, message)
+            await finish_in_thread(self._finish, evaluation_id, Status.FAILED, message)
 
 
 async def seed_and_resume(jobs: EvaluationJobs, *, seed_demo: bool) -> list[int]:
     """Startup: bind the jobs to this loop, seed the demo suite if asked, resume unfinished evaluations."""
     jobs.attach()
     if seed_demo:
-        await asyncio.to_thread(jobs.seed_demo)
+        await finish_in_thread(jobs.seed_demo)
     return await jobs.resume()

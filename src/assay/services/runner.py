@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from assay.graders import GraderInterface
 from assay.targets import Target, TargetCase, TargetReply
@@ -21,6 +21,7 @@ BATCH_SIZE = 500
 FLUSH_INTERVAL_S = 0.1
 """How long the writer waits for a batch to fill while replies trickle in (bounds work lost to a crash)."""
 _YIELD_EVERY = 256
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +101,20 @@ def grade_reply(case: RunCase, reply: TargetReply, grader: GraderInterface) -> C
     )
 
 
+async def finish_in_thread(function: Callable[..., T], *args: Any) -> T:
+    """``function(*args)`` in a worker thread; if cancelled, wait for the thread before re-raising.
+
+    A thread cannot be stopped, so a cancelled ``asyncio.to_thread`` would leave a database call running
+    past shutdown, with its connection still checked out when the engine is disposed.
+    """
+    future = asyncio.ensure_future(asyncio.to_thread(function, *args))
+    try:
+        return await asyncio.shield(future)
+    except asyncio.CancelledError:
+        await asyncio.wait({future})
+        raise
+
+
 async def _next_batch(
     queue: asyncio.Queue[CaseResult | None], batch_size: int, flush_interval: float
 ) -> tuple[list[CaseResult], bool]:
@@ -142,10 +157,15 @@ async def _write_batches(
     while not finished:
         batch, finished = await _next_batch(queue, batch_size, flush_interval)
         if batch:
-            await asyncio.to_thread(sink.write, batch)
+            await finish_in_thread(sink.write, batch)
             written += len(batch)
             on_written(len(batch))
     return written
+
+
+def _retrieve(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
 
 
 async def run_cases(
@@ -181,6 +201,7 @@ async def run_cases(
     writer = asyncio.create_task(_write_batches(queue, sink, on_written, batch_size, flush_interval))
     workers = [asyncio.create_task(work()) for _ in range(max(1, concurrency))]
     all_done: asyncio.Future[Any] = asyncio.gather(*workers)
+    all_done.add_done_callback(_retrieve)  # a cancelled run must not log "exception never retrieved"
     stop_wait: asyncio.Future[Any] = asyncio.create_task(stop.wait())
     try:
         watched: set[asyncio.Future[Any]] = {all_done, stop_wait, writer}
