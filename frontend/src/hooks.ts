@@ -1,4 +1,4 @@
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 
 /** `value`, but only once it has stopped changing for `delayMs` (to validate while typing without a flood). */
 export function useDebouncedValue<T>(value: T, delayMs: number): T {
@@ -8,4 +8,14 @@ export function useDebouncedValue<T>(value: T, delayMs: number): T {
     return () => window.clearTimeout(timer);
   }, [value, delayMs]);
   return settled;
+}
+
+/** The same array as last render when every element is the same (`===`), so that memos depending on it hold. */
+export function useStableArray<T>(values: readonly T[]): readonly T[] {
+  const previous = useRef<readonly T[]>(values);
+  const current = previous.current;
+  if (current.length !== values.length || current.some((value, index) => value !== values[index])) {
+    previous.current = values;
+  }
+  return previous.current;
 }

@@ -63,10 +63,11 @@ type ResultPage = Schemas["ResultList"];
 
 export const RESULT_PAGE_SIZE = 200;
 
-function fetchResultPage(evaluationId: number, query: ResultQuery, page: number): Promise<ResultPage> {
+function fetchResultPage(evaluationId: number, query: ResultQuery, page: number, signal: AbortSignal): Promise<ResultPage> {
   const search = query.search.trim();
   return unwrap(
     api.GET("/api/evaluations/{evaluation_id}/results", {
+      signal,
       params: {
         path: { evaluation_id: evaluationId },
         query: {
@@ -89,7 +90,8 @@ export function resultPageQuery(evaluationId: number, query: ResultQuery, page: 
   const samePage = JSON.stringify(["evaluations", evaluationId, "results", query, page]);
   return {
     queryKey: ["evaluations", evaluationId, "results", query, page, refreshKey] as const,
-    queryFn: () => fetchResultPage(evaluationId, query, page),
+    // The signal lets a page scrolled past before it arrived be abandoned rather than waited for.
+    queryFn: ({ signal }: { signal: AbortSignal }) => fetchResultPage(evaluationId, query, page, signal),
     staleTime: Infinity,
     placeholderData: (previous: ResultPage | undefined, previousQuery: { queryKey: readonly unknown[] } | undefined) =>
       previousQuery && JSON.stringify(previousQuery.queryKey.slice(0, 5)) === samePage ? previous : undefined,

@@ -1,6 +1,7 @@
 import { keepPreviousData, useQueries, useQuery } from "@tanstack/react-query";
 import {
   type ColumnDef,
+  type Row,
   type SortingState,
   createColumnHelper,
   flexRender,
@@ -8,9 +9,10 @@ import {
   useReactTable,
 } from "@tanstack/react-table";
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useRef } from "react";
+import { memo, useMemo, useRef } from "react";
 import { RESULT_PAGE_SIZE, type ResultQuery, type SortKey, resultPageQuery } from "../api/evaluations";
 import type { CaseResult } from "../api/types";
+import { useDebouncedValue, useStableArray } from "../hooks";
 import { ErrorMessage } from "./ErrorMessage";
 import { outcomeOf } from "./outcome";
 import { Verdict } from "./Verdict";
@@ -18,14 +20,16 @@ import { Verdict } from "./Verdict";
 export const ROW_HEIGHT = 34;
 const BODY_HEIGHT = 560;
 const OVERSCAN = 12;
+const FETCH_DELAY_MS = 120;
+const PREFETCH_ROWS = 100;
 
-/** A row of the window the table holds: its place in the whole listing and the result there. */
-interface WindowRow {
+/** A row the table holds: its place in the whole (filtered, sorted) listing and the result there. */
+interface IndexedResult {
   index: number;
   result: CaseResult;
 }
 
-const column = createColumnHelper<WindowRow>();
+const column = createColumnHelper<IndexedResult>();
 
 function oneLine(text: string | null): string {
   return text === null ? "" : text.replace(/\s+/g, " ");
@@ -33,7 +37,7 @@ function oneLine(text: string | null): string {
 
 // `any`: TanStack Table's column value types differ per column and its ColumnDef is invariant in them.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-const COLUMNS: ColumnDef<WindowRow, any>[] = [
+const COLUMNS: ColumnDef<IndexedResult, any>[] = [
   column.accessor((row) => row.result.position, { id: "position", header: "#", enableSorting: true }),
   column.display({ id: "outcome", header: "Outcome", cell: ({ row }) => <Verdict outcome={outcomeOf(row.original.result)} /> }),
   column.accessor((row) => row.result.match_status ?? row.result.error ?? "", { id: "match_status", header: "Status", enableSorting: false }),
@@ -59,7 +63,6 @@ interface ResultsTableProps {
 }
 
 function pagesOf(first: number, last: number): number[] {
-  if (last < first) return [];
   const pages: number[] = [];
   for (let page = Math.floor(first / RESULT_PAGE_SIZE); page <= Math.floor(last / RESULT_PAGE_SIZE); page += 1) {
     pages.push(page);
@@ -70,7 +73,7 @@ function pagesOf(first: number, last: number): number[] {
 /**
  * Results of an evaluation, filtered, searched and sorted by the server, as a virtual table: the
  * DOM holds only the rows in view, and only the pages under them are fetched, so 100,000 rows
- * scroll like 100.
+ * scroll like 100 (see bench/ui_scroll.py).
  */
 export function ResultsTable({ evaluationId, query, onQueryChange, refreshKey, selectedCaseId, onOpen }: ResultsTableProps) {
   const scrollRef = useRef<HTMLDivElement>(null);
@@ -85,26 +88,39 @@ export function ResultsTable({ evaluationId, query, onQueryChange, refreshKey, s
     overscan: OVERSCAN,
   });
   const items = virtualizer.getVirtualItems();
-  const pages = pagesOf(items[0]?.index ?? 0, items[items.length - 1]?.index ?? -1);
-  const pageResults = useQueries({
-    queries: pages.map((page) => resultPageQuery(evaluationId, query, page, refreshKey)),
-  });
+  const first = items[0]?.index ?? 0;
+  const last = items[items.length - 1]?.index ?? -1;
+  // The pages under the rows in view, and their neighbours when the view is near a page's edge.
+  const pageKey = last < 0 ? "" : pagesOf(Math.max(0, first - PREFETCH_ROWS), Math.min(total - 1, last + PREFETCH_ROWS)).join(",");
+  // A page is fetched once it has stayed in view a moment: a fast scroll across 100,000 rows would
+  // otherwise queue hundreds of requests, and the rows where it stops would wait behind them all.
+  // Pages already fetched show at once.
+  const settledKey = useDebouncedValue(pageKey, FETCH_DELAY_MS);
+  const queries = useMemo(() => {
+    const settled = new Set(settledKey.split(","));
+    return (pageKey === "" ? [] : pageKey.split(",")).map((page) => ({
+      ...resultPageQuery(evaluationId, query, Number(page), refreshKey),
+      enabled: page === "0" || settled.has(page),
+    }));
+  }, [evaluationId, query, refreshKey, pageKey, settledKey]);
+  const pageData = useStableArray(useQueries({ queries }).map((result) => result.data));
 
-  // Only the rows in view (and overscan) become table rows: a few dozen, whatever the total.
-  const windowRows: WindowRow[] = [];
-  for (const item of items) {
-    const page = Math.floor(item.index / RESULT_PAGE_SIZE);
-    const result = pageResults[pages.indexOf(page)]?.data?.results[item.index - page * RESULT_PAGE_SIZE];
-    if (result) windowRows.push({ index: item.index, result });
-  }
+  // Rows are rebuilt only when a page arrives or leaves, not on every scrolled frame.
+  const loadedRows = useMemo(() => {
+    const rows: IndexedResult[] = [];
+    pageKey.split(",").forEach((page, i) => {
+      pageData[i]?.results.forEach((result, offset) => rows.push({ index: Number(page) * RESULT_PAGE_SIZE + offset, result }));
+    });
+    return rows;
+  }, [pageKey, pageData]);
 
-  const sorting: SortingState = [{ id: query.sort, desc: query.descending }];
+  const sorting: SortingState = useMemo(() => [{ id: query.sort, desc: query.descending }], [query.sort, query.descending]);
   const table = useReactTable({
-    data: windowRows,
+    data: loadedRows,
     columns: COLUMNS,
     getCoreRowModel: getCoreRowModel(),
-    // The server filters, sorts and pages. Without these, each new window of rows would make the
-    // table reset its (unused) page index, a state change that re-renders it: an endless loop.
+    // The server filters, sorts and pages. Without these, each new set of rows would make the table
+    // reset its (unused) page index, a state change that re-renders it: an endless loop.
     manualSorting: true,
     manualFiltering: true,
     manualPagination: true,
@@ -112,14 +128,15 @@ export function ResultsTable({ evaluationId, query, onQueryChange, refreshKey, s
     state: { sorting },
     onSortingChange: (updater) => {
       const next = typeof updater === "function" ? updater(sorting) : updater;
-      const first = next[0];
+      const chosen = next[0];
       onQueryChange(
-        first ? { ...query, sort: first.id as SortKey, descending: first.desc } : { ...query, sort: "position", descending: false },
+        chosen ? { ...query, sort: chosen.id as SortKey, descending: chosen.desc } : { ...query, sort: "position", descending: false },
       );
       scrollRef.current?.scrollTo({ top: 0 });
     },
   });
-  const rowsByIndex = new Map(table.getRowModel().rows.map((row) => [row.original.index, row]));
+  const rowModel = table.getRowModel();
+  const rowsByIndex = useMemo(() => new Map(rowModel.rows.map((row) => [row.original.index, row])), [rowModel]);
 
   return (
     <div className="results-table" role="table" aria-label="Results" aria-rowcount={total + 1} data-testid="results-table">
@@ -160,41 +177,16 @@ export function ResultsTable({ evaluationId, query, onQueryChange, refreshKey, s
         <div role="rowgroup" className="results-canvas" style={{ height: virtualizer.getTotalSize() }}>
           {items.map((item) => {
             const row = rowsByIndex.get(item.index);
-            const style = { height: ROW_HEIGHT, transform: `translateY(${item.start}px)` };
-            if (!row) {
-              return (
-                <div key={item.key} role="row" aria-rowindex={item.index + 2} className="results-row loading" style={style}>
-                  <div role="cell" className="cell">
-                    …
-                  </div>
-                </div>
-              );
-            }
-            const result = row.original.result;
-            return (
-              <div
+            return row ? (
+              <ResultRow
                 key={item.key}
-                role="row"
-                aria-rowindex={item.index + 2}
-                aria-selected={result.case_id === selectedCaseId}
-                tabIndex={0}
-                className={`results-row outcome-${outcomeOf(result)}`}
-                style={style}
-                data-case-id={result.case_id}
-                onClick={() => onOpen(result)}
-                onKeyDown={(event) => {
-                  if (event.key === "Enter" || event.key === " ") {
-                    event.preventDefault();
-                    onOpen(result);
-                  }
-                }}
-              >
-                {row.getVisibleCells().map((cell) => (
-                  <div role="cell" key={cell.id} className={`cell cell-${cell.column.id}`}>
-                    {flexRender(cell.column.columnDef.cell, cell.getContext())}
-                  </div>
-                ))}
-              </div>
+                row={row}
+                start={item.start}
+                isSelected={row.original.result.case_id === selectedCaseId}
+                onOpen={onOpen}
+              />
+            ) : (
+              <LoadingRow key={item.key} index={item.index} start={item.start} />
             );
           })}
         </div>
@@ -205,3 +197,55 @@ export function ResultsTable({ evaluationId, query, onQueryChange, refreshKey, s
     </div>
   );
 }
+
+interface ResultRowProps {
+  row: Row<IndexedResult>;
+  start: number;
+  isSelected: boolean;
+  onOpen: (result: CaseResult) => void;
+}
+
+/** One result; memoised, so that scrolling renders only the rows that come into view. */
+const ResultRow = memo(function ResultRow({ row, start, isSelected, onOpen }: ResultRowProps) {
+  const { index, result } = row.original;
+  return (
+    <div
+      role="row"
+      aria-rowindex={index + 2}
+      aria-selected={isSelected}
+      tabIndex={0}
+      className={`results-row outcome-${outcomeOf(result)}`}
+      style={{ height: ROW_HEIGHT, transform: `translateY(${start}px)` }}
+      data-case-id={result.case_id}
+      onClick={() => onOpen(result)}
+      onKeyDown={(event) => {
+        if (event.key === "Enter" || event.key === " ") {
+          event.preventDefault();
+          onOpen(result);
+        }
+      }}
+    >
+      {row.getVisibleCells().map((cell) => (
+        <div role="cell" key={cell.id} className={`cell cell-${cell.column.id}`}>
+          {flexRender(cell.column.columnDef.cell, cell.getContext())}
+        </div>
+      ))}
+    </div>
+  );
+});
+
+/** A row whose page has not arrived yet. */
+const LoadingRow = memo(function LoadingRow({ index, start }: { index: number; start: number }) {
+  return (
+    <div
+      role="row"
+      aria-rowindex={index + 2}
+      className="results-row loading"
+      style={{ height: ROW_HEIGHT, transform: `translateY(${start}px)` }}
+    >
+      <div role="cell" className="cell">
+        …
+      </div>
+    </div>
+  );
+});
