@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import Locator, Page, expect
 
 from tests.e2e.conftest import BOOLEAN_CASES, CUSTOM_ALIASES, XSS_RESPONSE, AssayServer, PageWatch
-from tests.support.agent_server import AgentServer
+from tests.support.agent_server import AgentBehaviour, AgentServer
 
 pytestmark = pytest.mark.browser
 
@@ -128,3 +128,28 @@ def test_agent_html_is_shown_as_text_and_runs_no_script(
     assert page.evaluate("typeof window.__xss") == "undefined"
     assert page.locator("img[src='x']").count() == 0
     assert watch.dialogs == []
+
+
+def test_progress_is_live_and_a_running_evaluation_can_be_cancelled(page: Page, assay: AssayServer) -> None:
+    cases = [(f"Is {n} odd?", "true" if n % 2 else "false", "yes") for n in range(40)]
+    suite_id = assay.create_suite(cases)
+    with AgentServer(AgentBehaviour(default="yes", delay=0.25)) as slow_agent:
+        body = {
+            "suite_id": suite_id,
+            "grader_id": "true-false",
+            "target": {"type": "http", "url": f"{slow_agent.url}/answer"},
+            "name": "slow agent",
+            "concurrency": 1,
+        }
+        evaluation_id = int(assay.data(assay.client.post("/api/evaluations", json=body))["id"])
+        page.goto(f"/evaluations/{evaluation_id}")
+        expect(page.get_by_test_id("evaluation-status")).to_have_text("running")
+        progress = page.get_by_test_id("progress-text")
+        expect(progress).not_to_contain_text("0 / 40", timeout=10_000)  # it moves without a reload
+        expect(progress).to_contain_text("/ 40 cases done so far")
+        page.get_by_role("button", name="Cancel").click()
+        expect(page.get_by_test_id("evaluation-status")).to_have_text("cancelled", timeout=15_000)
+        expect(page.get_by_role("button", name="Cancel")).to_have_count(0)
+        finished = assay.wait_for(evaluation_id)
+    assert finished["status"] == "cancelled"
+    assert finished["progress"]["done"] < 40
