@@ -2035,6 +2035,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Conflicts with what is stored, e.g. a taken name (`CONFLICT`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Request body too large (`PAYLOAD_TOO_LARGE`) */
             413: {
                 headers: {
@@ -2106,6 +2115,15 @@ export interface operations {
             };
             /** @description Method not allowed (`METHOD_NOT_ALLOWED`) */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflicts with what is stored, e.g. a taken name (`CONFLICT`) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2341,6 +2359,15 @@ export interface operations {
             };
             /** @description Method not allowed (`METHOD_NOT_ALLOWED`) */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflicts with what is stored, e.g. a taken name (`CONFLICT`) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
