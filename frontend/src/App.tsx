@@ -1,4 +1,5 @@
 import { NavLink, Route, Routes } from "react-router";
+import { ApiKeyBanner } from "./components/ApiKeyBanner";
 import { ComparePage } from "./pages/ComparePage";
 import { EvaluationPage } from "./pages/EvaluationPage";
 import { EvaluationsPage } from "./pages/EvaluationsPage";
@@ -28,6 +29,7 @@ export function App() {
           New evaluation
         </NavLink>
       </header>
+      <ApiKeyBanner />
       <main>
         <Routes>
           <Route path="/" element={<EvaluationsPage />} />

@@ -13,6 +13,7 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -105,13 +106,14 @@ def _assay_command() -> list[str]:
     return [found] if found else [sys.executable, "-m", "assay.cli"]
 
 
-@pytest.fixture(scope="session")
-def assay(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AssayServer]:
-    """``assay serve`` in its own process, on a free loopback port and a fresh SQLite database."""
-    workdir = tmp_path_factory.mktemp("assay-serve")
+@contextmanager
+def serve_assay(workdir: Path, env_extra: dict[str, str] | None = None) -> Iterator[AssayServer]:
+    """``assay serve`` in its own process, on a free loopback port and a new SQLite file in ``workdir``."""
     port = free_port()
     env = {key: value for key, value in os.environ.items() if not key.startswith("ASSAY_")}
     env["ASSAY_DATABASE_URL"] = f"sqlite:///{workdir / 'assay.db'}"
+    env.update(env_extra or {})
+    headers = {"Authorization": f"Bearer {env['ASSAY_API_KEY']}"} if "ASSAY_API_KEY" in env else {}
     with (workdir / "serve.log").open("wb") as log:
         process = subprocess.Popen(
             [*_assay_command(), "serve", "--host", "127.0.0.1", "--port", str(port)],
@@ -121,7 +123,7 @@ def assay(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AssayServer]:
             cwd=workdir,
         )
         url = f"http://127.0.0.1:{port}"
-        with httpx.Client(base_url=url, timeout=10.0) as client:
+        with httpx.Client(base_url=url, timeout=10.0, headers=headers) as client:
             try:
                 _wait_until_up(client, process, workdir / "serve.log")
                 yield AssayServer(url, client)
@@ -132,6 +134,13 @@ def assay(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AssayServer]:
                 except subprocess.TimeoutExpired:
                     process.kill()
                     process.wait()
+
+
+@pytest.fixture(scope="session")
+def assay(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AssayServer]:
+    """The Assay server of the browser tests."""
+    with serve_assay(tmp_path_factory.mktemp("assay-serve")) as server:
+        yield server
 
 
 def _wait_until_up(client: httpx.Client, process: subprocess.Popen[bytes], log: Path) -> None:

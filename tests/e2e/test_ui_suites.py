@@ -43,7 +43,7 @@ def test_import_reports_each_bad_line_then_imports_a_good_file(page: Page, tmp_p
     expect(page.get_by_test_id("case-list")).to_contain_text("Is 59 even?")
 
     with page.expect_download() as download:
-        page.get_by_role("link", name="Export JSONL").click()
+        page.get_by_role("button", name="Export JSONL").click()
     lines = Path(download.value.path()).read_text(encoding="utf-8").splitlines()
     assert [json.loads(line)["input"] for line in lines] == [case["input"] for case in cases]
 

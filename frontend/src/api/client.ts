@@ -1,4 +1,5 @@
 import createClient from "openapi-fetch";
+import { currentApiKey, markApiKeyRequired } from "./apiKey";
 import { ApiError } from "./errors";
 import type { components, paths } from "./schema";
 
@@ -7,6 +8,19 @@ export const api = createClient<paths>({
   baseUrl: window.location.origin,
   // Looked up on each call (not captured once), so that tests can stand in for the server.
   fetch: (input) => globalThis.fetch(input),
+});
+
+// A server started with ASSAY_API_KEY wants `Authorization: Bearer <key>` on every /api call.
+api.use({
+  onRequest({ request }) {
+    const key = currentApiKey();
+    if (key !== "") request.headers.set("Authorization", `Bearer ${key}`);
+    return request;
+  },
+  onResponse({ response }) {
+    if (response.status === 401) markApiKeyRequired();
+    return response;
+  },
 });
 
 export type Schemas = components["schemas"];

@@ -1,6 +1,7 @@
 import { useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { exportUrl, useCases, useDeleteSuite, useSuite } from "../api/suites";
+import { downloadFile } from "../api/download";
 import { ErrorMessage } from "../components/ErrorMessage";
 import { TextBlock } from "../components/TextBlock";
 import { count } from "../components/format";
@@ -14,6 +15,7 @@ export function SuitePage() {
   const [page, setPage] = useState(0);
   const cases = useCases(suiteId, page * PAGE_SIZE, PAGE_SIZE);
   const remove = useDeleteSuite();
+  const [exportError, setExportError] = useState<unknown>();
   const navigate = useNavigate();
 
   if (suite.isPending) return <p className="muted">Loading…</p>;
@@ -30,12 +32,8 @@ export function SuitePage() {
         <Link className="button primary" to={`/evaluations/new?suite=${suiteId}`}>
           Evaluate
         </Link>
-        <a className="button" href={exportUrl(suiteId, "jsonl")} download>
-          Export JSONL
-        </a>
-        <a className="button" href={exportUrl(suiteId, "csv")} download>
-          Export CSV
-        </a>
+        <ExportButton suiteId={suiteId} format="jsonl" onError={setExportError} />
+        <ExportButton suiteId={suiteId} format="csv" onError={setExportError} />
         <button
           type="button"
           className="danger"
@@ -50,6 +48,7 @@ export function SuitePage() {
       </div>
       {suite.data.description && <p>{suite.data.description}</p>}
       {remove.isError && <ErrorMessage error={remove.error} what="Cannot delete" />}
+      {exportError !== undefined && <ErrorMessage error={exportError} what="Cannot export" />}
       {cases.isError && <ErrorMessage error={cases.error} what="Cannot load cases" />}
       <table className="list cases" data-testid="case-list">
         <thead>
@@ -87,5 +86,19 @@ export function SuitePage() {
         </button>
       </div>
     </section>
+  );
+}
+
+function ExportButton({ suiteId, format, onError }: { suiteId: number; format: "jsonl" | "csv"; onError: (error: unknown) => void }) {
+  return (
+    <button
+      type="button"
+      onClick={() => {
+        onError(undefined);
+        downloadFile(exportUrl(suiteId, format), `suite-${suiteId}.${format}`).catch(onError);
+      }}
+    >
+      Export {format.toUpperCase()}
+    </button>
   );
 }
