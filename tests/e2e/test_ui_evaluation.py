@@ -110,6 +110,15 @@ def test_a_refresh_on_a_deep_link_keeps_the_view(page: Page, assay: AssayServer,
     assert response is not None
     assert response.headers["cache-control"] == "no-cache"
     assert "default-src 'self'" in response.headers["content-security-policy"]
+    script = page.locator("script[src^='/assets/']").get_attribute("src")
+    assert script is not None
+    asset = assay.client.get(script)
+    assert asset.status_code == 200
+    assert "immutable" in asset.headers["cache-control"]
+    # The fallback to index.html is for UI routes only: an unknown API path is a JSON 404.
+    missing = assay.client.get("/api/no-such-route")
+    assert missing.status_code == 404
+    assert missing.json()["error"]["code"] == "NOT_FOUND"
 
 
 def test_agent_html_is_shown_as_text_and_runs_no_script(

@@ -1,5 +1,6 @@
 import { Link } from "react-router";
 import { useEvaluations } from "../api/evaluations";
+import { useSuites } from "../api/suites";
 import { ErrorMessage } from "../components/ErrorMessage";
 import { count, dateTime, percent } from "../components/format";
 import { StatusLabel } from "../components/StatusLabel";
@@ -7,6 +8,8 @@ import { StatusLabel } from "../components/StatusLabel";
 /** Recent evaluations, newest first, with their status and pass rate. */
 export function EvaluationsPage() {
   const evaluations = useEvaluations();
+  const suites = useSuites(0, 500);
+  const suiteNames = new Map(suites.data?.suites.map((suite) => [suite.id, suite.name]));
   return (
     <section>
       <div className="page-header">
@@ -48,7 +51,7 @@ export function EvaluationsPage() {
                   <Link to={`/evaluations/${evaluation.id}`}>{evaluation.name || `Evaluation ${evaluation.id}`}</Link>
                 </td>
                 <td>
-                  <Link to={`/suites/${evaluation.suite_id}`}>suite {evaluation.suite_id}</Link>
+                  <Link to={`/suites/${evaluation.suite_id}`}>{suiteNames.get(evaluation.suite_id) ?? `suite ${evaluation.suite_id}`}</Link>
                 </td>
                 <td className="mono">{evaluation.grader.grader_id}</td>
                 <td>

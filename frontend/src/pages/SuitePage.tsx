@@ -2,6 +2,9 @@ import { useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { exportUrl, useCases, useDeleteSuite, useSuite } from "../api/suites";
 import { downloadFile } from "../api/download";
+import { useEvaluations } from "../api/evaluations";
+import { StatusLabel } from "../components/StatusLabel";
+import { percent } from "../components/format";
 import { ErrorMessage } from "../components/ErrorMessage";
 import { TextBlock } from "../components/TextBlock";
 import { count } from "../components/format";
@@ -85,6 +88,7 @@ export function SuitePage() {
           Next →
         </button>
       </div>
+      <SuiteEvaluations suiteId={suiteId} />
     </section>
   );
 }
@@ -100,5 +104,36 @@ function ExportButton({ suiteId, format, onError }: { suiteId: number; format: "
     >
       Export {format.toUpperCase()}
     </button>
+  );
+}
+
+/** The evaluations run on this suite, newest first, with a link to compare the last two. */
+function SuiteEvaluations({ suiteId }: { suiteId: number }) {
+  const evaluations = useEvaluations({ suiteId, limit: 20 });
+  const list = evaluations.data?.evaluations ?? [];
+  if (list.length === 0) return null;
+  const [latest, previous] = list;
+  return (
+    <section className="panel suite-evaluations">
+      <div className="row">
+        <h3>Evaluations of this suite</h3>
+        <span className="spacer" />
+        {latest && previous && (
+          <Link className="button" to={`/compare?a=${previous.id}&b=${latest.id}`}>
+            Compare the last two
+          </Link>
+        )}
+      </div>
+      <ul>
+        {list.map((evaluation) => (
+          <li key={evaluation.id}>
+            <Link to={`/evaluations/${evaluation.id}`}>
+              #{evaluation.id} {evaluation.name}
+            </Link>{" "}
+            <StatusLabel status={evaluation.status} /> <span className="muted">{percent(evaluation.summary?.pass_rate)}</span>
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }

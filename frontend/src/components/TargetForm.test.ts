@@ -1,0 +1,55 @@
+import { describe, expect, it } from "vitest";
+import { EMPTY_TARGET, targetFromDraft } from "./TargetForm";
+import { outcomeOf } from "./outcome";
+
+describe("targetFromDraft", () => {
+  it("builds an HTTP target with its headers, dropping blank header names", () => {
+    const built = targetFromDraft({
+      ...EMPTY_TARGET,
+      url: " http://127.0.0.1:9000/answer ",
+      headers: [
+        { name: "X-Key", value: "secret" },
+        { name: " ", value: "ignored" },
+      ],
+    });
+    expect(built).toEqual({
+      target: {
+        type: "http",
+        url: "http://127.0.0.1:9000/answer",
+        method: "POST",
+        headers: { "X-Key": "secret" },
+        response_path: "output",
+      },
+    });
+  });
+
+  it("refuses a body template that is not JSON", () => {
+    expect(targetFromDraft({ ...EMPTY_TARGET, bodyTemplate: "{nope" })).toEqual({
+      problem: "The body template is not valid JSON",
+    });
+  });
+
+  it("builds an OpenAI-compatible target; an empty key variable means none", () => {
+    const built = targetFromDraft({ ...EMPTY_TARGET, type: "openai", model: "m", apiKeyEnv: "" });
+    expect(built).toEqual({ target: { type: "openai", model: "m", base_url: "https://api.openai.com/v1", api_key_env: null } });
+  });
+
+  it("builds a recorded target from responses by case id, text or null only", () => {
+    expect(targetFromDraft({ ...EMPTY_TARGET, type: "recorded", responsesJson: '{"1": "yes", "2": null}' })).toEqual({
+      target: { type: "recorded", responses: { "1": "yes", "2": null } },
+    });
+    expect(targetFromDraft({ ...EMPTY_TARGET, type: "recorded", responsesJson: '{"1": 3}' })).toEqual({
+      problem: "The response of case 1 must be text or null",
+    });
+  });
+});
+
+describe("outcomeOf", () => {
+  it("tells errors, invalid answers, passes and fails apart", () => {
+    expect(outcomeOf({ passed: false, error: "timeout_after_retries", match_status: null })).toBe("error");
+    expect(outcomeOf({ passed: false, error: null, match_status: "invalid_response" })).toBe("invalid");
+    expect(outcomeOf({ passed: false, error: null, match_status: "invalid_expected" })).toBe("invalid");
+    expect(outcomeOf({ passed: true, error: null, match_status: "match" })).toBe("passed");
+    expect(outcomeOf({ passed: false, error: null, match_status: "mismatch" })).toBe("failed");
+  });
+});
