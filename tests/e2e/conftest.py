@@ -183,10 +183,21 @@ def browser(playwright: Playwright) -> Iterator[Browser]:
 
 @dataclass
 class PageWatch:
-    """What a page did that a test may want to deny: script errors and dialogs (alert, confirm...)."""
+    """What a page did that a test may want to deny: script errors, console errors (a CSP violation is
+    one), and dialogs (alert, confirm...)."""
 
     errors: list[str] = field(default_factory=list)
+    console_errors: list[str] = field(default_factory=list)
     dialogs: list[str] = field(default_factory=list)
+    expected_console: list[str] = field(default_factory=list)
+
+    def expect_console_error(self, text: str) -> None:
+        """Allow console errors containing ``text`` (e.g. the status of a request refused on purpose)."""
+        self.expected_console.append(text)
+
+    def unexpected_console_errors(self) -> list[str]:
+        """Console errors that no test expected."""
+        return [m for m in self.console_errors if not any(text in m for text in self.expected_console)]
 
 
 @pytest.fixture
@@ -197,11 +208,15 @@ def watch() -> PageWatch:
 
 @pytest.fixture
 def page(browser: Browser, assay: AssayServer, watch: PageWatch) -> Iterator[Page]:
-    """A fresh browser page on the Assay server; fails the test on any uncaught script error."""
+    """A fresh browser page on the Assay server; fails the test on any script or console error."""
     context = browser.new_context(base_url=assay.url, viewport={"width": 1400, "height": 1000})
     context.set_default_timeout(15_000)
     tab = context.new_page()
     tab.on("pageerror", lambda error: watch.errors.append(str(error)))
+    tab.on(
+        "console",
+        lambda message: watch.console_errors.append(message.text) if message.type == "error" else None,
+    )
 
     def on_dialog(dialog: Dialog) -> None:
         watch.dialogs.append(f"{dialog.type}: {dialog.message}")
@@ -211,3 +226,5 @@ def page(browser: Browser, assay: AssayServer, watch: PageWatch) -> Iterator[Pag
     yield tab
     context.close()
     assert watch.errors == [], f"uncaught errors in the page: {watch.errors}"
+    unexpected = watch.unexpected_console_errors()
+    assert unexpected == [], f"errors in the browser console: {unexpected}"

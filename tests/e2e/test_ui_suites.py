@@ -9,10 +9,15 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.e2e.conftest import PageWatch
+
 pytestmark = pytest.mark.browser
 
 
-def test_import_reports_each_bad_line_then_imports_a_good_file(page: Page, tmp_path: Path) -> None:
+def test_import_reports_each_bad_line_then_imports_a_good_file(
+    page: Page, watch: PageWatch, tmp_path: Path
+) -> None:
+    watch.expect_console_error("status of 422")  # the refused import
     bad = tmp_path / "bad.jsonl"
     bad.write_text(
         '{"input": "Is ice cold?", "expected_output": "true"}\n'
