@@ -21,11 +21,13 @@ _database = Path(tempfile.mkdtemp(prefix="assay-schemathesis-")) / "assay.db"
 # A body over the size cap is refused with 413 before it is read: a rejection like 422, so it counts as one.
 _config = schemathesis.Config.from_dict(
     {
+        # Here, not only in @settings: the test-wide Hypothesis profile (1,000 in CI) would win otherwise.
+        "generation": {"max-examples": EXAMPLES},
         "checks": {
             "negative_data_rejection": {
                 "expected-statuses": [*NEGATIVE_DATA_REJECTION_EXPECTED_STATUSES, "413"]
             }
-        }
+        },
     }
 )
 schema = schemathesis.openapi.from_asgi(
