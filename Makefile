@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-stamp
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: install serve lint format typecheck test unit bench clean frontend-check
+.PHONY: install serve lint format typecheck test unit bench clean frontend-check frontend
 
 install: $(STAMP)
 
@@ -40,6 +40,10 @@ test: lint typecheck  ## the whole suite: lint, types, unit, API, end-to-end
 
 frontend-check: install  ## web UI: regenerate the API client and the bundle, fail on drift; types, tests
 	PYTHON=$(BIN)/python scripts/check-frontend.sh
+
+frontend: install  ## web UI: regenerate the API client (after an API change) and rebuild the bundle, to commit
+	$(BIN)/python scripts/export-openapi.py
+	cd frontend && npm ci --no-audit --no-fund --loglevel=error && npm run gen:api && npm run typecheck && npm run build
 
 bench: install
 	$(BIN)/python bench/graders.py

@@ -93,6 +93,7 @@ export function resultPageQuery(evaluationId: number, query: ResultQuery, page: 
     // The signal lets a page scrolled past before it arrived be abandoned rather than waited for.
     queryFn: ({ signal }: { signal: AbortSignal }) => fetchResultPage(evaluationId, query, page, signal),
     staleTime: Infinity,
+    gcTime: 60_000, // pages of a running evaluation are fetched again each second; drop old ones soon
     placeholderData: (previous: ResultPage | undefined, previousQuery: { queryKey: readonly unknown[] } | undefined) =>
       previousQuery && JSON.stringify(previousQuery.queryKey.slice(0, 5)) === samePage ? previous : undefined,
   };

@@ -9,7 +9,7 @@ import {
   useReactTable,
 } from "@tanstack/react-table";
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { memo, useMemo, useRef } from "react";
+import { memo, useEffect, useMemo, useRef } from "react";
 import { RESULT_PAGE_SIZE, type ResultQuery, type SortKey, resultPageQuery } from "../api/evaluations";
 import type { CaseResult } from "../api/types";
 import { useDebouncedValue, useStableArray } from "../hooks";
@@ -87,6 +87,10 @@ export function ResultsTable({ evaluationId, query, onQueryChange, refreshKey, s
     estimateSize: () => ROW_HEIGHT,
     overscan: OVERSCAN,
   });
+  // A new filter or search starts at the top of its results.
+  useEffect(() => {
+    scrollRef.current?.scrollTo({ top: 0 });
+  }, [query.outcome, query.search]);
   const items = virtualizer.getVirtualItems();
   const first = items[0]?.index ?? 0;
   const last = items[items.length - 1]?.index ?? -1;
