@@ -67,16 +67,3 @@ export async function unwrap<T>(call: Promise<{ data?: Enveloped<T>; error?: unk
   }
   return data.data;
 }
-
-/** A call by path, for routes not yet in the OpenAPI document (the evaluations API is being written). */
-export async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const call = fetch(path, {
-    method,
-    headers: body === undefined ? undefined : { "Content-Type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  }).then(async (response) => {
-    const payload = (await response.json().catch(() => undefined)) as Enveloped<T> | undefined;
-    return response.ok ? { data: payload, response } : { error: payload, response };
-  });
-  return unwrap<T>(call);
-}
