@@ -1,4 +1,4 @@
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import type { OutcomeFilter, ResultQuery } from "../api/evaluations";
 import { useDebouncedValue } from "../hooks";
 
@@ -20,10 +20,13 @@ interface ResultFiltersProps {
 export function ResultFilters({ query, onChange, counts }: ResultFiltersProps) {
   const [search, setSearch] = useState(query.search);
   const settled = useDebouncedValue(search, 250);
+  // Only a settled search reaches the query (once per pause in typing), merged into the query as it is then.
+  const latest = useRef({ query, onChange });
+  latest.current = { query, onChange };
   useEffect(() => {
-    if (settled !== query.search) onChange({ ...query, search: settled });
-    // Only a settled search should reach the query; the rest of it is current when it does.
-  }, [settled]); // eslint-disable-line react-hooks/exhaustive-deps
+    const { query: current, onChange: change } = latest.current;
+    if (settled !== current.search) change({ ...current, search: settled });
+  }, [settled]);
   return (
     <div className="result-filters row">
       <div className="segmented" role="group" aria-label="Outcome filter">

@@ -35,8 +35,7 @@ function oneLine(text: string | null): string {
   return text === null ? "" : text.replace(/\s+/g, " ");
 }
 
-// `any`: TanStack Table's column value types differ per column and its ColumnDef is invariant in them.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// `any` on purpose: the columns' value types differ, and TanStack Table's ColumnDef is invariant in them.
 const COLUMNS: ColumnDef<IndexedResult, any>[] = [
   column.accessor((row) => row.result.position, { id: "position", header: "#", enableSorting: true }),
   column.display({ id: "outcome", header: "Outcome", cell: ({ row }) => <Verdict outcome={outcomeOf(row.original.result)} /> }),
