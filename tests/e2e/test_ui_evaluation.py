@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -162,3 +163,27 @@ def test_progress_is_live_and_a_running_evaluation_can_be_cancelled(page: Page, 
         finished = assay.wait_for(evaluation_id)
     assert finished["status"] == "cancelled"
     assert finished["progress"]["done"] < 40
+
+
+@pytest.mark.parametrize("target", ["openai", "recorded"])
+def test_other_targets_from_the_form(page: Page, assay: AssayServer, agent: AgentServer, target: str) -> None:
+    suite_id = assay.create_suite(BOOLEAN_CASES)
+    page.goto(f"/evaluations/new?suite={suite_id}")
+    page.get_by_label("Grader", exact=True).select_option("true-false")
+    if target == "openai":
+        page.get_by_label("OpenAI-compatible").check()
+        page.get_by_label("Model").fill("any-model")
+        page.get_by_label("Base URL").fill(f"{agent.url}/v1")
+        page.get_by_label("API key environment variable").fill("")
+    else:
+        page.get_by_label("Recorded responses").check()
+        cases = assay.data(assay.client.get(f"/api/suites/{suite_id}/cases"))["cases"]
+        answers = {str(case["id"]): "yes" for case in cases}
+        page.get_by_label("Responses (JSON object, case id → agent_response)").fill(json.dumps(answers))
+    page.get_by_role("button", name="Start evaluation").click()
+    expect(page).to_have_url(re.compile(r"/evaluations/\d+$"))
+    expect(page.get_by_test_id("evaluation-status")).to_have_text("completed", timeout=30_000)
+    expect(_rows(page)).to_have_count(len(BOOLEAN_CASES))
+    # Default aliases: the agent passes "yes" and "NO" only; recorded: "yes" to all, right for three.
+    expected_rate = "33.3%" if target == "openai" else "50.0%"
+    expect(page.get_by_test_id("pass-rate")).to_have_text(expected_rate)
