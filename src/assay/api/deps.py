@@ -19,13 +19,15 @@ MAX_SKIP = 1_000_000_000  # far beyond any real listing, far below what a databa
 MAX_ID = 2**31 - 1  # ids are 32-bit integers on PostgreSQL; a larger one cannot exist
 
 
-def get_settings(request: Request) -> Settings:
+# Trivial dependencies are ``async def``: FastAPI runs plain ``def`` ones in a thread pool, which costs more
+# than they do.
+async def get_settings(request: Request) -> Settings:
     """The settings the app was built with."""
     settings: Settings = request.app.state.settings
     return settings
 
 
-def get_grader_service(request: Request) -> GraderService:
+async def get_grader_service(request: Request) -> GraderService:
     """The app's one grader registry."""
     service: GraderService = request.app.state.grader_service
     return service
@@ -42,7 +44,7 @@ GraderServiceDep = Annotated[GraderService, Depends(get_grader_service)]
 SessionDep = Annotated[Session, Depends(get_session)]
 
 
-def get_suite_service(session: SessionDep) -> SuiteService:
+async def get_suite_service(session: SessionDep) -> SuiteService:
     """Suite use cases on this request's session."""
     return SuiteService(session)
 
@@ -58,7 +60,7 @@ class Pagination:
     skip: int
 
 
-def get_pagination(
+async def get_pagination(
     limit: Annotated[
         int, Query(ge=1, le=MAX_LIMIT, description=f"Items per page (1..{MAX_LIMIT})")
     ] = DEFAULT_LIMIT,

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Any
+from weakref import WeakKeyDictionary
 
-from fastapi import APIRouter, Path
+from fastapi import APIRouter, Path, Response
 
 from assay.api.deps import GraderServiceDep, PaginationDep
 from assay.api.envelope import ERROR_RESPONSES, Envelope, ok
+from assay.api.rendering import SafeJSONResponse
 from assay.api.schemas.graders import (
     ConfigProblemOut,
     GradeBatchRequest,
@@ -23,32 +26,65 @@ from assay.api.schemas.graders import (
     ValidationResult,
 )
 from assay.graders import GraderInterface
+from assay.services.grader_service import GraderService
 
 router = APIRouter(prefix="/api/graders", tags=["graders"], responses=ERROR_RESPONSES)
 
 GraderId = Annotated[str, Path(description="Grader id, e.g. string-match", max_length=200)]
 
 
-def _summary(grader: GraderInterface) -> GraderSummary:
-    return GraderSummary.model_validate({k: v for k, v in grader.metadata().items() if k != "scoring_guide"})
+@dataclass(frozen=True, slots=True)
+class _Catalog:
+    """The JSON of every grader's listing and detail, made once per registry (graders are immutable)."""
+
+    size: int
+    summaries: list[dict[str, Any]]
+    details: dict[str, dict[str, Any]]
+
+
+_catalogs: WeakKeyDictionary[GraderService, _Catalog] = WeakKeyDictionary()
+
+
+def _catalog(graders: GraderService) -> _Catalog:
+    # Describing a grader deep-copies its schema; doing it once, not per request, is most of a listing's cost.
+    catalog = _catalogs.get(graders)
+    if catalog is None or catalog.size != len(graders.graders):
+        registered = graders.list()
+        details = {
+            g.grader_id: GraderDetail.model_validate(g.metadata()).model_dump(mode="json") for g in registered
+        }
+        summaries = [
+            GraderSummary.model_validate(detail).model_dump(mode="json") for detail in details.values()
+        ]
+        catalog = _catalogs[graders] = _Catalog(len(registered), summaries, details)
+    return catalog
+
+
+def _envelope(data: object) -> SafeJSONResponse:
+    return SafeJSONResponse({"success": True, "data": data, "error": None})
 
 
 def _spec(grader: GraderInterface) -> GraderSpecOut:
     return GraderSpecOut(grader_id=grader.grader_id, config=grader.config, version=grader.version)
 
 
-@router.get("", summary="List graders")
-async def list_graders(graders: GraderServiceDep, page: PaginationDep) -> Envelope[GraderList]:
+# The two GETs answer from the prebuilt catalog, bypassing response-model validation (the catalog was
+# validated against the same schemas when built); ``response_model`` still documents them.
+@router.get("", summary="List graders", response_model=Envelope[GraderList])
+async def list_graders(graders: GraderServiceDep, page: PaginationDep) -> Response:
     """Every registered grader, a page at a time."""
-    registered = graders.list()
-    chosen = [_summary(grader) for grader in registered[page.skip : page.skip + page.limit]]
-    return ok(GraderList(graders=chosen, count=len(chosen), total=len(registered)))
+    summaries = _catalog(graders).summaries
+    chosen = summaries[page.skip : page.skip + page.limit]
+    return _envelope({"graders": chosen, "count": len(chosen), "total": len(summaries)})
 
 
-@router.get("/{grader_id}", summary="Describe a grader")
-async def get_grader(grader_id: GraderId, graders: GraderServiceDep) -> Envelope[GraderDetail]:
+@router.get("/{grader_id}", summary="Describe a grader", response_model=Envelope[GraderDetail])
+async def get_grader(grader_id: GraderId, graders: GraderServiceDep) -> Response:
     """One grader with its config schema and scoring guide; 404 ``NOT_FOUND`` for an unknown id."""
-    return ok(GraderDetail.model_validate(graders.get(grader_id).metadata()))
+    detail = _catalog(graders).details.get(grader_id)
+    if detail is None:
+        graders.get(grader_id)  # raises the registry's own NotFoundError
+    return _envelope(detail)
 
 
 def _outcome(result: dict[str, Any]) -> GradeOutcome:
