@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Locator, Page, expect
@@ -116,6 +117,10 @@ def test_a_refresh_on_a_deep_link_keeps_the_view(page: Page, assay: AssayServer,
     asset = assay.client.get(script)
     assert asset.status_code == 200
     assert "immutable" in asset.headers["cache-control"]
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Export JSONL").click()
+    exported = Path(download.value.path()).read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line)["input"] for line in exported] == [text for text, _, _ in BOOLEAN_CASES]
     # The fallback to index.html is for UI routes only: an unknown API path is a JSON 404.
     missing = assay.client.get("/api/no-such-route")
     assert missing.status_code == 404

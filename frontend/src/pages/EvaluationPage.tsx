@@ -11,6 +11,7 @@ import {
 import { useSuite } from "../api/suites";
 import type { CaseResult, Evaluation, EvaluationSummary } from "../api/types";
 import { CasePanel } from "../components/CasePanel";
+import { DownloadButton } from "../components/DownloadButton";
 import { ErrorMessage } from "../components/ErrorMessage";
 import { ProblemList } from "../components/ProblemList";
 import { ResultFilters } from "../components/ResultFilters";
@@ -108,6 +109,14 @@ function EvaluationHeader({ evaluation }: { evaluation: Evaluation }) {
             {cancel.isPending ? "Cancelling…" : "Cancel"}
           </button>
         )}
+        {(["jsonl", "csv"] as const).map((format) => (
+          <DownloadButton
+            key={format}
+            path={`/api/evaluations/${evaluation.id}/export?format=${format}`}
+            fallbackName={`evaluation-${evaluation.id}-results.${format}`}
+            label={`Export ${format.toUpperCase()}`}
+          />
+        ))}
         <Link className="button" to={`/compare?a=${evaluation.id}`}>
           Compare…
         </Link>

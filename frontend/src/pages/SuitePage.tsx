@@ -1,10 +1,10 @@
 import { useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { exportUrl, useCases, useDeleteSuite, useSuite } from "../api/suites";
-import { downloadFile } from "../api/download";
 import { useEvaluations } from "../api/evaluations";
 import { StatusLabel } from "../components/StatusLabel";
 import { percent } from "../components/format";
+import { DownloadButton } from "../components/DownloadButton";
 import { ErrorMessage } from "../components/ErrorMessage";
 import { TextBlock } from "../components/TextBlock";
 import { count } from "../components/format";
@@ -18,7 +18,6 @@ export function SuitePage() {
   const [page, setPage] = useState(0);
   const cases = useCases(suiteId, page * PAGE_SIZE, PAGE_SIZE);
   const remove = useDeleteSuite();
-  const [exportError, setExportError] = useState<unknown>();
   const navigate = useNavigate();
 
   if (suite.isPending) return <p className="muted">Loading…</p>;
@@ -35,8 +34,14 @@ export function SuitePage() {
         <Link className="button primary" to={`/evaluations/new?suite=${suiteId}`}>
           Evaluate
         </Link>
-        <ExportButton suiteId={suiteId} format="jsonl" onError={setExportError} />
-        <ExportButton suiteId={suiteId} format="csv" onError={setExportError} />
+        {(["jsonl", "csv"] as const).map((format) => (
+          <DownloadButton
+            key={format}
+            path={exportUrl(suiteId, format)}
+            fallbackName={`suite-${suiteId}.${format}`}
+            label={`Export ${format.toUpperCase()}`}
+          />
+        ))}
         <button
           type="button"
           className="danger"
@@ -51,7 +56,6 @@ export function SuitePage() {
       </div>
       {suite.data.description && <p>{suite.data.description}</p>}
       {remove.isError && <ErrorMessage error={remove.error} what="Cannot delete" />}
-      {exportError !== undefined && <ErrorMessage error={exportError} what="Cannot export" />}
       {cases.isError && <ErrorMessage error={cases.error} what="Cannot load cases" />}
       <table className="list cases" data-testid="case-list">
         <thead>
@@ -90,20 +94,6 @@ export function SuitePage() {
       </div>
       <SuiteEvaluations suiteId={suiteId} />
     </section>
-  );
-}
-
-function ExportButton({ suiteId, format, onError }: { suiteId: number; format: "jsonl" | "csv"; onError: (error: unknown) => void }) {
-  return (
-    <button
-      type="button"
-      onClick={() => {
-        onError(undefined);
-        downloadFile(exportUrl(suiteId, format), `suite-${suiteId}.${format}`).catch(onError);
-      }}
-    >
-      Export {format.toUpperCase()}
-    </button>
   );
 }
 
