@@ -17,7 +17,6 @@ from assay.cli.graders import ConfigOption, GraderOption
 from assay.cli.options import check_rate, parse_config
 from assay.errors import ValidationError
 from assay.services.grader_service import GraderService
-from assay.services.junit import write_junit
 from assay.services.local_run import (
     FileSink,
     LocalSuite,
@@ -248,6 +247,8 @@ def run(
     )
     _print_summary(summary, duration)
     if junit is not None:
+        from assay.services.junit import write_junit  # only when asked: XML support takes time to load
+
         write_junit(junit, suite.name, sink.results, duration)
     if output is None:
         out.print(f"{summary['passed']}/{summary['finished']} passed", markup=False)

@@ -5,12 +5,11 @@ from __future__ import annotations
 import os
 from typing import Any
 
-import httpx
 import orjson
 
 from assay.errors import ValidationError
 from assay.targets.base import Target, TargetCase, response_text
-from assay.targets.http import make_client, parse_json, read_path, send
+from assay.targets.http import HttpSession, parse_json, read_path, send
 from assay.targets.retry import RetryPolicy
 from assay.targets.specs import OpenAITargetSpec
 
@@ -29,9 +28,7 @@ def api_key(spec: OpenAITargetSpec) -> str | None:
 class OpenAITarget(Target):
     """Sends each case's input as the user message; the answer is the first choice's message content."""
 
-    def __init__(
-        self, spec: OpenAITargetSpec, *, concurrency: int = 8, client: httpx.AsyncClient | None = None
-    ) -> None:
+    def __init__(self, spec: OpenAITargetSpec, *, concurrency: int = 8) -> None:
         super().__init__(RetryPolicy(attempts=spec.max_attempts, timeout=spec.timeout))
         self.spec = spec
         key = api_key(spec)
@@ -39,7 +36,7 @@ class OpenAITarget(Target):
         if key is not None:
             self._headers["authorization"] = f"Bearer {key}"
         self._url = spec.base_url.rstrip("/") + "/chat/completions"
-        self._client = client or make_client(spec.timeout, concurrency)
+        self._session = HttpSession(spec.timeout, concurrency)
 
     def body(self, case: TargetCase) -> dict[str, Any]:
         """The chat-completions request for ``case``."""
@@ -57,15 +54,15 @@ class OpenAITarget(Target):
     async def call(self, case: TargetCase) -> str | None:
         """One chat-completions request."""
         response = await send(
-            self._client,
+            self._session,
             "POST",
             self._url,
             self.spec.timeout,
-            content=orjson.dumps(self.body(case)),
+            data=orjson.dumps(self.body(case)),
             headers=self._headers,
         )
         return response_text(read_path(parse_json(response), "choices.0.message.content"))
 
     async def aclose(self) -> None:
         """Close the connection pool."""
-        await self._client.aclose()
+        await self._session.aclose()
