@@ -19,3 +19,10 @@ export function useStableArray<T>(values: readonly T[]): readonly T[] {
   }
   return previous.current;
 }
+
+/** The browser tab's title while a page is shown ("<title> · Assay"). */
+export function useDocumentTitle(title: string): void {
+  useEffect(() => {
+    document.title = title === "" ? "Assay" : `${title} · Assay`;
+  }, [title]);
+}

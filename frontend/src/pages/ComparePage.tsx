@@ -1,5 +1,6 @@
 import { Link, useSearchParams } from "react-router";
 import { useComparison, useEvaluations } from "../api/evaluations";
+import { useDocumentTitle } from "../hooks";
 import type { Comparison, Evaluation, FlippedCase } from "../api/types";
 import { ErrorMessage } from "../components/ErrorMessage";
 import { TextBlock } from "../components/TextBlock";
@@ -22,6 +23,7 @@ export function ComparePage() {
   const base = all.find((evaluation) => evaluation.id === baseId);
   const candidates = all.filter((evaluation) => evaluation.id !== baseId && (!base || evaluation.suite_id === base.suite_id));
   const comparison = useComparison(baseId, candidateId);
+  useDocumentTitle("Compare");
 
   const choose = (key: "a" | "b", value: string) => {
     const next = new URLSearchParams(params);

@@ -9,6 +9,7 @@ import {
   useEvaluation,
 } from "../api/evaluations";
 import { useSuite } from "../api/suites";
+import { useDocumentTitle } from "../hooks";
 import type { CaseResult, Evaluation, EvaluationSummary } from "../api/types";
 import { CasePanel } from "../components/CasePanel";
 import { DownloadButton } from "../components/DownloadButton";
@@ -65,6 +66,7 @@ export function EvaluationPage() {
   const evaluation = useEvaluation(evaluationId);
   const [query, setQuery] = useResultQuery();
   const [openCase, setOpenCase] = useState<CaseResult | undefined>();
+  useDocumentTitle(evaluation.data ? evaluation.data.name || `Evaluation ${evaluationId}` : "Evaluation");
 
   if (!Number.isInteger(evaluationId)) return <p className="error">Not an evaluation id.</p>;
   if (evaluation.isPending) return <p className="muted">Loading…</p>;

@@ -1,6 +1,7 @@
 import { Link } from "react-router";
 import { useEvaluations } from "../api/evaluations";
 import { useSuites } from "../api/suites";
+import { useDocumentTitle } from "../hooks";
 import { ErrorMessage } from "../components/ErrorMessage";
 import { count, dateTime, percent } from "../components/format";
 import { StatusLabel } from "../components/StatusLabel";
@@ -8,6 +9,7 @@ import { StatusLabel } from "../components/StatusLabel";
 /** Recent evaluations, newest first, with their status and pass rate. */
 export function EvaluationsPage() {
   const evaluations = useEvaluations();
+  useDocumentTitle("Evaluations");
   const suites = useSuites(0, 500);
   const suiteNames = new Map(suites.data?.suites.map((suite) => [suite.id, suite.name]));
   return (

@@ -1,5 +1,6 @@
 import { NavLink, useParams } from "react-router";
 import { useGrader, useGraders } from "../api/graders";
+import { useDocumentTitle } from "../hooks";
 import { ErrorMessage } from "../components/ErrorMessage";
 import { GraderPlayground } from "./GraderPlayground";
 
@@ -7,6 +8,7 @@ import { GraderPlayground } from "./GraderPlayground";
 export function GradersPage() {
   const { graderId } = useParams();
   const graders = useGraders();
+  useDocumentTitle(graderId ? `Grader ${graderId}` : "Graders");
   return (
     <div className="split">
       <nav className="side-list" aria-label="Graders">

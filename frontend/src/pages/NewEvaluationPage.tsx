@@ -4,6 +4,7 @@ import { useStartEvaluation } from "../api/evaluations";
 import { useGrader } from "../api/graders";
 import { useSuites } from "../api/suites";
 import { type JsonObject, configSchemaOf } from "../api/types";
+import { useDocumentTitle } from "../hooks";
 import { ErrorMessage } from "../components/ErrorMessage";
 import { GraderConfigEditor } from "../components/GraderConfigEditor";
 import { GraderSelector } from "../components/GraderSelector";
@@ -25,6 +26,7 @@ export function NewEvaluationPage() {
   const suites = useSuites(0, 500);
   const grader = useGrader(graderId || undefined);
   const start = useStartEvaluation();
+  useDocumentTitle("New evaluation");
 
   const chooseGrader = (id: string) => {
     setGraderId(id);

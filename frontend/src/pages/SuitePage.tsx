@@ -1,6 +1,7 @@
 import { useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { exportUrl, useCases, useDeleteSuite, useSuite } from "../api/suites";
+import { useDocumentTitle } from "../hooks";
 import { useEvaluations } from "../api/evaluations";
 import { StatusLabel } from "../components/StatusLabel";
 import { percent } from "../components/format";
@@ -19,6 +20,7 @@ export function SuitePage() {
   const cases = useCases(suiteId, page * PAGE_SIZE, PAGE_SIZE);
   const remove = useDeleteSuite();
   const navigate = useNavigate();
+  useDocumentTitle(suite.data ? `Suite ${suite.data.name}` : "Suite");
 
   if (suite.isPending) return <p className="muted">Loading…</p>;
   if (suite.isError) return <ErrorMessage error={suite.error} what={`Cannot load suite ${suiteId}`} />;

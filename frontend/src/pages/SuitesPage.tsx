@@ -1,6 +1,7 @@
 import { useState } from "react";
 import { Link, useNavigate } from "react-router";
 import { useCreateSuite, useImportSuite, useSuites } from "../api/suites";
+import { useDocumentTitle } from "../hooks";
 import { ErrorMessage } from "../components/ErrorMessage";
 import { ProblemList } from "../components/ProblemList";
 import { count, dateTime } from "../components/format";
@@ -8,6 +9,7 @@ import { count, dateTime } from "../components/format";
 /** Every suite, and the two ways to make one: create it empty, or import it from a file. */
 export function SuitesPage() {
   const suites = useSuites(0, 500);
+  useDocumentTitle("Suites");
   return (
     <section>
       <div className="page-header">
