@@ -140,3 +140,21 @@ def test_exactly_one_target(suite: Path, targets: list[str]) -> None:
 def test_unknown_grader_and_missing_file(suite: Path) -> None:
     assert run(str(suite), "-g", "nope", "--command", "cat").returncode == 2
     assert run("/no/such/suite.jsonl", "-g", "true-false", "--command", "cat").returncode == 2
+
+
+def test_csv_and_json_suites_with_metadata(tmp_path: Path) -> None:
+    csv_suite = tmp_path / "s.csv"
+    csv_suite.write_text('input,expected_output,metadata\nIs ice cold?,true,"{""answer"": ""yes""}"\n')
+    json_suite = tmp_path / "s.json"
+    json_suite.write_text(
+        json.dumps({"cases": [{"input": "Is ice cold?", "expected_output": "true", "answer": "yes"}]})
+    )
+    echo = f"{sys.executable} -c \"import os; print('yes' if os.environ['ASSAY_CASE_ID'] == '1' else 'no')\""
+    for suite in (csv_suite, json_suite):
+        proc = run(str(suite), "-g", "true-false", "--command", echo, "--min-pass-rate", "1")
+        assert proc.returncode == 0, proc.stderr
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"input": "x"}\nnot json\n')
+    proc = run(str(bad), "-g", "true-false", "--command", "cat")
+    assert proc.returncode == 2
+    assert "2 bad case(s)" in proc.stderr
