@@ -7,15 +7,30 @@ cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-.venv/bin/python}
 
 fail() { echo "check-frontend: $*" >&2; exit 1; }
-# Fail with a hint when git sees any of the paths differ from what is committed (or untracked).
+# Outside a git checkout (a source archive), generated files are compared with a copy taken first.
+SNAPSHOT=""
+if ! git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  SNAPSHOT=$(mktemp -d)
+  trap 'rm -rf "$SNAPSHOT"' EXIT
+  mkdir -p "$SNAPSHOT/frontend/src/api" "$SNAPSHOT/src/assay/web"
+  cp frontend/openapi.json "$SNAPSHOT/frontend/"
+  cp frontend/src/api/schema.d.ts "$SNAPSHOT/frontend/src/api/"
+  cp -R src/assay/web/dist "$SNAPSHOT/src/assay/web/"
+fi
+
+# Fail with a hint when any of the paths differ from what is committed (or untracked).
 drift() {
   local hint=$1
   shift
   local changed
-  changed=$(git status --porcelain -- "$@")
+  if [ -n "$SNAPSHOT" ]; then
+    changed=$(for path in "$@"; do diff -r "$SNAPSHOT/$path" "$path" >/dev/null 2>&1 || echo "differs: $path"; done)
+  else
+    changed=$(git status --porcelain -- "$@")
+  fi
   if [ -n "$changed" ]; then
     echo "$changed" >&2
-    git --no-pager diff --stat -- "$@" >&2 || true
+    [ -n "$SNAPSHOT" ] || git --no-pager diff --stat -- "$@" >&2 || true
     fail "$hint"
   fi
 }
