@@ -17,4 +17,4 @@ class SafeJSONResponse(JSONResponse):
         try:
             return orjson.dumps(content)
         except TypeError:  # lone surrogates or a type orjson does not know
-            return json.dumps(content, ensure_ascii=True, allow_nan=False, default=str).encode("ascii")
+            return json.dumps(content, ensure_ascii=True, separators=(",", ":"), default=str).encode("ascii")
