@@ -1,5 +1,7 @@
 """Browser tests: a real ``assay serve`` process, a real agent on loopback, Debian's Chromium via Playwright.
 
+The server runs on PostgreSQL in CI (a new database on ``ASSAY_TEST_POSTGRES_URL``), on SQLite elsewhere.
+
 Chromium is launched from ``/usr/bin/chromium`` (Playwright's own browser downloads are not used). The
 tests skip when it is missing locally and fail in CI, where ``.ci/run`` installs it.
 """
@@ -7,9 +9,6 @@ tests skip when it is missing locally and fail in CI, where ``.ci/run`` installs
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -21,8 +20,11 @@ from typing import Any
 import httpx
 import pytest
 from playwright.sync_api import Browser, Dialog, Page, Playwright, sync_playwright
+from sqlalchemy import create_engine, text
 
-from tests.support.agent_server import AgentBehaviour, AgentServer, free_port
+from assay.storage.database import normalize_url
+from tests.support.agent_server import AgentBehaviour, AgentServer
+from tests.support.assay_process import AssayProcess
 from tests.support.requirements import require
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -34,8 +36,8 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-START_TIMEOUT_S = 30.0
 RUN_TIMEOUT_S = 60.0
+POSTGRES_URL = os.environ.get("ASSAY_TEST_POSTGRES_URL", "")
 XSS_RESPONSE = '<img src=x onerror="window.__xss = 1; alert(1)">'
 
 # The boolean suite of these tests: input, expected_output, and what the agent answers.
@@ -98,42 +100,36 @@ class AssayServer:
         raise AssertionError(f"evaluation {evaluation_id} did not finish in {RUN_TIMEOUT_S}s")
 
 
-def _assay_command() -> list[str]:
-    script = Path(sys.executable).with_name("assay")
-    if script.exists():
-        return [str(script)]
-    found = shutil.which("assay")
-    return [found] if found else [sys.executable, "-m", "assay.cli"]
+@contextmanager
+def database_for(workdir: Path) -> Iterator[str]:
+    """The database of one test server: in CI (ASSAY_TEST_POSTGRES_URL set) a new database on the real
+    PostgreSQL server, dropped afterwards; otherwise a new SQLite file in ``workdir``."""
+    if not POSTGRES_URL:
+        yield f"sqlite:///{workdir / 'assay.db'}"
+        return
+    server = create_engine(normalize_url(POSTGRES_URL), isolation_level="AUTOCOMMIT")
+    name = f"assay_ui_{uuid.uuid4().hex[:12]}"
+    try:
+        with server.connect() as connection:
+            connection.execute(text(f'CREATE DATABASE "{name}"'))
+        yield normalize_url(POSTGRES_URL).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with server.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        server.dispose()
 
 
 @contextmanager
-def serve_assay(workdir: Path, env_extra: dict[str, str] | None = None) -> Iterator[AssayServer]:
-    """``assay serve`` in its own process, on a free loopback port and a new SQLite file in ``workdir``."""
-    port = free_port()
-    env = {key: value for key, value in os.environ.items() if not key.startswith("ASSAY_")}
-    env["ASSAY_DATABASE_URL"] = f"sqlite:///{workdir / 'assay.db'}"
-    env.update(env_extra or {})
-    headers = {"Authorization": f"Bearer {env['ASSAY_API_KEY']}"} if "ASSAY_API_KEY" in env else {}
-    with (workdir / "serve.log").open("wb") as log:
-        process = subprocess.Popen(
-            [*_assay_command(), "serve", "--host", "127.0.0.1", "--port", str(port)],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            env=env,
-            cwd=workdir,
-        )
-        url = f"http://127.0.0.1:{port}"
-        with httpx.Client(base_url=url, timeout=10.0, headers=headers) as client:
-            try:
-                _wait_until_up(client, process, workdir / "serve.log")
-                yield AssayServer(url, client)
-            finally:
-                process.terminate()
-                try:
-                    process.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait()
+def serve_assay(workdir: Path, env: dict[str, str] | None = None) -> Iterator[AssayServer]:
+    """``assay serve`` in its own process on a free loopback port, on a database of its own."""
+    with (
+        database_for(workdir) as database_url,
+        AssayProcess(workdir, database_url=database_url, env=env) as process,
+    ):
+        key = (env or {}).get("ASSAY_API_KEY")
+        if key:
+            process.client.headers["Authorization"] = f"Bearer {key}"
+        yield AssayServer(process.url, process.client)
 
 
 @pytest.fixture(scope="session")
@@ -141,20 +137,6 @@ def assay(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AssayServer]:
     """The Assay server of the browser tests."""
     with serve_assay(tmp_path_factory.mktemp("assay-serve")) as server:
         yield server
-
-
-def _wait_until_up(client: httpx.Client, process: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"assay serve exited with {process.returncode}:\n{log.read_text()}")
-        try:
-            if client.get("/api/health").status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.1)
-    raise RuntimeError(f"assay serve did not answer in {START_TIMEOUT_S}s:\n{log.read_text()}")
 
 
 @pytest.fixture(scope="session")

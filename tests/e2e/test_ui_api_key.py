@@ -19,7 +19,7 @@ API_KEY = "e2e-secret-key"
 @pytest.fixture(scope="module")
 def keyed_assay(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AssayServer]:
     """A second Assay server that wants the API key."""
-    with serve_assay(tmp_path_factory.mktemp("assay-keyed"), {"ASSAY_API_KEY": API_KEY}) as server:
+    with serve_assay(tmp_path_factory.mktemp("assay-keyed"), env={"ASSAY_API_KEY": API_KEY}) as server:
         yield server
 
 
