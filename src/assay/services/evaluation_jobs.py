@@ -12,6 +12,7 @@ import asyncio
 import logging
 from collections.abc import Sequence
 from concurrent.futures import TimeoutError as FutureTimeoutError
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import Engine
@@ -22,7 +23,7 @@ from assay.services.demo_suite import seed_demo_suite
 from assay.services.evaluation_records import facts_of, result_columns
 from assay.services.grader_service import GraderService
 from assay.services.runner import CaseResult, RunCase, finish_in_thread, run_cases
-from assay.services.summary import summarize
+from assay.services.summary import ResultFacts, summarize
 from assay.storage import evaluations as store
 from assay.storage.database import session_factory
 from assay.storage.evaluations import EvaluationRow, EvaluationStatus
@@ -36,26 +37,53 @@ _UNFINISHED = (Status.PENDING, Status.RUNNING)
 STOP_WAIT_S = 10.0
 
 
+@dataclass
+class LiveFacts:
+    """The summary facts of a running evaluation, kept in memory so that polling it costs no query."""
+
+    total: int
+    binary: bool
+    facts: list[ResultFacts] = field(default_factory=list)
+    cached: tuple[int, dict[str, Any]] | None = None
+
+    def summary(self) -> dict[str, Any]:
+        """The summary of the facts so far (recomputed only when results were added)."""
+        count = len(self.facts)
+        cached = self.cached
+        if cached is None or cached[0] != count:
+            cached = (count, summarize(self.facts[:count], total_cases=self.total, binary=self.binary))
+            self.cached = cached
+        return cached[1]
+
+
 class DatabaseSink:
     """Writes result batches of one evaluation, each batch in one transaction with its progress."""
 
-    def __init__(self, engine: Engine, evaluation_id: int, positions: dict[int, int]) -> None:
+    def __init__(
+        self, engine: Engine, evaluation_id: int, positions: dict[int, int], live: LiveFacts
+    ) -> None:
         self._engine = engine
         self._evaluation_id = evaluation_id
         self._positions = positions
+        self._live = live
 
     def write(self, results: Sequence[CaseResult]) -> None:
         """Insert the batch (idempotently) and refresh the evaluation's ``done`` count."""
         rows = [result_columns(result, self._positions.get(result.case_id, 0)) for result in results]
         with self._engine.begin() as connection:
             store.insert_results(connection, self._evaluation_id, rows)
+        self._live.facts.extend(result.facts() for result in results)
+
+
+def is_binary(row: EvaluationRow, graders: GraderService) -> bool:
+    """Whether the evaluation's grader gives true/false verdicts (and so gets the binary report)."""
+    return row.grader_id in graders.graders and graders.get(row.grader_id).type == "true-false"
 
 
 def compute_summary(session: Session, row: EvaluationRow, graders: GraderService) -> dict[str, Any]:
     """The summary of everything stored for the evaluation so far."""
-    binary = row.grader_id in graders.graders and graders.get(row.grader_id).type == "true-false"
     facts = facts_of(store.summary_columns(session, row.id))
-    return summarize(facts, total_cases=row.total, binary=binary)
+    return summarize(facts, total_cases=row.total, binary=is_binary(row, graders))
 
 
 class EvaluationJobs:
@@ -70,6 +98,7 @@ class EvaluationJobs:
         self._graders = graders
         self._tasks: dict[int, asyncio.Task[None]] = {}
         self._stops: dict[int, asyncio.Event] = {}
+        self._live: dict[int, LiveFacts] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
 
     def attach(self) -> None:
@@ -93,6 +122,12 @@ class EvaluationJobs:
     def _forget(self, evaluation_id: int) -> None:
         self._tasks.pop(evaluation_id, None)
         self._stops.pop(evaluation_id, None)
+        self._live.pop(evaluation_id, None)
+
+    def live_summary(self, evaluation_id: int) -> dict[str, Any] | None:
+        """The summary of an evaluation running here, from memory; ``None`` when it does not run here."""
+        live = self._live.get(evaluation_id)
+        return live.summary() if live is not None else None
 
     def is_running(self, evaluation_id: int) -> bool:
         """Whether a job for this evaluation runs in this process."""
@@ -155,7 +190,9 @@ class EvaluationJobs:
 
     # ---- One job ------------------------------------------------------------------------------------
 
-    def _prepare(self, evaluation_id: int) -> tuple[EvaluationRow, list[RunCase], dict[int, int]] | None:
+    def _prepare(
+        self, evaluation_id: int
+    ) -> tuple[EvaluationRow, list[RunCase], dict[int, int], LiveFacts] | None:
         with self._sessions() as session:
             row = store.find_evaluation(session, evaluation_id)
             if row is None or Status(row.status).is_terminal:
@@ -168,11 +205,13 @@ class EvaluationJobs:
                 return None  # cancelled in the meantime
             session.commit()
             session.refresh(row)
+            live = LiveFacts(row.total, is_binary(row, self._graders))
+            live.facts.extend(facts_of(store.summary_columns(session, evaluation_id)))  # a resume's results
             run_cases_ = [
                 RunCase(TargetCase(case.id, case.input, case.case_metadata or {}), case.expected_output)
                 for case in cases
             ]
-            return row, run_cases_, {case.id: case.position for case in cases}
+            return row, run_cases_, {case.id: case.position for case in cases}, live
 
     def _finish(self, evaluation_id: int, status: Status | None, error: str | None = None) -> None:
         with self._sessions() as session:
@@ -199,7 +238,8 @@ class EvaluationJobs:
             prepared = await finish_in_thread(self._prepare, evaluation_id)
             if prepared is None:
                 return
-            row, cases, positions = prepared
+            row, cases, positions, live = prepared
+            self._live[evaluation_id] = live
             grader = self._graders.build(row.grader_id, row.grader_config)
             if grader.version != row.grader_version:
                 raise AssayError(
@@ -207,7 +247,7 @@ class EvaluationJobs:
                     f"{row.grader_version}; start a new evaluation"
                 )
             target = build_target(parse_target_spec(row.target), concurrency=row.concurrency)
-            sink = DatabaseSink(self._engine, evaluation_id, positions)
+            sink = DatabaseSink(self._engine, evaluation_id, positions, live)
             async with target:
                 outcome = await run_cases(
                     cases, target, grader, sink, concurrency=row.concurrency, stop=self._stops[evaluation_id]

@@ -11,7 +11,6 @@ from assay.domain import GraderSpec
 from assay.services.runner import CaseResult
 from assay.services.summary import ResultFacts
 from assay.storage.evaluations import EvaluationRow, EvaluationStatus, ResultRow
-from assay.targets import parse_target_spec
 from assay.targets.specs import target_view
 
 
@@ -73,7 +72,7 @@ def evaluation_of(row: EvaluationRow, summary: dict[str, Any] | None = None) -> 
         name=row.name,
         suite_id=row.suite_id,
         grader=GraderSpec(row.grader_id, row.grader_config, row.grader_version),
-        target=target_view(parse_target_spec(row.target)),
+        target=target_view(row.target),
         concurrency=row.concurrency,
         status=EvaluationStatus(row.status),
         done=row.done,

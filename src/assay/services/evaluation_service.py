@@ -97,7 +97,9 @@ class EvaluationService:
         """The evaluation; while it runs, its summary is computed from the results so far."""
         row = self._row(evaluation_id)
         live = None
-        if not EvaluationStatus(row.status).is_terminal or row.summary is None:
+        if not EvaluationStatus(row.status).is_terminal:
+            live = self.jobs.live_summary(evaluation_id)
+        if live is None and (not EvaluationStatus(row.status).is_terminal or row.summary is None):
             live = compute_summary(self.session, row, self.graders)
         return evaluation_of(row, live)
 

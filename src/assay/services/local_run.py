@@ -199,14 +199,4 @@ async def run_local(
 
 def facts_of_results(results: Iterable[CaseResult]) -> Iterator[ResultFacts]:
     """Summary facts of results held in memory."""
-    for result in results:
-        details = result.details or {}
-        yield ResultFacts(
-            result.passed,
-            result.score,
-            result.error,
-            result.latency_ms,
-            result.match_status,
-            details.get("expected_bool"),
-            details.get("actual_bool"),
-        )
+    return (result.facts() for result in results)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from assay.graders import GraderInterface
+from assay.services.summary import ResultFacts
 from assay.targets import Target, TargetCase, TargetReply
 
 BATCH_SIZE = 500
@@ -48,6 +49,19 @@ class CaseResult:
     error_detail: str | None
     latency_ms: float | None
     attempts: int
+
+    def facts(self) -> ResultFacts:
+        """What the summary needs of this result."""
+        details = self.details or {}
+        return ResultFacts(
+            self.passed,
+            self.score,
+            self.error,
+            self.latency_ms,
+            self.match_status,
+            details.get("expected_bool"),
+            details.get("actual_bool"),
+        )
 
 
 class ResultSink(Protocol):

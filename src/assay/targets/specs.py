@@ -128,11 +128,12 @@ def parse_target_spec(data: object, *, allowed: frozenset[str] | None = None) ->
     return spec
 
 
-def target_view(spec: TargetSpec) -> dict[str, Any]:
-    """The spec as shown to users: header values are secrets and recorded responses are only counted."""
-    view = spec.model_dump(mode="json")
-    if isinstance(spec, HttpTargetSpec):
-        view["headers"] = dict.fromkeys(spec.headers, REDACTED)
-    if isinstance(spec, RecordedTargetSpec):
+def target_view(stored: dict[str, Any]) -> dict[str, Any]:
+    """A stored (already checked) spec as shown to users: header values are secrets, recorded responses
+    are only counted. Works on the stored JSON, so showing an evaluation never re-validates its spec."""
+    view = dict(stored)
+    if isinstance(view.get("headers"), dict):
+        view["headers"] = dict.fromkeys(view["headers"], REDACTED)
+    if isinstance(view.get("responses"), dict):
         view["responses_count"] = len(view.pop("responses"))
     return view
