@@ -34,8 +34,19 @@ class AssayProcess:
     """One ``assay serve`` subprocess, restartable on the same port and database."""
 
     def __init__(
-        self, directory: Path, *, database_url: str | None = None, env: dict[str, str] | None = None
+        self,
+        directory: Path,
+        *,
+        database_url: str | None = None,
+        env: dict[str, str] | None = None,
+        seed_demo: bool | None = False,
     ) -> None:
+        """Args:
+        directory: where the SQLite database (by default) and the log go.
+        database_url: another database (e.g. PostgreSQL) instead of ``directory/assay.db``.
+        env: extra environment, such as ``{"ASSAY_API_KEY": "..."}``.
+        seed_demo: ``ASSAY_SEED_DEMO``; ``None`` leaves it unset, as a user's first ``assay serve``.
+        """
         self.directory = directory
         self.database_url = database_url or f"sqlite:///{directory / 'assay.db'}"
         self.port = free_port()
@@ -46,10 +57,11 @@ class AssayProcess:
         self._env = {
             **inherited,
             "ASSAY_DATABASE_URL": self.database_url,
-            "ASSAY_SEED_DEMO": "false",
             "PYTHONUNBUFFERED": "1",
             **(env or {}),
         }
+        if seed_demo is not None:
+            self._env["ASSAY_SEED_DEMO"] = "true" if seed_demo else "false"
         self.process: subprocess.Popen[bytes] | None = None
         self.starts = 0
 

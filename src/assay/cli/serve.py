@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import os
 from typing import Annotated
 
 import typer
@@ -27,9 +28,8 @@ def serve(
     port: Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on")] = 8000,
 ) -> None:
     """Serve the Assay API and web UI; refuses a non-loopback host unless ASSAY_API_KEY is set."""
+    os.environ.setdefault("ASSAY_SEED_DEMO", "true")  # a first `assay serve` shows a demo suite
     settings = Settings()
-    if "seed_demo" not in settings.model_fields_set:  # a first `assay serve` shows a demo suite
-        settings = settings.model_copy(update={"seed_demo": True})
     if not is_loopback(host) and settings.api_key is None:
         raise ValidationError(
             f"refusing to listen on {host}, which is not loopback, without an API key: "

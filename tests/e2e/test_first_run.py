@@ -1,0 +1,37 @@
+"""A first ``assay serve`` on an empty database offers a demo suite that evaluates at once."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from assay.services.demo_suite import DEMO_SUITE_NAME, RECORDED_KEY
+from tests.support.assay_process import AssayProcess
+
+
+def test_first_serve_seeds_a_runnable_demo_suite(tmp_path: Path) -> None:
+    with AssayProcess(tmp_path, seed_demo=None) as assay:
+        suites = assay.client.get("/api/suites").json()["data"]["suites"]
+        assert [suite["name"] for suite in suites] == [DEMO_SUITE_NAME]
+        body = {
+            "suite_id": suites[0]["id"],
+            "grader_id": "true-false",
+            "target": {"type": "recorded", "metadata_key": RECORDED_KEY},
+        }
+        evaluation_id = assay.client.post("/api/evaluations", json=body).json()["data"]["id"]
+        deadline = time.monotonic() + 20
+        while (evaluation := assay.client.get(f"/api/evaluations/{evaluation_id}").json()["data"])[
+            "status"
+        ] in {
+            "pending",
+            "running",
+        }:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        assert evaluation["status"] == "completed"
+        assert evaluation["summary"]["passed"] == 9
+        assert evaluation["summary"]["binary"]["invalid"] == 1
+        assay.restart()
+        assert (
+            assay.client.get("/api/suites").json()["data"]["total"] == 1
+        )  # only an empty database is seeded
