@@ -192,3 +192,17 @@ def test_other_targets_from_the_form(page: Page, assay: AssayServer, agent: Agen
     # Default aliases: the agent passes "yes" and "NO" only; recorded: "yes" to all, right for three.
     expected_rate = "33.3%" if target == "openai" else "50.0%"
     expect(page.get_by_test_id("pass-rate")).to_have_text(expected_rate)
+
+
+def test_the_apis_target_problems_show_beside_the_field(
+    page: Page, assay: AssayServer, watch: PageWatch
+) -> None:
+    watch.expect_console_error("status of 422")  # the refused start
+    suite_id = assay.create_suite(BOOLEAN_CASES)
+    page.goto(f"/evaluations/new?suite={suite_id}")
+    page.get_by_label("Grader", exact=True).select_option("true-false")
+    page.get_by_label("URL").fill("ftp://127.0.0.1/answer")  # a URL to the browser, not an HTTP target
+    page.get_by_role("button", name="Start evaluation").click()
+    url_field = page.locator(".target-form .field").filter(has=page.get_by_label("URL"))
+    expect(url_field.get_by_role("alert")).to_contain_text("should match pattern")
+    expect(page).to_have_url(re.compile(r"/evaluations/new"))

@@ -1,8 +1,8 @@
 import { ApiError, errorMessage } from "../api/errors";
 
-/** A failed request with every problem the API listed (e.g. each bad line of an imported file). */
-export function ProblemList({ error, what }: { error: unknown; what: string }) {
-  const problems = error instanceof ApiError ? error.problems : [];
+/** A failed request with every problem the API listed (e.g. each bad line of an imported file), or those given. */
+export function ProblemList({ error, what, problems: shown }: { error: unknown; what: string; problems?: readonly string[] }) {
+  const problems = shown ?? (error instanceof ApiError ? error.problems : []);
   return (
     <div role="alert" className="error" data-testid="problem-list">
       <p>

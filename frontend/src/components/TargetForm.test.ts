@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { EMPTY_TARGET, targetFromDraft } from "./TargetForm";
+import { EMPTY_TARGET, targetFromDraft, targetProblems } from "./TargetForm";
 import { outcomeOf } from "./outcome";
 
 describe("targetFromDraft", () => {
@@ -51,5 +51,20 @@ describe("outcomeOf", () => {
     expect(outcomeOf({ passed: false, error: null, match_status: "invalid_expected" })).toBe("invalid");
     expect(outcomeOf({ passed: true, error: null, match_status: "match" })).toBe("passed");
     expect(outcomeOf({ passed: false, error: null, match_status: "mismatch" })).toBe("failed");
+  });
+});
+
+describe("targetProblems", () => {
+  it("gives each target problem to its field and keeps the rest", () => {
+    const { byField, rest } = targetProblems([
+      "target.http.url: String should match pattern '^https?://\\S+$'",
+      "target.openai.model: String should have at least 1 character",
+      "suite_id: Input should be greater than or equal to 1",
+    ]);
+    expect(byField).toEqual({
+      url: ["String should match pattern '^https?://\\S+$'"],
+      model: ["String should have at least 1 character"],
+    });
+    expect(rest).toEqual(["suite_id: Input should be greater than or equal to 1"]);
   });
 });

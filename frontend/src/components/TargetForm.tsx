@@ -1,5 +1,6 @@
 import { useId } from "react";
 import type { Schemas } from "../api/client";
+import { FieldProblems } from "./FieldProblems";
 
 /** The target as the API takes it (`target` of `POST /api/evaluations`). */
 export type TargetSpec = Schemas["EvaluationCreate"]["target"];
@@ -89,9 +90,28 @@ function parseJson(text: string): unknown {
   }
 }
 
+/** The API's problems with the target, by field of the target spec (`url`, `model`...). */
+export type TargetProblems = Readonly<Record<string, readonly string[]>>;
+
+const TARGET_PROBLEM = /^target\.(?:http|openai|recorded)\.(\w+)[^:]*:\s*(.*)$/;
+
+/** Split the API's problems into those about a target field and the rest. */
+export function targetProblems(problems: readonly string[]): { byField: TargetProblems; rest: string[] } {
+  const byField: Record<string, string[]> = {};
+  const rest: string[] = [];
+  for (const problem of problems) {
+    const match = TARGET_PROBLEM.exec(problem);
+    const field = match?.[1];
+    if (field && match[2] !== undefined) (byField[field] ??= []).push(match[2]);
+    else rest.push(problem);
+  }
+  return { byField, rest };
+}
+
 interface TargetFormProps {
   value: TargetDraft;
   onChange: (draft: TargetDraft) => void;
+  problems?: TargetProblems;
 }
 
 const TYPE_LABELS: Record<TargetType, string> = {
@@ -101,7 +121,7 @@ const TYPE_LABELS: Record<TargetType, string> = {
 };
 
 /** Where the agent's answers come from: an HTTP endpoint, an OpenAI-compatible API, or recorded responses. */
-export function TargetForm({ value, onChange }: TargetFormProps) {
+export function TargetForm({ value, onChange, problems = {} }: TargetFormProps) {
   const set = <K extends keyof TargetDraft>(key: K, next: TargetDraft[K]) => onChange({ ...value, [key]: next });
   return (
     <fieldset className="field target-form">
@@ -114,33 +134,43 @@ export function TargetForm({ value, onChange }: TargetFormProps) {
           </label>
         ))}
       </div>
-      {value.type === "http" && <HttpFields value={value} set={set} />}
-      {value.type === "openai" && <OpenAIFields value={value} set={set} />}
-      {value.type === "recorded" && <RecordedFields value={value} set={set} />}
+      {value.type === "http" && <HttpFields value={value} set={set} problems={problems} />}
+      {value.type === "openai" && <OpenAIFields value={value} set={set} problems={problems} />}
+      {value.type === "recorded" && <RecordedFields value={value} set={set} problems={problems} />}
     </fieldset>
   );
 }
 
 type Setter = <K extends keyof TargetDraft>(key: K, next: TargetDraft[K]) => void;
 
-function TextField({ label, value, onChange, placeholder, hint }: {
+interface TextFieldProps {
   label: string;
   value: string;
   onChange: (value: string) => void;
   placeholder?: string;
   hint?: string;
-}) {
+  problems?: readonly string[] | undefined;
+}
+
+function TextField({ label, value, onChange, placeholder, hint, problems }: TextFieldProps) {
   const id = useId();
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
       <input id={id} value={value} placeholder={placeholder} onChange={(e) => onChange(e.target.value)} />
       {hint && <p className="hint">{hint}</p>}
+      <FieldProblems messages={problems} />
     </div>
   );
 }
 
-function HttpFields({ value, set }: { value: TargetDraft; set: Setter }) {
+interface FieldsProps {
+  value: TargetDraft;
+  set: Setter;
+  problems: TargetProblems;
+}
+
+function HttpFields({ value, set, problems }: FieldsProps) {
   return (
     <>
       <div className="row">
@@ -165,19 +195,23 @@ function HttpFields({ value, set }: { value: TargetDraft; set: Setter }) {
             placeholder="http://127.0.0.1:9000/answer"
             onChange={(e) => set("url", e.target.value)}
           />
+          <FieldProblems messages={problems.url} />
         </div>
       </div>
       <HeadersEditor headers={value.headers} onChange={(headers) => set("headers", headers)} />
+      <FieldProblems messages={problems.headers} />
       <TextField
         label="Response path"
         value={value.responsePath}
         onChange={(v) => set("responsePath", v)}
+        problems={problems.response_path}
         hint="Dotted path to the answer in the JSON reply (e.g. choices.0.message.content); empty reads the whole body as text."
       />
       <TextArea
         label="Body template (JSON, optional)"
         value={value.bodyTemplate}
         onChange={(v) => set("bodyTemplate", v)}
+        problems={problems.body_template}
         hint='Placeholders {{input}}, {{case_id}}, {{metadata.key}}; default {"input": "{{input}}"}.'
       />
     </>
@@ -208,15 +242,22 @@ function HeadersEditor({ headers, onChange }: { headers: HeaderRow[]; onChange: 
   );
 }
 
-function OpenAIFields({ value, set }: { value: TargetDraft; set: Setter }) {
+function OpenAIFields({ value, set, problems }: FieldsProps) {
   return (
     <>
-      <TextField label="Model" value={value.model} onChange={(v) => set("model", v)} placeholder="gpt-4o-mini" />
-      <TextField label="Base URL" value={value.baseUrl} onChange={(v) => set("baseUrl", v)} />
+      <TextField
+        label="Model"
+        value={value.model}
+        onChange={(v) => set("model", v)}
+        placeholder="gpt-4o-mini"
+        problems={problems.model}
+      />
+      <TextField label="Base URL" value={value.baseUrl} onChange={(v) => set("baseUrl", v)} problems={problems.base_url} />
       <TextField
         label="API key environment variable"
         value={value.apiKeyEnv}
         onChange={(v) => set("apiKeyEnv", v)}
+        problems={problems.api_key_env}
         hint="Read by the server; empty for endpoints without a key."
       />
       <TextArea label="System prompt (optional)" value={value.systemPrompt} onChange={(v) => set("systemPrompt", v)} />
@@ -224,36 +265,34 @@ function OpenAIFields({ value, set }: { value: TargetDraft; set: Setter }) {
   );
 }
 
-function RecordedFields({ value, set }: { value: TargetDraft; set: Setter }) {
+function RecordedFields({ value, set, problems }: FieldsProps) {
   return (
     <>
       <TextField
         label="Metadata key"
         value={value.metadataKey}
         onChange={(v) => set("metadataKey", v)}
+        problems={problems.metadata_key}
         hint="Read each case's agent_response from this key of its metadata."
       />
       <TextArea
         label="Responses (JSON object, case id → agent_response)"
         value={value.responsesJson}
         onChange={(v) => set("responsesJson", v)}
+        problems={problems.responses}
       />
     </>
   );
 }
 
-function TextArea({ label, value, onChange, hint }: {
-  label: string;
-  value: string;
-  onChange: (value: string) => void;
-  hint?: string;
-}) {
+function TextArea({ label, value, onChange, hint, problems }: Omit<TextFieldProps, "placeholder">) {
   const id = useId();
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
       <textarea id={id} value={value} onChange={(e) => onChange(e.target.value)} />
       {hint && <p className="hint">{hint}</p>}
+      <FieldProblems messages={problems} />
     </div>
   );
 }

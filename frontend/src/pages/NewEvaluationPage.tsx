@@ -1,5 +1,6 @@
 import { useState } from "react";
 import { useNavigate, useSearchParams } from "react-router";
+import { ApiError } from "../api/errors";
 import { useStartEvaluation } from "../api/evaluations";
 import { useGrader } from "../api/graders";
 import { useSuites } from "../api/suites";
@@ -9,7 +10,7 @@ import { ErrorMessage } from "../components/ErrorMessage";
 import { GraderConfigEditor } from "../components/GraderConfigEditor";
 import { GraderSelector } from "../components/GraderSelector";
 import { ProblemList } from "../components/ProblemList";
-import { EMPTY_TARGET, type TargetDraft, TargetForm, targetFromDraft } from "../components/TargetForm";
+import { EMPTY_TARGET, type TargetDraft, TargetForm, targetFromDraft, targetProblems } from "../components/TargetForm";
 import { defaultsFromSchema } from "../components/configSchema";
 
 /** Start an evaluation: a suite, a grader with its config, and a target that answers each case. */
@@ -36,6 +37,8 @@ export function NewEvaluationPage() {
   const schema = graderReady ? configSchemaOf(grader.data) : undefined;
   // Until the person edits it, the config is the grader's defaults, shown and sent as such.
   const shownConfig = Object.keys(config).length === 0 && schema ? defaultsFromSchema(schema) : config;
+
+  const apiProblems = targetProblems(start.error instanceof ApiError ? start.error.problems : []);
 
   const submit = () => {
     const built = targetFromDraft(target);
@@ -96,7 +99,7 @@ export function NewEvaluationPage() {
             onChange={setConfig}
           />
         )}
-        <TargetForm value={target} onChange={setTarget} />
+        <TargetForm value={target} onChange={setTarget} problems={apiProblems.byField} />
         <div className="field narrow">
           <label htmlFor="evaluation-concurrency">Concurrency</label>
           <input
@@ -114,7 +117,7 @@ export function NewEvaluationPage() {
             {formProblem}
           </p>
         )}
-        {start.isError && <ProblemList error={start.error} what="Cannot start the evaluation" />}
+        {start.isError && <ProblemList error={start.error} what="Cannot start the evaluation" problems={apiProblems.rest} />}
         <button type="submit" className="primary" disabled={start.isPending}>
           {start.isPending ? "Starting…" : "Start evaluation"}
         </button>
