@@ -8,7 +8,6 @@ from http import HTTPStatus
 from typing import Any, Generic, TypeVar
 
 from fastapi import FastAPI, Request
-from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
@@ -97,7 +96,8 @@ def _validation_problems(exc: RequestValidationError) -> tuple[str, list[str]]:
     problems = [
         f"{_location(tuple(error.get('loc', ())))}: {error.get('msg', 'invalid')}" for error in errors
     ]
-    return f"Invalid request: {'; '.join(problems)}", problems
+    shown = "; ".join(problems[:3]) + (f"; and {len(problems) - 3} more" if len(problems) > 3 else "")
+    return f"Invalid request: {shown}", problems
 
 
 async def _assay_error(_request: Request, exc: Exception) -> JSONResponse:
@@ -109,7 +109,7 @@ async def _assay_error(_request: Request, exc: Exception) -> JSONResponse:
 async def _request_validation_error(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
     message, problems = _validation_problems(exc)
-    return error_response(422, "VALIDATION_ERROR", message, jsonable_encoder(problems))
+    return error_response(422, "VALIDATION_ERROR", message, problems)
 
 
 def _allowed_methods(request: Request) -> str:
