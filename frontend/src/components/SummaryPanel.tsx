@@ -1,8 +1,11 @@
-import { useMemo } from "react";
+import { lazy, Suspense, useMemo } from "react";
 import type { EvaluationSummary } from "../api/types";
-import { type Bar, BarChart } from "./BarChart";
+import type { Bar } from "./BarChart";
 import { ConfusionMatrix } from "./ConfusionMatrix";
 import { count, percent } from "./format";
+
+// Chart.js is most of the bundle's weight and only this screen draws a chart: it loads on demand.
+const BarChart = lazy(() => import("./BarChart").then((module) => ({ default: module.BarChart })));
 
 const STATUS_COLOURS: Record<string, string> = {
   match: "#2e9e5b",
@@ -76,7 +79,11 @@ export function SummaryPanel({ summary }: { summary: EvaluationSummary }) {
               ))}
             </tbody>
           </table>
-          {bars.length > 0 && <BarChart bars={bars} label="Results by match_status" />}
+          {bars.length > 0 && (
+            <Suspense fallback={null}>
+              <BarChart bars={bars} label="Results by match_status" />
+            </Suspense>
+          )}
         </div>
         {summary.binary && (
           <div>
