@@ -66,10 +66,12 @@ class AssayServer:
         assert body["success"] is True, body
         return body["data"]
 
-    def create_suite(self, cases: list[tuple[str, str, str]], name: str = "e2e booleans") -> int:
-        """A new suite (uniquely named) with the cases' inputs and expected outputs; its id."""
+    def create_suite(
+        self, cases: list[tuple[str, str, str]], name: str = "e2e booleans", *, unique: bool = True
+    ) -> int:
+        """A new suite with the cases' inputs and expected outputs (its name made unique); its id."""
         body = {
-            "name": f"{name} {uuid.uuid4().hex[:8]}",
+            "name": f"{name} {uuid.uuid4().hex[:8]}" if unique else name,
             "cases": [{"input": text, "expected_output": expected} for text, expected, _ in cases],
         }
         return int(self.data(self.client.post("/api/suites", json=body))["id"])

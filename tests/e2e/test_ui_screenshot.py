@@ -42,8 +42,8 @@ def test_screenshot_of_the_evaluation_screen(
 ) -> None:
     cases = _showcase_cases()
     agent.behaviour.answers.update({text: answer for text, _, answer in cases})
-    suite_id = assay.create_suite(cases, name="primes")
-    evaluation_id = assay.run_evaluation(suite_id, agent.url, "primes, default aliases")
+    suite_id = assay.create_suite(cases, name="Prime numbers", unique=False)  # the only suite of this name
+    evaluation_id = assay.run_evaluation(suite_id, agent.url, "Prime numbers, default aliases")
 
     page.goto(f"/evaluations/{evaluation_id}?outcome=failed")
     expect(page.get_by_test_id("evaluation-status")).to_have_text("completed")
