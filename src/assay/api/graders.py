@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 from weakref import WeakKeyDictionary
 
-from fastapi import APIRouter, Path, Response
+from fastapi import APIRouter, Path, Request, Response
 
-from assay.api.deps import GraderServiceDep, PaginationDep
+from assay.api.deps import DEFAULT_LIMIT, GraderServiceDep, Limit, Skip
 from assay.api.envelope import ERROR_RESPONSES, Envelope, ok
 from assay.api.rendering import SafeJSONResponse
 from assay.api.schemas.graders import (
@@ -68,19 +68,21 @@ def _spec(grader: GraderInterface) -> GraderSpecOut:
     return GraderSpecOut(grader_id=grader.grader_id, config=grader.config, version=grader.version)
 
 
-# The two GETs answer from the prebuilt catalog, bypassing response-model validation (the catalog was
-# validated against the same schemas when built); ``response_model`` still documents them.
+# The two GETs are the hot path: they answer from the prebuilt catalog, bypassing response-model
+# validation (the catalog was validated against the same schemas when built; ``response_model`` still
+# documents them), and take the registry from the app state rather than through a dependency.
 @router.get("", summary="List graders", response_model=Envelope[GraderList])
-async def list_graders(graders: GraderServiceDep, page: PaginationDep) -> Response:
+async def list_graders(request: Request, limit: Limit = DEFAULT_LIMIT, skip: Skip = 0) -> Response:
     """Every registered grader, a page at a time."""
-    summaries = _catalog(graders).summaries
-    chosen = summaries[page.skip : page.skip + page.limit]
+    summaries = _catalog(request.app.state.grader_service).summaries
+    chosen = summaries[skip : skip + limit]
     return _envelope({"graders": chosen, "count": len(chosen), "total": len(summaries)})
 
 
 @router.get("/{grader_id}", summary="Describe a grader", response_model=Envelope[GraderDetail])
-async def get_grader(grader_id: GraderId, graders: GraderServiceDep) -> Response:
+async def get_grader(grader_id: GraderId, request: Request) -> Response:
     """One grader with its config schema and scoring guide; 404 ``NOT_FOUND`` for an unknown id."""
+    graders: GraderService = request.app.state.grader_service
     detail = _catalog(graders).details.get(grader_id)
     if detail is None:
         graders.get(grader_id)  # raises the registry's own NotFoundError
