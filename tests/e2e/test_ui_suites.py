@@ -53,11 +53,16 @@ def test_import_reports_each_bad_line_then_imports_a_good_file(
     assert [json.loads(line)["input"] for line in lines] == [case["input"] for case in cases]
 
 
-def test_create_an_empty_suite(page: Page, tmp_path: Path) -> None:
+def test_create_a_suite_and_add_a_case(page: Page, tmp_path: Path) -> None:
     page.goto("/suites")
     name = f"created {tmp_path.name}"
     page.get_by_label("Name", exact=True).fill(name)
     page.get_by_role("button", name="Create").click()
     expect(page.get_by_role("heading", name=name)).to_be_visible()
-    page.get_by_role("link", name="Suites").click()
+    page.get_by_label("input", exact=True).fill("Is ice cold?")
+    page.get_by_label("expected_output", exact=True).fill("true")
+    page.get_by_role("button", name="Add case").click()
+    expect(page.get_by_test_id("case-list").locator("tbody tr")).to_have_count(1)
+    expect(page.get_by_test_id("case-list")).to_contain_text("Is ice cold?")
+    page.get_by_role("link", name="Suites", exact=True).click()
     expect(page.get_by_test_id("suite-list")).to_contain_text(name)

@@ -71,3 +71,12 @@ export function useDeleteSuite() {
 export function exportUrl(suiteId: number, format: "jsonl" | "csv"): string {
   return `/api/suites/${suiteId}/export?format=${format}`;
 }
+
+export function useAddCase(suiteId: number) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (item: { input: string; expected_output: string }) =>
+      unwrap(api.POST("/api/suites/{suite_id}/cases", { params: { path: { suite_id: suiteId } }, body: { cases: [item] } })),
+    onSuccess: () => client.invalidateQueries({ queryKey: ["suites"] }),
+  });
+}

@@ -1,12 +1,13 @@
 import { useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
-import { exportUrl, useCases, useDeleteSuite, useSuite } from "../api/suites";
+import { exportUrl, useAddCase, useCases, useDeleteSuite, useSuite } from "../api/suites";
 import { useDocumentTitle } from "../hooks";
 import { useEvaluations } from "../api/evaluations";
 import { StatusLabel } from "../components/StatusLabel";
 import { percent } from "../components/format";
 import { DownloadButton } from "../components/DownloadButton";
 import { ErrorMessage } from "../components/ErrorMessage";
+import { ProblemList } from "../components/ProblemList";
 import { TextBlock } from "../components/TextBlock";
 import { count } from "../components/format";
 
@@ -94,6 +95,7 @@ export function SuitePage() {
           Next →
         </button>
       </div>
+      <AddCaseForm suiteId={suiteId} />
       <SuiteEvaluations suiteId={suiteId} />
     </section>
   );
@@ -127,5 +129,46 @@ function SuiteEvaluations({ suiteId }: { suiteId: number }) {
         ))}
       </ul>
     </section>
+  );
+}
+
+/** Append one case to the suite. */
+function AddCaseForm({ suiteId }: { suiteId: number }) {
+  const [input, setInput] = useState("");
+  const [expected, setExpected] = useState("");
+  const add = useAddCase(suiteId);
+  return (
+    <form
+      className="panel add-case"
+      aria-label="Add a case"
+      onSubmit={(event) => {
+        event.preventDefault();
+        add.mutate(
+          { input, expected_output: expected },
+          {
+            onSuccess: () => {
+              setInput("");
+              setExpected("");
+            },
+          },
+        );
+      }}
+    >
+      <h3>Add a case</h3>
+      <div className="two-columns">
+        <div className="field">
+          <label htmlFor="new-case-input">input</label>
+          <textarea id="new-case-input" value={input} onChange={(event) => setInput(event.target.value)} />
+        </div>
+        <div className="field">
+          <label htmlFor="new-case-expected">expected_output</label>
+          <textarea id="new-case-expected" value={expected} onChange={(event) => setExpected(event.target.value)} />
+        </div>
+      </div>
+      {add.isError && <ProblemList error={add.error} what="Cannot add the case" />}
+      <button type="submit" className="primary" disabled={add.isPending || input === ""}>
+        Add case
+      </button>
+    </form>
   );
 }
