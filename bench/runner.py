@@ -8,12 +8,14 @@ Run: ``.venv/bin/python bench/runner.py [--cases 10000] [--repeats 5] [--only NA
 * ``cli-agent-instant``: ``assay run --target-url`` against a loopback agent (another process) that answers
   at once, concurrency 64: cases per second of the whole process.
 * ``cli-agent-100ms``: the same against an agent that takes 100 ms per answer, compared with the ideal
-  N x 0.1 s / concurrency.
+  N x 0.1 s / concurrency. Both agent benches also time a bare aiohttp loop against the same agent
+  (``bare_client_s``): the floor set by this machine and the agent server, measured in the same run.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import statistics
 import subprocess
@@ -124,33 +126,40 @@ def api_recorded(directory: Path, count: int, repeats: int) -> dict[str, Any]:
     return {"cases": count, "median_s": statistics.median(times), "target_s": 2.0, "runs_s": times}
 
 
+async def _bare_client(url: str, count: int) -> float:
+    """Seconds for a bare aiohttp loop to send ``count`` requests at concurrency 64: the floor of this
+    machine and agent, with no retries, grading or writing."""
+    import aiohttp
+
+    connector = aiohttp.TCPConnector(limit=AGENT_CONCURRENCY)
+    async with aiohttp.ClientSession(connector=connector) as session:
+        numbers = iter(range(count))
+
+        async def work() -> None:
+            for number in numbers:
+                async with session.post(url, json={"input": f"Is {number} odd?"}) as response:
+                    await response.read()
+
+        started = time.perf_counter()
+        await asyncio.gather(*(work() for _ in range(AGENT_CONCURRENCY)))
+        return time.perf_counter() - started
+
+
 def cli_agent(directory: Path, count: int, repeats: int, delay: float) -> dict[str, Any]:
-    """``assay run --target-url`` against a loopback agent at concurrency 64."""
+    """``assay run --target-url`` against a loopback agent at concurrency 64, beside a bare client."""
     suite, _, _ = write_suite(directory, count)
+    output = directory / "out.jsonl"
     with agent(delay) as url:
-        command = [
-            *ASSAY,
-            "run",
-            str(suite),
-            "-g",
-            "true-false",
-            "--target-url",
-            url,
-            "-j",
-            str(AGENT_CONCURRENCY),
-        ]
-        command += ["-o", str(directory / "out.jsonl")]
+        command = [*ASSAY, "run", str(suite), "-g", "true-false", "--target-url", url]
+        command += ["-j", str(AGENT_CONCURRENCY), "-o", str(output)]
         times = [timed(command) for _ in range(repeats)]
+        floor = statistics.median(asyncio.run(_bare_client(url, count)) for _ in range(repeats))
     median = statistics.median(times)
-    result: dict[str, Any] = {
-        "cases": count,
-        "median_s": median,
-        "cases_per_s": count / median,
-        "runs_s": times,
-    }
+    result: dict[str, Any] = {"cases": count, "median_s": median, "cases_per_s": count / median}
+    result |= {"bare_client_s": floor, "runs_s": times}
     if delay:
         ideal = count * delay / AGENT_CONCURRENCY
-        result |= {"ideal_s": ideal, "over_ideal": median / ideal - 1}
+        result |= {"ideal_s": ideal, "over_ideal": median / ideal - 1, "bare_over_ideal": floor / ideal - 1}
     return result
 
 
@@ -158,7 +167,7 @@ def main(argv: list[str] | None = None) -> None:
     """Run the chosen benchmarks and print their medians as JSON."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--cases", type=int, default=10_000)
-    parser.add_argument("--slow-cases", type=int, default=6_400, help="cases for the 100 ms agent")
+    parser.add_argument("--slow-cases", type=int, default=12_800, help="cases for the 100 ms agent")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--only", nargs="*", default=None)
     args = parser.parse_args(argv)

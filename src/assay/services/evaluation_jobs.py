@@ -213,12 +213,18 @@ class EvaluationJobs:
             ]
             return row, run_cases_, {case.id: case.position for case in cases}, live
 
-    def _finish(self, evaluation_id: int, status: Status | None, error: str | None = None) -> None:
+    def _finish(
+        self,
+        evaluation_id: int,
+        status: Status | None,
+        error: str | None = None,
+        live: LiveFacts | None = None,
+    ) -> None:
         with self._sessions() as session:
             row = store.find_evaluation(session, evaluation_id)
             if row is None:
                 return
-            summary = compute_summary(session, row, self._graders)
+            summary = live.summary() if live is not None else compute_summary(session, row, self._graders)
             if status is not None and store.set_status(
                 session,
                 evaluation_id,
@@ -253,7 +259,7 @@ class EvaluationJobs:
                     cases, target, grader, sink, concurrency=row.concurrency, stop=self._stops[evaluation_id]
                 )
             final = None if outcome.stopped else Status.COMPLETED
-            await finish_in_thread(self._finish, evaluation_id, final)
+            await finish_in_thread(self._finish, evaluation_id, final, None, live)
         except asyncio.CancelledError:
             raise  # shutdown: stay ``running`` and resume at the next start
         except Exception as exc:  # any failure ends this evaluation as data, never the server

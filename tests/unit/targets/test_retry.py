@@ -1,0 +1,51 @@
+"""The retry policy: exponential backoff with jitter, Retry-After honoured and capped, 4xx never retried."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+import pytest
+
+from assay.targets.reasons import TargetCallError
+from assay.targets.retry import RetryPolicy, call_with_retries
+
+FAST = RetryPolicy(
+    attempts=4, timeout=1.0, initial_wait=0.01, max_wait=0.05, jitter=0.01, max_retry_after=0.05
+)
+
+
+def failing(*failures: TargetCallError) -> tuple[list[int], Callable[[], Awaitable[str]]]:
+    calls: list[int] = []
+
+    async def call() -> str:
+        calls.append(1)
+        if len(calls) <= len(failures):
+            raise failures[len(calls) - 1]
+        return "ok"
+
+    return calls, call
+
+
+async def test_retryable_failures_are_retried_until_success() -> None:
+    calls, call = failing(*(TargetCallError("http_503", retryable=True) for _ in range(3)))
+    assert await call_with_retries(call, FAST) == ("ok", 4)
+    assert len(calls) == 4
+
+
+async def test_giving_up_reports_the_attempts_and_the_final_reason() -> None:
+    _, call = failing(*(TargetCallError("http_429", retryable=True) for _ in range(9)))
+    with pytest.raises(TargetCallError) as caught:
+        await call_with_retries(call, FAST)
+    assert (caught.value.attempts, caught.value.final_reason) == (4, "http_429_after_retries")
+
+
+async def test_a_client_error_is_not_retried() -> None:
+    calls, call = failing(TargetCallError("http_400"))
+    with pytest.raises(TargetCallError) as caught:
+        await call_with_retries(call, FAST)
+    assert (len(calls), caught.value.final_reason) == (1, "http_400")
+
+
+async def test_retry_after_is_capped() -> None:
+    _, call = failing(TargetCallError("http_503", retryable=True, retry_after=3600))
+    assert await call_with_retries(call, FAST) == ("ok", 2)  # waited 0.05 s, not an hour
