@@ -89,6 +89,16 @@ def page_of_cases(session: Session, suite_id: int, *, skip: int, limit: int) -> 
     return session.scalars(query).all()
 
 
+def cases_from(session: Session, suite_id: int, position: int) -> Sequence[CaseRow]:
+    """Cases of a suite at ``position`` and after, in order."""
+    query = (
+        select(CaseRow)
+        .where(CaseRow.suite_id == suite_id, CaseRow.position >= position)
+        .order_by(CaseRow.position)
+    )
+    return session.scalars(query).all()
+
+
 def next_position(session: Session, suite_id: int) -> int:
     """The position after the last case of the suite (0 for an empty one)."""
     last = session.scalar(select(func.max(CaseRow.position)).where(CaseRow.suite_id == suite_id))
