@@ -17,8 +17,9 @@ export function useSuite(suiteId: number | undefined) {
   });
 }
 
-export function useCases(suiteId: number, skip: number, limit: number) {
+export function useCases(suiteId: number, skip: number, limit: number, enabled = true) {
   return useQuery({
+    enabled: enabled && Number.isInteger(suiteId) && suiteId > 0,
     queryKey: ["suites", suiteId, "cases", { skip, limit }],
     queryFn: () =>
       unwrap(api.GET("/api/suites/{suite_id}/cases", { params: { path: { suite_id: suiteId }, query: { skip, limit } } })),

@@ -112,6 +112,8 @@ interface TargetFormProps {
   value: TargetDraft;
   onChange: (draft: TargetDraft) => void;
   problems?: TargetProblems;
+  /** Metadata keys found in the suite's cases, offered for recorded responses. */
+  metadataKeys?: readonly string[];
 }
 
 const TYPE_LABELS: Record<TargetType, string> = {
@@ -121,7 +123,7 @@ const TYPE_LABELS: Record<TargetType, string> = {
 };
 
 /** Where the agent's answers come from: an HTTP endpoint, an OpenAI-compatible API, or recorded responses. */
-export function TargetForm({ value, onChange, problems = {} }: TargetFormProps) {
+export function TargetForm({ value, onChange, problems = {}, metadataKeys = [] }: TargetFormProps) {
   const set = <K extends keyof TargetDraft>(key: K, next: TargetDraft[K]) => onChange({ ...value, [key]: next });
   return (
     <fieldset className="field target-form">
@@ -136,7 +138,9 @@ export function TargetForm({ value, onChange, problems = {} }: TargetFormProps) 
       </div>
       {value.type === "http" && <HttpFields value={value} set={set} problems={problems} />}
       {value.type === "openai" && <OpenAIFields value={value} set={set} problems={problems} />}
-      {value.type === "recorded" && <RecordedFields value={value} set={set} problems={problems} />}
+      {value.type === "recorded" && (
+        <RecordedFields value={value} set={set} problems={problems} metadataKeys={metadataKeys} />
+      )}
     </fieldset>
   );
 }
@@ -150,14 +154,28 @@ interface TextFieldProps {
   placeholder?: string;
   hint?: string;
   problems?: readonly string[] | undefined;
+  suggestions?: readonly string[];
 }
 
-function TextField({ label, value, onChange, placeholder, hint, problems }: TextFieldProps) {
+function TextField({ label, value, onChange, placeholder, hint, problems, suggestions = [] }: TextFieldProps) {
   const id = useId();
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
-      <input id={id} value={value} placeholder={placeholder} onChange={(e) => onChange(e.target.value)} />
+      <input
+        id={id}
+        value={value}
+        placeholder={placeholder}
+        list={suggestions.length > 0 ? `${id}-suggestions` : undefined}
+        onChange={(e) => onChange(e.target.value)}
+      />
+      {suggestions.length > 0 && (
+        <datalist id={`${id}-suggestions`}>
+          {suggestions.map((suggestion) => (
+            <option key={suggestion} value={suggestion} />
+          ))}
+        </datalist>
+      )}
       {hint && <p className="hint">{hint}</p>}
       <FieldProblems messages={problems} />
     </div>
@@ -265,7 +283,7 @@ function OpenAIFields({ value, set, problems }: FieldsProps) {
   );
 }
 
-function RecordedFields({ value, set, problems }: FieldsProps) {
+function RecordedFields({ value, set, problems, metadataKeys }: FieldsProps & { metadataKeys: readonly string[] }) {
   return (
     <>
       <TextField
@@ -273,7 +291,12 @@ function RecordedFields({ value, set, problems }: FieldsProps) {
         value={value.metadataKey}
         onChange={(v) => set("metadataKey", v)}
         problems={problems.metadata_key}
-        hint="Read each case's agent_response from this key of its metadata."
+        suggestions={metadataKeys}
+        hint={
+          metadataKeys.length > 0
+            ? `Read each case's agent_response from this key of its metadata (this suite's cases have: ${metadataKeys.join(", ")}).`
+            : "Read each case's agent_response from this key of its metadata."
+        }
       />
       <TextArea
         label="Responses (JSON object, case id → agent_response)"

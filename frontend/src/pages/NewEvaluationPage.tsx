@@ -3,7 +3,7 @@ import { useNavigate, useSearchParams } from "react-router";
 import { ApiError } from "../api/errors";
 import { useStartEvaluation } from "../api/evaluations";
 import { useGrader } from "../api/graders";
-import { useSuites } from "../api/suites";
+import { useCases, useSuites } from "../api/suites";
 import { type JsonObject, configSchemaOf } from "../api/types";
 import { useDocumentTitle } from "../hooks";
 import { ErrorMessage } from "../components/ErrorMessage";
@@ -25,8 +25,11 @@ export function NewEvaluationPage() {
   const [concurrency, setConcurrency] = useState(8);
   const [formProblem, setFormProblem] = useState("");
   const suites = useSuites(0, 500);
+  const chosenSuite = suites.data?.suites.find((suite) => String(suite.id) === suiteId);
   const grader = useGrader(graderId || undefined);
   const start = useStartEvaluation();
+  const firstCases = useCases(Number(suiteId), 0, 50, suiteId !== "");
+  const metadataKeys = [...new Set(firstCases.data?.cases.flatMap((item) => Object.keys(item.metadata)) ?? [])].sort();
   useDocumentTitle("New evaluation");
 
   const chooseGrader = (id: string) => {
@@ -82,6 +85,7 @@ export function NewEvaluationPage() {
                 </option>
               ))}
             </select>
+            {chosenSuite?.description && <p className="hint">{chosenSuite.description}</p>}
           </div>
           <div className="field">
             <label htmlFor="evaluation-name">Name (optional)</label>
@@ -99,7 +103,7 @@ export function NewEvaluationPage() {
             onChange={setConfig}
           />
         )}
-        <TargetForm value={target} onChange={setTarget} problems={apiProblems.byField} />
+        <TargetForm value={target} onChange={setTarget} problems={apiProblems.byField} metadataKeys={metadataKeys} />
         <div className="field narrow">
           <label htmlFor="evaluation-concurrency">Concurrency</label>
           <input
