@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
 
 import pytest
 
+from assay.targets.http import _retry_after
 from assay.targets.reasons import TargetCallError
 from assay.targets.retry import RetryPolicy, call_with_retries
 
@@ -49,3 +52,23 @@ async def test_a_client_error_is_not_retried() -> None:
 async def test_retry_after_is_capped() -> None:
     _, call = failing(TargetCallError("http_503", retryable=True, retry_after=3600))
     assert await call_with_retries(call, FAST) == ("ok", 2)  # waited 0.05 s, not an hour
+
+
+@pytest.mark.parametrize(
+    ("header", "expected"),
+    [
+        ("3", 3.0),
+        ("0.5", 0.5),
+        ("-2", 0.0),
+        ("soon", None),
+        (None, None),
+        ("Wed, 21 Oct 2015 07:28:00 GMT", 0.0),
+    ],
+)
+def test_retry_after_header_forms(header: str | None, expected: float | None) -> None:
+    assert _retry_after(header) == expected
+
+
+def test_retry_after_http_date_in_the_future() -> None:
+    soon = format_datetime(datetime.now(UTC) + timedelta(seconds=30), usegmt=True)
+    assert 25 <= (_retry_after(soon) or 0) <= 30

@@ -1,0 +1,42 @@
+"""The JUnit report: counts, a failure per failed case, an error per target error, always valid XML."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from assay.services.junit import write_junit
+from assay.services.runner import CaseResult
+
+
+def result(case_id: int, *, passed: bool, error: str | None = None, text: str = "q") -> CaseResult:
+    details = None if error else {"reason": "Expected true but got false", "match_status": "mismatch"}
+    status = None if error else ("match" if passed else "mismatch")
+    return CaseResult(
+        case_id, text, "true", None if error else "no", passed, None, details, status, error, "boom", 1.5, 1
+    )
+
+
+def test_counts_and_elements_with_text_xml_cannot_hold(tmp_path: Path) -> None:
+    path = tmp_path / "junit.xml"
+    results = [
+        result(1, passed=True),
+        result(2, passed=False, text="nul \x00 and \ud800 and \x1b[31m"),
+        result(3, passed=False, error="timeout_after_retries"),
+    ]
+    write_junit(path, "suite", results, 1.25)
+    suite = ET.parse(path).getroot()
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors"), suite.get("time")) == (
+        "3",
+        "1",
+        "1",
+        "1.250",
+    )
+    cases = suite.findall("testcase")
+    failure = cases[1].find("failure")
+    assert failure is not None
+    assert failure.get("message") == "Expected true but got false"
+    assert "\ufffd" in (cases[1].get("name") or "")
+    error = cases[2].find("error")
+    assert error is not None
+    assert error.get("type") == "timeout_after_retries"
