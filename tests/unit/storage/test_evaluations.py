@@ -1,0 +1,64 @@
+"""Result inserts are idempotent: one row per (evaluation, case) whatever is written twice."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy.orm import Session
+
+from assay.storage.database import create_db_engine, migrate
+from assay.storage.evaluations import EvaluationRow, count_results, insert_results
+from assay.storage.suites import SuiteRow
+from assay.storage.types import utc_now
+
+
+def row(case_id: int) -> dict[str, object]:
+    return {
+        "case_id": case_id,
+        "position": case_id,
+        "input": "q\x00",
+        "expected_output": "true",
+        "agent_response": "yes",
+        "passed": True,
+        "score": 1.0,
+        "match_status": "match",
+        "details": {"reason": "ok"},
+        "error": None,
+        "error_detail": None,
+        "latency_ms": 1.0,
+        "attempts": 1,
+    }
+
+
+def test_writing_a_batch_twice_stores_it_once(tmp_path: Path) -> None:
+    engine = create_db_engine(f"sqlite:///{tmp_path / 'a.db'}")
+    migrate(engine)
+    with Session(engine) as session:
+        suite = SuiteRow(name="s", description="", created_at=utc_now(), updated_at=utc_now())
+        session.add(suite)
+        session.flush()
+        evaluation = EvaluationRow(
+            name="e",
+            suite_id=suite.id,
+            grader_id="true-false",
+            grader_config={},
+            grader_version="1",
+            target={"type": "recorded"},
+            concurrency=1,
+            status="running",
+            total=3,
+            done=0,
+            created_at=utc_now(),
+        )
+        session.add(evaluation)
+        session.commit()
+        evaluation_id = evaluation.id
+    for batch in ([row(1), row(2)], [row(2), row(3)], [row(1), row(2), row(3)]):
+        with engine.begin() as connection:
+            insert_results(connection, evaluation_id, batch)
+    with Session(engine) as session:
+        assert count_results(session, evaluation_id) == 3
+        stored = session.get(EvaluationRow, evaluation_id)
+        assert stored is not None
+        assert stored.done == 3
+    engine.dispose()
