@@ -35,11 +35,10 @@ def test_a_newcomer_runs_the_demo_from_the_ui(first_run_page: Page) -> None:
     page.get_by_label("Recorded responses").check()
     key_field = page.get_by_label("Metadata key")
     # The demo's cases carry their recorded answers in metadata; the form offers the key it finds.
-    suggested = page.locator(f"datalist#{key_field.get_attribute('list')} option").first.get_attribute(
-        "value"
-    )
-    assert suggested
-    key_field.fill("recorded_response" if "recorded_response" in page.content() else suggested)
+    options = page.locator(f'datalist[id="{key_field.get_attribute("list")}"] option')
+    suggestions = [options.nth(i).get_attribute("value") for i in range(options.count())]
+    assert "recorded_response" in suggestions
+    key_field.fill("recorded_response")
     page.get_by_role("button", name="Start evaluation").click()
     expect(page).to_have_url(re.compile(r"/evaluations/\d+$"))
     expect(page.get_by_test_id("evaluation-status")).to_have_text("completed", timeout=30_000)
