@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 
 import pytest
 from fastapi.testclient import TestClient
 
+from assay.errors import ConflictError
+from assay.services.suite_service import NewCase, SuiteService
+from assay.storage.database import create_db_engine, session_factory
 from tests.factories import case_payload, suite_payload
 
 
@@ -208,3 +212,29 @@ def test_grading_echoes_odd_text(client: TestClient) -> None:
     )
     assert response.status_code == 200  # type: ignore[attr-defined]
     assert response.json()["data"]["passed"] is False  # type: ignore[attr-defined]
+
+
+def test_concurrent_appends_never_share_a_position(database_url: str) -> None:
+    engine = create_db_engine(database_url)
+    sessions = session_factory(engine)
+    with sessions() as session:
+        suite_id = SuiteService(session).create("race").id
+
+    def append(worker: int) -> int:
+        added = 0
+        for round_ in range(10):
+            with sessions() as session:
+                try:
+                    SuiteService(session).add_cases(suite_id, [NewCase(f"{worker}-{round_}", "x")] * 3)
+                    added += 3
+                except ConflictError:
+                    pass  # SQLite cannot lock a row: the loser is told to retry
+        return added
+
+    with ThreadPoolExecutor(4) as pool:
+        added = sum(pool.map(append, range(4)))
+    with sessions() as session:
+        cases = list(SuiteService(session).iter_cases(suite_id))
+    engine.dispose()
+    assert [case.position for case in cases] == list(range(added))
+    assert added > 0

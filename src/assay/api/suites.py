@@ -114,7 +114,12 @@ def list_cases(suite_id: SuiteId, suites: SuiteServiceDep, page: PaginationDep) 
     return ok(CaseList(cases=items, count=len(items), total=found.total))
 
 
-@router.post("/{suite_id:int}/cases", status_code=status.HTTP_201_CREATED, summary="Append cases")
+@router.post(
+    "/{suite_id:int}/cases",
+    status_code=status.HTTP_201_CREATED,
+    summary="Append cases",
+    responses=CONFLICT_RESPONSE,
+)
 def append_cases(suite_id: SuiteId, body: CasesAppend, suites: SuiteServiceDep) -> Envelope[CasesAdded]:
     """Add cases after the suite's last one."""
     added = suites.add_cases(suite_id, [case.to_new_case() for case in body.cases])

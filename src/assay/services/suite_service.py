@@ -82,8 +82,8 @@ class SuiteService:
     def __init__(self, session: Session) -> None:
         self.session = session
 
-    def _row(self, suite_id: int) -> SuiteRow:
-        row = store.find_suite(self.session, suite_id)
+    def _row(self, suite_id: int, *, for_update: bool = False) -> SuiteRow:
+        row = store.find_suite(self.session, suite_id, for_update=for_update)
         if row is None:
             raise NotFoundError("Suite not found")
         return row
@@ -168,10 +168,16 @@ class SuiteService:
 
     def add_cases(self, suite_id: int, cases: Sequence[NewCase]) -> builtins.list[Case]:
         """Append ``cases`` after the suite's last case."""
-        row = self._row(suite_id)
-        start = self._add_cases(suite_id, cases)
-        row.updated_at = utc_now()
-        self.session.commit()
+        # The suite's row is locked so that two appends cannot take the same positions; where the database
+        # cannot lock a row (SQLite), the loser of such a race gets a CONFLICT to retry, not a 500.
+        row = self._row(suite_id, for_update=True)
+        try:
+            start = self._add_cases(suite_id, cases)
+            row.updated_at = utc_now()
+            self.session.commit()
+        except IntegrityError as exc:
+            self.session.rollback()
+            raise ConflictError("The suite changed while the cases were added; retry") from exc
         added = store.cases_from(self.session, suite_id, start)
         return [_case(case) for case in added]
 

@@ -39,9 +39,9 @@ class CaseRow(Base):
     case_metadata: Mapped[dict[str, Any]] = mapped_column("metadata", SafeJSON)
 
 
-def find_suite(session: Session, suite_id: int) -> SuiteRow | None:
-    """The suite with this id, if any."""
-    return session.get(SuiteRow, suite_id)
+def find_suite(session: Session, suite_id: int, *, for_update: bool = False) -> SuiteRow | None:
+    """The suite with this id, if any; ``for_update`` locks its row until commit (PostgreSQL)."""
+    return session.get(SuiteRow, suite_id, with_for_update=for_update or None)
 
 
 def find_suite_by_name(session: Session, name: str) -> SuiteRow | None:
