@@ -19,7 +19,7 @@ def default_database_url() -> str:
 class Settings(BaseSettings):
     """Everything a server needs to start; nothing is read until an instance is made."""
 
-    model_config = SettingsConfigDict(env_prefix="ASSAY_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="ASSAY_", extra="ignore", use_attribute_docstrings=True)
 
     database_url: str = Field(default_factory=default_database_url)
     """SQLAlchemy URL: ``sqlite:///path.db`` or ``postgresql://user@host/db`` (psycopg 3 is used)."""

@@ -74,6 +74,11 @@ def test_default_database_is_in_the_user_data_dir(monkeypatch: pytest.MonkeyPatc
     assert not (tmp_path / "data").exists()  # made with the engine, not by reading settings
 
 
+def test_every_setting_is_documented() -> None:
+    for name, field in Settings.model_fields.items():
+        assert field.description, f"ASSAY_{name.upper()} has no docstring"
+
+
 def test_settings_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ASSAY_DATABASE_URL", "sqlite:///elsewhere.db")
     monkeypatch.setenv("ASSAY_API_KEY", "key")
