@@ -107,6 +107,14 @@ def test_unreadable_files(client: TestClient, filename: str, content: bytes, mes
     assert message in json.dumps(body["error"])
 
 
+def test_names_from_files_are_cleaned(client: TestClient) -> None:
+    document = {"name": " bad\x00 name\n ", "cases": suite_payload(cases=1)["cases"]}
+    status, body = upload(client, "x.json", json.dumps(document).encode())
+    assert (status, body["data"]["name"]) == (201, "bad name")  # type: ignore[index]
+    status, body = upload(client, "\u2028.jsonl", JSONL)
+    assert (status, body["error"]["code"]) == (422, "VALIDATION_ERROR")  # type: ignore[index]
+
+
 def test_format_can_be_given(client: TestClient) -> None:
     status, body = upload(client, "data.txt", JSONL, format="jsonl", name="given")
     assert (status, body["data"]["case_count"]) == (201, 2)  # type: ignore[index]

@@ -23,7 +23,7 @@ from assay.api.schemas.suites import (
     SuitePatch,
 )
 from assay.errors import ValidationError
-from assay.services.suite_files import SuiteFormat, csv_lines, jsonl_lines, read_suite_file
+from assay.services.suite_files import SuiteFormat, csv_lines, jsonl_lines, read_suite_file, suite_name_from
 
 router = APIRouter(prefix="/api/suites", tags=["suites"], responses=ERROR_RESPONSES)
 
@@ -80,10 +80,10 @@ def import_suite(
     filename = file.filename or ""
     chosen_format = file_format or SuiteFormat.for_filename(filename)
     parsed = read_suite_file(file.file.read(), chosen_format)
-    suite_name = name or parsed.name or filename.rsplit("/", 1)[-1].rsplit(".", 1)[0].strip()
+    suite_name = name or suite_name_from(parsed.name or filename.rsplit("/", 1)[-1].rsplit(".", 1)[0])
     if not suite_name:
         raise ValidationError("Give the suite a name", problems=["name: required when the file has no name"])
-    suite = suites.create(suite_name[:200], description or parsed.description or "", parsed.cases)
+    suite = suites.create(suite_name, description or parsed.description or "", parsed.cases)
     return ok(SuiteOut.of(suite))
 
 

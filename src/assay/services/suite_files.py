@@ -75,6 +75,11 @@ class _Problems:
         raise ValidationError(f"The file has {self.count} {noun}: {listed[0]}", problems=listed)
 
 
+def suite_name_from(text: str) -> str:
+    """A usable suite name made from a file's name or its ``name`` field: printable, trimmed, ≤ 200."""
+    return "".join(ch for ch in text if ch.isprintable()).strip()[:200].strip()
+
+
 def _case(record: dict[str, Any]) -> NewCase | str:
     """The case a record describes, or what is wrong with it."""
     wrong = [
