@@ -158,3 +158,16 @@ def test_csv_and_json_suites_with_metadata(tmp_path: Path) -> None:
     proc = run(str(bad), "-g", "true-false", "--command", "cat")
     assert proc.returncode == 2
     assert "2 bad case(s)" in proc.stderr
+
+
+def test_openai_compatible_target(suite: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TEST_RUN_KEY", "sk-test")
+    answers = {"Is fire cold?": "no", "Is 3 even?": "no"}
+    with AgentServer(AgentBehaviour(answers=answers, default="yes")) as agent:
+        proc = run(
+            str(suite), "-g", "true-false", "--openai-model", "tiny", "--openai-base-url", agent.url + "/v1",
+            "--api-key-env", "TEST_RUN_KEY", "--system-prompt", "Answer yes or no.", "--min-pass-rate", "1",
+        )  # fmt: skip
+        assert agent.requests[0].headers["authorization"] == "Bearer sk-test"
+        assert agent.requests[0].path == "/v1/chat/completions"
+    assert proc.returncode == 0, proc.stderr
