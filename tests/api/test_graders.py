@@ -161,6 +161,18 @@ def test_grade_bodies_are_strict(client: TestClient, body: dict[str, object]) ->
     assert response.json()["error"]["code"] == "VALIDATION_ERROR"
 
 
+def test_null_answer_is_graded_as_empty_not_refused(client: TestClient) -> None:
+    response = client.post(
+        "/api/graders/true-false/grade", json={"agent_response": None, "expected_output": "true"}
+    )
+    assert response.status_code == 200
+    data = response.json()["data"]
+    assert data["passed"] is False
+    assert data["details"]["match_status"] == "invalid_response"
+    assert data["details"]["reason"] == "Empty or null response"
+    assert data["details"]["actual_original"] is None
+
+
 def test_grade_unknown_grader(client: TestClient) -> None:
     response = client.post("/api/graders/nope/grade", json={"agent_response": "a", "expected_output": "a"})
     assert response.status_code == 404

@@ -38,11 +38,14 @@ class GraderList(ResponseModel):
     total: int = Field(description="Graders in all")
 
 
+NULL_GRADES_AS_EMPTY = "null is graded as an empty value (graders never refuse an input)"
+
+
 class GradeRequest(RequestModel):
     """One answer to grade."""
 
-    agent_response: str
-    expected_output: str
+    agent_response: str | None = Field(description=f"The agent's answer; {NULL_GRADES_AS_EMPTY}")
+    expected_output: str | None = Field(description=f"The expected output; {NULL_GRADES_AS_EMPTY}")
     config: dict[str, JsonValue] | None = Field(
         default=None, description="Grader config; defaults if omitted"
     )
@@ -51,8 +54,8 @@ class GradeRequest(RequestModel):
 class GradeItem(RequestModel):
     """One pair of a batch."""
 
-    agent_response: str
-    expected_output: str
+    agent_response: str | None = Field(description=f"The agent's answer; {NULL_GRADES_AS_EMPTY}")
+    expected_output: str | None = Field(description=f"The expected output; {NULL_GRADES_AS_EMPTY}")
 
 
 class GradeBatchRequest(RequestModel):
