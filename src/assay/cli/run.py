@@ -160,12 +160,14 @@ def run(
     response_path: Annotated[
         str | None, typer.Option("--response-path", help="Dotted path of the answer in the reply")
     ] = None,
-    openai_base_url: Annotated[str | None, typer.Option("--openai-base-url")] = None,
+    openai_base_url: Annotated[
+        str | None, typer.Option("--openai-base-url", help="Default https://api.openai.com/v1")
+    ] = None,
     api_key_env: Annotated[
         str | None, typer.Option("--api-key-env", help="Env var holding the API key (default OPENAI_API_KEY)")
     ] = None,
-    system_prompt: Annotated[str | None, typer.Option("--system-prompt")] = None,
-    temperature: Annotated[float | None, typer.Option("--temperature")] = None,
+    system_prompt: Annotated[str | None, typer.Option("--system-prompt", help="For --openai-model")] = None,
+    temperature: Annotated[float | None, typer.Option("--temperature", help="For --openai-model")] = None,
     timeout: Annotated[float | None, typer.Option("--timeout", help="Seconds per call (default 30)")] = None,
     max_attempts: Annotated[
         int | None, typer.Option("--max-attempts", help="Tries per case with backoff (default 4)")
