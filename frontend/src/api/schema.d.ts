@@ -897,10 +897,16 @@ export interface components {
          * @description One pair of a batch.
          */
         GradeItem: {
-            /** Agent Response */
-            agent_response: string;
-            /** Expected Output */
-            expected_output: string;
+            /**
+             * Agent Response
+             * @description The agent's answer; null is graded as an empty value (graders never refuse an input)
+             */
+            agent_response: string | null;
+            /**
+             * Expected Output
+             * @description The expected output; null is graded as an empty value (graders never refuse an input)
+             */
+            expected_output: string | null;
         };
         /**
          * GradeOutcome
@@ -921,10 +927,16 @@ export interface components {
          * @description One answer to grade.
          */
         GradeRequest: {
-            /** Agent Response */
-            agent_response: string;
-            /** Expected Output */
-            expected_output: string;
+            /**
+             * Agent Response
+             * @description The agent's answer; null is graded as an empty value (graders never refuse an input)
+             */
+            agent_response: string | null;
+            /**
+             * Expected Output
+             * @description The expected output; null is graded as an empty value (graders never refuse an input)
+             */
+            expected_output: string | null;
             /**
              * Config
              * @description Grader config; defaults if omitted
@@ -2531,6 +2543,15 @@ export interface operations {
             };
             /** @description Method not allowed (`METHOD_NOT_ALLOWED`) */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflicts with what is stored, e.g. a taken name (`CONFLICT`) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
