@@ -17,3 +17,24 @@ class GraderSpec:
     def as_dict(self) -> dict[str, Any]:
         """The JSON form stored with an evaluation."""
         return {"grader_id": self.grader_id, "config": self.config, "version": self.version}
+
+
+@dataclass(frozen=True, slots=True)
+class NewCase:
+    """A case to add to a suite: what the agent is asked, what it should answer, anything else known."""
+
+    input: str
+    expected_output: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    """A stored case."""
+
+    id: int
+    suite_id: int
+    position: int
+    input: str
+    expected_output: str
+    metadata: dict[str, Any]

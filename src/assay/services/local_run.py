@@ -12,19 +12,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-import orjson
-
 from assay.errors import NotFoundError, ValidationError
 from assay.graders import GraderInterface
 from assay.serialization import json_line
-from assay.services.row_reader import BadRow, Row, RowFormat, read_rows
+from assay.services.row_reader import BadRow, RowFormat, read_rows
 from assay.services.runner import CaseResult, RunCase, RunOutcome, run_cases
+from assay.services.suite_files import SuiteFormat, read_suite_file
 from assay.services.summary import ResultFacts
 from assay.targets import TargetCase, TargetSpec, build_target, check_target
 from assay.targets.base import response_text
 
 _MAX_BAD_ROWS_LISTED = 20
-SUITE_FIELDS = ("input", "expected_output")
 
 
 def _key(value: object) -> str:
@@ -40,74 +38,20 @@ class LocalSuite:
     keys: list[str]
 
 
-def _suite_rows(path: Path) -> Iterator[Row | BadRow]:
-    if path.suffix.lower() != ".json":
-        row_format = RowFormat.CSV if path.suffix.lower() == ".csv" else RowFormat.JSONL
-        with path.open("rb") as stream:
-            yield from read_rows(stream, row_format, SUITE_FIELDS)
-        return
-    try:
-        document = orjson.loads(path.read_bytes())
-    except orjson.JSONDecodeError as exc:
-        raise ValidationError(f"{path.name} is not valid JSON: {exc}") from exc
-    records = document.get("cases") if isinstance(document, dict) else document
-    if not isinstance(records, list):
-        raise ValidationError(
-            f'{path.name}: expected a JSON array of cases, or an object with a "cases" array'
-        )
-    for number, record in enumerate(records, 1):
-        if not isinstance(record, dict):
-            yield BadRow(number, f"case {number}: expected an object, got {type(record).__name__}")
-        elif missing := [name for name in SUITE_FIELDS if name not in record]:
-            yield BadRow(number, f"case {number}: missing field(s): {', '.join(missing)}")
-        else:
-            yield Row(number, record)
-
-
-def _case_of(row: Row) -> tuple[str, str, dict[str, Any]] | str:
-    """``(input, expected_output, metadata)``, or what is wrong; the same rules as a suite import."""
-    data = row.data
-    if not isinstance(data["input"], str) or not isinstance(data["expected_output"], str):
-        return "'input' and 'expected_output' must be strings"
-    metadata: Any = data.get("metadata") or {}
-    if isinstance(metadata, str):  # a CSV cell
-        try:
-            metadata = orjson.loads(metadata) if metadata.strip() else {}
-        except orjson.JSONDecodeError:
-            return "'metadata' is not valid JSON"
-    if not isinstance(metadata, dict):
-        return "'metadata' must be an object"
-    extra = {key: value for key, value in data.items() if key not in (*SUITE_FIELDS, "metadata")}
-    return data["input"], data["expected_output"], {**extra, **metadata}
-
-
 def load_suite(path: Path) -> LocalSuite:
-    """The cases of a JSONL, CSV or JSON suite file (every bad line reported at once).
-
-    Read here rather than with the suite import's reader, which loads SQLAlchemy: ``assay run`` is
-    meant to start fast in CI.
-    """
-    if not path.is_file():
-        raise NotFoundError(f"cannot read {path}: no such file")
+    """The cases of a JSONL, CSV or JSON suite file, read by the suite import's own reader."""
+    try:
+        content = path.read_bytes()
+    except OSError as exc:
+        raise NotFoundError(f"cannot read {path}: {exc.strerror}") from exc
+    known = path.suffix.lower() in {".csv", ".json", ".jsonl", ".ndjson"}
+    parsed = read_suite_file(content, SuiteFormat.for_filename(path.name) if known else SuiteFormat.JSONL)
     cases: list[RunCase] = []
     keys: list[str] = []
-    problems: list[str] = []
-    for row in _suite_rows(path):
-        case = row.message if isinstance(row, BadRow) else _case_of(row)
-        if isinstance(case, str):
-            problems.append(f"{path.name} line {row.line}: {case}")
-            continue
-        text, expected, metadata = case
-        number = len(cases) + 1
-        cases.append(RunCase(TargetCase(number, text, metadata), expected))
-        keys.append(_key(metadata["id"]) if "id" in metadata else str(number))
-    if problems:
-        raise ValidationError(
-            f"{len(problems)} bad case(s) in {path.name}", problems=problems[:_MAX_BAD_ROWS_LISTED]
-        )
-    if not cases:
-        raise ValidationError(f"{path.name} holds no cases")
-    return LocalSuite(path.stem, cases, keys)
+    for number, case in enumerate(parsed.cases, 1):
+        cases.append(RunCase(TargetCase(number, case.input, case.metadata), case.expected_output))
+        keys.append(_key(case.metadata["id"]) if "id" in case.metadata else str(number))
+    return LocalSuite(parsed.name or path.stem, cases, keys)
 
 
 def load_responses(path: Path, suite: LocalSuite) -> dict[str, str | None]:

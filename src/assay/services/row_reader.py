@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -54,9 +55,12 @@ def _jsonl_rows(stream: BinaryIO, required: Sequence[str]) -> Iterator[Row | Bad
             continue
         try:
             data = orjson.loads(raw)
-        except orjson.JSONDecodeError as exc:
-            yield BadRow(number, f"invalid JSON: {exc}")
-            continue
+        except orjson.JSONDecodeError:
+            try:  # orjson refuses escaped lone surrogates, which JSON allows and agents do emit
+                data = json.loads(raw)
+            except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError alike
+                yield BadRow(number, f"invalid JSON ({exc})")
+                continue
         if not isinstance(data, dict):
             yield BadRow(number, f"expected a JSON object, got {type(data).__name__}")
             continue
@@ -66,21 +70,33 @@ def _jsonl_rows(stream: BinaryIO, required: Sequence[str]) -> Iterator[Row | Bad
 
 def _csv_rows(stream: BinaryIO, required: Sequence[str]) -> Iterator[Row | BadRow]:
     text = io.TextIOWrapper(stream, encoding="utf-8-sig", errors="replace", newline="")
-    reader = csv.DictReader(text)
-    header = reader.fieldnames or []
+    reader = csv.reader(text, strict=True)
+    try:
+        header = next(reader, None)
+    except csv.Error as exc:
+        raise ValidationError(f"line 1: bad CSV header ({exc})", problems=[f"line 1: {exc}"]) from exc
+    if header is None:
+        return
     absent = [name for name in required if name not in header]
     if absent:
-        raise ValidationError(f"CSV header lacks column(s): {', '.join(absent)} (line 1)")
-    line = 1
-    for record in reader:
-        start, line = line + 1, reader.line_num
-        extra = record.pop(None, None)
-        if extra is not None:
-            yield BadRow(start, f"{len(extra)} more cell(s) than the header has")
+        message = f"line 1: the header lacks column(s) {', '.join(absent)}"
+        raise ValidationError(message, problems=[message])
+    start = reader.line_num + 1
+    while True:
+        try:
+            cells = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            yield BadRow(start, f"bad CSV ({exc})")
+            return  # the reader cannot resynchronise after a broken quote
+        line, start = start, reader.line_num + 1  # a quoted cell may span lines: report where the row starts
+        if not any(cell.strip() for cell in cells):
             continue
-        data = {key: value for key, value in record.items() if value is not None}
-        problem = _missing(data, required)
-        yield BadRow(start, problem) if problem else Row(start, data)
+        if len(cells) != len(header):
+            yield BadRow(line, f"{len(cells)} cells, the header has {len(header)}")
+            continue
+        yield Row(line, dict(zip(header, cells, strict=True)))
 
 
 def read_rows(stream: BinaryIO, row_format: RowFormat, required: Sequence[str]) -> Iterator[Row | BadRow]:

@@ -14,8 +14,10 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from assay.domain import Case, NewCase
 from assay.errors import ValidationError
-from assay.services.suite_service import Case, NewCase
+from assay.serialization import json_text
+from assay.services.row_reader import BadRow, RowFormat, read_rows
 
 MAX_REPORTED_PROBLEMS = 1000
 CSV_COLUMNS = ("input", "expected_output", "metadata")
@@ -108,65 +110,24 @@ def _decode(content: bytes) -> str:
         ) from exc
 
 
-def _jsonl(text: str, problems: _Problems) -> ParsedSuite:
+def _lines(content: bytes, row_format: RowFormat, problems: _Problems) -> ParsedSuite:
+    """Cases of a JSONL or CSV file, read by the one row reader that ``assay grade-file`` uses too."""
     parsed = ParsedSuite()
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
+    required = ("input", "expected_output") if row_format is RowFormat.CSV else ()
+    for item in read_rows(io.BytesIO(content), row_format, required):
+        if isinstance(item, BadRow):
+            problems.add(f"line {item.line}: {item.message}")
             continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.add(f"line {number}: invalid JSON ({exc.msg})")
-            continue
-        if not isinstance(record, dict):
-            problems.add(f"line {number}: expected a JSON object, got {type(record).__name__}")
-            continue
-        case = _case(record)
-        if isinstance(case, str):
-            problems.add(f"line {number}: {case}")
-        else:
-            parsed.cases.append(case)
-    return parsed
-
-
-def _csv(text: str, problems: _Problems) -> ParsedSuite:
-    parsed = ParsedSuite()
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
-    try:
-        header = next(reader, None)
-    except csv.Error as exc:
-        raise ValidationError(f"line 1: bad CSV header ({exc})", problems=[f"line 1: {exc}"]) from exc
-    if header is None:
-        return parsed
-    absent = [name for name in ("input", "expected_output") if name not in header]
-    if absent:
-        message = f"line 1: the header lacks column(s) {', '.join(absent)}"
-        raise ValidationError(message, problems=[message])
-    start = reader.line_num + 1
-    while True:
-        try:
-            cells = next(reader)
-        except StopIteration:
-            break
-        except csv.Error as exc:
-            problems.add(f"line {start}: bad CSV ({exc})")
-            break  # the reader cannot resynchronise after a broken quote
-        line, start = start, reader.line_num + 1
-        if not any(cell.strip() for cell in cells):
-            continue
-        if len(cells) != len(header):
-            problems.add(f"line {line}: {len(cells)} cells, the header has {len(header)}")
-            continue
-        record: dict[str, Any] = dict(zip(header, cells, strict=True))
-        if "metadata" in record:
+        record: dict[str, Any] = item.data
+        if row_format is RowFormat.CSV and "metadata" in record:
             try:
                 record["metadata"] = json.loads(record["metadata"]) if record["metadata"].strip() else {}
             except json.JSONDecodeError as exc:
-                problems.add(f"line {line}: 'metadata' is not valid JSON ({exc.msg})")
+                problems.add(f"line {item.line}: 'metadata' is not valid JSON ({exc.msg})")
                 continue
         case = _case(record)
         if isinstance(case, str):
-            problems.add(f"line {line}: {case}")
+            problems.add(f"line {item.line}: {case}")
         else:
             parsed.cases.append(case)
     return parsed
@@ -203,28 +164,21 @@ def read_suite_file(content: bytes, file_format: SuiteFormat) -> ParsedSuite:
     """The cases of a file; ``ValidationError`` listing every bad line (or JSON item) by number."""
     text = _decode(content)
     problems = _Problems()
-    readers = {SuiteFormat.JSONL: _jsonl, SuiteFormat.CSV: _csv, SuiteFormat.JSON: _json}
-    parsed = readers[file_format](text, problems)
+    if file_format is SuiteFormat.JSON:
+        parsed = _json(text, problems)
+    else:
+        parsed = _lines(content, RowFormat(file_format.value), problems)
     problems.raise_if_any()
     if not parsed.cases:
         raise ValidationError("The file holds no cases", problems=["the file holds no cases"])
     return parsed
 
 
-def _json_line(value: object) -> str:
-    text = json.dumps(value, ensure_ascii=False)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:  # lone surrogates travel as \u escapes, so the file stays valid UTF-8
-        text = json.dumps(value, ensure_ascii=True)
-    return text + "\n"
-
-
 def jsonl_lines(cases: Iterable[Case]) -> Iterator[bytes]:
     """Each case as a JSON line; reads back exactly (lone surrogates and NULs included)."""
     for case in cases:
         record = {"input": case.input, "expected_output": case.expected_output, "metadata": case.metadata}
-        yield _json_line(record).encode("utf-8")
+        yield (json_text(record) + "\n").encode("utf-8")
 
 
 def neutralise_formula(cell: str) -> str:

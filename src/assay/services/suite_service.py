@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
 from sqlalchemy import insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from assay.domain import Case, NewCase
 from assay.errors import ConflictError, NotFoundError
 from assay.storage import suites as store
 from assay.storage.suites import CaseRow, SuiteRow
@@ -19,14 +20,7 @@ from assay.storage.types import utc_now
 
 EXPORT_BATCH = 1000
 
-
-@dataclass(frozen=True, slots=True)
-class NewCase:
-    """A case to add to a suite."""
-
-    input: str
-    expected_output: str
-    metadata: dict[str, Any] = field(default_factory=dict)
+__all__ = ["Case", "NewCase", "Page", "Suite", "SuiteService"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,18 +33,6 @@ class Suite:
     case_count: int
     created_at: datetime
     updated_at: datetime
-
-
-@dataclass(frozen=True, slots=True)
-class Case:
-    """A stored case."""
-
-    id: int
-    suite_id: int
-    position: int
-    input: str
-    expected_output: str
-    metadata: dict[str, Any]
 
 
 T = TypeVar("T")

@@ -98,8 +98,9 @@ def test_grade_file_csv_to_stdout_and_gate(tmp_path: Path) -> None:
     proc = run("grade-file", str(source), "-g", "true-false", "--min-pass-rate", "0.9")
     assert proc.returncode == 1
     rows = [json.loads(line) for line in proc.stdout.splitlines()]
-    assert [row.get("topic") for row in rows] == ["a", "b", None]  # a short row lacks only optional cells
-    assert rows[1]["agent_response"] == "no\n"
+    assert [row["topic"] for row in rows] == ["a", "b"]
+    assert rows[1]["agent_response"] == "no\n"  # a quoted cell may span lines
+    assert "line 5: 2 cells, the header has 3" in proc.stderr
     assert "below the gate" in proc.stderr
 
 
@@ -125,3 +126,13 @@ def test_grade_file_errors_are_one_line(tmp_path: Path, args: list[str], message
     assert proc.returncode == 2
     assert message in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_grade_file_reads_escaped_nul_and_lone_surrogates(tmp_path: Path) -> None:
+    line = '{"agent_response": "\\ud800 yes\\u0000", "expected_output": "true"}\n'
+    source = write(tmp_path / "odd.jsonl", line)
+    proc = run("grade-file", str(source), "-g", "string-match")
+    assert proc.returncode == 0, proc.stderr
+    row = json.loads(proc.stdout)
+    assert row["agent_response"] == "\ud800 yes\x00"
+    assert row["details"]["match_status"] == "mismatch"

@@ -157,7 +157,7 @@ def test_csv_and_json_suites_with_metadata(tmp_path: Path) -> None:
     bad.write_text('{"input": "x"}\nnot json\n')
     proc = run(str(bad), "-g", "true-false", "--command", "cat")
     assert proc.returncode == 2
-    assert "2 bad case(s)" in proc.stderr
+    assert "The file has 2 problems: line 1: 'expected_output' is missing" in proc.stderr
 
 
 def test_openai_compatible_target(suite: Path, monkeypatch: pytest.MonkeyPatch) -> None:
