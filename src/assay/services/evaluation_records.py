@@ -106,21 +106,7 @@ def result_of(row: ResultRow) -> Result:
 
 def result_columns(result: CaseResult, position: int) -> dict[str, Any]:
     """The columns of a new result row."""
-    return {
-        "case_id": result.case_id,
-        "position": position,
-        "input": result.input,
-        "expected_output": result.expected_output,
-        "agent_response": result.agent_response,
-        "passed": result.passed,
-        "score": result.score,
-        "match_status": result.match_status,
-        "details": result.details,
-        "error": result.error,
-        "error_detail": result.error_detail,
-        "latency_ms": result.latency_ms,
-        "attempts": result.attempts,
-    }
+    return {**result.as_record(), "position": position}
 
 
 def facts_of(columns: Iterable[tuple[Any, ...]]) -> Iterable[ResultFacts]:

@@ -10,7 +10,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 from assay.errors import NotFoundError, ValidationError
 from assay.graders import GraderInterface
@@ -101,25 +101,7 @@ class FileSink:
         with self._lock:
             self.results.extend(results)
             if self.stream is not None:
-                self.stream.write(b"".join(json_line(result_record(result)) for result in results))
-
-
-def result_record(result: CaseResult) -> dict[str, Any]:
-    """A result as one JSON object of the output file."""
-    return {
-        "case_id": result.case_id,
-        "input": result.input,
-        "expected_output": result.expected_output,
-        "agent_response": result.agent_response,
-        "passed": result.passed,
-        "score": result.score,
-        "match_status": result.match_status,
-        "details": result.details,
-        "error": result.error,
-        "error_detail": result.error_detail,
-        "latency_ms": result.latency_ms,
-        "attempts": result.attempts,
-    }
+                self.stream.write(b"".join(json_line(result.as_record()) for result in results))
 
 
 async def run_local(

@@ -50,6 +50,23 @@ class CaseResult:
     latency_ms: float | None
     attempts: int
 
+    def as_record(self) -> dict[str, Any]:
+        """Every field by name: the row stored for a result and the line of a results file alike."""
+        return {
+            "case_id": self.case_id,
+            "input": self.input,
+            "expected_output": self.expected_output,
+            "agent_response": self.agent_response,
+            "passed": self.passed,
+            "score": self.score,
+            "match_status": self.match_status,
+            "details": self.details,
+            "error": self.error,
+            "error_detail": self.error_detail,
+            "latency_ms": self.latency_ms,
+            "attempts": self.attempts,
+        }
+
     def facts(self) -> ResultFacts:
         """What the summary needs of this result."""
         details = self.details or {}
