@@ -812,7 +812,7 @@ export interface components {
             name: string;
             /** Suite Id */
             suite_id: number;
-            grader: components["schemas"]["assay__api__schemas__evaluations__GraderSpecOut"];
+            grader: components["schemas"]["GraderSpecOut"];
             /** Target */
             target: {
                 [key: string]: unknown;
@@ -882,7 +882,7 @@ export interface components {
          * @description Verdicts in the order of the items.
          */
         GradeBatchResult: {
-            grader: components["schemas"]["assay__api__schemas__graders__GraderSpecOut"];
+            grader: components["schemas"]["GraderSpecOut"];
             /** Results */
             results: components["schemas"]["GradeOutcome"][];
             /** Count */
@@ -958,7 +958,7 @@ export interface components {
             details: {
                 [key: string]: unknown;
             };
-            grader: components["schemas"]["assay__api__schemas__graders__GraderSpecOut"];
+            grader: components["schemas"]["GraderSpecOut"];
         };
         /**
          * GraderDetail
@@ -1007,6 +1007,20 @@ export interface components {
              * @description Graders in all
              */
             total: number;
+        };
+        /**
+         * GraderSpecOut
+         * @description Exactly what graded: id, effective config and grader version.
+         */
+        GraderSpecOut: {
+            /** Grader Id */
+            grader_id: string;
+            /** Config */
+            config: {
+                [key: string]: unknown;
+            };
+            /** Version */
+            version: string;
         };
         /**
          * GraderSummary
@@ -1403,34 +1417,6 @@ export interface components {
          * @enum {string}
          */
         assay__api__evaluations__ExportFormat: "jsonl" | "csv";
-        /**
-         * GraderSpecOut
-         * @description What graded the results: grader id, its effective config, its version.
-         */
-        assay__api__schemas__evaluations__GraderSpecOut: {
-            /** Grader Id */
-            grader_id: string;
-            /** Config */
-            config: {
-                [key: string]: unknown;
-            };
-            /** Version */
-            version: string;
-        };
-        /**
-         * GraderSpecOut
-         * @description Exactly what graded: id, effective config and grader version.
-         */
-        assay__api__schemas__graders__GraderSpecOut: {
-            /** Grader Id */
-            grader_id: string;
-            /** Config */
-            config: {
-                [key: string]: unknown;
-            };
-            /** Version */
-            version: string;
-        };
         /**
          * ExportFormat
          * @description Formats a suite can be exported to.

@@ -65,7 +65,7 @@ def _envelope(data: object) -> SafeJSONResponse:
 
 
 def _spec(grader: GraderInterface) -> GraderSpecOut:
-    return GraderSpecOut(grader_id=grader.grader_id, config=grader.config, version=grader.version)
+    return GraderSpecOut(**GraderService.spec(grader).as_dict())
 
 
 # The two GETs are the hot path: they answer from the prebuilt catalog, bypassing response-model

@@ -104,7 +104,8 @@ class GraderService:
         except (TypeError, ValueError) as exc:  # a rule the checks above missed still ends as a clear error
             raise ConfigError(f"Invalid config for grader '{grader_id}': {exc}", problems=[str(exc)]) from exc
 
-    def spec(self, grader: GraderInterface) -> GraderSpec:
+    @staticmethod
+    def spec(grader: GraderInterface) -> GraderSpec:
         """What to store with a result so that it can always say exactly what graded it."""
         return GraderSpec(grader.grader_id, grader.config, grader.version)
 

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 from pydantic import Field, JsonValue, StringConstraints
 
 from assay.api.schemas.common import RequestModel, ResponseModel
+from assay.api.schemas.graders import GraderSpecOut
 from assay.services.comparison import Comparison, Flip, FlippedCase, Verdict
 from assay.services.evaluation_records import Evaluation, Result
 from assay.services.evaluation_service import DEFAULT_CONCURRENCY, MAX_CONCURRENCY, NewEvaluation
@@ -42,14 +43,6 @@ class EvaluationCreate(RequestModel):
             name=self.name,
             concurrency=self.concurrency,
         )
-
-
-class GraderSpecOut(ResponseModel):
-    """What graded the results: grader id, its effective config, its version."""
-
-    grader_id: str
-    config: dict[str, Any]
-    version: str
 
 
 class ProgressOut(ResponseModel):
