@@ -22,10 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -36,15 +33,12 @@ from typing import Any
 import httpx
 from playwright.sync_api import Page, sync_playwright
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # reuse the tests' `assay serve` process and Chromium launch
+
+from tests.support.assay_process import AssayProcess  # noqa: E402
+from tests.support.browser import launch_chromium  # noqa: E402
+
 ANSWERS = ["yes", "no", "true", "false", "maybe", "<b>not bold</b>"]
 
 # Records each animation frame's timestamp and each long task, until window.__stopFrames() is called.
@@ -92,13 +86,6 @@ RANDOM_JUMPS = """
   requestAnimationFrame(jump);
 })
 """
-
-
-def free_port() -> int:
-    """A loopback port that was free a moment ago."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def data(response: httpx.Response) -> Any:
@@ -187,37 +174,16 @@ def measure(page: Page, name: str, script: str, argument: list[int]) -> dict[str
 
 def run(rows: int, step: int, jumps: int) -> list[dict[str, Any]]:
     """Every scenario against a fresh server; the figures of each."""
-    with tempfile.TemporaryDirectory(prefix="assay-ui-bench-") as tmp:
-        workdir = Path(tmp)
-        port = free_port()
-        env = {key: value for key, value in os.environ.items() if not key.startswith("ASSAY_")}
-        env["ASSAY_DATABASE_URL"] = f"sqlite:///{workdir / 'bench.db'}"
-        assay = Path(sys.executable).with_name("assay")
-        with (workdir / "serve.log").open("wb") as log:
-            server = subprocess.Popen(
-                [str(assay), "serve", "--port", str(port)], stdout=log, stderr=subprocess.STDOUT, env=env
-            )
-            try:
-                url = f"http://127.0.0.1:{port}"
-                with httpx.Client(base_url=url, timeout=30) as client:
-                    for _ in range(300):
-                        try:
-                            if client.get("/api/health").status_code == 200:
-                                break
-                        except httpx.TransportError:
-                            time.sleep(0.1)
-                    evaluation_id = prepare(client, rows, workdir)
-                return browse(url, evaluation_id, rows, step, jumps)
-            finally:
-                server.terminate()
-                server.wait(timeout=10)
+    with tempfile.TemporaryDirectory(prefix="assay-ui-bench-") as tmp, AssayProcess(Path(tmp)) as assay:
+        evaluation_id = prepare(assay.client, rows, Path(tmp))
+        return browse(assay.url, evaluation_id, rows, step, jumps)
 
 
 def browse(url: str, evaluation_id: int, rows: int, step: int, jumps: int) -> list[dict[str, Any]]:
     """Open the evaluation screen in Chromium and measure each scenario."""
     results = []
     with sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        browser = launch_chromium(driver)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.goto(f"{url}/evaluations/{evaluation_id}")
         page.get_by_test_id("results-count").filter(has_text=f"{rows:,} results").wait_for(timeout=30_000)

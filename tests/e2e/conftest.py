@@ -25,17 +25,9 @@ from sqlalchemy import create_engine, text
 from assay.storage.database import normalize_url
 from tests.support.agent_server import AgentBehaviour, AgentServer
 from tests.support.assay_process import AssayProcess
+from tests.support.browser import CHROMIUM, launch_chromium
 from tests.support.requirements import require
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 RUN_TIMEOUT_S = 60.0
 POSTGRES_URL = os.environ.get("ASSAY_TEST_POSTGRES_URL", "")
 XSS_RESPONSE = '<img src=x onerror="window.__xss = 1; alert(1)">'
@@ -160,7 +152,7 @@ def playwright() -> Iterator[Playwright]:
 @pytest.fixture(scope="session")
 def browser(playwright: Playwright) -> Iterator[Browser]:
     """Debian's headless Chromium."""
-    chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+    chromium = launch_chromium(playwright)
     yield chromium
     chromium.close()
 
