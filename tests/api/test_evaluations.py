@@ -265,6 +265,39 @@ def test_compare_counts_flips_and_tests_them(client: TestClient) -> None:
     assert (response.status_code, response.json()["error"]["code"]) == (422, "VALIDATION_ERROR")
 
 
+def test_compare_pages_cover_every_flip_once(client: TestClient) -> None:
+    answers_a = ["yes", "no", "yes", "no", "yes", "yes", "no", "yes", "no", "yes"] * 3
+    answers_b = ["no", "yes", "yes", "no", "no", "yes", "yes", "yes", "no", "no"] * 3
+    suite = make_suite(client, [(f"q{i}", "true") for i in range(30)])
+    ids = case_ids(client, suite["id"])
+    a = start(client, suite_id=suite["id"], target=recorded(ids, answers_a))
+    b = start(client, suite_id=suite["id"], target=recorded(ids, answers_b))
+    for evaluation in (a, b):
+        wait_until_finished(client, evaluation["id"])
+    expected = {
+        case_id: ("pass_to_fail" if left == "yes" else "fail_to_pass")
+        for case_id, left, right in zip(ids, answers_a, answers_b, strict=True)
+        if left != right
+    }
+    seen: dict[int, str] = {}
+    for skip in range(0, 20, 4):
+        page = client.get(
+            f"/api/evaluations/{a['id']}/compare/{b['id']}", params={"skip": skip, "limit": 4}
+        ).json()["data"]
+        assert page["flips_total"] == len(expected) == 15
+        assert (page["pass_to_fail"], page["fail_to_pass"]) == (9, 6)
+        assert not seen.keys() & {flip["case_id"] for flip in page["flips"]}
+        seen.update({flip["case_id"]: flip["flip"] for flip in page["flips"]})
+    assert seen == expected
+    regressions = client.get(
+        f"/api/evaluations/{a['id']}/compare/{b['id']}",
+        params={"flip": "pass_to_fail", "skip": 8, "limit": 5},
+    ).json()["data"]["flips"]
+    assert [flip["case_id"] for flip in regressions] == [
+        c for c, kind in expected.items() if kind == "pass_to_fail"
+    ][8:]
+
+
 def test_exports_jsonl_and_formula_safe_csv(client: TestClient) -> None:
     suite = make_suite(client)
     ids = case_ids(client, suite["id"])

@@ -1,6 +1,6 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type Schemas, api, unwrap } from "./client";
-import type { Comparison, EvaluationStatus } from "./types";
+import type { Comparison, EvaluationStatus, FlipKind } from "./types";
 
 const TERMINAL: ReadonlySet<EvaluationStatus> = new Set(["completed", "failed", "cancelled"]);
 
@@ -99,30 +99,36 @@ export function resultPageQuery(evaluationId: number, query: ResultQuery, page: 
   };
 }
 
-const FLIP_PAGE = 500;
+/** How many flipped cases one request brings; the lists fetch the next page as they are scrolled. */
+export const FLIP_PAGE = 200;
 
-/** B against A, with every flipped case (the API pages them; a comparison wants them all). */
-async function fetchComparison(aId: number, bId: number): Promise<Comparison> {
-  const call = (skip: number) =>
-    unwrap(
-      api.GET("/api/evaluations/{evaluation_id}/compare/{other_id}", {
-        params: { path: { evaluation_id: aId, other_id: bId }, query: { skip, limit: FLIP_PAGE } },
-      }),
-    );
-  const first = await call(0);
-  const flips = [...first.flips];
-  while (flips.length < first.flips_total) {
-    const next = await call(flips.length);
-    if (next.flips.length === 0) break;
-    flips.push(...next.flips);
-  }
-  return { ...first, flips };
+function fetchComparison(aId: number, bId: number, skip: number, limit: number, flip?: FlipKind): Promise<Comparison> {
+  return unwrap(
+    api.GET("/api/evaluations/{evaluation_id}/compare/{other_id}", {
+      params: { path: { evaluation_id: aId, other_id: bId }, query: { skip, limit, ...(flip ? { flip } : {}) } },
+    }),
+  );
 }
 
+/** B against A: the counts and McNemar's verdict (the server computes them once per pair). */
 export function useComparison(aId: number | undefined, bId: number | undefined) {
   return useQuery({
     queryKey: ["compare", aId, bId],
-    queryFn: () => fetchComparison(aId ?? 0, bId ?? 0),
+    queryFn: () => fetchComparison(aId ?? 0, bId ?? 0, 0, 1),
     enabled: aId !== undefined && bId !== undefined,
+  });
+}
+
+/** The flipped cases of one kind, page by page in case order, as a list scrolls. */
+export function useFlips(aId: number, bId: number, flip: FlipKind, total: number) {
+  return useInfiniteQuery({
+    queryKey: ["compare", aId, bId, flip],
+    queryFn: ({ pageParam }) => fetchComparison(aId, bId, pageParam, FLIP_PAGE, flip),
+    initialPageParam: 0,
+    getNextPageParam: (last, pages) => {
+      const loaded = pages.length * FLIP_PAGE;
+      return last.flips.length === FLIP_PAGE && loaded < total ? loaded : undefined;
+    },
+    enabled: total > 0,
   });
 }

@@ -3220,6 +3220,8 @@ export interface operations {
     compare_evaluations_api_evaluations__evaluation_id__compare__other_id__get: {
         parameters: {
             query?: {
+                /** @description Only the flips of this kind */
+                flip?: components["schemas"]["Flip"] | null;
                 /** @description Items per page (1..500) */
                 limit?: number;
                 /** @description Items to skip */

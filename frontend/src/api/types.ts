@@ -39,4 +39,5 @@ export type BinaryReport = Schemas["BinaryReportOut"];
 export type CaseResult = Schemas["ResultOut"];
 export type Comparison = Schemas["ComparisonOut"];
 export type FlippedCase = Schemas["FlippedCaseOut"];
+export type FlipKind = FlippedCase["flip"];
 export type ComparisonSide = Schemas["SideOut"];

@@ -1,9 +1,10 @@
 import { Link, useSearchParams } from "react-router";
-import { useComparison, useEvaluations } from "../api/evaluations";
+import { useVirtualizer } from "@tanstack/react-virtual";
+import { memo, useEffect, useMemo, useRef } from "react";
+import { useComparison, useEvaluations, useFlips } from "../api/evaluations";
 import { useDocumentTitle } from "../hooks";
-import type { Comparison, Evaluation, FlippedCase } from "../api/types";
+import type { Comparison, Evaluation, FlipKind, FlippedCase } from "../api/types";
 import { ErrorMessage } from "../components/ErrorMessage";
-import { TextBlock } from "../components/TextBlock";
 import { Verdict } from "../components/Verdict";
 import { outcomeOf } from "../components/outcome";
 import { percent } from "../components/format";
@@ -86,8 +87,6 @@ const VERDICTS: Record<Comparison["verdict"], string> = {
 };
 
 function ComparisonView({ comparison }: { comparison: Comparison }) {
-  const regressions = comparison.flips.filter((flip) => flip.flip === "pass_to_fail");
-  const fixes = comparison.flips.filter((flip) => flip.flip === "fail_to_pass");
   return (
     <>
       <div className="panel compare-summary" data-testid="comparison">
@@ -118,8 +117,22 @@ function ComparisonView({ comparison }: { comparison: Comparison }) {
           </div>
         </div>
       </div>
-      <FlipList title="Pass → fail (regressions)" flips={regressions} testId="flips-pass-to-fail" />
-      <FlipList title="Fail → pass (fixes)" flips={fixes} testId="flips-fail-to-pass" />
+      <FlipList
+        title="Pass → fail (regressions)"
+        aId={comparison.a_id}
+        bId={comparison.b_id}
+        flip="pass_to_fail"
+        total={comparison.pass_to_fail}
+        testId="flips-pass-to-fail"
+      />
+      <FlipList
+        title="Fail → pass (fixes)"
+        aId={comparison.a_id}
+        bId={comparison.b_id}
+        flip="fail_to_pass"
+        total={comparison.fail_to_pass}
+        testId="flips-fail-to-pass"
+      />
     </>
   );
 }
@@ -140,47 +153,117 @@ function RunCard({ title, id, passRate }: { title: string; id: number; passRate:
   );
 }
 
-function FlipList({ title, flips, testId }: { title: string; flips: readonly FlippedCase[]; testId: string }) {
+const FLIP_ROW_HEIGHT = 44;
+const FLIP_LIST_HEIGHT = 440;
+
+interface FlipListProps {
+  title: string;
+  aId: number;
+  bId: number;
+  flip: FlipKind;
+  total: number;
+  testId: string;
+}
+
+/**
+ * The flipped cases of one kind as a virtual list: the DOM holds the rows in view, and the next page of
+ * flips is fetched when the view nears the end of what is loaded, so 10,000 flips scroll like 10.
+ */
+function FlipList({ title, aId, bId, flip, total, testId }: FlipListProps) {
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const pages = useFlips(aId, bId, flip, total);
+  const flips = useMemo(() => pages.data?.pages.flatMap((page) => page.flips) ?? [], [pages.data]);
+  const virtualizer = useVirtualizer({
+    count: total,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => FLIP_ROW_HEIGHT,
+    overscan: 10,
+  });
+  const items = virtualizer.getVirtualItems();
+  const lastInView = items[items.length - 1]?.index ?? -1;
+  const { hasNextPage, isFetchingNextPage, fetchNextPage } = pages;
+  useEffect(() => {
+    if (lastInView >= flips.length - 20 && hasNextPage && !isFetchingNextPage) void fetchNextPage();
+  }, [lastInView, flips.length, hasNextPage, isFetchingNextPage, fetchNextPage]);
+
   return (
     <section className="panel flips" data-testid={testId}>
       <h3>
-        {title} <span className="muted">({flips.length})</span>
+        {title} <span className="muted">({total.toLocaleString("en")})</span>
       </h3>
-      {flips.length === 0 && <p className="muted">None.</p>}
-      {flips.length > 0 && (
-        <table className="list">
-          <thead>
-            <tr>
-              <th>#</th>
-              <th>input</th>
-              <th>expected_output</th>
-              <th>A agent_response</th>
-              <th>B agent_response</th>
-            </tr>
-          </thead>
-          <tbody>
-            {flips.map((flip) => (
-              <tr key={flip.case_id} data-case-id={flip.case_id}>
-                <td className="mono">{flip.position}</td>
-                <td>
-                  <TextBlock value={flip.input} />
-                </td>
-                <td>
-                  <TextBlock value={flip.expected_output} />
-                </td>
-                <td>
-                  <Verdict outcome={outcomeOf(flip.a)} />
-                  <TextBlock value={flip.a.agent_response} />
-                </td>
-                <td>
-                  <Verdict outcome={outcomeOf(flip.b)} />
-                  <TextBlock value={flip.b.agent_response} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+      {total === 0 && <p className="muted">None.</p>}
+      {pages.isError && <ErrorMessage error={pages.error} what="Cannot load the flipped cases" />}
+      {total > 0 && (
+        <div className="flip-table" role="table" aria-label={title} aria-rowcount={total + 1}>
+          <div className="flip-row flip-head" role="row">
+            <span role="columnheader">#</span>
+            <span role="columnheader">input</span>
+            <span role="columnheader">expected_output</span>
+            <span role="columnheader">A agent_response</span>
+            <span role="columnheader">B agent_response</span>
+          </div>
+          <div
+            className="flip-body"
+            ref={scrollRef}
+            style={{ height: Math.min(FLIP_LIST_HEIGHT, total * FLIP_ROW_HEIGHT) }}
+          >
+            <div role="rowgroup" className="flip-canvas" style={{ height: virtualizer.getTotalSize() }}>
+              {items.map((item) => {
+                const flipped = flips[item.index];
+                return flipped ? (
+                  <FlipRow key={item.key} flipped={flipped} index={item.index} start={item.start} />
+                ) : (
+                  <div key={item.key} role="row" className="flip-row loading" style={{ transform: `translateY(${item.start}px)` }}>
+                    <span className="muted">Loading…</span>
+                  </div>
+                );
+              })}
+            </div>
+          </div>
+        </div>
       )}
     </section>
+  );
+}
+
+const FlipRow = memo(function FlipRow({ flipped, index, start }: { flipped: FlippedCase; index: number; start: number }) {
+  return (
+    <div
+      role="row"
+      aria-rowindex={index + 2}
+      className="flip-row"
+      data-case-id={flipped.case_id}
+      style={{ transform: `translateY(${start}px)` }}
+    >
+      <span role="cell" className="mono">
+        {flipped.position}
+      </span>
+      <Cell value={flipped.input} />
+      <Cell value={flipped.expected_output} />
+      <span role="cell" className="flip-answer">
+        <Verdict outcome={outcomeOf(flipped.a)} /> <CellText value={flipped.a.agent_response} />
+      </span>
+      <span role="cell" className="flip-answer">
+        <Verdict outcome={outcomeOf(flipped.b)} /> <CellText value={flipped.b.agent_response} />
+      </span>
+    </div>
+  );
+});
+
+function Cell({ value }: { value: string | null | undefined }) {
+  return (
+    <span role="cell">
+      <CellText value={value} />
+    </span>
+  );
+}
+
+/** One line of text, cut with an ellipsis; the whole text is its tooltip. */
+function CellText({ value }: { value: string | null | undefined }) {
+  if (value === null || value === undefined || value === "") return <span className="muted">(empty)</span>;
+  return (
+    <span className="mono cell-text" title={value}>
+      {value}
+    </span>
   );
 }

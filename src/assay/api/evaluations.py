@@ -18,7 +18,7 @@ from assay.api.schemas.evaluations import (
     ResultOut,
 )
 from assay.api.schemas.suites import Deleted
-from assay.services.comparison import compare
+from assay.services.comparison import Flip, compare
 from assay.services.evaluation_jobs import EvaluationJobs
 from assay.services.evaluation_service import EvaluationService, ResultQuery
 from assay.services.result_export import csv_lines, jsonl_lines
@@ -160,6 +160,8 @@ def compare_evaluations(
     other_id: Annotated[int, Path(ge=1, le=MAX_ID, description="Evaluation B, compared with A")],
     session: SessionDep,
     page: PaginationDep,
+    flip: Annotated[Flip | None, Query(description="Only the flips of this kind")] = None,
 ) -> Envelope[ComparisonOut]:
     """B against A: per-case flips (a page), counts, and McNemar's exact test of "is B worse than A?"."""
-    return ok(ComparisonOut.of(compare(session, evaluation_id, other_id, skip=page.skip, limit=page.limit)))
+    comparison = compare(session, evaluation_id, other_id, skip=page.skip, limit=page.limit, flip=flip)
+    return ok(ComparisonOut.of(comparison))

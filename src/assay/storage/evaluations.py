@@ -8,6 +8,7 @@ inserted with ``ON CONFLICT DO NOTHING``: writing the same batch twice (a retry,
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
@@ -22,9 +23,11 @@ from sqlalchemy import (
     Select,
     String,
     UniqueConstraint,
+    case,
     delete,
     func,
     select,
+    true,
     update,
 )
 from sqlalchemy.dialects import postgresql, sqlite
@@ -275,12 +278,73 @@ def iter_results(session: Session, evaluation_id: int, batch: int = 1000) -> Ite
     yield from session.scalars(query.execution_options(yield_per=batch))
 
 
-def outcomes_by_case(session: Session, evaluation_id: int) -> dict[int, tuple[bool, str | None]]:
-    """``case_id → (passed, error)`` for every result of the evaluation (what a comparison needs)."""
-    query = select(ResultRow.case_id, ResultRow.passed, ResultRow.error).where(
-        ResultRow.evaluation_id == evaluation_id
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PairCounts:
+    """Counts over the cases two evaluations both finished, and the cases only one of them did."""
+
+    in_a: int
+    in_b: int
+    common: int
+    a_passed: int
+    b_passed: int
+    pass_to_fail: int
+    fail_to_pass: int
+
+
+def pair_counts(session: Session, a_id: int, b_id: int) -> PairCounts:
+    """Counts of a comparison of ``b`` with ``a``, aggregated by the database (no row leaves it)."""
+    a, b = ResultRow.__table__.alias("a"), ResultRow.__table__.alias("b")
+    a_failed, b_failed = a.c.passed.is_(False), b.c.passed.is_(False)
+
+    def count_if(condition: Any) -> Any:
+        return func.coalesce(func.sum(case((condition, 1), else_=0)), 0)
+
+    joined = select(
+        func.count(),
+        count_if(a.c.passed.is_(True)),
+        count_if(b.c.passed.is_(True)),
+        count_if(a.c.passed.is_(True) & b_failed),
+        count_if(a_failed & b.c.passed.is_(True)),
+    ).select_from(a.join(b, (a.c.case_id == b.c.case_id) & (b.c.evaluation_id == b_id)))
+    common, a_passed, b_passed, pass_to_fail, fail_to_pass = session.execute(
+        joined.where(a.c.evaluation_id == a_id)
+    ).one()
+    sizes = dict(
+        session.execute(
+            select(ResultRow.evaluation_id, func.count())
+            .where(ResultRow.evaluation_id.in_((a_id, b_id)))
+            .group_by(ResultRow.evaluation_id)
+        ).all()
     )
-    return {case_id: (passed, error) for case_id, passed, error in session.execute(query)}
+    return PairCounts(
+        in_a=sizes.get(a_id, 0),
+        in_b=sizes.get(b_id, 0),
+        common=common,
+        a_passed=a_passed,
+        b_passed=b_passed,
+        pass_to_fail=pass_to_fail,
+        fail_to_pass=fail_to_pass,
+    )
+
+
+def flipped_case_ids(
+    session: Session, a_id: int, b_id: int, *, skip: int, limit: int, passed_in_a: bool | None = None
+) -> list[tuple[int, bool]]:
+    """One page of ``(case_id, passed_in_a)`` for the cases whose verdict differs between ``a`` and ``b``.
+
+    In case order, optionally only those that passed (or failed) in ``a``; the database pages them.
+    """
+    a, b = ResultRow.__table__.alias("a"), ResultRow.__table__.alias("b")
+    query = (
+        select(a.c.case_id, a.c.passed)
+        .select_from(a.join(b, (a.c.case_id == b.c.case_id) & (b.c.evaluation_id == b_id)))
+        .where(a.c.evaluation_id == a_id, a.c.passed != b.c.passed)
+        .where(true() if passed_in_a is None else a.c.passed.is_(passed_in_a))
+        .order_by(a.c.case_id)
+        .offset(skip)
+        .limit(limit)
+    )
+    return [(case_id, passed) for case_id, passed in session.execute(query)]
 
 
 def results_of_cases(session: Session, evaluation_id: int, case_ids: Sequence[int]) -> dict[int, ResultRow]:

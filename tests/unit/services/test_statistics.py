@@ -43,16 +43,27 @@ def test_percentile_of_nothing_is_none() -> None:
     assert percentile([], 50) is None
 
 
+def exact_tail(at_least: int, trials: int) -> float:
+    """P(X >= at_least) for X ~ Binomial(trials, 1/2), summed exactly in integers (the oracle)."""
+    return sum(math.comb(trials, k) for k in range(at_least, trials + 1)) / (1 << trials)
+
+
 @pytest.mark.parametrize(("b", "c"), [(0, 0), (1, 0), (3, 10), (10, 3), (25, 25), (0, 40), (600, 700)])
-def test_mcnemar_exact_matches_scipy_binomtest(b: int, c: int) -> None:
-    expected = 1.0 if b + c == 0 else stats.binomtest(b, b + c, 0.5).pvalue
+def test_mcnemar_exact_matches_the_exact_sum(b: int, c: int) -> None:
+    n = b + c
+    expected = 1.0 if n == 0 else min(1.0, 2 * exact_tail(max(b, c), n))
     assert mcnemar_exact(b, c) == pytest.approx(expected, rel=1e-9)
 
 
+def test_mcnemar_exact_textbook_value() -> None:
+    # 3 against 10: 2 * (C(13,0) + C(13,1) + C(13,2) + C(13,3)) / 2**13 = 756 / 8192
+    assert mcnemar_exact(3, 10) == pytest.approx(756 / 8192, rel=1e-12)
+
+
 @pytest.mark.parametrize(("worse", "better"), [(0, 0), (0, 5), (5, 0), (12, 3), (300, 250)])
-def test_mcnemar_one_sided_matches_scipy(worse: int, better: int) -> None:
+def test_mcnemar_one_sided_matches_the_exact_sum(worse: int, better: int) -> None:
     n = worse + better
-    expected = 1.0 if n == 0 else stats.binomtest(worse, n, 0.5, alternative="greater").pvalue
+    expected = 1.0 if n == 0 else exact_tail(worse, n)
     assert mcnemar_one_sided(worse, better) == pytest.approx(expected, rel=1e-9)
 
 
