@@ -3,10 +3,11 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
+SERVE_STAMP := $(VENV)/.installed-serve-stamp
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: install serve lint format typecheck test unit bench clean frontend-check frontend
+.PHONY: install install-serve serve lint format typecheck test unit bench clean frontend-check frontend
 
 install: $(STAMP)
 
@@ -14,9 +15,18 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	touch $(STAMP)
+	touch $(STAMP) $(SERVE_STAMP)
 
-serve: install  ## start Assay (API + web UI) on an embedded SQLite database
+install-serve: $(SERVE_STAMP)
+
+# What serving needs and nothing more (no test or lint tools); `make install` adds the dev extras.
+$(SERVE_STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(SERVE_STAMP)
+
+serve: install-serve  ## start Assay (API + web UI) on an embedded SQLite database
 	$(BIN)/assay serve --host $(HOST) --port $(PORT)
 
 lint: install

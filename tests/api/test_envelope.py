@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -155,8 +156,18 @@ def test_openapi_declares_the_error_envelope_for_every_operation(client: TestCli
             )
 
 
-def test_docs_are_served(client: TestClient) -> None:
-    response = client.get("/docs")
+@pytest.mark.parametrize("path", ["/docs", "/redoc"])
+def test_docs_are_served_from_the_package(client: TestClient, path: str) -> None:
+    response = client.get(path)
     assert response.status_code == 200
-    assert "swagger" in response.text.lower()
-    assert "cdn.jsdelivr.net" in response.headers["content-security-policy"]
+    assert "<script>" not in response.text  # started from a file: the CSP allows no inline script
+    sources = re.findall(r'(?:src|href)="([^"]+)"', response.text)
+    assert sources, response.text
+    for source in sources:
+        assert source.startswith("/docs-assets/"), source  # nothing from another origin
+        asset = client.get(source)
+        assert asset.status_code == 200, source
+        assert len(asset.content) > 100, source
+    csp = response.headers["content-security-policy"]
+    assert "script-src 'self';" in csp
+    assert "http" not in csp

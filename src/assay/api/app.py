@@ -9,6 +9,7 @@ from fastapi import FastAPI
 
 from assay.api import evaluations, graders, health, suites
 from assay.api.auth import ApiKeyMiddleware
+from assay.api.docs import install_docs
 from assay.api.edge import BodyLimitMiddleware, EdgeMiddleware
 from assay.api.envelope import install_error_handlers
 from assay.api.rendering import SafeJSONResponse
@@ -81,14 +82,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         version="0.1.0",
         lifespan=lifespan,
         default_response_class=SafeJSONResponse,
-        docs_url="/docs",
-        redoc_url="/redoc",
+        docs_url=None,  # served from the package by assay.api.docs, not from a CDN
+        redoc_url=None,
         openapi_url="/openapi.json",
         redirect_slashes=False,
     )
     app.state.settings = settings
     install_error_handlers(app)
     _include_routers(app)
+    install_docs(app)
     app.router.default = SinglePageApp(settings.web_dist) if settings.web_dist else SinglePageApp()
 
     def limit_for(path: str) -> int:

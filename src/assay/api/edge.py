@@ -12,6 +12,7 @@ from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from assay.api.docs import DOCS_PATHS
 from assay.api.envelope import error_response, internal_error_response
 
 logger = logging.getLogger(__name__)
@@ -22,15 +23,13 @@ APP_CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; "
     "connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
 )
-# The interactive API docs page loads Swagger UI / ReDoc from a CDN and starts them with an inline script.
+# The API docs (Swagger UI, ReDoc) run scripts from this origin only; both set inline styles, and ReDoc
+# starts a web worker from a blob.
 DOCS_CSP = (
-    "default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
-    "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net https://fonts.googleapis.com; "
-    "font-src 'self' https://fonts.gstatic.com; "
-    "img-src 'self' data: https://fastapi.tiangolo.com https://cdn.redoc.ly; "
-    "worker-src 'self' blob:; connect-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'none'"
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+    "font-src 'self' data:; worker-src 'self' blob:; connect-src 'self'; object-src 'none'; base-uri 'self'; "
+    "frame-ancestors 'none'"
 )
-DOCS_PATHS = frozenset({"/docs", "/redoc"})
 
 
 def _security_headers(path: str) -> list[tuple[bytes, bytes]]:
