@@ -90,6 +90,8 @@ def cli_recorded(directory: Path, count: int, repeats: int) -> dict[str, Any]:
         str(responses),
         "-o",
         str(output),
+        "--min-pass-rate",
+        "0",  # measured, not gated: a third of the answers are wrong on purpose
     ]
     times = [timed(command) for _ in range(repeats)]
     assert sum(1 for _ in output.open()) == count
@@ -151,7 +153,7 @@ def cli_agent(directory: Path, count: int, repeats: int, delay: float) -> dict[s
     output = directory / "out.jsonl"
     with agent(delay) as url:
         command = [*ASSAY, "run", str(suite), "-g", "true-false", "--target-url", url]
-        command += ["-j", str(AGENT_CONCURRENCY), "-o", str(output)]
+        command += ["-j", str(AGENT_CONCURRENCY), "-o", str(output), "--min-pass-rate", "0"]
         times = [timed(command) for _ in range(repeats)]
         floor = statistics.median(asyncio.run(_bare_client(url, count)) for _ in range(repeats))
     median = statistics.median(times)

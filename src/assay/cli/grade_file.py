@@ -13,6 +13,7 @@ from rich.progress import BarColumn, Progress, TaskProgressColumn, TimeRemaining
 from rich.table import Table
 
 from assay.cli.console import err, out
+from assay.cli.gate import check_gate
 from assay.cli.graders import ConfigOption, GraderOption
 from assay.cli.options import check_rate, parse_config
 from assay.errors import NotFoundError
@@ -57,10 +58,15 @@ def grade_file(
         Path | None, typer.Option("--output", "-o", help="Write results here (JSONL); default stdout")
     ] = None,
     min_pass_rate: Annotated[
-        float | None, typer.Option("--min-pass-rate", help="Exit 1 when the pass rate is below this (0-1)")
+        float | None,
+        typer.Option(
+            "--min-pass-rate",
+            help="Exit 1 when the pass rate (bad rows count as failed) is below this (0-1); default 1",
+        ),
     ] = None,
 ) -> None:
-    """Grade every row of FILE; one JSON result per row, a summary, and an optional pass-rate gate."""
+    """Grade every row of FILE; one JSON result per row and a summary. Exit 0 when the pass rate reaches
+    the gate (default: every row passed), 1 when not (unreadable rows count as failed), 2 on a usage error."""
     check_rate(min_pass_rate)
     grader = GraderService().build(grader_id, parse_config(config))
     try:
@@ -95,6 +101,4 @@ def grade_file(
         if output is not None:
             sink.close()
     _summary(tally, out if output is not None else err)
-    if min_pass_rate is not None and tally.pass_rate < min_pass_rate:
-        err.print(f"pass rate {tally.pass_rate:.2%} is below the gate {min_pass_rate:.2%}")
-        raise typer.Exit(1)
+    check_gate(passed=tally.passed, counted=tally.counted, min_pass_rate=min_pass_rate)

@@ -8,6 +8,7 @@ import typer
 from rich.table import Table
 
 from assay.cli.console import out
+from assay.cli.gate import check_gate
 from assay.cli.options import parse_config
 from assay.serialization import json_text
 from assay.services.grader_service import GraderService
@@ -42,4 +43,4 @@ def grade(
     grader = GraderService().build(grader_id, parse_config(config))
     result = grader.grade(response, expected)
     out.print(json_text(result, indent=2), markup=False)
-    raise typer.Exit(0 if result["passed"] else 1)
+    check_gate(passed=int(result["passed"]), counted=1, min_pass_rate=None)

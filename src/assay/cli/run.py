@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedCo
 from rich.table import Table
 
 from assay.cli.console import err, out
+from assay.cli.gate import check_gate
 from assay.cli.graders import ConfigOption, GraderOption
 from assay.cli.options import check_rate, parse_config
 from assay.errors import ValidationError
@@ -254,7 +255,5 @@ def run(
         write_junit(junit, suite.name, sink.results, duration)
     if output is None:
         out.print(f"{summary['passed']}/{summary['finished']} passed", markup=False)
-    pass_rate = summary["pass_rate"] or 0.0
-    if min_pass_rate is not None and pass_rate < min_pass_rate:
-        err.print(f"pass rate {pass_rate:.2%} is below the gate {min_pass_rate:.2%}", markup=False)
-        raise typer.Exit(1)
+    # Every case of the suite counts: one the run did not finish is not a pass.
+    check_gate(passed=summary["passed"], counted=summary["total_cases"], min_pass_rate=min_pass_rate)

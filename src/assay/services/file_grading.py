@@ -24,9 +24,14 @@ class GradeTally:
     by_status: Counter[str] = field(default_factory=Counter)
 
     @property
+    def counted(self) -> int:
+        """Rows that count in the pass rate: graded ones and unreadable ones (which count as failed)."""
+        return self.rows + len(self.bad_rows)
+
+    @property
     def pass_rate(self) -> float:
-        """Passed over graded rows; 0.0 when nothing was graded."""
-        return self.passed / self.rows if self.rows else 0.0
+        """Passed over every row, unreadable ones included; 0.0 when there was no row."""
+        return self.passed / self.counted if self.counted else 0.0
 
 
 def grade_stream(

@@ -80,7 +80,7 @@ def test_grade_file_jsonl_carries_fields_and_reports_bad_rows(tmp_path: Path) ->
     )
     output = tmp_path / "results.jsonl"
     proc = run("grade-file", str(source), "--grader", "true-false", "--output", str(output))
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 1, proc.stderr  # without a gate every row must pass; bad rows count as failed
     assert "line 2: invalid JSON" in proc.stderr
     assert "line 3: missing field(s): expected_output" in proc.stderr
     rows = [json.loads(line) for line in output.read_text().splitlines()]
@@ -88,7 +88,23 @@ def test_grade_file_jsonl_carries_fields_and_reports_bad_rows(tmp_path: Path) ->
     assert rows[0]["passed"] is True
     assert rows[1]["details"]["match_status"] == "invalid_response"
     assert "invalid_response" in proc.stdout
-    assert "50.00%" in proc.stdout
+    assert "25.00%" in proc.stdout  # 1 passed of 2 graded + 2 unreadable
+    assert "3 of 4 did not pass" in proc.stderr
+
+
+def test_grade_file_gate_counts_unreadable_rows_as_failed(tmp_path: Path) -> None:
+    good = '{"agent_response": "yes", "expected_output": "true"}\n'
+    source = write(tmp_path / "bad.jsonl", good * 3 + "{broken\n" * 4)
+    proc = run("grade-file", str(source), "-g", "true-false", "--min-pass-rate", "0.5")
+    assert proc.returncode == 1  # 3 of 7 = 42.86 %, not 100 % of the 3 readable rows
+    assert "pass rate 42.86% is below the gate 50.00%" in proc.stderr
+    assert run("grade-file", str(source), "-g", "true-false", "--min-pass-rate", "0.4").returncode == 0
+
+
+def test_grade_file_without_rows_does_not_pass(tmp_path: Path) -> None:
+    proc = run("grade-file", str(write(tmp_path / "empty.jsonl", "")), "-g", "true-false")
+    assert proc.returncode == 1
+    assert "nothing was graded" in proc.stderr
 
 
 def test_grade_file_csv_to_stdout_and_gate(tmp_path: Path) -> None:
@@ -132,7 +148,7 @@ def test_grade_file_reads_escaped_nul_and_lone_surrogates(tmp_path: Path) -> Non
     line = '{"agent_response": "\\ud800 yes\\u0000", "expected_output": "true"}\n'
     source = write(tmp_path / "odd.jsonl", line)
     proc = run("grade-file", str(source), "-g", "string-match")
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 1, proc.stderr  # graded (a mismatch), not refused
     row = json.loads(proc.stdout)
     assert row["agent_response"] == "\ud800 yes\x00"
     assert row["details"]["match_status"] == "mismatch"
