@@ -176,7 +176,9 @@ def test_null_answer_is_graded_as_empty_not_refused(client: TestClient) -> None:
 def test_grade_unknown_grader(client: TestClient) -> None:
     response = client.post("/api/graders/nope/grade", json={"agent_response": "a", "expected_output": "a"})
     assert response.status_code == 404
-    assert response.json()["error"] == {"code": "NOT_FOUND", "message": "Grader not found", "problems": []}
+    error = response.json()["error"]
+    assert (error["code"], error["message"]) == ("NOT_FOUND", "Grader not found")
+    assert error["problems"] == ["no grader has the id 'nope' (registered: string-match, true-false)"]
 
 
 def test_grade_batch(client: TestClient) -> None:

@@ -32,5 +32,7 @@ def main() -> None:
     try:
         app()
     except AssayError as exc:
-        err.print(f"error: {exc.message}", markup=False)
+        # The message names the first problems; add any it does not hold, on the same line.
+        extra = [problem for problem in exc.problems if problem not in exc.message]
+        err.print(f"error: {': '.join([exc.message, *extra])}", markup=False)
         sys.exit(exc.exit_code)

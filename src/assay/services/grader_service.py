@@ -7,6 +7,7 @@ Built-in graders and third-party ones (entry-point group ``assay.graders``) go t
 from __future__ import annotations
 
 import builtins
+import difflib
 import logging
 from importlib.metadata import entry_points
 from typing import Any
@@ -81,8 +82,15 @@ class GraderService:
         """The registered grader with its default config; ``NotFoundError`` for an unknown id."""
         grader = self.graders.get(grader_id)
         if grader is None:
-            raise NotFoundError("Grader not found")
+            raise NotFoundError("Grader not found", problems=[self._unknown(grader_id)])
         return grader
+
+    def _unknown(self, grader_id: str) -> str:
+        """Says which id was not found, the closest registered one, and every registered id."""
+        shown = grader_id if len(grader_id) <= 100 else f"{grader_id[:100]}…"
+        close = difflib.get_close_matches(grader_id[:100], self.graders, n=1)
+        hint = f"did you mean '{close[0]}'? " if close else ""
+        return f"no grader has the id '{shown}' ({hint}registered: {', '.join(self.graders)})"
 
     def problems(self, grader_id: str, config: object) -> builtins.list[str]:
         """Every problem of ``config`` for this grader, as messages; empty when it is valid."""

@@ -35,7 +35,11 @@ def test_grade_failure_exits_one() -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["-g", "nope"], "Grader not found"),
+        (
+            ["-g", "nope"],
+            "Grader not found: no grader has the id 'nope' (registered: string-match, true-false",
+        ),
+        (["-g", "truefalse"], "no grader has the id 'truefalse' (did you mean 'true-false'? registered: "),
         (["-g", "true-false", "--config", "{bad"], "not valid JSON"),
         (["-g", "true-false", "--config", "[1]"], "must be a JSON object"),
         (["-g", "true-false", "--config", '{"case_sensitve": true}'], "case_sensitve"),
