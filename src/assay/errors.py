@@ -66,5 +66,11 @@ class PayloadTooLargeError(AssayError):
     exit_code = 2
 
 
+class SettingsError(AssayError):
+    """A server setting (an ``ASSAY_*`` variable) is invalid or names something that cannot be reached."""
+
+    exit_code = 2
+
+
 class GraderRegistrationError(ConflictError):
     """A grader cannot be registered (duplicate id, bad metadata)."""

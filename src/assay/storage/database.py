@@ -9,9 +9,13 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import Engine, MetaData, create_engine, event
 from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 
+from assay.errors import SettingsError
+
 MIGRATIONS = Path(__file__).with_name("migrations")
+_ACCEPTED = "use sqlite:///path/to/assay.db or postgresql://user:password@host:5432/database"
 SQLITE_BUSY_TIMEOUT_MS = 5000
 
 # Named constraints, so that migrations can refer to them on every database.
@@ -31,11 +35,35 @@ class Base(DeclarativeBase):
 
 
 def normalize_url(url: str | URL) -> URL:
-    """``url`` with PostgreSQL pointed at the psycopg 3 driver whatever spelling was given."""
-    parsed = make_url(url)
-    if parsed.get_backend_name() in ("postgresql", "postgres") and parsed.drivername != "postgresql+psycopg":
+    """``url`` with PostgreSQL pointed at the psycopg 3 driver whatever spelling was given.
+
+    A URL that does not parse, or names another database than SQLite or PostgreSQL, is a
+    :class:`SettingsError` that says what is accepted.
+    """
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise SettingsError(f"ASSAY_DATABASE_URL is not a database URL; {_ACCEPTED}") from None
+    backend = parsed.get_backend_name()
+    if backend not in ("sqlite", "postgresql", "postgres"):
+        raise SettingsError(f"ASSAY_DATABASE_URL names an unsupported database '{backend}'; {_ACCEPTED}")
+    if backend != "sqlite" and parsed.drivername != "postgresql+psycopg":
         parsed = parsed.set(drivername="postgresql+psycopg")
     return parsed
+
+
+def check_database(url: str | URL) -> None:
+    """Connect once to the database at ``url``; a :class:`SettingsError` saying why when that fails."""
+    engine = create_db_engine(url)
+    try:
+        with engine.connect():
+            pass
+    except DBAPIError as exc:
+        where = engine.url.render_as_string(hide_password=True)
+        cause = str(exc.orig).strip().splitlines()[0] if exc.orig is not None else type(exc).__name__
+        raise SettingsError(f"cannot connect to the database at {where}: {cause}") from None
+    finally:
+        engine.dispose()
 
 
 def _set_sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -55,7 +83,12 @@ def create_db_engine(url: str | URL) -> Engine:
     parsed = normalize_url(url)
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:" and not parsed.database.startswith("file:"):
-            Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            folder = Path(parsed.database).expanduser().parent
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                message = f"ASSAY_DATABASE_URL: cannot create the folder {folder} of the SQLite database"
+                raise SettingsError(f"{message}: {exc.strerror}") from None
         engine = create_engine(parsed, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
         event.listen(engine, "connect", _set_sqlite_pragmas)
         return engine
