@@ -127,6 +127,24 @@ def test_a_refresh_on_a_deep_link_keeps_the_view(page: Page, assay: AssayServer,
     assert missing.json()["error"]["code"] == "NOT_FOUND"
 
 
+def test_the_case_panel_closes_on_escape_and_when_a_search_hides_its_case(
+    page: Page, assay: AssayServer, agent: AgentServer
+) -> None:
+    suite_id = assay.create_suite(BOOLEAN_CASES)
+    evaluation_id = assay.run_evaluation(suite_id, agent.url, "panel", {"aliases": CUSTOM_ALIASES})
+    page.goto(f"/evaluations/{evaluation_id}")
+    panel = page.get_by_test_id("case-panel")
+    _rows(page).filter(has_text="Is 3 even?").click()
+    expect(panel).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(panel).to_have_count(0)
+    _rows(page).filter(has_text="Is 3 even?").click()
+    expect(panel).to_be_visible()
+    page.get_by_label("Search results").fill("water")  # the open case is not among what the search finds
+    expect(_rows(page)).to_have_count(1)
+    expect(panel).to_have_count(0)
+
+
 def test_agent_html_is_shown_as_text_and_runs_no_script(
     page: Page, assay: AssayServer, agent: AgentServer, watch: PageWatch
 ) -> None:

@@ -1,3 +1,4 @@
+import { useEffect } from "react";
 import type { CaseResult } from "../api/types";
 import { DetailsTable } from "./DetailsTable";
 import { outcomeOf } from "./outcome";
@@ -6,6 +7,14 @@ import { Verdict } from "./Verdict";
 
 /** Everything about one case's result: what went in, what was expected, what came back, and why it scored so. */
 export function CasePanel({ result, onClose }: { result: CaseResult; onClose: () => void }) {
+  // Escape closes the panel, wherever the focus is (but not while a dialog or a menu has it).
+  useEffect(() => {
+    const close = (event: KeyboardEvent) => {
+      if (event.key === "Escape" && !event.defaultPrevented) onClose();
+    };
+    window.addEventListener("keydown", close);
+    return () => window.removeEventListener("keydown", close);
+  }, [onClose]);
   return (
     <aside className="case-panel panel" aria-label={`Case ${result.case_id}`} data-testid="case-panel">
       <header className="row">
@@ -33,7 +42,7 @@ export function CasePanel({ result, onClose }: { result: CaseResult; onClose: ()
       <h4>expected_output</h4>
       <TextBlock value={result.expected_output} label="expected_output" />
       <h4>agent_response</h4>
-      <TextBlock value={result.agent_response} label="agent_response" />
+      <TextBlock value={result.agent_response} label="agent_response" missing="(no answer)" />
       {result.error && (
         <>
           <h4>error</h4>

@@ -2,7 +2,7 @@ import { lazy, Suspense, useMemo } from "react";
 import type { EvaluationSummary } from "../api/types";
 import type { Bar } from "./BarChart";
 import { ConfusionMatrix } from "./ConfusionMatrix";
-import { count, percent } from "./format";
+import { count, percent, plural } from "./format";
 
 // Chart.js is most of the bundle's weight and only this screen draws a chart: it loads on demand.
 const BarChart = lazy(() => import("./BarChart").then((module) => ({ default: module.BarChart })));
@@ -47,7 +47,7 @@ export function SummaryPanel({ summary }: { summary: EvaluationSummary }) {
           <span className="stat-value">
             {count(summary.passed)} / {count(summary.finished)}
           </span>
-          <span className="hint">of {count(summary.total_cases)} cases</span>
+          <span className="hint">of {plural(summary.total_cases, "case")}</span>
         </div>
         <div className="stat">
           <span className="stat-label">Target errors</span>

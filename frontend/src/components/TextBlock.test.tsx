@@ -10,6 +10,12 @@ describe("TextBlock", () => {
     expect(container.textContent).toBe('<img src=x onerror="window.__xss=1">');
   });
 
+  it("shows a missing value as the sentence it is given, not as null", () => {
+    const { container } = render(<TextBlock value={null} missing="(no answer)" />);
+    expect(container.textContent).toBe("(no answer)");
+    expect(container.querySelector("pre")?.className).toContain("empty");
+  });
+
   it("shows an empty value as such", () => {
     const { container } = render(<TextBlock value="" />);
     expect(container.textContent).toBe("(empty)");

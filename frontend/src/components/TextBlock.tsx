@@ -9,7 +9,15 @@ export function displayText(value: unknown): string {
  * Agent output and test data, shown as text and never as HTML: React escapes it, and nothing here
  * uses `dangerouslySetInnerHTML`. Whitespace is kept so that a stray newline is visible.
  */
-export function TextBlock({ value, label }: { value: unknown; label?: string }) {
+export function TextBlock({ value, label, missing }: { value: unknown; label?: string; missing?: string }) {
+  if ((value === null || value === undefined) && missing !== undefined) {
+    // No value at all (an agent that gave no answer) reads as a sentence, not as the word `null`.
+    return (
+      <pre className="text-block empty" aria-label={label}>
+        {missing}
+      </pre>
+    );
+  }
   const text = displayText(value);
   return (
     <pre className={text === "" ? "text-block empty" : "text-block"} aria-label={label}>

@@ -14,3 +14,8 @@ export function dateTime(iso: string | null | undefined): string {
   const date = new Date(iso);
   return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
 }
+
+/** A count and its noun, plural unless the count is one ("1 case", "2 cases", "1,000 cases"). */
+export function plural(value: number, noun: string, nouns = `${noun}s`): string {
+  return `${count(value)} ${value === 1 ? noun : nouns}`;
+}

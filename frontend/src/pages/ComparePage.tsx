@@ -2,12 +2,13 @@ import { Link, useSearchParams } from "react-router";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { memo, useEffect, useMemo, useRef } from "react";
 import { useComparison, useEvaluations, useFlips } from "../api/evaluations";
+import { useSuites } from "../api/suites";
 import { useDocumentTitle } from "../hooks";
 import type { Comparison, Evaluation, FlipKind, FlippedCase } from "../api/types";
 import { ErrorMessage } from "../components/ErrorMessage";
 import { Verdict } from "../components/Verdict";
 import { outcomeOf } from "../components/outcome";
-import { percent } from "../components/format";
+import { percent, plural } from "../components/format";
 
 function idParam(value: string | null): number | undefined {
   const id = Number(value);
@@ -24,6 +25,8 @@ export function ComparePage() {
   const base = all.find((evaluation) => evaluation.id === baseId);
   const candidates = all.filter((evaluation) => evaluation.id !== baseId && (!base || evaluation.suite_id === base.suite_id));
   const comparison = useComparison(baseId, candidateId);
+  const suites = useSuites(0, 500);
+  const suiteNames = new Map((suites.data?.suites ?? []).map((suite) => [suite.id, suite.name]));
   useDocumentTitle("Compare");
 
   const choose = (key: "a" | "b", value: string) => {
@@ -40,16 +43,22 @@ export function ComparePage() {
         <h2>Compare two evaluations</h2>
         {evaluations.isError && <ErrorMessage error={evaluations.error} what="Cannot load evaluations" />}
         <div className="two-columns">
-          <EvaluationPicker label="A (base)" id="compare-a" value={baseId} options={all} onChange={(v) => choose("a", v)} />
+          <EvaluationPicker label="A (base)" id="compare-a" value={baseId} options={all} suiteNames={suiteNames} onChange={(v) => choose("a", v)} />
           <EvaluationPicker
             label="B (candidate)"
             id="compare-b"
             value={candidateId}
             options={candidates}
+            suiteNames={suiteNames}
             onChange={(v) => choose("b", v)}
           />
         </div>
-        {base && <p className="hint">Only evaluations of the same suite (suite {base.suite_id}) can be compared.</p>}
+        {base && (
+          <p className="hint">
+            Only evaluations of the same suite ({suiteNames.get(base.suite_id) ?? `suite ${base.suite_id}`}) can be
+            compared.
+          </p>
+        )}
       </div>
       {comparison.isPending && baseId !== undefined && candidateId !== undefined && <p className="muted">Comparing…</p>}
       {comparison.isError && <ErrorMessage error={comparison.error} what="Cannot compare" />}
@@ -58,11 +67,12 @@ export function ComparePage() {
   );
 }
 
-function EvaluationPicker({ label, id, value, options, onChange }: {
+function EvaluationPicker({ label, id, value, options, suiteNames, onChange }: {
   label: string;
   id: string;
   value: number | undefined;
   options: readonly Evaluation[];
+  suiteNames: ReadonlyMap<number, string>;
   onChange: (value: string) => void;
 }) {
   return (
@@ -72,7 +82,8 @@ function EvaluationPicker({ label, id, value, options, onChange }: {
         <option value="">Choose an evaluation…</option>
         {options.map((evaluation) => (
           <option key={evaluation.id} value={String(evaluation.id)}>
-            #{evaluation.id} {evaluation.name} · suite {evaluation.suite_id} · {evaluation.grader.grader_id} · {evaluation.status}
+            #{evaluation.id} {evaluation.name} · {suiteNames.get(evaluation.suite_id) ?? `suite ${evaluation.suite_id}`} ·{" "}
+            {evaluation.grader.grader_id} · {evaluation.status}
           </option>
         ))}
       </select>
@@ -94,7 +105,7 @@ function ComparisonView({ comparison }: { comparison: Comparison }) {
           <RunCard title="A (base)" id={comparison.a_id} passRate={comparison.a_pass_rate} />
           <RunCard title="B (candidate)" id={comparison.b_id} passRate={comparison.b_pass_rate} />
           <div className="stat">
-            <span className="stat-label">Flips over {comparison.common_cases} common cases</span>
+            <span className="stat-label">Flips over {plural(comparison.common_cases, "common case")}</span>
             <span className="stat-value">
               <span className="flip-bad">{comparison.pass_to_fail} pass→fail</span> ·{" "}
               <span className="flip-good">{comparison.fail_to_pass} fail→pass</span>
@@ -260,7 +271,8 @@ function Cell({ value }: { value: string | null | undefined }) {
 
 /** One line of text, cut with an ellipsis; the whole text is its tooltip. */
 function CellText({ value }: { value: string | null | undefined }) {
-  if (value === null || value === undefined || value === "") return <span className="muted">(empty)</span>;
+  if (value === null || value === undefined) return <span className="muted">(no answer)</span>;
+  if (value === "") return <span className="muted">(empty)</span>;
   return (
     <span className="mono cell-text" title={value}>
       {value}

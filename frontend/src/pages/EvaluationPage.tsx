@@ -19,7 +19,7 @@ import { ResultFilters } from "../components/ResultFilters";
 import { ResultsTable } from "../components/ResultsTable";
 import { StatusLabel } from "../components/StatusLabel";
 import { SummaryPanel } from "../components/SummaryPanel";
-import { count, dateTime } from "../components/format";
+import { count, dateTime, plural } from "../components/format";
 
 const OUTCOMES: readonly OutcomeFilter[] = ["all", "passed", "failed", "invalid", "error"];
 const SORTS: readonly SortKey[] = ["position", "score", "latency_ms"];
@@ -66,6 +66,11 @@ export function EvaluationPage() {
   const evaluation = useEvaluation(evaluationId);
   const [query, setQuery] = useResultQuery();
   const [openCase, setOpenCase] = useState<CaseResult | undefined>();
+  // A new filter or search may hide the open case: the panel closes rather than show a case not listed.
+  const changeQuery = (next: ResultQuery) => {
+    if (next.outcome !== query.outcome || next.search !== query.search) setOpenCase(undefined);
+    setQuery(next);
+  };
   useDocumentTitle(evaluation.data ? evaluation.data.name || `Evaluation ${evaluationId}` : "Evaluation");
 
   if (!Number.isInteger(evaluationId)) return <p className="error">Not an evaluation id.</p>;
@@ -78,12 +83,12 @@ export function EvaluationPage() {
       <EvaluationHeader evaluation={data} />
       {data.summary && <SummaryPanel summary={data.summary} />}
       <section className="results-section" aria-label="Results">
-        <ResultFilters query={query} onChange={setQuery} counts={outcomeCounts(data.summary)} />
+        <ResultFilters query={query} onChange={changeQuery} counts={outcomeCounts(data.summary)} />
         <div className={openCase ? "results-layout with-panel" : "results-layout"}>
           <ResultsTable
             evaluationId={evaluationId}
             query={query}
-            onQueryChange={setQuery}
+            onQueryChange={changeQuery}
             refreshKey={isTerminal(data.status) ? -1 : data.progress.done}
             selectedCaseId={openCase?.case_id}
             onOpen={setOpenCase}
@@ -132,7 +137,7 @@ function EvaluationHeader({ evaluation }: { evaluation: Evaluation }) {
         <div className="progress-fill" style={{ width: `${(share * 100).toFixed(1)}%` }} />
       </div>
       <p className="hint" data-testid="progress-text">
-        {count(evaluation.progress.done)} / {count(evaluation.progress.total)} cases {running ? "done so far" : "done"}
+        {count(evaluation.progress.done)} / {plural(evaluation.progress.total, "case")} {running ? "done so far" : "done"}
       </p>
       {evaluation.error && <p className="error">{evaluation.error}</p>}
       {cancel.isError && <ProblemList error={cancel.error} what="Cannot cancel" />}

@@ -12,6 +12,7 @@ import { GraderSelector } from "../components/GraderSelector";
 import { ProblemList } from "../components/ProblemList";
 import { EMPTY_TARGET, type TargetDraft, TargetForm, targetFromDraft, targetProblems } from "../components/TargetForm";
 import { defaultsFromSchema } from "../components/configSchema";
+import { plural } from "../components/format";
 
 /** Start an evaluation: a suite, a grader with its config, and a target that answers each case. */
 export function NewEvaluationPage() {
@@ -81,7 +82,7 @@ export function NewEvaluationPage() {
               </option>
               {suites.data?.suites.map((suite) => (
                 <option key={suite.id} value={String(suite.id)}>
-                  {suite.name} ({suite.case_count} cases)
+                  {suite.name} ({plural(suite.case_count, "case")})
                 </option>
               ))}
             </select>

@@ -9,7 +9,7 @@ import { DownloadButton } from "../components/DownloadButton";
 import { ErrorMessage } from "../components/ErrorMessage";
 import { ProblemList } from "../components/ProblemList";
 import { TextBlock } from "../components/TextBlock";
-import { count } from "../components/format";
+import { plural } from "../components/format";
 
 const PAGE_SIZE = 50;
 
@@ -32,7 +32,7 @@ export function SuitePage() {
     <section>
       <div className="page-header">
         <h2>{suite.data.name}</h2>
-        <span className="muted">{count(suite.data.case_count)} cases</span>
+        <span className="muted">{plural(suite.data.case_count, "case")}</span>
         <span className="spacer" />
         <Link className="button primary" to={`/evaluations/new?suite=${suiteId}`}>
           Evaluate
