@@ -33,6 +33,17 @@ class Settings(BaseSettings):
     """Folder of the built web UI; ``None`` means the bundle shipped in the package."""
     seed_demo: bool = False
     """Seed a demo suite into a database with no suites at startup (on in ``assay serve`` unless set)."""
+    target_allow: str = ""
+    """Comma-separated hosts, ``host:port`` or CIDRs on loopback or private networks that targets may call
+    when the server listens beyond loopback or has an API key (see Security)."""
+    target_secrets: str = ""
+    """Comma-separated names of environment variables targets may read besides ``ASSAY_SECRET_*``."""
+    max_answer_bytes: int = Field(default=MIB, ge=1)
+    """Longest agent answer kept; a longer one is cut and its case fails with ``answer_too_large``."""
+    listen_host: str | None = None
+    """Set by ``assay serve``: the address the server listens on (no target may call the server itself)."""
+    listen_port: int | None = Field(default=None, ge=0, le=65535)
+    """Set by ``assay serve``: the port the server listens on."""
 
     @field_validator("api_key")
     @classmethod

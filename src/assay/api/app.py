@@ -17,6 +17,7 @@ from assay.api.spa import SinglePageApp
 from assay.config import Settings
 from assay.services.evaluation_jobs import EvaluationJobs, seed_and_resume
 from assay.services.grader_service import GraderService
+from assay.services.target_policy import target_policy
 from assay.storage.database import create_db_engine, migrate, session_factory
 
 Extension = Callable[[FastAPI], AbstractAsyncContextManager[None]]
@@ -43,7 +44,8 @@ async def _database(app: FastAPI) -> AsyncIterator[None]:
 @asynccontextmanager
 async def _evaluations(app: FastAPI) -> AsyncIterator[None]:
     # Seeds the demo suite into an empty database and resumes evaluations a crash left running.
-    jobs = EvaluationJobs(app.state.engine, app.state.grader_service)
+    policy = target_policy(app.state.settings)
+    jobs = EvaluationJobs(app.state.engine, app.state.grader_service, policy)
     app.state.evaluation_jobs = jobs
     await seed_and_resume(jobs, seed_demo=app.state.settings.seed_demo)
     try:

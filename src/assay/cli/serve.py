@@ -13,6 +13,7 @@ import uvicorn
 from assay.cli.console import err
 from assay.config import Settings
 from assay.errors import SettingsError, ValidationError
+from assay.services.target_policy import target_policy
 from assay.storage.database import check_database, normalize_url
 
 
@@ -46,7 +47,10 @@ def serve(
 ) -> None:
     """Serve the Assay API and web UI; refuses a non-loopback host unless ASSAY_API_KEY is set."""
     os.environ.setdefault("ASSAY_SEED_DEMO", "true")  # a first `assay serve` shows a demo suite
+    # The app (built by uvicorn from the environment) must know where it listens: no target may call it.
+    os.environ["ASSAY_LISTEN_HOST"], os.environ["ASSAY_LISTEN_PORT"] = host, str(port)
     settings = load_settings()
+    target_policy(settings)  # a malformed ASSAY_TARGET_ALLOW stops here, in one line
     if not is_loopback(host) and settings.api_key is None:
         raise ValidationError(
             f"refusing to listen on {host}, which is not loopback, without an API key: "

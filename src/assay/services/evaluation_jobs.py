@@ -28,7 +28,7 @@ from assay.storage import evaluations as store
 from assay.storage.database import session_factory
 from assay.storage.evaluations import EvaluationRow, EvaluationStatus
 from assay.storage.types import utc_now
-from assay.targets import TargetCase, build_target, parse_target_spec
+from assay.targets import TargetCase, TargetPolicy, build_target, parse_target_spec
 
 logger = logging.getLogger(__name__)
 
@@ -92,7 +92,9 @@ class EvaluationJobs:
     ``submit`` and ``stop`` may be called from any thread (sync API routes run in a thread pool).
     """
 
-    def __init__(self, engine: Engine, graders: GraderService) -> None:
+    def __init__(self, engine: Engine, graders: GraderService, policy: TargetPolicy | None = None) -> None:
+        self.target_policy = policy if policy is not None else TargetPolicy()
+        """What this server's targets may do (egress, secrets, answer cap)."""
         self._engine = engine
         self._sessions = session_factory(engine)
         self._graders = graders
@@ -252,7 +254,8 @@ class EvaluationJobs:
                     f"grader '{row.grader_id}' is now version {grader.version}, this evaluation ran with "
                     f"{row.grader_version}; start a new evaluation"
                 )
-            target = build_target(parse_target_spec(row.target), concurrency=row.concurrency)
+            spec = parse_target_spec(row.target)
+            target = build_target(spec, concurrency=row.concurrency, policy=self.target_policy)
             sink = DatabaseSink(self._engine, evaluation_id, positions, live)
             async with target:
                 outcome = await run_cases(

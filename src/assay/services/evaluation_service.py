@@ -70,7 +70,7 @@ class EvaluationService:
             raise NotFoundError("Suite not found")
         grader = self.graders.build(request.grader_id, request.grader_config)  # NotFound / ConfigError
         spec = parse_target_spec(request.target, allowed=allowed_targets)
-        check_target(spec)
+        check_target(spec, self.jobs.target_policy)
         if not 1 <= request.concurrency <= MAX_CONCURRENCY:
             message = f"concurrency must be between 1 and {MAX_CONCURRENCY}"
             raise ValidationError(message, problems=[message])

@@ -104,7 +104,7 @@ def grade_reply(case: RunCase, reply: TargetReply, grader: GraderInterface) -> C
             target_case.case_id,
             target_case.input,
             case.expected_output,
-            None,
+            reply.output,  # None, or what an answer cut at the size cap holds
             False,
             None,
             None,

@@ -11,7 +11,8 @@ from typing import Any
 
 import orjson
 
-from assay.targets.reasons import ErrorReason, TargetCallError
+from assay.targets.policy import DEFAULT_MAX_ANSWER_BYTES
+from assay.targets.reasons import ErrorReason, TargetCallError, cut_answer
 from assay.targets.retry import RetryPolicy, call_with_retries
 
 
@@ -26,7 +27,9 @@ class TargetCase:
 
 @dataclass(frozen=True, slots=True)
 class TargetReply:
-    """A target's answer to one case: ``output``, or ``error`` (a reason code) and ``error_detail``."""
+    """A target's answer to one case: ``output``, or ``error`` (a reason code) and ``error_detail``.
+
+    An error may still carry an output: an answer cut at the size cap is stored as far as it goes."""
 
     output: str | None
     error: str | None = None
@@ -48,8 +51,11 @@ class Target(ABC):
     resources it holds (an HTTP client) are released.
     """
 
-    def __init__(self, policy: RetryPolicy | None = None) -> None:
+    def __init__(
+        self, policy: RetryPolicy | None = None, *, max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES
+    ) -> None:
         self.policy = policy or RetryPolicy()
+        self.max_answer_bytes = max_answer_bytes
 
     @abstractmethod
     async def call(self, case: TargetCase) -> str | None:
@@ -62,7 +68,7 @@ class Target(ABC):
             output, attempts = await call_with_retries(lambda: self.call(case), self.policy)
         except TargetCallError as failure:
             return TargetReply(
-                None,
+                failure.output,
                 error=failure.final_reason,
                 error_detail=failure.detail or None,
                 latency_ms=_elapsed_ms(started),
@@ -74,6 +80,15 @@ class Target(ABC):
                 error=ErrorReason.TARGET_ERROR.value,
                 error_detail=f"{type(exc).__name__}: {exc}",
                 latency_ms=_elapsed_ms(started),
+            )
+        too_large = cut_answer(output, self.max_answer_bytes) if output is not None else None
+        if too_large is not None:
+            return TargetReply(
+                too_large.output,
+                error=too_large.reason,
+                error_detail=too_large.detail,
+                latency_ms=_elapsed_ms(started),
+                attempts=attempts,
             )
         return TargetReply(output, latency_ms=_elapsed_ms(started), attempts=attempts)
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from assay.errors import ValidationError
 from assay.targets.base import Target
+from assay.targets.egress import EgressRefusedError
+from assay.targets.policy import TargetPolicy
 from assay.targets.specs import (
     CommandTargetSpec,
     HttpTargetSpec,
@@ -10,24 +13,27 @@ from assay.targets.specs import (
     PythonTargetSpec,
     RecordedTargetSpec,
     TargetSpec,
+    secret_names,
 )
 
 
-def build_target(spec: TargetSpec, *, concurrency: int = 8) -> Target:
-    """A ready target; ``ValidationError`` when it cannot be built (unset API key, unknown callable)."""
+def build_target(spec: TargetSpec, *, concurrency: int = 8, policy: TargetPolicy | None = None) -> Target:
+    """A ready target under ``policy`` (by default the CLI's: unrestricted); ``ValidationError`` when it
+    cannot be built (a secret that is not available, an unknown callable)."""
+    policy = policy if policy is not None else TargetPolicy.unrestricted()
     match spec:
         case HttpTargetSpec():
             from assay.targets.http import HttpTarget
 
-            return HttpTarget(spec, concurrency=concurrency)
+            return HttpTarget(spec, concurrency=concurrency, policy=policy)
         case OpenAITargetSpec():
             from assay.targets.openai import OpenAITarget
 
-            return OpenAITarget(spec, concurrency=concurrency)
+            return OpenAITarget(spec, concurrency=concurrency, policy=policy)
         case RecordedTargetSpec():
             from assay.targets.recorded import RecordedTarget
 
-            return RecordedTarget(spec)
+            return RecordedTarget(spec, max_answer_bytes=policy.max_answer_bytes)
         case PythonTargetSpec():
             from assay.targets.python_callable import PythonTarget
 
@@ -38,13 +44,26 @@ def build_target(spec: TargetSpec, *, concurrency: int = 8) -> Target:
             return CommandTarget(spec)
 
 
-def check_target(spec: TargetSpec) -> None:
-    """Refuse, before anything runs, a spec that could not be built; opens nothing (no client, no process)."""
-    if isinstance(spec, OpenAITargetSpec):
-        from assay.targets.openai import api_key
-
-        api_key(spec)
-    elif isinstance(spec, PythonTargetSpec):
+def check_target(spec: TargetSpec, policy: TargetPolicy | None = None) -> None:
+    """Refuse, before anything runs, a spec that could not be built or whose URL the egress policy refuses
+    as written (a literal address, a metadata name, credentials); opens nothing (no client, no process)."""
+    policy = policy if policy is not None else TargetPolicy.unrestricted()
+    policy.secrets.values(secret_names(spec), where="target")
+    for field_name, url in _urls(spec):
+        try:
+            policy.egress.check_url(url)
+        except EgressRefusedError as exc:
+            message = f"target.{field_name}: {exc.rule}"
+            raise ValidationError(message, problems=[message]) from None
+    if isinstance(spec, PythonTargetSpec):
         from assay.targets.python_callable import load_callable
 
         load_callable(spec.callable)
+
+
+def _urls(spec: TargetSpec) -> list[tuple[str, str]]:
+    if isinstance(spec, HttpTargetSpec):
+        return [("url", spec.url)]
+    if isinstance(spec, OpenAITargetSpec):
+        return [("base_url", spec.base_url)]
+    return []

@@ -15,15 +15,26 @@ from typing import Any
 import aiohttp
 import orjson
 from multidict import CIMultiDictProxy
+from yarl import URL
 
 from assay.targets.base import Target, TargetCase, response_text
+from assay.targets.egress import EgressPolicy, EgressRefusedError
+from assay.targets.policy import DEFAULT_MAX_ANSWER_BYTES, TargetPolicy
 from assay.targets.reasons import ErrorReason, TargetCallError, http_reason, timeout_failure
+from assay.targets.resolver import connection_resolver
 from assay.targets.retry import RetryPolicy
-from assay.targets.specs import HttpTargetSpec
-from assay.targets.templates import render
+from assay.targets.specs import HttpTargetSpec, secret_names
+from assay.targets.templates import fill_secrets, render
 
 _RETRYABLE_STATUS = frozenset({408, 429})
 _DETAIL_CHARS = 200
+
+
+MAX_REDIRECTS = 5
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
+_KEPT_ACROSS_ORIGINS = frozenset({"content-type", "accept"})
+_BODY_OVERHEAD_BYTES = 64 * 1024
+"""Room for the JSON around an answer: a reply body may exceed the answer cap by this much."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,29 +54,65 @@ class Reply:
 class HttpSession:
     """The HTTP client of one evaluation: a keep-alive pool with room for ``concurrency`` calls.
 
-    The aiohttp session is opened on first use, inside the event loop that runs the evaluation.
+    Every request goes through the egress policy (the URL before it is sent, each resolved address on
+    connecting), follows no redirect by itself, and reads at most the answer cap (plus room for JSON) of a
+    body. The aiohttp session is opened on first use, inside the event loop that runs the evaluation.
     """
 
-    def __init__(self, timeout: float, concurrency: int) -> None:
+    def __init__(
+        self,
+        timeout: float,
+        concurrency: int,
+        *,
+        egress: EgressPolicy | None = None,
+        max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
+    ) -> None:
         self._timeout = aiohttp.ClientTimeout(total=timeout)
         self._limit = concurrency
+        self._egress = egress if egress is not None else EgressPolicy.unrestricted()
+        self.max_answer_bytes = max_answer_bytes
         self._session: aiohttp.ClientSession | None = None
 
     def _open(self) -> aiohttp.ClientSession:
         if self._session is None:
-            connector = aiohttp.TCPConnector(limit=self._limit, limit_per_host=self._limit)
+            connector = aiohttp.TCPConnector(
+                limit=self._limit,
+                limit_per_host=self._limit,
+                resolver=connection_resolver(self._egress),
+                # Each new connection resolves (and is checked) again: a name may not rebind past the policy.
+                use_dns_cache=not self._egress.restricted,
+            )
             self._session = aiohttp.ClientSession(connector=connector, timeout=self._timeout)
         return self._session
 
     async def request(self, method: str, url: str, **kwargs: Any) -> Reply:
-        """One request, its body read in full."""
-        async with self._open().request(method, url, **kwargs) as response:
-            return Reply(response.status, response.headers, await response.read())
+        """One request, redirects not followed, its body read up to the cap."""
+        self._egress.check_url(url)
+        async with self._open().request(method, url, allow_redirects=False, **kwargs) as response:
+            body = await _read_capped(response, self.max_answer_bytes)
+            return Reply(response.status, response.headers, body)
 
     async def aclose(self) -> None:
         """Close the pool."""
         if self._session is not None:
             await self._session.close()
+
+
+async def _read_capped(response: aiohttp.ClientResponse, max_answer_bytes: int) -> bytes:
+    limit = max_answer_bytes + _BODY_OVERHEAD_BYTES
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.content.iter_chunked(64 * 1024):
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > limit:
+            cut = b"".join(chunks)[:max_answer_bytes].decode(errors="ignore")
+            raise TargetCallError(
+                ErrorReason.ANSWER_TOO_LARGE.value,
+                f"reply body over {limit:,} bytes (ASSAY_MAX_ANSWER_BYTES is {max_answer_bytes:,})",
+                output=cut,
+            )
+    return b"".join(chunks)
 
 
 def _retry_after(value: str | None) -> float | None:
@@ -98,19 +145,73 @@ def _check_status(reply: Reply) -> None:
     )
 
 
-async def send(session: HttpSession, method: str, url: str, timeout: float, **kwargs: Any) -> Reply:
+async def send(
+    session: HttpSession,
+    method: str,
+    url: str,
+    timeout: float,
+    *,
+    follow_redirects: bool = False,
+    **kwargs: Any,
+) -> Reply:
     """One request; transport failures and 408/429/5xx raise a retryable :class:`TargetCallError`.
 
-    Header values are never put into a failure's detail: they may be secrets.
+    A redirect is an ``http_redirect`` error unless ``follow_redirects``; then each hop is sent again
+    through the policy, and headers other than the content type are dropped when the origin changes (they
+    may hold secrets meant for the first one). Header values are never put into a failure's detail.
     """
+    for _ in range(MAX_REDIRECTS + 1):
+        reply = await _send_once(session, method, url, timeout, **kwargs)
+        location = reply.headers.get("location")
+        if reply.status not in _REDIRECTS or location is None:
+            _check_status(reply)
+            return reply
+        if not follow_redirects:
+            raise TargetCallError(
+                ErrorReason.HTTP_REDIRECT.value,
+                f"HTTP {reply.status} redirect not followed (set follow_redirects to follow it)",
+            )
+        method, url, kwargs = _next_hop(reply.status, method, url, location, kwargs)
+    raise TargetCallError(ErrorReason.HTTP_REDIRECT.value, f"more than {MAX_REDIRECTS} redirects")
+
+
+async def _send_once(session: HttpSession, method: str, url: str, timeout: float, **kwargs: Any) -> Reply:
     try:
-        reply = await session.request(method, url, **kwargs)
+        return await session.request(method, url, **kwargs)
+    except EgressRefusedError as exc:
+        raise TargetCallError(ErrorReason.EGRESS_REFUSED.value, exc.rule) from exc
     except TimeoutError as exc:
         raise timeout_failure(timeout) from exc
+    except aiohttp.ClientConnectorError as exc:
+        if isinstance(exc.os_error, EgressRefusedError):
+            raise TargetCallError(ErrorReason.EGRESS_REFUSED.value, exc.os_error.rule) from exc
+        raise TargetCallError("connection_error", type(exc).__name__, retryable=True) from exc
+    except aiohttp.InvalidURL as exc:
+        raise TargetCallError(ErrorReason.EGRESS_REFUSED.value, f"not a valid URL: {exc}") from exc
     except aiohttp.ClientError as exc:
         raise TargetCallError("connection_error", type(exc).__name__, retryable=True) from exc
-    _check_status(reply)
-    return reply
+
+
+def _next_hop(
+    status: int, method: str, url: str, location: str, kwargs: dict[str, Any]
+) -> tuple[str, str, dict[str, Any]]:
+    """Method, URL and request options of the hop a redirect points to (as browsers follow them)."""
+    current = URL(url)
+    target = current.join(URL(location))
+    if target.scheme not in ("http", "https"):
+        raise TargetCallError(
+            ErrorReason.HTTP_REDIRECT.value, f"redirect to a {target.scheme or 'relative'} URL"
+        )
+    options = dict(kwargs)
+    if status == 303 or (status in (301, 302) and method == "POST"):
+        method = "GET"
+        options.pop("data", None)
+    if target.origin() != current.origin():
+        headers = options.get("headers") or {}
+        options["headers"] = {
+            key: value for key, value in headers.items() if key.lower() in _KEPT_ACROSS_ORIGINS
+        }
+    return method, str(target), options
 
 
 def read_path(document: Any, path: str) -> Any:
@@ -139,12 +240,19 @@ def parse_json(reply: Reply) -> Any:
 class HttpTarget(Target):
     """Sends each case to an HTTP endpoint and reads the answer from its reply."""
 
-    def __init__(self, spec: HttpTargetSpec, *, concurrency: int = 8) -> None:
-        super().__init__(RetryPolicy(attempts=spec.max_attempts, timeout=spec.timeout))
+    def __init__(
+        self, spec: HttpTargetSpec, *, concurrency: int = 8, policy: TargetPolicy | None = None
+    ) -> None:
+        policy = policy if policy is not None else TargetPolicy.unrestricted()
+        retry = RetryPolicy(attempts=spec.max_attempts, timeout=spec.timeout)
+        super().__init__(retry, max_answer_bytes=policy.max_answer_bytes)
         self.spec = spec
-        self._session = HttpSession(spec.timeout, concurrency)
-        self._headers = dict(spec.headers)
-        self._json_headers = {"content-type": "application/json", **spec.headers}
+        egress, cap = policy.egress, policy.max_answer_bytes
+        self._session = HttpSession(spec.timeout, concurrency, egress=egress, max_answer_bytes=cap)
+        # Secrets are read now, kept in memory for this run only, never stored or shown.
+        self._secrets = policy.secrets.values(secret_names(spec), where="target")
+        self._headers = {key: fill_secrets(value, self._secrets) for key, value in spec.headers.items()}
+        self._json_headers = {"content-type": "application/json", **self._headers}
 
     async def call(self, case: TargetCase) -> str | None:
         """POST (or the configured method) the rendered template and read the configured path."""
@@ -152,7 +260,7 @@ class HttpTarget(Target):
         if spec.body_template is None:
             body: Any = {"input": case.input}
         else:
-            body = render(spec.body_template, case)
+            body = render(spec.body_template, case, self._secrets)
         if spec.method == "GET":
             params = body if isinstance(body, dict) else {"input": case.input}
             request: dict[str, Any] = {
@@ -161,7 +269,10 @@ class HttpTarget(Target):
             }
         else:
             request = {"data": orjson.dumps(body), "headers": self._json_headers}
-        reply = await send(self._session, spec.method, spec.url, spec.timeout, **request)
+        follow = spec.follow_redirects
+        reply = await send(
+            self._session, spec.method, spec.url, spec.timeout, follow_redirects=follow, **request
+        )
         if spec.response_path is None:
             return reply.text
         return response_text(read_path(parse_json(reply), spec.response_path))

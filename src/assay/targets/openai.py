@@ -2,41 +2,44 @@
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import orjson
 
-from assay.errors import ValidationError
 from assay.targets.base import Target, TargetCase, response_text
 from assay.targets.http import HttpSession, parse_json, read_path, send
+from assay.targets.policy import TargetPolicy
 from assay.targets.retry import RetryPolicy
+from assay.targets.secrets import SecretPolicy
 from assay.targets.specs import OpenAITargetSpec
 
 
-def api_key(spec: OpenAITargetSpec) -> str | None:
-    """The key from the environment variable the spec names; ``ValidationError`` when it is not set."""
+def api_key(spec: OpenAITargetSpec, secrets: SecretPolicy) -> str | None:
+    """The key from the environment variable the spec names, as the secret policy allows; else a
+    ``ValidationError`` (the same whether the name is refused or unset)."""
     if spec.api_key_env is None:
         return None
-    key = os.environ.get(spec.api_key_env)
-    if not key:
-        message = f"environment variable {spec.api_key_env} (target.api_key_env) is not set"
-        raise ValidationError(message, problems=[message])
-    return key
+    return secrets.value(spec.api_key_env, where="target.api_key_env")
 
 
 class OpenAITarget(Target):
     """Sends each case's input as the user message; the answer is the first choice's message content."""
 
-    def __init__(self, spec: OpenAITargetSpec, *, concurrency: int = 8) -> None:
-        super().__init__(RetryPolicy(attempts=spec.max_attempts, timeout=spec.timeout))
+    def __init__(
+        self, spec: OpenAITargetSpec, *, concurrency: int = 8, policy: TargetPolicy | None = None
+    ) -> None:
+        policy = policy if policy is not None else TargetPolicy.unrestricted()
+        retry = RetryPolicy(attempts=spec.max_attempts, timeout=spec.timeout)
+        super().__init__(retry, max_answer_bytes=policy.max_answer_bytes)
         self.spec = spec
-        key = api_key(spec)
+        key = api_key(spec, policy.secrets)
         self._headers = {"content-type": "application/json"}
         if key is not None:
             self._headers["authorization"] = f"Bearer {key}"
         self._url = spec.base_url.rstrip("/") + "/chat/completions"
-        self._session = HttpSession(spec.timeout, concurrency)
+        self._session = HttpSession(
+            spec.timeout, concurrency, egress=policy.egress, max_answer_bytes=policy.max_answer_bytes
+        )
 
     def body(self, case: TargetCase) -> dict[str, Any]:
         """The chat-completions request for ``case``."""

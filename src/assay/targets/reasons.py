@@ -16,6 +16,9 @@ class ErrorReason(StrEnum):
     COMMAND_FAILED = "command_failed"
     TEMPLATE_ERROR = "template_error"
     TARGET_ERROR = "target_error"
+    ANSWER_TOO_LARGE = "answer_too_large"
+    EGRESS_REFUSED = "egress_refused"
+    HTTP_REDIRECT = "http_redirect"
 
 
 def http_reason(status: int, *, retried: bool) -> str:
@@ -31,13 +34,21 @@ class TargetCallError(Exception):
     """
 
     def __init__(
-        self, reason: str, detail: str = "", *, retryable: bool = False, retry_after: float | None = None
+        self,
+        reason: str,
+        detail: str = "",
+        *,
+        retryable: bool = False,
+        retry_after: float | None = None,
+        output: str | None = None,
     ) -> None:
         super().__init__(detail or reason)
         self.reason = reason
         self.detail = detail
         self.retryable = retryable
         self.retry_after = retry_after
+        self.output = output
+        """What the agent did answer, when the failure still leaves one to store (a cut answer)."""
         self.attempts = 1
 
     @property
@@ -49,3 +60,18 @@ class TargetCallError(Exception):
 def timeout_failure(seconds: float) -> TargetCallError:
     """A call that did not finish within its timeout (always worth retrying)."""
     return TargetCallError("timeout", f"no reply within {seconds:g} s", retryable=True)
+
+
+def cut_answer(text: str, max_bytes: int) -> TargetCallError | None:
+    """``answer_too_large`` carrying ``text`` cut to ``max_bytes`` of UTF-8; ``None`` when it fits."""
+    if len(text) <= max_bytes // 4:  # four bytes per character at most: no need to encode
+        return None
+    encoded = text.encode(errors="surrogatepass")
+    if len(encoded) <= max_bytes:
+        return None
+    cut = encoded[:max_bytes].decode(errors="ignore")
+    return TargetCallError(
+        ErrorReason.ANSWER_TOO_LARGE.value,
+        f"answer of {len(encoded):,} bytes is over the {max_bytes:,}-byte cap (ASSAY_MAX_ANSWER_BYTES)",
+        output=cut,
+    )

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from assay.targets.base import Target, TargetCase, TargetReply, response_text
-from assay.targets.reasons import ErrorReason, TargetCallError
+from assay.targets.policy import DEFAULT_MAX_ANSWER_BYTES
+from assay.targets.reasons import ErrorReason, TargetCallError, cut_answer
 from assay.targets.specs import RecordedTargetSpec
 
 _MISSING = TargetReply(
@@ -14,8 +15,8 @@ _MISSING = TargetReply(
 class RecordedTarget(Target):
     """Looks each case up by id in ``responses``, else in its metadata under ``metadata_key``."""
 
-    def __init__(self, spec: RecordedTargetSpec) -> None:
-        super().__init__()
+    def __init__(self, spec: RecordedTargetSpec, *, max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES) -> None:
+        super().__init__(max_answer_bytes=max_answer_bytes)
         self._responses = spec.responses
         self._metadata_key = spec.metadata_key
 
@@ -39,4 +40,9 @@ class RecordedTarget(Target):
     async def respond(self, case: TargetCase) -> TargetReply:
         """The recorded reply at once: no timeout, retries or timing, which would only cost time here."""
         found, response = self._lookup(case)
-        return TargetReply(response) if found else _MISSING
+        if not found:
+            return _MISSING
+        too_large = cut_answer(response, self.max_answer_bytes) if response is not None else None
+        if too_large is not None:
+            return TargetReply(too_large.output, error=too_large.reason, error_detail=too_large.detail)
+        return TargetReply(response)

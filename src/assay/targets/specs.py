@@ -15,7 +15,8 @@ API_TARGET_TYPES: frozenset[str] = frozenset({"http", "openai", "recorded"})
 """Target types the API accepts; Python callables and shell commands run code, so only the CLI has them."""
 
 _PLACEHOLDER = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")
-_PLACEHOLDER_NAME = re.compile(r"input|case_id|metadata(\.[^.\s]+)+")
+_PLACEHOLDER_NAME = re.compile(r"input|case_id|metadata(\.[^.\s]+)+|secret\.[A-Za-z_][A-Za-z0-9_]*")
+_SECRET_NAME = re.compile(r"secret\.([A-Za-z_][A-Za-z0-9_]*)")
 
 
 class _TargetSpecBase(BaseModel):
@@ -33,11 +34,21 @@ class HttpTargetSpec(_TargetSpecBase):
     type: Literal["http"]
     url: str = Field(pattern=r"^https?://\S+$", max_length=2048)
     method: Literal["POST", "PUT", "PATCH", "GET"] = "POST"
-    headers: dict[str, str] = Field(default_factory=dict, description="Sent with every call; write-only.")
+    headers: dict[str, str] = Field(
+        default_factory=dict,
+        repr=False,
+        description="Sent with every call; write-only. A value may hold {{secret.NAME}}: the server's "
+        "environment variable NAME (ASSAY_SECRET_* or listed in ASSAY_TARGET_SECRETS), read at call time.",
+    )
     body_template: Any = Field(
         default=None,
-        description="JSON body with {{input}}, {{case_id}} and {{metadata.key}} placeholders; "
-        'default {"input": "{{input}}"}. For GET, an object sent as query parameters.',
+        description="JSON body with {{input}}, {{case_id}}, {{metadata.key}} and {{secret.NAME}} "
+        'placeholders; default {"input": "{{input}}"}. For GET, an object sent as query parameters.',
+    )
+    follow_redirects: bool = Field(
+        default=False,
+        description="Follow redirects (each hop checked by the egress policy; headers dropped when the "
+        "origin changes). Off: a redirect is the error http_redirect.",
     )
     response_path: str | None = Field(
         default="output",
@@ -50,8 +61,23 @@ class HttpTargetSpec(_TargetSpecBase):
     def _known_placeholders(cls, template: Any) -> Any:
         unknown = sorted(name for name in _placeholders(template) if not _PLACEHOLDER_NAME.fullmatch(name))
         if unknown:
-            raise ValueError(f"unknown placeholder(s) {unknown}; use input, case_id or metadata.<key>")
+            raise ValueError(
+                f"unknown placeholder(s) {unknown}; use input, case_id, metadata.<key> or secret.<NAME>"
+            )
         return template
+
+    @field_validator("headers")
+    @classmethod
+    def _only_secret_placeholders(cls, headers: dict[str, str]) -> dict[str, str]:
+        unknown = sorted(
+            name
+            for value in headers.values()
+            for name in _placeholders(value)
+            if not _SECRET_NAME.fullmatch(name)
+        )
+        if unknown:
+            raise ValueError(f"header values may only hold {{{{secret.<NAME>}}}} placeholders, not {unknown}")
+        return headers
 
 
 class OpenAITargetSpec(_TargetSpecBase):
@@ -110,6 +136,16 @@ def _placeholders(value: Any) -> set[str]:
         return set().union(*(_placeholders(item) for item in value.values())) if value else set()
     if isinstance(value, list):
         return set().union(*(_placeholders(item) for item in value)) if value else set()
+    return set()
+
+
+def secret_names(spec: TargetSpec) -> set[str]:
+    """The environment variables a target reads: ``{{secret.NAME}}`` placeholders and the OpenAI key."""
+    if isinstance(spec, HttpTargetSpec):
+        placeholders = _placeholders(spec.body_template) | _placeholders(list(spec.headers.values()))
+        return {match.group(1) for name in placeholders if (match := _SECRET_NAME.fullmatch(name))}
+    if isinstance(spec, OpenAITargetSpec) and spec.api_key_env is not None:
+        return {spec.api_key_env}
     return set()
 
 

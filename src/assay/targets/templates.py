@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
@@ -11,13 +12,21 @@ from assay.targets.base import TargetCase
 from assay.targets.reasons import ErrorReason, TargetCallError
 
 _PLACEHOLDER = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")
+_NO_SECRETS: Mapping[str, str] = {}
 
 
-def _lookup(name: str, case: TargetCase) -> Any:
+def _lookup(name: str, case: TargetCase, secrets: Mapping[str, str]) -> Any:
     if name == "input":
         return case.input
     if name == "case_id":
         return case.case_id
+    if name.startswith("secret."):
+        secret = secrets.get(name.removeprefix("secret."))
+        if secret is None:
+            raise TargetCallError(
+                ErrorReason.TEMPLATE_ERROR.value, f"{name} was not read when the target was built"
+            )
+        return secret
     value: Any = case.metadata
     for key in name.split(".")[1:]:
         if not isinstance(value, dict) or key not in value:
@@ -30,8 +39,8 @@ def _as_text(value: Any) -> str:
     return value if isinstance(value, str) else orjson.dumps(value).decode()
 
 
-def render(template: Any, case: TargetCase) -> Any:
-    """``template`` with its placeholders filled from ``case``.
+def render(template: Any, case: TargetCase, secrets: Mapping[str, str] = _NO_SECRETS) -> Any:
+    """``template`` with its placeholders filled from ``case`` and ``secrets`` (read at build time).
 
     A string that is exactly one placeholder becomes the value itself (so a number stays a number);
     placeholders inside longer strings are replaced by the value as text.
@@ -39,10 +48,15 @@ def render(template: Any, case: TargetCase) -> Any:
     if isinstance(template, str):
         whole = _PLACEHOLDER.fullmatch(template)
         if whole:
-            return _lookup(whole.group(1), case)
-        return _PLACEHOLDER.sub(lambda match: _as_text(_lookup(match.group(1), case)), template)
+            return _lookup(whole.group(1), case, secrets)
+        return _PLACEHOLDER.sub(lambda match: _as_text(_lookup(match.group(1), case, secrets)), template)
     if isinstance(template, dict):
-        return {key: render(value, case) for key, value in template.items()}
+        return {key: render(value, case, secrets) for key, value in template.items()}
     if isinstance(template, list):
-        return [render(item, case) for item in template]
+        return [render(item, case, secrets) for item in template]
     return template
+
+
+def fill_secrets(text: str, secrets: Mapping[str, str]) -> str:
+    """A header value with its ``{{secret.NAME}}`` placeholders filled (the only ones a header may hold)."""
+    return _PLACEHOLDER.sub(lambda match: _as_text(secrets[match.group(1).removeprefix("secret.")]), text)
