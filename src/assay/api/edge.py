@@ -14,6 +14,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from assay.api.docs import DOCS_PATHS
 from assay.api.envelope import error_response, internal_error_response
+from assay.storage.database import loggable
 
 logger = logging.getLogger(__name__)
 
@@ -64,10 +65,13 @@ class EdgeMiddleware:
 
         try:
             await self.app(scope, receive, send_with_headers)
-        except Exception:
+        except Exception as exc:
             # Handled here rather than by Starlette's ServerErrorMiddleware so that the 500 gets the
-            # headers too; the trace goes to the log, never to the client.
-            logger.exception("unhandled error on %s %s", scope.get("method"), scope["path"])
+            # headers too; the trace goes to the log (without the values a database error carries),
+            # never to the client.
+            logger.error(
+                "unhandled error on %s %s", scope.get("method"), scope["path"], exc_info=loggable(exc)
+            )
             if started:
                 raise
             await internal_error_response()(scope, receive, send_with_headers)

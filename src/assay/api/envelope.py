@@ -16,6 +16,7 @@ from starlette.routing import Match
 
 from assay.api.rendering import SafeJSONResponse
 from assay.errors import AssayError
+from assay.storage.database import loggable
 
 logger = logging.getLogger(__name__)
 
@@ -138,7 +139,7 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
 
 
 async def _unexpected_error(request: Request, exc: Exception) -> JSONResponse:
-    logger.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+    logger.error("unhandled error on %s %s", request.method, request.url.path, exc_info=loggable(exc))
     return internal_error_response()
 
 

@@ -25,7 +25,7 @@ from assay.services.grader_service import GraderService
 from assay.services.runner import CaseResult, RunCase, finish_in_thread, run_cases
 from assay.services.summary import ResultFacts, summarize
 from assay.storage import evaluations as store
-from assay.storage.database import session_factory
+from assay.storage.database import loggable, session_factory
 from assay.storage.evaluations import EvaluationRow, EvaluationStatus
 from assay.storage.types import utc_now
 from assay.targets import TargetCase, TargetPolicy, build_target, parse_target_spec
@@ -267,7 +267,7 @@ class EvaluationJobs:
             raise  # shutdown: stay ``running`` and resume at the next start
         except Exception as exc:  # any failure ends this evaluation as data, never the server
             message = exc.message if isinstance(exc, AssayError) else f"{type(exc).__name__}: {exc}"
-            logger.exception("evaluation %s failed", evaluation_id)
+            logger.error("evaluation %s failed", evaluation_id, exc_info=loggable(exc))
             await finish_in_thread(self._finish, evaluation_id, Status.FAILED, message)
 
 

@@ -79,7 +79,11 @@ def _set_sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 
 
 def create_db_engine(url: str | URL) -> Engine:
-    """An engine for ``url``; for a SQLite file, its folder is created first."""
+    """An engine for ``url``; for a SQLite file, its folder is created first.
+
+    SQL parameters never appear in logs or error messages (``hide_parameters``): they hold agent answers
+    and target specs, whose headers may carry secrets.
+    """
     parsed = normalize_url(url)
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:" and not parsed.database.startswith("file:"):
@@ -89,10 +93,36 @@ def create_db_engine(url: str | URL) -> Engine:
             except OSError as exc:
                 message = f"ASSAY_DATABASE_URL: cannot create the folder {folder} of the SQLite database"
                 raise SettingsError(f"{message}: {exc.strerror}") from None
-        engine = create_engine(parsed, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
+        engine = create_engine(
+            parsed, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}, hide_parameters=True
+        )
         event.listen(engine, "connect", _set_sqlite_pragmas)
         return engine
-    return create_engine(parsed, pool_pre_ping=True)
+    return create_engine(parsed, pool_pre_ping=True, hide_parameters=True)
+
+
+class LoggedDatabaseError(Exception):
+    """A database error as it may be logged: what failed, without the values involved."""
+
+
+def loggable(exc: BaseException) -> BaseException:
+    """``exc`` fit for a log: a database error keeps its traceback and loses the values it carries.
+
+    ``hide_parameters`` keeps SQL parameters out of SQLAlchemy's message, but PostgreSQL still sends the
+    failing row in its DETAIL ("Failing row contains (...)"), and a row may hold an agent's answer or a
+    target's headers. Other exceptions are returned as they are.
+    """
+    if not isinstance(exc, DBAPIError):
+        return exc
+    original = exc.orig
+    diagnostic = getattr(original, "diag", None)
+    primary = getattr(diagnostic, "message_primary", None)
+    if primary is None and type(original).__module__.startswith("sqlite3"):
+        primary = str(original)  # SQLite names the constraint, never the values
+    summary = f"{type(original).__name__}: {primary}" if primary else type(original).__name__
+    safe = LoggedDatabaseError(f"{summary} [statement: {exc.statement}]")
+    safe.__suppress_context__ = True
+    return safe.with_traceback(exc.__traceback__)
 
 
 def migrate(engine: Engine) -> None:
