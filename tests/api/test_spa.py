@@ -110,3 +110,10 @@ def test_the_shipped_bundle_is_served(client: TestClient) -> None:
     response = client.get("/")
     assert response.status_code == 200
     assert "<html" in response.text.lower()
+
+
+@pytest.mark.parametrize("path", ["/assets/x%00.js", "/x%00", "/docs-assets/a%00.css", "/api/graders%00"])
+def test_a_nul_in_the_path_is_a_404_envelope(ui: TestClient, path: str) -> None:
+    response = ui.get(path)
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "NOT_FOUND"

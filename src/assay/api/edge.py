@@ -63,6 +63,10 @@ class EdgeMiddleware:
                 message["headers"] = [*message.get("headers", []), *extra]
             await send(message)
 
+        if "\x00" in scope["path"]:
+            # No file, route or page has a NUL in its name; file lookups would fail on it with a 500.
+            await error_response(404, "NOT_FOUND", "Not found")(scope, receive, send_with_headers)
+            return
         try:
             await self.app(scope, receive, send_with_headers)
         except Exception as exc:

@@ -46,6 +46,9 @@ def serve(
     port: Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on")] = 8000,
 ) -> None:
     """Serve the Assay API and web UI; refuses a non-loopback host unless ASSAY_API_KEY is set."""
+    host = host.strip()
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]  # an IPv6 address as written in a URL; the socket wants it bare
     os.environ.setdefault("ASSAY_SEED_DEMO", "true")  # a first `assay serve` shows a demo suite
     # The app (built by uvicorn from the environment) must know where it listens: no target may call it.
     os.environ["ASSAY_LISTEN_HOST"], os.environ["ASSAY_LISTEN_PORT"] = host, str(port)

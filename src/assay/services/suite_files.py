@@ -24,6 +24,7 @@ CSV_COLUMNS = ("input", "expected_output", "metadata")
 # A cell starting with one of these is run as a formula by spreadsheet programs (CSV injection);
 # the full-width forms count too in some of them.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "＝", "＋", "－", "＠")
+_SKIPPED_BEFORE_FORMULA = "".join(chr(code) for code in range(33)) + "\x7f\u00a0\u3000"
 
 
 class SuiteFormat(Enum):
@@ -182,8 +183,13 @@ def jsonl_lines(cases: Iterable[Case]) -> Iterator[bytes]:
 
 
 def neutralise_formula(cell: str) -> str:
-    """``cell`` with a leading quote when a spreadsheet would otherwise run it as a formula."""
-    return "'" + cell if cell.startswith(FORMULA_STARTS) else cell
+    """``cell`` with a leading quote when a spreadsheet would otherwise run it as a formula.
+
+    Spreadsheets skip leading spaces and line breaks before they look for ``=``, so what counts is the
+    first character that is neither whitespace nor a control character (``" =1"``, ``"\n=1"``).
+    """
+    risky = cell.startswith(FORMULA_STARTS) or cell.lstrip(_SKIPPED_BEFORE_FORMULA).startswith(FORMULA_STARTS)
+    return "'" + cell if risky else cell
 
 
 def csv_lines(cases: Iterable[Case]) -> Iterator[bytes]:
