@@ -14,10 +14,13 @@ from assay.graders.text import read_text
 DEFAULT_TRUE_ALIASES = ("true", "True", "TRUE", "yes", "Yes", "YES", "1")
 DEFAULT_FALSE_ALIASES = ("false", "False", "FALSE", "no", "No", "NO", "0")
 
+MAX_ALIASES = 1000
+MAX_ALIAS_LENGTH = 200
 _ALIAS_LIST_SCHEMA: dict[str, Any] = {
     "type": "array",
     "minItems": 1,
-    "items": {"type": "string", "pattern": r"\S"},
+    "maxItems": MAX_ALIASES,  # a config comes from API callers: every list and string is bounded
+    "items": {"type": "string", "pattern": r"\S", "maxLength": MAX_ALIAS_LENGTH},
 }
 
 _MATCH_REASON = "Expected and actual values match"

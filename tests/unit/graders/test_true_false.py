@@ -417,3 +417,17 @@ def test_results_are_fresh_dicts(grader: TrueFalseGrader) -> None:
     first = grader.grade("yes", "true")
     first["details"]["reason"] = "changed"
     assert grader.grade("yes", "true")["details"]["reason"] == "Expected and actual values match"
+
+
+def test_alias_lists_and_aliases_are_bounded() -> None:
+    from assay.graders.true_false import MAX_ALIAS_LENGTH, MAX_ALIASES
+
+    TrueFalseGrader(
+        config={"aliases": {"true": [f"t{n}" for n in range(MAX_ALIASES)], "false": ["n" * MAX_ALIAS_LENGTH]}}
+    )
+    with pytest.raises(ValueError, match="true"):
+        TrueFalseGrader(
+            config={"aliases": {"true": [f"t{n}" for n in range(MAX_ALIASES + 1)], "false": ["no"]}}
+        )
+    with pytest.raises(ValueError, match="false"):
+        TrueFalseGrader(config={"aliases": {"true": ["yes"], "false": ["n" * (MAX_ALIAS_LENGTH + 1)]}})
