@@ -166,6 +166,8 @@ class PageWatch:
     console_errors: list[str] = field(default_factory=list)
     dialogs: list[str] = field(default_factory=list)
     expected_console: list[str] = field(default_factory=list)
+    accept_dialogs: bool = False
+    """Answer yes to confirm dialogs (they are dismissed unless a test asks)."""
 
     def expect_console_error(self, text: str) -> None:
         """Allow console errors containing ``text`` (e.g. the status of a request refused on purpose)."""
@@ -196,7 +198,10 @@ def page(browser: Browser, assay: AssayServer, watch: PageWatch) -> Iterator[Pag
 
     def on_dialog(dialog: Dialog) -> None:
         watch.dialogs.append(f"{dialog.type}: {dialog.message}")
-        dialog.dismiss()
+        if watch.accept_dialogs:
+            dialog.accept()
+        else:
+            dialog.dismiss()
 
     tab.on("dialog", on_dialog)
     yield tab

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import PageWatch
+from tests.e2e.conftest import AssayServer, PageWatch
 
 pytestmark = pytest.mark.browser
 
@@ -66,3 +66,20 @@ def test_create_a_suite_and_add_a_case(page: Page, tmp_path: Path) -> None:
     expect(page.get_by_test_id("case-list")).to_contain_text("Is ice cold?")
     page.get_by_role("link", name="Suites", exact=True).click()
     expect(page.get_by_test_id("suite-list")).to_contain_text(name)
+
+
+def test_deleting_a_suite_with_evaluations_asks_for_the_cascade(
+    page: Page, watch: PageWatch, assay: AssayServer
+) -> None:
+    watch.expect_console_error("status of 409")  # the first, refused delete
+    watch.accept_dialogs = True
+    suite_id = assay.create_suite([("Is ice cold?", "true", "")], "with an evaluation")
+    body = {"suite_id": suite_id, "grader_id": "true-false", "target": {"type": "recorded"}}
+    evaluation_id = assay.data(assay.client.post("/api/evaluations", json=body))["id"]
+    assay.wait_for(evaluation_id)
+    page.goto(f"/suites/{suite_id}")
+    page.get_by_role("button", name="Delete").click()
+    expect(page).to_have_url(re.compile(r"/suites$"))
+    assert watch.dialogs[0].startswith("confirm: Delete the suite")
+    assert "1 evaluation(s)" in watch.dialogs[1]
+    assert assay.client.get(f"/api/evaluations/{evaluation_id}").status_code == 404

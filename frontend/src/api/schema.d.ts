@@ -184,7 +184,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a suite
-         * @description Delete a suite and its cases.
+         * @description Delete a suite and its cases; 409 ``CONFLICT`` when it has evaluations, unless ``cascade``.
          */
         delete: operations["delete_suite_api_suites__suite_id__delete"];
         options?: never;
@@ -1092,16 +1092,22 @@ export interface components {
             method?: "POST" | "PUT" | "PATCH" | "GET";
             /**
              * Headers
-             * @description Sent with every call; write-only.
+             * @description Sent with every call; write-only. A value may hold {{secret.NAME}}: the server's environment variable NAME (ASSAY_SECRET_* or listed in ASSAY_TARGET_SECRETS), read at call time.
              */
             headers?: {
                 [key: string]: string;
             };
             /**
              * Body Template
-             * @description JSON body with {{input}}, {{case_id}} and {{metadata.key}} placeholders; default {"input": "{{input}}"}. For GET, an object sent as query parameters.
+             * @description JSON body with {{input}}, {{case_id}}, {{metadata.key}} and {{secret.NAME}} placeholders; default {"input": "{{input}}"}. For GET, an object sent as query parameters.
              */
             body_template?: unknown;
+            /**
+             * Follow Redirects
+             * @description Follow redirects (each hop checked by the egress policy; headers dropped when the origin changes). Off: a redirect is the error http_redirect.
+             * @default false
+             */
+            follow_redirects?: boolean;
             /**
              * Response Path
              * @description Dotted path to the answer in the JSON reply (e.g. choices.0.message.content); null reads the whole body as text.
@@ -2237,7 +2243,10 @@ export interface operations {
     };
     delete_suite_api_suites__suite_id__delete: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Also delete the suite's evaluations (running ones are stopped first) */
+                cascade?: boolean;
+            };
             header?: never;
             path: {
                 /** @description Suite id */
@@ -2276,6 +2285,15 @@ export interface operations {
             };
             /** @description Method not allowed (`METHOD_NOT_ALLOWED`) */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflicts with what is stored, e.g. a taken name (`CONFLICT`) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -63,8 +63,14 @@ export function useImportSuite() {
 export function useDeleteSuite() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (suiteId: number) => unwrap(api.DELETE("/api/suites/{suite_id}", { params: { path: { suite_id: suiteId } } })),
-    onSuccess: () => client.invalidateQueries({ queryKey: ["suites"] }),
+    mutationFn: ({ suiteId, cascade = false }: { suiteId: number; cascade?: boolean }) =>
+      unwrap(api.DELETE("/api/suites/{suite_id}", { params: { path: { suite_id: suiteId }, query: { cascade } } })),
+    onSuccess: () => {
+      // Lists (and evaluations, which a cascade deletes) refresh when next shown: refetched now, the page
+      // of the deleted suite, still on screen, would ask for it and get a 404.
+      void client.invalidateQueries({ queryKey: ["suites"], refetchType: "none" });
+      void client.invalidateQueries({ queryKey: ["evaluations"], refetchType: "none" });
+    },
   });
 }
 

@@ -10,6 +10,7 @@ import { ErrorMessage } from "../components/ErrorMessage";
 import { ProblemList } from "../components/ProblemList";
 import { TextBlock } from "../components/TextBlock";
 import { plural } from "../components/format";
+import { ApiError } from "../api/errors";
 
 const PAGE_SIZE = 50;
 
@@ -49,9 +50,22 @@ export function SuitePage() {
           type="button"
           className="danger"
           onClick={() => {
-            if (window.confirm(`Delete the suite '${suite.data.name}' and its cases?`)) {
-              remove.mutate(suiteId, { onSuccess: () => navigate("/suites") });
-            }
+            if (!window.confirm(`Delete the suite '${suite.data.name}' and its cases?`)) return;
+            const done = { onSuccess: () => navigate("/suites") };
+            remove.mutate(
+              { suiteId },
+              {
+                ...done,
+                // A suite with evaluations is kept unless the cascade is asked for: ask the user.
+                onError: (error) => {
+                  const cascade =
+                    error instanceof ApiError &&
+                    error.code === "CONFLICT" &&
+                    window.confirm(`${error.message}.\n\nDelete the suite's evaluations and their results too?`);
+                  if (cascade) remove.mutate({ suiteId, cascade: true }, done);
+                },
+              },
+            );
           }}
         >
           Delete

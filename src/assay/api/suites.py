@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated
 
-from fastapi import APIRouter, File, Form, Query, Response, UploadFile, status
+from fastapi import APIRouter, File, Form, Query, Request, Response, UploadFile, status
 
 from assay.api.deps import PaginationDep, SuiteId, SuiteServiceDep
 from assay.api.envelope import CONFLICT_RESPONSE, ERROR_RESPONSES, Envelope, ErrorEnvelope, ok
@@ -99,10 +99,20 @@ def update_suite(suite_id: SuiteId, body: SuitePatch, suites: SuiteServiceDep) -
     return ok(SuiteOut.of(suites.update(suite_id, name=body.name, description=body.description)))
 
 
-@router.delete("/{suite_id:int}", summary="Delete a suite")
-def delete_suite(suite_id: SuiteId, suites: SuiteServiceDep) -> Envelope[Deleted]:
-    """Delete a suite and its cases."""
-    suites.delete(suite_id)
+@router.delete("/{suite_id:int}", summary="Delete a suite", responses=CONFLICT_RESPONSE)
+def delete_suite(
+    suite_id: SuiteId,
+    suites: SuiteServiceDep,
+    request: Request,
+    cascade: Annotated[
+        bool, Query(description="Also delete the suite's evaluations (running ones are stopped first)")
+    ] = False,
+) -> Envelope[Deleted]:
+    """Delete a suite and its cases; 409 ``CONFLICT`` when it has evaluations, unless ``cascade``."""
+    jobs = request.app.state.evaluation_jobs
+    suites.delete(
+        suite_id, cascade=cascade, stop_evaluation=lambda evaluation_id: jobs.stop(evaluation_id, wait=True)
+    )
     return ok(Deleted(id=suite_id))
 
 

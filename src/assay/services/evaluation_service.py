@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.exc import StaleDataError
 
 from assay.errors import NotFoundError, ValidationError
 from assay.services.evaluation_jobs import EvaluationJobs, compute_summary
@@ -126,9 +127,14 @@ class EvaluationService:
             )
             self.session.commit()
             if not self.jobs.stop(evaluation_id, wait=True):
-                self.session.refresh(row)
+                self.session.expire_all()
+                row = self._row(evaluation_id)  # a NOT_FOUND when deleted meanwhile, not a stale row
                 row.summary = compute_summary(self.session, row, self.graders)
-                self.session.commit()
+                try:
+                    self.session.commit()
+                except StaleDataError:
+                    self.session.rollback()
+                    raise NotFoundError("Evaluation not found") from None
         self.session.expire_all()
         return self.get(evaluation_id)
 

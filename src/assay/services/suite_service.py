@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Generic, TypeVar
@@ -11,9 +11,11 @@ from typing import Generic, TypeVar
 from sqlalchemy import insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.exc import StaleDataError
 
 from assay.domain import Case, NewCase
 from assay.errors import ConflictError, NotFoundError
+from assay.storage import evaluations as evaluation_store
 from assay.storage import suites as store
 from assay.storage.suites import CaseRow, SuiteRow
 from assay.storage.types import utc_now
@@ -56,6 +58,10 @@ def _case(row: CaseRow) -> Case:
 
 def _duplicate_name(name: str) -> ConflictError:
     return ConflictError(f"A suite named '{name}' already exists")
+
+
+def _no_job(evaluation_id: int) -> None:
+    """Stops nothing: where no evaluation runs in this process."""
 
 
 class SuiteService:
@@ -133,14 +139,40 @@ class SuiteService:
         if description is not None:
             row.description = description
         row.updated_at = utc_now()
-        self._commit(row.name)
+        try:
+            self._commit(row.name)
+        except StaleDataError:  # deleted by another request since it was read
+            self.session.rollback()
+            raise NotFoundError("Suite not found") from None
         return _suite(row, store.count_cases(self.session, suite_id))
 
-    def delete(self, suite_id: int) -> None:
-        """Delete a suite and its cases."""
-        row = self._row(suite_id)
-        self.session.delete(row)
+    def delete(
+        self,
+        suite_id: int,
+        *,
+        cascade: bool = False,
+        stop_evaluation: Callable[[int], object] = lambda _: None,
+    ) -> int:
+        """Delete a suite and its cases; how many evaluations went with it.
+
+        A suite that has evaluations is kept (``CONFLICT``) unless ``cascade``: then each evaluation is
+        stopped first (``stop_evaluation``), and they and their results are deleted with the suite.
+        """
+        self._row(suite_id)
+        evaluations = evaluation_store.evaluation_ids_of_suite(self.session, suite_id)
+        if evaluations and not cascade:
+            message = (
+                f"the suite has {len(evaluations)} evaluation(s): delete them first, or delete the suite "
+                "with cascade=true to delete its evaluations and their results with it"
+            )
+            raise ConflictError(message, problems=[message])
+        for evaluation_id in evaluations:
+            stop_evaluation(evaluation_id)
+        if not store.delete_suite(self.session, suite_id):
+            self.session.rollback()
+            raise NotFoundError("Suite not found")
         self.session.commit()
+        return len(evaluations)
 
     def cases(self, suite_id: int, *, skip: int, limit: int) -> Page[Case]:
         """A page of the suite's cases, in order."""

@@ -133,6 +133,12 @@ def page_of_evaluations(
     return rows, total
 
 
+def evaluation_ids_of_suite(session: Session, suite_id: int) -> list[int]:
+    """Ids of the suite's evaluations, oldest first."""
+    query = select(EvaluationRow.id).where(EvaluationRow.suite_id == suite_id).order_by(EvaluationRow.id)
+    return list(session.scalars(query))
+
+
 def evaluation_ids_with_status(session: Session, statuses: Sequence[str]) -> list[int]:
     """Ids of evaluations in any of ``statuses``, oldest first."""
     query = select(EvaluationRow.id).where(EvaluationRow.status.in_(statuses)).order_by(EvaluationRow.id)

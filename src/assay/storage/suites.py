@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ForeignKey, Integer, String, UniqueConstraint, func, select
+from sqlalchemy import ForeignKey, Integer, String, UniqueConstraint, delete, func, select
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from assay.storage.database import Base
@@ -103,3 +103,12 @@ def next_position(session: Session, suite_id: int) -> int:
     """The position after the last case of the suite (0 for an empty one)."""
     last = session.scalar(select(func.max(CaseRow.position)).where(CaseRow.suite_id == suite_id))
     return 0 if last is None else last + 1
+
+
+def delete_suite(session: Session, suite_id: int) -> bool:
+    """Delete the suite (its cases, evaluations and results go with it); whether it was there.
+
+    One statement, not an ORM delete of a loaded row: a suite deleted meanwhile is a ``False``, not an error.
+    """
+    result = session.execute(delete(SuiteRow).where(SuiteRow.id == suite_id))
+    return bool(getattr(result, "rowcount", 0))
