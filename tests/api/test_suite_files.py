@@ -182,3 +182,35 @@ def test_export_bad_format(client: TestClient) -> None:
     suite = client.post("/api/suites", json=suite_payload()).json()["data"]
     response = client.get(f"/api/suites/{suite['id']}/export?format=xlsx")
     assert response.status_code == 422
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+@pytest.mark.parametrize(
+    ("filename", "content", "message"),
+    [
+        (
+            "deep.json",
+            '{"cases": [{"input": "a", "expected_output": "b", "metadata": {"k": ' + DEEP + "}}]}",
+            "nested",
+        ),
+        ("deep.jsonl", '{"input": "a", "expected_output": "b", "metadata": {"k": ' + DEEP + "}}\n", "line 1"),
+        (
+            "deep.csv",
+            'input,expected_output,metadata\na,b,"{""k"": ' + "[" * 2000 + "]" * 2000 + '}"\n',
+            "line 2",
+        ),
+    ],
+)
+def test_a_file_nested_too_deeply_is_a_422(
+    client: TestClient, filename: str, content: str, message: str
+) -> None:
+    status, body = upload(client, filename, content.encode())
+    assert status == 422
+    error = body["error"]
+    assert isinstance(error, dict)
+    assert error["code"] == "VALIDATION_ERROR"
+    assert message in error["message"]
+    assert "nested too deeply" in error["message"]
+    assert client.get("/api/suites").json()["data"]["total"] == 0  # nothing half-imported

@@ -61,6 +61,9 @@ def _jsonl_rows(stream: BinaryIO, required: Sequence[str]) -> Iterator[Row | Bad
             except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError alike
                 yield BadRow(number, f"invalid JSON ({exc})")
                 continue
+            except RecursionError:
+                yield BadRow(number, "invalid JSON (nested too deeply)")
+                continue
         if not isinstance(data, dict):
             yield BadRow(number, f"expected a JSON object, got {type(data).__name__}")
             continue

@@ -126,6 +126,9 @@ def _lines(content: bytes, row_format: RowFormat, problems: _Problems) -> Parsed
             except json.JSONDecodeError as exc:
                 problems.add(f"line {item.line}: 'metadata' is not valid JSON ({exc.msg})")
                 continue
+            except RecursionError:
+                problems.add(f"line {item.line}: 'metadata' is nested too deeply")
+                continue
         case = _case(record)
         if isinstance(case, str):
             problems.add(f"line {item.line}: {case}")
@@ -140,6 +143,9 @@ def _json(text: str, problems: _Problems) -> ParsedSuite:
     except json.JSONDecodeError as exc:
         message = f"line {exc.lineno}: invalid JSON ({exc.msg})"
         raise ValidationError(message, problems=[message]) from exc
+    except RecursionError:
+        message = "invalid JSON (nested too deeply)"
+        raise ValidationError(message, problems=[message]) from None
     parsed = ParsedSuite()
     records = document
     if isinstance(document, dict):
