@@ -66,6 +66,14 @@ class PayloadTooLargeError(AssayError):
     exit_code = 2
 
 
+class BusyError(AssayError):
+    """The database stayed busy (another writer) past the wait; nothing was changed, try again."""
+
+    code = "BUSY"
+    http_status = 503
+    exit_code = 1
+
+
 class SettingsError(AssayError):
     """A server setting (an ``ASSAY_*`` variable) is invalid or names something that cannot be reached."""
 

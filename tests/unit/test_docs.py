@@ -20,3 +20,18 @@ def test_every_setting_is_in_the_readme(name: str) -> None:
 @pytest.mark.parametrize("command", [info.name for info in app.registered_commands])
 def test_every_command_is_in_the_readme(command: str | None) -> None:
     assert f"assay {command}" in README
+
+
+def _error_codes() -> set[str]:
+    from assay.api.envelope import _HTTP_CODES
+    from assay.errors import AssayError
+
+    classes: list[type[AssayError]] = [AssayError]
+    for cls in classes:
+        classes.extend(cls.__subclasses__())
+    return {cls.code for cls in classes} | set(_HTTP_CODES.values()) | {"HTTP_ERROR"}
+
+
+@pytest.mark.parametrize("code", sorted(_error_codes()))
+def test_every_error_code_is_in_the_readme(code: str) -> None:
+    assert f"`{code}`" in README

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 
@@ -48,9 +49,12 @@ async def _evaluations(app: FastAPI) -> AsyncIterator[None]:
     jobs = EvaluationJobs(app.state.engine, app.state.grader_service, policy)
     app.state.evaluation_jobs = jobs
     await seed_and_resume(jobs, seed_demo=app.state.settings.seed_demo)
+    watchdog = asyncio.create_task(jobs.watch(), name="evaluation-watchdog")
     try:
         yield
     finally:
+        watchdog.cancel()
+        await asyncio.wait({watchdog})
         await jobs.close()
 
 

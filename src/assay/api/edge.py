@@ -13,8 +13,8 @@ from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from assay.api.docs import DOCS_PATHS
-from assay.api.envelope import error_response, internal_error_response
-from assay.storage.database import loggable
+from assay.api.envelope import busy_response, error_response, internal_error_response
+from assay.storage.database import is_busy, loggable
 
 logger = logging.getLogger(__name__)
 
@@ -70,6 +70,9 @@ class EdgeMiddleware:
         try:
             await self.app(scope, receive, send_with_headers)
         except Exception as exc:
+            if is_busy(exc) and not started:  # another writer held SQLite: a 503 to retry, not a 500
+                await busy_response()(scope, receive, send_with_headers)
+                return
             # Handled here rather than by Starlette's ServerErrorMiddleware so that the 500 gets the
             # headers too; the trace goes to the log (without the values a database error carries),
             # never to the client.

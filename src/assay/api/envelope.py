@@ -15,8 +15,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
 from assay.api.rendering import SafeJSONResponse
-from assay.errors import AssayError
-from assay.storage.database import loggable
+from assay.errors import AssayError, BusyError
+from assay.storage.database import is_busy, loggable
 
 logger = logging.getLogger(__name__)
 
@@ -138,7 +138,15 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     return error_response(status, code, message or "Request failed", headers=headers)
 
 
+def busy_response() -> JSONResponse:
+    """The 503 envelope for a request that met SQLite held by another writer past the busy timeout."""
+    busy = BusyError("The database is busy with another write; nothing was changed, try again")
+    return error_response(busy.http_status, busy.code, busy.message, headers={"Retry-After": "1"})
+
+
 async def _unexpected_error(request: Request, exc: Exception) -> JSONResponse:
+    if is_busy(exc):
+        return busy_response()
     logger.error("unhandled error on %s %s", request.method, request.url.path, exc_info=loggable(exc))
     return internal_error_response()
 
@@ -173,6 +181,7 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
         413: "Request body too large (`PAYLOAD_TOO_LARGE`)",
         422: "Invalid request: query, path, body or grader config (`VALIDATION_ERROR`)",
         500: "Unexpected server error (`INTERNAL_ERROR`)",
+        503: "The database is busy with another write; nothing changed, retry (`BUSY`)",
     }.items()
 }
 """The error envelope, declared for every operation of the OpenAPI spec."""

@@ -25,7 +25,7 @@ from assay.services.grader_service import GraderService
 from assay.services.runner import CaseResult, RunCase, finish_in_thread, run_cases
 from assay.services.summary import ResultFacts, summarize
 from assay.storage import evaluations as store
-from assay.storage.database import loggable, session_factory
+from assay.storage.database import loggable, retry_when_busy, session_factory
 from assay.storage.evaluations import EvaluationRow, EvaluationStatus
 from assay.storage.types import utc_now
 from assay.targets import TargetCase, TargetPolicy, build_target, parse_target_spec
@@ -35,6 +35,8 @@ logger = logging.getLogger(__name__)
 Status = EvaluationStatus
 _UNFINISHED = (Status.PENDING, Status.RUNNING)
 STOP_WAIT_S = 10.0
+WATCH_INTERVAL_S = 5.0
+"""How often the watchdog looks for unfinished evaluations with no job."""
 
 
 @dataclass
@@ -70,8 +72,12 @@ class DatabaseSink:
     def write(self, results: Sequence[CaseResult]) -> None:
         """Insert the batch (idempotently) and refresh the evaluation's ``done`` count."""
         rows = [result_columns(result, self._positions.get(result.case_id, 0)) for result in results]
-        with self._engine.begin() as connection:
-            store.insert_results(connection, self._evaluation_id, rows)
+
+        def insert() -> None:
+            with self._engine.begin() as connection:
+                store.insert_results(connection, self._evaluation_id, rows)
+
+        retry_when_busy(insert, what=f"evaluation {self._evaluation_id}: writing {len(rows)} results")
         self._live.facts.extend(result.facts() for result in results)
 
 
@@ -176,6 +182,26 @@ class EvaluationJobs:
             self._start(evaluation_id)
         return ids
 
+    async def watch(self) -> None:
+        """Forever: start any evaluation left pending or running with no job behind it in this process.
+
+        A job can end without its final status (a database that stayed busy); a live server must not show
+        such an evaluation as running forever, so it is picked up again and ends the usual way.
+        """
+        while True:
+            await asyncio.sleep(WATCH_INTERVAL_S)
+            try:
+                ids = await finish_in_thread(self._unfinished_ids)
+            except Exception as exc:  # a busy or unreachable database: look again at the next round
+                logger.warning("evaluation watchdog could not read the database: %s", loggable(exc))
+                continue
+            for evaluation_id in ids:
+                if evaluation_id not in self._tasks:
+                    logger.warning(
+                        "evaluation %s was left unfinished with no job; resuming it", evaluation_id
+                    )
+                    self._start(evaluation_id)
+
     async def wait(self, evaluation_id: int) -> None:
         """Wait until the evaluation's job (if any) has ended."""
         task = self._tasks.get(evaluation_id)
@@ -221,6 +247,16 @@ class EvaluationJobs:
         status: Status | None,
         error: str | None = None,
         live: LiveFacts | None = None,
+    ) -> None:
+        # The final status must not be lost to a busy database; if it still is, the watchdog resumes the
+        # evaluation (it is left running with no job) and it ends again.
+        retry_when_busy(
+            lambda: self._write_finish(evaluation_id, status, error, live),
+            what=f"evaluation {evaluation_id}: writing its final status",
+        )
+
+    def _write_finish(
+        self, evaluation_id: int, status: Status | None, error: str | None, live: LiveFacts | None
     ) -> None:
         with self._sessions() as session:
             row = store.find_evaluation(session, evaluation_id)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Generic, TypeVar
 
-from sqlalchemy import insert, select
+from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
@@ -60,6 +60,10 @@ def _duplicate_name(name: str) -> ConflictError:
     return ConflictError(f"A suite named '{name}' already exists")
 
 
+def _encoded(cases: Sequence[NewCase]) -> builtins.list[store.EncodedCase]:
+    return [store.encode_case(case.input, case.expected_output, case.metadata) for case in cases]
+
+
 def _no_job(evaluation_id: int) -> None:
     """Stops nothing: where no evaluation runs in this process."""
 
@@ -83,29 +87,18 @@ class SuiteService:
             self.session.rollback()
             raise _duplicate_name(name) from exc
 
-    def _add_cases(self, suite_id: int, cases: Sequence[NewCase]) -> int:
-        """Insert ``cases`` after the suite's last one; returns the position of the first."""
+    def _add_cases(self, suite_id: int, cases: Sequence[store.EncodedCase]) -> int:
+        """Insert encoded ``cases`` after the suite's last one; returns the position of the first."""
         start = store.next_position(self.session, suite_id)
-        if not cases:
-            return start
-        values = [
-            {
-                "suite_id": suite_id,
-                "position": start + offset,
-                "input": case.input,
-                "expected_output": case.expected_output,
-                "case_metadata": case.metadata,
-            }
-            for offset, case in enumerate(cases)
-        ]
-        # One bulk INSERT rather than a unit-of-work object per case: 100,000 cases in ~1.4 s, not ~5.5 s.
-        self.session.execute(insert(CaseRow), values)
+        store.insert_encoded_cases(self.session, suite_id, start, cases)
         return start
 
     def create(self, name: str, description: str = "", cases: Sequence[NewCase] = ()) -> Suite:
         """A new suite holding ``cases`` in order; ``ConflictError`` when the name is taken."""
         if store.find_suite_by_name(self.session, name) is not None:
             raise _duplicate_name(name)
+        # Encoded before the first write: on SQLite the write lock is held only while the rows go in.
+        encoded = _encoded(cases)
         now = utc_now()
         row = SuiteRow(name=name, description=description, created_at=now, updated_at=now)
         self.session.add(row)
@@ -114,7 +107,7 @@ class SuiteService:
         except IntegrityError as exc:
             self.session.rollback()
             raise _duplicate_name(name) from exc
-        self._add_cases(row.id, cases)
+        self._add_cases(row.id, encoded)
         self._commit(name)
         return _suite(row, len(cases))
 
@@ -184,9 +177,10 @@ class SuiteService:
         """Append ``cases`` after the suite's last case."""
         # The suite's row is locked so that two appends cannot take the same positions; where the database
         # cannot lock a row (SQLite), the loser of such a race gets a CONFLICT to retry, not a 500.
+        encoded = _encoded(cases)
         row = self._row(suite_id, for_update=True)
         try:
-            start = self._add_cases(suite_id, cases)
+            start = self._add_cases(suite_id, encoded)
             row.updated_at = utc_now()
             self.session.commit()
         except IntegrityError as exc:

@@ -2,19 +2,26 @@
 
 from __future__ import annotations
 
+import logging
+import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import Engine, MetaData, create_engine, event
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import ArgumentError, DBAPIError
+from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 
 from assay.errors import SettingsError
 
+logger = logging.getLogger(__name__)
+T = TypeVar("T")
 MIGRATIONS = Path(__file__).with_name("migrations")
+BUSY_RETRY_ATTEMPTS = 12
+"""Tries of a busy write: with the busy timeout before each, about two minutes in all."""
 _ACCEPTED = "use sqlite:///path/to/assay.db or postgresql://user:password@host:5432/database"
 SQLITE_BUSY_TIMEOUT_MS = 5000
 
@@ -123,6 +130,32 @@ def loggable(exc: BaseException) -> BaseException:
     safe = LoggedDatabaseError(f"{summary} [statement: {exc.statement}]")
     safe.__suppress_context__ = True
     return safe.with_traceback(exc.__traceback__)
+
+
+def is_busy(exc: BaseException) -> bool:
+    """Whether ``exc`` is SQLite saying another writer held the database past the busy timeout."""
+    return isinstance(exc, OperationalError) and any(
+        words in str(exc.orig) for words in ("database is locked", "database is busy")
+    )
+
+
+def retry_when_busy(
+    write: Callable[[], T], *, what: str, attempts: int = BUSY_RETRY_ATTEMPTS, pause_s: float = 0.5
+) -> T:
+    """``write()``, tried again while SQLite is busy (each try already waits the busy timeout).
+
+    A long import or another process's transaction must delay an evaluation's writes, not lose them. Each
+    retry is logged; after ``attempts`` tries the busy error is raised.
+    """
+    for attempt in range(1, attempts + 1):
+        try:
+            return write()
+        except OperationalError as exc:
+            if not is_busy(exc) or attempt == attempts:
+                raise
+            logger.warning("%s: the database is busy (try %d of %d); trying again", what, attempt, attempts)
+            time.sleep(pause_s * attempt)
+    raise AssertionError("unreachable")
 
 
 def migrate(engine: Engine) -> None:

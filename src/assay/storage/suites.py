@@ -2,15 +2,27 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ForeignKey, Integer, String, UniqueConstraint, delete, func, select
+from sqlalchemy import (
+    ForeignKey,
+    Integer,
+    String,
+    UniqueConstraint,
+    column,
+    delete,
+    func,
+    insert,
+    select,
+    table,
+)
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from assay.storage.database import Base
-from assay.storage.types import SafeJSON, SafeText, UTCDateTime, utc_now
+from assay.storage.types import SafeJSON, SafeText, UTCDateTime, dump_json, utc_now
 
 
 class SuiteRow(Base):
@@ -103,6 +115,49 @@ def next_position(session: Session, suite_id: int) -> int:
     """The position after the last case of the suite (0 for an empty one)."""
     last = session.scalar(select(func.max(CaseRow.position)).where(CaseRow.suite_id == suite_id))
     return 0 if last is None else last + 1
+
+
+@dataclass(frozen=True, slots=True)
+class EncodedCase:
+    """A case's columns as the database stores them (JSON text), made before any write begins."""
+
+    input: str
+    expected_output: str
+    metadata: str
+
+
+def encode_case(input_text: str, expected_output: str, metadata: Mapping[str, Any]) -> EncodedCase:
+    """The stored form of one case (what ``SafeText``/``SafeJSON`` would write)."""
+    return EncodedCase(dump_json(input_text), dump_json(expected_output), dump_json(dict(metadata)))
+
+
+# The ``cases`` table without column types: values go in already encoded, so the insert itself (what holds
+# SQLite's write lock) does no per-row Python work beyond handing them to the driver.
+_RAW_CASES = table(
+    "cases",
+    column("suite_id"),
+    column("position"),
+    column("input"),
+    column("expected_output"),
+    column("metadata"),
+)
+
+
+def insert_encoded_cases(session: Session, suite_id: int, start: int, cases: Sequence[EncodedCase]) -> None:
+    """Insert encoded ``cases`` at positions ``start``, ``start + 1``…, in the session's transaction."""
+    if not cases:
+        return
+    rows = [
+        {
+            "suite_id": suite_id,
+            "position": start + offset,
+            "input": case.input,
+            "expected_output": case.expected_output,
+            "metadata": case.metadata,
+        }
+        for offset, case in enumerate(cases)
+    ]
+    session.execute(insert(_RAW_CASES), rows)
 
 
 def delete_suite(session: Session, suite_id: int) -> bool:

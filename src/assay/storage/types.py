@@ -15,7 +15,8 @@ from sqlalchemy import DateTime, Dialect, Text
 from sqlalchemy.types import TypeDecorator
 
 
-def _dump(value: object) -> str:
+def dump_json(value: object) -> str:
+    """``value`` as the JSON text these column types store (ASCII escapes only where UTF-8 cannot go)."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     try:
         text.encode("utf-8")
@@ -32,7 +33,7 @@ class SafeText(TypeDecorator[str]):
 
     def process_bind_param(self, value: str | None, dialect: Dialect) -> str | None:
         """The JSON string literal of ``value``."""
-        return None if value is None else _dump(value)
+        return None if value is None else dump_json(value)
 
     def process_result_value(self, value: str | None, dialect: Dialect) -> str | None:
         """The original ``str``."""
@@ -50,7 +51,7 @@ class SafeJSON(TypeDecorator[Any]):
 
     def process_bind_param(self, value: Any, dialect: Dialect) -> str | None:
         """``value`` as JSON text."""
-        return None if value is None else _dump(value)
+        return None if value is None else dump_json(value)
 
     def process_result_value(self, value: str | None, dialect: Dialect) -> Any:
         """The original value."""

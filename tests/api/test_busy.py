@@ -1,0 +1,110 @@
+"""Busy is not broken: a write that meets another writer's lock waits and retries (evaluations) or says
+BUSY (a request), never a 500; an evaluation left unfinished with no job is picked up by the watchdog."""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import create_engine, text
+
+from assay.api.app import create_app
+from assay.config import Settings
+from assay.services import evaluation_jobs
+from assay.storage import database
+from assay.storage.database import create_db_engine, migrate, normalize_url, retry_when_busy
+from tests.api.test_evaluations import make_suite, start, wait_until_finished
+
+
+@contextmanager
+def write_lock(path: Path, seconds: float) -> Iterator[threading.Thread]:
+    """Another process's writer: holds SQLite's write lock on ``path`` for ``seconds``, from a thread."""
+    taken = threading.Event()
+
+    def hold() -> None:
+        connection = sqlite3.connect(path, timeout=10)
+        connection.execute("BEGIN IMMEDIATE")
+        taken.set()
+        time.sleep(seconds)
+        connection.rollback()
+        connection.close()
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    taken.wait(10)
+    try:
+        yield holder
+    finally:
+        holder.join()
+
+
+@pytest.fixture
+def short_busy_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(database, "SQLITE_BUSY_TIMEOUT_MS", 100)
+
+
+@pytest.mark.usefixtures("short_busy_timeout")
+def test_a_busy_write_is_retried_until_the_lock_is_gone(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "assay.db"
+    engine = create_db_engine(f"sqlite:///{path}")
+    migrate(engine)
+
+    def write() -> None:
+        with engine.begin() as connection:
+            connection.execute(
+                text(
+                    "INSERT INTO suites (name, description, created_at, updated_at) "
+                    "VALUES ('busy', '', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"
+                )
+            )
+
+    with write_lock(path, 1.0):
+        retry_when_busy(write, what="a test write", pause_s=0.1)
+    with engine.connect() as connection:
+        assert connection.execute(text("SELECT count(*) FROM suites")).scalar() == 1
+    engine.dispose()
+    assert "the database is busy" in caplog.text
+
+
+@pytest.mark.usefixtures("short_busy_timeout")
+def test_a_request_that_meets_a_held_lock_is_busy_not_a_500(tmp_path: Path) -> None:
+    path = tmp_path / "assay.db"
+    with TestClient(create_app(Settings(database_url=f"sqlite:///{path}"))) as client:
+        with write_lock(path, 1.5):
+            response = client.post("/api/suites", json={"name": "while locked"})
+        assert response.status_code == 503, response.text
+        assert response.json()["error"]["code"] == "BUSY"
+        assert response.headers["retry-after"] == "1"
+        assert client.post("/api/suites", json={"name": "after"}).status_code == 201
+
+
+def test_an_evaluation_left_running_without_a_job_is_resumed(
+    client: TestClient, database_url: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING)
+    monkeypatch.setattr(evaluation_jobs, "WATCH_INTERVAL_S", 0.1)
+    suite = make_suite(client)
+    evaluation = wait_until_finished(
+        client, start(client, suite_id=suite["id"], target={"type": "recorded"})["id"]
+    )
+    # As if its final status had been lost: running, and no job behind it.
+    engine = create_engine(normalize_url(database_url))
+    with engine.begin() as connection:
+        connection.execute(
+            text("UPDATE evaluations SET status = 'running', finished_at = NULL WHERE id = :id"),
+            {"id": evaluation["id"]},
+        )
+    engine.dispose()
+    again = wait_until_finished(client, evaluation["id"], timeout=10)
+    assert again["status"] == "completed"
+    assert again["progress"]["done"] == again["progress"]["total"]
+    assert f"evaluation {evaluation['id']} was left unfinished with no job; resuming it" in caplog.text
