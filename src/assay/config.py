@@ -38,6 +38,8 @@ class Settings(BaseSettings):
     when the server listens beyond loopback or has an API key (see Security)."""
     target_secrets: str = ""
     """Comma-separated names of environment variables targets may read besides ``ASSAY_SECRET_*``."""
+    max_results_page_bytes: int = Field(default=8 * MIB, ge=1)
+    """Largest page of evaluation results, about, in bytes: a page holds fewer rows rather than more."""
     max_answer_bytes: int = Field(default=MIB, ge=1)
     """Longest agent answer kept; a longer one is cut and its case fails with ``answer_too_large``."""
     listen_host: str | None = None

@@ -35,7 +35,8 @@ def get_evaluation_service(
 ) -> EvaluationService:
     """Evaluation use cases on this request's session, with the app's job runner."""
     jobs: EvaluationJobs = request.app.state.evaluation_jobs
-    return EvaluationService(session, graders, jobs)
+    max_page_bytes = request.app.state.settings.max_results_page_bytes
+    return EvaluationService(session, graders, jobs, max_page_bytes=max_page_bytes)
 
 
 EvaluationServiceDep = Annotated[EvaluationService, Depends(get_evaluation_service)]
@@ -119,7 +120,15 @@ def list_results(
     )
     found = evaluations.results(evaluation_id, query, skip=page.skip, limit=page.limit)
     items = [ResultOut.of(result) for result in found.items]
-    return ok(ResultList(results=items, count=len(items), total=found.total))
+    next_skip = page.skip + len(items)
+    return ok(
+        ResultList(
+            results=items,
+            count=len(items),
+            total=found.total,
+            next_skip=next_skip if next_skip < found.total else None,
+        )
+    )
 
 
 @router.get(

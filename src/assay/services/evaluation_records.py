@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from assay.domain import GraderSpec
+from assay.serialization import json_text
 from assay.services.runner import CaseResult
 from assay.services.summary import ResultFacts
 from assay.storage.evaluations import EvaluationRow, EvaluationStatus, ResultRow
@@ -85,6 +86,44 @@ def evaluation_of(row: EvaluationRow, summary: dict[str, Any] | None = None) -> 
     )
 
 
+SAME_AS = "__same_as__"
+"""Marks a stored details value that repeats a column of its row: ``{"__same_as__": "agent_response"}``."""
+_REPEATABLE = ("agent_response", "expected_output", "input")
+_INLINE_CHARS = 64
+"""Short values are stored as they are: a marker would save nothing."""
+
+
+def stored_details(details: dict[str, Any] | None, columns: dict[str, Any]) -> dict[str, Any] | None:
+    """``details`` as stored: a value equal to the row's answer, expected output or input is a marker.
+
+    Graders copy the texts they judged into their details (true-false keeps ``actual_original``...), so a
+    long answer was stored several times. Which fields repeat is found by value, with no knowledge of any
+    grader, and the key order is kept, so :func:`restored_details` gives back exactly what was graded.
+    """
+    if not details:
+        return details
+    texts = {name: columns.get(name) for name in _REPEATABLE}
+    stored: dict[str, Any] = {}
+    for key, value in details.items():
+        same = None
+        if isinstance(value, str) and len(value) > _INLINE_CHARS:
+            same = next((name for name, text in texts.items() if text == value), None)
+        stored[key] = {SAME_AS: same} if same is not None else value
+    return stored
+
+
+def restored_details(details: dict[str, Any] | None, row: ResultRow) -> dict[str, Any] | None:
+    """The details a grader gave, from their stored form."""
+    if not details:
+        return details
+    restored: dict[str, Any] = {}
+    for key, value in details.items():
+        if isinstance(value, dict) and len(value) == 1 and value.get(SAME_AS) in _REPEATABLE:
+            value = getattr(row, value[SAME_AS])
+        restored[key] = value
+    return restored
+
+
 def result_of(row: ResultRow) -> Result:
     """The record of a result row."""
     return Result(
@@ -96,7 +135,7 @@ def result_of(row: ResultRow) -> Result:
         row.passed,
         row.score,
         row.match_status,
-        row.details,
+        restored_details(row.details, row),
         row.error,
         row.error_detail,
         row.latency_ms,
@@ -105,8 +144,16 @@ def result_of(row: ResultRow) -> Result:
 
 
 def result_columns(result: CaseResult, position: int) -> dict[str, Any]:
-    """The columns of a new result row."""
-    return {**result.as_record(), "position": position}
+    """The columns of a new result row (details stored without the texts the row already holds)."""
+    columns = {**result.as_record(), "position": position}
+    columns["details"] = stored_details(result.details, columns)
+    return columns
+
+
+def listed_size(result: Result) -> int:
+    """About how many bytes a result takes in a listing (its texts and details as JSON)."""
+    texts = (result.input, result.expected_output, result.agent_response, result.error_detail)
+    return sum(len(text) for text in texts if text) + len(json_text(result.details)) + 200
 
 
 def facts_of(columns: Iterable[tuple[Any, ...]]) -> Iterable[ResultFacts]:

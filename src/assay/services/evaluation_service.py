@@ -11,7 +11,7 @@ from sqlalchemy.orm.exc import StaleDataError
 
 from assay.errors import NotFoundError, ValidationError
 from assay.services.evaluation_jobs import EvaluationJobs, compute_summary
-from assay.services.evaluation_records import Evaluation, Result, evaluation_of, result_of
+from assay.services.evaluation_records import Evaluation, Result, evaluation_of, listed_size, result_of
 from assay.services.grader_service import GraderService
 from assay.services.suite_service import Page
 from assay.storage import evaluations as store
@@ -48,13 +48,24 @@ class ResultQuery:
     descending: bool = False
 
 
+DEFAULT_MAX_PAGE_BYTES = 8 * 1024 * 1024
+
+
 class EvaluationService:
     """Use cases on evaluations within one database session; running is left to :class:`EvaluationJobs`."""
 
-    def __init__(self, session: Session, graders: GraderService, jobs: EvaluationJobs) -> None:
+    def __init__(
+        self,
+        session: Session,
+        graders: GraderService,
+        jobs: EvaluationJobs,
+        *,
+        max_page_bytes: int = DEFAULT_MAX_PAGE_BYTES,
+    ) -> None:
         self.session = session
         self.graders = graders
         self.jobs = jobs
+        self.max_page_bytes = max_page_bytes
 
     def _row(self, evaluation_id: int) -> EvaluationRow:
         row = store.find_evaluation(self.session, evaluation_id)
@@ -160,7 +171,17 @@ class EvaluationService:
             sort=query.sort,
             descending=query.descending,
         )
-        return Page([result_of(row) for row in rows], total)
+        # A page is bounded in bytes as well as rows: it stops before the result that would pass the budget
+        # (always holding one), and the caller reads on from ``skip + len(items)``.
+        items: list[Result] = []
+        used = 0
+        for row in rows:
+            result = result_of(row)
+            used += listed_size(result)
+            if items and used > self.max_page_bytes:
+                break
+            items.append(result)
+        return Page(items, total)
 
     def iter_results(self, evaluation_id: int) -> Iterator[Result]:
         """Every result of the evaluation in case order (exports)."""

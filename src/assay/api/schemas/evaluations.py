@@ -171,11 +171,14 @@ class ResultOut(ResponseModel):
 
 
 class ResultList(ResponseModel):
-    """A page of results."""
+    """A page of results: up to ``limit`` rows, fewer when they would pass ASSAY_MAX_RESULTS_PAGE_BYTES."""
 
     results: list[ResultOut]
     count: int
     total: int
+    next_skip: int | None = Field(
+        description="Where the next page starts (skip + count); null after the last"
+    )
 
 
 class SideOut(ResponseModel):

@@ -1,0 +1,69 @@
+"""Caps on what is stored and returned: an answer is stored once (not again inside details) and comes
+back with every details field; a results page is bounded in bytes as well as rows. Both databases."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi.testclient import TestClient
+from sqlalchemy import create_engine, text
+
+from assay.api.app import create_app
+from assay.config import Settings
+from assay.storage.database import normalize_url
+from tests.api.test_evaluations import case_ids, make_suite, start, wait_until_finished
+
+LONG = "yes " + "padding " * 2000
+
+
+def test_an_answer_is_stored_once_and_read_back_whole(client: TestClient, database_url: str) -> None:
+    suite = make_suite(client, [("q", "true")])
+    [case_id] = case_ids(client, suite["id"])
+    target = {"type": "recorded", "responses": {str(case_id): LONG}}
+    evaluation = wait_until_finished(client, start(client, suite_id=suite["id"], target=target)["id"])
+    [result] = client.get(f"/api/evaluations/{evaluation['id']}/results").json()["data"]["results"]
+    assert result["agent_response"] == LONG
+    details = result["details"]
+    assert details["actual_original"] == LONG  # every details field of the spec (D10), as graded
+    assert details["normalized_actual"] == LONG.strip()
+    assert list(details) == [
+        "expected_bool",
+        "actual_bool",
+        "match_status",
+        "reason",
+        "expected_original",
+        "actual_original",
+        "normalized_expected",
+        "normalized_actual",
+    ]
+    exported = client.get(f"/api/evaluations/{evaluation['id']}/export", params={"format": "jsonl"}).text
+    assert exported.count("padding padding") >= 2  # the export, too, has the details whole
+    engine = create_engine(normalize_url(database_url))
+    with engine.connect() as connection:
+        stored_answer, stored_details = connection.execute(
+            text("SELECT agent_response, details FROM results")
+        ).one()
+    engine.dispose()
+    assert len(stored_answer) > len(LONG)  # the answer itself (as JSON text)
+    assert "padding" not in stored_details.replace(LONG.strip(), "")  # only the normalised copy differs
+    assert '"__same_as__":"agent_response"' in stored_details
+
+
+def test_a_results_page_is_bounded_in_bytes(settings: Settings) -> None:
+    changes: dict[str, Any] = {"max_results_page_bytes": 60_000}
+    with TestClient(create_app(Settings.model_validate({**settings.model_dump(), **changes}))) as client:
+        suite = make_suite(client, [(f"q{n}", "true") for n in range(20)])
+        ids = case_ids(client, suite["id"])
+        target = {"type": "recorded", "responses": {str(case_id): LONG for case_id in ids}}
+        evaluation = wait_until_finished(client, start(client, suite_id=suite["id"], target=target)["id"])
+        path = f"/api/evaluations/{evaluation['id']}/results"
+        seen: list[int] = []
+        skip: int | None = 0
+        while skip is not None:
+            response = client.get(path, params={"skip": skip, "limit": 20})
+            page = response.json()["data"]
+            assert 1 <= page["count"] < 20
+            assert len(response.content) < 60_000 + 20_000
+            seen.extend(result["case_id"] for result in page["results"])
+            skip = page["next_skip"]
+        assert seen == ids
