@@ -1221,7 +1221,7 @@ export interface components {
         };
         /**
          * ResultList
-         * @description A page of results.
+         * @description A page of results: up to ``limit`` rows, fewer when they would pass ASSAY_MAX_RESULTS_PAGE_BYTES.
          */
         ResultList: {
             /** Results */
@@ -1230,6 +1230,11 @@ export interface components {
             count: number;
             /** Total */
             total: number;
+            /**
+             * Next Skip
+             * @description Where the next page starts (skip + count); null after the last
+             */
+            next_skip: number | null;
         };
         /**
          * ResultOut
@@ -1510,6 +1515,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     list_graders_api_graders_get: {
@@ -1589,6 +1603,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     get_grader_api_graders__grader_id__get: {
@@ -1659,6 +1682,15 @@ export interface operations {
             };
             /** @description Unexpected server error (`INTERNAL_ERROR`) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1747,6 +1779,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     grade_batch_api_graders__grader_id__grade_batch_post: {
@@ -1821,6 +1862,15 @@ export interface operations {
             };
             /** @description Unexpected server error (`INTERNAL_ERROR`) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1909,6 +1959,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     list_suites_api_suites_get: {
@@ -1981,6 +2040,15 @@ export interface operations {
             };
             /** @description Unexpected server error (`INTERNAL_ERROR`) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2075,6 +2143,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     import_suite_api_suites_import_post: {
@@ -2162,6 +2239,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     get_suite_api_suites__suite_id__get: {
@@ -2232,6 +2318,15 @@ export interface operations {
             };
             /** @description Unexpected server error (`INTERNAL_ERROR`) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2321,6 +2416,15 @@ export interface operations {
             };
             /** @description Unexpected server error (`INTERNAL_ERROR`) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2418,6 +2522,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     list_cases_api_suites__suite_id__cases_get: {
@@ -2493,6 +2606,15 @@ export interface operations {
             };
             /** @description Unexpected server error (`INTERNAL_ERROR`) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2590,6 +2712,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     export_suite_api_suites__suite_id__export_get: {
@@ -2663,6 +2794,15 @@ export interface operations {
             };
             /** @description Unexpected server error (`INTERNAL_ERROR`) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2753,6 +2893,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     create_evaluation_api_evaluations_post: {
@@ -2824,6 +2973,15 @@ export interface operations {
             };
             /** @description Unexpected server error (`INTERNAL_ERROR`) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2908,6 +3066,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     delete_evaluation_api_evaluations__evaluation_id__delete: {
@@ -2985,6 +3152,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     cancel_evaluation_api_evaluations__evaluation_id__cancel_post: {
@@ -3055,6 +3231,15 @@ export interface operations {
             };
             /** @description Unexpected server error (`INTERNAL_ERROR`) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3153,6 +3338,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     export_results_api_evaluations__evaluation_id__export_get: {
@@ -3226,6 +3420,15 @@ export interface operations {
             };
             /** @description Unexpected server error (`INTERNAL_ERROR`) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3312,6 +3515,15 @@ export interface operations {
             };
             /** @description Unexpected server error (`INTERNAL_ERROR`) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 
+import anyio.to_thread
 from fastapi import FastAPI
 
 from assay.api import evaluations, graders, health, suites
@@ -20,6 +21,9 @@ from assay.services.evaluation_jobs import EvaluationJobs, seed_and_resume
 from assay.services.grader_service import GraderService
 from assay.services.target_policy import target_policy
 from assay.storage.database import create_db_engine, migrate, session_factory
+
+WORKER_THREADS = 4
+"""Requests served on worker threads at once (sync routes); more wait their turn."""
 
 Extension = Callable[[FastAPI], AbstractAsyncContextManager[None]]
 """Something to run while the app runs: entered after the database is ready, exited at shutdown."""
@@ -64,6 +68,10 @@ EXTENSIONS: tuple[Extension, ...] = (_database, _evaluations)
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     """Run every extension for the life of the app."""
+    # Sync routes (CPU work: grading, imports, exports) run on worker threads. Python runs one thread at
+    # a time, so past a few of them at once they only take turns with the event loop, whose health checks
+    # and evaluations then wait: a few threads, the other requests queued, keep the loop responsive.
+    anyio.to_thread.current_default_thread_limiter().total_tokens = WORKER_THREADS
     async with AsyncExitStack() as stack:
         for extension in EXTENSIONS:
             await stack.enter_async_context(extension(app))

@@ -93,8 +93,10 @@ def _outcome(result: dict[str, Any]) -> GradeOutcome:
     return GradeOutcome(passed=result["passed"], score=result["score"], details=result["details"])
 
 
+# Grading and config checks are CPU work: the routes are plain functions, which FastAPI runs on worker
+# threads, so that a big config or answer never holds the event loop (health checks, live evaluations).
 @router.post("/{grader_id}/grade", summary="Grade one answer")
-async def grade(grader_id: GraderId, body: GradeRequest, graders: GraderServiceDep) -> Envelope[GradeResult]:
+def grade(grader_id: GraderId, body: GradeRequest, graders: GraderServiceDep) -> Envelope[GradeResult]:
     """Grade one answer (a playground); a bad config is ``VALIDATION_ERROR`` listing each problem."""
     grader = graders.build(grader_id, body.config)
     result = grader.grade(body.agent_response, body.expected_output)
@@ -121,7 +123,7 @@ def grade_batch(
 
 
 @router.post("/{grader_id}/validate", summary="Check a grader config")
-async def validate(
+def validate(
     grader_id: GraderId, body: ValidateRequest, graders: GraderServiceDep
 ) -> Envelope[ValidationResult]:
     """Every problem of a config, without grading; 200 whether or not it is valid."""

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+import functools
+from concurrent.futures import ThreadPoolExecutor
 from importlib.metadata import PackageNotFoundError, version
 
-from fastapi import APIRouter
-from sqlalchemy import text
+from fastapi import APIRouter, Request
+from sqlalchemy import Engine, text
 
-from assay.api.deps import SessionDep
 from assay.api.envelope import ERROR_RESPONSES, Envelope, ok
 from assay.api.schemas.common import ResponseModel
 
@@ -22,6 +24,7 @@ class Health(ResponseModel):
     database: str
 
 
+@functools.cache
 def _version() -> str:
     try:
         return version("assay")
@@ -29,8 +32,20 @@ def _version() -> str:
         return "unknown"
 
 
+# The database is asked on a thread of its own: health must answer while the shared pool of threads is
+# busy with heavy requests (a sync route would queue behind them).
+_PING = ThreadPoolExecutor(max_workers=1, thread_name_prefix="assay-health")
+
+
+def _ping(engine: Engine) -> str:
+    with engine.connect() as connection:
+        connection.execute(text("SELECT 1"))
+    return engine.dialect.name
+
+
 @router.get("/health", summary="Health check")
-def health(session: SessionDep) -> Envelope[Health]:
+async def health(request: Request) -> Envelope[Health]:
     """``ok`` when the server answers and the database runs a query."""
-    session.execute(text("SELECT 1"))
-    return ok(Health(status="ok", version=_version(), database=session.get_bind().dialect.name))
+    engine: Engine = request.app.state.engine
+    database = await asyncio.get_running_loop().run_in_executor(_PING, _ping, engine)
+    return ok(Health(status="ok", version=_version(), database=database))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import sys
 from typing import Annotated
 
 import pydantic
@@ -62,6 +63,9 @@ def serve(
     # Mistakes in the settings are one line and exit 2 here, not a traceback from inside the server.
     check_database(settings.database_url)
     err.print(f"database: {normalize_url(settings.database_url).render_as_string(hide_password=True)}")
+    # Heavy requests run on threads; a shorter switch interval lets the event loop (health checks, live
+    # progress, evaluations) take the interpreter back sooner while they compute.
+    sys.setswitchinterval(0.001)
     # By name, as a factory: the CLI and the API are sibling layers, and create_app() reads the same
     # ASSAY_* environment that was just checked.
     uvicorn.run("assay.api.app:create_app", factory=True, host=host, port=port, workers=1, log_level="info")
