@@ -9,7 +9,7 @@ from typing import Any, Generic, TypeVar
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
@@ -69,6 +69,16 @@ class ErrorEnvelope(BaseModel):
 def ok(data: T) -> Envelope[T]:
     """A successful envelope around ``data``."""
     return Envelope[T](success=True, data=data, error=None)
+
+
+def rendered(data: BaseModel) -> Response:
+    """A successful envelope around ``data``, rendered to bytes where this is called.
+
+    FastAPI turns a returned model into JSON on the event loop; a large one (a page of results, a batch of
+    verdicts) returned from a sync route is rendered here instead, on the route's worker thread. The route
+    still declares its ``response_model`` for the OpenAPI document.
+    """
+    return SafeJSONResponse({"success": True, "data": data.model_dump(mode="json"), "error": None})
 
 
 def error_response(

@@ -8,7 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Path, Query, Request, Response, status
 
 from assay.api.deps import MAX_ID, GraderServiceDep, PaginationDep, SessionDep
-from assay.api.envelope import ERROR_RESPONSES, Envelope, ok
+from assay.api.envelope import ERROR_RESPONSES, Envelope, ok, rendered
 from assay.api.schemas.evaluations import (
     ComparisonOut,
     EvaluationCreate,
@@ -93,7 +93,9 @@ def delete_evaluation(evaluation_id: EvaluationId, evaluations: EvaluationServic
     return ok(Deleted(id=evaluation_id))
 
 
-@router.get("/{evaluation_id}/results", summary="List an evaluation's results")
+@router.get(
+    "/{evaluation_id}/results", summary="List an evaluation's results", response_model=Envelope[ResultList]
+)
 def list_results(
     evaluation_id: EvaluationId,
     evaluations: EvaluationServiceDep,
@@ -108,7 +110,7 @@ def list_results(
     sort: Annotated[
         str, Query(pattern=r"^-?(position|score|latency_ms)$", description="A leading '-' sorts descending")
     ] = "position",
-) -> Envelope[ResultList]:
+) -> Response:
     """Results in case order (or by score / latency), filtered, a page at a time."""
     query = ResultQuery(
         outcome=outcome,
@@ -121,7 +123,8 @@ def list_results(
     found = evaluations.results(evaluation_id, query, skip=page.skip, limit=page.limit)
     items = [ResultOut.of(result) for result in found.items]
     next_skip = page.skip + len(items)
-    return ok(
+    # Rendered on this worker thread: a page of results is the largest answer the API gives.
+    return rendered(
         ResultList(
             results=items,
             count=len(items),
@@ -163,14 +166,18 @@ def export_results(
     )
 
 
-@router.get("/{evaluation_id}/compare/{other_id}", summary="Compare two evaluations of one suite")
+@router.get(
+    "/{evaluation_id}/compare/{other_id}",
+    summary="Compare two evaluations of one suite",
+    response_model=Envelope[ComparisonOut],
+)
 def compare_evaluations(
     evaluation_id: EvaluationId,
     other_id: Annotated[int, Path(ge=1, le=MAX_ID, description="Evaluation B, compared with A")],
     session: SessionDep,
     page: PaginationDep,
     flip: Annotated[Flip | None, Query(description="Only the flips of this kind")] = None,
-) -> Envelope[ComparisonOut]:
+) -> Response:
     """B against A: per-case flips (a page), counts, and McNemar's exact test of "is B worse than A?"."""
     comparison = compare(session, evaluation_id, other_id, skip=page.skip, limit=page.limit, flip=flip)
-    return ok(ComparisonOut.of(comparison))
+    return rendered(ComparisonOut.of(comparison))

@@ -9,7 +9,7 @@ from weakref import WeakKeyDictionary
 from fastapi import APIRouter, Path, Request, Response
 
 from assay.api.deps import DEFAULT_LIMIT, GraderServiceDep, Limit, Skip
-from assay.api.envelope import ERROR_RESPONSES, Envelope, ok
+from assay.api.envelope import ERROR_RESPONSES, Envelope, ok, rendered
 from assay.api.rendering import SafeJSONResponse
 from assay.api.schemas.graders import (
     ConfigProblemOut,
@@ -103,15 +103,17 @@ def grade(grader_id: GraderId, body: GradeRequest, graders: GraderServiceDep) ->
     return ok(GradeResult(**_outcome(result).model_dump(), grader=_spec(grader)))
 
 
-@router.post("/{grader_id}/grade-batch", summary="Grade many answers with one config")
-def grade_batch(
-    grader_id: GraderId, body: GradeBatchRequest, graders: GraderServiceDep
-) -> Envelope[GradeBatchResult]:
+@router.post(
+    "/{grader_id}/grade-batch",
+    summary="Grade many answers with one config",
+    response_model=Envelope[GradeBatchResult],
+)
+def grade_batch(grader_id: GraderId, body: GradeBatchRequest, graders: GraderServiceDep) -> Response:
     """Grade up to 10,000 answers in order (run in a worker thread: a big batch takes a while)."""
     grader = graders.build(grader_id, body.config)
     outcomes = [_outcome(grader.grade(item.agent_response, item.expected_output)) for item in body.items]
     passed = sum(outcome.passed for outcome in outcomes)
-    return ok(
+    return rendered(
         GradeBatchResult(
             grader=_spec(grader),
             results=outcomes,
