@@ -298,6 +298,28 @@ def test_compare_pages_cover_every_flip_once(client: TestClient) -> None:
     ][8:]
 
 
+def test_an_export_covers_what_the_filters_show(client: TestClient) -> None:
+    suite = make_suite(client)
+    ids = case_ids(client, suite["id"])
+    evaluation = start(client, suite_id=suite["id"], target=recorded(ids, ["yes", "no", "maybe", "no"]))
+    wait_until_finished(client, evaluation["id"])
+    path = f"/api/evaluations/{evaluation['id']}/export"
+    listed = {
+        outcome: [r["case_id"] for r in results(client, evaluation["id"], outcome=outcome)]
+        for outcome in ("passed", "failed", "invalid")
+    }
+    for outcome, expected in listed.items():
+        lines = client.get(path, params={"format": "jsonl", "outcome": outcome}).text.splitlines()
+        assert [json.loads(line)["case_id"] for line in lines] == expected
+        rows = list(
+            csv.DictReader(io.StringIO(client.get(path, params={"format": "csv", "outcome": outcome}).text))
+        )
+        assert [int(row["case_id"]) for row in rows] == expected
+    assert len(client.get(path, params={"format": "jsonl"}).text.splitlines()) == 4
+    searched = client.get(path, params={"format": "jsonl", "q": "maybe"}).text.splitlines()
+    assert [json.loads(line)["agent_response"] for line in searched] == ["maybe"]
+
+
 def test_exports_jsonl_and_formula_safe_csv(client: TestClient) -> None:
     suite = make_suite(client)
     ids = case_ids(client, suite["id"])

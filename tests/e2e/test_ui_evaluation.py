@@ -145,6 +145,20 @@ def test_the_case_panel_closes_on_escape_and_when_a_search_hides_its_case(
     expect(panel).to_have_count(0)
 
 
+def test_an_export_has_what_the_filter_shows(page: Page, assay: AssayServer, agent: AgentServer) -> None:
+    suite_id = assay.create_suite(BOOLEAN_CASES)
+    evaluation_id = assay.run_evaluation(suite_id, agent.url, "filtered export", {"aliases": CUSTOM_ALIASES})
+    page.goto(f"/evaluations/{evaluation_id}?outcome=failed")
+    expect(_rows(page)).to_have_count(2)
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Export JSONL (filtered)").click()
+    exported = [
+        json.loads(line) for line in Path(download.value.path()).read_text(encoding="utf-8").splitlines()
+    ]
+    assert len(exported) == 2
+    assert all(row["passed"] is False and row["error"] is None for row in exported)
+
+
 def test_agent_html_is_shown_as_text_and_runs_no_script(
     page: Page, assay: AssayServer, agent: AgentServer, watch: PageWatch
 ) -> None:

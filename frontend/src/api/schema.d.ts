@@ -338,7 +338,8 @@ export interface paths {
         };
         /**
          * Export an evaluation's results as a file
-         * @description Every result as a download (a file, not an envelope; errors are envelopes).
+         * @description The results the filters cover (all by default), in case order, as a download (a file, not an
+         *     envelope; errors are envelopes).
          */
         get: operations["export_results_api_evaluations__evaluation_id__export_get"];
         put?: never;
@@ -3252,6 +3253,10 @@ export interface operations {
     list_results_api_evaluations__evaluation_id__results_get: {
         parameters: {
             query?: {
+                /** @description Items per page (1..500) */
+                limit?: number;
+                /** @description Items to skip */
+                skip?: number;
                 /** @description passed; failed (graded, not passed); invalid (invalid response/expected); error */
                 outcome?: components["schemas"]["Outcome"] | null;
                 match_status?: string | null;
@@ -3261,10 +3266,6 @@ export interface operations {
                 q?: string | null;
                 /** @description A leading '-' sorts descending */
                 sort?: string;
-                /** @description Items per page (1..500) */
-                limit?: number;
-                /** @description Items to skip */
-                skip?: number;
             };
             header?: never;
             path: {
@@ -3353,6 +3354,15 @@ export interface operations {
         parameters: {
             query?: {
                 format?: components["schemas"]["assay__api__evaluations__ExportFormat"];
+                /** @description passed; failed (graded, not passed); invalid (invalid response/expected); error */
+                outcome?: components["schemas"]["Outcome"] | null;
+                match_status?: string | null;
+                /** @description Only this error reason */
+                error?: string | null;
+                /** @description Text in input, expected or response */
+                q?: string | null;
+                /** @description A leading '-' sorts descending */
+                sort?: string;
             };
             header?: never;
             path: {

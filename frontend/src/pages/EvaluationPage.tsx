@@ -80,7 +80,7 @@ export function EvaluationPage() {
 
   return (
     <div className="evaluation-page">
-      <EvaluationHeader evaluation={data} />
+      <EvaluationHeader evaluation={data} query={query} />
       {data.summary && <SummaryPanel summary={data.summary} />}
       <section className="results-section" aria-label="Results">
         <ResultFilters query={query} onChange={changeQuery} counts={outcomeCounts(data.summary)} />
@@ -100,7 +100,16 @@ export function EvaluationPage() {
   );
 }
 
-function EvaluationHeader({ evaluation }: { evaluation: Evaluation }) {
+/** The export of what the results table shows: the same outcome filter and search. */
+function exportPath(evaluationId: number, format: "jsonl" | "csv", query: ResultQuery): string {
+  const params = new URLSearchParams({ format });
+  if (query.outcome !== "all") params.set("outcome", query.outcome);
+  if (query.search !== "") params.set("q", query.search);
+  return `/api/evaluations/${evaluationId}/export?${params.toString()}`;
+}
+
+function EvaluationHeader({ evaluation, query }: { evaluation: Evaluation; query: ResultQuery }) {
+  const filtered = query.outcome !== "all" || query.search !== "";
   const cancel = useCancelEvaluation(evaluation.id);
   const suite = useSuite(evaluation.suite_id);
   const running = !isTerminal(evaluation.status);
@@ -119,9 +128,9 @@ function EvaluationHeader({ evaluation }: { evaluation: Evaluation }) {
         {(["jsonl", "csv"] as const).map((format) => (
           <DownloadButton
             key={format}
-            path={`/api/evaluations/${evaluation.id}/export?format=${format}`}
+            path={exportPath(evaluation.id, format, query)}
             fallbackName={`evaluation-${evaluation.id}-results.${format}`}
-            label={`Export ${format.toUpperCase()}`}
+            label={`Export ${format.toUpperCase()}${filtered ? " (filtered)" : ""}`}
           />
         ))}
         <Link className="button" to={`/compare?a=${evaluation.id}`}>

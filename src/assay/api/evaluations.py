@@ -93,13 +93,7 @@ def delete_evaluation(evaluation_id: EvaluationId, evaluations: EvaluationServic
     return ok(Deleted(id=evaluation_id))
 
 
-@router.get(
-    "/{evaluation_id}/results", summary="List an evaluation's results", response_model=Envelope[ResultList]
-)
-def list_results(
-    evaluation_id: EvaluationId,
-    evaluations: EvaluationServiceDep,
-    page: PaginationDep,
+def result_query(
     outcome: Annotated[
         Outcome | None,
         Query(description="passed; failed (graded, not passed); invalid (invalid response/expected); error"),
@@ -110,9 +104,9 @@ def list_results(
     sort: Annotated[
         str, Query(pattern=r"^-?(position|score|latency_ms)$", description="A leading '-' sorts descending")
     ] = "position",
-) -> Response:
-    """Results in case order (or by score / latency), filtered, a page at a time."""
-    query = ResultQuery(
+) -> ResultQuery:
+    """Which results a listing or an export covers: the same filters for both."""
+    return ResultQuery(
         outcome=outcome,
         match_status=match_status,
         error=error,
@@ -120,6 +114,18 @@ def list_results(
         sort=ResultSort(sort.lstrip("-")),
         descending=sort.startswith("-"),
     )
+
+
+ResultQueryDep = Annotated[ResultQuery, Depends(result_query)]
+
+
+@router.get(
+    "/{evaluation_id}/results", summary="List an evaluation's results", response_model=Envelope[ResultList]
+)
+def list_results(
+    evaluation_id: EvaluationId, evaluations: EvaluationServiceDep, page: PaginationDep, query: ResultQueryDep
+) -> Response:
+    """Results in case order (or by score / latency), filtered, a page at a time."""
     found = evaluations.results(evaluation_id, query, skip=page.skip, limit=page.limit)
     items = [ResultOut.of(result) for result in found.items]
     next_skip = page.skip + len(items)
@@ -151,12 +157,14 @@ def list_results(
 def export_results(
     evaluation_id: EvaluationId,
     evaluations: EvaluationServiceDep,
+    query: ResultQueryDep,
     export_format: Annotated[ExportFormat, Query(alias="format")] = ExportFormat.JSONL,
 ) -> Response:
-    """Every result as a download (a file, not an envelope; errors are envelopes)."""
+    """The results the filters cover (all by default), in case order, as a download (a file, not an
+    envelope; errors are envelopes)."""
     name = evaluations.name(evaluation_id)
     write = jsonl_lines if export_format is ExportFormat.JSONL else csv_lines
-    content = b"".join(write(evaluations.iter_results(evaluation_id)))
+    content = b"".join(write(evaluations.iter_results(evaluation_id, query)))
     safe_name = "".join(ch if ch.isascii() and (ch.isalnum() or ch in "-_") else "_" for ch in name)[:100]
     filename = f"{safe_name or 'evaluation'}-results.{export_format.value}"
     return Response(

@@ -183,10 +183,19 @@ class EvaluationService:
             items.append(result)
         return Page(items, total)
 
-    def iter_results(self, evaluation_id: int) -> Iterator[Result]:
-        """Every result of the evaluation in case order (exports)."""
+    def iter_results(self, evaluation_id: int, query: ResultQuery | None = None) -> Iterator[Result]:
+        """Every result of the evaluation that ``query`` filters in, in case order (exports)."""
         self._row(evaluation_id)
-        for row in store.iter_results(self.session, evaluation_id):
+        query = query or ResultQuery()
+        rows = store.iter_results(
+            self.session,
+            evaluation_id,
+            outcome=query.outcome,
+            match_status=query.match_status,
+            error=query.error,
+            search=query.search,
+        )
+        for row in rows:
             yield result_of(row)
 
     def name(self, evaluation_id: int) -> str:

@@ -278,9 +278,19 @@ def page_of_results(
     return rows, session.scalar(counted) or 0
 
 
-def iter_results(session: Session, evaluation_id: int, batch: int = 1000) -> Iterator[ResultRow]:
-    """Every result of the evaluation in case order, read in batches."""
-    query = select(ResultRow).where(ResultRow.evaluation_id == evaluation_id).order_by(ResultRow.position)
+def iter_results(
+    session: Session,
+    evaluation_id: int,
+    batch: int = 1000,
+    *,
+    outcome: Outcome | None = None,
+    match_status: str | None = None,
+    error: str | None = None,
+    search: str | None = None,
+) -> Iterator[ResultRow]:
+    """Every result of the evaluation that the filters let through, in case order, read in batches."""
+    query = _result_filters(select(ResultRow), evaluation_id, outcome, match_status, error, search)
+    query = query.order_by(ResultRow.position)
     yield from session.scalars(query.execution_options(yield_per=batch))
 
 
