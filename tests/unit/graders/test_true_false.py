@@ -417,3 +417,10 @@ def test_results_are_fresh_dicts(grader: TrueFalseGrader) -> None:
     first = grader.grade("yes", "true")
     first["details"]["reason"] = "changed"
     assert grader.grade("yes", "true")["details"]["reason"] == "Expected and actual values match"
+
+
+def test_check_expected_gives_the_invalid_expected_reason(grader: TrueFalseGrader) -> None:
+    assert grader.check_expected("perhaps") == details_of(grader, "true", "perhaps")["reason"]
+    assert grader.check_expected(None) == "Expected value '' is not a valid boolean"
+    assert grader.check_expected(" Yes ") is None
+    assert grader.check_expected(False) is None
