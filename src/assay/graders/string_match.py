@@ -7,7 +7,6 @@ from typing import Any, ClassVar
 from assay.graders.base import GradeResult, GraderInterface
 from assay.graders.text import read_text
 
-
 _EMPTY_EXPECTED_REASON = "Expected output is empty: there is nothing to match"
 
 

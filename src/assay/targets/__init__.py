@@ -7,6 +7,7 @@ from assay.targets.retry import RetryPolicy
 from assay.targets.specs import (
     API_TARGET_TYPES,
     CommandTargetSpec,
+    EvaluationTargetSpec,
     HttpTargetSpec,
     OpenAITargetSpec,
     PythonTargetSpec,
@@ -19,6 +20,7 @@ __all__ = [
     "API_TARGET_TYPES",
     "CommandTargetSpec",
     "ErrorReason",
+    "EvaluationTargetSpec",
     "HttpTargetSpec",
     "OpenAITargetSpec",
     "PythonTargetSpec",

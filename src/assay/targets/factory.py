@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from assay.targets.base import Target
+from collections.abc import Mapping
+
+from assay.errors import ValidationError
+from assay.targets.base import Target, TargetReply
 from assay.targets.specs import (
     CommandTargetSpec,
+    EvaluationTargetSpec,
     HttpTargetSpec,
     OpenAITargetSpec,
     PythonTargetSpec,
@@ -13,8 +17,13 @@ from assay.targets.specs import (
 )
 
 
-def build_target(spec: TargetSpec, *, concurrency: int = 8) -> Target:
-    """A ready target; ``ValidationError`` when it cannot be built (unset API key, unknown callable)."""
+def build_target(
+    spec: TargetSpec, *, concurrency: int = 8, stored_replies: Mapping[int, TargetReply] | None = None
+) -> Target:
+    """A ready target; ``ValidationError`` when it cannot be built (unset API key, unknown callable).
+
+    ``stored_replies`` (by case id) are what an ``evaluation`` target replays; the caller reads them.
+    """
     match spec:
         case HttpTargetSpec():
             from assay.targets.http import HttpTarget
@@ -28,6 +37,12 @@ def build_target(spec: TargetSpec, *, concurrency: int = 8) -> Target:
             from assay.targets.recorded import RecordedTarget
 
             return RecordedTarget(spec)
+        case EvaluationTargetSpec():
+            from assay.targets.replay import ReplayTarget
+
+            if stored_replies is None:
+                raise ValidationError("an evaluation target needs the stored replies of its evaluation")
+            return ReplayTarget(stored_replies)
         case PythonTargetSpec():
             from assay.targets.python_callable import PythonTarget
 
