@@ -1,4 +1,4 @@
-"""Preflight of expected outputs (create refuses, the preflight route reports) and re-grading stored answers."""
+"""Preflight of expected outputs (create refuses, the preflight route reports) and re-grading."""
 
 from __future__ import annotations
 
