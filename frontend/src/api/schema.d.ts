@@ -1265,7 +1265,7 @@ export interface components {
         PreflightRequest: {
             /**
              * Grader Id
-             * @example true-false
+             * @description A registered grader, e.g. true-false
              */
             grader_id: string;
             /**

@@ -166,8 +166,13 @@ def export_suite(
 
 @router.post("/{suite_id:int}/preflight", summary="Check a suite's expected outputs against a grader")
 def preflight(
-    suite_id: SuiteId, body: PreflightRequest, session: SessionDep, graders: GraderServiceDep
+    suite_id: SuiteId,
+    body: PreflightRequest,
+    session: SessionDep,
+    suites: SuiteServiceDep,
+    graders: GraderServiceDep,
 ) -> Envelope[PreflightOut]:
     """Which cases the grader can never pass (counts and the first cases); runs nothing, calls no agent."""
+    suites.get(suite_id)  # an unknown suite is a 404 whatever the grader
     grader = graders.build(body.grader_id, dict(body.config) if body.config is not None else None)
     return ok(PreflightOut.of(grader.grader_id, preflight_suite(session, suite_id, grader)))

@@ -133,7 +133,7 @@ class Deleted(ResponseModel):
 class PreflightRequest(RequestModel):
     """A grader (and its config) to check a suite's expected outputs against."""
 
-    grader_id: str = Field(min_length=1, max_length=200, examples=["true-false"])
+    grader_id: str = Field(min_length=1, max_length=200, description="A registered grader, e.g. true-false")
     config: dict[str, JsonValue] | None = Field(
         default=None, description="Grader config; defaults if omitted"
     )
