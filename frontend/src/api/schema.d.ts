@@ -240,6 +240,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/suites/{suite_id}/preflight": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a suite's expected outputs against a grader
+         * @description Which cases the grader can never pass (counts and the first cases); runs nothing, calls no agent.
+         */
+        post: operations["preflight_api_suites__suite_id__preflight_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/evaluations": {
         parameters: {
             query?: never;
@@ -691,6 +711,16 @@ export interface components {
             data?: components["schemas"]["Health"] | null;
             error?: components["schemas"]["ErrorBody"] | null;
         };
+        /** Envelope[PreflightOut] */
+        Envelope_PreflightOut_: {
+            /**
+             * Success
+             * @default true
+             */
+            success?: boolean;
+            data?: components["schemas"]["PreflightOut"] | null;
+            error?: components["schemas"]["ErrorBody"] | null;
+        };
         /** Envelope[ResultList] */
         Envelope_ResultList_: {
             /**
@@ -781,7 +811,7 @@ export interface components {
                 [key: string]: components["schemas"]["JsonValue"];
             } | null;
             /** Target */
-            target: components["schemas"]["HttpTargetSpec"] | components["schemas"]["OpenAITargetSpec"] | components["schemas"]["RecordedTargetSpec"];
+            target: components["schemas"]["HttpTargetSpec"] | components["schemas"]["OpenAITargetSpec"] | components["schemas"]["RecordedTargetSpec"] | components["schemas"]["EvaluationTargetSpec"];
             /** Name */
             name?: string | null;
             /**
@@ -789,6 +819,12 @@ export interface components {
              * @default 8
              */
             concurrency?: number;
+            /**
+             * Allow Invalid Expected
+             * @description Run even when the grader's preflight finds cases it can never pass; otherwise 422.
+             * @default false
+             */
+            allow_invalid_expected?: boolean;
         };
         /**
          * EvaluationList
@@ -843,6 +879,46 @@ export interface components {
          * @enum {string}
          */
         EvaluationStatus: "pending" | "running" | "completed" | "failed" | "cancelled";
+        /**
+         * EvaluationTargetSpec
+         * @description Re-grading: each case gets the answer (or the error) stored for it by a finished evaluation.
+         */
+        EvaluationTargetSpec: {
+            /**
+             * Timeout
+             * @description Seconds one call may take.
+             * @default 30
+             */
+            timeout?: number;
+            /**
+             * Max Attempts
+             * @description Tries per case, the first included.
+             * @default 4
+             */
+            max_attempts?: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "evaluation";
+            /**
+             * Evaluation Id
+             * @description The finished evaluation.
+             */
+            evaluation_id: number;
+        };
+        /**
+         * ExpectedProblemOut
+         * @description A case whose expected output the grader can never match.
+         */
+        ExpectedProblemOut: {
+            /** Case Id */
+            case_id: number;
+            /** Position */
+            position: number;
+            /** Reason */
+            reason: string;
+        };
         /**
          * Flip
          * @description How a case changed from A to B.
@@ -1175,6 +1251,38 @@ export interface components {
          * @enum {string}
          */
         Outcome: "passed" | "failed" | "invalid" | "error";
+        /**
+         * PreflightOut
+         * @description Cases checked, how many the grader can never pass, and the first of them (nothing was run).
+         */
+        PreflightOut: {
+            /** Grader Id */
+            grader_id: string;
+            /** Checked */
+            checked: number;
+            /** Invalid */
+            invalid: number;
+            /** Problems */
+            problems: components["schemas"]["ExpectedProblemOut"][];
+        };
+        /**
+         * PreflightRequest
+         * @description A grader (and its config) to check a suite's expected outputs against.
+         */
+        PreflightRequest: {
+            /**
+             * Grader Id
+             * @description A registered grader, e.g. true-false
+             */
+            grader_id: string;
+            /**
+             * Config
+             * @description Grader config; defaults if omitted
+             */
+            config?: {
+                [key: string]: components["schemas"]["JsonValue"];
+            } | null;
+        };
         /**
          * ProgressOut
          * @description Cases with a result, of all cases.
@@ -2746,6 +2854,96 @@ export interface operations {
                 content: {
                     "application/x-ndjson": string;
                     "text/csv": string;
+                };
+            };
+            /** @description Missing or wrong API key (`UNAUTHORIZED`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found (`NOT_FOUND`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Method not allowed (`METHOD_NOT_ALLOWED`) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body too large (`PAYLOAD_TOO_LARGE`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid request: query, path, body or grader config (`VALIDATION_ERROR`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected server error (`INTERNAL_ERROR`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    preflight_api_suites__suite_id__preflight_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Suite id */
+                suite_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PreflightRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_PreflightOut_"];
                 };
             };
             /** @description Missing or wrong API key (`UNAUTHORIZED`) */

@@ -1,5 +1,6 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, unwrap } from "./client";
+import type { JsonObject } from "./types";
 
 export function useSuites(skip = 0, limit = 100) {
   return useQuery({
@@ -85,5 +86,25 @@ export function useAddCase(suiteId: number) {
     mutationFn: (item: { input: string; expected_output: string }) =>
       unwrap(api.POST("/api/suites/{suite_id}/cases", { params: { path: { suite_id: suiteId } }, body: { cases: [item] } })),
     onSuccess: () => client.invalidateQueries({ queryKey: ["suites"] }),
+  });
+}
+
+/**
+ * Which cases of the suite the grader (with this config) can never pass; runs nothing.
+ * The same check `POST /api/evaluations` makes before it starts.
+ */
+export function usePreflight(suiteId: number, graderId: string, config: JsonObject | undefined) {
+  return useQuery({
+    queryKey: ["suites", suiteId, "preflight", graderId, config],
+    queryFn: () =>
+      unwrap(
+        api.POST("/api/suites/{suite_id}/preflight", {
+          params: { path: { suite_id: suiteId } },
+          body: { grader_id: graderId, config: config ?? null },
+        }),
+      ),
+    enabled: Number.isInteger(suiteId) && suiteId > 0 && graderId !== "" && config !== undefined,
+    staleTime: 30_000,
+    placeholderData: keepPreviousData,
   });
 }

@@ -4,7 +4,8 @@ import { FieldProblems } from "./FieldProblems";
 
 /** The target as the API takes it (`target` of `POST /api/evaluations`). */
 export type TargetSpec = Schemas["EvaluationCreate"]["target"];
-export type TargetType = TargetSpec["type"];
+/** Re-grading (`evaluation`) is started from an evaluation's screen, not from this form. */
+export type TargetType = Exclude<TargetSpec["type"], "evaluation">;
 
 type HttpMethod = NonNullable<Schemas["HttpTargetSpec"]["method"]>;
 const METHODS: readonly HttpMethod[] = ["POST", "PUT", "PATCH", "GET"];

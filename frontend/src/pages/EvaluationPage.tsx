@@ -15,6 +15,7 @@ import { CasePanel } from "../components/CasePanel";
 import { DownloadButton } from "../components/DownloadButton";
 import { ErrorMessage } from "../components/ErrorMessage";
 import { ProblemList } from "../components/ProblemList";
+import { RegradeForm } from "../components/RegradeForm";
 import { ResultFilters } from "../components/ResultFilters";
 import { ResultsTable } from "../components/ResultsTable";
 import { StatusLabel } from "../components/StatusLabel";
@@ -113,6 +114,7 @@ function EvaluationHeader({ evaluation, query }: { evaluation: Evaluation; query
   const cancel = useCancelEvaluation(evaluation.id);
   const suite = useSuite(evaluation.suite_id);
   const running = !isTerminal(evaluation.status);
+  const sourceId = evaluation.target.type === "evaluation" ? Number(evaluation.target.evaluation_id) : undefined;
   const share = evaluation.progress.total > 0 ? evaluation.progress.done / evaluation.progress.total : 0;
   return (
     <header className="panel evaluation-header">
@@ -133,6 +135,11 @@ function EvaluationHeader({ evaluation, query }: { evaluation: Evaluation; query
             label={`Export ${format.toUpperCase()}${filtered ? " (filtered)" : ""}`}
           />
         ))}
+        {sourceId !== undefined && (
+          <Link className="button" to={`/compare?a=${sourceId}&b=${evaluation.id}`} data-testid="compare-with-source">
+            Compare with #{sourceId}
+          </Link>
+        )}
         <Link className="button" to={`/compare?a=${evaluation.id}`}>
           Compare…
         </Link>
@@ -154,6 +161,7 @@ function EvaluationHeader({ evaluation, query }: { evaluation: Evaluation; query
         <summary>Grader config</summary>
         <pre className="text-block">{JSON.stringify(evaluation.grader.config, null, 2)}</pre>
       </details>
+      {!running && <RegradeForm source={evaluation} />}
     </header>
   );
 }

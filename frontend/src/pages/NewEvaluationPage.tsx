@@ -9,6 +9,7 @@ import { useDocumentTitle } from "../hooks";
 import { ErrorMessage } from "../components/ErrorMessage";
 import { GraderConfigEditor } from "../components/GraderConfigEditor";
 import { GraderSelector } from "../components/GraderSelector";
+import { PreflightCheck } from "../components/PreflightCheck";
 import { ProblemList } from "../components/ProblemList";
 import { EMPTY_TARGET, type TargetDraft, TargetForm, targetFromDraft, targetProblems } from "../components/TargetForm";
 import { defaultsFromSchema } from "../components/configSchema";
@@ -24,6 +25,7 @@ export function NewEvaluationPage() {
   const [target, setTarget] = useState<TargetDraft>(EMPTY_TARGET);
   const [name, setName] = useState("");
   const [concurrency, setConcurrency] = useState(8);
+  const [allowInvalid, setAllowInvalid] = useState(false);
   const [formProblem, setFormProblem] = useState("");
   const suites = useSuites(0, 500);
   const chosenSuite = suites.data?.suites.find((suite) => String(suite.id) === suiteId);
@@ -57,6 +59,7 @@ export function NewEvaluationPage() {
         grader_config: shownConfig,
         target: built.target,
         concurrency,
+        allow_invalid_expected: allowInvalid,
         ...(name.trim() !== "" ? { name: name.trim() } : {}),
       },
       { onSuccess: (evaluation) => navigate(`/evaluations/${evaluation.id}`) },
@@ -102,6 +105,15 @@ export function NewEvaluationPage() {
             schema={schema}
             value={shownConfig}
             onChange={setConfig}
+          />
+        )}
+        {graderReady && suiteId !== "" && (
+          <PreflightCheck
+            suiteId={Number(suiteId)}
+            graderId={graderId}
+            config={shownConfig}
+            allow={allowInvalid}
+            onAllowChange={setAllowInvalid}
           />
         )}
         <TargetForm value={target} onChange={setTarget} problems={apiProblems.byField} metadataKeys={metadataKeys} />

@@ -7,12 +7,15 @@ import { StatusLabel } from "../components/StatusLabel";
 import { percent } from "../components/format";
 import { DownloadButton } from "../components/DownloadButton";
 import { ErrorMessage } from "../components/ErrorMessage";
+import { GraderSelector } from "../components/GraderSelector";
+import { PreflightCheck } from "../components/PreflightCheck";
 import { ProblemList } from "../components/ProblemList";
 import { TextBlock } from "../components/TextBlock";
 import { plural } from "../components/format";
 import { ApiError } from "../api/errors";
 
 const PAGE_SIZE = 50;
+const DEFAULT_CONFIG = {};
 
 /** One suite: its cases a page at a time, export, delete, and a way to evaluate it. */
 export function SuitePage() {
@@ -74,6 +77,7 @@ export function SuitePage() {
       {suite.data.description && <p>{suite.data.description}</p>}
       {remove.isError && <ErrorMessage error={remove.error} what="Cannot delete" />}
       {cases.isError && <ErrorMessage error={cases.error} what="Cannot load cases" />}
+      <SuitePreflight suiteId={suiteId} />
       <table className="list cases" data-testid="case-list">
         <thead>
           <tr>
@@ -142,6 +146,17 @@ function SuiteEvaluations({ suiteId }: { suiteId: number }) {
           </li>
         ))}
       </ul>
+    </section>
+  );
+}
+
+/** Check the expected outputs against a grader (its default config) before running anything. */
+function SuitePreflight({ suiteId }: { suiteId: number }) {
+  const [graderId, setGraderId] = useState("");
+  return (
+    <section className="panel suite-preflight" aria-label="Check expected outputs">
+      <GraderSelector value={graderId} onChange={setGraderId} label="Check the expected outputs for grader" />
+      {graderId !== "" && <PreflightCheck suiteId={suiteId} graderId={graderId} config={DEFAULT_CONFIG} />}
     </section>
   );
 }

@@ -7,7 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, File, Form, Query, Request, Response, UploadFile, status
 
-from assay.api.deps import PaginationDep, SuiteId, SuiteServiceDep
+from assay.api.deps import GraderServiceDep, PaginationDep, SessionDep, SuiteId, SuiteServiceDep
 from assay.api.envelope import CONFLICT_RESPONSE, ERROR_RESPONSES, Envelope, ErrorEnvelope, ok
 from assay.api.schemas.suites import (
     CaseList,
@@ -16,6 +16,8 @@ from assay.api.schemas.suites import (
     CasesAppend,
     Deleted,
     Description,
+    PreflightOut,
+    PreflightRequest,
     SuiteCreate,
     SuiteList,
     SuiteName,
@@ -23,6 +25,7 @@ from assay.api.schemas.suites import (
     SuitePatch,
 )
 from assay.errors import ValidationError
+from assay.services.preflight import preflight_suite
 from assay.services.suite_files import SuiteFormat, csv_lines, jsonl_lines, read_suite_file, suite_name_from
 
 router = APIRouter(prefix="/api/suites", tags=["suites"], responses=ERROR_RESPONSES)
@@ -169,3 +172,17 @@ def export_suite(
         media_type=_EXPORT_MEDIA[export_format],
         headers={"Content-Disposition": f'attachment; filename="{safe_name}.{export_format.value}"'},
     )
+
+
+@router.post("/{suite_id:int}/preflight", summary="Check a suite's expected outputs against a grader")
+def preflight(
+    suite_id: SuiteId,
+    body: PreflightRequest,
+    session: SessionDep,
+    suites: SuiteServiceDep,
+    graders: GraderServiceDep,
+) -> Envelope[PreflightOut]:
+    """Which cases the grader can never pass (counts and the first cases); runs nothing, calls no agent."""
+    suites.get(suite_id)  # an unknown suite is a 404 whatever the grader
+    grader = graders.build(body.grader_id, dict(body.config) if body.config is not None else None)
+    return ok(PreflightOut.of(grader.grader_id, preflight_suite(session, suite_id, grader)))

@@ -17,6 +17,7 @@ from assay.cli.gate import check_gate
 from assay.cli.graders import ConfigOption, GraderOption
 from assay.cli.options import check_rate, parse_config
 from assay.errors import ValidationError
+from assay.graders import GraderInterface
 from assay.services.grader_service import GraderService
 from assay.services.local_run import (
     FileSink,
@@ -26,6 +27,7 @@ from assay.services.local_run import (
     load_suite,
     run_local,
 )
+from assay.services.preflight import check_cases
 from assay.services.summary import summarize
 from assay.targets import TargetSpec, parse_target_spec
 
@@ -130,6 +132,20 @@ def _print_summary(summary: dict[str, Any], duration_s: float) -> None:
         )
 
 
+def _preflight(suite: LocalSuite, grader: GraderInterface) -> None:
+    """Exit 2 naming the first cases (numbered in file order) the grader can never pass."""
+    cases = (
+        (case.target_case.case_id, index, case.expected_output) for index, case in enumerate(suite.cases)
+    )
+    report = check_cases(grader, cases)
+    if not report.ok:
+        error = report.error(grader.grader_id, "--allow-invalid-expected")
+        err.print(f"error: {error.message}", markup=False)
+        for problem in error.problems:
+            err.print(f"  {problem}", markup=False)
+        raise typer.Exit(error.exit_code)
+
+
 def run(
     suite_file: Annotated[
         Path, typer.Argument(help="Suite file: JSONL, CSV or JSON with input, expected_output")
@@ -179,11 +195,19 @@ def run(
     ] = None,
     junit: Annotated[Path | None, typer.Option("--junit", help="Write a JUnit XML report here")] = None,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write results here (JSONL)")] = None,
+    allow_invalid_expected: Annotated[
+        bool,
+        typer.Option(
+            "--allow-invalid-expected", help="Run even with cases the grader can never pass (preflight)"
+        ),
+    ] = False,
 ) -> None:
     """Evaluate SUITE_FILE against one target, print a summary, and gate on the pass rate (for CI)."""
     check_rate(min_pass_rate)
     grader = GraderService().build(grader_id, parse_config(config))
     suite = load_suite(suite_file)
+    if not allow_invalid_expected:
+        _preflight(suite, grader)
     extra = {
         key: value
         for key, value in (("timeout", timeout), ("max_attempts", max_attempts))

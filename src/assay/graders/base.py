@@ -109,6 +109,14 @@ class GraderInterface(ABC):
             "scoring_guide": dict(self.scoring_guide),
         }
 
+    def check_expected(self, expected_output: Any) -> str | None:
+        """Preflight: why ``expected_output`` can never be matched by this grader, else ``None``.
+
+        Judged before any agent call, so a suite that cannot pass is refused before it costs anything.
+        The default finds nothing; a grader that overrides it must never raise (callers still guard it).
+        """
+        return None
+
     @abstractmethod
     def grade(self, agent_response: Any, expected_output: Any) -> GradeResult:
         """Grade one response; returns ``{"passed", "score", "details"}`` and never raises."""

@@ -7,6 +7,8 @@ from typing import Any, ClassVar
 from assay.graders.base import GradeResult, GraderInterface
 from assay.graders.text import read_text
 
+_EMPTY_EXPECTED_REASON = "Expected output is empty: there is nothing to match"
+
 
 def _first_difference(expected: str, actual: str) -> int:
     """Index of the first character where the two strings differ (they are known to differ)."""
@@ -36,7 +38,7 @@ class StringMatchGrader(GraderInterface):
     name: ClassVar[str] = "String Match Grader"
     description: ClassVar[str] = "Exact or fuzzy string matching with case and whitespace options"
     type: ClassVar[str] = "string-match"
-    version: ClassVar[str] = "1.0.0"
+    version: ClassVar[str] = "1.1.0"
     config_schema: ClassVar[dict[str, Any]] = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "type": "object",
@@ -88,11 +90,18 @@ class StringMatchGrader(GraderInterface):
             text = " ".join(text.split())
         return text if self._case_sensitive else text.casefold()
 
+    def check_expected(self, expected_output: Any) -> str | None:
+        """An empty expected output (after normalisation) says nothing to match, so no answer may pass."""
+        return _EMPTY_EXPECTED_REASON if not self.normalize(expected_output) else None
+
     def grade(self, agent_response: Any, expected_output: Any) -> GradeResult:
         """Grade one response; details give the normalised values and, on a failure, where they differ."""
         normalized_expected = self.normalize(expected_output)
         normalized_actual = self.normalize(agent_response)
-        if normalized_expected == normalized_actual:
+        if not normalized_expected:
+            passed, status, difference = False, "invalid_expected", None
+            reason = _EMPTY_EXPECTED_REASON
+        elif normalized_expected == normalized_actual:
             passed, status, difference = True, "match", None
             reason = "Response matches expected output"
         else:

@@ -28,6 +28,10 @@ _EMPTY_REASON = "Empty or null response"
 _MISMATCH_REASON = {"true": "Expected true but got false", "false": "Expected false but got true"}
 
 
+def _invalid_expected_reason(expected_text: str) -> str:
+    return f"Expected value '{expected_text}' is not a valid boolean"
+
+
 def _identity(text: str) -> str:
     return text
 
@@ -122,13 +126,18 @@ class TrueFalseGrader(GraderInterface):
         normalized = self._fold(text.strip())
         return text, normalized, self._table.get(normalized)
 
+    def check_expected(self, expected_output: Any) -> str | None:
+        """The D9 ``invalid_expected`` reason when ``expected_output`` names no boolean, else ``None``."""
+        expected_text, _, expected_bool = self._read(expected_output)
+        return _invalid_expected_reason(expected_text) if expected_bool is None else None
+
     def grade(self, agent_response: Any, expected_output: Any) -> GradeResult:
         """Grade one response (D9 order of verdicts, D10 details). Never raises."""
         expected_text, normalized_expected, expected_bool = self._read(expected_output)
         actual_text, normalized_actual, actual_bool = self._read(agent_response)
         if expected_bool is None:
             status = "invalid_expected"
-            reason = f"Expected value '{expected_text}' is not a valid boolean"
+            reason = _invalid_expected_reason(expected_text)
         elif not normalized_actual:
             status = "invalid_response"
             reason = _EMPTY_REASON

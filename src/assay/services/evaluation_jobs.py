@@ -22,13 +22,14 @@ from assay.errors import AssayError
 from assay.services.demo_suite import seed_demo_suite
 from assay.services.evaluation_records import facts_of, result_columns
 from assay.services.grader_service import GraderService
+from assay.services.regrade import stored_replies
 from assay.services.runner import CaseResult, RunCase, finish_in_thread, run_cases
 from assay.services.summary import ResultFacts, summarize
 from assay.storage import evaluations as store
 from assay.storage.database import loggable, retry_when_busy, session_factory
 from assay.storage.evaluations import EvaluationRow, EvaluationStatus
 from assay.storage.types import utc_now
-from assay.targets import TargetCase, TargetPolicy, build_target, parse_target_spec
+from assay.targets import TargetCase, TargetPolicy, TargetReply, build_target, parse_target_spec
 
 logger = logging.getLogger(__name__)
 
@@ -220,7 +221,7 @@ class EvaluationJobs:
 
     def _prepare(
         self, evaluation_id: int
-    ) -> tuple[EvaluationRow, list[RunCase], dict[int, int], LiveFacts] | None:
+    ) -> tuple[EvaluationRow, list[RunCase], dict[int, int], LiveFacts, dict[int, TargetReply] | None] | None:
         with self._sessions() as session:
             row = store.find_evaluation(session, evaluation_id)
             if row is None or Status(row.status).is_terminal:
@@ -239,7 +240,9 @@ class EvaluationJobs:
                 RunCase(TargetCase(case.id, case.input, case.case_metadata or {}), case.expected_output)
                 for case in cases
             ]
-            return row, run_cases_, {case.id: case.position for case in cases}, live
+            source_id = row.target.get("evaluation_id") if row.target.get("type") == "evaluation" else None
+            replies = stored_replies(session, source_id) if source_id is not None else None  # re-grading
+            return row, run_cases_, {case.id: case.position for case in cases}, live, replies
 
     def _finish(
         self,
@@ -282,7 +285,7 @@ class EvaluationJobs:
             prepared = await finish_in_thread(self._prepare, evaluation_id)
             if prepared is None:
                 return
-            row, cases, positions, live = prepared
+            row, cases, positions, live, replies = prepared
             self._live[evaluation_id] = live
             grader = self._graders.build(row.grader_id, row.grader_config)
             if grader.version != row.grader_version:
@@ -291,7 +294,9 @@ class EvaluationJobs:
                     f"{row.grader_version}; start a new evaluation"
                 )
             spec = parse_target_spec(row.target)
-            target = build_target(spec, concurrency=row.concurrency, policy=self.target_policy)
+            target = build_target(
+                spec, concurrency=row.concurrency, policy=self.target_policy, stored_replies=replies
+            )
             sink = DatabaseSink(self._engine, evaluation_id, positions, live)
             async with target:
                 outcome = await run_cases(

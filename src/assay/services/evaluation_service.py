@@ -13,12 +13,14 @@ from assay.errors import NotFoundError, ValidationError
 from assay.services.evaluation_jobs import EvaluationJobs, compute_summary
 from assay.services.evaluation_records import Evaluation, Result, evaluation_of, listed_size, result_of
 from assay.services.grader_service import GraderService
+from assay.services.preflight import preflight_suite
+from assay.services.regrade import check_source
 from assay.services.suite_service import Page
 from assay.storage import evaluations as store
 from assay.storage import suites as suite_store
 from assay.storage.evaluations import EvaluationRow, EvaluationStatus, Outcome, ResultSort
 from assay.storage.types import utc_now
-from assay.targets import API_TARGET_TYPES, check_target, parse_target_spec
+from assay.targets import API_TARGET_TYPES, EvaluationTargetSpec, check_target, parse_target_spec
 
 DEFAULT_CONCURRENCY = 8
 MAX_CONCURRENCY = 256
@@ -34,6 +36,8 @@ class NewEvaluation:
     grader_config: dict[str, Any] | None = None
     name: str | None = None
     concurrency: int = DEFAULT_CONCURRENCY
+    allow_invalid_expected: bool = False
+    """Run even when the grader's preflight finds cases it can never pass (they end ``invalid_expected``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,9 +87,15 @@ class EvaluationService:
         grader = self.graders.build(request.grader_id, request.grader_config)  # NotFound / ConfigError
         spec = parse_target_spec(request.target, allowed=allowed_targets)
         check_target(spec, self.jobs.target_policy)
+        if isinstance(spec, EvaluationTargetSpec):
+            check_source(self.session, spec, suite.id)
         if not 1 <= request.concurrency <= MAX_CONCURRENCY:
             message = f"concurrency must be between 1 and {MAX_CONCURRENCY}"
             raise ValidationError(message, problems=[message])
+        if not request.allow_invalid_expected:
+            report = preflight_suite(self.session, suite.id, grader)
+            if not report.ok:
+                raise report.error(grader.grader_id, '"allow_invalid_expected": true')
         grader_spec = self.graders.spec(grader)
         row = EvaluationRow(
             name=request.name or f"{suite.name} · {grader.grader_id}",

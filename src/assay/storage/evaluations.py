@@ -363,6 +363,19 @@ def flipped_case_ids(
     return [(case_id, passed) for case_id, passed in session.execute(query)]
 
 
+def replies_by_case(session: Session, evaluation_id: int) -> Iterator[tuple[Any, ...]]:
+    """``(case_id, response, error, error_detail, latency_ms, attempts)`` of every result (re-grading)."""
+    query = select(
+        ResultRow.case_id,
+        ResultRow.agent_response,
+        ResultRow.error,
+        ResultRow.error_detail,
+        ResultRow.latency_ms,
+        ResultRow.attempts,
+    ).where(ResultRow.evaluation_id == evaluation_id)
+    yield from session.execute(query.execution_options(yield_per=1000))
+
+
 def results_of_cases(session: Session, evaluation_id: int, case_ids: Sequence[int]) -> dict[int, ResultRow]:
     """The evaluation's results for ``case_ids``, by case id."""
     if not case_ids:

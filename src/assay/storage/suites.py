@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -109,6 +109,18 @@ def cases_from(session: Session, suite_id: int, position: int) -> Sequence[CaseR
         .order_by(CaseRow.position)
     )
     return session.scalars(query).all()
+
+
+def iter_expected_outputs(
+    session: Session, suite_id: int, batch: int = 1000
+) -> Iterator[tuple[int, int, str]]:
+    """``(case_id, position, expected_output)`` of every case in order, read in batches (preflight)."""
+    query = (
+        select(CaseRow.id, CaseRow.position, CaseRow.expected_output)
+        .where(CaseRow.suite_id == suite_id)
+        .order_by(CaseRow.position)
+    )
+    yield from session.execute(query.execution_options(yield_per=batch))
 
 
 def next_position(session: Session, suite_id: int) -> int:

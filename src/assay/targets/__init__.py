@@ -10,6 +10,7 @@ from assay.targets.secrets import SecretPolicy
 from assay.targets.specs import (
     API_TARGET_TYPES,
     CommandTargetSpec,
+    EvaluationTargetSpec,
     HttpTargetSpec,
     OpenAITargetSpec,
     PythonTargetSpec,
@@ -23,6 +24,7 @@ __all__ = [
     "CommandTargetSpec",
     "EgressPolicy",
     "ErrorReason",
+    "EvaluationTargetSpec",
     "HttpTargetSpec",
     "OpenAITargetSpec",
     "PythonTargetSpec",

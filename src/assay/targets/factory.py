@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from assay.errors import ValidationError
-from assay.targets.base import Target
+from assay.targets.base import Target, TargetReply
 from assay.targets.egress import EgressRefusedError
 from assay.targets.policy import TargetPolicy
 from assay.targets.specs import (
     CommandTargetSpec,
+    EvaluationTargetSpec,
     HttpTargetSpec,
     OpenAITargetSpec,
     PythonTargetSpec,
@@ -17,9 +20,18 @@ from assay.targets.specs import (
 )
 
 
-def build_target(spec: TargetSpec, *, concurrency: int = 8, policy: TargetPolicy | None = None) -> Target:
+def build_target(
+    spec: TargetSpec,
+    *,
+    concurrency: int = 8,
+    policy: TargetPolicy | None = None,
+    stored_replies: Mapping[int, TargetReply] | None = None,
+) -> Target:
     """A ready target under ``policy`` (by default the CLI's: unrestricted); ``ValidationError`` when it
-    cannot be built (a secret that is not available, an unknown callable)."""
+    cannot be built (a secret that is not available, an unknown callable).
+
+    ``stored_replies`` (by case id) are what an ``evaluation`` target replays; the caller reads them.
+    """
     policy = policy if policy is not None else TargetPolicy.unrestricted()
     match spec:
         case HttpTargetSpec():
@@ -34,6 +46,12 @@ def build_target(spec: TargetSpec, *, concurrency: int = 8, policy: TargetPolicy
             from assay.targets.recorded import RecordedTarget
 
             return RecordedTarget(spec, max_answer_bytes=policy.max_answer_bytes)
+        case EvaluationTargetSpec():
+            from assay.targets.replay import ReplayTarget
+
+            if stored_replies is None:
+                raise ValidationError("an evaluation target needs the stored replies of its evaluation")
+            return ReplayTarget(stored_replies)
         case PythonTargetSpec():
             from assay.targets.python_callable import PythonTarget
 

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 from assay.errors import ValidationError
 
 REDACTED = "[redacted]"
-API_TARGET_TYPES: frozenset[str] = frozenset({"http", "openai", "recorded"})
+API_TARGET_TYPES: frozenset[str] = frozenset({"http", "openai", "recorded", "evaluation"})
 """Target types the API accepts; Python callables and shell commands run code, so only the CLI has them."""
 
 _PLACEHOLDER = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")
@@ -108,6 +108,13 @@ class RecordedTargetSpec(_TargetSpecBase):
     )
 
 
+class EvaluationTargetSpec(_TargetSpecBase):
+    """Re-grading: each case gets the answer (or the error) stored for it by a finished evaluation."""
+
+    type: Literal["evaluation"]
+    evaluation_id: int = Field(ge=1, le=2**31 - 1, strict=False, description="The finished evaluation.")
+
+
 class PythonTargetSpec(_TargetSpecBase):
     """A Python callable ``module:function`` taking the case input (CLI only)."""
 
@@ -123,7 +130,12 @@ class CommandTargetSpec(_TargetSpecBase):
 
 
 TargetSpec = Annotated[
-    HttpTargetSpec | OpenAITargetSpec | RecordedTargetSpec | PythonTargetSpec | CommandTargetSpec,
+    HttpTargetSpec
+    | OpenAITargetSpec
+    | RecordedTargetSpec
+    | EvaluationTargetSpec
+    | PythonTargetSpec
+    | CommandTargetSpec,
     Field(discriminator="type"),
 ]
 _ADAPTER: TypeAdapter[TargetSpec] = TypeAdapter(TargetSpec)

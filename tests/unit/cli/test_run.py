@@ -172,3 +172,17 @@ def test_openai_compatible_target(suite: Path, monkeypatch: pytest.MonkeyPatch) 
         assert agent.requests[0].headers["authorization"] == "Bearer sk-test"
         assert agent.requests[0].path == "/v1/chat/completions"
     assert proc.returncode == 0, proc.stderr
+
+
+def test_preflight_names_cases_the_grader_can_never_pass(tmp_path: Path) -> None:
+    path = tmp_path / "mixed.jsonl"
+    rows = [("a", "true"), ("b", "maybe"), ("c", "false"), ("d", "")]
+    path.write_text("".join(json.dumps({"input": i, "expected_output": e}) + "\n" for i, e in rows))
+    refused = run(str(path), "-g", "true-false", "--command", "echo yes")
+    assert refused.returncode == 2
+    assert "2 of 4 cases" in refused.stderr
+    assert "case 2: Expected value 'maybe' is not a valid boolean" in refused.stderr
+    assert "case 4: Expected value '' is not a valid boolean" in refused.stderr
+    allowed = run(str(path), "-g", "true-false", "--command", "echo yes", "--allow-invalid-expected")
+    assert allowed.returncode == 1, allowed.stderr  # it ran: 1 of 4 passed, and without a gate all must
+    assert "1/4 passed" in allowed.stdout

@@ -90,3 +90,13 @@ def test_result_shape_never_raises_deterministic(
     assert isinstance(details["reason"], str)
     assert details["reason"]
     assert grader.grade(response, expected) == result
+
+
+@pytest.mark.parametrize("grader", REGISTERED, ids=ids)
+@pytest.mark.parametrize("expected", ODD_INPUTS, ids=range(len(ODD_INPUTS)))
+def test_check_expected_never_raises_and_agrees_with_grade(grader: GraderInterface, expected: Any) -> None:
+    reason = grader.check_expected(expected)
+    assert reason is None or (isinstance(reason, str) and reason)
+    if reason is not None:  # an expected output refused before the run can never pass in it
+        for response in ODD_INPUTS:
+            assert grader.grade(response, expected)["passed"] is False

@@ -17,8 +17,6 @@ from assay.graders import StringMatchGrader
         ({"normalize_whitespace": False}, "New  York", "new york", False),
         ({"normalize_whitespace": False}, "Paris", "Paris\n", False),
         ({"case_sensitive": True}, "Paris", " Paris ", True),
-        (None, "", "", True),
-        (None, "", None, True),
         (None, "Paris", "", False),
         (None, "true", True, True),
         (None, "42", 42, True),
@@ -80,3 +78,18 @@ def test_match_has_no_difference() -> None:
 def test_config_errors(config: object, error: type[Exception]) -> None:
     with pytest.raises(error):
         StringMatchGrader(config=config)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("expected", ["", "  \n", None])
+@pytest.mark.parametrize("response", ["", None, "  ", "Paris"])
+def test_empty_expected_output_never_passes(expected: object, response: object) -> None:
+    result = StringMatchGrader().grade(response, expected)
+    assert (result["passed"], result["score"]) == (False, 0.0)
+    assert result["details"]["match_status"] == "invalid_expected"
+    assert result["details"]["reason"] == StringMatchGrader().check_expected(expected)
+
+
+def test_check_expected_accepts_text_and_whitespace_when_it_counts() -> None:
+    assert StringMatchGrader().check_expected("Paris") is None
+    assert StringMatchGrader().check_expected(" ") is not None
+    assert StringMatchGrader(config={"normalize_whitespace": False}).check_expected(" ") is None

@@ -431,3 +431,10 @@ def test_alias_lists_and_aliases_are_bounded() -> None:
         )
     with pytest.raises(ValueError, match="false"):
         TrueFalseGrader(config={"aliases": {"true": ["yes"], "false": ["n" * (MAX_ALIAS_LENGTH + 1)]}})
+
+
+def test_check_expected_gives_the_invalid_expected_reason(grader: TrueFalseGrader) -> None:
+    assert grader.check_expected("perhaps") == details_of(grader, "true", "perhaps")["reason"]
+    assert grader.check_expected(None) == "Expected value '' is not a valid boolean"
+    assert grader.check_expected(" Yes ") is None
+    assert grader.check_expected(False) is None

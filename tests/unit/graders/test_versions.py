@@ -15,7 +15,7 @@ import pytest
 from assay.graders import BUILTIN_GRADERS, GraderInterface
 
 PINNED = {
-    "string-match": ("1.0.0", "2ffb291278a75e64"),
+    "string-match": ("1.1.0", "8db543cf5bc38814"),
     "true-false": ("1.0.0", "ee0717b774bbe50f"),
 }
 INPUTS: list[object] = [

@@ -13,13 +13,15 @@ from assay.services.comparison import Comparison, Flip, FlippedCase, Verdict
 from assay.services.evaluation_records import Evaluation, Result
 from assay.services.evaluation_service import DEFAULT_CONCURRENCY, MAX_CONCURRENCY, NewEvaluation
 from assay.storage.evaluations import EvaluationStatus
-from assay.targets import HttpTargetSpec, OpenAITargetSpec, RecordedTargetSpec
+from assay.targets import EvaluationTargetSpec, HttpTargetSpec, OpenAITargetSpec, RecordedTargetSpec
 
 MAX_ID = 2**31 - 1
 NAME_PATTERN = r"^[^\x00-\x1f\x7f]*[^\x00-\x20\x7f][^\x00-\x1f\x7f]*$"
 EvaluationName = Annotated[str, StringConstraints(min_length=1, max_length=200, pattern=NAME_PATTERN)]
 
-ApiTarget = Annotated[HttpTargetSpec | OpenAITargetSpec | RecordedTargetSpec, Field(discriminator="type")]
+ApiTarget = Annotated[
+    HttpTargetSpec | OpenAITargetSpec | RecordedTargetSpec | EvaluationTargetSpec, Field(discriminator="type")
+]
 """Targets the API runs (Python callables and shell commands are CLI-only: they run code here)."""
 
 
@@ -32,6 +34,10 @@ class EvaluationCreate(RequestModel):
     target: ApiTarget
     name: EvaluationName | None = None
     concurrency: int = Field(default=DEFAULT_CONCURRENCY, ge=1, le=MAX_CONCURRENCY, strict=False)
+    allow_invalid_expected: bool = Field(
+        default=False,
+        description="Run even when the grader's preflight finds cases it can never pass; otherwise 422.",
+    )
 
     def to_new_evaluation(self) -> NewEvaluation:
         """The service's record of this request."""
@@ -42,6 +48,7 @@ class EvaluationCreate(RequestModel):
             grader_config=dict(self.grader_config) if self.grader_config is not None else None,
             name=self.name,
             concurrency=self.concurrency,
+            allow_invalid_expected=self.allow_invalid_expected,
         )
 
 

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 from pydantic import Field, JsonValue, StringConstraints
 
 from assay.api.schemas.common import RequestModel, ResponseModel
+from assay.services.preflight import PreflightReport
 from assay.services.suite_service import Case, NewCase, Suite
 
 MAX_CASES_PER_REQUEST = 10_000
@@ -127,3 +128,38 @@ class Deleted(ResponseModel):
 
     id: int
     deleted: bool = True
+
+
+class PreflightRequest(RequestModel):
+    """A grader (and its config) to check a suite's expected outputs against."""
+
+    grader_id: str = Field(min_length=1, max_length=200, description="A registered grader, e.g. true-false")
+    config: dict[str, JsonValue] | None = Field(
+        default=None, description="Grader config; defaults if omitted"
+    )
+
+
+class ExpectedProblemOut(ResponseModel):
+    """A case whose expected output the grader can never match."""
+
+    case_id: int
+    position: int
+    reason: str
+
+
+class PreflightOut(ResponseModel):
+    """Cases checked, how many the grader can never pass, and the first of them (nothing was run)."""
+
+    grader_id: str
+    checked: int
+    invalid: int
+    problems: list[ExpectedProblemOut]
+
+    @classmethod
+    def of(cls, grader_id: str, report: PreflightReport) -> PreflightOut:
+        """The response for a service report."""
+        problems = [
+            ExpectedProblemOut(case_id=p.case_id, position=p.position, reason=p.reason)
+            for p in report.problems
+        ]
+        return cls(grader_id=grader_id, checked=report.checked, invalid=report.invalid, problems=problems)

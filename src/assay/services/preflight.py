@@ -1,0 +1,94 @@
+"""Preflight: which cases of a suite a grader can never pass, found before any agent is called.
+
+One function serves every edge (``POST /api/evaluations``, ``POST /api/suites/{id}/preflight``,
+``assay run``). Cases are streamed and every one is checked, but only the first few problems are kept,
+so a suite of a million cases costs one pass and little memory.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from sqlalchemy.orm import Session
+
+from assay.errors import NotFoundError, ValidationError
+from assay.graders import GraderInterface
+from assay.storage import suites as suite_store
+
+logger = logging.getLogger(__name__)
+
+MAX_LISTED = 10
+"""Problems named in a report; the rest are only counted."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ExpectedProblem:
+    """One case whose expected output the grader can never match."""
+
+    case_id: int
+    position: int
+    reason: str
+
+    def describe(self) -> str:
+        """The problem as one line of an error's ``problems``."""
+        return f"case {self.case_id}: {self.reason}"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PreflightReport:
+    """How many cases were checked, how many can never pass, and the first of those."""
+
+    checked: int
+    invalid: int
+    problems: list[ExpectedProblem]
+
+    @property
+    def ok(self) -> bool:
+        """Whether every case can pass."""
+        return self.invalid == 0
+
+    def error(self, grader_id: str, opt_in: str) -> ValidationError:
+        """The refusal of a run over these cases; ``opt_in`` says how to run anyway."""
+        message = (
+            f"{self.invalid} of {self.checked} cases have an expected output that grader '{grader_id}' "
+            f"can never match; fix them, choose another grader, or set {opt_in}"
+        )
+        return ValidationError(message, problems=[problem.describe() for problem in self.problems])
+
+
+def expected_reason(grader: GraderInterface, expected_output: object) -> str | None:
+    """The grader's preflight reason; a grader whose hook fails is logged and trusted (no reason)."""
+    try:
+        reason = grader.check_expected(expected_output)
+    except Exception:  # a plugin's bug must not block every run with that grader
+        logger.warning("grader %r: check_expected raised", grader.grader_id, exc_info=True)
+        return None
+    return reason if isinstance(reason, str) and reason else None
+
+
+def check_cases(
+    grader: GraderInterface, cases: Iterable[tuple[int, int, object]], *, limit: int = MAX_LISTED
+) -> PreflightReport:
+    """Check ``(case_id, position, expected_output)`` triples: all counted, the first ``limit`` kept."""
+    checked = invalid = 0
+    problems: list[ExpectedProblem] = []
+    for case_id, position, expected in cases:
+        checked += 1
+        reason = expected_reason(grader, expected)
+        if reason is None:
+            continue
+        invalid += 1
+        if len(problems) < limit:
+            problems.append(ExpectedProblem(case_id=case_id, position=position, reason=reason))
+    return PreflightReport(checked=checked, invalid=invalid, problems=problems)
+
+
+def preflight_suite(
+    session: Session, suite_id: int, grader: GraderInterface, *, limit: int = MAX_LISTED
+) -> PreflightReport:
+    """Check every case of a stored suite; ``NotFoundError`` when there is no such suite."""
+    if suite_store.find_suite(session, suite_id) is None:
+        raise NotFoundError("Suite not found")
+    return check_cases(grader, suite_store.iter_expected_outputs(session, suite_id), limit=limit)

@@ -1,0 +1,41 @@
+"""Re-grading: a new evaluation that grades the replies a finished one stored, without calling the agent."""
+
+from __future__ import annotations
+
+from sqlalchemy.orm import Session
+
+from assay.errors import ValidationError
+from assay.storage import evaluations as store
+from assay.storage.evaluations import EvaluationStatus
+from assay.targets import EvaluationTargetSpec, TargetReply
+
+
+def check_source(session: Session, spec: EvaluationTargetSpec, suite_id: int) -> None:
+    """Refuse a source that does not exist, has not finished, or evaluated another suite."""
+    source = store.find_evaluation(session, spec.evaluation_id)
+    problem = None
+    if source is None:
+        problem = f"target.evaluation_id: evaluation {spec.evaluation_id} does not exist"
+    elif not EvaluationStatus(source.status).is_terminal:
+        problem = (
+            f"target.evaluation_id: evaluation {spec.evaluation_id} is {source.status}; wait until it ends"
+        )
+    elif source.suite_id != suite_id:
+        problem = (
+            f"target.evaluation_id: evaluation {spec.evaluation_id} ran suite {source.suite_id}, "
+            f"not suite {suite_id}"
+        )
+    if problem is not None:
+        raise ValidationError(problem, problems=[problem])
+
+
+def stored_replies(session: Session, evaluation_id: int) -> dict[int, TargetReply]:
+    """Each case's stored reply, by case id: the answer, or the error with its detail (it stays an error)."""
+    return {
+        case_id: TargetReply(
+            response, error=error, error_detail=detail, latency_ms=latency, attempts=attempts
+        )
+        for case_id, response, error, detail, latency, attempts in store.replies_by_case(
+            session, evaluation_id
+        )
+    }

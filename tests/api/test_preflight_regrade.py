@@ -1,0 +1,101 @@
+"""Preflight of expected outputs (create refuses, the preflight route reports) and re-grading."""
+
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+
+from tests.api.test_evaluations import case_ids, make_suite, recorded, results, start, wait_until_finished
+
+MIXED = [("a", "true"), ("b", "maybe"), ("c", "false"), ("d", ""), ("e", "perhaps")]
+
+
+def test_create_refuses_cases_the_grader_can_never_pass_unless_opted_in(client: TestClient) -> None:
+    suite = make_suite(client, MIXED)
+    ids = case_ids(client, suite["id"])
+    body = {"suite_id": suite["id"], "grader_id": "true-false", "target": recorded(ids, ["yes"] * 5)}
+    response = client.post("/api/evaluations", json=body)
+    assert response.status_code == 422, response.text
+    error = response.json()["error"]
+    assert error["code"] == "VALIDATION_ERROR"
+    assert "3 of 5 cases" in error["message"]
+    assert error["problems"] == [
+        f"case {ids[1]}: Expected value 'maybe' is not a valid boolean",
+        f"case {ids[3]}: Expected value '' is not a valid boolean",
+        f"case {ids[4]}: Expected value 'perhaps' is not a valid boolean",
+    ]
+    assert client.get("/api/evaluations", params={"suite_id": suite["id"]}).json()["data"]["total"] == 0
+    evaluation = start(client, **body, allow_invalid_expected=True)
+    finished = wait_until_finished(client, evaluation["id"])
+    assert finished["summary"]["passed"] == 1
+    statuses = [row["match_status"] for row in results(client, evaluation["id"])]
+    assert statuses.count("invalid_expected") == 3
+
+
+def test_preflight_route_counts_all_and_names_the_first(client: TestClient) -> None:
+    suite = make_suite(client, [(f"q{i}", "" if i % 2 else "Paris") for i in range(25)])
+    ids = case_ids(client, suite["id"])
+    response = client.post(f"/api/suites/{suite['id']}/preflight", json={"grader_id": "string-match"})
+    assert response.status_code == 200, response.text
+    report = response.json()["data"]
+    assert (report["grader_id"], report["checked"], report["invalid"]) == ("string-match", 25, 12)
+    assert [problem["case_id"] for problem in report["problems"]] == ids[1:20:2]
+    assert report["problems"][0]["position"] == 1
+    assert "empty" in report["problems"][0]["reason"]
+    clean = client.post(f"/api/suites/{suite['id']}/preflight", json={"grader_id": "true-false"}).json()
+    assert clean["data"]["invalid"] == 25  # neither "Paris" nor "" is a boolean
+    missing = client.post("/api/suites/999999/preflight", json={"grader_id": "true-false"})
+    assert (missing.status_code, missing.json()["error"]["code"]) == (404, "NOT_FOUND")
+    bad = client.post(
+        f"/api/suites/{suite['id']}/preflight", json={"grader_id": "true-false", "config": {"nope": 1}}
+    )
+    assert (bad.status_code, bad.json()["error"]["code"]) == (422, "VALIDATION_ERROR")
+    unknown = client.post(f"/api/suites/{suite['id']}/preflight", json={"grader_id": "no-such-grader"})
+    assert unknown.status_code == 404
+
+
+def test_regrade_replays_stored_answers_and_errors_and_compares(client: TestClient) -> None:
+    suite = make_suite(client, [("q0", "yes"), ("q1", "Yes"), ("q2", "oui"), ("q3", "no")])
+    ids = case_ids(client, suite["id"])
+    answers = {str(ids[0]): "YES", str(ids[1]): "yes", str(ids[2]): "oui"}  # ids[3]: no answer → error
+    source = start(
+        client,
+        suite_id=suite["id"],
+        grader_id="string-match",
+        target={"type": "recorded", "responses": answers},
+    )
+    source = wait_until_finished(client, source["id"])
+    assert (source["summary"]["passed"], source["summary"]["error_count"]) == (3, 1)
+    regrade = start(
+        client,
+        suite_id=suite["id"],
+        grader_id="string-match",
+        grader_config={"case_sensitive": True},
+        target={"type": "evaluation", "evaluation_id": source["id"]},
+    )
+    regrade = wait_until_finished(client, regrade["id"])
+    assert regrade["status"] == "completed"
+    rows = {row["case_id"]: row for row in results(client, regrade["id"])}
+    assert [rows[i]["agent_response"] for i in ids[:3]] == ["YES", "yes", "oui"]
+    assert [rows[i]["passed"] for i in ids[:3]] == [False, False, True]
+    assert rows[ids[3]]["error"] == "no_recorded_response"
+    comparison = client.get(f"/api/evaluations/{source['id']}/compare/{regrade['id']}").json()["data"]
+    assert (comparison["common_cases"], comparison["pass_to_fail"], comparison["fail_to_pass"]) == (4, 2, 0)
+    assert sorted(flip["case_id"] for flip in comparison["flips"]) == ids[:2]
+
+
+def test_regrade_refuses_a_missing_unfinished_or_foreign_source(client: TestClient) -> None:
+    suite = make_suite(client, [("q", "true")])
+    other = make_suite(client, [("q", "true")], name="other")
+    done = wait_until_finished(
+        client,
+        start(client, suite_id=other["id"], target=recorded(case_ids(client, other["id"]), ["yes"]))["id"],
+    )
+    for evaluation_id, words in ((999999, "does not exist"), (done["id"], f"ran suite {other['id']}")):
+        body = {
+            "suite_id": suite["id"],
+            "grader_id": "true-false",
+            "target": {"type": "evaluation", "evaluation_id": evaluation_id},
+        }
+        response = client.post("/api/evaluations", json=body)
+        assert response.status_code == 422, response.text
+        assert words in response.json()["error"]["message"]

@@ -1,0 +1,28 @@
+"""check_cases: every case counted, the first few named, and a failing grader hook never blocks a run."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from assay.graders import StringMatchGrader, TrueFalseGrader
+from assay.services.preflight import check_cases
+
+
+class RaisingHook(TrueFalseGrader):
+    def check_expected(self, expected_output: Any) -> str | None:
+        raise RuntimeError("plugin bug")
+
+
+def test_counts_every_case_and_keeps_the_first_problems() -> None:
+    cases = ((n, n - 1, "" if n % 3 == 0 else "x") for n in range(1, 10_001))
+    report = check_cases(StringMatchGrader(), cases, limit=4)
+    assert (report.checked, report.invalid, report.ok) == (10_000, 3_333, False)
+    assert [p.case_id for p in report.problems] == [3, 6, 9, 12]
+    error = report.error("string-match", "--allow-invalid-expected")
+    assert error.problems[0].startswith("case 3: ")
+    assert "3333 of 10000" in error.message
+
+
+def test_a_hook_that_raises_counts_as_no_problem() -> None:
+    report = check_cases(RaisingHook(), [(1, 0, "maybe")])
+    assert (report.checked, report.invalid, report.ok) == (1, 0, True)
