@@ -25,6 +25,7 @@ from assay.api.schemas.graders import (
     ValidateRequest,
     ValidationResult,
 )
+from assay.graders import GradeResult as Grading
 from assay.graders import GraderInterface
 from assay.services.grader_service import GraderService
 
@@ -89,7 +90,7 @@ async def get_grader(grader_id: GraderId, request: Request) -> Response:
     return _envelope(detail)
 
 
-def _outcome(result: dict[str, Any]) -> GradeOutcome:
+def _outcome(result: Grading) -> GradeOutcome:
     return GradeOutcome(passed=result["passed"], score=result["score"], details=result["details"])
 
 

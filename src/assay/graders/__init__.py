@@ -1,9 +1,10 @@
 """Graders: pure functions from (agent_response, expected_output) to a verdict."""
 
-from assay.graders.base import GradeResult, GraderInterface
+from assay.graders.base import GraderInterface, Preset
 from assay.graders.config_check import ConfigProblem, ProblemKind
 from assay.graders.string_match import StringMatchGrader
 from assay.graders.true_false import TrueFalseGrader
+from assay.graders.verdict import GradeResult, MatchStatus, Verdict, VerdictReport
 
 BUILTIN_GRADERS: tuple[type[GraderInterface], ...] = (StringMatchGrader, TrueFalseGrader)
 """Grader classes that ship with Assay, registered by the grader service like any plugin."""
@@ -13,7 +14,11 @@ __all__ = [
     "ConfigProblem",
     "GradeResult",
     "GraderInterface",
+    "MatchStatus",
+    "Preset",
     "ProblemKind",
     "StringMatchGrader",
     "TrueFalseGrader",
+    "Verdict",
+    "VerdictReport",
 ]

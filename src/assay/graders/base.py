@@ -5,14 +5,23 @@ from __future__ import annotations
 import copy
 import logging
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from assay.graders.config_check import ConfigProblem, fill_defaults, schema_problems
+from assay.graders.verdict import GradeResult, VerdictReport
 
 logger = logging.getLogger(__name__)
 
-GradeResult = dict[str, Any]
-"""``{"passed": bool, "score": float, "details": dict}``."""
+
+@dataclass(frozen=True, slots=True)
+class Preset:
+    """A named configuration a grader publishes (a locale pack, a stricter variant...)."""
+
+    description: str
+    config: Mapping[str, Any]
+
 
 _UNSET: Any = object()
 
@@ -33,6 +42,10 @@ class GraderInterface(ABC):
     """Changes whenever a verdict of this grader could change; stored with every result."""
     config_schema: ClassVar[dict[str, Any]]
     scoring_guide: ClassVar[dict[str, str]]
+    report: ClassVar[VerdictReport] = VerdictReport.PASS_FAIL
+    """What the verdicts support beyond pass/fail (a confusion matrix, a score distribution)."""
+    presets: ClassVar[Mapping[str, Preset]] = {}
+    """Named configurations, each valid for ``config_schema``; listed and offered by the API and UI."""
 
     __slots__ = ("_config", "_frozen", "_grader_id")
 
@@ -107,7 +120,16 @@ class GraderInterface(ABC):
             "version": self.version,
             "config_schema": copy.deepcopy(self.config_schema),
             "scoring_guide": dict(self.scoring_guide),
+            "report": self.report.value,
+            "presets": {
+                name: {"description": preset.description, "config": copy.deepcopy(dict(preset.config))}
+                for name, preset in self.presets.items()
+            },
         }
+
+    def report_labels(self, details: Mapping[str, Any]) -> tuple[str | None, str | None]:
+        """For a ``binary`` report: the (expected, actual) labels a verdict's details name, else ``None``s."""
+        return None, None
 
     def check_expected(self, expected_output: Any) -> str | None:
         """Preflight: why ``expected_output`` can never be matched by this grader, else ``None``.

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from assay.graders.base import GradeResult, GraderInterface
+from assay.graders.base import GraderInterface
 from assay.graders.text import read_text
+from assay.graders.verdict import EMPTY_RESPONSE_REASON, GradeResult, MatchStatus, Verdict
 
 _EMPTY_EXPECTED_REASON = "Expected output is empty: there is nothing to match"
 
@@ -19,8 +20,6 @@ def _first_difference(expected: str, actual: str) -> int:
 
 
 def _mismatch_reason(expected: str, actual: str, index: int) -> str:
-    if not actual:
-        return "Empty or null response"
     if index >= len(actual):
         return f"Response ends at position {index}; expected continues with {expected[index : index + 20]!r}"
     if index >= len(expected):
@@ -38,7 +37,7 @@ class StringMatchGrader(GraderInterface):
     name: ClassVar[str] = "String Match Grader"
     description: ClassVar[str] = "Exact or fuzzy string matching with case and whitespace options"
     type: ClassVar[str] = "string-match"
-    version: ClassVar[str] = "1.1.0"
+    version: ClassVar[str] = "1.2.0"
     config_schema: ClassVar[dict[str, Any]] = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "type": "object",
@@ -92,32 +91,29 @@ class StringMatchGrader(GraderInterface):
 
     def check_expected(self, expected_output: Any) -> str | None:
         """An empty expected output (after normalisation) says nothing to match, so no answer may pass."""
-        return _EMPTY_EXPECTED_REASON if not self.normalize(expected_output) else None
+        return _EMPTY_EXPECTED_REASON if not self.normalize(expected_output).strip() else None
 
     def grade(self, agent_response: Any, expected_output: Any) -> GradeResult:
         """Grade one response; details give the normalised values and, on a failure, where they differ."""
         normalized_expected = self.normalize(expected_output)
         normalized_actual = self.normalize(agent_response)
-        if not normalized_expected:
-            passed, status, difference = False, "invalid_expected", None
-            reason = _EMPTY_EXPECTED_REASON
+        difference = None
+        if not normalized_expected.strip():
+            status, reason = MatchStatus.INVALID_EXPECTED, _EMPTY_EXPECTED_REASON
+        elif not normalized_actual.strip():
+            status, reason = MatchStatus.INVALID_RESPONSE, EMPTY_RESPONSE_REASON
         elif normalized_expected == normalized_actual:
-            passed, status, difference = True, "match", None
-            reason = "Response matches expected output"
+            status, reason = MatchStatus.MATCH, "Response matches expected output"
         else:
-            passed, status = False, "mismatch"
+            status = MatchStatus.MISMATCH
             difference = _first_difference(normalized_expected, normalized_actual)
             reason = _mismatch_reason(normalized_expected, normalized_actual, difference)
-        return {
-            "passed": passed,
-            "score": 1.0 if passed else 0.0,
-            "details": {
-                "match_status": status,
-                "reason": reason,
-                "expected_original": expected_output,
-                "actual_original": agent_response,
-                "normalized_expected": normalized_expected,
-                "normalized_actual": normalized_actual,
-                "first_difference": difference,
-            },
-        }
+        return Verdict(
+            status,
+            reason,
+            expected_output,
+            agent_response,
+            normalized_expected,
+            normalized_actual,
+            extra={"first_difference": difference},
+        ).result()

@@ -5,11 +5,13 @@ Specified by spec documents 000, 001, 002 and 004 and decisions D1-D12.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from assay.graders.base import GradeResult, GraderInterface
+from assay.graders.base import GraderInterface, Preset
 from assay.graders.config_check import ConfigProblem, ProblemKind
 from assay.graders.text import read_text
+from assay.graders.verdict import EMPTY_RESPONSE_REASON, GradeResult, MatchStatus, Verdict, VerdictReport
 
 DEFAULT_TRUE_ALIASES = ("true", "True", "TRUE", "yes", "Yes", "YES", "1")
 DEFAULT_FALSE_ALIASES = ("false", "False", "FALSE", "no", "No", "NO", "0")
@@ -24,8 +26,51 @@ _ALIAS_LIST_SCHEMA: dict[str, Any] = {
 }
 
 _MATCH_REASON = "Expected and actual values match"
-_EMPTY_REASON = "Empty or null response"
 _MISMATCH_REASON = {"true": "Expected true but got false", "false": "Expected false but got true"}
+
+
+def _pack(description: str, true: list[str], false: list[str]) -> Preset:
+    return Preset(description, {"aliases": {"true": true, "false": false}, "case_sensitive": False})
+
+
+PRESETS: dict[str, Preset] = {
+    "english": _pack(
+        "English (the defaults): true/yes/1, false/no/0",
+        list(DEFAULT_TRUE_ALIASES),
+        list(DEFAULT_FALSE_ALIASES),
+    ),
+    "yes-no-only": _pack("yes/no only ('true' and 'false' are always read too)", ["yes"], ["no"]),
+    "one-zero-only": _pack("1/0 only ('true' and 'false' are always read too)", ["1"], ["0"]),
+    "french": _pack("French: oui/vrai, non/faux", ["oui", "vrai", "yes", "1"], ["non", "faux", "no", "0"]),
+    "german": _pack(
+        "German: ja/wahr, nein/falsch", ["ja", "wahr", "yes", "1"], ["nein", "falsch", "no", "0"]
+    ),
+    "spanish": _pack(
+        "Spanish: sí/si/verdadero, no/falso", ["sí", "si", "verdadero", "yes", "1"], ["no", "falso", "0"]
+    ),
+    "italian": _pack("Italian: sì/vero, no/falso", ["sì", "vero", "yes", "1"], ["no", "falso", "0"]),
+    "portuguese": _pack(
+        "Portuguese: sim/verdadeiro, não/falso",
+        ["sim", "verdadeiro", "yes", "1"],
+        ["não", "nao", "falso", "no", "0"],
+    ),
+    "japanese": _pack(
+        "Japanese: はい/真/正しい, いいえ/偽/誤り",
+        ["はい", "真", "正しい", "yes", "1"],
+        ["いいえ", "偽", "誤り", "no", "0"],
+    ),
+    "chinese": _pack(
+        "Chinese: 是/对/真, 否/不是/错/假",
+        ["是", "对", "真", "yes", "1"],
+        ["否", "不是", "错", "假", "no", "0"],
+    ),
+    "russian": _pack(
+        "Russian: да/верно/истина, нет/неверно/ложь",
+        ["да", "верно", "истина", "yes", "1"],
+        ["нет", "неверно", "ложь", "no", "0"],
+    ),
+}
+"""Locale packs and stricter variants; a preset only fills ``aliases`` and ``case_sensitive`` (000's keys)."""
 
 
 def _invalid_expected_reason(expected_text: str) -> str:
@@ -75,6 +120,8 @@ class TrueFalseGrader(GraderInterface):
         "1.0": "Response represents the same boolean as the expected output",
         "0.0": "Response represents the other boolean, is empty, or is not a recognised boolean value",
     }
+    report: ClassVar[VerdictReport] = VerdictReport.BINARY
+    presets: ClassVar[Mapping[str, Preset]] = PRESETS
 
     __slots__ = ("_case_sensitive", "_false_aliases", "_fold", "_table", "_true_aliases")
 
@@ -131,51 +178,34 @@ class TrueFalseGrader(GraderInterface):
         expected_text, _, expected_bool = self._read(expected_output)
         return _invalid_expected_reason(expected_text) if expected_bool is None else None
 
+    def report_labels(self, details: Mapping[str, Any]) -> tuple[str | None, str | None]:
+        """The booleans (``"true"``/``"false"``) read from each side, ``None`` where none was read."""
+        return details.get("expected_bool"), details.get("actual_bool")
+
     def grade(self, agent_response: Any, expected_output: Any) -> GradeResult:
         """Grade one response (D9 order of verdicts, D10 details). Never raises."""
         expected_text, normalized_expected, expected_bool = self._read(expected_output)
         actual_text, normalized_actual, actual_bool = self._read(agent_response)
         if expected_bool is None:
-            status = "invalid_expected"
-            reason = _invalid_expected_reason(expected_text)
+            status, reason = MatchStatus.INVALID_EXPECTED, _invalid_expected_reason(expected_text)
         elif not normalized_actual:
-            status = "invalid_response"
-            reason = _EMPTY_REASON
+            status, reason = MatchStatus.INVALID_RESPONSE, EMPTY_RESPONSE_REASON
         elif actual_bool is None:
-            status = "invalid_response"
+            status = MatchStatus.INVALID_RESPONSE
             reason = f"Response '{actual_text}' does not represent a boolean value"
         elif actual_bool != expected_bool:
-            status = "mismatch"
-            reason = _MISMATCH_REASON[expected_bool]
+            status, reason = MatchStatus.MISMATCH, _MISMATCH_REASON[expected_bool]
         else:
-            return {
-                "passed": True,
-                "score": 1.0,
-                "details": {
-                    "expected_bool": expected_bool,
-                    "actual_bool": actual_bool,
-                    "match_status": "match",
-                    "reason": _MATCH_REASON,
-                    "expected_original": expected_output,
-                    "actual_original": agent_response,
-                    "normalized_expected": normalized_expected,
-                    "normalized_actual": normalized_actual,
-                },
-            }
-        return {
-            "passed": False,
-            "score": 0.0,
-            "details": {
-                "expected_bool": expected_bool,
-                "actual_bool": actual_bool,
-                "match_status": status,
-                "reason": reason,
-                "expected_original": expected_output,
-                "actual_original": agent_response,
-                "normalized_expected": normalized_expected,
-                "normalized_actual": normalized_actual,
-            },
-        }
+            status, reason = MatchStatus.MATCH, _MATCH_REASON
+        return Verdict(
+            status,
+            reason,
+            expected_output,
+            agent_response,
+            normalized_expected,
+            normalized_actual,
+            extra={"expected_bool": expected_bool, "actual_bool": actual_bool},
+        ).result()
 
 
 def _alias_table(true_aliases: tuple[str, ...], false_aliases: tuple[str, ...], fold: Any) -> dict[str, str]:

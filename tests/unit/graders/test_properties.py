@@ -84,4 +84,4 @@ def test_case_sensitive_string_match_is_plain_equality_without_normalisation(
     response: str, expected: str
 ) -> None:
     grader = StringMatchGrader(config={"case_sensitive": True, "normalize_whitespace": False})
-    assert grader.grade(response, expected)["passed"] is (response == expected != "")
+    assert grader.grade(response, expected)["passed"] is (response == expected and expected.strip() != "")

@@ -28,7 +28,10 @@ def test_spec_examples_and_options(
     result = StringMatchGrader(config=config).grade(response, expected)
     assert result["passed"] is passed
     assert result["score"] == (1.0 if passed else 0.0)
-    assert result["details"]["match_status"] == ("match" if passed else "mismatch")
+    empty = response in ("", None)
+    assert result["details"]["match_status"] == (
+        "match" if passed else "invalid_response" if empty else "mismatch"
+    )
 
 
 def test_defaults() -> None:
@@ -58,6 +61,7 @@ def test_details_for_prefix_and_extra_text() -> None:
     assert "extra text" in extra["reason"]
     empty = StringMatchGrader().grade(None, "Paris")["details"]
     assert empty["reason"] == "Empty or null response"
+    assert empty["match_status"] == "invalid_response"
 
 
 def test_match_has_no_difference() -> None:
@@ -89,7 +93,9 @@ def test_empty_expected_output_never_passes(expected: object, response: object) 
     assert result["details"]["reason"] == StringMatchGrader().check_expected(expected)
 
 
-def test_check_expected_accepts_text_and_whitespace_when_it_counts() -> None:
+def test_check_expected_refuses_blank_text_whatever_the_options() -> None:
+    # a blank answer is invalid_response in every grader, so a blank expected output could never pass
     assert StringMatchGrader().check_expected("Paris") is None
     assert StringMatchGrader().check_expected(" ") is not None
-    assert StringMatchGrader(config={"normalize_whitespace": False}).check_expected(" ") is None
+    assert StringMatchGrader(config={"normalize_whitespace": False}).check_expected(" ") is not None
+    assert StringMatchGrader(config={"normalize_whitespace": False}).check_expected(" a") is None

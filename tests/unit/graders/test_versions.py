@@ -15,7 +15,7 @@ import pytest
 from assay.graders import BUILTIN_GRADERS, GraderInterface
 
 PINNED = {
-    "string-match": ("1.1.0", "8db543cf5bc38814"),
+    "string-match": ("1.2.0", "32e779a2066e6c1b"),
     "true-false": ("1.0.0", "ee0717b774bbe50f"),
 }
 INPUTS: list[object] = [

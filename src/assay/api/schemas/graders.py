@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import Field, JsonValue
 
 from assay.api.schemas.common import RequestModel, ResponseModel
+from assay.graders import VerdictReport
 
 MAX_BATCH = 10_000
 
@@ -24,10 +25,21 @@ class GraderSummary(ResponseModel):
     )
 
 
+class PresetOut(ResponseModel):
+    """A named configuration a grader publishes."""
+
+    description: str
+    config: dict[str, Any]
+
+
 class GraderDetail(GraderSummary):
-    """A grader with its scoring guide."""
+    """A grader with its scoring guide, what its verdicts support and its presets."""
 
     scoring_guide: dict[str, str]
+    report: VerdictReport = Field(
+        description="pass_fail: counts only; binary: a confusion matrix; score: a score distribution"
+    )
+    presets: dict[str, PresetOut] = Field(description="Named configs; one fills the whole config")
 
 
 class GraderList(ResponseModel):

@@ -1,0 +1,96 @@
+"""What a grader returns, typed: one outcome vocabulary for graders, storage, API, summary and UI.
+
+``grade()`` keeps returning the dict of the spec (001, D9-D12): ``{"passed", "score", "details"}`` with
+``details.match_status`` and ``details.reason``. Graders build it through :class:`Verdict`, so every
+grader fills the same keys the same way and ``passed`` always means ``match_status == "match"``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, TypedDict
+
+
+class MatchStatus(StrEnum):
+    """The kind of a verdict. Only ``match`` passes; the ``invalid_*`` kinds say an input was unusable."""
+
+    MATCH = "match"
+    MISMATCH = "mismatch"
+    INVALID_RESPONSE = "invalid_response"
+    """The answer is empty, unreadable or ambiguous: it does not say anything the grader can judge."""
+    INVALID_EXPECTED = "invalid_expected"
+    """The expected output can never be matched (a preflight finds these before any agent call)."""
+
+    @property
+    def is_invalid(self) -> bool:
+        """Whether this kind says an input was unusable (rather than judged)."""
+        return self in INVALID_STATUSES
+
+
+INVALID_STATUSES = frozenset({MatchStatus.INVALID_RESPONSE, MatchStatus.INVALID_EXPECTED})
+
+
+class VerdictReport(StrEnum):
+    """What a grader's verdicts support beyond pass/fail, declared by the grader class."""
+
+    PASS_FAIL = "pass_fail"
+    """Pass rate and counts by outcome only."""
+    BINARY = "binary"
+    """A confusion matrix of expected by actual label (see ``GraderInterface.report_labels``)."""
+    SCORE = "score"
+    """A distribution of scores in [0, 1] (graded similarity, overlap, weighted composition)."""
+
+
+class GradeResult(TypedDict):
+    """The spec's grading result: ``details`` always holds ``match_status`` and ``reason``."""
+
+    passed: bool
+    score: float
+    details: dict[str, Any]
+
+
+EMPTY_RESPONSE_REASON = "Empty or null response"
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """One verdict before it becomes the spec's dict; ``extra`` holds the grader's own details keys."""
+
+    status: MatchStatus
+    reason: str
+    expected_original: Any
+    actual_original: Any
+    normalized_expected: Any = None
+    normalized_actual: Any = None
+    score: float | None = None
+    """Defaults to 1.0 for a match and 0.0 otherwise; graded graders give their similarity."""
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def result(self) -> GradeResult:
+        """The dict ``grade()`` returns."""
+        passed = self.status is MatchStatus.MATCH
+        score = self.score if self.score is not None else (1.0 if passed else 0.0)
+        details: dict[str, Any] = {
+            "match_status": self.status.value,
+            "reason": self.reason,
+            "expected_original": self.expected_original,
+            "actual_original": self.actual_original,
+            "normalized_expected": self.normalized_expected,
+            "normalized_actual": self.normalized_actual,
+        }
+        details.update(self.extra)
+        return {"passed": passed, "score": float(score), "details": details}
+
+
+def status_of(result: Mapping[str, Any]) -> MatchStatus:
+    """The outcome kind of a grading result (one without a known kind: match if it passed, else mismatch)."""
+    details = result.get("details")
+    raw = details.get("match_status") if isinstance(details, Mapping) else None
+    if raw in _BY_VALUE:
+        return _BY_VALUE[raw]
+    return MatchStatus.MATCH if result.get("passed") is True else MatchStatus.MISMATCH
+
+
+_BY_VALUE: dict[object, MatchStatus] = {status.value: status for status in MatchStatus}
