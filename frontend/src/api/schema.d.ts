@@ -396,7 +396,7 @@ export interface components {
     schemas: {
         /**
          * BinaryReportOut
-         * @description The true-false grader's report: confusion matrix ``[expected][actual]`` with an ``invalid`` column.
+         * @description A binary grader's report: confusion matrix ``[expected][actual]`` with an ``invalid`` column.
          */
         BinaryReportOut: {
             /** Labels */
@@ -1039,7 +1039,7 @@ export interface components {
         };
         /**
          * GraderDetail
-         * @description A grader with its scoring guide.
+         * @description A grader with its scoring guide, what its verdicts support and its presets.
          */
         GraderDetail: {
             /**
@@ -1065,6 +1065,15 @@ export interface components {
             /** Scoring Guide */
             scoring_guide: {
                 [key: string]: string;
+            };
+            /** @description pass_fail: counts only; binary: a confusion matrix; score: a score distribution */
+            report: components["schemas"]["VerdictReport"];
+            /**
+             * Presets
+             * @description Named configs; one fills the whole config
+             */
+            presets: {
+                [key: string]: components["schemas"]["PresetOut"];
             };
         };
         /**
@@ -1204,6 +1213,12 @@ export interface components {
             p95: number | null;
         };
         /**
+         * MatchStatus
+         * @description The kind of a verdict. Only ``match`` passes; the ``invalid_*`` kinds say an input was unusable.
+         * @enum {string}
+         */
+        MatchStatus: "match" | "mismatch" | "invalid_response" | "invalid_expected";
+        /**
          * OpenAITargetSpec
          * @description Any OpenAI-compatible chat-completions endpoint.
          */
@@ -1282,6 +1297,18 @@ export interface components {
             config?: {
                 [key: string]: components["schemas"]["JsonValue"];
             } | null;
+        };
+        /**
+         * PresetOut
+         * @description A named configuration a grader publishes.
+         */
+        PresetOut: {
+            /** Description */
+            description: string;
+            /** Config */
+            config: {
+                [key: string]: unknown;
+            };
         };
         /**
          * ProgressOut
@@ -1364,8 +1391,7 @@ export interface components {
             passed: boolean;
             /** Score */
             score: number | null;
-            /** Match Status */
-            match_status: string | null;
+            match_status: components["schemas"]["MatchStatus"] | null;
             /** Details */
             details: {
                 [key: string]: unknown;
@@ -1385,6 +1411,32 @@ export interface components {
             attempts: number;
         };
         /**
+         * ScoreBinOut
+         * @description Scores in ``[low, high)`` (the last bin includes 1.0).
+         */
+        ScoreBinOut: {
+            /** Low */
+            low: number;
+            /** High */
+            high: number;
+            /** Count */
+            count: number;
+        };
+        /**
+         * ScoreDistributionOut
+         * @description Graded scores of a grader whose score is a similarity (report ``score``).
+         */
+        ScoreDistributionOut: {
+            /** Bins */
+            bins: components["schemas"]["ScoreBinOut"][];
+            /** P25 */
+            p25: number | null;
+            /** P50 */
+            p50: number | null;
+            /** P75 */
+            p75: number | null;
+        };
+        /**
          * SideOut
          * @description One evaluation's outcome for a case.
          */
@@ -1395,8 +1447,7 @@ export interface components {
             score: number | null;
             /** Agent Response */
             agent_response: string | null;
-            /** Match Status */
-            match_status: string | null;
+            match_status: components["schemas"]["MatchStatus"] | null;
             /** Error */
             error: string | null;
         };
@@ -1506,6 +1557,7 @@ export interface components {
             };
             latency_ms: components["schemas"]["LatencyOut"];
             binary?: components["schemas"]["BinaryReportOut"] | null;
+            score_distribution?: components["schemas"]["ScoreDistributionOut"] | null;
         };
         /**
          * ValidateRequest
@@ -1531,6 +1583,12 @@ export interface components {
          * @enum {string}
          */
         Verdict: "b_worse" | "b_better" | "no_significant_difference";
+        /**
+         * VerdictReport
+         * @description What a grader's verdicts support beyond pass/fail, declared by the grader class.
+         * @enum {string}
+         */
+        VerdictReport: "pass_fail" | "binary" | "score";
         /**
          * ExportFormat
          * @description Formats results can be exported to.
@@ -3457,7 +3515,7 @@ export interface operations {
                 skip?: number;
                 /** @description passed; failed (graded, not passed); invalid (invalid response/expected); error */
                 outcome?: components["schemas"]["Outcome"] | null;
-                match_status?: string | null;
+                match_status?: components["schemas"]["MatchStatus"] | null;
                 /** @description Only this error reason */
                 error?: string | null;
                 /** @description Text in input, expected or response */
@@ -3554,7 +3612,7 @@ export interface operations {
                 format?: components["schemas"]["assay__api__evaluations__ExportFormat"];
                 /** @description passed; failed (graded, not passed); invalid (invalid response/expected); error */
                 outcome?: components["schemas"]["Outcome"] | null;
-                match_status?: string | null;
+                match_status?: components["schemas"]["MatchStatus"] | null;
                 /** @description Only this error reason */
                 error?: string | null;
                 /** @description Text in input, expected or response */

@@ -1,5 +1,5 @@
 import { lazy, Suspense, useMemo } from "react";
-import type { EvaluationSummary } from "../api/types";
+import type { EvaluationSummary, MatchStatus, ScoreDistribution } from "../api/types";
 import type { Bar } from "./BarChart";
 import { ConfusionMatrix } from "./ConfusionMatrix";
 import { count, percent, plural } from "./format";
@@ -7,14 +7,15 @@ import { count, percent, plural } from "./format";
 // Chart.js is most of the bundle's weight and only this screen draws a chart: it loads on demand.
 const BarChart = lazy(() => import("./BarChart").then((module) => ({ default: module.BarChart })));
 
-const STATUS_COLOURS: Record<string, string> = {
+const STATUS_COLOURS: Record<MatchStatus, string> = {
   match: "#2e9e5b",
   mismatch: "#d64535",
   invalid_response: "#d99a00",
   invalid_expected: "#b07b00",
 };
 
-/** Pass rate with its 95% interval, counts by `match_status`, and the confusion matrix for true-false. */
+/** Pass rate with its 95% interval, counts by `match_status`, and the report the grader declares
+ * (a confusion matrix for a binary grader, a score distribution for a graded one). */
 export function SummaryPanel({ summary }: { summary: EvaluationSummary }) {
   const interval = summary.pass_rate_ci95;
   const bars: Bar[] = useMemo(
@@ -22,7 +23,7 @@ export function SummaryPanel({ summary }: { summary: EvaluationSummary }) {
       ...Object.entries(summary.by_match_status).map(([status, n]) => ({
         label: status,
         value: n,
-        color: STATUS_COLOURS[status] ?? "#6b7a99",
+        color: STATUS_COLOURS[status as MatchStatus] ?? "#6b7a99",
       })),
       ...(summary.error_count > 0 ? [{ label: "target error", value: summary.error_count, color: "#7a5af8" }] : []),
     ],
@@ -91,8 +92,29 @@ export function SummaryPanel({ summary }: { summary: EvaluationSummary }) {
             <ConfusionMatrix report={summary.binary} />
           </div>
         )}
+        {summary.score_distribution && <ScoreHistogram distribution={summary.score_distribution} />}
       </div>
     </section>
+  );
+}
+
+function ScoreHistogram({ distribution }: { distribution: ScoreDistribution }) {
+  const bars: Bar[] = distribution.bins.map((bin) => ({
+    label: `${bin.low.toFixed(1)}–${bin.high.toFixed(1)}`,
+    value: bin.count,
+    color: "#3b6fd8",
+  }));
+  const quartiles = [distribution.p25, distribution.p50, distribution.p75].map((q) => (q === null ? "–" : q.toFixed(2)));
+  return (
+    <div data-testid="score-distribution">
+      <h4>Score distribution</h4>
+      <p className="hint">
+        quartiles {quartiles[0]} · {quartiles[1]} · {quartiles[2]}
+      </p>
+      <Suspense fallback={null}>
+        <BarChart bars={bars} label="Graded scores by range" />
+      </Suspense>
+    </div>
   );
 }
 

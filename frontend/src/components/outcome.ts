@@ -1,9 +1,22 @@
-import type { CaseResult } from "../api/types";
+import type { CaseResult, MatchStatus } from "../api/types";
 import type { Outcome } from "./Verdict";
+
+/** What each kind of verdict means on screen; a kind the API adds fails to compile until it is placed here. */
+const OUTCOME_OF_STATUS: Record<MatchStatus, "passed" | "failed" | "invalid"> = {
+  match: "passed",
+  mismatch: "failed",
+  invalid_response: "invalid",
+  invalid_expected: "invalid",
+};
+
+/** Whether a `match_status` says an input was unusable (the "invalid" outcome). */
+export function isInvalidStatus(status: string | null | undefined): boolean {
+  return !!status && OUTCOME_OF_STATUS[status as MatchStatus] === "invalid";
+}
 
 /** A result's outcome: a target error, an invalid input (response or expected), a pass, or a fail. */
 export function outcomeOf(result: Pick<CaseResult, "passed" | "error" | "match_status">): Outcome {
   if (result.error) return "error";
-  if (result.match_status?.startsWith("invalid")) return "invalid";
+  if (isInvalidStatus(result.match_status)) return "invalid";
   return result.passed ? "passed" : "failed";
 }

@@ -1,3 +1,4 @@
+import { isInvalidStatus } from "../components/outcome";
 import { useState } from "react";
 import { Link, useParams, useSearchParams } from "react-router";
 import {
@@ -50,7 +51,7 @@ function useResultQuery(): [ResultQuery, (query: ResultQuery) => void] {
 function outcomeCounts(summary: EvaluationSummary | null): Partial<Record<OutcomeFilter, number>> {
   if (!summary) return {};
   const invalid = Object.entries(summary.by_match_status)
-    .filter(([status]) => status.startsWith("invalid"))
+    .filter(([status]) => isInvalidStatus(status))
     .reduce((sum, [, n]) => sum + n, 0);
   return {
     all: summary.finished,

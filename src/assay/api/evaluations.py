@@ -18,6 +18,7 @@ from assay.api.schemas.evaluations import (
     ResultOut,
 )
 from assay.api.schemas.suites import Deleted
+from assay.graders import MatchStatus
 from assay.services.comparison import Flip, compare
 from assay.services.evaluation_jobs import EvaluationJobs
 from assay.services.evaluation_service import EvaluationService, ResultQuery
@@ -98,7 +99,7 @@ def result_query(
         Outcome | None,
         Query(description="passed; failed (graded, not passed); invalid (invalid response/expected); error"),
     ] = None,
-    match_status: Annotated[str | None, Query(max_length=40, examples=["mismatch"])] = None,
+    match_status: Annotated[MatchStatus | None, Query(examples=["mismatch"])] = None,
     error: Annotated[str | None, Query(max_length=100, description="Only this error reason")] = None,
     q: Annotated[str | None, Query(max_length=200, description="Text in input, expected or response")] = None,
     sort: Annotated[

@@ -28,7 +28,7 @@ from assay.services.local_run import (
     run_local,
 )
 from assay.services.preflight import check_cases
-from assay.services.summary import summarize
+from assay.services.summary import ReportShape, summarize
 from assay.targets import TargetSpec, parse_target_spec
 
 _OUTPUT_BUFFER_BYTES = 1 << 20
@@ -269,9 +269,8 @@ def run(
         if stream is not None:
             stream.close()
     duration = time.perf_counter() - started
-    summary = summarize(
-        facts_of_results(sink.results), total_cases=len(suite.cases), binary=grader.type == "true-false"
-    )
+    shape = ReportShape.of(grader)
+    summary = summarize(facts_of_results(sink.results, shape), total_cases=len(suite.cases), shape=shape)
     _print_summary(summary, duration)
     if junit is not None:
         from assay.services.junit import write_junit  # only when asked: XML support takes time to load

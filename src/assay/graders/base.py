@@ -127,6 +127,11 @@ class GraderInterface(ABC):
             },
         }
 
+    @property
+    def verdict_labels(self) -> tuple[str, ...]:
+        """For a ``binary`` report: every label a verdict can name (the matrix's rows and columns)."""
+        return ()
+
     def report_labels(self, details: Mapping[str, Any]) -> tuple[str | None, str | None]:
         """For a ``binary`` report: the (expected, actual) labels a verdict's details name, else ``None``s."""
         return None, None

@@ -178,6 +178,11 @@ class TrueFalseGrader(GraderInterface):
         expected_text, _, expected_bool = self._read(expected_output)
         return _invalid_expected_reason(expected_text) if expected_bool is None else None
 
+    @property
+    def verdict_labels(self) -> tuple[str, ...]:
+        """The two booleans, as the details name them."""
+        return ("true", "false")
+
     def report_labels(self, details: Mapping[str, Any]) -> tuple[str | None, str | None]:
         """The booleans (``"true"``/``"false"``) read from each side, ``None`` where none was read."""
         return details.get("expected_bool"), details.get("actual_bool")
@@ -204,7 +209,7 @@ class TrueFalseGrader(GraderInterface):
             agent_response,
             normalized_expected,
             normalized_actual,
-            extra={"expected_bool": expected_bool, "actual_bool": actual_bool},
+            leading={"expected_bool": expected_bool, "actual_bool": actual_bool},
         ).result()
 
 

@@ -67,12 +67,15 @@ class Verdict:
     score: float | None = None
     """Defaults to 1.0 for a match and 0.0 otherwise; graded graders give their similarity."""
     extra: Mapping[str, Any] = field(default_factory=dict)
+    leading: Mapping[str, Any] = field(default_factory=dict)
+    """Grader keys placed before the common ones (true-false's ``expected_bool``/``actual_bool``, D10)."""
 
     def result(self) -> GradeResult:
         """The dict ``grade()`` returns."""
         passed = self.status is MatchStatus.MATCH
         score = self.score if self.score is not None else (1.0 if passed else 0.0)
         details: dict[str, Any] = {
+            **self.leading,
             "match_status": self.status.value,
             "reason": self.reason,
             "expected_original": self.expected_original,

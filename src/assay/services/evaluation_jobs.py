@@ -24,7 +24,7 @@ from assay.services.evaluation_records import facts_of, result_columns
 from assay.services.grader_service import GraderService
 from assay.services.regrade import stored_replies
 from assay.services.runner import CaseResult, RunCase, finish_in_thread, run_cases
-from assay.services.summary import ResultFacts, summarize
+from assay.services.summary import ReportShape, ResultFacts, summarize
 from assay.storage import evaluations as store
 from assay.storage.database import loggable, retry_when_busy, session_factory
 from assay.storage.evaluations import EvaluationRow, EvaluationStatus
@@ -45,7 +45,7 @@ class LiveFacts:
     """The summary facts of a running evaluation, kept in memory so that polling it costs no query."""
 
     total: int
-    binary: bool
+    shape: ReportShape
     facts: list[ResultFacts] = field(default_factory=list)
     cached: tuple[int, dict[str, Any]] | None = None
 
@@ -54,7 +54,7 @@ class LiveFacts:
         count = len(self.facts)
         cached = self.cached
         if cached is None or cached[0] != count:
-            cached = (count, summarize(self.facts[:count], total_cases=self.total, binary=self.binary))
+            cached = (count, summarize(self.facts[:count], total_cases=self.total, shape=self.shape))
             self.cached = cached
         return cached[1]
 
@@ -79,18 +79,19 @@ class DatabaseSink:
                 store.insert_results(connection, self._evaluation_id, rows)
 
         retry_when_busy(insert, what=f"evaluation {self._evaluation_id}: writing {len(rows)} results")
-        self._live.facts.extend(result.facts() for result in results)
+        self._live.facts.extend(result.facts(self._live.shape) for result in results)
 
 
-def is_binary(row: EvaluationRow, graders: GraderService) -> bool:
-    """Whether the evaluation's grader gives true/false verdicts (and so gets the binary report)."""
-    return row.grader_id in graders.graders and graders.get(row.grader_id).type == "true-false"
+def report_shape(row: EvaluationRow, graders: GraderService) -> ReportShape:
+    """What the evaluation's report holds, as its grader declares it (a binary matrix, scores...)."""
+    return ReportShape.of(graders.graders.get(row.grader_id))
 
 
 def compute_summary(session: Session, row: EvaluationRow, graders: GraderService) -> dict[str, Any]:
     """The summary of everything stored for the evaluation so far."""
-    facts = facts_of(store.summary_columns(session, row.id))
-    return summarize(facts, total_cases=row.total, binary=is_binary(row, graders))
+    shape = report_shape(row, graders)
+    facts = facts_of(store.summary_columns(session, row.id), shape)
+    return summarize(facts, total_cases=row.total, shape=shape)
 
 
 class EvaluationJobs:
@@ -234,8 +235,9 @@ class EvaluationJobs:
                 return None  # cancelled in the meantime
             session.commit()
             session.refresh(row)
-            live = LiveFacts(row.total, is_binary(row, self._graders))
-            live.facts.extend(facts_of(store.summary_columns(session, evaluation_id)))  # a resume's results
+            live = LiveFacts(row.total, report_shape(row, self._graders))
+            stored = store.summary_columns(session, evaluation_id)  # a resumed evaluation's results
+            live.facts.extend(facts_of(stored, live.shape))
             run_cases_ = [
                 RunCase(TargetCase(case.id, case.input, case.case_metadata or {}), case.expected_output)
                 for case in cases

@@ -10,7 +10,7 @@ from typing import Any
 from assay.domain import GraderSpec
 from assay.serialization import json_text
 from assay.services.runner import CaseResult
-from assay.services.summary import ResultFacts
+from assay.services.summary import ReportShape, ResultFacts
 from assay.storage.evaluations import EvaluationRow, EvaluationStatus, ResultRow
 from assay.targets.specs import target_view
 
@@ -156,16 +156,7 @@ def listed_size(result: Result) -> int:
     return sum(len(text) for text in texts if text) + len(json_text(result.details)) + 200
 
 
-def facts_of(columns: Iterable[tuple[Any, ...]]) -> Iterable[ResultFacts]:
+def facts_of(columns: Iterable[tuple[Any, ...]], shape: ReportShape) -> Iterable[ResultFacts]:
     """Summary facts from ``(passed, score, error, latency_ms, match_status, details)`` tuples."""
     for passed, score, error, latency_ms, match_status, details in columns:
-        details = details or {}
-        yield ResultFacts(
-            passed,
-            score,
-            error,
-            latency_ms,
-            match_status,
-            details.get("expected_bool"),
-            details.get("actual_bool"),
-        )
+        yield shape.facts(passed, score, error, latency_ms, match_status, details)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import BinaryIO
 
 from assay.graders import GraderInterface
+from assay.graders.verdict import status_of
 from assay.serialization import json_line
 from assay.services.row_reader import BadRow, RowFormat, read_rows
 
@@ -54,6 +55,6 @@ def grade_stream(
         tally.rows += 1
         if result["passed"]:
             tally.passed += 1
-        by_status[result["details"].get("match_status", "unknown")] += 1
+        by_status[status_of(result).value] += 1
         data.update(result)
         yield json_line(data)

@@ -18,7 +18,7 @@ from assay.serialization import json_line
 from assay.services.row_reader import BadRow, RowFormat, read_rows
 from assay.services.runner import CaseResult, RunCase, RunOutcome, run_cases
 from assay.services.suite_files import SuiteFormat, read_suite_file
-from assay.services.summary import ResultFacts
+from assay.services.summary import ReportShape, ResultFacts
 from assay.targets import TargetCase, TargetSpec, build_target, check_target
 from assay.targets.base import response_text
 
@@ -123,6 +123,6 @@ async def run_local(
     return outcome
 
 
-def facts_of_results(results: Iterable[CaseResult]) -> Iterator[ResultFacts]:
+def facts_of_results(results: Iterable[CaseResult], shape: ReportShape) -> Iterator[ResultFacts]:
     """Summary facts of results held in memory."""
-    return (result.facts() for result in results)
+    return (result.facts(shape) for result in results)

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from assay.graders import GraderInterface
-from assay.services.summary import ResultFacts
+from assay.graders.verdict import status_of
+from assay.services.summary import ReportShape, ResultFacts
 from assay.targets import Target, TargetCase, TargetReply
 
 BATCH_SIZE = 500
@@ -67,17 +68,10 @@ class CaseResult:
             "attempts": self.attempts,
         }
 
-    def facts(self) -> ResultFacts:
+    def facts(self, shape: ReportShape) -> ResultFacts:
         """What the summary needs of this result."""
-        details = self.details or {}
-        return ResultFacts(
-            self.passed,
-            self.score,
-            self.error,
-            self.latency_ms,
-            self.match_status,
-            details.get("expected_bool"),
-            details.get("actual_bool"),
+        return shape.facts(
+            self.passed, self.score, self.error, self.latency_ms, self.match_status, self.details
         )
 
 
@@ -124,7 +118,7 @@ def grade_reply(case: RunCase, reply: TargetReply, grader: GraderInterface) -> C
         bool(verdict["passed"]),
         float(verdict["score"]),
         details,
-        details.get("match_status"),
+        status_of(verdict).value,
         None,
         None,
         reply.latency_ms,

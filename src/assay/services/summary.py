@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from assay.graders import GraderInterface, MatchStatus, VerdictReport
 from assay.services.statistics import cohen_kappa, f1, percentile, ratio, wilson_interval
 
-BOOL_LABELS = ("true", "false")
 INVALID = "invalid"
+SCORE_BINS = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,32 +23,73 @@ class ResultFacts:
     error: str | None
     latency_ms: float | None
     match_status: str | None
-    expected_bool: str | None = None
-    actual_bool: str | None = None
+    expected_label: str | None = None
+    actual_label: str | None = None
 
 
-def binary_report(facts: Iterable[ResultFacts]) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class ReportShape:
+    """What an evaluation's report holds beyond pass/fail, as its grader declares it."""
+
+    kind: VerdictReport = VerdictReport.PASS_FAIL
+    grader: GraderInterface | None = None
+
+    @classmethod
+    def of(cls, grader: GraderInterface | None) -> ReportShape:
+        """The report of ``grader``'s verdicts (pass/fail only for a grader no longer registered)."""
+        return cls(grader.report, grader) if grader is not None else cls()
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """The labels of a ``binary`` report's matrix."""
+        return self.grader.verdict_labels if self.grader is not None else ()
+
+    def facts(
+        self,
+        passed: bool,
+        score: float | None,
+        error: str | None,
+        latency_ms: float | None,
+        match_status: str | None,
+        details: Mapping[str, Any] | None,
+    ) -> ResultFacts:
+        """The facts of one result; labels are read only when the report needs them."""
+        expected = actual = None
+        if self.kind is VerdictReport.BINARY and self.grader is not None and details:
+            expected, actual = self.grader.report_labels(details)
+        return ResultFacts(
+            passed=passed,
+            score=score,
+            error=error,
+            latency_ms=latency_ms,
+            match_status=match_status,
+            expected_label=expected,
+            actual_label=actual,
+        )
+
+
+def binary_report(facts: Iterable[ResultFacts], labels: tuple[str, ...]) -> dict[str, Any]:
     """Confusion matrix (expected by actual, with an ``invalid`` column), per-class scores, accuracy, κ.
 
-    Only graded results whose expected value is a boolean count; those with an invalid expected value
+    Only graded results whose expected value has a label count; those with an invalid expected value
     are counted apart (``invalid_expected``), target errors are left to the summary's error count.
     """
-    matrix = {expected: dict.fromkeys((*BOOL_LABELS, INVALID), 0) for expected in BOOL_LABELS}
+    matrix = {expected: dict.fromkeys((*labels, INVALID), 0) for expected in labels}
     invalid_expected = 0
     for fact in facts:
         if fact.error is not None:
             continue
-        if fact.expected_bool not in BOOL_LABELS:
-            invalid_expected += fact.match_status == "invalid_expected"
+        if fact.expected_label not in matrix:
+            invalid_expected += fact.match_status == MatchStatus.INVALID_EXPECTED
             continue
-        actual = fact.actual_bool if fact.actual_bool in BOOL_LABELS else INVALID
-        matrix[fact.expected_bool][actual] += 1
+        actual = fact.actual_label if fact.actual_label in matrix else INVALID
+        matrix[fact.expected_label][actual] += 1
     total = sum(sum(row.values()) for row in matrix.values())
     invalid = sum(row[INVALID] for row in matrix.values())
-    correct = sum(matrix[label][label] for label in BOOL_LABELS)
+    correct = sum(matrix[label][label] for label in labels)
     per_class: dict[str, dict[str, Any]] = {}
-    for label in BOOL_LABELS:
-        predicted = sum(matrix[expected][label] for expected in BOOL_LABELS)
+    for label in labels:
+        predicted = sum(matrix[expected][label] for expected in labels)
         support = sum(matrix[label].values())
         precision = ratio(matrix[label][label], predicted)
         recall = ratio(matrix[label][label], support)
@@ -58,7 +100,7 @@ def binary_report(facts: Iterable[ResultFacts]) -> dict[str, Any]:
             "support": support,
         }
     return {
-        "labels": list(BOOL_LABELS),
+        "labels": list(labels),
         "confusion_matrix": matrix,
         "per_class": per_class,
         "total": total,
@@ -70,7 +112,26 @@ def binary_report(facts: Iterable[ResultFacts]) -> dict[str, Any]:
     }
 
 
-def summarize(facts: Iterable[ResultFacts], *, total_cases: int, binary: bool = False) -> dict[str, Any]:
+def score_distribution(scores: list[float]) -> dict[str, Any]:
+    """Graded scores in ``SCORE_BINS`` equal bins over [0, 1] (the last bin holds 1.0), with quartiles."""
+    counts = [0] * SCORE_BINS
+    for score in scores:
+        counts[min(int(score * SCORE_BINS), SCORE_BINS - 1) if score > 0 else 0] += 1
+    ordered = sorted(scores)
+    return {
+        "bins": [
+            {"low": index / SCORE_BINS, "high": (index + 1) / SCORE_BINS, "count": count}
+            for index, count in enumerate(counts)
+        ],
+        "p25": percentile(ordered, 25),
+        "p50": percentile(ordered, 50),
+        "p75": percentile(ordered, 75),
+    }
+
+
+def summarize(
+    facts: Iterable[ResultFacts], *, total_cases: int, shape: ReportShape | None = None
+) -> dict[str, Any]:
     """The summary of an evaluation's results so far.
 
     The pass rate is over finished cases, target errors counted as failures (a CI gate must not pass
@@ -97,6 +158,10 @@ def summarize(facts: Iterable[ResultFacts], *, total_cases: int, binary: bool = 
         "errors_by_reason": dict(sorted(errors.items())),
         "latency_ms": {"p50": percentile(latencies, 50), "p95": percentile(latencies, 95)},
     }
-    if binary:
-        summary["binary"] = binary_report(facts)
+    kind = shape.kind if shape is not None else VerdictReport.PASS_FAIL
+    if shape is not None and kind is VerdictReport.BINARY and shape.labels:
+        summary["binary"] = binary_report(facts, shape.labels)
+    if kind is VerdictReport.SCORE:
+        graded = [fact.score for fact in facts if fact.score is not None and fact.error is None]
+        summary["score_distribution"] = score_distribution(graded)
     return summary

@@ -33,6 +33,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
+from assay.graders.verdict import INVALID_STATUSES as INVALID_VERDICTS
 from assay.storage.database import Base
 from assay.storage.suites import CaseRow
 from assay.storage.types import SafeJSON, SafeText, UTCDateTime, utc_now
@@ -214,7 +215,7 @@ class ResultSort(StrEnum):
     LATENCY_MS = "latency_ms"
 
 
-INVALID_STATUSES = ("invalid_response", "invalid_expected")
+INVALID_STATUSES = tuple(sorted(status.value for status in INVALID_VERDICTS))
 
 
 def _result_filters(

@@ -1,10 +1,11 @@
-"""The evaluation summary and the binary report of the true-false grader."""
+"""The evaluation summary, and the reports a grader declares: a label matrix, a score distribution."""
 
 from __future__ import annotations
 
 import pytest
 
-from assay.services.summary import ResultFacts, binary_report, summarize
+from assay.graders import StringMatchGrader, TrueFalseGrader, VerdictReport
+from assay.services.summary import ReportShape, ResultFacts, binary_report, summarize
 
 
 def fact(expected: str | None, actual: str | None, status: str, latency: float = 10.0) -> ResultFacts:
@@ -49,7 +50,7 @@ def test_binary_report() -> None:
         + [fact(None, "true", "invalid_expected")] * 2
         + [error()]
     )
-    report = binary_report(facts)
+    report = binary_report(facts, ("true", "false"))
     assert report["confusion_matrix"] == {
         "true": {"true": 40, "false": 5, "invalid": 5},
         "false": {"true": 5, "false": 45, "invalid": 0},
@@ -65,3 +66,31 @@ def test_binary_report() -> None:
     assert true_class["support"] == 50
     assert report["per_class"]["false"]["recall"] == pytest.approx(0.9)
     assert report["cohen_kappa"] == pytest.approx((0.85 - 0.475) / 0.525)
+
+
+def test_the_grader_declares_the_report_no_grader_id_is_compared() -> None:
+    true_false = ReportShape.of(TrueFalseGrader(grader_id="my-booleans"))
+    assert true_false.kind is VerdictReport.BINARY
+    graded = TrueFalseGrader().grade("yes", "no")
+    facts = true_false.facts(False, 0.0, None, 5.0, "mismatch", graded["details"])
+    assert (facts.expected_label, facts.actual_label) == ("false", "true")
+    summary = summarize([facts], total_cases=1, shape=true_false)
+    assert summary["binary"]["confusion_matrix"]["false"]["true"] == 1
+    plain = ReportShape.of(StringMatchGrader())
+    assert "binary" not in summarize([fact(None, None, "match")], total_cases=1, shape=plain)
+    assert ReportShape.of(None).kind is VerdictReport.PASS_FAIL
+
+
+class _Graded(StringMatchGrader):
+    report = VerdictReport.SCORE
+
+
+def test_score_distribution_for_graded_graders() -> None:
+    shape = ReportShape.of(_Graded())
+    facts = [ResultFacts(score >= 0.5, score, None, 1.0, "match") for score in (0.0, 0.05, 0.55, 0.99, 1.0)]
+    facts.append(error())
+    summary = summarize(facts, total_cases=6, shape=shape)
+    bins = summary["score_distribution"]["bins"]
+    assert len(bins) == 10
+    assert [b["count"] for b in bins] == [2, 0, 0, 0, 0, 1, 0, 0, 0, 2]
+    assert summary["score_distribution"]["p50"] == 0.55

@@ -9,6 +9,7 @@ from pydantic import Field, JsonValue, StringConstraints
 
 from assay.api.schemas.common import RequestModel, ResponseModel
 from assay.api.schemas.graders import GraderSpecOut
+from assay.graders import MatchStatus
 from assay.services.comparison import Comparison, Flip, FlippedCase, Verdict
 from assay.services.evaluation_records import Evaluation, Result
 from assay.services.evaluation_service import DEFAULT_CONCURRENCY, MAX_CONCURRENCY, NewEvaluation
@@ -76,7 +77,7 @@ class ClassScoresOut(ResponseModel):
 
 
 class BinaryReportOut(ResponseModel):
-    """The true-false grader's report: confusion matrix ``[expected][actual]`` with an ``invalid`` column."""
+    """A binary grader's report: confusion matrix ``[expected][actual]`` with an ``invalid`` column."""
 
     labels: list[str]
     confusion_matrix: dict[str, dict[str, int]]
@@ -87,6 +88,23 @@ class BinaryReportOut(ResponseModel):
     accuracy: float | None = Field(description="Invalid answers counted as wrong")
     accuracy_valid_only: float | None = Field(description="Invalid answers left out")
     cohen_kappa: float | None = Field(description="Invalid answers as a category of their own")
+
+
+class ScoreBinOut(ResponseModel):
+    """Scores in ``[low, high)`` (the last bin includes 1.0)."""
+
+    low: float
+    high: float
+    count: int
+
+
+class ScoreDistributionOut(ResponseModel):
+    """Graded scores of a grader whose score is a similarity (report ``score``)."""
+
+    bins: list[ScoreBinOut]
+    p25: float | None
+    p50: float | None
+    p75: float | None
 
 
 class SummaryOut(ResponseModel):
@@ -105,6 +123,7 @@ class SummaryOut(ResponseModel):
     errors_by_reason: dict[str, int]
     latency_ms: LatencyOut
     binary: BinaryReportOut | None = None
+    score_distribution: ScoreDistributionOut | None = None
 
 
 class EvaluationOut(ResponseModel):
@@ -164,7 +183,7 @@ class ResultOut(ResponseModel):
     agent_response: str | None
     passed: bool
     score: float | None
-    match_status: str | None
+    match_status: MatchStatus | None
     details: dict[str, Any] | None
     error: str | None = Field(examples=["timeout_after_retries", "http_503_after_retries", "bad_response"])
     error_detail: str | None
@@ -194,7 +213,7 @@ class SideOut(ResponseModel):
     passed: bool
     score: float | None
     agent_response: str | None
-    match_status: str | None
+    match_status: MatchStatus | None
     error: str | None
 
 
