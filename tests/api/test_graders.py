@@ -33,6 +33,20 @@ def test_get_grader_details(client: TestClient) -> None:
     assert "scoring_guide" in data["data"]
 
 
+def test_details_say_the_report_and_offer_presets(client: TestClient) -> None:
+    true_false = client.get("/api/graders/true-false").json()["data"]
+    assert true_false["report"] == "binary"
+    french = true_false["presets"]["french"]
+    assert "oui" in french["config"]["aliases"]["true"]
+    assert set(french["config"]) == {"aliases", "case_sensitive"}  # a preset fills only 000's keys
+    graded = client.post(
+        "/api/graders/true-false/grade",
+        json={"agent_response": "Non", "expected_output": "false", "config": french["config"]},
+    ).json()["data"]
+    assert graded["passed"] is True
+    assert client.get("/api/graders/string-match").json()["data"]["presets"] == {}
+
+
 def test_get_nonexistent_grader(client: TestClient) -> None:
     response = client.get("/api/graders/nonexistent")
     assert response.status_code == 404

@@ -14,8 +14,8 @@ from rich.table import Table
 
 from assay.cli.console import err, out
 from assay.cli.gate import check_gate
-from assay.cli.graders import ConfigOption, GraderOption
-from assay.cli.options import check_rate, parse_config
+from assay.cli.graders import ConfigOption, GraderOption, PresetOption
+from assay.cli.options import check_rate, grader_config
 from assay.errors import NotFoundError
 from assay.services.file_grading import GradeTally, grade_stream
 from assay.services.grader_service import GraderService
@@ -54,6 +54,7 @@ def grade_file(
     ],
     grader_id: GraderOption,
     config: ConfigOption = None,
+    preset: PresetOption = None,
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Write results here (JSONL); default stdout")
     ] = None,
@@ -68,7 +69,8 @@ def grade_file(
     """Grade every row of FILE; one JSON result per row and a summary. Exit 0 when the pass rate reaches
     the gate (default: every row passed), 1 when not (unreadable rows count as failed), 2 on a usage error."""
     check_rate(min_pass_rate)
-    grader = GraderService().build(grader_id, parse_config(config))
+    graders = GraderService()
+    grader = graders.build(grader_id, grader_config(graders, grader_id, config, preset))
     try:
         source = file.open("rb")
     except OSError as exc:

@@ -9,13 +9,17 @@ from rich.table import Table
 
 from assay.cli.console import out
 from assay.cli.gate import check_gate
-from assay.cli.options import parse_config
+from assay.cli.options import grader_config
 from assay.serialization import json_text
 from assay.services.grader_service import GraderService
 
 GraderOption = Annotated[str, typer.Option("--grader", "-g", help="Grader id, e.g. true-false")]
 ConfigOption = Annotated[
     str | None, typer.Option("--config", "-c", help="Grader config as a JSON object", show_default=False)
+]
+PresetOption = Annotated[
+    str | None,
+    typer.Option("--preset", "-p", help="A named config of the grader (`assay graders`)", show_default=False),
 ]
 
 
@@ -27,9 +31,10 @@ def list_graders(
     if as_json:
         out.print(json_text([grader.metadata() for grader in graders], indent=2), markup=False)
         return
-    table = Table("id", "name", "version", "description", title="Graders")
+    table = Table("id", "name", "version", "description", "presets", title="Graders")
     for grader in graders:
-        table.add_row(grader.grader_id, grader.name, grader.version, grader.description)
+        presets = ", ".join(grader.presets)
+        table.add_row(grader.grader_id, grader.name, grader.version, grader.description, presets)
     out.print(table)
 
 
@@ -38,9 +43,11 @@ def grade(
     expected: Annotated[str, typer.Option("--expected", "-e", help="The expected output")],
     response: Annotated[str, typer.Option("--response", "-r", help="The agent's response")],
     config: ConfigOption = None,
+    preset: PresetOption = None,
 ) -> None:
     """Grade one response; prints the result as JSON, exits 0 when it passed and 1 when it did not."""
-    grader = GraderService().build(grader_id, parse_config(config))
+    graders = GraderService()
+    grader = graders.build(grader_id, grader_config(graders, grader_id, config, preset))
     result = grader.grade(response, expected)
     out.print(json_text(result, indent=2), markup=False)
     check_gate(passed=int(result["passed"]), counted=1, min_pass_rate=None)

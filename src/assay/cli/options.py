@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from assay.errors import ValidationError
+from assay.services.grader_service import GraderService
 
 
 def parse_config(text: str | None) -> dict[str, Any] | None:
@@ -19,6 +20,17 @@ def parse_config(text: str | None) -> dict[str, Any] | None:
     if not isinstance(value, dict):
         raise ValidationError(f"--config must be a JSON object, got {type(value).__name__}")
     return value
+
+
+def grader_config(
+    graders: GraderService, grader_id: str, config: str | None, preset: str | None
+) -> dict[str, Any] | None:
+    """The config ``--config`` (a JSON object) or ``--preset`` (a grader's named config) gives; not both."""
+    if preset is None:
+        return parse_config(config)
+    if config is not None:
+        raise ValidationError("give --config or --preset, not both (a preset is a whole config)")
+    return graders.preset(grader_id, preset)
 
 
 def check_rate(rate: float | None) -> float | None:

@@ -14,8 +14,8 @@ from rich.table import Table
 
 from assay.cli.console import err, out
 from assay.cli.gate import check_gate
-from assay.cli.graders import ConfigOption, GraderOption
-from assay.cli.options import check_rate, parse_config
+from assay.cli.graders import ConfigOption, GraderOption, PresetOption
+from assay.cli.options import check_rate, grader_config
 from assay.errors import ValidationError
 from assay.graders import GraderInterface
 from assay.services.grader_service import GraderService
@@ -152,6 +152,7 @@ def run(
     ],
     grader_id: GraderOption,
     config: ConfigOption = None,
+    preset: PresetOption = None,
     target_url: Annotated[
         str | None, typer.Option("--target-url", help='HTTP agent: POST {"input": ...}, read "output"')
     ] = None,
@@ -204,7 +205,8 @@ def run(
 ) -> None:
     """Evaluate SUITE_FILE against one target, print a summary, and gate on the pass rate (for CI)."""
     check_rate(min_pass_rate)
-    grader = GraderService().build(grader_id, parse_config(config))
+    graders = GraderService()
+    grader = graders.build(grader_id, grader_config(graders, grader_id, config, preset))
     suite = load_suite(suite_file)
     if not allow_invalid_expected:
         _preflight(suite, grader)

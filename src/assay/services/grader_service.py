@@ -7,6 +7,7 @@ Built-in graders and third-party ones (entry-point group ``assay.graders``) go t
 from __future__ import annotations
 
 import builtins
+import copy
 import difflib
 import logging
 from importlib.metadata import entry_points
@@ -84,6 +85,19 @@ class GraderService:
         if grader is None:
             raise NotFoundError("Grader not found", problems=[self._unknown(grader_id)])
         return grader
+
+    def preset(self, grader_id: str, name: str) -> dict[str, Any]:
+        """The config of a grader's named preset; ``NotFoundError`` naming the presets it has."""
+        presets = self.get(grader_id).presets
+        preset = presets.get(name)
+        if preset is None:
+            known = ", ".join(presets) or "none"
+            shown = name if len(name) <= 100 else f"{name[:100]}…"
+            raise NotFoundError(
+                "Preset not found",
+                problems=[f"grader '{grader_id}' has no preset '{shown}' (its presets: {known})"],
+            )
+        return copy.deepcopy(dict(preset.config))
 
     def _unknown(self, grader_id: str) -> str:
         """Says which id was not found, the closest registered one, and every registered id."""

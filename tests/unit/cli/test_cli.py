@@ -156,3 +156,16 @@ def test_grade_file_reads_escaped_nul_and_lone_surrogates(tmp_path: Path) -> Non
     row = json.loads(proc.stdout)
     assert row["agent_response"] == "\ud800 yes\x00"
     assert row["details"]["match_status"] == "mismatch"
+
+
+def test_a_preset_fills_the_config_and_a_wrong_one_lists_the_presets() -> None:
+    assert run("grade", "-g", "true-false", "-e", "true", "-r", "ja").returncode == 1
+    german = run("grade", "-g", "true-false", "--preset", "german", "-e", "true", "-r", "ja")
+    assert german.returncode == 0, german.stderr
+    wrong = run("grade", "-g", "true-false", "--preset", "klingon", "-e", "true", "-r", "ja")
+    assert wrong.returncode == 2
+    assert "german" in wrong.stderr
+    assert "klingon" in wrong.stderr
+    both = run("grade", "-g", "true-false", "-p", "german", "-c", "{}", "-e", "true", "-r", "ja")
+    assert both.returncode == 2
+    assert "not both" in both.stderr

@@ -100,3 +100,12 @@ def test_check_expected_never_raises_and_agrees_with_grade(grader: GraderInterfa
     if reason is not None:  # an expected output refused before the run can never pass in it
         for response in ODD_INPUTS:
             assert grader.grade(response, expected)["passed"] is False
+
+
+@pytest.mark.parametrize("grader", REGISTERED, ids=ids)
+def test_every_preset_is_a_valid_config(grader: GraderInterface) -> None:
+    for name, preset in grader.presets.items():
+        assert preset.description, name
+        assert grader.config_problems(dict(preset.config)) == [], name
+        built = type(grader)(grader.grader_id, dict(preset.config))
+        assert built.config == {**grader.config, **preset.config}, name
