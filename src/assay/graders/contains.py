@@ -103,25 +103,22 @@ class ContainsGrader(GraderInterface):
         """An empty or blank expected text is found everywhere, so it can never be a meaningful pass."""
         return _EMPTY_EXPECTED_REASON if not self.normalize(expected_output).strip() else None
 
-    def _find(self, text: str, needle: str) -> tuple[int, int]:
-        """(where ``needle`` occurs in ``text`` as configured, where it first occurs at all), -1 if not."""
-        if self._whole_words:
-            return find_whole_word(text, needle)
-        found = text.find(needle)
-        return found, found
-
     def grade(self, agent_response: Any, expected_output: Any) -> GradeResult:
         """Grade one response; details give where the expected text was found (``found_at``, an offset
         into ``normalized_actual``)."""
-        normalized_expected = self._normalize(read_text(expected_output))
-        normalized_actual = self._normalize(read_text(agent_response))
+        normalize = self._normalize
+        normalized_expected = normalize(read_text(expected_output))
+        normalized_actual = normalize(read_text(agent_response))
         found = -1
         if not normalized_expected.strip():
             status, reason = MatchStatus.INVALID_EXPECTED, _EMPTY_EXPECTED_REASON
         elif not normalized_actual.strip():
             status, reason = MatchStatus.INVALID_RESPONSE, EMPTY_RESPONSE_REASON
         else:
-            found, first = self._find(normalized_actual, normalized_expected)
+            if self._whole_words:
+                found, first = find_whole_word(normalized_actual, normalized_expected)
+            else:
+                found = first = normalized_actual.find(normalized_expected)
             quoted = excerpt(normalized_expected)
             if found >= 0:
                 status, reason = MatchStatus.MATCH, f"Response contains {quoted} at position {found}"

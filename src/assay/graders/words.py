@@ -16,6 +16,7 @@ A side of the span that is not itself a word character sets no condition there (
 from __future__ import annotations
 
 import re
+import string
 import unicodedata
 
 _UNSPACED_RANGES = (
@@ -32,6 +33,7 @@ _UNSPACED_RANGES = (
 )
 _JOINING_CATEGORIES = frozenset({"Mn", "Mc", "Me", "Pc"})
 _NUMBER_SEPARATORS = ".,"
+_ASCII_WORD = frozenset(string.ascii_letters + string.digits + "_")
 _BREAK = re.compile("[\\W" + "".join(f"{chr(low)}-{chr(high)}" for low, high in _UNSPACED_RANGES) + "]")
 """A character after which a word may start: every one that is not a word character (and a few that are)."""
 
@@ -43,8 +45,8 @@ def _is_unspaced(char: str) -> bool:
 
 def is_word_char(char: str) -> bool:
     """Whether ``char`` continues a word of a script written with spaces (letters, digits, marks, ``_``)."""
-    if char.isascii():
-        return char.isalnum() or char == "_"
+    if char < "\x80":
+        return char in _ASCII_WORD
     if char.isalnum():
         return not _is_unspaced(char)
     return unicodedata.category(char) in _JOINING_CATEGORIES
@@ -53,20 +55,15 @@ def is_word_char(char: str) -> bool:
 def _reach(text: str, edge: int, step: int) -> int:
     """How far the word or number at ``text[edge]`` goes on in direction ``step`` (±1): 0, 1 or 2 chars."""
     outer = edge + step
-    if not 0 <= outer < len(text):
+    if outer < 0 or outer >= len(text):
         return 0
-    char, neighbour = text[edge], text[outer]
-    if is_word_char(char) and is_word_char(neighbour):
-        return 1
-    beyond = outer + step
-    if (
-        neighbour in _NUMBER_SEPARATORS
-        and char.isdecimal()
-        and 0 <= beyond < len(text)
-        and text[beyond].isdecimal()
-    ):
-        return 2
-    return 0
+    neighbour = text[outer]
+    if neighbour in _NUMBER_SEPARATORS:
+        beyond = outer + step
+        if 0 <= beyond < len(text) and text[edge].isdecimal() and text[beyond].isdecimal():
+            return 2
+        return 0
+    return 1 if is_word_char(neighbour) and is_word_char(text[edge]) else 0
 
 
 def is_whole_word(text: str, start: int, end: int) -> bool:
@@ -91,11 +88,12 @@ def find_whole_word(text: str, needle: str) -> tuple[int, int]:
     next character that can end a word, not one character later.
     """
     found = first = text.find(needle)
+    last, size = len(needle) - 1, len(text)
     while found >= 0:
-        if _reach(text, found, -1):
+        if found and _reach(text, found, -1):
             after = _BREAK.search(text, found)
             found = -1 if after is None else text.find(needle, after.start() + 1)
-        elif _reach(text, found + len(needle) - 1, 1):
+        elif found + last + 1 < size and _reach(text, found + last, 1):
             found = text.find(needle, found + 1)
         else:
             return found, first
