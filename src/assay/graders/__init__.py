@@ -3,11 +3,17 @@
 from assay.graders.base import GraderInterface, Preset
 from assay.graders.config_check import ConfigProblem, ProblemKind
 from assay.graders.contains import ContainsGrader
+from assay.graders.regex import RegexGrader
 from assay.graders.string_match import StringMatchGrader
 from assay.graders.true_false import TrueFalseGrader
 from assay.graders.verdict import GradeResult, MatchStatus, Verdict, VerdictReport
 
-BUILTIN_GRADERS: tuple[type[GraderInterface], ...] = (StringMatchGrader, TrueFalseGrader, ContainsGrader)
+BUILTIN_GRADERS: tuple[type[GraderInterface], ...] = (
+    StringMatchGrader,
+    TrueFalseGrader,
+    ContainsGrader,
+    RegexGrader,
+)
 """Grader classes that ship with Assay, registered by the grader service like any plugin."""
 
 __all__ = [
@@ -19,6 +25,7 @@ __all__ = [
     "MatchStatus",
     "Preset",
     "ProblemKind",
+    "RegexGrader",
     "StringMatchGrader",
     "TrueFalseGrader",
     "Verdict",
