@@ -2,21 +2,30 @@
 
 from assay.graders.base import GraderInterface, Preset
 from assay.graders.config_check import ConfigProblem, ProblemKind
+from assay.graders.contains import ContainsGrader
+from assay.graders.regex import RegexGrader
 from assay.graders.string_match import StringMatchGrader
 from assay.graders.true_false import TrueFalseGrader
 from assay.graders.verdict import GradeResult, MatchStatus, Verdict, VerdictReport
 
-BUILTIN_GRADERS: tuple[type[GraderInterface], ...] = (StringMatchGrader, TrueFalseGrader)
+BUILTIN_GRADERS: tuple[type[GraderInterface], ...] = (
+    StringMatchGrader,
+    TrueFalseGrader,
+    ContainsGrader,
+    RegexGrader,
+)
 """Grader classes that ship with Assay, registered by the grader service like any plugin."""
 
 __all__ = [
     "BUILTIN_GRADERS",
     "ConfigProblem",
+    "ContainsGrader",
     "GradeResult",
     "GraderInterface",
     "MatchStatus",
     "Preset",
     "ProblemKind",
+    "RegexGrader",
     "StringMatchGrader",
     "TrueFalseGrader",
     "Verdict",

@@ -8,9 +8,9 @@ grader fills the same keys the same way and ``passed`` always means ``match_stat
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, TypedDict
+from types import MappingProxyType
+from typing import Any, NamedTuple, TypedDict
 
 
 class MatchStatus(StrEnum):
@@ -54,9 +54,15 @@ class GradeResult(TypedDict):
 EMPTY_RESPONSE_REASON = "Empty or null response"
 
 
-@dataclass(frozen=True, slots=True)
-class Verdict:
-    """One verdict before it becomes the spec's dict; ``extra`` holds the grader's own details keys."""
+_NO_EXTRA: Mapping[str, Any] = MappingProxyType({})
+
+
+class Verdict(NamedTuple):
+    """One verdict before it becomes the spec's dict; ``extra`` holds the grader's own details keys.
+
+    A named tuple rather than a frozen dataclass: just as immutable, and built in a third of the time,
+    which matters when the record is most of a fast grader's cost per call.
+    """
 
     status: MatchStatus
     reason: str
@@ -66,25 +72,30 @@ class Verdict:
     normalized_actual: Any = None
     score: float | None = None
     """Defaults to 1.0 for a match and 0.0 otherwise; graded graders give their similarity."""
-    extra: Mapping[str, Any] = field(default_factory=dict)
-    leading: Mapping[str, Any] = field(default_factory=dict)
+    extra: Mapping[str, Any] = _NO_EXTRA
+    leading: Mapping[str, Any] = _NO_EXTRA
     """Grader keys placed before the common ones (true-false's ``expected_bool``/``actual_bool``, D10)."""
 
     def result(self) -> GradeResult:
         """The dict ``grade()`` returns."""
         passed = self.status is MatchStatus.MATCH
-        score = self.score if self.score is not None else (1.0 if passed else 0.0)
+        score = self.score
         details: dict[str, Any] = {
             **self.leading,
-            "match_status": self.status.value,
+            "match_status": self.status._value_,
             "reason": self.reason,
             "expected_original": self.expected_original,
             "actual_original": self.actual_original,
             "normalized_expected": self.normalized_expected,
             "normalized_actual": self.normalized_actual,
         }
-        details.update(self.extra)
-        return {"passed": passed, "score": float(score), "details": details}
+        if self.extra:
+            details.update(self.extra)
+        return {
+            "passed": passed,
+            "score": (1.0 if passed else 0.0) if score is None else float(score),
+            "details": details,
+        }
 
 
 def status_of(result: Mapping[str, Any]) -> MatchStatus:
