@@ -120,10 +120,6 @@ def _unique(labels: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(labels))
 
 
-def _identity(text: str) -> str:
-    return text
-
-
 def _label_list(labels: tuple[str, ...], limit: int = 10) -> str:
     shown = ", ".join(excerpt(label, 20)[1:-1] for label in labels[:limit])
     return shown + (", …" if len(labels) > limit else "")
@@ -210,7 +206,7 @@ class ChoiceGrader(GraderInterface):
         super().__init__(grader_id, config)
         case_sensitive: bool = self._config["case_sensitive"]
         self._labels: tuple[str, ...] = tuple(collapse_whitespace(label) for label in self._config["labels"])
-        self._fold: Callable[[str], str] = _identity if case_sensitive else str.casefold
+        self._fold: Callable[[str], str] = str if case_sensitive else str.casefold
         self._by_key: dict[str, str] = {self._fold(label): label for label in self._labels}
         self._spaced = any(" " in label for label in self._labels)
         longest_first = sorted(self._labels, key=len, reverse=True)
@@ -239,7 +235,7 @@ class ChoiceGrader(GraderInterface):
             for index, label in enumerate(labels)
             if not (label[:1].isalnum() and label[-1:].isalnum())
         ]
-        fold = _identity if config.get("case_sensitive", False) else str.casefold
+        fold: Callable[[str], str] = str if config.get("case_sensitive", False) else str.casefold
         seen: dict[str, str] = {}
         duplicates = []
         for label in labels:
@@ -247,7 +243,7 @@ class ChoiceGrader(GraderInterface):
                 duplicates.append(f"{excerpt(seen[fold(label)], 20)} and {excerpt(label, 20)}")
             seen.setdefault(fold(label), label)
         if duplicates:
-            message = f"'labels' must be distinct{'' if fold is _identity else ' ignoring case'}: "
+            message = f"'labels' must be distinct{'' if fold is str else ' ignoring case'}: "
             problems.append(ConfigProblem("labels", message + "; ".join(duplicates), ProblemKind.VALUE))
         return problems
 
