@@ -111,7 +111,8 @@ class Reading(NamedTuple):
     named: tuple[str, ...]
     """The distinct labels read in the deciding positions, in order of appearance."""
     mentioned: tuple[str, ...]
-    """Every label standing as a token anywhere (read or not), in order of appearance."""
+    """Every label standing as a token anywhere (read or not), in order of appearance; when one label is
+    read, that one only."""
     crowded: bool = False
     """Whether the answer holds more than MAX_CANDIDATES label-like tokens (then none is read)."""
 
@@ -288,7 +289,9 @@ class ChoiceGrader(GraderInterface):
             elif position is _Position.OTHER:
                 other.extend(labels)
         named = _unique(explicit or other)
-        return Reading(named[0] if len(named) == 1 else None, named, _unique(m.label for m in mentions))
+        if len(named) == 1:
+            return Reading(named[0], named, named)
+        return Reading(None, named, _unique(mention.label for mention in mentions))
 
     def _mentions(self, text: str) -> list[_Mention] | None:
         """Every label standing as a token of its own and not read as prose, in order (``None``: too many)."""
