@@ -1,6 +1,7 @@
 """Graders: pure functions from (agent_response, expected_output) to a verdict."""
 
 from assay.graders.base import GraderInterface, Preset
+from assay.graders.choice import ChoiceGrader
 from assay.graders.config_check import ConfigProblem, ProblemKind
 from assay.graders.contains import ContainsGrader
 from assay.graders.regex import RegexGrader
@@ -13,11 +14,13 @@ BUILTIN_GRADERS: tuple[type[GraderInterface], ...] = (
     TrueFalseGrader,
     ContainsGrader,
     RegexGrader,
+    ChoiceGrader,
 )
 """Grader classes that ship with Assay, registered by the grader service like any plugin."""
 
 __all__ = [
     "BUILTIN_GRADERS",
+    "ChoiceGrader",
     "ConfigProblem",
     "ContainsGrader",
     "GradeResult",

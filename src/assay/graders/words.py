@@ -34,7 +34,10 @@ _UNSPACED_RANGES = (
 _JOINING_CATEGORIES = frozenset({"Mn", "Mc", "Me", "Pc"})
 _NUMBER_SEPARATORS = ".,"
 _ASCII_WORD = frozenset(string.ascii_letters + string.digits + "_")
-_BREAK = re.compile("[\\W" + "".join(f"{chr(low)}-{chr(high)}" for low, high in _UNSPACED_RANGES) + "]")
+_UNSPACED_CLASS = "".join(f"{chr(low)}-{chr(high)}" for low, high in _UNSPACED_RANGES)
+_SPACED_ALNUM = f"[^\\W{_UNSPACED_CLASS}]"
+"""A letter, digit or ``_`` of a script written with spaces (regex class; combining marks are not in it)."""
+_BREAK = re.compile(f"[\\W{_UNSPACED_CLASS}]")
 """A character after which a word may start: every one that is not a word character (and a few that are)."""
 
 
@@ -98,3 +101,11 @@ def find_whole_word(text: str, needle: str) -> tuple[int, int]:
         else:
             return found, first
     return -1, first
+
+
+def token_pattern(alternatives: str) -> str:
+    """A regex of ``alternatives`` where no letter or digit of a spaced script touches either end.
+
+    A fast prefilter for :func:`is_whole_word`, which still decides (marks and number separators).
+    """
+    return f"(?<!{_SPACED_ALNUM})(?:{alternatives})(?!{_SPACED_ALNUM})"

@@ -19,6 +19,7 @@ PINNED = {
     "true-false": ("1.0.0", "ee0717b774bbe50f"),
     "contains": ("1.0.0", "a3f66c295f93e113"),
     "regex": ("1.0.0", "f8d6471262b75092"),
+    "choice": ("1.0.0", "5a55c5c903111e0a"),
 }
 INPUTS: list[object] = [
     None, "", " ", "true", "True", "TRUE", "tRuE", "yes", " Yes ", "YES", "1", "0", "no", "No", "NO",
@@ -27,6 +28,18 @@ INPUTS: list[object] = [
 ]  # fmt: skip
 EXTRA_INPUTS: dict[str, list[object]] = {
     "contains": ["yesterday", "I know", "Yes, it is.", "3.14", "3", "1,000", "北京", "首都是北京。"],
+    "choice": [
+        "A",
+        "B",
+        "(B)",
+        "b.",
+        "Answer: B",
+        "The answer is C.",
+        "A or B",
+        "A cat",
+        "B. Paris",
+        "I think B",
+    ],
     "regex": [r"^P.*s$", r"(?i)\bparis\b", "[", "x*", r"\b", r"\d+", r"(?<=a)b", "The answer is 42.", "42"],
 }
 """Inputs a grader's own rules turn on, added to its product (the other graders' digests stay as they are)."""
