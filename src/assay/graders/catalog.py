@@ -21,7 +21,7 @@ _lock = threading.Lock()
 
 
 def add(grader_class: type[GraderInterface]) -> None:
-    """Make ``grader_class`` buildable by its ``default_id``; ``ValueError`` when the id names another class."""
+    """Make ``grader_class`` buildable by its ``default_id``; ``ValueError`` if the id names another class."""
     grader_id = grader_class.default_id
     with _lock:
         held = _classes.setdefault(grader_id, grader_class)

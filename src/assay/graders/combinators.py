@@ -26,7 +26,9 @@ __all__ = ["AllGrader", "AnyGrader", "AtLeastGrader", "NotGrader", "WeightedGrad
 
 _SCHEMA = "https://json-schema.org/draft/2020-12/schema"
 _CHILD = child_spec_schema("A child grader")
-_CHILDREN = child_list_schema("The child graders, each with its config and optionally its own expected output", _CHILD)
+_CHILDREN = child_list_schema(
+    "The child graders, each with its config and optionally its own expected output", _CHILD
+)
 _MAX_WEIGHT = 1_000_000
 _SCORE_TOLERANCE = 1e-9
 """A weighted score this close under the threshold reaches it: float sums must not fail a perfect answer."""
@@ -37,7 +39,7 @@ def _graders(count: int) -> str:
 
 
 class NotGrader(CompositeGrader):
-    """Passes when its child does not match; a child that cannot judge the answer keeps the negation unjudged."""
+    """Passes when its child does not match; a child unable to judge leaves it unjudged."""
 
     default_id: ClassVar[str] = "not"
     name: ClassVar[str] = "Not"
@@ -52,11 +54,11 @@ class NotGrader(CompositeGrader):
     }
     scoring_guide: ClassVar[dict[str, str]] = {
         "1.0": "The child grader judged the response and it did not match",
-        "0.0": "The child matched, could not judge the response (empty, ambiguous), or refused the expected output",
+        "0.0": "The child matched, could not judge the response (empty, ambiguous) or refused the expected",
     }
     _spec_key: ClassVar[str] = "grader"
 
-    __slots__ = ("_on_match", "_on_mismatch", "_on_invalid")
+    __slots__ = ("_on_invalid", "_on_match", "_on_mismatch")
 
     def __init__(self, grader_id: str = "not", config: dict[str, Any] | None = None) -> None:
         super().__init__(grader_id, config)
@@ -66,7 +68,9 @@ class NotGrader(CompositeGrader):
         self._on_invalid = f"{label} could not judge the response, so neither can the negation: "
         self._freeze()
 
-    def _decide(self, statuses: list[str], children: list[dict[str, Any]]) -> tuple[str, str, float, int | None]:
+    def _decide(
+        self, statuses: list[str], children: list[dict[str, Any]]
+    ) -> tuple[str, str, float, int | None]:
         status, reason = statuses[0], children[0]["reason"]
         if status == MISMATCH:
             return MATCH, f"{self._on_mismatch}{reason}", 1.0, 0
@@ -76,7 +80,7 @@ class NotGrader(CompositeGrader):
 
 
 class AllGrader(CompositeGrader):
-    """Passes when every child matches; one mismatch fails it, else a child that cannot judge leaves it unjudged."""
+    """Passes when every child matches; one mismatch fails it, else an unjudging child leaves it unjudged."""
 
     default_id: ClassVar[str] = "all"
     name: ClassVar[str] = "All"
@@ -103,7 +107,9 @@ class AllGrader(CompositeGrader):
         self._all_matched = f"{self._labels[0]} matched" if count == 1 else f"All {count} graders matched"
         self._freeze()
 
-    def _decide(self, statuses: list[str], children: list[dict[str, Any]]) -> tuple[str, str, float, int | None]:
+    def _decide(
+        self, statuses: list[str], children: list[dict[str, Any]]
+    ) -> tuple[str, str, float, int | None]:
         if MISMATCH in statuses:
             index = statuses.index(MISMATCH)
             reason = f"{self._labels[index]} did not match: {children[index]['reason']}"
@@ -140,10 +146,14 @@ class AnyGrader(CompositeGrader):
     def __init__(self, grader_id: str = "any", config: dict[str, Any] | None = None) -> None:
         super().__init__(grader_id, config)
         count = len(self._children)
-        self._none_matched = f"{self._labels[0]} did not match" if count == 1 else f"None of the {count} graders matched"
+        self._none_matched = (
+            f"{self._labels[0]} did not match" if count == 1 else f"None of the {count} graders matched"
+        )
         self._freeze()
 
-    def _decide(self, statuses: list[str], children: list[dict[str, Any]]) -> tuple[str, str, float, int | None]:
+    def _decide(
+        self, statuses: list[str], children: list[dict[str, Any]]
+    ) -> tuple[str, str, float, int | None]:
         if MATCH in statuses:
             index = statuses.index(MATCH)
             return MATCH, f"{self._labels[index]} matched: {children[index]['reason']}", 1.0, index
@@ -160,7 +170,7 @@ class AnyGrader(CompositeGrader):
 
 
 class AtLeastGrader(CompositeGrader):
-    """Passes when at least ``k`` children match; unjudged when the children that could not judge could decide."""
+    """Passes when at least ``k`` children match; unjudged when the unjudging children could decide."""
 
     default_id: ClassVar[str] = "at-least"
     name: ClassVar[str] = "At Least k"
@@ -188,7 +198,7 @@ class AtLeastGrader(CompositeGrader):
     }
     _spec_key: ClassVar[str] = "graders"
 
-    __slots__ = ("_k", "_count")
+    __slots__ = ("_count", "_k")
 
     def __init__(self, grader_id: str = "at-least", config: dict[str, Any] | None = None) -> None:
         super().__init__(grader_id, config)
@@ -209,10 +219,14 @@ class AtLeastGrader(CompositeGrader):
         k = config.get("k", 1)
         if k <= count:
             return []
-        message = f"'k' is {k} but there {'is' if count == 1 else 'are'} {_graders(count)}; k must be 1 to {count}"
+        message = (
+            f"'k' is {k} but there {'is' if count == 1 else 'are'} {_graders(count)}; k must be 1 to {count}"
+        )
         return [ConfigProblem("k", message, ProblemKind.VALUE)]
 
-    def _decide(self, statuses: list[str], children: list[dict[str, Any]]) -> tuple[str, str, float, int | None]:
+    def _decide(
+        self, statuses: list[str], children: list[dict[str, Any]]
+    ) -> tuple[str, str, float, int | None]:
         matched = statuses.count(MATCH)
         needed = f"at least {self._k} needed"
         if matched >= self._k:
@@ -222,7 +236,8 @@ class AtLeastGrader(CompositeGrader):
             return MISMATCH, f"Only {matched} of {self._count} graders matched, {needed}", 0.0, None
         index = statuses.index(INVALID_RESPONSE)
         reason = (
-            f"{matched} of {self._count} graders matched and {unjudged} could not judge the response, {needed}; "
+            f"{matched} of {self._count} graders matched and {unjudged} could not judge the response, "
+            f"{needed}; "
             f"{self._labels[index]}: {children[index]['reason']}"
         )
         return INVALID_RESPONSE, reason, 0.0, index
@@ -257,7 +272,7 @@ class WeightedGrader(CompositeGrader):
                 "type": "number",
                 "exclusiveMinimum": 0,
                 "maximum": 1,
-                "description": "Weighted score at or above which the response passes (greater than 0, at most 1)",
+                "description": "Weighted score at or above which the response passes (in (0, 1])",
                 "default": 0.5,
             },
         },
@@ -300,15 +315,21 @@ class WeightedGrader(CompositeGrader):
         for index, spec in enumerate(config.get("graders", [])):
             if not math.isfinite(spec.get("weight", 1)):
                 path = f"graders[{index}].weight"
-                problems.append(ConfigProblem(path, f"'{path}' must be a number greater than 0", ProblemKind.VALUE))
+                problems.append(
+                    ConfigProblem(path, f"'{path}' must be a number greater than 0", ProblemKind.VALUE)
+                )
         if not math.isfinite(config.get("threshold", 0.5)):
-            problems.append(ConfigProblem("threshold", "'threshold' must be a number in (0, 1]", ProblemKind.VALUE))
+            problems.append(
+                ConfigProblem("threshold", "'threshold' must be a number in (0, 1]", ProblemKind.VALUE)
+            )
         return problems
 
-    def _decide(self, statuses: list[str], children: list[dict[str, Any]]) -> tuple[str, str, float, int | None]:
+    def _decide(
+        self, statuses: list[str], children: list[dict[str, Any]]
+    ) -> tuple[str, str, float, int | None]:
         scored = 0.0
         unjudged = 0.0
-        for weight, child, status in zip(self._weights, children, statuses):
+        for weight, child, status in zip(self._weights, children, statuses, strict=True):
             if status == INVALID_RESPONSE:
                 unjudged += weight
                 continue

@@ -67,6 +67,7 @@ def child_spec_schema(description: str, **extra: dict[str, Any]) -> dict[str, An
     """The JSON Schema of one child: which grader, its config, its own expected output (plus ``extra``)."""
     return {
         "type": "object",
+        "format": "grader-spec",  # tells a form builder (the UI) to offer a grader picker and its config
         "description": description,
         "additionalProperties": False,
         "required": ["grader_id"],
@@ -108,7 +109,7 @@ def child_list_schema(description: str, item: dict[str, Any]) -> dict[str, Any]:
 
 
 def _located(problem: ConfigProblem, prefix: str) -> ConfigProblem:
-    """``problem`` of a child's config, placed in the tree: its path under ``prefix`` and said in its message."""
+    """``problem`` of a child's config, placed in the tree: path under ``prefix``, said in the message."""
     if not prefix:
         return problem
     path = f"{prefix}.{problem.path}" if problem.path else prefix
@@ -135,7 +136,7 @@ def _refusal_of_own_expected(
 
 
 class _TreeVersion:
-    """``version`` of a composite: the class's own on the class, the tree's (children included) on an instance."""
+    """``version`` of a composite: the class's own on the class, the whole tree's on an instance."""
 
     __slots__ = ("_own",)
 
@@ -199,7 +200,7 @@ class CompositeGrader(GraderInterface):
         digest = hashlib.sha256(json.dumps(pairs, ensure_ascii=True).encode()).hexdigest()[:12]
         self._tree_version: str = f"{type(self).version}+{digest}"
 
-    # --- the tree, as configured -------------------------------------------------------------------------
+    # --- the tree, as configured ---------------------------------------------------------------------------
 
     @property
     def children(self) -> tuple[GraderInterface, ...]:
@@ -234,7 +235,9 @@ class CompositeGrader(GraderInterface):
             caps = cls._cap_problems(config)
             return caps or cls._problems_below(config, "")
         except Exception as exc:  # never raises; a rule failing on odd input is a bad config
-            return [ConfigProblem("", f"config could not be checked ({type(exc).__name__})", ProblemKind.VALUE)]
+            return [
+                ConfigProblem("", f"config could not be checked ({type(exc).__name__})", ProblemKind.VALUE)
+            ]
 
     @classmethod
     def _cap_problems(cls, config: Mapping[str, Any]) -> list[ConfigProblem]:
@@ -277,7 +280,9 @@ class CompositeGrader(GraderInterface):
             if child_class is None:
                 known = ", ".join(catalog.known_ids())
                 message = f"no grader has the id '{grader_id}' (known ids: {known})"
-                problems.append(ConfigProblem(f"{at}.grader_id", f"'{at}.grader_id': {message}", ProblemKind.VALUE))
+                problems.append(
+                    ConfigProblem(f"{at}.grader_id", f"'{at}.grader_id': {message}", ProblemKind.VALUE)
+                )
                 continue
             child_config = spec.get("config", {})
             if issubclass(child_class, CompositeGrader):
@@ -293,7 +298,7 @@ class CompositeGrader(GraderInterface):
                     problems.append(ConfigProblem(path, f"'{path}' is refused: {refusal}", ProblemKind.VALUE))
         return problems
 
-    # --- preflight -------------------------------------------------------------------------------------------
+    # --- preflight -----------------------------------------------------------------------------------------
 
     def _first_refusal(self, expected_output: Any) -> tuple[int, str] | None:
         """(index, reason) of the first child refusing the expected output it would get, else ``None``."""
@@ -307,7 +312,7 @@ class CompositeGrader(GraderInterface):
         return None
 
     def _refusal(self, index: int, reason: Any) -> str:
-        """The composite's reason for a child's ``invalid_expected``: the child's place in the tree, then why."""
+        """The composite's reason for a child's ``invalid_expected``: its place in the tree, then why."""
         if self._is_composite[index] and isinstance(reason, str) and reason.startswith(_REFUSED):
             return f"{_REFUSED}{self._paths[index]}.config.{reason[len(_REFUSED) :]}"
         return f"{_REFUSED}{self._labels[index]}: {reason}"
@@ -317,10 +322,12 @@ class CompositeGrader(GraderInterface):
         refusal = self._first_refusal(expected_output)
         return refusal[1] if refusal is not None else None
 
-    # --- grading ---------------------------------------------------------------------------------------------
+    # --- grading -------------------------------------------------------------------------------------------
 
     @abstractmethod
-    def _decide(self, statuses: list[str], children: list[dict[str, Any]]) -> tuple[str, str, float, int | None]:
+    def _decide(
+        self, statuses: list[str], children: list[dict[str, Any]]
+    ) -> tuple[str, str, float, int | None]:
         """(status, reason, score, index of the deciding child or None) once no child refused the expected.
 
         ``children`` are the entries of the details tree (``reason``, ``score``... of each child).
@@ -332,7 +339,7 @@ class CompositeGrader(GraderInterface):
             text = agent_response if type(agent_response) is str else read_text(agent_response)
             if not text or text.isspace():
                 return self._blank(agent_response, expected_output)
-            # One plain loop: calls, statuses and the details tree in a pass (each comprehension costs a call).
+            # One plain loop: calls, statuses and the details tree in a pass (a comprehension costs a call).
             statuses: list[str] = []
             children: list[dict[str, Any]] = []
             for grader_id, grade, own in self._calls:
@@ -352,9 +359,14 @@ class CompositeGrader(GraderInterface):
                         "details": details,
                     }
                 )
+            decided: int | None
             if INVALID_EXPECTED in statuses:
                 decided = statuses.index(INVALID_EXPECTED)
-                status, reason, score = INVALID_EXPECTED, self._refusal(decided, children[decided]["reason"]), 0.0
+                status, reason, score = (
+                    INVALID_EXPECTED,
+                    self._refusal(decided, children[decided]["reason"]),
+                    0.0,
+                )
             else:
                 status, reason, score, decided = self._decide(statuses, children)
             # Built here rather than through Verdict(...).result(), which costs ~3 µs (six times a node's
@@ -380,9 +392,18 @@ class CompositeGrader(GraderInterface):
         refusal = self._first_refusal(expected_output)  # D9: a refused expected output is reported first
         if refusal is not None:
             index, reason = refusal
-            return _result(INVALID_EXPECTED, reason, 0.0, agent_response, expected_output, index, self._paths, [])
+            return _result(
+                INVALID_EXPECTED, reason, 0.0, agent_response, expected_output, index, self._paths, []
+            )
         return _result(
-            INVALID_RESPONSE, EMPTY_RESPONSE_REASON, 0.0, agent_response, expected_output, None, self._paths, []
+            INVALID_RESPONSE,
+            EMPTY_RESPONSE_REASON,
+            0.0,
+            agent_response,
+            expected_output,
+            None,
+            self._paths,
+            [],
         )
 
     def _broken(self, agent_response: Any, expected_output: Any, error: Exception) -> GradeResult:
@@ -392,7 +413,9 @@ class CompositeGrader(GraderInterface):
             try:
                 _read_verdict(grade(agent_response, expected_output if own is None else own))
             except Exception as exc:
-                reason = f"{self._labels[index]} failed ({type(exc).__name__}), so the response was not judged"
+                reason = (
+                    f"{self._labels[index]} failed ({type(exc).__name__}), so the response was not judged"
+                )
                 break
         return _result(INVALID_RESPONSE, reason, 0.0, agent_response, expected_output, None, self._paths, [])
 
