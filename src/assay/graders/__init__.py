@@ -1,7 +1,10 @@
 """Graders: pure functions from (agent_response, expected_output) to a verdict."""
 
+from assay.graders import catalog
 from assay.graders.base import GraderInterface, Preset
 from assay.graders.choice import ChoiceGrader
+from assay.graders.combinators import AllGrader, AnyGrader, AtLeastGrader, NotGrader, WeightedGrader
+from assay.graders.composition import CompositeGrader
 from assay.graders.config_check import ConfigProblem, ProblemKind
 from assay.graders.contains import ContainsGrader
 from assay.graders.regex import RegexGrader
@@ -15,17 +18,30 @@ BUILTIN_GRADERS: tuple[type[GraderInterface], ...] = (
     ContainsGrader,
     RegexGrader,
     ChoiceGrader,
+    NotGrader,
+    AllGrader,
+    AnyGrader,
+    AtLeastGrader,
+    WeightedGrader,
 )
 """Grader classes that ship with Assay, registered by the grader service like any plugin."""
 
+for _grader_class in BUILTIN_GRADERS:  # composites build their children from the catalog
+    catalog.add(_grader_class)
+
 __all__ = [
     "BUILTIN_GRADERS",
+    "AllGrader",
+    "AnyGrader",
+    "AtLeastGrader",
     "ChoiceGrader",
+    "CompositeGrader",
     "ConfigProblem",
     "ContainsGrader",
     "GradeResult",
     "GraderInterface",
     "MatchStatus",
+    "NotGrader",
     "Preset",
     "ProblemKind",
     "RegexGrader",
@@ -33,4 +49,5 @@ __all__ = [
     "TrueFalseGrader",
     "Verdict",
     "VerdictReport",
+    "WeightedGrader",
 ]

@@ -9,10 +9,11 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+from typing import Any
 
 import pytest
 
-from assay.graders import BUILTIN_GRADERS, GraderInterface
+from assay.graders import BUILTIN_GRADERS, GraderInterface, catalog
 
 PINNED = {
     "string-match": ("1.2.0", "32e779a2066e6c1b"),
@@ -20,6 +21,38 @@ PINNED = {
     "contains": ("1.0.0", "a3f66c295f93e113"),
     "regex": ("1.0.0", "f8d6471262b75092"),
     "choice": ("1.0.0", "5a55c5c903111e0a"),
+    # A composite's version is its class version + a digest of its children's ids and versions, so these
+    # change when a child grader's version does (that is the point: its verdicts may have changed).
+    "not": ("1.0.0+2fc465321044", "6766a7b4a96ffbf5"),
+    "all": ("1.0.0+2fc465321044", "9234ecd6160f7dcc"),
+    "any": ("1.0.0+2fc465321044", "0268b174314a905c"),
+    "at-least": ("1.0.0+2fc465321044", "5b42b3af55642670"),
+    "weighted": ("1.0.0+2fc465321044", "651c522911f35525"),
+}
+TF: dict[str, Any] = {"grader_id": "true-false"}
+SM: dict[str, Any] = {"grader_id": "string-match"}
+CONFIGURED: dict[str, tuple[dict[str, Any], str, str]] = {
+    # Defaults use string-match only; these trees reach every rule (invalid children, own expected values).
+    "not": ({"grader": TF}, "1.0.0+6937ee9ad3a1", "70db81d2f4758419"),
+    "all": ({"graders": [TF, SM]}, "1.0.0+62bcdae3a943", "c5df7153898723e8"),
+    "any": ({"graders": [TF, {**SM, "expected_output": "paris"}]}, "1.0.0+62bcdae3a943", "0f645931acf6fb19"),
+    "at-least": (
+        {
+            "graders": [
+                TF,
+                SM,
+                {"grader_id": "not", "config": {"grader": {**SM, "expected_output": "maybe"}}},
+            ],
+            "k": 2,
+        },
+        "1.0.0+8eee26ece256",
+        "6848cb5a02cc45be",
+    ),
+    "weighted": (
+        {"graders": [{**TF, "weight": 2}, {**SM, "weight": 1}], "threshold": 0.6},
+        "1.0.0+62bcdae3a943",
+        "9ab9fc8cf354aeab",
+    ),
 }
 INPUTS: list[object] = [
     None, "", " ", "true", "True", "TRUE", "tRuE", "yes", " Yes ", "YES", "1", "0", "no", "No", "NO",
@@ -66,4 +99,15 @@ def test_version_pins_verdicts(grader_class: type[GraderInterface]) -> None:
     version, digest = PINNED[grader.grader_id]
     assert (grader.version, verdict_digest(grader)) == (version, digest), (
         f"{grader.grader_id}: verdicts or version changed; bump the version and update PINNED"
+    )
+
+
+@pytest.mark.parametrize("grader_id", CONFIGURED)
+def test_version_pins_verdicts_of_configured_composites(grader_id: str) -> None:
+    config, version, digest = CONFIGURED[grader_id]
+    grader_class = catalog.lookup(grader_id)
+    assert grader_class is not None
+    grader = grader_class(grader_id, config)
+    assert (grader.version, verdict_digest(grader)) == (version, digest), (
+        f"{grader_id}: verdicts or version changed; bump the version and update CONFIGURED"
     )
