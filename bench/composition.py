@@ -32,7 +32,7 @@ def spec(grader_id: str, children: Sequence[dict[str, Any]], **options: Any) -> 
 
 
 def depth(level: int) -> dict[str, Any]:
-    """A full binary tree of ``level`` composite levels (all/any alternating) over true-false leaves."""
+    """A full binary tree of ``level`` all/any levels (alternating), string-match and true-false leaves."""
     if level == 0:
         return TF
     kind = "all" if level % 2 else "any"
