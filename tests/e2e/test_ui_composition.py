@@ -80,6 +80,7 @@ def test_build_all_of_a_check_and_a_negation_and_read_its_verdict_tree(page: Pag
     scenario = next(s for s in SCENARIOS if s.first in ids)
     page.goto("/graders/all")
     graders = page.locator('[data-field="graders"]')
+    expect(graders).to_be_visible()  # the form holds the grader's defaults from here on
     # Start from an empty list whatever the default holds, then add the two children.
     first_spec = page.locator('[data-field="graders[0]"]')
     while first_spec.count() > 0:
@@ -99,7 +100,7 @@ def test_build_all_of_a_check_and_a_negation_and_read_its_verdict_tree(page: Pag
     response, expected = scenario.differs
     page.get_by_label("agent_response").fill(response)
     page.get_by_label("expected_output", exact=True).fill(expected)
-    page.get_by_role("button", name="Grade").click()
+    page.get_by_role("button", name="Grade", exact=True).click()
     result = page.get_by_test_id("grade-result")
     tree = result.get_by_test_id("verdict-tree")
     root = node(tree, "all")
@@ -115,7 +116,7 @@ def test_build_all_of_a_check_and_a_negation_and_read_its_verdict_tree(page: Pag
     response, expected = scenario.same
     page.get_by_label("agent_response").fill(response)
     page.get_by_label("expected_output", exact=True).fill(expected)
-    page.get_by_role("button", name="Grade").click()
+    page.get_by_role("button", name="Grade", exact=True).click()
     expect_node(node(tree, "all"), "failed", "FAIL")
     expect_node(node(tree, "not"), "failed", "FAIL")
     expect_node(node(node(tree, "not"), "string-match"), "passed", "PASS")
