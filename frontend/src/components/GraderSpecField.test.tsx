@@ -2,7 +2,7 @@ import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { fireEvent, render, screen, within } from "@testing-library/react";
 import { type ReactNode, useState } from "react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { ConfigProblem, GraderSummary, JsonObject, JsonSchema } from "../api/types";
+import type { ConfigProblem, GraderDetail, GraderSummary, JsonObject, JsonSchema } from "../api/types";
 import { ConfigForm } from "./ConfigForm";
 import { defaultsFromSchema, fieldPaths, problemsByField } from "./configSchema";
 
@@ -63,9 +63,18 @@ const GRADERS = [
 ];
 const BOOL_DEFAULTS = defaultsFromSchema(ALIASES_SCHEMA);
 
+const OUI_NON = { aliases: { true: ["oui"], false: ["non"] } };
+const BOOL_DETAIL: GraderDetail = {
+  ...GRADERS[1]!,
+  scoring_guide: { "1.0": "same", "0.0": "other" },
+  report: "binary",
+  presets: { "oui-non": { description: "oui/non", config: OUI_NON } },
+};
+
 function withGraders(children: ReactNode) {
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
   client.setQueryData(["graders"], GRADERS);
+  client.setQueryData(["graders", "x-bool"], BOOL_DETAIL);
   return <QueryClientProvider client={client}>{children}</QueryClientProvider>;
 }
 
@@ -120,6 +129,15 @@ describe("GraderSpecField", () => {
     expect(screen.getByRole("switch", { name: "whole_words" })).toBeTruthy();
     fireEvent.change(within(field("grader")).getByLabelText("Grader"), { target: { value: "x-bool" } });
     expect(lastConfig(seen)).toEqual({ grader: { grader_id: "x-bool", config: BOOL_DEFAULTS } });
+  });
+
+  it("offers the child grader's presets, which replace the child's config only", () => {
+    const seen = vi.fn();
+    const config = { graders: [{ grader_id: "x-bool", config: BOOL_DEFAULTS, weight: 2 }], threshold: 0.7 };
+    render(withGraders(<Harness schema={WEIGHTED_SCHEMA} initial={config} seen={seen} />));
+    fireEvent.change(within(field("graders[0].config")).getByLabelText("Preset"), { target: { value: "oui-non" } });
+    expect(lastConfig(seen)).toEqual({ graders: [{ grader_id: "x-bool", config: OUI_NON, weight: 2 }], threshold: 0.7 });
+    expect((within(field("graders[0].config")).getByLabelText("Preset") as HTMLSelectElement).value).toBe("oui-non");
   });
 
   it("sets and clears the child's own expected_output", () => {

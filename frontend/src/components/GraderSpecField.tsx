@@ -1,11 +1,12 @@
 import { type ReactNode, useId, useState } from "react";
-import { useGraders } from "../api/graders";
+import { useGrader, useGraders } from "../api/graders";
 import { errorMessage } from "../api/errors";
 import { type GraderSummary, type JsonSchema, type JsonValue, configSchemaOf } from "../api/types";
 import { ConfigForm, SchemaField, type SchemaFieldProps } from "./ConfigForm";
-import { SPEC_KEYS, childPath, specAcceptsExpectedOutput, specExtraProperties } from "./configSchema";
+import { SPEC_KEYS, childPath, defaultsFromSchema, specAcceptsExpectedOutput, specExtraProperties } from "./configSchema";
 import { FieldProblems } from "./FieldProblems";
 import { GraderSelectorView } from "./GraderSelector";
+import { PresetPicker } from "./PresetPicker";
 import { type GraderSpecValue, moveItem, newSpec, readSpec, withGrader, writeSpec } from "./graderSpec";
 
 interface GraderSpecFieldProps extends SchemaFieldProps {
@@ -22,6 +23,7 @@ interface GraderSpecFieldProps extends SchemaFieldProps {
 export function GraderSpecField({ name, path, schema, value, onChange, problems, heading, actions }: GraderSpecFieldProps) {
   const graders = useGraders();
   const spec = readSpec(value);
+  const detail = useGrader(spec.graderId === "" ? undefined : spec.graderId); // the child's presets
   const chosen = graders.data?.find((grader) => grader.id === spec.graderId);
   const childSchema = chosen ? configSchemaOf(chosen) : undefined;
   const update = (next: GraderSpecValue) => onChange(writeSpec(next));
@@ -53,6 +55,14 @@ export function GraderSpecField({ name, path, schema, value, onChange, problems,
       {childSchema ? (
         <div className="grader-spec-config" data-field={configPath}>
           <span className="label">Configuration of {spec.graderId}</span>
+          {detail.data?.id === spec.graderId && (
+            <PresetPicker
+              presets={detail.data.presets}
+              defaults={defaultsFromSchema(childSchema)}
+              value={spec.config}
+              onPick={(config) => update({ ...spec, config })}
+            />
+          )}
           <ConfigForm
             schema={childSchema}
             value={spec.config}
