@@ -84,7 +84,8 @@ def test_build_all_of_a_check_and_a_negation_and_read_its_verdict_tree(page: Pag
     # Start from an empty list whatever the default holds, then add the two children.
     first_spec = page.locator('[data-field="graders[0]"]')
     while first_spec.count() > 0:
-        first_spec.get_by_role("button", name=re.compile(r"^Remove ")).first.click()  # its own, before its form
+        # The spec's own Remove comes before any button of its child's form.
+        first_spec.get_by_role("button", name=re.compile(r"^Remove ")).first.click()
     add = graders.get_by_role("button", name=re.compile(r"^Add a grader to "))
     add.click()
     add.click()
@@ -93,7 +94,8 @@ def test_build_all_of_a_check_and_a_negation_and_read_its_verdict_tree(page: Pag
     negated = page.locator('[data-field="graders[1].config.grader"]')
     pick(negated, "string-match")
     # The tree reads as a tree: the negated spec sits inside the second child, with its own config form.
-    expect(page.locator('[data-field="graders[1]"]').locator('[data-field="graders[1].config.grader"]')).to_have_count(1)
+    second = page.locator('[data-field="graders[1]"]')
+    expect(second.locator('[data-field="graders[1].config.grader"]')).to_have_count(1)
     expect(negated.get_by_role("switch", name="case_sensitive")).to_be_visible()
     expect(page.get_by_test_id("config-status")).to_have_text("✓ valid")
 
@@ -131,7 +133,8 @@ def test_a_problem_in_a_child_config_shows_beside_the_childs_field(page: Page, i
     false_list.get_by_label("New false").fill("yes")  # "yes" is already true: both true and false (D5)
     false_list.get_by_role("button", name="Add").click()
     expect(page.get_by_test_id("config-status")).to_contain_text("problem")
-    expect(page.locator('[data-field="grader.config.aliases"]').get_by_role("alert").first).to_contain_text("yes")
+    aliases = page.locator('[data-field="grader.config.aliases"]')
+    expect(aliases.get_by_role("alert").first).to_contain_text("yes")
     # Shown beside the child's field, not at the foot of the composite's form.
     expect(page.get_by_test_id("config-form").locator(":scope > .field-problems")).to_have_count(0)
 
@@ -157,7 +160,8 @@ def test_the_case_panel_shows_a_composites_verdict_tree(
     evaluation_id = int(assay.data(assay.client.post("/api/evaluations", json=body))["id"])
     assert assay.wait_for(evaluation_id)["status"] == "completed"
     page.goto(f"/evaluations/{evaluation_id}")
-    page.get_by_test_id("results-scroll").locator('[role="row"][data-case-id]').filter(has_text=water[0]).click()
+    rows = page.get_by_test_id("results-scroll").locator('[role="row"][data-case-id]')
+    rows.filter(has_text=water[0]).click()
     panel = page.get_by_test_id("case-panel")
     root = node(panel.get_by_test_id("verdict-tree"), "all")
     expect_node(root, "passed", "PASS")
