@@ -402,12 +402,13 @@ def _position(text: str, start: int, end: int) -> _Position:
         return _Position.EXPLICIT
     window = max(0, start - _LOOK_BACK)
     before = text[window:start].lower()
-    marked = _MARKERS.search(before) is not None
-    if marked and _STATEMENT.search(before):
+    # Statements start at a marker: searching from the first one finds what a search from 0 would.
+    marker = _MARKERS.search(before)
+    if marker is not None and _STATEMENT.search(before, marker.start()):
         return _Position.EXPLICIT
     if _AFTER_LINE_START.match(text, end) and _LINE_START.search(text, window, start):
         return _Position.OTHER
-    if _is_wrapped(text, start, end) or (marked and _NAMING.search(before)):
+    if _is_wrapped(text, start, end) or (marker is not None and _NAMING.search(before, marker.start())):
         return _Position.OTHER
     return _Position.PASSING
 
