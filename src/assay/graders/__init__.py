@@ -2,11 +2,12 @@
 
 from assay.graders.base import GraderInterface, Preset
 from assay.graders.config_check import ConfigProblem, ProblemKind
+from assay.graders.numeric import NumericGrader
 from assay.graders.string_match import StringMatchGrader
 from assay.graders.true_false import TrueFalseGrader
 from assay.graders.verdict import GradeResult, MatchStatus, Verdict, VerdictReport
 
-BUILTIN_GRADERS: tuple[type[GraderInterface], ...] = (StringMatchGrader, TrueFalseGrader)
+BUILTIN_GRADERS: tuple[type[GraderInterface], ...] = (StringMatchGrader, TrueFalseGrader, NumericGrader)
 """Grader classes that ship with Assay, registered by the grader service like any plugin."""
 
 __all__ = [
@@ -15,6 +16,7 @@ __all__ = [
     "GradeResult",
     "GraderInterface",
     "MatchStatus",
+    "NumericGrader",
     "Preset",
     "ProblemKind",
     "StringMatchGrader",

@@ -17,3 +17,8 @@ def read_text(value: object) -> str:
         return str(value)
     except Exception:  # an object whose __str__ fails is still graded, as an unreadable value
         return f"<unprintable {type(value).__name__}>"
+
+
+def excerpt(text: str, limit: int = 60) -> str:
+    """``text`` quoted for a reason sentence, cut to ``limit`` characters (a reason stays one short line)."""
+    return repr(text if len(text) <= limit else text[:limit] + "…")

@@ -17,17 +17,26 @@ from assay.graders import BUILTIN_GRADERS, GraderInterface
 PINNED = {
     "string-match": ("1.2.0", "32e779a2066e6c1b"),
     "true-false": ("1.0.0", "ee0717b774bbe50f"),
+    "numeric": ("1.0.0", "6102d8ec21a739bc"),
 }
 INPUTS: list[object] = [
     None, "", " ", "true", "True", "TRUE", "tRuE", "yes", " Yes ", "YES", "1", "0", "no", "No", "NO",
     "false", "False", "FALSE", "maybe", "on", "Paris", " paris\n", "new  york", "New York",
     True, False, 1, 0, 1.0, "straße", "STRASSE", "\x00", "\ud800",
 ]  # fmt: skip
+EXTRA_INPUTS: dict[str, list[object]] = {
+    "numeric": [
+        "42", "The answer is 42.", "42.0", "1,234.5", "1234.5", "-3e2", "−300", "45%", "0.45", "$1,234",
+        "3 or 4", "3.11.2", "2024-01-05", "1st", "3-5", "GPT-4", "3/4", "0.75", "1e999", 42, 7.5,
+    ],
+}  # fmt: skip
+"""Inputs a grader's own rules turn on, added to its product (the other graders' digests stay as they are)."""
 
 
 def verdict_digest(grader: GraderInterface) -> str:
     digest = hashlib.sha256()
-    for response, expected in itertools.product(INPUTS, repeat=2):
+    inputs = INPUTS + EXTRA_INPUTS.get(grader.grader_id, [])
+    for response, expected in itertools.product(inputs, repeat=2):
         result = grader.grade(response, expected)
         verdict = [
             result["passed"],
