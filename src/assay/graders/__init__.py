@@ -2,12 +2,18 @@
 
 from assay.graders.base import GraderInterface, Preset
 from assay.graders.config_check import ConfigProblem, ProblemKind
+from assay.graders.json_answer import JsonGrader
 from assay.graders.numeric import NumericGrader
 from assay.graders.string_match import StringMatchGrader
 from assay.graders.true_false import TrueFalseGrader
 from assay.graders.verdict import GradeResult, MatchStatus, Verdict, VerdictReport
 
-BUILTIN_GRADERS: tuple[type[GraderInterface], ...] = (StringMatchGrader, TrueFalseGrader, NumericGrader)
+BUILTIN_GRADERS: tuple[type[GraderInterface], ...] = (
+    StringMatchGrader,
+    TrueFalseGrader,
+    NumericGrader,
+    JsonGrader,
+)
 """Grader classes that ship with Assay, registered by the grader service like any plugin."""
 
 __all__ = [
@@ -15,6 +21,7 @@ __all__ = [
     "ConfigProblem",
     "GradeResult",
     "GraderInterface",
+    "JsonGrader",
     "MatchStatus",
     "NumericGrader",
     "Preset",

@@ -18,6 +18,7 @@ PINNED = {
     "string-match": ("1.2.0", "32e779a2066e6c1b"),
     "true-false": ("1.0.0", "ee0717b774bbe50f"),
     "numeric": ("1.0.0", "6102d8ec21a739bc"),
+    "json": ("1.0.0", "1cfeaa154136fef2"),
 }
 INPUTS: list[object] = [
     None, "", " ", "true", "True", "TRUE", "tRuE", "yes", " Yes ", "YES", "1", "0", "no", "No", "NO",
@@ -28,6 +29,11 @@ EXTRA_INPUTS: dict[str, list[object]] = {
     "numeric": [
         "42", "The answer is 42.", "42.0", "1,234.5", "1234.5", "-3e2", "−300", "45%", "0.45", "$1,234",
         "3 or 4", "3.11.2", "2024-01-05", "1st", "3-5", "GPT-4", "3/4", "0.75", "1e999", 42, 7.5,
+    ],
+    "json": [
+        '{"a": 1}', '{"a": 1.0}', '{"a": true}', '{"a": 1, "b": [1, 2]}', '[1, 2]', '"Paris"', "null", "42",
+        '```json\n{"a": 1}\n```', 'Here:\n```json\n{"a": 2}\n```', '{"a": 1, "a": 2}', "{'a': 1}", "NaN",
+        "[" * 101 + "]" * 101, "[" * 100 + "]" * 100,
     ],
 }  # fmt: skip
 """Inputs a grader's own rules turn on, added to its product (the other graders' digests stay as they are)."""
