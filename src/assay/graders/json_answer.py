@@ -40,6 +40,8 @@ from assay.graders.verdict import EMPTY_RESPONSE_REASON, GradeResult, MatchStatu
 
 MAX_PICK_CHARS = 1_000
 MAX_PICK_DEPTH = 50
+"""Levels of the parsed tree, so the interpreter (recursive, a few frames a level) stays far from Python's
+limit; a dotted chain ``a.b.c`` or an index chain ``a[0][1]`` is one level of many children, not deep."""
 MAX_PICK_FANOUT = 64
 """Bound on how much larger than the answer a pick's result can grow (multi-selects and functions)."""
 
@@ -113,7 +115,9 @@ def _pick_problems(expression: str) -> list[str]:
     """Why ``expression`` is not a usable pick: not JMESPath, an unknown function, or unbounded growth."""
     try:
         tree: dict[str, Any] = dict(jmespath.compile(expression).parsed)
-    except Exception as exc:  # ParseError, LexerError, RecursionError on absurd nesting: all a bad pick
+    except RecursionError:  # the parser recurses once per level: hundreds of "!" or "(" exhaust it
+        return [f"'pick' is nested deeper than {MAX_PICK_DEPTH} levels"]
+    except Exception as exc:  # ParseError, LexerError: not JMESPath
         detail = (str(exc).splitlines() or [type(exc).__name__])[0].removesuffix(", for expression:")
         return [f"'pick' is not a JMESPath expression: {excerpt_text(detail, 150)}"]
     functions = jmespath.functions.Functions.FUNCTION_TABLE
