@@ -53,7 +53,9 @@ def _number_pattern(*, decimal_comma: bool, allow_fractions: bool) -> re.Pattern
         rf"(?:(?P<int>\d{{1,3}}(?:{group}\d{{3}})+(?!\d)|\d{{1,3}}(?:[{_GROUP_SPACES}]\d{{3}})+(?!\d)|\d+)"
         rf"(?:{point}(?P<frac>\d+))?|{point}(?P<lead>\d+))"
         rf"(?:[eE](?P<exp>[{_SIGNS}]?\d+))?)"
-        rf"(?:[ {_GROUP_SPACES}]?(?P<pct>[{_PERCENT}]))?"
+        # a percent sign, or the word after a space ("45 percent", "45 per cent"): with percent_as_fraction
+        # both mean 0.45, so an answer spelling the word is never read as 45
+        rf"(?:[ {_GROUP_SPACES}]?(?P<pct>[{_PERCENT}]|(?<=\s)(?i:per ?cent)(?!\w)))?"
     )
 
 
@@ -239,7 +241,7 @@ class NumericGrader(GraderInterface):
             },
             "percent_as_fraction": {
                 "type": "boolean",
-                "description": "Read '45%' as 0.45 (true) or as 45 (false), on both sides",
+                "description": "Read '45%' (and '45 percent') as 0.45 (true) or as 45 (false), on both sides",
                 "default": False,
             },
             "allow_fractions": {

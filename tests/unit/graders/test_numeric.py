@@ -139,6 +139,12 @@ def test_real_answers(response: object, expected: object, status: str) -> None:
         (COMMA, ".5", "5", "invalid_response"),
         (DEFAULT, ",5", "5", "invalid_response"),
         (PERCENT, "45%", "0.45", "match"),
+        (PERCENT, "It is 45 percent.", "0.45", "match"),
+        (PERCENT, "45 Per cent", "45%", "match"),
+        (PERCENT, "45 percent", "45", "mismatch"),  # the word means what the sign means
+        (PERCENT, "the 45 percentile", "45", "match"),  # not the word "percent"
+        (DEFAULT, "45 percent", "45", "match"),
+        (DEFAULT, "45percent", "45", "invalid_response"),
         (PERCENT, "0.1%", "0.001", "match"),
         (PERCENT, "45", "45%", "mismatch"),
         (PERCENT, "45% (that is 45)", "0.45", "invalid_response"),
@@ -256,6 +262,7 @@ def spellings(value: Decimal) -> list[str]:
         ("−" if negative else "") + magnitude,
         format(value, "e"),
         f"{value}%",
+        f"{value} percent",
     ]
 
 
@@ -306,6 +313,7 @@ def test_decimal_comma_reads_the_mirrored_notation(value: Decimal) -> None:
 def test_percent_as_fraction_divides_by_one_hundred_exactly(value: Decimal) -> None:
     percent_grader = NumericGrader(config={"percent_as_fraction": True, "rel_tol": 0})
     assert percent_grader.grade(f"{value}%", str(value.scaleb(-2)))["passed"] is True
+    assert percent_grader.grade(f"{value} per cent", str(value.scaleb(-2)))["passed"] is True
 
 
 @given(st.integers(-(10**6), 10**6), st.integers(1, 10**6))
