@@ -18,13 +18,14 @@ mismatch, so an expected ``null`` cannot be used with a pick (``invalid_expected
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any, ClassVar, NamedTuple
 
 import jmespath
 import jmespath.functions
 
-from assay.graders.base import GraderInterface
+from assay.graders.base import GraderInterface, Preset
 from assay.graders.config_check import ConfigProblem, ProblemKind
 from assay.graders.json_reading import (
     detail_value,
@@ -223,6 +224,21 @@ class JsonGrader(GraderInterface):
     scoring_guide: ClassVar[dict[str, str]] = {
         "1.0": "The answer is JSON, valid against the schema, and matches the expected JSON as configured",
         "0.0": "The answer is not JSON, breaks the schema, or differs from the expected JSON",
+    }
+
+    presets: ClassVar[Mapping[str, Preset]] = {
+        "any-json": Preset(
+            "The answer is JSON (whole, or one fenced block); the expected output is ignored",
+            {"compare": Comparison.NONE.value},
+        ),
+        "contains-expected": Preset(
+            "The answer holds every key and value of the expected JSON; extra keys are allowed",
+            {"compare": Comparison.SUPERSET.value},
+        ),
+        "whole-answer": Preset(
+            "The whole answer must be JSON: a fenced block inside prose is invalid",
+            {"allow_fenced": False},
+        ),
     }
 
     __slots__ = ("_allow_fenced", "_comparison", "_pick", "_pick_expression", "_validator")

@@ -267,6 +267,7 @@ class NumericGrader(GraderInterface):
     presets: ClassVar[Mapping[str, Preset]] = {
         "decimal-comma": Preset("European notation: 1.234,5 means 1234.5", {"decimal_comma": True}),
         "percent-as-fraction": Preset("45% equals 0.45", {"percent_as_fraction": True}),
+        "fractions": Preset("Fractions are read: 3/4 equals 0.75", {"allow_fractions": True}),
         "one-percent": Preset("Passes within 1% of the expected number", {"rel_tol": 0.01}),
     }
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import math
+import re
 from typing import Any
 
 import jsonschema
@@ -10,6 +12,7 @@ import pytest
 
 import assay.graders
 from assay.graders import GraderInterface
+from assay.graders.verdict import status_of
 from assay.services.grader_service import GraderService
 
 REGISTERED = GraderService().list()
@@ -100,3 +103,21 @@ def test_check_expected_never_raises_and_agrees_with_grade(grader: GraderInterfa
     if reason is not None:  # an expected output refused before the run can never pass in it
         for response in ODD_INPUTS:
             assert grader.grade(response, expected)["passed"] is False
+
+
+@pytest.mark.parametrize("grader", REGISTERED, ids=ids)
+def test_presets_are_valid_configs_and_keep_the_contract(grader: GraderInterface) -> None:
+    listed = grader.metadata()["presets"]
+    json.dumps(listed, allow_nan=False)  # listed by the API as they are
+    assert set(listed) == set(grader.presets)
+    for name, preset in grader.presets.items():
+        assert re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", name), name
+        assert preset.description.strip(), name
+        assert grader.config_problems(dict(preset.config)) == [], name
+        configured = type(grader)(grader.grader_id, dict(preset.config))
+        for response in ODD_INPUTS:
+            result = configured.grade(response, "7")
+            assert result["passed"] is (result["details"]["match_status"] == "match")
+        for empty in (None, "", " \n"):  # an empty answer never passes, whatever the preset
+            for expected in ("7", "true", '{"a": 1}'):
+                assert status_of(configured.grade(empty, expected)).is_invalid, (name, expected)

@@ -497,3 +497,14 @@ def test_never_raises_and_is_deterministic(response: str, expected: str) -> None
         assert grader.grade(response, expected) == result
         assert result["passed"] is (result["details"]["match_status"] == "match")
         json.dumps(result["details"]["normalized_actual"], allow_nan=False)  # details stay strict JSON
+
+
+def test_presets_do_what_they_say() -> None:
+    def preset(name: str) -> JsonGrader:
+        return JsonGrader(config=dict(JsonGrader.presets[name].config))
+
+    assert preset("any-json").grade('{"x": 1}', "not JSON at all")["passed"] is True
+    assert preset("contains-expected").grade('{"a": 1, "b": 2}', '{"a": 1}')["passed"] is True
+    assert preset("contains-expected").grade('{"b": 2}', '{"a": 1}')["passed"] is False
+    fenced = preset("whole-answer").grade('Here:\n```json\n{"a": 1}\n```', '{"a": 1}')["details"]
+    assert fenced["match_status"] == "invalid_response"
