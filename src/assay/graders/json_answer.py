@@ -223,7 +223,10 @@ class JsonGrader(GraderInterface):
     }
     scoring_guide: ClassVar[dict[str, str]] = {
         "1.0": "The answer is JSON, valid against the schema, and matches the expected JSON as configured",
-        "0.0": "The answer is not JSON, breaks the schema, or differs from the expected JSON",
+        "0.0": (
+            "The answer is not JSON (or holds several different JSON blocks), breaks the schema, or differs "
+            "from the expected JSON"
+        ),
     }
 
     presets: ClassVar[Mapping[str, Preset]] = {
