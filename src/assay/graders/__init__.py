@@ -7,6 +7,8 @@ from assay.graders.combinators import AllGrader, AnyGrader, AtLeastGrader, NotGr
 from assay.graders.composition import CompositeGrader
 from assay.graders.config_check import ConfigProblem, ProblemKind
 from assay.graders.contains import ContainsGrader
+from assay.graders.json_answer import JsonGrader
+from assay.graders.numeric import NumericGrader
 from assay.graders.regex import RegexGrader
 from assay.graders.string_match import StringMatchGrader
 from assay.graders.true_false import TrueFalseGrader
@@ -23,6 +25,8 @@ BUILTIN_GRADERS: tuple[type[GraderInterface], ...] = (
     AnyGrader,
     AtLeastGrader,
     WeightedGrader,
+    NumericGrader,
+    JsonGrader,
 )
 """Grader classes that ship with Assay, registered by the grader service like any plugin."""
 
@@ -40,8 +44,10 @@ __all__ = [
     "ContainsGrader",
     "GradeResult",
     "GraderInterface",
+    "JsonGrader",
     "MatchStatus",
     "NotGrader",
+    "NumericGrader",
     "Preset",
     "ProblemKind",
     "RegexGrader",
