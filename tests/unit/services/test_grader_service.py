@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from assay.errors import ConfigError, GraderRegistrationError, NotFoundError
-from assay.graders import GraderInterface, StringMatchGrader, TrueFalseGrader
+from assay.graders import BUILTIN_GRADERS, GraderInterface, StringMatchGrader, TrueFalseGrader
 from assay.services.grader_service import GraderService
 
 PLUGIN_MODULE = """
@@ -56,7 +56,7 @@ def test_graders_dict_holds_default_instances() -> None:
     assert isinstance(service.graders["true-false"], TrueFalseGrader)
     assert service.graders["true-false"].config == TrueFalseGrader().config
     assert service.get("true-false") is service.graders["true-false"]
-    assert [grader.grader_id for grader in service.list()] == ["string-match", "true-false"]
+    assert [grader.grader_id for grader in service.list()] == [cls.default_id for cls in BUILTIN_GRADERS]
 
 
 def test_unknown_grader_is_not_found() -> None:
@@ -122,7 +122,7 @@ def test_plugin_from_entry_point_is_registered(tmp_path: Path, monkeypatch: pyte
     assert isinstance(plugin, GraderInterface)
     assert plugin.grade("hi", "")["passed"] is True
     assert service.plugin_errors == []
-    assert GraderService(load_plugins=False).graders.keys() == {"string-match", "true-false"}
+    assert GraderService(load_plugins=False).graders.keys() == {cls.default_id for cls in BUILTIN_GRADERS}
 
 
 def test_plugin_with_taken_id_is_refused_others_survive(
