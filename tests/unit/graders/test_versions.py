@@ -18,6 +18,7 @@ PINNED = {
     "string-match": ("1.2.0", "32e779a2066e6c1b"),
     "true-false": ("1.0.0", "ee0717b774bbe50f"),
     "fuzzy": ("1.0.0", "9f8211b3746db58d"),
+    "overlap": ("1.0.0", "387828a2e3fddc9a"),
 }
 INPUTS: list[object] = [
     None, "", " ", "true", "True", "TRUE", "tRuE", "yes", " Yes ", "YES", "1", "0", "no", "No", "NO",
