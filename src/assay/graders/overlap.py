@@ -79,13 +79,16 @@ def _ratio(part: int, whole: int) -> float:
     return clamp_score(part / whole) if whole else 0.0
 
 
+_REMOVED = {
+    (True, True): " once punctuation and articles are removed",
+    (True, False): " once punctuation is removed",
+    (False, True): " once articles are removed",
+    (False, False): "",  # a text of invisible characters (zero-width spaces, byte-order marks)
+}
+
+
 def _no_tokens_reason(ignore_punctuation: bool, ignore_articles: bool) -> str:
-    removed = {
-        (True, True): "punctuation and articles are",
-        (True, False): "punctuation is",
-        (False, True): "articles are",
-    }.get((ignore_punctuation, ignore_articles), "nothing is")  # unreachable: only a blank text has none
-    return f"Expected output has no words once {removed} removed"
+    return "Expected output has no words" + _REMOVED[ignore_punctuation, ignore_articles]
 
 
 class OverlapGrader(GraderInterface):
@@ -95,8 +98,8 @@ class OverlapGrader(GraderInterface):
     name: ClassVar[str] = "Token Overlap"
     description: ClassVar[str] = (
         "Word overlap of the answer with the expected text: SQuAD-style token F1 (bag of words) or "
-        "ROUGE-L (longest common word subsequence), compared with a threshold; any script, Chinese and "
-        "Japanese counted per character"
+        "ROUGE-L (longest common word subsequence), compared with a threshold; any script, Chinese, "
+        "Japanese and Korean counted per character"
     )
     type: ClassVar[str] = "overlap"
     version: ClassVar[str] = "1.0.0"
@@ -112,11 +115,12 @@ class OverlapGrader(GraderInterface):
                     "'f1': the harmonic mean of precision (share of the answer's tokens found in the "
                     "expected text) and recall (share of the expected tokens found in the answer), "
                     "counting tokens as a bag, word order ignored (SQuAD). 'rouge_l': the same F-measure "
-                    "over the longest common subsequence of tokens, so order counts (searched in the "
-                    f"first {LCS_SIDE:,} tokens of each side when both are longer: the score is then a "
-                    "lower bound). Negation words count like any other: 'not Paris' has F1 0.67 against "
-                    "'Paris'. Tokens: words separated by whitespace in any script, each Chinese character "
-                    "and Japanese kana a token of its own."
+                    "over the longest common subsequence of tokens, so order counts (when the two token "
+                    f"counts multiply past {MAX_LCS_CELLS:,}, searched in the texts' first tokens, "
+                    f"{LCS_SIDE:,} a side when both are that long: the score is then a lower bound). "
+                    "Negation words and signs count like any other token: 'not Paris' has F1 0.67 against "
+                    "'Paris'. Tokens: words separated by whitespace in any script, each Chinese character, "
+                    "Japanese kana and Korean syllable a token of its own."
                 ),
                 "default": "f1",
             },
@@ -130,7 +134,8 @@ class OverlapGrader(GraderInterface):
                 "type": "boolean",
                 "description": (
                     "Whether punctuation is deleted before splitting, as SQuAD does ('U.S.' is 'us', "
-                    "'1,000' is '1000'); off: punctuation stays part of the words"
+                    "'1,000' is '1000'), except what gives a number its value: '-5' and '3.5' stay as "
+                    "they are, never equal to '5' or '35'; off: punctuation stays part of the words"
                 ),
                 "default": True,
             },

@@ -32,12 +32,17 @@ JUDGED = {"match", "mismatch"}
         (None, "New York", "New York New York New York", 4 / 8, True),  # each shared once per occurrence
         (None, "Paris France", "Paris—France", 1.0, True),  # an em dash parts words
         (None, "Berlin", "Paris", 0.0, False),
+        (None, "-5", "5", 0.0, False),  # a number keeps its sign and point (SQuAD would score these 1)
+        (None, "3.5", "35", 0.0, False),
+        (None, "−5 °C", "-5 °C", 1.0, True),  # the minus sign is a hyphen-minus
         # any script; Chinese characters and Japanese kana one token each; compatibility forms folded
         (None, "北京", "首都是北京。", 4 / 7, True),
         (None, "東京", "日本の首都は東京です", 4 / 12, False),
         (None, "2024年", "２０２４年", 1.0, True),
         (None, "Москва", "Столица России — Москва.", 2 / 4, True),
         (None, "Ελλάδα", "ελλάδα", 1.0, True),
+        (None, "서울", "서울입니다", 4 / 7, True),  # Korean per syllable: particles and endings glue on
+        (None, "서울", "부산", 0.0, False),
         # options
         ({"case_sensitive": True}, "Paris", "paris", 0.0, False),
         ({"ignore_articles": False}, "The Beatles", "Beatles", 2 / 3, True),
@@ -114,12 +119,20 @@ def test_rouge_details_say_order() -> None:
         ("東京・大阪", ["東", "京", "大", "阪"]),
         ("ｶﾀｶﾅ ＡＢＣ", ["カ", "タ", "カ", "ナ", "abc"]),
         ("Tokyo(東京)", ["tokyo", "東", "京"]),
-        ("서울은 한국의 수도", ["서울은", "한국의", "수도"]),  # Korean is spaced
+        ("서울은 수도", ["서", "울", "은", "수", "도"]),  # Korean syllables too (KorQuAD's character F1)
         ("café naïve «quoted»", ["café", "naïve", "quoted"]),
         ("cafe\u0301", ["café"]),  # a combining accent composed (NFKC), not deleted as a non-letter
+        ("garc:\u0327on", ["gar\u00e7on"]),  # composed again once the colon between is deleted
         ("नमस्ते दुनिया।", ["नमस्ते", "दुनिया"]),  # vowel signs are marks, kept; the danda is punctuation
         ("€5 + 3 = 8 🙂", ["€5", "3", "8", "🙂"]),
         ("e-mail, New York-based", ["email", "new", "yorkbased"]),
+        ("-5 °C, −5, (-3), 気温は-5度", ["-5", "°c", "-5", "-3", "気", "温", "は", "-5", "度"]),
+        ("3.5 or 3,5; 1,000,000 and 1,000.50", ["3.5", "or", "3,5", "1000000", "and", "1000.50"]),
+        ("COVID-19, 1990-2000, x-5, - 5", ["covid19", "19902000", "x5", "5"]),
+        ("v1.2.3 answer: 42.", ["v1.2.3", "answer", "42"]),
+        ("５，０００円", ["5000", "円"]),
+        ("Pa\u00adris\ufeff \u200d", ["paris"]),  # soft hyphen, byte-order mark, zero-width joiner
+        ("กรุง\u200bเทพ มหานคร", ["กรุง", "เทพ", "มหานคร"]),  # a zero-width space parts words; Thai runs
         ("A an THE tHe", []),
         ("...", []),
     ],
@@ -133,6 +146,12 @@ def test_tokens_keep_punctuation_and_case_when_asked() -> None:
         config={"case_sensitive": True, "ignore_punctuation": False, "ignore_articles": False}
     )
     assert grader.tokens("The U.S.—isn't 北京。") == ["The", "U.S.—isn't", "北", "京", "。"]
+    assert grader.tokens("Pa\u00adris\u200bFrance") == ["Paris", "France"]  # invisible characters still go
+
+
+def test_a_long_run_of_digits_is_read_once() -> None:
+    digits = "1" * 200_000  # a pattern retried from each digit would backtrack 2 * 10^10 times
+    assert OverlapGrader().tokens(f"{digits}.x -{digits}.x") == [f"{digits}x", f"-{digits}x"]
 
 
 @pytest.mark.parametrize("metric", list(METRICS))
@@ -176,6 +195,11 @@ def test_blank_or_wordless_texts(
 
 
 def test_wordless_reason_names_only_what_is_removed() -> None:
+    for ignore_punctuation in (True, False):
+        grader = OverlapGrader(config={"ignore_punctuation": ignore_punctuation, "ignore_articles": False})
+        assert grader.check_expected("\u200b\ufeff") == "Expected output has no words" + (
+            " once punctuation is removed" if ignore_punctuation else ""
+        )
     assert OverlapGrader(config={"ignore_articles": False}).check_expected("?!") == (
         "Expected output has no words once punctuation is removed"
     )
@@ -337,6 +361,21 @@ def test_normalisation_is_idempotent(value: Any) -> None:
     assert grader.grade(once, "x")["details"]["normalized_actual"] == once
 
 
-@given(st.text(alphabet="北京是中国的首都東京はです", min_size=1))
-def test_each_ideograph_or_kana_is_one_token(text: str) -> None:
+@given(configs, st.text(alphabet="09-−.,;' aB北서\u200b\u00ad—"))
+def test_tokens_are_stable(config: dict[str, Any], text: str) -> None:
+    grader = OverlapGrader(config=config)
+    once = grader.tokens(text)
+    assert grader.tokens(" ".join(once)) == once
+
+
+@given(st.integers(min_value=0), st.integers(min_value=0))
+def test_sign_and_point_of_a_number_count(whole: int, fraction: int) -> None:
+    grader = OverlapGrader()
+    assert grader.tokens(f"-{whole}") == [f"-{whole}"]
+    assert grader.tokens(f"{whole}.{fraction}") == [f"{whole}.{fraction}"]
+    assert grader.grade(f"{whole}{fraction}", f"{whole}.{fraction}")["passed"] is False
+
+
+@given(st.text(alphabet="北京是中国的首都東京はです서울", min_size=1))
+def test_each_ideograph_kana_or_hangul_syllable_is_one_token(text: str) -> None:
     assert OverlapGrader().tokens(text) == list(text)
