@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
@@ -131,12 +130,12 @@ def test_blank_depends_on_whitespace_only_not_options() -> None:
 def test_long_texts_are_cut_and_say_so(method: str) -> None:
     grader = FuzzyGrader(config={"method": method})
     long_answer = "lorem ipsum dolor sit amet " * 40_000  # ~1 MB
-    start = time.perf_counter()
     result = grader.grade(long_answer, long_answer[::-1])
-    assert time.perf_counter() - start < 2.0  # uncut, levenshtein alone would take minutes
     assert result["details"]["truncated"] is True
     assert "start only" in result["details"]["reason"]
     assert 0.0 <= result["score"] <= 1.0
+    start = "a" * MAX_CHARS  # only the start is measured: uncut, these two would score about 0.5
+    assert grader.grade(start + "b" * MAX_CHARS, start + "c" * MAX_CHARS)["score"] == 1.0
     short = grader.grade("x" * (MAX_CHARS - 1), "x" * (MAX_CHARS - 1))
     assert (short["score"], short["details"]["truncated"]) == (1.0, method == "partial")
 
