@@ -118,7 +118,7 @@ class OverlapGrader(GraderInterface):
                     "over the longest common subsequence of tokens, so order counts (when the two token "
                     f"counts multiply past {MAX_LCS_CELLS:,}, searched in the texts' first tokens, "
                     f"{LCS_SIDE:,} a side when both are that long: the score is then a lower bound). "
-                    "Negation words and signs count like any other token: 'not Paris' has F1 0.67 against "
+                    "Negation words count like any other token: 'not Paris' has F1 0.67 against "
                     "'Paris'. Tokens: words separated by whitespace in any script, each Chinese character, "
                     "Japanese kana and Korean syllable a token of its own."
                 ),

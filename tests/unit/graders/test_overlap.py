@@ -274,7 +274,8 @@ configs = st.fixed_dictionaries(
     },
 )
 metrics = st.sampled_from(list(METRICS))
-word = st.sampled_from(["paris", "france", "capital", "of", "is", "北", "京", "1889", "naïve", "москва"])
+WORDS = ["paris", "france", "capital", "of", "is", "naïve", "москва", "北", "京", "서"]
+word = st.sampled_from([*WORDS, "1889", "-5", "3.5", "1,000"])
 sentences = st.lists(word, min_size=1, max_size=12)
 
 
