@@ -7,8 +7,10 @@ from assay.graders.combinators import AllGrader, AnyGrader, AtLeastGrader, NotGr
 from assay.graders.composition import CompositeGrader
 from assay.graders.config_check import ConfigProblem, ProblemKind
 from assay.graders.contains import ContainsGrader
+from assay.graders.fuzzy import FuzzyGrader
 from assay.graders.json_answer import JsonGrader
 from assay.graders.numeric import NumericGrader
+from assay.graders.overlap import OverlapGrader
 from assay.graders.regex import RegexGrader
 from assay.graders.string_match import StringMatchGrader
 from assay.graders.true_false import TrueFalseGrader
@@ -20,13 +22,15 @@ BUILTIN_GRADERS: tuple[type[GraderInterface], ...] = (
     ContainsGrader,
     RegexGrader,
     ChoiceGrader,
+    NumericGrader,
+    JsonGrader,
+    FuzzyGrader,
+    OverlapGrader,
     NotGrader,
     AllGrader,
     AnyGrader,
     AtLeastGrader,
     WeightedGrader,
-    NumericGrader,
-    JsonGrader,
 )
 """Grader classes that ship with Assay, registered by the grader service like any plugin."""
 
@@ -42,12 +46,14 @@ __all__ = [
     "CompositeGrader",
     "ConfigProblem",
     "ContainsGrader",
+    "FuzzyGrader",
     "GradeResult",
     "GraderInterface",
     "JsonGrader",
     "MatchStatus",
     "NotGrader",
     "NumericGrader",
+    "OverlapGrader",
     "Preset",
     "ProblemKind",
     "RegexGrader",

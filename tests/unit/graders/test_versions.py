@@ -23,6 +23,8 @@ PINNED = {
     "choice": ("1.0.0", "5a55c5c903111e0a"),
     "numeric": ("1.0.0", "6102d8ec21a739bc"),
     "json": ("1.0.0", "1cfeaa154136fef2"),
+    "fuzzy": ("1.0.0", "9f8211b3746db58d"),
+    "overlap": ("1.0.0", "387828a2e3fddc9a"),
     # A composite's version is its class version + a digest of its children's ids and versions, so these
     # change when a child grader's version does (that is the point: its verdicts may have changed).
     "not": ("1.0.0+2fc465321044", "6766a7b4a96ffbf5"),
