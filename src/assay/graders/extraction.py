@@ -1,0 +1,668 @@
+"""Answer extraction: find the final answer in a reply written in sentences, or refuse — never guess.
+
+Agents answer "The answer is: yes", "**Answer:** True", "<answer>B</answer>", "Oui, c'est exact." This
+module reads such a reply and returns the span a wrapped grader should judge, or ``span=None`` with the
+name of the reason it refused. It is pure, deterministic, thread-safe and never raises.
+
+What is read
+    The last ``max_reply_chars`` characters (default 4,000: final answers come last, and a cap keeps every
+    reply's cost bounded), NFKC-normalised (full-width colons, commas and marks become ASCII), with
+    emoji, zero-width characters and markdown (``**``, ``__``, backticks, emphasis, headings, quotes,
+    bullets) removed and runs of spaces collapsed. Spans are taken from that view.
+
+Rules that find candidates (priority order; ``rules`` selects which run)
+    tagged           ``<answer>…</answer>`` / ``<final_answer>…`` (``tags``) and ``\\boxed{…}``.
+    json_field       a JSON object in the reply with one of ``json_keys`` (any depth up to 3).
+    labelled         "Answer:", "Final answer:", "The answer is", "La réponse est", "Antwort:",
+                     "La respuesta es", "Risposta:", "A resposta é", "答え:", "答案是", "Ответ:"...
+                     (and ``extra_labels``); the span runs to the end of its clause.
+    leading_word     the reply opens with an answer word followed by punctuation ("Yes, that's right.").
+    lone_word        a clause that is only an answer word, maybe after "so"/"well" ("…so, no.").
+    verdict          a truth word after a copula ("That's correct", "C'est faux", "Das stimmt nicht").
+    whole_reply      the reply is one short line (at most ``short_line_words`` words).
+    last_short_line  the reply's last line is short.
+    Tagged, json_field and labelled are *explicit*; the first rule in this order with a candidate picks,
+    its last occurrence wins. A span longer than ``max_span_words`` / ``max_span_chars`` is no candidate.
+
+Refusals (``span=None``; ``rule`` names why), checked in this order
+    hedged                  a word of doubt anywhere ("maybe", "I think", "peut-être", "vielleicht",
+                            "quizás", "forse", "talvez", "たぶん", "也许", "возможно"...), unless
+                            ``refuse_hedged`` is off;
+                            a qualifier ("usually") or a contrast ("but") in the answer's sentence, always.
+    conflicting_candidates  explicit candidates that differ, or any two candidates with opposite booleans
+                            (a negated truth word counts as its opposite: "that's not true" reads false).
+    question                the answer's sentence is a question ("true?", "Is it yes?", "¿Es sí?", "ですか"),
+                            or a later question names an answer word again.
+    negated                 a negator in the answer's clause before it ("not true", "I don't think the
+                            answer is yes", "pas vrai", "no es cierto", "不是真的", "не верно") or inside
+                            the span; after it in the same clause for truth words ("Das stimmt nicht",
+                            "真ではない"); anywhere later in the sentence after a yes ("Yes, it isn't").
+    mixed                   two different answers in the span ("yes and no", "true or false", "A or B"), or an
+                            opposite answer later in the sentence ("No, not yes"; "No, that's true").
+    no_answer               nothing found (or an explicit marker that is empty).
+    "No" is both an answer and a negator (en/es/it; "non" fr/it): a "no" followed in its sentence by negations
+    is one clear NO ("No, no es cierto", "Non, ce n'est pas vrai"); a "yes" followed by one is refused.
+    The checks stop at "because"/"car"/"weil"/"porque"/"因为"… : an explanation may say "not" freely.
+
+Patterns are stdlib ``re`` and linear: literal alternations, bounded classes, fixed lookarounds, no nested
+quantifiers. The words live in :mod:`assay.graders.extraction_lexicon`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import json
+import re
+import unicodedata
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from assay.graders.extraction_lexicon import LEXICONS, Lexicon
+from assay.graders.text import read_text
+
+__all__ = [
+    "DEFAULT_RULES",
+    "PICKING_RULES",
+    "REFUSALS",
+    "Extraction",
+    "ExtractionRules",
+    "Extractor",
+    "extract_answer",
+]
+
+PICKING_RULES = (
+    "tagged",
+    "json_field",
+    "labelled",
+    "leading_word",
+    "lone_word",
+    "verdict",
+    "whole_reply",
+    "last_short_line",
+)
+"""The rules that pick a span, in priority order."""
+REFUSALS = ("hedged", "conflicting_candidates", "question", "negated", "mixed", "no_answer")
+"""The rule names of a refusal, in the order they are checked."""
+_EXPLICIT = frozenset({"tagged", "json_field", "labelled"})
+
+
+@dataclass(frozen=True, slots=True)
+class Extraction:
+    """The final answer found in a reply (``span``), or ``None`` with the refusal's name in ``rule``."""
+
+    span: str | None
+    rule: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ExtractionRules:
+    """Options of extraction; every field is a JSON value, so a grader config maps onto it one to one."""
+
+    rules: tuple[str, ...] = PICKING_RULES
+    """Which picking rules run (their priority is always ``PICKING_RULES``'s order)."""
+    languages: tuple[str, ...] = tuple(LEXICONS)
+    """Whose answer words, labels, negators and hedges are read (true-false's locale preset names)."""
+    max_reply_chars: int = 4000
+    max_span_chars: int = 200
+    max_span_words: int = 8
+    short_line_words: int = 6
+    tags: tuple[str, ...] = ("answer", "final_answer")
+    json_keys: tuple[str, ...] = ("answer", "final_answer", "finalAnswer")
+    extra_labels: tuple[str, ...] = ()
+    """Literal labels read like "Answer:" (followed by a colon), e.g. "Verdict" or "Réponse courte"."""
+    extra_hedges: tuple[str, ...] = ()
+    """Literal words or phrases of doubt, refused like "maybe"."""
+    extra_negators: tuple[str, ...] = ()
+    refuse_hedged: bool = True
+
+    def __post_init__(self) -> None:
+        unknown = [r for r in self.rules if r not in PICKING_RULES]
+        unknown += [lang for lang in self.languages if lang not in LEXICONS]
+        if unknown:
+            raise ValueError(f"unknown extraction rules or languages: {', '.join(map(repr, unknown))}")
+        sizes = (self.max_reply_chars, self.max_span_chars, self.max_span_words, self.short_line_words)
+        if min(sizes) < 1:
+            raise ValueError("extraction limits must be positive")
+
+
+DEFAULT_RULES = ExtractionRules()
+
+
+def extract_answer(reply: object, rules: ExtractionRules = DEFAULT_RULES) -> Extraction:
+    """The final answer in ``reply`` (any value, read as text), or a refusal. Never raises."""
+    return compiled(rules).extract(reply)
+
+
+@functools.lru_cache(maxsize=32)
+def compiled(rules: ExtractionRules) -> Extractor:
+    """The :class:`Extractor` for ``rules``, built once per distinct rules (a pure, thread-safe cache)."""
+    return Extractor(rules)
+
+
+# --- the view of a reply ----------------------------------------------------------------------------------
+
+_INVISIBLE = re.compile(
+    "[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff\ufe00-\ufe0f\u200b-\u200f\u2060-\u2064\u20e3\u00ad"
+    "\U000e0000-\U000e007f]"
+)
+_MARKDOWN_LINE = re.compile(r"(?m)^[ \t]{0,3}(?:#{1,6}[ \t]|>[ \t]?|[-*+•][ \t])")
+_MARKDOWN_MARKS = re.compile(
+    r"\*\*+|__+|~~|`+|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*])|(?<!\w)_(?=\S)|(?<=\S)_(?!\w)"
+)
+_SPACES = re.compile(r"[^\S\n]+")
+_SPACE_AROUND_NEWLINE = re.compile(r" ?\n ?")
+_SENTENCE_END = re.compile(r"[!?。\n]|\.(?=\s|$)")
+_CLAUSE_END = re.compile(r"[!?。\n;、;()\[\]|]|[,:](?!\d)|\.(?=\s|$)| [-–—](?= )|[–—]")
+_TRIM = " \n\"'«»“”„‘’「」『』()[]{}<>*_~.,!;:。、…?¿¡$"
+_LETTER_OR_NUMBER = re.compile(r"(?-i:(?<![\w'])[A-J](?![\w']))|(?<![\w.,])\d[\d.,]*")
+_OR = re.compile(r"\S (?:or|ou|oder|oppure|или|либо) \S|\S ?(?:或者|或|还是|または) ?\S", re.IGNORECASE)
+_BOXED = re.compile(r"\\boxed\{")
+_CJK_COPULA = re.compile(r"(?:です|でございます|である|だ)$")
+_CJK_PARTICLE = re.compile(r"[的了啊呀哦]$")
+
+
+def _view(reply: object, max_chars: int) -> tuple[str, str]:
+    """(raw, view): the capped NFKC-normalised reply, and the same without markdown, emoji, extra spaces."""
+    raw = unicodedata.normalize("NFKC", read_text(reply)[-max_chars:])
+    raw = raw.replace("\r\n", "\n").replace("\r", "\n").replace("’", "'").replace("‘", "'")
+    view = _MARKDOWN_MARKS.sub("", _MARKDOWN_LINE.sub("", _INVISIBLE.sub("", raw)))
+    view = _SPACE_AROUND_NEWLINE.sub("\n", _SPACES.sub(" ", view))
+    return raw, view.strip()
+
+
+class _Doc:
+    """A text with its sentence and clause boundaries, for the context around a span."""
+
+    __slots__ = ("clause_ends", "sentence_ends", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.sentence_ends = [m.start() for m in _SENTENCE_END.finditer(text)]
+        self.clause_ends = [m.start() for m in _CLAUSE_END.finditer(text)]
+
+    def sentence(self, start: int, end: int) -> tuple[int, int]:
+        """The sentence holding [start, end): its first index and the index of its terminator (or len)."""
+        i = bisect.bisect_left(self.sentence_ends, start)
+        first = self.sentence_ends[i - 1] + 1 if i else 0
+        j = bisect.bisect_left(self.sentence_ends, end)
+        return first, self.sentence_ends[j] if j < len(self.sentence_ends) else len(self.text)
+
+    def clause_start(self, pos: int) -> int:
+        i = bisect.bisect_left(self.clause_ends, pos)
+        return self.clause_ends[i - 1] + 1 if i else 0
+
+    def clause_end(self, pos: int) -> int:
+        i = bisect.bisect_left(self.clause_ends, pos)
+        return self.clause_ends[i] if i < len(self.clause_ends) else len(self.text)
+
+    def clauses(self) -> Iterator[tuple[int, int]]:
+        start = 0
+        for end in (*self.clause_ends, len(self.text)):
+            if end > start:
+                yield start, end
+            start = end + 1
+
+    def is_question(self, start: int, end: int) -> bool:
+        first, last = self.sentence(start, end)
+        return (last < len(self.text) and self.text[last] == "?") or "¿" in self.text[first:last]
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    """One possible answer: where it is, which rule found it, the boolean it names if any."""
+
+    rule: str
+    doc: _Doc
+    start: int
+    end: int
+    polarity: str | None = None
+    """"+" or "-" when the span is exactly an answer word, else None."""
+    kind: str | None = None
+    """"particle" (yes/no) or "truth" (true/correct/false...) for an answer word."""
+    negated: bool = False
+    """For verdicts: a negator in its clause, so it reads as the opposite boolean."""
+    marker: str = field(default="", compare=False)
+
+    @property
+    def span(self) -> str:
+        return self.doc.text[self.start : self.end]
+
+    @property
+    def effective(self) -> str | None:
+        if self.polarity is None or not self.negated:
+            return self.polarity
+        return "-" if self.polarity == "+" else "+"
+
+
+def _refuse(rule: str, reason: str) -> Extraction:
+    return Extraction(None, rule, reason)
+
+
+def _alternation(fragments: Iterable[str], spaced: bool) -> str:
+    """One regex alternative per fragment, whole-word in spaced scripts; longest first so it wins."""
+    parts = []
+    for fragment in sorted(set(fragments), key=len, reverse=True):
+        if spaced:
+            tail = "(?![\\w'])" if fragment[-1:].isalnum() else ""
+            fragment = f"(?<![\\w'])(?:{fragment}){tail}"
+        parts.append(fragment)
+    return "|".join(parts)
+
+
+def _compile(per_language: Iterable[tuple[Lexicon, Iterable[str]]], escape: bool = True) -> re.Pattern[str]:
+    alternatives = [
+        _alternation((re.escape(w) if escape else w for w in words), lexicon.spaced)
+        for lexicon, words in per_language
+    ]
+    pattern = "|".join(a for a in alternatives if a) or "(?!)"
+    return re.compile(pattern, re.IGNORECASE)
+
+
+class Extractor:
+    """Extraction with its rules compiled: build once (see :func:`compiled`), call :meth:`extract` often."""
+
+    __slots__ = (
+        "_causal",
+        "_contrast",
+        "_discourse",
+        "_hedge",
+        "_intensifier",
+        "_labels",
+        "_negator",
+        "_qualifier",
+        "_question_end",
+        "_rules",
+        "_scan_words",
+        "_tag",
+        "_verdicts",
+        "_vocabulary",
+        "_words",
+    )
+
+    def __init__(self, rules: ExtractionRules = DEFAULT_RULES) -> None:
+        self._rules = rules
+        lexicons = [LEXICONS[name] for name in rules.languages]
+        literal = [Lexicon(yes=(), no=(), true=(), false=(), negators=(), hedges=(), labels=())]
+        self._vocabulary: dict[str, tuple[str, str]] = {}
+        for lex in lexicons:
+            for words, polarity, kind in (
+                (lex.yes, "+", "particle"),
+                (lex.no, "-", "particle"),
+                (lex.true, "+", "truth"),
+                (lex.false, "-", "truth"),
+            ):
+                self._vocabulary.update((w.casefold(), (polarity, kind)) for w in words)
+        answer_words = [(lex, (*lex.yes, *lex.no, *lex.true, *lex.false)) for lex in lexicons]
+        self._words = _compile(answer_words)
+        # in running CJK text one-character words (是, 对, 不) are mostly not answers; scan the longer ones
+        self._scan_words = _compile(
+            (lex, [w for w in ws if lex.spaced or len(w) > 1]) for lex, ws in answer_words
+        )
+        self._negator = _compile(
+            [
+                *((lex, lex.negators) for lex in lexicons),
+                *((lex, map(re.escape, rules.extra_negators)) for lex in literal),
+            ],
+            escape=False,
+        )
+        self._hedge = _compile(
+            [
+                *((lex, lex.hedges) for lex in lexicons),
+                *((lex, map(re.escape, rules.extra_hedges)) for lex in literal),
+            ],
+            escape=False,
+        )
+        self._qualifier = _compile((lex, lex.qualifiers) for lex in lexicons)
+        self._contrast = _compile((lex, lex.contrasts) for lex in lexicons)
+        self._causal = _compile((lex, lex.causals) for lex in lexicons)
+        self._discourse = _prefix(_compile((lex, lex.discourse) for lex in lexicons))
+        self._intensifier = _prefix(_compile((lex, lex.intensifiers) for lex in lexicons))
+        labels = [fragment for lex in lexicons for fragment in lex.labels]
+        labels += [rf"(?<![\w']){re.escape(label)} ?[:：]" for label in rules.extra_labels]
+        self._labels = re.compile("|".join(labels) or "(?!)", re.IGNORECASE)
+        ends = [fragment for lex in lexicons for fragment in lex.question_ends]
+        self._question_end = re.compile(f"(?:{'|'.join(ends)})$" if ends else "(?!)", re.IGNORECASE)
+        self._verdicts = [_verdict_pattern(lex) for lex in lexicons if lex.verdicts]
+        tags = "|".join(re.escape(t) for t in rules.tags) or "(?!)"
+        self._tag = re.compile(
+            rf"<(?:{tags})(?=[ >])[^<>]{{0,200}}>(.{{0,{rules.max_span_chars * 10}}}?)</(?:{tags}) ?>"
+            rf"|\\boxed\{{([^{{}}]{{0,{rules.max_span_chars}}})\}}",
+            re.IGNORECASE | re.DOTALL,
+        )
+
+    # --- the entry point -------------------------------------------------------------------------------
+
+    def extract(self, reply: object) -> Extraction:
+        """The final answer in ``reply``, or a refusal naming why. Never raises."""
+        try:
+            return self._extract(reply)
+        except Exception:  # a reply must never crash grading: one we cannot read holds no answer
+            return _refuse("no_answer", "The reply could not be read")
+
+    def _extract(self, reply: object) -> Extraction:
+        raw, view = _view(reply, self._rules.max_reply_chars)
+        if not view:
+            return _refuse("no_answer", "The reply is empty")
+        if self._rules.refuse_hedged and (hedge := self._hedge.search(view)):
+            return _refuse("hedged", f"The reply hedges ('{hedge.group()}'), so it gives no clear answer")
+        doc = _Doc(view)
+        candidates = list(self._candidates(doc, raw))
+        answered = [c for c in candidates if not c.doc.is_question(c.start, c.end)]
+        candidates = answered or candidates  # an echoed question is not an answer when an answer follows
+        if conflict := _conflict(candidates):
+            return conflict
+        chosen = self._choose(candidates) or self._short_line(doc)
+        if chosen is None:
+            return _refuse("no_answer", "No answer was found in the reply")
+        return self._judge(chosen)
+
+    # --- finding candidates ------------------------------------------------------------------------------
+
+    def _candidates(self, doc: _Doc, raw: str) -> Iterator[_Candidate]:
+        enabled = self._rules.rules
+        if "tagged" in enabled:
+            yield from self._tagged(doc)
+        if "json_field" in enabled:
+            yield from self._json(raw)
+        if "labelled" in enabled:
+            yield from self._labelled(doc)
+        if "leading_word" in enabled or "lone_word" in enabled:
+            yield from self._lone(doc)
+        if "verdict" in enabled:
+            yield from self._verdict(doc)
+
+    def _tagged(self, doc: _Doc) -> Iterator[_Candidate]:
+        for match in self._tag.finditer(doc.text):
+            group = 1 if match.group(1) is not None else 2
+            start, end = match.span(group)
+            marker = "an <answer> tag" if group == 1 else "\\boxed{}"
+            yield from self._region("tagged", doc, start, end, marker, empty_counts=True)
+
+    def _labelled(self, doc: _Doc) -> Iterator[_Candidate]:
+        for match in self._labels.finditer(doc.text):
+            start = match.end()
+            while start < len(doc.text) and doc.text[start] in " \n" and start - match.end() < 4:
+                start += 1
+            yield from self._region(
+                "labelled", doc, start, len(doc.text), f"the label '{match.group().strip()}'"
+            )
+
+    def _region(
+        self, rule: str, doc: _Doc, start: int, limit: int, marker: str, empty_counts: bool = False
+    ) -> Iterator[_Candidate]:
+        """The span at the start of a marked region: up to its first clause end, trimmed, if short enough."""
+        end = min(doc.clause_end(start), limit)
+        start, end = self._trim(doc.text, start, end)
+        span = doc.text[start:end]
+        if not span:
+            if empty_counts:
+                yield _Candidate(rule, doc, start, start, marker=marker)
+            return
+        if len(span) > self._rules.max_span_chars or len(span.split()) > self._rules.max_span_words:
+            return
+        yield self._candidate(rule, doc, start, end, marker)
+
+    def _json(self, raw: str) -> Iterator[_Candidate]:
+        keys = {k.casefold() for k in self._rules.json_keys}
+        decoder = json.JSONDecoder()
+        position, attempts = raw.find("{"), 0
+        while position >= 0 and attempts < 32:
+            attempts += 1
+            try:
+                value, end = decoder.raw_decode(raw, position)
+            except (ValueError, RecursionError):
+                position = raw.find("{", position + 1)
+                continue
+            for found in _json_values(value, keys, depth=3):
+                text = _json_text(found)
+                doc = _Doc(text)
+                yield from self._region(
+                    "json_field", doc, 0, len(text), "a JSON answer field", empty_counts=True
+                )
+            position = raw.find("{", end)
+
+    def _lone(self, doc: _Doc) -> Iterator[_Candidate]:
+        enabled = self._rules.rules
+        opening = next((i for i, char in enumerate(doc.text) if char not in _TRIM), 0)
+        for first, last in doc.clauses():
+            start, end = self._trim(doc.text, first, last, discourse=True)
+            if start == end or doc.text[start:end].casefold() not in self._vocabulary:
+                continue
+            rule = "leading_word" if start == opening else "lone_word"
+            if rule in enabled:
+                yield self._candidate(rule, doc, start, end, "")
+
+    def _verdict(self, doc: _Doc) -> Iterator[_Candidate]:
+        for pattern, polarities in self._verdicts:
+            for match in pattern.finditer(doc.text):
+                start, end = match.span(1)
+                polarity = polarities.get(match.group(1).casefold())
+                if polarity is None:
+                    continue
+                clause = doc.text[doc.clause_start(start) : start] + doc.text[end : doc.clause_end(end)]
+                negated = self._negator.search(clause) is not None
+                yield _Candidate("verdict", doc, start, end, polarity, "truth", negated, "a verdict")
+
+    def _short_line(self, doc: _Doc) -> _Candidate | None:
+        """Whole reply when it is one short line, else its last line when short; None otherwise."""
+        text = doc.text
+        whole = "\n" not in text
+        rule = "whole_reply" if whole else "last_short_line"
+        if rule not in self._rules.rules:
+            return None
+        first = 0 if whole else text.rfind("\n") + 1
+        start, end = self._trim(text, first, len(text))
+        span = text[start:end]
+        if (
+            not span
+            or len(span.split()) > self._rules.short_line_words
+            or len(span) > self._rules.max_span_chars
+        ):
+            return None
+        return self._candidate(rule, doc, start, end, "")
+
+    def _candidate(self, rule: str, doc: _Doc, start: int, end: int, marker: str) -> _Candidate:
+        polarity, kind = self._vocabulary.get(doc.text[start:end].casefold(), (None, None))
+        if polarity is None and rule in _EXPLICIT and doc.text[start:end] in ("1", "0"):
+            polarity, kind = ("+" if doc.text[start:end] == "1" else "-"), "truth"
+        return _Candidate(rule, doc, start, end, polarity, kind, marker=marker)
+
+    def _trim(self, text: str, start: int, end: int, discourse: bool = False) -> tuple[int, int]:
+        """[start, end) without quotes, marks and spaces around, a leading "so"/"definitely", a です/的."""
+        for _ in range(3):
+            before = (start, end)
+            while start < end and text[start] in _TRIM:
+                start += 1
+            while end > start and text[end - 1] in _TRIM:
+                end -= 1
+            prefixes = (self._discourse, self._intensifier) if discourse else (self._intensifier,)
+            for prefix in (*prefixes, _BOXED):
+                if match := prefix.match(text, start, end):
+                    start = match.end()
+            if (match := _CJK_COPULA.search(text, start, end)) and match.start() > start:
+                end = match.start()
+            if (match := _CJK_PARTICLE.search(text, start, end)) and text[
+                start : match.start()
+            ] in self._vocabulary:
+                end = match.start()
+            if (start, end) == before:
+                break
+        return start, end
+
+    def _choose(self, candidates: list[_Candidate]) -> _Candidate | None:
+        for rule in PICKING_RULES:
+            found = [c for c in candidates if c.rule == rule]
+            if found:
+                return found[-1]
+        return None
+
+    # --- judging the chosen span ---------------------------------------------------------------------------
+
+    def _judge(self, chosen: _Candidate) -> Extraction:
+        doc, span = chosen.doc, chosen.span
+        where = f" ({chosen.marker})" if chosen.marker else ""
+        if not span:
+            return _refuse("no_answer", f"The answer marker{where} is empty")
+        if doc.is_question(chosen.start, chosen.end) or self._question_end.search(
+            doc.text, 0, doc.sentence(chosen.start, chosen.end)[1]
+        ):
+            return _refuse("question", f"The answer '{span}' is asked as a question, not stated")
+        refusal = self._context_refusal(chosen)
+        if refusal is not None:
+            return refusal
+        if reopened := self._reopening_question(chosen):
+            return _refuse("question", f"A later question ('{reopened}') puts the answer '{span}' in doubt")
+        return Extraction(span, chosen.rule, f"Found '{span}' by the {chosen.rule} rule{where}")
+
+    def _context_refusal(self, chosen: _Candidate) -> Extraction | None:
+        doc, span, polarity = chosen.doc, chosen.span, chosen.polarity
+        head = doc.text[doc.clause_start(chosen.start) : chosen.start]
+        clause_tail = doc.text[chosen.end : doc.clause_end(chosen.end)]
+        tail = self._tail(chosen)
+        if negator := self._negator.search(head):
+            return _refuse("negated", f"'{negator.group()}' stands before the answer '{span}'")
+        if mixed := self._mixed(span):
+            return _refuse("mixed", f"The answer '{span}' holds {mixed}")
+        if polarity != "-" and (negator := self._negator.search(span)):
+            return _refuse("negated", f"The answer '{span}' is negated by '{negator.group()}'")
+        if chosen.kind == "truth" and (negator := self._negator.search(clause_tail)):
+            return _refuse("negated", f"The answer '{span}' is negated by '{negator.group()}' after it")
+        if (
+            word := self._qualifier.search(head)
+            or self._qualifier.search(tail)
+            or self._contrast.search(tail)
+        ):
+            return _refuse("hedged", f"The answer '{span}' is qualified by '{word.group()}'")
+        return self._tail_refusal(span, polarity, tail)
+
+    def _tail_refusal(self, span: str, polarity: str | None, tail: str) -> Extraction | None:
+        """What the rest of the sentence says about the answer: it must not take it back."""
+        if polarity == "+":
+            if (word := self._scan_words.search(tail)) and self._vocabulary.get(
+                word.group().casefold(), ("",)
+            )[0] == "-":
+                return _refuse("mixed", f"'{span}' is followed by the opposite answer '{word.group()}'")
+            if negator := self._negator.search(tail):
+                return _refuse("negated", f"'{span}' is followed by the negation '{negator.group()}'")
+        elif polarity == "-":
+            for word in self._scan_words.finditer(tail):
+                polarity_of, kind = self._vocabulary.get(word.group().casefold(), ("", ""))
+                if polarity_of != "+":
+                    continue
+                clause = _clause_around(tail, word.start(), word.end())
+                if kind == "particle" or not self._negator.search(clause):
+                    return _refuse("mixed", f"'{span}' is followed by the opposite answer '{word.group()}'")
+        elif negator := self._negator.match(tail.lstrip(" ,;:、，-–—")):
+            return _refuse("negated", f"'{span}' is followed by the negation '{negator.group()}'")
+        return None
+
+    def _tail(self, chosen: _Candidate) -> str:
+        """The rest of the answer's sentence, up to an explanation ("because...")."""
+        doc = chosen.doc
+        tail = doc.text[chosen.end : doc.sentence(chosen.end, chosen.end)[1]]
+        if cause := self._causal.search(tail):
+            tail = tail[: cause.start()]
+        return tail
+
+    def _mixed(self, span: str) -> str | None:
+        """What makes ``span`` two answers at once, if it is."""
+        polarities, previous = set(), None
+        for word in self._words.finditer(span):
+            polarity = self._vocabulary[word.group().casefold()][0]
+            # "不是真的", "no true": a no right before a yes negates it (the negation check refuses it)
+            negates = (
+                previous is not None and previous[0] == "-" and span[previous[1] : word.start()].strip() == ""
+            )
+            if not negates:
+                polarities.add(polarity)
+            previous = (polarity, word.end())
+        if len(polarities) > 1:
+            return "both a yes and a no"
+        tokens = {t.group().rstrip(".,") for t in _LETTER_OR_NUMBER.finditer(span)}
+        if len(tokens) > 1:
+            return f"several answers ({', '.join(sorted(tokens))})"
+        if len(span.split()) <= 6 and (either := _OR.search(span)):
+            return f"alternatives ('{either.group()}')"
+        return None
+
+    def _reopening_question(self, chosen: _Candidate) -> str | None:
+        """A question after the answer that names an answer word ("Yes. Or is it no?"), if any."""
+        doc = chosen.doc
+        position = doc.sentence(chosen.start, chosen.end)[1] + 1
+        while position < len(doc.text):
+            first, last = doc.sentence(position, position)
+            if doc.is_question(first, last) and self._scan_words.search(doc.text, first, last):
+                return doc.text[first : last + 1].strip()
+            position = last + 1
+        return None
+
+
+def _prefix(words: re.Pattern[str]) -> re.Pattern[str]:
+    """A pattern matching one of ``words`` at the start, with the comma or space after it."""
+    return re.compile(f"(?:{words.pattern})(?:[,、，] ?| )", re.IGNORECASE)
+
+
+def _verdict_pattern(lexicon: Lexicon) -> tuple[re.Pattern[str], dict[str, str]]:
+    """A copula then a truth word (group 1), with each truth word's polarity."""
+    polarities = {w.casefold(): "+" for w in lexicon.true}
+    polarities.update((w.casefold(), "-") for w in lexicon.false)
+    polarities.update((w.casefold(), p) for w, p in lexicon.verdict_only)
+    words = "|".join(re.escape(w) for w in sorted(polarities, key=len, reverse=True))
+    after = "(?![\\w'])" if lexicon.spaced else lexicon.verdict_after
+    pattern = f"(?:{'|'.join(lexicon.verdicts)})({words}){after}"
+    return re.compile(pattern, re.IGNORECASE), polarities
+
+
+def _clause_around(text: str, start: int, end: int) -> str:
+    match_before = [m.end() for m in _CLAUSE_END.finditer(text, 0, start)]
+    after = _CLAUSE_END.search(text, end)
+    return text[(match_before[-1] if match_before else 0) : (after.start() if after else len(text))]
+
+
+def _conflict(candidates: list[_Candidate]) -> Extraction | None:
+    """A refusal when two explicit answers differ or two candidates name opposite booleans."""
+    explicit: dict[str, _Candidate] = {}
+    for c in candidates:
+        if c.rule in _EXPLICIT:
+            explicit.setdefault(c.polarity or " ".join(c.span.casefold().split()), c)
+    booleans: dict[str, _Candidate] = {}
+    for c in candidates:
+        if c.effective is not None:
+            booleans.setdefault(c.effective, c)
+    for found in (explicit, booleans):
+        if len(found) > 1:
+            first, second = list(found.values())[:2]
+            return _refuse(
+                "conflicting_candidates",
+                f"The reply gives two different answers: '{first.span}' ({first.rule}) "
+                f"and '{second.span}' ({second.rule})",
+            )
+    return None
+
+
+def _json_values(value: object, keys: set[str], depth: int) -> Iterator[object]:
+    """Values under any of ``keys`` in a decoded JSON value, searched ``depth`` levels deep."""
+    if depth <= 0:
+        return
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(key, str) and key.casefold() in keys:
+                yield item
+            else:
+                yield from _json_values(item, keys, depth - 1)
+    elif isinstance(value, list):
+        for item in value[:20]:
+            yield from _json_values(item, keys, depth - 1)
+
+
+def _json_text(value: object) -> str:
+    """A JSON answer as text: booleans as true/false, numbers as written, null as empty."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float | str):
+        return _view(value, 10_000)[1]
+    return json.dumps(value, ensure_ascii=False)
