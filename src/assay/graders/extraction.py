@@ -7,8 +7,9 @@ name of the reason it refused. It is pure, deterministic, thread-safe and never 
 What is read
     The last ``max_reply_chars`` characters (default 4,000: final answers come last, and a cap keeps every
     reply's cost bounded), NFKC-normalised (full-width colons, commas and marks become ASCII), with
-    emoji, zero-width characters and markdown (``**``, ``__``, backticks, emphasis, headings, quotes,
-    bullets) removed and runs of spaces collapsed. Spans are taken from that view.
+    emoji, zero-width characters and markdown (``**``, ``__``, emphasis, headings, quotes, bullets)
+    removed and runs of spaces collapsed; backticks stay, as quotes (a `True` in code is a value shown,
+    not a verdict given). Spans are taken from that view.
 
 Rules that find candidates (priority order; ``rules`` selects which run)
     tagged           ``<answer>…</answer>`` / ``<final_answer>…`` (``tags``) and ``\\boxed{…}``.
@@ -143,19 +144,20 @@ def compiled(rules: ExtractionRules) -> Extractor:
 
 # --- the view of a reply ----------------------------------------------------------------------------------
 
-_INVISIBLE = re.compile(
-    "[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff\ufe00-\ufe0f\u200b-\u200f\u2060-\u2064\u20e3\u00ad"
-    "\U000e0000-\U000e007f]"
-)
+_PICTOGRAPHS = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff]")
+"""Emoji end a clause the way punctuation does ("Nein 🙂 Der Rhein..."): each becomes a line break."""
+_INVISIBLE = re.compile("[\ufe00-\ufe0f\u200b-\u200f\u2060-\u2064\u20e3\u00ad\U000e0000-\U000e007f]")
 _MARKDOWN_LINE = re.compile(r"(?m)^[ \t]{0,3}(?:#{1,6}[ \t]|>[ \t]?|[-*+•][ \t])")
 _MARKDOWN_MARKS = re.compile(
-    r"\*\*+|__+|~~|`+|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*])|(?<!\w)_(?=\S)|(?<=\S)_(?!\w)"
+    r"\*\*+|__+|~~|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*])|(?<!\w)_(?=\S)|(?<=\S)_(?!\w)"
 )
 _SPACES = re.compile(r"[^\S\n]+")
 _SPACE_AROUND_NEWLINE = re.compile(r" ?\n ?")
 _SENTENCE_END = re.compile(r"[!?。\n]|\.(?=\s|$)")
 _CLAUSE_END = re.compile(r"[!?。\n;、;()\[\]|]|[,:](?!\d)|\.(?=\s|$)| [-–—](?= )|[–—]")
-_TRIM = " \n\"'«»“”„‘’「」『』()[]{}<>*_~.,!;:。、…?¿¡$"
+_TRIM = " \n\"'`«»“”„‘’「」『』()[]{}<>*_~.,!;:。、…?¿¡$–—"
+_SKIP_BACK = frozenset(_TRIM + "-") - frozenset(".!?。…")
+"""What may stand between a negator and the answer it negates: spaces, line breaks, quotes, commas."""
 _LETTER_OR_NUMBER = re.compile(r"(?-i:(?<![\w'])[A-J](?![\w']))|(?<![\w.,])\d[\d.,]*")
 _OR = re.compile(r"\S (?:or|ou|oder|oppure|или|либо) \S|\S ?(?:或者|或|还是|または) ?\S", re.IGNORECASE)
 _BOXED = re.compile(r"\\boxed\{")
@@ -167,7 +169,8 @@ def _view(reply: object, max_chars: int) -> tuple[str, str]:
     """(raw, view): the capped NFKC-normalised reply, and the same without markdown, emoji, extra spaces."""
     raw = unicodedata.normalize("NFKC", read_text(reply)[-max_chars:])
     raw = raw.replace("\r\n", "\n").replace("\r", "\n").replace("’", "'").replace("‘", "'")
-    view = _MARKDOWN_MARKS.sub("", _MARKDOWN_LINE.sub("", _INVISIBLE.sub("", raw)))
+    view = _PICTOGRAPHS.sub("\n", _INVISIBLE.sub("", raw))
+    view = _MARKDOWN_MARKS.sub("", _MARKDOWN_LINE.sub("", view))
     view = _SPACE_AROUND_NEWLINE.sub("\n", _SPACES.sub(" ", view))
     return raw, view.strip()
 
@@ -271,6 +274,7 @@ class Extractor:
         "_intensifier",
         "_labels",
         "_negator",
+        "_negator_end",
         "_qualifier",
         "_question_end",
         "_rules",
@@ -307,6 +311,7 @@ class Extractor:
             ],
             escape=False,
         )
+        self._negator_end = re.compile(f"(?:{self._negator.pattern})$", re.IGNORECASE)
         self._hedge = _compile(
             [
                 *((lex, lex.hedges) for lex in lexicons),
@@ -393,15 +398,18 @@ class Extractor:
         self, rule: str, doc: _Doc, start: int, limit: int, marker: str, empty_counts: bool = False
     ) -> Iterator[_Candidate]:
         """The span at the start of a marked region: up to its first clause end, trimmed, if short enough."""
-        end = min(doc.clause_end(start), limit)
-        start, end = self._trim(doc.text, start, end)
+        cut = min(doc.clause_end(start), limit)
+        start, end = self._trim(doc.text, start, cut)
         span = doc.text[start:end]
         if not span:
             if empty_counts:
                 yield _Candidate(rule, doc, start, start, marker=marker)
             return
-        if len(span) > self._rules.max_span_chars or len(span.split()) > self._rules.max_span_words:
+        words = len(span.split())
+        if len(span) > self._rules.max_span_chars or words > self._rules.max_span_words:
             return
+        if words > 3 and cut < limit and cut != doc.sentence(start, start)[1]:
+            return  # a sentence going on past a comma is prose ("Longer answer: while bats..."), no answer
         yield self._candidate(rule, doc, start, end, marker)
 
     def _json(self, raw: str) -> Iterator[_Candidate]:
@@ -437,10 +445,10 @@ class Extractor:
     def _verdict(self, doc: _Doc) -> Iterator[_Candidate]:
         for pattern, polarities in self._verdicts:
             for match in pattern.finditer(doc.text):
-                start, end = match.span(1)
                 polarity = polarities.get(match.group(1).casefold())
                 if polarity is None:
                     continue
+                start, end = self._trim(doc.text, *match.span(1))
                 clause = doc.text[doc.clause_start(start) : start] + doc.text[end : doc.clause_end(end)]
                 negated = self._negator.search(clause) is not None
                 yield _Candidate("verdict", doc, start, end, polarity, "truth", negated, "a verdict")
@@ -521,7 +529,7 @@ class Extractor:
         head = doc.text[doc.clause_start(chosen.start) : chosen.start]
         clause_tail = doc.text[chosen.end : doc.clause_end(chosen.end)]
         tail = self._tail(chosen)
-        if negator := self._negator.search(head):
+        if negator := self._negator.search(head) or self._negator_before(chosen):
             return _refuse("negated", f"'{negator.group()}' stands before the answer '{span}'")
         if mixed := self._mixed(span):
             return _refuse("mixed", f"The answer '{span}' holds {mixed}")
@@ -529,13 +537,27 @@ class Extractor:
             return _refuse("negated", f"The answer '{span}' is negated by '{negator.group()}'")
         if chosen.kind == "truth" and (negator := self._negator.search(clause_tail)):
             return _refuse("negated", f"The answer '{span}' is negated by '{negator.group()}' after it")
+        sentence_head = doc.text[doc.sentence(chosen.start, chosen.end)[0] : chosen.start]
         if (
-            word := self._qualifier.search(head)
-            or self._qualifier.search(tail)
+            word := self._qualifier.search(sentence_head + " " + span + " " + tail)
+            or self._contrast.search(sentence_head)
             or self._contrast.search(tail)
         ):
             return _refuse("hedged", f"The answer '{span}' is qualified by '{word.group()}'")
         return self._tail_refusal(span, polarity, tail)
+
+    def _negator_before(self, chosen: _Candidate) -> re.Match[str] | None:
+        """A negator right before the span, across spaces, commas and line breaks, not a sentence end."""
+        text, position = chosen.doc.text, chosen.start
+        while position > 0 and text[position - 1] in _SKIP_BACK:
+            position -= 1
+        negator = self._negator_end.search(text, max(0, position - 40), position)
+        if negator is None:
+            return None
+        emphatic = (
+            chosen.polarity == "-" and self._vocabulary.get(negator.group().casefold(), ("",))[0] == "-"
+        )
+        return None if emphatic else negator  # "No, no." is one emphatic no
 
     def _tail_refusal(self, span: str, polarity: str | None, tail: str) -> Extraction | None:
         """What the rest of the sentence says about the answer: it must not take it back."""

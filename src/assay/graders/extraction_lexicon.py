@@ -67,7 +67,7 @@ ENGLISH = Lexicon(
     false=_w("false|incorrect|wrong|inaccurate|untrue"),
     verdict_only=(("right", "+"),),
     negators=_w(
-        "not|never|no|none|neither|nor|cannot|isn't|aren't|wasn't|weren't|don't|doesn't|didn't|can't|"
+        "not|never|no|neither|nor|cannot|isn't|aren't|wasn't|weren't|don't|doesn't|didn't|can't|"
         "won't|wouldn't|shouldn't|couldn't|hasn't|haven't|hadn't|ain't"
     ),
     hedges=_w(
@@ -76,21 +76,23 @@ ENGLISH = Lexicon(
         "hard to say|difficult to say|can't say|cannot say|can't tell|cannot tell|don't know|"
         "not entirely|it depends|depends on|might be|may be|could be|might not|may not|either way|seems|"
         "seem to|it appears|appears to|my guess|i'm guessing|pretty sure|fairly sure|fairly confident|"
-        "not really|kind of|sort of|more or less|to some extent"
+        "not really|kind of|sort of|more or less|to some extent|i could be wrong|if i'm not mistaken|"
+        "correct me if|i may be wrong"
     ),
     qualifiers=_w(
         "usually|generally|typically|mostly|often|sometimes|in general|in most cases|technically|partly|"
-        "partially|not always|somewhat|in theory|in principle"
+        "partially|not always|somewhat|in theory|in principle|at least|in most|for the most part|depending|"
+        "in some cases|in certain cases|with some exceptions"
     ),
     contrasts=_w("but|however|although|though|except|unless|yet"),
     causals=_w("because|since|as|given|due to|thanks to"),
     discourse=_w(
         "so|well|thus|hence|therefore|then|ok|okay|actually|overall|in short|in conclusion|in summary|"
-        "to summarize|to sum up|short answer|long story short"
+        "to summarize|to sum up|short answer|long story short|wait|no wait|sorry|i mean|correction|oops"
     ),
     intensifiers=_w("definitely|absolutely|certainly|clearly|simply|indeed|of course"),
     labels=(
-        "(?<![\\w'])answer ?[:：]",
+        "(?<![\\w'])(?<!long )(?<!longer )(?<!detailed )answer ?[:：]",
         "(?<![\\w'])answer (?:is|would be|will be|here is) ?:?",
         "(?<![\\w'])verdict ?[:：]",
         "(?<![\\w'])verdict is ?:?",
@@ -118,16 +120,18 @@ FRENCH = Lexicon(
         "peut-être|peut être|probablement|sans doute|je pense|je crois|il me semble|il semble|"
         "semble-t-il|pas sûr|pas sûre|pas certain|pas certaine|incertain|possiblement|il se peut|"
         "il est possible|vraisemblablement|je dirais|je suppose|à mon avis|je ne sais pas|"
-        "difficile à dire|ça dépend|cela dépend|dépend de|pourrait|plutôt"
+        "difficile à dire|ça dépend|cela dépend|dépend de|pourrait|plutôt|si je ne me trompe pas|je me trompe"
     ),
     qualifiers=_w(
         "généralement|en général|normalement|habituellement|souvent|parfois|techniquement|en partie|"
-        "partiellement|pas toujours|en théorie|en principe"
+        "partiellement|pas toujours|en théorie|en principe|au moins|dans la plupart|dans certains cas|"
+        "selon les cas"
     ),
     contrasts=_w("mais|cependant|toutefois|pourtant|bien que|sauf|à moins que|néanmoins"),
     causals=_w("car|parce que|parce qu'|puisque|étant donné"),
     discourse=_w(
-        "donc|alors|bon|bref|en bref|ainsi|eh bien|en résumé|en conclusion|finalement|en fait|au final"
+        "donc|alors|bon|bref|en bref|ainsi|eh bien|en résumé|en conclusion|finalement|en fait|au final|"
+        "enfin|pardon|je veux dire|désolé|correction"
     ),
     intensifiers=_w("absolument|certainement|bien sûr|évidemment|tout à fait|effectivement|clairement"),
     labels=(
@@ -149,16 +153,19 @@ GERMAN = Lexicon(
     hedges=_w(
         "vielleicht|wahrscheinlich|vermutlich|möglicherweise|eventuell|ich glaube|ich denke|ich vermute|"
         "ich schätze|nicht sicher|unsicher|bin mir nicht|weiß nicht|weiß ich nicht|schwer zu sagen|"
-        "kommt darauf an|hängt davon ab|könnte|dürfte|scheint|anscheinend|wohl eher"
+        "kommt darauf an|hängt davon ab|könnte|dürfte|scheint|anscheinend|wohl eher|wenn ich mich nicht irre|"
+        "ich irre mich"
     ),
     qualifiers=_w(
         "normalerweise|meistens|im allgemeinen|grundsätzlich|in der regel|manchmal|oft|teilweise|"
-        "technisch gesehen|nicht immer|theoretisch"
+        "technisch gesehen|nicht immer|theoretisch|zumindest|mindestens|in den meisten|in manchen fällen|"
+        "je nach"
     ),
     contrasts=_w("aber|jedoch|allerdings|obwohl|außer|es sei denn|sondern"),
     causals=_w("weil|denn|nämlich|da es|da die|da der|da das"),
     discourse=_w(
-        "also|nun|gut|kurz|kurz gesagt|fazit|somit|daher|deshalb|folglich|insgesamt|tatsächlich|kurzum"
+        "also|nun|gut|kurz|kurz gesagt|fazit|somit|daher|deshalb|folglich|insgesamt|tatsächlich|kurzum|"
+        "moment|warte|eigentlich|ich meine|korrektur|sorry|entschuldigung"
     ),
     intensifiers=_w("absolut|definitiv|eindeutig|natürlich|selbstverständlich|klar|sicher"),
     labels=(
@@ -179,20 +186,21 @@ SPANISH = Lexicon(
     no=_w("no"),
     true=_w("verdadero|verdadera|cierto|cierta|correcto|correcta|verdad"),
     false=_w("falso|falsa|incorrecto|incorrecta|erróneo|errónea"),
-    negators=_w("no|nunca|jamás|ni|tampoco|ningún|ninguna|ninguno"),
+    negators=_w("no|nunca|jamás|ni|tampoco|ningún|ninguna|ninguno|para nada|en absoluto"),
     hedges=_w(
         "quizás|quizá|tal vez|probablemente|posiblemente|creo que|creo|pienso que|supongo|"
         "no estoy seguro|no estoy segura|no sé|no lo sé|puede que|puede ser|podría|parece|al parecer|"
-        "a lo mejor|seguramente|depende|es difícil decir|diría"
+        "a lo mejor|seguramente|depende|es difícil decir|diría|si no me equivoco|me equivoque"
     ),
     qualifiers=_w(
         "generalmente|normalmente|en general|a veces|por lo general|técnicamente|en parte|parcialmente|"
-        "no siempre|en teoría|en principio"
+        "no siempre|en teoría|en principio|al menos|por lo menos|en la mayoría|en algunos casos|según el caso"
     ),
     contrasts=_w("pero|sin embargo|aunque|salvo|excepto|a menos que|no obstante|sino"),
     causals=_w("porque|ya que|puesto que|dado que"),
     discourse=_w(
-        "entonces|así que|bueno|pues|por lo tanto|en resumen|en conclusión|en definitiva|de hecho|en fin"
+        "entonces|así que|bueno|pues|por lo tanto|en resumen|en conclusión|en definitiva|de hecho|en fin|"
+        "perdón|quise decir|quiero decir|mejor dicho|en realidad|espera"
     ),
     intensifiers=_w("definitivamente|absolutamente|claramente|ciertamente|claro|por supuesto|desde luego"),
     labels=(
@@ -214,15 +222,19 @@ ITALIAN = Lexicon(
     hedges=_w(
         "forse|probabilmente|possibilmente|credo|penso|suppongo|direi|non sono sicuro|non sono sicura|"
         "non sono certo|non sono certa|non so|può darsi|potrebbe|sembra|pare|magari|dipende|"
-        "difficile dire|difficile a dirsi"
+        "difficile dire|difficile a dirsi|potrei|se non sbaglio|sbagliarmi"
     ),
     qualifiers=_w(
         "generalmente|normalmente|in generale|di solito|a volte|spesso|tecnicamente|in parte|"
-        "parzialmente|non sempre|in teoria"
+        "parzialmente|non sempre|in teoria|almeno|nella maggior parte|in alcuni casi|a seconda"
     ),
     contrasts=_w("ma|però|tuttavia|sebbene|anche se|eccetto|tranne|a meno che|bensì"),
     causals=_w("perché|poiché|dato che|siccome|visto che"),
-    discourse=_w("quindi|dunque|allora|beh|insomma|in breve|in conclusione|infatti|in effetti"),
+    discourse=_w(
+        "quindi|dunque|allora|beh|insomma|in breve|in conclusione|infatti|in effetti|anzi|scusa|cioè|"
+        "volevo dire|"
+        "in realtà|aspetta"
+    ),
     intensifiers=_w("assolutamente|certamente|certo|sicuramente|decisamente|chiaramente|ovviamente"),
     labels=(
         "(?<![\\w'])risposta(?: finale)? ?[:：]",
@@ -242,14 +254,18 @@ PORTUGUESE = Lexicon(
     hedges=_w(
         "talvez|provavelmente|possivelmente|acho que|acredito que|creio que|suponho|não tenho certeza|"
         "não estou certo|não estou certa|não sei|pode ser|poderia|parece|aparentemente|depende|"
-        "difícil dizer|diria"
+        "difícil dizer|diria|se não me engano|posso estar enganado|posso estar enganada"
     ),
     qualifiers=_w(
-        "geralmente|normalmente|em geral|às vezes|tecnicamente|em parte|parcialmente|nem sempre|em teoria"
+        "geralmente|normalmente|em geral|às vezes|tecnicamente|em parte|parcialmente|nem sempre|em teoria|"
+        "pelo menos|na maioria|em alguns casos|dependendo"
     ),
     contrasts=_w("mas|porém|contudo|entretanto|embora|exceto|a menos que|no entanto|todavia"),
     causals=_w("porque|pois|já que|visto que|uma vez que"),
-    discourse=_w("então|portanto|bem|logo|em resumo|em conclusão|de fato|na verdade|enfim"),
+    discourse=_w(
+        "então|portanto|bem|logo|em resumo|em conclusão|de fato|na verdade|enfim|aliás|desculpa|quer dizer|"
+        "quero dizer|espera"
+    ),
     intensifiers=_w("definitivamente|absolutamente|certamente|claramente|com certeza|obviamente|claro"),
     labels=(
         "(?<![\\w'])resposta(?: final)? ?[:：]",
@@ -289,10 +305,14 @@ JAPANESE = Lexicon(
         "みたいです",
         "可能性",
     ),
-    qualifiers=_w("通常|一般的に|基本的に|場合によって|時々|技術的には|部分的に|必ずしも"),
+    qualifiers=_w(
+        "通常|一般的に|基本的に|場合によって|時々|技術的には|部分的に|必ずしも|少なくとも|ほとんどの|場合による"
+    ),
     contrasts=_w("しかし|でも|ただし|けれど|けど|ものの"),
     causals=_w("なぜなら|ので|ため"),
-    discourse=_w("つまり|よって|したがって|結論として|要するに|なので|だから|結局"),
+    discourse=_w(
+        "つまり|よって|したがって|結論として|要するに|なので|だから|結局|いや|待って|訂正|失礼|すみません"
+    ),
     intensifiers=_w("もちろん|確かに|絶対に|明らかに"),
     labels=("(?:最終的な|最終)?(?:答え|回答|解答|結論) ?(?:[:：]|は)",),
     verdicts=("(?<=[はがも])",),
@@ -310,12 +330,13 @@ CHINESE = Lexicon(
     hedges=_w(
         "也许|可能|大概|或许|我觉得|我认为|我想|不确定|不太确定|说不定|应该|估计|似乎|好像|恐怕|不知道|不清楚"
     ),
-    qualifiers=_w("通常|一般来说|大多数情况|有时|部分|理论上|从技术上|不一定"),
+    qualifiers=_w("通常|一般来说|大多数情况|有时|部分|理论上|从技术上|不一定|至少|大多数|大部分|在某些情况"),
     contrasts=_w("但|但是|不过|然而|可是|除非|虽然"),
     causals=_w("因为|由于"),
-    discourse=_w("所以|因此|总之|综上所述|综上|总的来说|其实|事实上|那么"),
+    discourse=_w("所以|因此|总之|综上所述|综上|总的来说|其实|事实上|那么|等等|抱歉|更正|我是说|不好意思"),
     intensifiers=_w("当然|确实|肯定|绝对|的确|显然"),
     labels=("(?:最终)?(?:答案|回答|结论) ?(?:[:：]|是 ?[:：]?|为 ?[:：]?)",),
+    verdict_only=(("对", "+"), ("对的", "+")),
     verdicts=("(?<=[是为很都也])", "(?<=说法)", "(?<=陈述)", "(?<=命题)"),
     verdict_after="(?=的|。|,|、|!|$|\n| |\\.)",
     question_ends=_w("吗|嘛|呢|么"),
@@ -330,12 +351,19 @@ RUSSIAN = Lexicon(
     negators=_w("не|ни|нет|никогда|отнюдь"),
     hedges=_w(
         "возможно|наверное|наверно|вероятно|может быть|кажется|думаю|полагаю|не уверен|не уверена|"
-        "пожалуй|видимо|скорее всего|по-моему|вроде|не знаю|сложно сказать|трудно сказать|зависит"
+        "пожалуй|видимо|скорее всего|по-моему|вроде|не знаю|сложно сказать|трудно сказать|зависит|"
+        "могу ошибаться|если не ошибаюсь|может, ошибаюсь"
     ),
-    qualifiers=_w("обычно|как правило|иногда|частично|технически|не всегда|теоретически"),
+    qualifiers=_w(
+        "обычно|как правило|иногда|частично|технически|не всегда|теоретически|по крайней мере|"
+        "в большинстве|в некоторых случаях|в зависимости"
+    ),
     contrasts=_w("но|однако|хотя|зато|кроме|если только"),
     causals=_w("потому что|так как|поскольку|ведь"),
-    discourse=_w("итак|так что|значит|следовательно|таким образом|в общем|короче|в итоге|ну"),
+    discourse=_w(
+        "итак|так что|значит|следовательно|таким образом|в общем|короче|в итоге|ну|вернее|точнее|то есть|ой|"
+        "стоп|подождите|извините"
+    ),
     intensifiers=_w("конечно|безусловно|определённо|определенно|абсолютно|точно|разумеется|действительно"),
     labels=("(?<![\\w'])ответ ?(?:[:：]|[-–—] |будет |такой ?:?)", "(?<![\\w'])вывод ?[:：]"),
     verdicts=("(?<![\\w'])(?:это|утверждение|высказывание|оно|всё|все|ответ)" + _ADVERBS_RU + " ",),
