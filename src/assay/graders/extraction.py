@@ -153,13 +153,19 @@ _MARKDOWN_MARKS = re.compile(
 )
 _SPACES = re.compile(r"[^\S\n]+")
 _SPACE_AROUND_NEWLINE = re.compile(r" ?\n ?")
-_SENTENCE_END = re.compile(r"[!?。\n]|\.(?=\s|$)")
-_CLAUSE_END = re.compile(r"[!?。\n;、;()\[\]|]|[,:](?!\d)|\.(?=\s|$)| [-–—](?= )|[–—]")
+_SENTENCE_END = re.compile(r"[!?。\n]|(?<!\.)\.(?=\s|$)")
+"""An ellipsis ("Yes... not.") goes on with the same sentence: it never ends one."""
+_CLAUSE_END = re.compile(r"[!?。\n;、;()\[\]|]|[,:](?!\d)|(?<!\.)\.(?=\s|$)|\.\.\.| [-–—](?= )|[–—]")
 _TRIM = " \n\"'`«»“”„‘’「」『』()[]{}<>*_~.,!;:。、…?¿¡$–—"
 _SKIP_BACK = frozenset(_TRIM + "-") - frozenset(".!?。…")
 """What may stand between a negator and the answer it negates: spaces, line breaks, quotes, commas."""
 _LETTER_OR_NUMBER = re.compile(r"(?-i:(?<![\w'])[A-J](?![\w']))|(?<![\w.,])\d[\d.,]*")
 _OR = re.compile(r"\S (?:or|ou|oder|oppure|или|либо) \S|\S ?(?:或者|或|还是|または) ?\S", re.IGNORECASE)
+_WORD_FOLLOWS = re.compile(r" \w")
+_QUOTED = re.compile(
+    "\"[^\"\n]{0,200}\"|“[^”\n]{0,200}”|«[^»\n]{0,200}»|「[^」\n]{0,200}」|(?<![\\w'])'[^'\n]{0,200}'(?![\\w'])"
+)
+"""Quoted text: a negator inside a quote ("the claim 'X is not Y' is false") is not the reply's own."""
 _BOXED = re.compile(r"\\boxed\{")
 _CJK_COPULA = re.compile(r"(?:です|でございます|である|だ)$")
 _CJK_PARTICLE = re.compile(r"[的了啊呀哦]$")
@@ -526,7 +532,7 @@ class Extractor:
 
     def _context_refusal(self, chosen: _Candidate) -> Extraction | None:
         doc, span, polarity = chosen.doc, chosen.span, chosen.polarity
-        head = doc.text[doc.clause_start(chosen.start) : chosen.start]
+        head = _QUOTED.sub(" ", doc.text[doc.clause_start(chosen.start) : chosen.start])
         clause_tail = doc.text[chosen.end : doc.clause_end(chosen.end)]
         tail = self._tail(chosen)
         if negator := self._negator.search(head) or self._negator_before(chosen):
@@ -562,23 +568,26 @@ class Extractor:
     def _tail_refusal(self, span: str, polarity: str | None, tail: str) -> Extraction | None:
         """What the rest of the sentence says about the answer: it must not take it back."""
         if polarity == "+":
-            if (word := self._scan_words.search(tail)) and self._vocabulary.get(
-                word.group().casefold(), ("",)
-            )[0] == "-":
+            for word, _ in self._opposites(tail, "-"):
                 return _refuse("mixed", f"'{span}' is followed by the opposite answer '{word.group()}'")
             if negator := self._negator.search(tail):
                 return _refuse("negated", f"'{span}' is followed by the negation '{negator.group()}'")
         elif polarity == "-":
-            for word in self._scan_words.finditer(tail):
-                polarity_of, kind = self._vocabulary.get(word.group().casefold(), ("", ""))
-                if polarity_of != "+":
-                    continue
+            for word, kind in self._opposites(tail, "+"):
                 clause = _clause_around(tail, word.start(), word.end())
-                if kind == "particle" or not self._negator.search(clause):
+                if kind == "particle" or not self._negator.search(clause):  # "No, that's not true" agrees
                     return _refuse("mixed", f"'{span}' is followed by the opposite answer '{word.group()}'")
         elif negator := self._negator.match(tail.lstrip(" ,;:、，-–—")):
             return _refuse("negated", f"'{span}' is followed by the negation '{negator.group()}'")
         return None
+
+    def _opposites(self, tail: str, polarity: str) -> Iterator[tuple[re.Match[str], str]]:
+        """Answer words meaning ``polarity`` in ``tail``, with their kind; a yes/no followed by a word is
+        no answer there ("yes, no doubt")."""
+        for word in self._scan_words.finditer(tail):
+            polarity_of, kind = self._vocabulary.get(word.group().casefold(), ("", ""))
+            if polarity_of == polarity and not (kind == "particle" and _WORD_FOLLOWS.match(tail, word.end())):
+                yield word, kind
 
     def _tail(self, chosen: _Candidate) -> str:
         """The rest of the answer's sentence, up to an explanation ("because...")."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 
 def _w(words: str) -> tuple[str, ...]:
-    """A tuple from "a|b|c" (keeps the word lists short to read)."""
+    """A tuple from "a|b|c" (keeps the word lists short to read; so no fragment may hold a "|")."""
     return tuple(words.split("|"))
 
 
@@ -37,7 +37,7 @@ class Lexicon:
     qualifiers: tuple[str, ...] = ()
     """Words that restrict an answer ("usually", "technically"): refused in the answer's sentence."""
     contrasts: tuple[str, ...] = ()
-    """"but" and kin: in the answer's sentence they qualify it (refused as hedged)."""
+    """"but", "if", "unless" and kin: in the answer's sentence they qualify it (refused as hedged)."""
     causals: tuple[str, ...] = ()
     """"because" and kin: the rest of the sentence explains, it does not restate, so checks stop there."""
     discourse: tuple[str, ...] = ()
@@ -54,6 +54,9 @@ class Lexicon:
     """Regex fragments that end a question without a question mark (か, 吗, ли)."""
 
 
+_NO = "no(?![\\w'])(?! doubt)(?! question)(?! problem)(?! wonder)"
+"""The negator "no" (en, es, it), except in idioms that affirm ("yes, no doubt")."""
+
 _ADVERB = "(?: (?:{}))?"
 """An optional adverb between a copula and a truth word ("is definitely true"); used twice for two."""
 
@@ -67,7 +70,7 @@ ENGLISH = Lexicon(
     false=_w("false|incorrect|wrong|inaccurate|untrue"),
     verdict_only=(("right", "+"),),
     negators=_w(
-        "not|never|no|neither|nor|cannot|isn't|aren't|wasn't|weren't|don't|doesn't|didn't|can't|"
+        "not|never|" + _NO + "|neither|nor|cannot|isn't|aren't|wasn't|weren't|don't|doesn't|didn't|can't|"
         "won't|wouldn't|shouldn't|couldn't|hasn't|haven't|hadn't|ain't"
     ),
     hedges=_w(
@@ -77,15 +80,17 @@ ENGLISH = Lexicon(
         "not entirely|it depends|depends on|might be|may be|could be|might not|may not|either way|seems|"
         "seem to|it appears|appears to|my guess|i'm guessing|pretty sure|fairly sure|fairly confident|"
         "not really|kind of|sort of|more or less|to some extent|i could be wrong|if i'm not mistaken|"
-        "correct me if|i may be wrong"
+        "correct me if|i may be wrong|may have|might have|misread|misunderstood"
     ),
     qualifiers=_w(
         "usually|generally|typically|mostly|often|sometimes|in general|in most cases|technically|partly|"
         "partially|not always|somewhat|in theory|in principle|at least|in most|for the most part|depending|"
         "in some cases|in certain cases|with some exceptions"
     ),
-    contrasts=_w("but|however|although|though|except|unless|yet"),
-    causals=_w("because|since|as|given|due to|thanks to"),
+    contrasts=_w(
+        "but|however|although|though|except|unless|yet|if|only if|provided that|assuming|as long as"
+    ),
+    causals=_w("because|since|due to|thanks to"),
     discourse=_w(
         "so|well|thus|hence|therefore|then|ok|okay|actually|overall|in short|in conclusion|in summary|"
         "to summarize|to sum up|short answer|long story short|wait|no wait|sorry|i mean|correction|oops"
@@ -127,7 +132,11 @@ FRENCH = Lexicon(
         "partiellement|pas toujours|en théorie|en principe|au moins|dans la plupart|dans certains cas|"
         "selon les cas"
     ),
-    contrasts=_w("mais|cependant|toutefois|pourtant|bien que|sauf|à moins que|néanmoins"),
+    contrasts=_w(
+        "mais|cependant|toutefois|pourtant|bien que|sauf|à moins que|néanmoins|si|s'il|à condition|"
+        "pourvu que|"
+        "tant que"
+    ),
     causals=_w("car|parce que|parce qu'|puisque|étant donné"),
     discourse=_w(
         "donc|alors|bon|bref|en bref|ainsi|eh bien|en résumé|en conclusion|finalement|en fait|au final|"
@@ -145,11 +154,14 @@ FRENCH = Lexicon(
 
 _ADVERBS_DE = _ADVERB.format("nicht|doch|tatsächlich|völlig|absolut|durchaus|vollkommen|wirklich|auch|also")
 GERMAN = Lexicon(
-    yes=_w("ja|jawohl|jep|genau"),
+    yes=_w("ja|jawohl|jep|genau|doch"),
     no=_w("nein|nö|nee"),
     true=_w("wahr|richtig|korrekt|zutreffend|stimmt"),
     false=_w("falsch|unwahr|inkorrekt|unrichtig|unzutreffend"),
-    negators=_w("nicht|kein|keine|keinen|keiner|keinem|keines|nie|niemals|nein|keineswegs|keinesfalls"),
+    negators=_w(
+        "nicht|kein(?![\\w'])(?! zweifel)(?! problem)|keine|keinen|keiner|keinem|keines|nie|niemals|nein|"
+        "keineswegs|keinesfalls"
+    ),
     hedges=_w(
         "vielleicht|wahrscheinlich|vermutlich|möglicherweise|eventuell|ich glaube|ich denke|ich vermute|"
         "ich schätze|nicht sicher|unsicher|bin mir nicht|weiß nicht|weiß ich nicht|schwer zu sagen|"
@@ -161,7 +173,7 @@ GERMAN = Lexicon(
         "technisch gesehen|nicht immer|theoretisch|zumindest|mindestens|in den meisten|in manchen fällen|"
         "je nach"
     ),
-    contrasts=_w("aber|jedoch|allerdings|obwohl|außer|es sei denn|sondern"),
+    contrasts=_w("aber|jedoch|allerdings|obwohl|außer|es sei denn|sondern|wenn|falls|sofern|solange"),
     causals=_w("weil|denn|nämlich|da es|da die|da der|da das"),
     discourse=_w(
         "also|nun|gut|kurz|kurz gesagt|fazit|somit|daher|deshalb|folglich|insgesamt|tatsächlich|kurzum|"
@@ -186,7 +198,7 @@ SPANISH = Lexicon(
     no=_w("no"),
     true=_w("verdadero|verdadera|cierto|cierta|correcto|correcta|verdad"),
     false=_w("falso|falsa|incorrecto|incorrecta|erróneo|errónea"),
-    negators=_w("no|nunca|jamás|ni|tampoco|ningún|ninguna|ninguno|para nada|en absoluto"),
+    negators=_w(_NO + "|nunca|jamás|ni|tampoco|ningún|ninguna|ninguno|para nada|en absoluto"),
     hedges=_w(
         "quizás|quizá|tal vez|probablemente|posiblemente|creo que|creo|pienso que|supongo|"
         "no estoy seguro|no estoy segura|no sé|no lo sé|puede que|puede ser|podría|parece|al parecer|"
@@ -196,7 +208,10 @@ SPANISH = Lexicon(
         "generalmente|normalmente|en general|a veces|por lo general|técnicamente|en parte|parcialmente|"
         "no siempre|en teoría|en principio|al menos|por lo menos|en la mayoría|en algunos casos|según el caso"
     ),
-    contrasts=_w("pero|sin embargo|aunque|salvo|excepto|a menos que|no obstante|sino"),
+    contrasts=_w(
+        "pero|sin embargo|aunque|salvo|excepto|a menos que|no obstante|sino|siempre que|con tal de que|"
+        "mientras que|en caso de que"
+    ),
     causals=_w("porque|ya que|puesto que|dado que"),
     discourse=_w(
         "entonces|así que|bueno|pues|por lo tanto|en resumen|en conclusión|en definitiva|de hecho|en fin|"
@@ -218,7 +233,7 @@ ITALIAN = Lexicon(
     true=_w("vero|vera|corretto|corretta|esatto|esatta"),
     false=_w("falso|falsa|sbagliato|sbagliata|errato|errata|scorretto|scorretta"),
     verdict_only=(("giusto", "+"), ("giusta", "+")),
-    negators=_w("non|no|mai|né|nessuno|nessuna|niente|nulla|affatto"),
+    negators=_w("non|" + _NO + "|mai|né|nessuno|nessuna|niente|nulla|affatto"),
     hedges=_w(
         "forse|probabilmente|possibilmente|credo|penso|suppongo|direi|non sono sicuro|non sono sicura|"
         "non sono certo|non sono certa|non so|può darsi|potrebbe|sembra|pare|magari|dipende|"
@@ -228,7 +243,9 @@ ITALIAN = Lexicon(
         "generalmente|normalmente|in generale|di solito|a volte|spesso|tecnicamente|in parte|"
         "parzialmente|non sempre|in teoria|almeno|nella maggior parte|in alcuni casi|a seconda"
     ),
-    contrasts=_w("ma|però|tuttavia|sebbene|anche se|eccetto|tranne|a meno che|bensì"),
+    contrasts=_w(
+        "ma|però|tuttavia|sebbene|anche se|eccetto|tranne|a meno che|bensì|se|purché|a patto che|finché"
+    ),
     causals=_w("perché|poiché|dato che|siccome|visto che"),
     discourse=_w(
         "quindi|dunque|allora|beh|insomma|in breve|in conclusione|infatti|in effetti|anzi|scusa|cioè|"
@@ -260,7 +277,10 @@ PORTUGUESE = Lexicon(
         "geralmente|normalmente|em geral|às vezes|tecnicamente|em parte|parcialmente|nem sempre|em teoria|"
         "pelo menos|na maioria|em alguns casos|dependendo"
     ),
-    contrasts=_w("mas|porém|contudo|entretanto|embora|exceto|a menos que|no entanto|todavia"),
+    contrasts=_w(
+        "mas|porém|contudo|entretanto|embora|exceto|a menos que|no entanto|todavia|se|desde que|contanto que|"
+        "caso"
+    ),
     causals=_w("porque|pois|já que|visto que|uma vez que"),
     discourse=_w(
         "então|portanto|bem|logo|em resumo|em conclusão|de fato|na verdade|enfim|aliás|desculpa|quer dizer|"
@@ -308,7 +328,7 @@ JAPANESE = Lexicon(
     qualifiers=_w(
         "通常|一般的に|基本的に|場合によって|時々|技術的には|部分的に|必ずしも|少なくとも|ほとんどの|場合による"
     ),
-    contrasts=_w("しかし|でも|ただし|けれど|けど|ものの"),
+    contrasts=_w("しかし|でも|ただし|けれど|けど|ものの|れば|ならば|であれば|場合は"),
     causals=_w("なぜなら|ので|ため"),
     discourse=_w(
         "つまり|よって|したがって|結論として|要するに|なので|だから|結局|いや|待って|訂正|失礼|すみません"
@@ -326,12 +346,12 @@ CHINESE = Lexicon(
     no=_w("否|不|不是|不是的|不对|没有"),
     true=_w("正确|真|真的|属实|正确的"),
     false=_w("错|错误|错的|假|假的|不正确|不属实|错误的"),
-    negators=_w("不(?![错过仅同论管])|没(?!错)|非(?!常)|未(?!来)|无(?!论)|并非"),
+    negators=_w("不(?![错过仅同论管])|没(?!错)(?!问题)|非(?!常)|未(?!来)|无(?!论)|并非"),
     hedges=_w(
         "也许|可能|大概|或许|我觉得|我认为|我想|不确定|不太确定|说不定|应该|估计|似乎|好像|恐怕|不知道|不清楚"
     ),
     qualifiers=_w("通常|一般来说|大多数情况|有时|部分|理论上|从技术上|不一定|至少|大多数|大部分|在某些情况"),
-    contrasts=_w("但|但是|不过|然而|可是|除非|虽然"),
+    contrasts=_w("但|但是|不过|然而|可是|除非|虽然|如果|只要|假如|前提是"),
     causals=_w("因为|由于"),
     discourse=_w("所以|因此|总之|综上所述|综上|总的来说|其实|事实上|那么|等等|抱歉|更正|我是说|不好意思"),
     intensifiers=_w("当然|确实|肯定|绝对|的确|显然"),
@@ -358,7 +378,7 @@ RUSSIAN = Lexicon(
         "обычно|как правило|иногда|частично|технически|не всегда|теоретически|по крайней мере|"
         "в большинстве|в некоторых случаях|в зависимости"
     ),
-    contrasts=_w("но|однако|хотя|зато|кроме|если только"),
+    contrasts=_w("но|однако|хотя|зато|кроме|если только|если|при условии"),
     causals=_w("потому что|так как|поскольку|ведь"),
     discourse=_w(
         "итак|так что|значит|следовательно|таким образом|в общем|короче|в итоге|ну|вернее|точнее|то есть|ой|"
