@@ -51,16 +51,23 @@ quantifiers. The words live in :mod:`assay.graders.extraction_lexicon`.
 
 from __future__ import annotations
 
-import bisect
 import functools
 import json
 import re
-import unicodedata
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from assay.graders.extraction_lexicon import LEXICONS, Lexicon
-from assay.graders.text import read_text
+from assay.graders.extraction_lexicon import LEXICONS
+from assay.graders.extraction_patterns import Patterns
+from assay.graders.extraction_text import (
+    SKIP_BACK,
+    TRIM,
+    Passage,
+    clause_around,
+    json_text,
+    json_values,
+    read_view,
+)
 
 __all__ = [
     "DEFAULT_RULES",
@@ -142,24 +149,7 @@ def compiled(rules: ExtractionRules) -> Extractor:
     return Extractor(rules)
 
 
-# --- the view of a reply ----------------------------------------------------------------------------------
-
-_PICTOGRAPHS = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff]")
-"""Emoji end a clause the way punctuation does ("Nein 🙂 Der Rhein..."): each becomes a line break."""
-_INVISIBLE = re.compile("[\ufe00-\ufe0f\u200b-\u200f\u2060-\u2064\u20e3\u00ad\U000e0000-\U000e007f]")
-_MARKDOWN_LINE = re.compile(r"(?m)^[ \t]{0,3}(?:#{1,6}[ \t]|>[ \t]?|[-*+•][ \t])")
-_MARKDOWN_MARKS = re.compile(
-    r"\*\*+|__+|~~|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*])|(?<!\w)_(?=\S)|(?<=\S)_(?!\w)"
-)
-_SPACES = re.compile(r"[^\S\n]+")
-_SPACE_AROUND_NEWLINE = re.compile(r" ?\n ?")
-_SENTENCE_END = re.compile(r"[!?。\n]|(?<!\.)\.(?=\s|$)")
-"""An ellipsis ("Yes... not.") goes on with the same sentence: it never ends one."""
-_CLAUSE_END = re.compile(r"[!?。\n;、;()\[\]|]|[,:](?!\d)|(?<!\.)\.(?=\s|$)|\.\.\.| [-–—](?= )|[–—]")
-_TRIM = " \n\"'`«»“”„‘’「」『』()[]{}<>*_~.,!;:。、…?¿¡$–—"
-_SKIP_BACK = frozenset(_TRIM + "-") - frozenset(".!?。…")
-"""What may stand between a negator and the answer it negates: spaces, line breaks, quotes, commas."""
-_LETTER_OR_NUMBER = re.compile(r"(?-i:(?<![\w'])[A-J](?![\w']))|(?<![\w.,])\d[\d.,]*")
+_LETTER_OR_NUMBER = _LETTER_OR_NUMBER = re.compile(r"(?-i:(?<![\w'])[A-J](?![\w']))|(?<![\w.,])\d[\d.,]*")
 _OR = re.compile(r"\S (?:or|ou|oder|oppure|или|либо) \S|\S ?(?:或者|或|还是|または) ?\S", re.IGNORECASE)
 _WORD_FOLLOWS = re.compile(r" \w")
 _QUOTED = re.compile(
@@ -171,59 +161,12 @@ _CJK_COPULA = re.compile(r"(?:です|でございます|である|だ)$")
 _CJK_PARTICLE = re.compile(r"[的了啊呀哦]$")
 
 
-def _view(reply: object, max_chars: int) -> tuple[str, str]:
-    """(raw, view): the capped NFKC-normalised reply, and the same without markdown, emoji, extra spaces."""
-    raw = unicodedata.normalize("NFKC", read_text(reply)[-max_chars:])
-    raw = raw.replace("\r\n", "\n").replace("\r", "\n").replace("’", "'").replace("‘", "'")
-    view = _PICTOGRAPHS.sub("\n", _INVISIBLE.sub("", raw))
-    view = _MARKDOWN_MARKS.sub("", _MARKDOWN_LINE.sub("", view))
-    view = _SPACE_AROUND_NEWLINE.sub("\n", _SPACES.sub(" ", view))
-    return raw, view.strip()
-
-
-class _Doc:
-    """A text with its sentence and clause boundaries, for the context around a span."""
-
-    __slots__ = ("clause_ends", "sentence_ends", "text")
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.sentence_ends = [m.start() for m in _SENTENCE_END.finditer(text)]
-        self.clause_ends = [m.start() for m in _CLAUSE_END.finditer(text)]
-
-    def sentence(self, start: int, end: int) -> tuple[int, int]:
-        """The sentence holding [start, end): its first index and the index of its terminator (or len)."""
-        i = bisect.bisect_left(self.sentence_ends, start)
-        first = self.sentence_ends[i - 1] + 1 if i else 0
-        j = bisect.bisect_left(self.sentence_ends, end)
-        return first, self.sentence_ends[j] if j < len(self.sentence_ends) else len(self.text)
-
-    def clause_start(self, pos: int) -> int:
-        i = bisect.bisect_left(self.clause_ends, pos)
-        return self.clause_ends[i - 1] + 1 if i else 0
-
-    def clause_end(self, pos: int) -> int:
-        i = bisect.bisect_left(self.clause_ends, pos)
-        return self.clause_ends[i] if i < len(self.clause_ends) else len(self.text)
-
-    def clauses(self) -> Iterator[tuple[int, int]]:
-        start = 0
-        for end in (*self.clause_ends, len(self.text)):
-            if end > start:
-                yield start, end
-            start = end + 1
-
-    def is_question(self, start: int, end: int) -> bool:
-        first, last = self.sentence(start, end)
-        return (last < len(self.text) and self.text[last] == "?") or "¿" in self.text[first:last]
-
-
 @dataclass(frozen=True, slots=True)
-class _Candidate:
+class Candidate:
     """One possible answer: where it is, which rule found it, the boolean it names if any."""
 
     rule: str
-    doc: _Doc
+    doc: Passage
     start: int
     end: int
     polarity: str | None = None
@@ -249,98 +192,20 @@ def _refuse(rule: str, reason: str) -> Extraction:
     return Extraction(None, rule, reason)
 
 
-def _alternation(fragments: Iterable[str], spaced: bool) -> str:
-    """One regex alternative per fragment, whole-word in spaced scripts; longest first so it wins."""
-    parts = []
-    for fragment in sorted(set(fragments), key=len, reverse=True):
-        if spaced:
-            tail = "(?![\\w'])" if fragment[-1:].isalnum() else ""
-            fragment = f"(?<![\\w'])(?:{fragment}){tail}"
-        parts.append(fragment)
-    return "|".join(parts)
-
-
-def _compile(per_language: Iterable[tuple[Lexicon, Iterable[str]]], escape: bool = True) -> re.Pattern[str]:
-    alternatives = [
-        _alternation((re.escape(w) if escape else w for w in words), lexicon.spaced)
-        for lexicon, words in per_language
-    ]
-    pattern = "|".join(a for a in alternatives if a) or "(?!)"
-    return re.compile(pattern, re.IGNORECASE)
-
-
 class Extractor:
     """Extraction with its rules compiled: build once (see :func:`compiled`), call :meth:`extract` often."""
 
-    __slots__ = (
-        "_causal",
-        "_contrast",
-        "_discourse",
-        "_hedge",
-        "_intensifier",
-        "_labels",
-        "_negator",
-        "_negator_end",
-        "_qualifier",
-        "_question_end",
-        "_rules",
-        "_scan_words",
-        "_tag",
-        "_verdicts",
-        "_vocabulary",
-        "_words",
-    )
+    __slots__ = ("_p", "_rules")
 
     def __init__(self, rules: ExtractionRules = DEFAULT_RULES) -> None:
         self._rules = rules
-        lexicons = [LEXICONS[name] for name in rules.languages]
-        literal = [Lexicon(yes=(), no=(), true=(), false=(), negators=(), hedges=(), labels=())]
-        self._vocabulary: dict[str, tuple[str, str]] = {}
-        for lex in lexicons:
-            for words, polarity, kind in (
-                (lex.yes, "+", "particle"),
-                (lex.no, "-", "particle"),
-                (lex.true, "+", "truth"),
-                (lex.false, "-", "truth"),
-            ):
-                self._vocabulary.update((w.casefold(), (polarity, kind)) for w in words)
-        answer_words = [(lex, (*lex.yes, *lex.no, *lex.true, *lex.false)) for lex in lexicons]
-        self._words = _compile(answer_words)
-        # in running CJK text one-character words (是, 对, 不) are mostly not answers; scan the longer ones
-        self._scan_words = _compile(
-            (lex, [w for w in ws if lex.spaced or len(w) > 1]) for lex, ws in answer_words
-        )
-        self._negator = _compile(
-            [
-                *((lex, lex.negators) for lex in lexicons),
-                *((lex, map(re.escape, rules.extra_negators)) for lex in literal),
-            ],
-            escape=False,
-        )
-        self._negator_end = re.compile(f"(?:{self._negator.pattern})$", re.IGNORECASE)
-        self._hedge = _compile(
-            [
-                *((lex, lex.hedges) for lex in lexicons),
-                *((lex, map(re.escape, rules.extra_hedges)) for lex in literal),
-            ],
-            escape=False,
-        )
-        self._qualifier = _compile((lex, lex.qualifiers) for lex in lexicons)
-        self._contrast = _compile((lex, lex.contrasts) for lex in lexicons)
-        self._causal = _compile((lex, lex.causals) for lex in lexicons)
-        self._discourse = _prefix(_compile((lex, lex.discourse) for lex in lexicons))
-        self._intensifier = _prefix(_compile((lex, lex.intensifiers) for lex in lexicons))
-        labels = [fragment for lex in lexicons for fragment in lex.labels]
-        labels += [rf"(?<![\w']){re.escape(label)} ?[:：]" for label in rules.extra_labels]
-        self._labels = re.compile("|".join(labels) or "(?!)", re.IGNORECASE)
-        ends = [fragment for lex in lexicons for fragment in lex.question_ends]
-        self._question_end = re.compile(f"(?:{'|'.join(ends)})$" if ends else "(?!)", re.IGNORECASE)
-        self._verdicts = [_verdict_pattern(lex) for lex in lexicons if lex.verdicts]
-        tags = "|".join(re.escape(t) for t in rules.tags) or "(?!)"
-        self._tag = re.compile(
-            rf"<(?:{tags})(?=[ >])[^<>]{{0,200}}>(.{{0,{rules.max_span_chars * 10}}}?)</(?:{tags}) ?>"
-            rf"|\\boxed\{{([^{{}}]{{0,{rules.max_span_chars}}})\}}",
-            re.IGNORECASE | re.DOTALL,
+        self._p = Patterns(
+            rules.languages,
+            extra_negators=rules.extra_negators,
+            extra_hedges=rules.extra_hedges,
+            extra_labels=rules.extra_labels,
+            tags=rules.tags,
+            max_span_chars=rules.max_span_chars,
         )
 
     # --- the entry point -------------------------------------------------------------------------------
@@ -353,12 +218,12 @@ class Extractor:
             return _refuse("no_answer", "The reply could not be read")
 
     def _extract(self, reply: object) -> Extraction:
-        raw, view = _view(reply, self._rules.max_reply_chars)
+        raw, view = read_view(reply, self._rules.max_reply_chars)
         if not view:
             return _refuse("no_answer", "The reply is empty")
-        if self._rules.refuse_hedged and (hedge := self._hedge.search(view)):
+        if self._rules.refuse_hedged and (hedge := self._p.hedge.search(view)):
             return _refuse("hedged", f"The reply hedges ('{hedge.group()}'), so it gives no clear answer")
-        doc = _Doc(view)
+        doc = Passage(view)
         candidates = list(self._candidates(doc, raw))
         answered = [c for c in candidates if not c.doc.is_question(c.start, c.end)]
         candidates = answered or candidates  # an echoed question is not an answer when an answer follows
@@ -371,7 +236,7 @@ class Extractor:
 
     # --- finding candidates ------------------------------------------------------------------------------
 
-    def _candidates(self, doc: _Doc, raw: str) -> Iterator[_Candidate]:
+    def _candidates(self, doc: Passage, raw: str) -> Iterator[Candidate]:
         enabled = self._rules.rules
         if "tagged" in enabled:
             yield from self._tagged(doc)
@@ -384,15 +249,15 @@ class Extractor:
         if "verdict" in enabled:
             yield from self._verdict(doc)
 
-    def _tagged(self, doc: _Doc) -> Iterator[_Candidate]:
-        for match in self._tag.finditer(doc.text):
+    def _tagged(self, doc: Passage) -> Iterator[Candidate]:
+        for match in self._p.tag.finditer(doc.text):
             group = 1 if match.group(1) is not None else 2
             start, end = match.span(group)
             marker = "an <answer> tag" if group == 1 else "\\boxed{}"
             yield from self._region("tagged", doc, start, end, marker, empty_counts=True)
 
-    def _labelled(self, doc: _Doc) -> Iterator[_Candidate]:
-        for match in self._labels.finditer(doc.text):
+    def _labelled(self, doc: Passage) -> Iterator[Candidate]:
+        for match in self._p.labels.finditer(doc.text):
             start = match.end()
             while start < len(doc.text) and doc.text[start] in " \n" and start - match.end() < 4:
                 start += 1
@@ -401,15 +266,15 @@ class Extractor:
             )
 
     def _region(
-        self, rule: str, doc: _Doc, start: int, limit: int, marker: str, empty_counts: bool = False
-    ) -> Iterator[_Candidate]:
+        self, rule: str, doc: Passage, start: int, limit: int, marker: str, empty_counts: bool = False
+    ) -> Iterator[Candidate]:
         """The span at the start of a marked region: up to its first clause end, trimmed, if short enough."""
         cut = min(doc.clause_end(start), limit)
         start, end = self._trim(doc.text, start, cut)
         span = doc.text[start:end]
         if not span:
             if empty_counts:
-                yield _Candidate(rule, doc, start, start, marker=marker)
+                yield Candidate(rule, doc, start, start, marker=marker)
             return
         words = len(span.split())
         if len(span) > self._rules.max_span_chars or words > self._rules.max_span_words:
@@ -418,7 +283,7 @@ class Extractor:
             return  # a sentence going on past a comma is prose ("Longer answer: while bats..."), no answer
         yield self._candidate(rule, doc, start, end, marker)
 
-    def _json(self, raw: str) -> Iterator[_Candidate]:
+    def _json(self, raw: str) -> Iterator[Candidate]:
         keys = {k.casefold() for k in self._rules.json_keys}
         decoder = json.JSONDecoder()
         position, attempts = raw.find("{"), 0
@@ -429,37 +294,37 @@ class Extractor:
             except (ValueError, RecursionError):
                 position = raw.find("{", position + 1)
                 continue
-            for found in _json_values(value, keys, depth=3):
-                text = _json_text(found)
-                doc = _Doc(text)
+            for found in json_values(value, keys, depth=3):
+                text = json_text(found)
+                doc = Passage(text)
                 yield from self._region(
                     "json_field", doc, 0, len(text), "a JSON answer field", empty_counts=True
                 )
             position = raw.find("{", end)
 
-    def _lone(self, doc: _Doc) -> Iterator[_Candidate]:
+    def _lone(self, doc: Passage) -> Iterator[Candidate]:
         enabled = self._rules.rules
-        opening = next((i for i, char in enumerate(doc.text) if char not in _TRIM), 0)
+        opening = next((i for i, char in enumerate(doc.text) if char not in TRIM), 0)
         for first, last in doc.clauses():
             start, end = self._trim(doc.text, first, last, discourse=True)
-            if start == end or doc.text[start:end].casefold() not in self._vocabulary:
+            if start == end or doc.text[start:end].casefold() not in self._p.vocabulary:
                 continue
             rule = "leading_word" if start == opening else "lone_word"
             if rule in enabled:
                 yield self._candidate(rule, doc, start, end, "")
 
-    def _verdict(self, doc: _Doc) -> Iterator[_Candidate]:
-        for pattern, polarities in self._verdicts:
+    def _verdict(self, doc: Passage) -> Iterator[Candidate]:
+        for pattern, polarities in self._p.verdicts:
             for match in pattern.finditer(doc.text):
                 polarity = polarities.get(match.group(1).casefold())
                 if polarity is None:
                     continue
                 start, end = self._trim(doc.text, *match.span(1))
                 clause = doc.text[doc.clause_start(start) : start] + doc.text[end : doc.clause_end(end)]
-                negated = self._negator.search(clause) is not None
-                yield _Candidate("verdict", doc, start, end, polarity, "truth", negated, "a verdict")
+                negated = self._p.negator.search(clause) is not None
+                yield Candidate("verdict", doc, start, end, polarity, "truth", negated, "a verdict")
 
-    def _short_line(self, doc: _Doc) -> _Candidate | None:
+    def _short_line(self, doc: Passage) -> Candidate | None:
         """Whole reply when it is one short line, else its last line when short; None otherwise."""
         text = doc.text
         whole = "\n" not in text
@@ -477,21 +342,21 @@ class Extractor:
             return None
         return self._candidate(rule, doc, start, end, "")
 
-    def _candidate(self, rule: str, doc: _Doc, start: int, end: int, marker: str) -> _Candidate:
-        polarity, kind = self._vocabulary.get(doc.text[start:end].casefold(), (None, None))
+    def _candidate(self, rule: str, doc: Passage, start: int, end: int, marker: str) -> Candidate:
+        polarity, kind = self._p.vocabulary.get(doc.text[start:end].casefold(), (None, None))
         if polarity is None and rule in _EXPLICIT and doc.text[start:end] in ("1", "0"):
             polarity, kind = ("+" if doc.text[start:end] == "1" else "-"), "truth"
-        return _Candidate(rule, doc, start, end, polarity, kind, marker=marker)
+        return Candidate(rule, doc, start, end, polarity, kind, marker=marker)
 
     def _trim(self, text: str, start: int, end: int, discourse: bool = False) -> tuple[int, int]:
         """[start, end) without quotes, marks and spaces around, a leading "so"/"definitely", a です/的."""
         for _ in range(3):
             before = (start, end)
-            while start < end and text[start] in _TRIM:
+            while start < end and text[start] in TRIM:
                 start += 1
-            while end > start and text[end - 1] in _TRIM:
+            while end > start and text[end - 1] in TRIM:
                 end -= 1
-            prefixes = (self._discourse, self._intensifier) if discourse else (self._intensifier,)
+            prefixes = (self._p.discourse, self._p.intensifier) if discourse else (self._p.intensifier,)
             for prefix in (*prefixes, _BOXED):
                 if match := prefix.match(text, start, end):
                     start = match.end()
@@ -499,13 +364,13 @@ class Extractor:
                 end = match.start()
             if (match := _CJK_PARTICLE.search(text, start, end)) and text[
                 start : match.start()
-            ] in self._vocabulary:
+            ] in self._p.vocabulary:
                 end = match.start()
             if (start, end) == before:
                 break
         return start, end
 
-    def _choose(self, candidates: list[_Candidate]) -> _Candidate | None:
+    def _choose(self, candidates: list[Candidate]) -> Candidate | None:
         for rule in PICKING_RULES:
             found = [c for c in candidates if c.rule == rule]
             if found:
@@ -514,12 +379,12 @@ class Extractor:
 
     # --- judging the chosen span ---------------------------------------------------------------------------
 
-    def _judge(self, chosen: _Candidate) -> Extraction:
+    def _judge(self, chosen: Candidate) -> Extraction:
         doc, span = chosen.doc, chosen.span
         where = f" ({chosen.marker})" if chosen.marker else ""
         if not span:
             return _refuse("no_answer", f"The answer marker{where} is empty")
-        if doc.is_question(chosen.start, chosen.end) or self._question_end.search(
+        if doc.is_question(chosen.start, chosen.end) or self._p.question_end.search(
             doc.text, 0, doc.sentence(chosen.start, chosen.end)[1]
         ):
             return _refuse("question", f"The answer '{span}' is asked as a question, not stated")
@@ -530,38 +395,38 @@ class Extractor:
             return _refuse("question", f"A later question ('{reopened}') puts the answer '{span}' in doubt")
         return Extraction(span, chosen.rule, f"Found '{span}' by the {chosen.rule} rule{where}")
 
-    def _context_refusal(self, chosen: _Candidate) -> Extraction | None:
+    def _context_refusal(self, chosen: Candidate) -> Extraction | None:
         doc, span, polarity = chosen.doc, chosen.span, chosen.polarity
         head = _QUOTED.sub(" ", doc.text[doc.clause_start(chosen.start) : chosen.start])
         clause_tail = doc.text[chosen.end : doc.clause_end(chosen.end)]
         tail = self._tail(chosen)
-        if negator := self._negator.search(head) or self._negator_before(chosen):
+        if negator := self._p.negator.search(head) or self._negator_before(chosen):
             return _refuse("negated", f"'{negator.group()}' stands before the answer '{span}'")
         if mixed := self._mixed(span):
             return _refuse("mixed", f"The answer '{span}' holds {mixed}")
-        if polarity != "-" and (negator := self._negator.search(span)):
+        if polarity != "-" and (negator := self._p.negator.search(span)):
             return _refuse("negated", f"The answer '{span}' is negated by '{negator.group()}'")
-        if chosen.kind == "truth" and (negator := self._negator.search(clause_tail)):
+        if chosen.kind == "truth" and (negator := self._p.negator.search(clause_tail)):
             return _refuse("negated", f"The answer '{span}' is negated by '{negator.group()}' after it")
         sentence_head = doc.text[doc.sentence(chosen.start, chosen.end)[0] : chosen.start]
         if (
-            word := self._qualifier.search(sentence_head + " " + span + " " + tail)
-            or self._contrast.search(sentence_head)
-            or self._contrast.search(tail)
+            word := self._p.qualifier.search(sentence_head + " " + span + " " + tail)
+            or self._p.contrast.search(sentence_head)
+            or self._p.contrast.search(tail)
         ):
             return _refuse("hedged", f"The answer '{span}' is qualified by '{word.group()}'")
         return self._tail_refusal(span, polarity, tail)
 
-    def _negator_before(self, chosen: _Candidate) -> re.Match[str] | None:
+    def _negator_before(self, chosen: Candidate) -> re.Match[str] | None:
         """A negator right before the span, across spaces, commas and line breaks, not a sentence end."""
         text, position = chosen.doc.text, chosen.start
-        while position > 0 and text[position - 1] in _SKIP_BACK:
+        while position > 0 and text[position - 1] in SKIP_BACK:
             position -= 1
-        negator = self._negator_end.search(text, max(0, position - 40), position)
+        negator = self._p.negator_end.search(text, max(0, position - 40), position)
         if negator is None:
             return None
         emphatic = (
-            chosen.polarity == "-" and self._vocabulary.get(negator.group().casefold(), ("",))[0] == "-"
+            chosen.polarity == "-" and self._p.vocabulary.get(negator.group().casefold(), ("",))[0] == "-"
         )
         return None if emphatic else negator  # "No, no." is one emphatic no
 
@@ -570,38 +435,38 @@ class Extractor:
         if polarity == "+":
             for word, _ in self._opposites(tail, "-"):
                 return _refuse("mixed", f"'{span}' is followed by the opposite answer '{word.group()}'")
-            if negator := self._negator.search(tail):
+            if negator := self._p.negator.search(tail):
                 return _refuse("negated", f"'{span}' is followed by the negation '{negator.group()}'")
         elif polarity == "-":
             for word, kind in self._opposites(tail, "+"):
-                clause = _clause_around(tail, word.start(), word.end())
-                if kind == "particle" or not self._negator.search(clause):  # "No, that's not true" agrees
+                clause = clause_around(tail, word.start(), word.end())
+                if kind == "particle" or not self._p.negator.search(clause):  # "No, that's not true" agrees
                     return _refuse("mixed", f"'{span}' is followed by the opposite answer '{word.group()}'")
-        elif negator := self._negator.match(tail.lstrip(" ,;:、，-–—")):
+        elif negator := self._p.negator.match(tail.lstrip(" ,;:、，-–—")):
             return _refuse("negated", f"'{span}' is followed by the negation '{negator.group()}'")
         return None
 
     def _opposites(self, tail: str, polarity: str) -> Iterator[tuple[re.Match[str], str]]:
         """Answer words meaning ``polarity`` in ``tail``, with their kind; a yes/no followed by a word is
         no answer there ("yes, no doubt")."""
-        for word in self._scan_words.finditer(tail):
-            polarity_of, kind = self._vocabulary.get(word.group().casefold(), ("", ""))
+        for word in self._p.scan_words.finditer(tail):
+            polarity_of, kind = self._p.vocabulary.get(word.group().casefold(), ("", ""))
             if polarity_of == polarity and not (kind == "particle" and _WORD_FOLLOWS.match(tail, word.end())):
                 yield word, kind
 
-    def _tail(self, chosen: _Candidate) -> str:
+    def _tail(self, chosen: Candidate) -> str:
         """The rest of the answer's sentence, up to an explanation ("because...")."""
         doc = chosen.doc
         tail = doc.text[chosen.end : doc.sentence(chosen.end, chosen.end)[1]]
-        if cause := self._causal.search(tail):
+        if cause := self._p.causal.search(tail):
             tail = tail[: cause.start()]
         return tail
 
     def _mixed(self, span: str) -> str | None:
         """What makes ``span`` two answers at once, if it is."""
         polarities, previous = set(), None
-        for word in self._words.finditer(span):
-            polarity = self._vocabulary[word.group().casefold()][0]
+        for word in self._p.words.finditer(span):
+            polarity = self._p.vocabulary[word.group().casefold()][0]
             # "不是真的", "no true": a no right before a yes negates it (the negation check refuses it)
             negates = (
                 previous is not None and previous[0] == "-" and span[previous[1] : word.start()].strip() == ""
@@ -618,47 +483,25 @@ class Extractor:
             return f"alternatives ('{either.group()}')"
         return None
 
-    def _reopening_question(self, chosen: _Candidate) -> str | None:
+    def _reopening_question(self, chosen: Candidate) -> str | None:
         """A question after the answer that names an answer word ("Yes. Or is it no?"), if any."""
         doc = chosen.doc
         position = doc.sentence(chosen.start, chosen.end)[1] + 1
         while position < len(doc.text):
             first, last = doc.sentence(position, position)
-            if doc.is_question(first, last) and self._scan_words.search(doc.text, first, last):
+            if doc.is_question(first, last) and self._p.scan_words.search(doc.text, first, last):
                 return doc.text[first : last + 1].strip()
             position = last + 1
         return None
 
 
-def _prefix(words: re.Pattern[str]) -> re.Pattern[str]:
-    """A pattern matching one of ``words`` at the start, with the comma or space after it."""
-    return re.compile(f"(?:{words.pattern})(?:[,、，] ?| )", re.IGNORECASE)
-
-
-def _verdict_pattern(lexicon: Lexicon) -> tuple[re.Pattern[str], dict[str, str]]:
-    """A copula then a truth word (group 1), with each truth word's polarity."""
-    polarities = {w.casefold(): "+" for w in lexicon.true}
-    polarities.update((w.casefold(), "-") for w in lexicon.false)
-    polarities.update((w.casefold(), p) for w, p in lexicon.verdict_only)
-    words = "|".join(re.escape(w) for w in sorted(polarities, key=len, reverse=True))
-    after = "(?![\\w'])" if lexicon.spaced else lexicon.verdict_after
-    pattern = f"(?:{'|'.join(lexicon.verdicts)})({words}){after}"
-    return re.compile(pattern, re.IGNORECASE), polarities
-
-
-def _clause_around(text: str, start: int, end: int) -> str:
-    match_before = [m.end() for m in _CLAUSE_END.finditer(text, 0, start)]
-    after = _CLAUSE_END.search(text, end)
-    return text[(match_before[-1] if match_before else 0) : (after.start() if after else len(text))]
-
-
-def _conflict(candidates: list[_Candidate]) -> Extraction | None:
+def _conflict(candidates: list[Candidate]) -> Extraction | None:
     """A refusal when two explicit answers differ or two candidates name opposite booleans."""
-    explicit: dict[str, _Candidate] = {}
+    explicit: dict[str, Candidate] = {}
     for c in candidates:
         if c.rule in _EXPLICIT:
             explicit.setdefault(c.polarity or " ".join(c.span.casefold().split()), c)
-    booleans: dict[str, _Candidate] = {}
+    booleans: dict[str, Candidate] = {}
     for c in candidates:
         if c.effective is not None:
             booleans.setdefault(c.effective, c)
@@ -671,29 +514,3 @@ def _conflict(candidates: list[_Candidate]) -> Extraction | None:
                 f"and '{second.span}' ({second.rule})",
             )
     return None
-
-
-def _json_values(value: object, keys: set[str], depth: int) -> Iterator[object]:
-    """Values under any of ``keys`` in a decoded JSON value, searched ``depth`` levels deep."""
-    if depth <= 0:
-        return
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if isinstance(key, str) and key.casefold() in keys:
-                yield item
-            else:
-                yield from _json_values(item, keys, depth - 1)
-    elif isinstance(value, list):
-        for item in value[:20]:
-            yield from _json_values(item, keys, depth - 1)
-
-
-def _json_text(value: object) -> str:
-    """A JSON answer as text: booleans as true/false, numbers as written, null as empty."""
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float | str):
-        return _view(value, 10_000)[1]
-    return json.dumps(value, ensure_ascii=False)
