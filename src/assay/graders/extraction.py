@@ -1,52 +1,56 @@
 """Answer extraction: find the final answer in a reply written in sentences, or refuse — never guess.
 
 Agents answer "The answer is: yes", "**Answer:** True", "<answer>B</answer>", "Oui, c'est exact." This
-module reads such a reply and returns the span a wrapped grader should judge, or ``span=None`` with the
-name of the reason it refused. It is pure, deterministic, thread-safe and never raises.
+module returns the span a wrapped grader should judge, or ``span=None`` with the name of the reason it
+refused (:class:`Extraction`). It is pure, deterministic, thread-safe and never raises. Options are
+:class:`ExtractionRules` (``RULES_SCHEMA`` for a grader config); words per language are in
+:mod:`~assay.graders.extraction_lexicon` (en, fr, de, es, it, pt, ja, zh, ru — true-false's presets).
 
 What is read
-    The last ``max_reply_chars`` characters (default 4,000: final answers come last, and a cap keeps every
-    reply's cost bounded), NFKC-normalised (full-width colons, commas and marks become ASCII), with
-    emoji, zero-width characters and markdown (``**``, ``__``, emphasis, headings, quotes, bullets)
-    removed and runs of spaces collapsed; backticks stay, as quotes (a `True` in code is a value shown,
-    not a verdict given). Spans are taken from that view.
+    The last ``max_reply_chars`` characters (default 4,000: final answers come last, and the cap bounds
+    every reply's cost), NFKC-normalised (full-width colons and marks become ASCII), without markdown
+    emphasis, headings, quote marks and bullets, with runs of spaces collapsed; an emoji ends a clause
+    like punctuation; backticks stay, as quotes (`True` in code is a value shown, not a verdict given).
 
-Rules that find candidates (priority order; ``rules`` selects which run)
-    tagged           ``<answer>…</answer>`` / ``<final_answer>…`` (``tags``) and ``\\boxed{…}``.
-    json_field       a JSON object in the reply with one of ``json_keys`` (any depth up to 3).
+Rules that find candidates, in priority order (``rules`` chooses which run)
+    tagged           ``<answer>…</answer>``, ``<final_answer>…`` (``tags``), ``\\boxed{…}``.
+    json_field       a JSON object in the reply holding one of ``json_keys`` (up to 3 levels deep).
     labelled         "Answer:", "Final answer:", "The answer is", "La réponse est", "Antwort:",
-                     "La respuesta es", "Risposta:", "A resposta é", "答え:", "答案是", "Ответ:"...
-                     (and ``extra_labels``); the span runs to the end of its clause.
-    leading_word     the reply opens with an answer word followed by punctuation ("Yes, that's right.").
-    lone_word        a clause that is only an answer word, maybe after "so"/"well" ("…so, no.").
-    verdict          a truth word after a copula ("That's correct", "C'est faux", "Das stimmt nicht").
-    whole_reply      the reply is one short line (at most ``short_line_words`` words).
-    last_short_line  the reply's last line is short.
-    Tagged, json_field and labelled are *explicit*; the first rule in this order with a candidate picks,
-    its last occurrence wins. A span longer than ``max_span_words`` / ``max_span_chars`` is no candidate.
+                     "La respuesta es", "Risposta:", "A resposta é", "答え:", "答案是", "Ответ:" (and
+                     ``extra_labels``); the span runs to the end of its clause ("Answer: No, it isn't").
+    leading_word     the reply opens with an answer word then punctuation ("Yes, that's correct.").
+    lone_word        a clause that is only an answer word, maybe after "so", "well", "wait", "enfin",
+                     "anzi", "等等"... ("The capital is Canberra. So, no.").
+    verdict          a truth word right after a copula ("That's correct", "C'est faux", "Das stimmt").
+    whole_reply      the reply is one short line (``short_line_words``); last_short_line: its last line.
+    Tagged, json_field and labelled are explicit. The first rule in this order with a candidate picks
+    (its last one); an explicit span of more than ``max_span_words`` words, or of more than three cut
+    at a comma, is prose and no candidate. Answer words: yes/no particles and truth words
+    (true/correct/false...) of every language; "是的" reads as "是", "はいです" as "はい".
 
-Refusals (``span=None``; ``rule`` names why), checked in this order
+Refusals (``span=None``, ``rule`` names why), in the order they are checked
     hedged                  a word of doubt anywhere ("maybe", "I think", "peut-être", "vielleicht",
-                            "quizás", "forse", "talvez", "たぶん", "也许", "возможно"...), unless
-                            ``refuse_hedged`` is off;
-                            a qualifier ("usually") or a contrast ("but") in the answer's sentence, always.
-    conflicting_candidates  explicit candidates that differ, or any two candidates with opposite booleans
-                            (a negated truth word counts as its opposite: "that's not true" reads false).
-    question                the answer's sentence is a question ("true?", "Is it yes?", "¿Es sí?", "ですか"),
-                            or a later question names an answer word again.
-    negated                 a negator in the answer's clause before it ("not true", "I don't think the
-                            answer is yes", "pas vrai", "no es cierto", "不是真的", "не верно") or inside
-                            the span; after it in the same clause for truth words ("Das stimmt nicht",
-                            "真ではない"); anywhere later in the sentence after a yes ("Yes, it isn't").
-    mixed                   two different answers in the span ("yes and no", "true or false", "A or B"), or an
-                            opposite answer later in the sentence ("No, not yes"; "No, that's true").
-    no_answer               nothing found (or an explicit marker that is empty).
-    "No" is both an answer and a negator (en/es/it; "non" fr/it): a "no" followed in its sentence by negations
-    is one clear NO ("No, no es cierto", "Non, ce n'est pas vrai"); a "yes" followed by one is refused.
-    The checks stop at "because"/"car"/"weil"/"porque"/"因为"… : an explanation may say "not" freely.
+                            "quizás", "forse", "talvez", "たぶん", "也许", "возможно"; off with
+                            ``refuse_hedged``); always, in the answer's sentence, a qualifier
+                            ("usually", "at least") or a contrast or condition ("but", "if", "si", "wenn").
+    conflicting_candidates  explicit candidates that differ, or two candidates of any rule with opposite
+                            booleans ("Yes. Wait, no."); a negated truth word counts as its opposite.
+    question                the answer's sentence asks ("true?", "Is it yes?", "¿Es sí?", "ですか",
+                            "吗", "ли"), or a later question names an answer word ("Yes. Or is it no?").
+    negated                 a negator in the answer's clause before it, or right before it across commas
+                            and line breaks ("not true", "I don't think the answer is yes", "pas vrai",
+                            "no es cierto", "不是真的", "не верно"); inside the span; after a truth word
+                            in its clause ("Das stimmt nicht", "真ではない"); anywhere later in the
+                            sentence after a yes ("Yes, it isn't").
+    mixed                   two answers in the span ("yes and no", "true or false", "A or B"), or an
+                            opposite answer later in the sentence ("No, not yes"; "No, it's true").
+    no_answer               nothing found, or an explicit marker that is empty.
+    "No" is an answer and a negator (en, es, it; "non" fr, it): a no followed in its sentence by
+    negations is one clear NO ("No, no es cierto", "Non, ce n'est pas vrai"). Checks of the rest of the
+    sentence stop at "because", "car", "weil", "porque", "因为"...: an explanation may say "not" freely.
 
-Patterns are stdlib ``re`` and linear: literal alternations, bounded classes, fixed lookarounds, no nested
-quantifiers. The words live in :mod:`assay.graders.extraction_lexicon`.
+Patterns are stdlib ``re`` and linear: literal alternations, bounded repeats, fixed lookarounds, no
+nested quantifiers.
 """
 
 from __future__ import annotations
@@ -57,8 +61,15 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from assay.graders.extraction_lexicon import LEXICONS
 from assay.graders.extraction_patterns import Patterns
+from assay.graders.extraction_rules import (
+    DEFAULT_RULES,
+    PICKING_RULES,
+    REFUSALS,
+    RULES_SCHEMA,
+    Extraction,
+    ExtractionRules,
+)
 from assay.graders.extraction_text import (
     SKIP_BACK,
     TRIM,
@@ -73,69 +84,15 @@ __all__ = [
     "DEFAULT_RULES",
     "PICKING_RULES",
     "REFUSALS",
+    "RULES_SCHEMA",
     "Extraction",
     "ExtractionRules",
     "Extractor",
+    "compiled",
     "extract_answer",
 ]
 
-PICKING_RULES = (
-    "tagged",
-    "json_field",
-    "labelled",
-    "leading_word",
-    "lone_word",
-    "verdict",
-    "whole_reply",
-    "last_short_line",
-)
-"""The rules that pick a span, in priority order."""
-REFUSALS = ("hedged", "conflicting_candidates", "question", "negated", "mixed", "no_answer")
-"""The rule names of a refusal, in the order they are checked."""
 _EXPLICIT = frozenset({"tagged", "json_field", "labelled"})
-
-
-@dataclass(frozen=True, slots=True)
-class Extraction:
-    """The final answer found in a reply (``span``), or ``None`` with the refusal's name in ``rule``."""
-
-    span: str | None
-    rule: str
-    reason: str
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ExtractionRules:
-    """Options of extraction; every field is a JSON value, so a grader config maps onto it one to one."""
-
-    rules: tuple[str, ...] = PICKING_RULES
-    """Which picking rules run (their priority is always ``PICKING_RULES``'s order)."""
-    languages: tuple[str, ...] = tuple(LEXICONS)
-    """Whose answer words, labels, negators and hedges are read (true-false's locale preset names)."""
-    max_reply_chars: int = 4000
-    max_span_chars: int = 200
-    max_span_words: int = 8
-    short_line_words: int = 6
-    tags: tuple[str, ...] = ("answer", "final_answer")
-    json_keys: tuple[str, ...] = ("answer", "final_answer", "finalAnswer")
-    extra_labels: tuple[str, ...] = ()
-    """Literal labels read like "Answer:" (followed by a colon), e.g. "Verdict" or "Réponse courte"."""
-    extra_hedges: tuple[str, ...] = ()
-    """Literal words or phrases of doubt, refused like "maybe"."""
-    extra_negators: tuple[str, ...] = ()
-    refuse_hedged: bool = True
-
-    def __post_init__(self) -> None:
-        unknown = [r for r in self.rules if r not in PICKING_RULES]
-        unknown += [lang for lang in self.languages if lang not in LEXICONS]
-        if unknown:
-            raise ValueError(f"unknown extraction rules or languages: {', '.join(map(repr, unknown))}")
-        sizes = (self.max_reply_chars, self.max_span_chars, self.max_span_words, self.short_line_words)
-        if min(sizes) < 1:
-            raise ValueError("extraction limits must be positive")
-
-
-DEFAULT_RULES = ExtractionRules()
 
 
 def extract_answer(reply: object, rules: ExtractionRules = DEFAULT_RULES) -> Extraction:
