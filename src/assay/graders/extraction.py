@@ -365,12 +365,10 @@ class Extractor:
             return _refuse("negated", f"The answer '{span}' is negated by '{negator.group()}'")
         if chosen.kind == "truth" and (negator := self._p.negator.search(clause_tail)):
             return _refuse("negated", f"The answer '{span}' is negated by '{negator.group()}' after it")
-        sentence_head = doc.text[doc.sentence(chosen.start, chosen.end)[0] : chosen.start]
-        if (
-            word := self._p.qualifier.search(sentence_head + " " + span + " " + tail)
-            or self._p.contrast.search(sentence_head)
-            or self._p.contrast.search(tail)
-        ):
+        # the whole sentence but an answer word itself (Spanish "si" is a yes, French "si" an "if")
+        sentence = doc.text[doc.sentence(chosen.start, chosen.end)[0] : chosen.start]
+        sentence += f" {span if polarity is None else ''} {tail}"
+        if word := self._p.qualifier.search(sentence) or self._p.contrast.search(sentence):
             return _refuse("hedged", f"The answer '{span}' is qualified by '{word.group()}'")
         return self._tail_refusal(span, polarity, tail)
 
