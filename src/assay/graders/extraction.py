@@ -49,8 +49,9 @@ Refusals (``span=None``, ``rule`` names why), in the order they are checked
     negations is one clear NO ("No, no es cierto", "Non, ce n'est pas vrai"). Checks of the rest of the
     sentence stop at "because", "car", "weil", "porque", "因为"...: an explanation may say "not" freely.
 
-Patterns are stdlib ``re`` and linear: literal alternations, bounded repeats, fixed lookarounds, no
-nested quantifiers.
+Word lists, labels and verdicts run on RE2 (:mod:`~assay.graders.extraction_patterns`): linear in the
+reply whatever the number of words. The few stdlib ``re`` patterns left here are short, with bounded
+repeats and fixed lookarounds, and no nested quantifiers.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from assay.graders.extraction_patterns import Patterns
+from assay.graders.extraction_patterns import Hit, Patterns
 from assay.graders.extraction_rules import (
     DEFAULT_RULES,
     PICKING_RULES,
@@ -106,7 +107,7 @@ def compiled(rules: ExtractionRules) -> Extractor:
     return Extractor(rules)
 
 
-_LETTER_OR_NUMBER = _LETTER_OR_NUMBER = re.compile(r"(?-i:(?<![\w'])[A-J](?![\w']))|(?<![\w.,])\d[\d.,]*")
+_LETTER_OR_NUMBER = re.compile(r"(?-i:(?<![\w'])[A-J](?![\w']))|(?<![\w.,])\d[\d.,]*")
 _OR = re.compile(r"\S (?:or|ou|oder|oppure|или|либо) \S|\S ?(?:或者|或|还是|または) ?\S", re.IGNORECASE)
 _WORD_FOLLOWS = re.compile(r" \w")
 _QUOTED = re.compile(
@@ -178,8 +179,8 @@ class Extractor:
         raw, view = read_view(reply, self._rules.max_reply_chars)
         if not view:
             return _refuse("no_answer", "The reply is empty")
-        if self._rules.refuse_hedged and (hedge := self._p.hedge.search(view)):
-            return _refuse("hedged", f"The reply hedges ('{hedge.group()}'), so it gives no clear answer")
+        if self._rules.refuse_hedged and (hedge := self._p.hedges.search(view)):
+            return _refuse("hedged", f"The reply hedges ('{hedge.text}'), so it gives no clear answer")
         doc = Passage(view)
         candidates = list(self._candidates(doc, raw))
         answered = [c for c in candidates if not c.doc.is_question(c.start, c.end)]
@@ -214,12 +215,14 @@ class Extractor:
             yield from self._region("tagged", doc, start, end, marker, empty_counts=True)
 
     def _labelled(self, doc: Passage) -> Iterator[Candidate]:
-        for match in self._p.labels.finditer(doc.text):
-            start = match.end()
-            while start < len(doc.text) and doc.text[start] in " \n" and start - match.end() < 4:
+        for label in self._p.labels.finditer(doc.text):
+            if self._p.label_vetoes.ending_at(doc.text, label.start - 1) and doc.text[label.start - 1] == " ":
+                continue  # "Longer answer: while bats..." labels an explanation, not the answer
+            start = label.end
+            while start < len(doc.text) and doc.text[start] in " \n" and start - label.end < 4:
                 start += 1
             yield from self._region(
-                "labelled", doc, start, len(doc.text), f"the label '{match.group().strip()}'"
+                "labelled", doc, start, len(doc.text), f"the label '{label.text.strip()}'"
             )
 
     def _region(
@@ -271,15 +274,11 @@ class Extractor:
                 yield self._candidate(rule, doc, start, end, "")
 
     def _verdict(self, doc: Passage) -> Iterator[Candidate]:
-        for pattern, polarities in self._p.verdicts:
-            for match in pattern.finditer(doc.text):
-                polarity = polarities.get(match.group(1).casefold())
-                if polarity is None:
-                    continue
-                start, end = self._trim(doc.text, *match.span(1))
-                clause = doc.text[doc.clause_start(start) : start] + doc.text[end : doc.clause_end(end)]
-                negated = self._p.negator.search(clause) is not None
-                yield Candidate("verdict", doc, start, end, polarity, "truth", negated, "a verdict")
+        for hit, polarity in self._p.verdicts.finditer(doc.text):
+            start, end = self._trim(doc.text, hit.start, hit.end)
+            clause = doc.text[doc.clause_start(start) : start] + doc.text[end : doc.clause_end(end)]
+            negated = self._p.negators.search(clause) is not None
+            yield Candidate("verdict", doc, start, end, polarity, "truth", negated, "a verdict")
 
     def _short_line(self, doc: Passage) -> Candidate | None:
         """Whole reply when it is one short line, else its last line when short; None otherwise."""
@@ -313,10 +312,11 @@ class Extractor:
                 start += 1
             while end > start and text[end - 1] in TRIM:
                 end -= 1
-            prefixes = (self._p.discourse, self._p.intensifier) if discourse else (self._p.intensifier,)
-            for prefix in (*prefixes, _BOXED):
-                if match := prefix.match(text, start, end):
-                    start = match.end()
+            prefixes = (self._p.discourse, self._p.intensifiers) if discourse else (self._p.intensifiers,)
+            for prefix in prefixes:
+                start += prefix.prefix_end(text[start:end])
+            if match := _BOXED.match(text, start, end):
+                start = match.end()
             if (match := _CJK_COPULA.search(text, start, end)) and match.start() > start:
                 end = match.start()
             if (match := _CJK_PARTICLE.search(text, start, end)) and text[
@@ -341,9 +341,8 @@ class Extractor:
         where = f" ({chosen.marker})" if chosen.marker else ""
         if not span:
             return _refuse("no_answer", f"The answer marker{where} is empty")
-        if doc.is_question(chosen.start, chosen.end) or self._p.question_end.search(
-            doc.text, 0, doc.sentence(chosen.start, chosen.end)[1]
-        ):
+        first, last = doc.sentence(chosen.start, chosen.end)
+        if doc.is_question(chosen.start, chosen.end) or self._p.asks(doc.text[first:last]):
             return _refuse("question", f"The answer '{span}' is asked as a question, not stated")
         refusal = self._context_refusal(chosen)
         if refusal is not None:
@@ -357,78 +356,76 @@ class Extractor:
         head = _QUOTED.sub(" ", doc.text[doc.clause_start(chosen.start) : chosen.start])
         clause_tail = doc.text[chosen.end : doc.clause_end(chosen.end)]
         tail = self._tail(chosen)
-        if negator := self._p.negator.search(head) or self._negator_before(chosen):
-            return _refuse("negated", f"'{negator.group()}' stands before the answer '{span}'")
+        if negator := self._p.negators.search(head) or self._negator_before(chosen):
+            return _refuse("negated", f"'{negator.text}' stands before the answer '{span}'")
         if mixed := self._mixed(span):
             return _refuse("mixed", f"The answer '{span}' holds {mixed}")
-        if polarity != "-" and (negator := self._p.negator.search(span)):
-            return _refuse("negated", f"The answer '{span}' is negated by '{negator.group()}'")
-        if chosen.kind == "truth" and (negator := self._p.negator.search(clause_tail)):
-            return _refuse("negated", f"The answer '{span}' is negated by '{negator.group()}' after it")
+        if polarity != "-" and (negator := self._p.negators.search(span)):
+            return _refuse("negated", f"The answer '{span}' is negated by '{negator.text}'")
+        if chosen.kind == "truth" and (negator := self._p.negators.search(clause_tail)):
+            return _refuse("negated", f"The answer '{span}' is negated by '{negator.text}' after it")
         # the whole sentence but an answer word itself (Spanish "si" is a yes, French "si" an "if")
         sentence = doc.text[doc.sentence(chosen.start, chosen.end)[0] : chosen.start]
         sentence += f" {span if polarity is None else ''} {tail}"
-        if word := self._p.qualifier.search(sentence) or self._p.contrast.search(sentence):
-            return _refuse("hedged", f"The answer '{span}' is qualified by '{word.group()}'")
+        if word := self._p.qualifiers.search(sentence) or self._p.contrasts.search(sentence):
+            return _refuse("hedged", f"The answer '{span}' is qualified by '{word.text}'")
         return self._tail_refusal(span, polarity, tail)
 
-    def _negator_before(self, chosen: Candidate) -> re.Match[str] | None:
+    def _negator_before(self, chosen: Candidate) -> Hit | None:
         """A negator right before the span, across spaces, commas and line breaks, not a sentence end."""
         text, position = chosen.doc.text, chosen.start
         while position > 0 and text[position - 1] in SKIP_BACK:
             position -= 1
-        negator = self._p.negator_end.search(text, max(0, position - 40), position)
+        negator = self._p.negators.ending_at(text, position)
         if negator is None:
             return None
-        emphatic = (
-            chosen.polarity == "-" and self._p.vocabulary.get(negator.group().casefold(), ("",))[0] == "-"
-        )
+        emphatic = chosen.polarity == "-" and self._p.vocabulary.get(negator.text.casefold(), ("",))[0] == "-"
         return None if emphatic else negator  # "No, no." is one emphatic no
 
     def _tail_refusal(self, span: str, polarity: str | None, tail: str) -> Extraction | None:
         """What the rest of the sentence says about the answer: it must not take it back."""
         if polarity == "+":
             for word, _ in self._opposites(tail, "-"):
-                return _refuse("mixed", f"'{span}' is followed by the opposite answer '{word.group()}'")
-            if negator := self._p.negator.search(tail):
-                return _refuse("negated", f"'{span}' is followed by the negation '{negator.group()}'")
+                return _refuse("mixed", f"'{span}' is followed by the opposite answer '{word.text}'")
+            if negator := self._p.negators.search(tail):
+                return _refuse("negated", f"'{span}' is followed by the negation '{negator.text}'")
         elif polarity == "-":
             for word, kind in self._opposites(tail, "+"):
-                clause = clause_around(tail, word.start(), word.end())
-                if kind == "particle" or not self._p.negator.search(clause):  # "No, that's not true" agrees
-                    return _refuse("mixed", f"'{span}' is followed by the opposite answer '{word.group()}'")
-        elif negator := self._p.negator.match(tail.lstrip(" ,;:、，-–—")):
-            return _refuse("negated", f"'{span}' is followed by the negation '{negator.group()}'")
+                clause = clause_around(tail, word.start, word.end)
+                if kind == "particle" or not self._p.negators.search(clause):  # "No, that's not true" agrees
+                    return _refuse("mixed", f"'{span}' is followed by the opposite answer '{word.text}'")
+        elif negator := self._p.negators.starting(tail.lstrip(" ,;:、，-–—")):
+            return _refuse("negated", f"'{span}' is followed by the negation '{negator.text}'")
         return None
 
-    def _opposites(self, tail: str, polarity: str) -> Iterator[tuple[re.Match[str], str]]:
+    def _opposites(self, tail: str, polarity: str) -> Iterator[tuple[Hit, str]]:
         """Answer words meaning ``polarity`` in ``tail``, with their kind; a yes/no followed by a word is
         no answer there ("yes, no doubt")."""
         for word in self._p.scan_words.finditer(tail):
-            polarity_of, kind = self._p.vocabulary.get(word.group().casefold(), ("", ""))
-            if polarity_of == polarity and not (kind == "particle" and _WORD_FOLLOWS.match(tail, word.end())):
+            polarity_of, kind = self._p.vocabulary.get(word.text.casefold(), ("", ""))
+            if polarity_of == polarity and not (kind == "particle" and _WORD_FOLLOWS.match(tail, word.end)):
                 yield word, kind
 
     def _tail(self, chosen: Candidate) -> str:
         """The rest of the answer's sentence, up to an explanation ("because...")."""
         doc = chosen.doc
         tail = doc.text[chosen.end : doc.sentence(chosen.end, chosen.end)[1]]
-        if cause := self._p.causal.search(tail):
-            tail = tail[: cause.start()]
+        if cause := self._p.causals.search(tail):
+            tail = tail[: cause.start]
         return tail
 
     def _mixed(self, span: str) -> str | None:
         """What makes ``span`` two answers at once, if it is."""
         polarities, previous = set(), None
         for word in self._p.words.finditer(span):
-            polarity = self._p.vocabulary[word.group().casefold()][0]
+            polarity = self._p.vocabulary[word.text.casefold()][0]
             # "不是真的", "no true": a no right before a yes negates it (the negation check refuses it)
             negates = (
-                previous is not None and previous[0] == "-" and span[previous[1] : word.start()].strip() == ""
+                previous is not None and previous[0] == "-" and span[previous[1] : word.start].strip() == ""
             )
             if not negates:
                 polarities.add(polarity)
-            previous = (polarity, word.end())
+            previous = (polarity, word.end)
         if len(polarities) > 1:
             return "both a yes and a no"
         tokens = {t.group().rstrip(".,") for t in _LETTER_OR_NUMBER.finditer(span)}
@@ -444,7 +441,7 @@ class Extractor:
         position = doc.sentence(chosen.start, chosen.end)[1] + 1
         while position < len(doc.text):
             first, last = doc.sentence(position, position)
-            if doc.is_question(first, last) and self._p.scan_words.search(doc.text, first, last):
+            if doc.is_question(first, last) and self._p.scan_words.search(doc.text[first:last]):
                 return doc.text[first : last + 1].strip()
             position = last + 1
         return None

@@ -8,7 +8,8 @@ quantifiers. The view they run on has every run of spaces collapsed to one space
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 
 def _w(words: str) -> tuple[str, ...]:
@@ -31,9 +32,11 @@ class Lexicon:
     verdict_only: tuple[tuple[str, str], ...] = ()
     """(word, "+" or "-") read only after a copula: too common alone ("Right, so...")."""
     negators: tuple[str, ...]
-    """Regex fragments (whole-word wrapped in spaced scripts) that negate what stands near them."""
+    """Words that negate what stands near them ("not", "pas", "nicht", "不", "ない")."""
     hedges: tuple[str, ...]
     """Words of doubt; one anywhere in the reply refuses it."""
+    vetoes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """A negator or hedge followed by one of these is none ("no doubt", "不错", "非常")."""
     qualifiers: tuple[str, ...] = ()
     """Words that restrict an answer ("usually", "technically"): refused in the answer's sentence."""
     contrasts: tuple[str, ...] = ()
@@ -45,17 +48,19 @@ class Lexicon:
     intensifiers: tuple[str, ...] = ()
     """Words stripped from the front of a span ("definitely yes" → "yes")."""
     labels: tuple[str, ...]
-    """Regex fragments, each ending where the answer begins ("answer ?[:：]", "the answer is")."""
+    """RE2 fragments, each ending where the answer begins ("answer ?[:：]"); whole words in spaced scripts."""
+    label_vetoes: tuple[str, ...] = ()
+    """Words that make the label right after them none ("longer answer: while...")."""
     verdicts: tuple[str, ...] = ()
-    """Regex fragments matched right before a truth word to read it as a verdict ("is", "c'est")."""
-    verdict_after: str = ""
-    """A regex fragment that must follow a verdict's truth word (unspaced scripts; spaced: a word end)."""
+    """RE2 fragments matched right before a truth word to read it as a verdict ("is ", "c'est ")."""
+    verdict_after: tuple[str, ...] = ()
+    """Unspaced scripts: what may follow a verdict's truth word (spaced ones need a word end)."""
     question_ends: tuple[str, ...] = ()
-    """Regex fragments that end a question without a question mark (か, 吗, ли)."""
+    """Words that make a question without a question mark: at the end (か, 吗), anywhere if spaced (ли)."""
 
 
-_NO = "no(?![\\w'])(?! doubt)(?! question)(?! problem)(?! wonder)"
-"""The negator "no" (en, es, it), except in idioms that affirm ("yes, no doubt")."""
+_NO_VETOES = {"no": (" doubt", " question", " problem", " wonder")}
+"""The negator "no" (en, es, it) is none in idioms that affirm ("yes, no doubt")."""
 
 _ADVERB = "(?: (?:{}))?"
 """An optional adverb between a copula and a truth word ("is definitely true"); used twice for two."""
@@ -70,9 +75,10 @@ ENGLISH = Lexicon(
     false=_w("false|incorrect|wrong|inaccurate|untrue"),
     verdict_only=(("right", "+"),),
     negators=_w(
-        "not|never|" + _NO + "|neither|nor|cannot|isn't|aren't|wasn't|weren't|don't|doesn't|didn't|can't|"
+        "not|never|no|neither|nor|cannot|isn't|aren't|wasn't|weren't|don't|doesn't|didn't|can't|"
         "won't|wouldn't|shouldn't|couldn't|hasn't|haven't|hadn't|ain't"
     ),
+    vetoes=_NO_VETOES,
     hedges=_w(
         "maybe|perhaps|probably|possibly|likely|unlikely|presumably|arguably|i think|i believe|i guess|"
         "i suppose|i'd say|i would say|i doubt|not sure|unsure|not certain|uncertain|not 100%|"
@@ -97,17 +103,16 @@ ENGLISH = Lexicon(
     ),
     intensifiers=_w("definitely|absolutely|certainly|clearly|simply|indeed|of course"),
     labels=(
-        "(?<![\\w'])(?<!long )(?<!longer )(?<!detailed )answer ?[:：]",
-        "(?<![\\w'])answer (?:is|would be|will be|here is) ?:?",
-        "(?<![\\w'])verdict ?[:：]",
-        "(?<![\\w'])verdict is ?:?",
-        "(?<![\\w'])conclusion ?[:：]",
+        "answer ?[:：]",
+        "answer (?:is|would be|will be|here is)(?: ?:| |$)",
+        "verdict ?[:：]",
+        "verdict is(?: ?:| |$)",
+        "conclusion ?[:：]",
     ),
+    label_vetoes=_w("long|longer|detailed|full|extended"),
     verdicts=(
-        "(?:(?<![\\w'])(?:is|are|was|were|be|isn't|aren't|wasn't|weren't)|'s)"
-        + _ADVERBS_EN
-        + _ADVERBS_EN
-        + " ",
+        "(?:is|are|was|were|be|isn't|aren't|wasn't|weren't)" + _ADVERBS_EN + _ADVERBS_EN + " ",
+        "'s" + _ADVERBS_EN + _ADVERBS_EN + " ",
     ),
 )
 
@@ -144,12 +149,12 @@ FRENCH = Lexicon(
     ),
     intensifiers=_w("absolument|certainement|bien sûr|évidemment|tout à fait|effectivement|clairement"),
     labels=(
-        "(?<![\\w'])réponse(?: finale)? ?[:：]",
-        "(?<![\\w'])réponse(?: finale| correcte)? (?:est|serait) ?:?",
-        "(?<![\\w'])verdict ?[:：]",
-        "(?<![\\w'])conclusion ?[:：]",
+        "réponse(?: finale)? ?[:：]",
+        "réponse(?: finale| correcte)? (?:est|serait)(?: ?:| |$)",
+        "verdict ?[:：]",
+        "conclusion ?[:：]",
     ),
-    verdicts=("(?<![\\w'])(?:est|c'est|n'est|était|sont|semble)" + _ADVERBS_FR + _ADVERBS_FR + " ",),
+    verdicts=("(?:est|c'est|n'est|était|sont|semble)" + _ADVERBS_FR + _ADVERBS_FR + " ",),
 )
 
 _ADVERBS_DE = _ADVERB.format("nicht|doch|tatsächlich|völlig|absolut|durchaus|vollkommen|wirklich|auch|also")
@@ -158,10 +163,8 @@ GERMAN = Lexicon(
     no=_w("nein|nö|nee"),
     true=_w("wahr|richtig|korrekt|zutreffend|stimmt"),
     false=_w("falsch|unwahr|inkorrekt|unrichtig|unzutreffend"),
-    negators=_w(
-        "nicht|kein(?![\\w'])(?! zweifel)(?! problem)|keine|keinen|keiner|keinem|keines|nie|niemals|nein|"
-        "keineswegs|keinesfalls"
-    ),
+    negators=_w("nicht|kein|keine|keinen|keiner|keinem|keines|nie|niemals|nein|keineswegs|keinesfalls"),
+    vetoes={"kein": (" zweifel", " problem")},
     hedges=_w(
         "vielleicht|wahrscheinlich|vermutlich|möglicherweise|eventuell|ich glaube|ich denke|ich vermute|"
         "ich schätze|nicht sicher|unsicher|bin mir nicht|weiß nicht|weiß ich nicht|schwer zu sagen|"
@@ -181,14 +184,14 @@ GERMAN = Lexicon(
     ),
     intensifiers=_w("absolut|definitiv|eindeutig|natürlich|selbstverständlich|klar|sicher"),
     labels=(
-        "(?<![\\w'])antwort ?[:：]",
-        "(?<![\\w'])antwort (?:ist|lautet|wäre) ?:?",
-        "(?<![\\w'])fazit ?[:：]",
-        "(?<![\\w'])ergebnis ?[:：]",
+        "antwort ?[:：]",
+        "antwort (?:ist|lautet|wäre)(?: ?:| |$)",
+        "fazit ?[:：]",
+        "ergebnis ?[:：]",
     ),
     verdicts=(
-        "(?<![\\w'])(?:ist|sind|war|wäre|bleibt)" + _ADVERBS_DE + _ADVERBS_DE + " ",
-        "(?<![\\w'])(?:das|es|dies|dieses|sie|er) (?=stimmt)",
+        "(?:ist|sind|war|wäre|bleibt)" + _ADVERBS_DE + _ADVERBS_DE + " ",
+        "(?:das|es|dies|dieses|sie|er) ",
     ),
 )
 
@@ -198,7 +201,8 @@ SPANISH = Lexicon(
     no=_w("no"),
     true=_w("verdadero|verdadera|cierto|cierta|correcto|correcta|verdad"),
     false=_w("falso|falsa|incorrecto|incorrecta|erróneo|errónea"),
-    negators=_w(_NO + "|nunca|jamás|ni|tampoco|ningún|ninguna|ninguno|para nada|en absoluto"),
+    negators=_w("no|nunca|jamás|ni|tampoco|ningún|ninguna|ninguno|para nada|en absoluto"),
+    vetoes=_NO_VETOES,
     hedges=_w(
         "quizás|quizá|tal vez|probablemente|posiblemente|creo que|creo|pienso que|supongo|"
         "no estoy seguro|no estoy segura|no sé|no lo sé|puede que|puede ser|podría|parece|al parecer|"
@@ -219,11 +223,11 @@ SPANISH = Lexicon(
     ),
     intensifiers=_w("definitivamente|absolutamente|claramente|ciertamente|claro|por supuesto|desde luego"),
     labels=(
-        "(?<![\\w'])respuesta(?: final)? ?[:：]",
-        "(?<![\\w'])respuesta(?: final| correcta)? (?:es|sería) ?:?",
-        "(?<![\\w'])conclusión ?[:：]",
+        "respuesta(?: final)? ?[:：]",
+        "respuesta(?: final| correcta)? (?:es|sería)(?: ?:| |$)",
+        "conclusión ?[:：]",
     ),
-    verdicts=("(?<![\\w'])(?:es|son|era|está|resulta)" + _ADVERBS_ES + " ",),
+    verdicts=("(?:es|son|era|está|resulta)" + _ADVERBS_ES + " ",),
 )
 
 _ADVERBS_IT = _ADVERB.format("completamente|totalmente|davvero|assolutamente|proprio|del tutto|certamente")
@@ -233,7 +237,8 @@ ITALIAN = Lexicon(
     true=_w("vero|vera|corretto|corretta|esatto|esatta"),
     false=_w("falso|falsa|sbagliato|sbagliata|errato|errata|scorretto|scorretta"),
     verdict_only=(("giusto", "+"), ("giusta", "+")),
-    negators=_w("non|" + _NO + "|mai|né|nessuno|nessuna|niente|nulla|affatto"),
+    negators=_w("non|no|mai|né|nessuno|nessuna|niente|nulla|affatto"),
+    vetoes=_NO_VETOES,
     hedges=_w(
         "forse|probabilmente|possibilmente|credo|penso|suppongo|direi|non sono sicuro|non sono sicura|"
         "non sono certo|non sono certa|non so|può darsi|potrebbe|sembra|pare|magari|dipende|"
@@ -254,11 +259,11 @@ ITALIAN = Lexicon(
     ),
     intensifiers=_w("assolutamente|certamente|certo|sicuramente|decisamente|chiaramente|ovviamente"),
     labels=(
-        "(?<![\\w'])risposta(?: finale)? ?[:：]",
-        "(?<![\\w'])risposta(?: finale| corretta)? (?:è|e'|sarebbe) ?:?",
-        "(?<![\\w'])conclusione ?[:：]",
+        "risposta(?: finale)? ?[:：]",
+        "risposta(?: finale| corretta)? (?:è|e'|sarebbe)(?: ?:| |$)",
+        "conclusione ?[:：]",
     ),
-    verdicts=("(?<![\\w'])(?:è|e'|sono|era|risulta)" + _ADVERBS_IT + " ",),
+    verdicts=("(?:è|e'|sono|era|risulta)" + _ADVERBS_IT + " ",),
 )
 
 _ADVERBS_PT = _ADVERB.format("completamente|totalmente|realmente|absolutamente|mesmo|de fato")
@@ -288,11 +293,11 @@ PORTUGUESE = Lexicon(
     ),
     intensifiers=_w("definitivamente|absolutamente|certamente|claramente|com certeza|obviamente|claro"),
     labels=(
-        "(?<![\\w'])resposta(?: final)? ?[:：]",
-        "(?<![\\w'])resposta(?: final| correta)? (?:é|seria) ?:?",
-        "(?<![\\w'])conclusão ?[:：]",
+        "resposta(?: final)? ?[:：]",
+        "resposta(?: final| correta)? (?:é|seria)(?: ?:| |$)",
+        "conclusão ?[:：]",
     ),
-    verdicts=("(?<![\\w'])(?:é|são|era|está)" + _ADVERBS_PT + " ",),
+    verdicts=("(?:é|são|era|está)" + _ADVERBS_PT + " ",),
 )
 
 JAPANESE = Lexicon(
@@ -313,7 +318,6 @@ JAPANESE = Lexicon(
         "恐らく",
         "でしょう",
         "だろう",
-        "かな(?=[。！？!?、 \n]|$)",
         "わかりません",
         "分かりません",
         "わからない",
@@ -335,9 +339,9 @@ JAPANESE = Lexicon(
     ),
     intensifiers=_w("もちろん|確かに|絶対に|明らかに"),
     labels=("(?:最終的な|最終)?(?:答え|回答|解答|結論) ?(?:[:：]|は)",),
-    verdicts=("(?<=[はがも])",),
-    verdict_after="(?=です|だ|でし|である|では|じゃ|。|、|!|$|\n| )",
-    question_ends=_w("ですか|ますか|でしょうか|のか"),
+    verdicts=("[はがも]",),
+    verdict_after=_w("です|だ|でし|である|では|じゃ|。|、|!|\n| "),
+    question_ends=_w("ですか|ますか|でしょうか|のか|かな"),
 )
 
 CHINESE = Lexicon(
@@ -346,7 +350,14 @@ CHINESE = Lexicon(
     no=_w("否|不|不是|不是的|不对|没有"),
     true=_w("正确|真|真的|属实|正确的"),
     false=_w("错|错误|错的|假|假的|不正确|不属实|错误的"),
-    negators=_w("不(?![错过仅同论管])|没(?!错)(?!问题)|非(?!常)|未(?!来)|无(?!论)|并非"),
+    negators=_w("不|没|非|未|无|并非"),
+    vetoes={
+        "不": tuple("错过仅同论管"),
+        "没": ("错", "问题"),
+        "非": ("常",),
+        "未": ("来",),
+        "无": ("论", "疑"),
+    },
     hedges=_w(
         "也许|可能|大概|或许|我觉得|我认为|我想|不确定|不太确定|说不定|应该|估计|似乎|好像|恐怕|不知道|不清楚"
     ),
@@ -357,8 +368,8 @@ CHINESE = Lexicon(
     intensifiers=_w("当然|确实|肯定|绝对|的确|显然"),
     labels=("(?:最终)?(?:答案|回答|结论) ?(?:[:：]|是 ?[:：]?|为 ?[:：]?)",),
     verdict_only=(("对", "+"), ("对的", "+")),
-    verdicts=("(?<=[是为很都也])", "(?<=说法)", "(?<=陈述)", "(?<=命题)"),
-    verdict_after="(?=的|。|,|、|!|$|\n| |\\.)",
+    verdicts=("[是为很都也]", "说法", "陈述", "命题"),
+    verdict_after=_w("的|。|,|、|!|\n| |."),
     question_ends=_w("吗|嘛|呢|么"),
 )
 
@@ -385,9 +396,9 @@ RUSSIAN = Lexicon(
         "стоп|подождите|извините"
     ),
     intensifiers=_w("конечно|безусловно|определённо|определенно|абсолютно|точно|разумеется|действительно"),
-    labels=("(?<![\\w'])ответ ?(?:[:：]|[-–—] |будет |такой ?:?)", "(?<![\\w'])вывод ?[:：]"),
-    verdicts=("(?<![\\w'])(?:это|утверждение|высказывание|оно|всё|все|ответ)" + _ADVERBS_RU + " ",),
-    question_ends=(r"(?<![\w])ли(?![\w])",),
+    labels=("ответ ?(?:[:：]|[-–—] |будет |такой ?:?)", "вывод ?[:：]"),
+    verdicts=("(?:это|утверждение|высказывание|оно|всё|все|ответ)" + _ADVERBS_RU + " ",),
+    question_ends=("ли",),
 )
 
 LEXICONS: dict[str, Lexicon] = {
