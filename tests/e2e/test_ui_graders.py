@@ -78,3 +78,48 @@ def test_config_problems_from_the_api_show_beside_the_field(page: Page) -> None:
     false_list.get_by_role("button", name="Add").click()
     expect(page.get_by_test_id("config-status")).to_contain_text("problem")
     expect(page.get_by_test_id("config-form").get_by_role("alert").first).to_contain_text("yes")
+
+
+def _alias_values(page: Page, label: str) -> list[str]:
+    boxes = page.get_by_role("list", name=label, exact=True).get_by_role("textbox")
+    return [boxes.nth(i).input_value() for i in range(boxes.count())]
+
+
+def test_a_preset_fills_the_whole_config_and_the_playground_grades_with_it(
+    page: Page, assay: AssayServer
+) -> None:
+    french = assay.data(assay.client.get("/api/graders/true-false"))["presets"]["french"]["config"]
+    page.goto("/graders/true-false")
+    page.get_by_label("agent_response").fill("oui")
+    page.get_by_label("expected_output").fill("true")
+    expect(page.get_by_test_id("config-status")).to_have_text("✓ valid")
+    page.get_by_role("button", name="Grade").click()
+    result = page.get_by_test_id("grade-result")
+    # With the default (English) aliases, "oui" is no boolean at all.
+    expect(result.locator('[data-detail="match_status"]')).to_contain_text("invalid_response")
+
+    preset = page.get_by_label("Preset")
+    expect(page.get_by_text("A preset replaces the whole configuration")).to_be_visible()
+    preset.select_option("french")
+    true_list = page.get_by_role("list", name="true", exact=True).get_by_role("textbox")
+    expect(true_list).to_have_count(len(french["aliases"]["true"]))
+    assert _alias_values(page, "true") == french["aliases"]["true"]
+    assert _alias_values(page, "false") == french["aliases"]["false"]
+    expect(page.get_by_role("switch", name="case_sensitive")).not_to_be_checked()
+    expect(page.get_by_test_id("config-status")).to_have_text("✓ valid")
+    page.get_by_role("button", name="Grade").click()
+    expect(result.get_by_text("PASS")).to_be_visible()
+    expect(result.locator('[data-detail="actual_original"]')).to_contain_text("oui")
+
+    # An edit leaves the preset: the picker says the config is now one of the person's own.
+    page.get_by_text("case_sensitive", exact=True).click()
+    expect(page.get_by_role("switch", name="case_sensitive")).to_be_checked()
+    expect(preset).to_have_value("")
+
+
+def test_the_new_evaluation_form_offers_the_graders_presets(page: Page) -> None:
+    page.goto("/evaluations/new")
+    page.get_by_label("Grader", exact=True).select_option("true-false")
+    page.get_by_label("Preset").select_option("yes-no-only")
+    assert _alias_values(page, "true") == ["yes"]
+    assert _alias_values(page, "false") == ["no"]

@@ -9,6 +9,8 @@ export interface JsonSchema {
   type?: string | string[];
   title?: string;
   description?: string;
+  /** A hint beyond the type; `grader-spec` marks a `{grader_id, config, expected_output}` object. */
+  format?: string;
   default?: JsonValue;
   enum?: JsonValue[];
   properties?: Record<string, JsonSchema>;
@@ -22,6 +24,7 @@ export interface JsonSchema {
 
 export type GraderSummary = Schemas["GraderSummary"];
 export type GraderDetail = Schemas["GraderDetail"];
+export type GraderPreset = Schemas["PresetOut"];
 export type GradeResult = Schemas["GradeResult"];
 export type ConfigProblem = Schemas["ConfigProblemOut"];
 export type Suite = Schemas["SuiteOut"];

@@ -1,12 +1,19 @@
 import { useEffect } from "react";
 import type { CaseResult } from "../api/types";
-import { DetailsTable } from "./DetailsTable";
 import { outcomeOf } from "./outcome";
 import { TextBlock } from "./TextBlock";
 import { Verdict } from "./Verdict";
+import { VerdictDetails } from "./VerdictTree";
 
 /** Everything about one case's result: what went in, what was expected, what came back, and why it scored so. */
-export function CasePanel({ result, onClose }: { result: CaseResult; onClose: () => void }) {
+interface CasePanelProps {
+  result: CaseResult;
+  /** The evaluation's grader, named at the root of a composite's verdict tree. */
+  graderId: string;
+  onClose: () => void;
+}
+
+export function CasePanel({ result, graderId, onClose }: CasePanelProps) {
   // Escape closes the panel, wherever the focus is (but not while a dialog or a menu has it).
   useEffect(() => {
     const close = (event: KeyboardEvent) => {
@@ -51,7 +58,11 @@ export function CasePanel({ result, onClose }: { result: CaseResult; onClose: ()
         </>
       )}
       <h4>details</h4>
-      {result.details ? <DetailsTable details={result.details} /> : <p className="muted">Not graded.</p>}
+      {result.details ? (
+        <VerdictDetails graderId={graderId} passed={result.passed} score={result.score} details={result.details} />
+      ) : (
+        <p className="muted">Not graded.</p>
+      )}
     </aside>
   );
 }

@@ -1,7 +1,8 @@
 import { type ReactNode, useId } from "react";
 import type { ConfigProblem, JsonObject, JsonSchema, JsonValue } from "../api/types";
-import { childPath, problemsByField, schemaType } from "./configSchema";
+import { childPath, graderSpecItems, isGraderSpec, problemsByField, schemaType } from "./configSchema";
 import { FieldProblems } from "./FieldProblems";
+import { GraderSpecField, GraderSpecListField } from "./GraderSpecField";
 import { StringListField } from "./StringListField";
 import { Switch } from "./Switch";
 
@@ -10,27 +11,35 @@ interface ConfigFormProps {
   value: JsonObject;
   onChange: (config: JsonObject) => void;
   problems?: readonly ConfigProblem[];
+  /** Where this config sits in the whole one: "" for a grader's own, `graders[1].config` for a composite's child. */
+  path?: string;
+}
+
+/** The API's problems for a form: grouped by the field that shows them, and all of them for nested forms. */
+export interface FormProblems {
+  byField: Map<string, string[]>;
+  all: readonly ConfigProblem[];
 }
 
 /** A grader's options as a form generated from its `config_schema`, with the API's messages beside each field. */
-export function ConfigForm({ schema, value, onChange, problems = [] }: ConfigFormProps) {
-  const byField = problemsByField(schema, problems);
+export function ConfigForm({ schema, value, onChange, problems = [], path = "" }: ConfigFormProps) {
+  const form: FormProblems = { byField: problemsByField(schema, problems, value, path), all: problems };
   const properties = Object.entries(schema.properties ?? {});
   return (
-    <div className="config-form" data-testid="config-form">
+    <div className="config-form" data-testid={path === "" ? "config-form" : "child-config-form"}>
       {properties.length === 0 && <p className="muted">This grader has no options.</p>}
       {properties.map(([key, property]) => (
         <SchemaField
           key={key}
           name={key}
-          path={key}
+          path={childPath(path, key)}
           schema={property}
           value={value[key]}
           onChange={(next) => onChange(setKey(value, key, next))}
-          problems={byField}
+          problems={form}
         />
       ))}
-      <FieldProblems messages={byField.get("")} />
+      <FieldProblems messages={form.byField.get(path)} />
     </div>
   );
 }
@@ -42,13 +51,13 @@ function setKey(object: JsonObject, key: string, next: JsonValue | undefined): J
   return copy;
 }
 
-interface SchemaFieldProps {
+export interface SchemaFieldProps {
   name: string;
   path: string;
   schema: JsonSchema;
   value: JsonValue | undefined;
   onChange: (value: JsonValue | undefined) => void;
-  problems: Map<string, string[]>;
+  problems: FormProblems;
 }
 
 function asObject(value: JsonValue | undefined): JsonObject {
@@ -59,7 +68,16 @@ function asStrings(value: JsonValue | undefined): string[] {
   return Array.isArray(value) ? value.map((item) => (typeof item === "string" ? item : JSON.stringify(item))) : [];
 }
 
-function SchemaField({ name, path, schema, value, onChange, problems }: SchemaFieldProps) {
+/** One option of a config, with the widget its schema calls for (a grader spec gets the grader picker). */
+export function SchemaField(props: SchemaFieldProps) {
+  const { schema } = props;
+  if (isGraderSpec(schema)) return <GraderSpecField {...props} />;
+  const items = graderSpecItems(schema);
+  if (items) return <GraderSpecListField {...props} itemSchema={items} />;
+  return <PlainField {...props} />;
+}
+
+function PlainField({ name, path, schema, value, onChange, problems }: SchemaFieldProps) {
   const id = useId();
   const type = schemaType(schema);
   const label = schema.title ?? name;
@@ -70,7 +88,7 @@ function SchemaField({ name, path, schema, value, onChange, problems }: SchemaFi
       {schema.description}
     </p>
   ) : null;
-  const messages = <FieldProblems messages={problems.get(path)} id={problemsId} />;
+  const messages = <FieldProblems messages={problems.byField.get(path)} id={problemsId} />;
 
   if (type === "object") {
     const object = asObject(value);

@@ -14,9 +14,14 @@ export function isInvalidStatus(status: string | null | undefined): boolean {
   return !!status && OUTCOME_OF_STATUS[status as MatchStatus] === "invalid";
 }
 
+/** A verdict's outcome (one grader's, such as a composite's child): an invalid input, a pass, or a fail. */
+export function verdictOutcome(passed: boolean, status: string | null | undefined): Exclude<Outcome, "error"> {
+  if (isInvalidStatus(status)) return "invalid";
+  return passed ? "passed" : "failed";
+}
+
 /** A result's outcome: a target error, an invalid input (response or expected), a pass, or a fail. */
 export function outcomeOf(result: Pick<CaseResult, "passed" | "error" | "match_status">): Outcome {
   if (result.error) return "error";
-  if (isInvalidStatus(result.match_status)) return "invalid";
-  return result.passed ? "passed" : "failed";
+  return verdictOutcome(result.passed, result.match_status);
 }

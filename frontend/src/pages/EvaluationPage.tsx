@@ -95,7 +95,9 @@ export function EvaluationPage() {
             selectedCaseId={openCase?.case_id}
             onOpen={setOpenCase}
           />
-          {openCase && <CasePanel result={openCase} onClose={() => setOpenCase(undefined)} />}
+          {openCase && (
+            <CasePanel result={openCase} graderId={data.grader.grader_id} onClose={() => setOpenCase(undefined)} />
+          )}
         </div>
       </section>
     </div>

@@ -2,10 +2,11 @@ import { useState } from "react";
 import { useGradeOne } from "../api/graders";
 import { type GraderDetail, type JsonObject, configSchemaOf } from "../api/types";
 import { defaultsFromSchema } from "../components/configSchema";
-import { DetailsTable } from "../components/DetailsTable";
 import { ErrorMessage } from "../components/ErrorMessage";
 import { GraderConfigEditor } from "../components/GraderConfigEditor";
+import { verdictOutcome } from "../components/outcome";
 import { Verdict } from "../components/Verdict";
+import { VerdictDetails } from "../components/VerdictTree";
 
 /** Grade one `agent_response` against one `expected_output` with a chosen config, and show every detail. */
 export function GraderPlayground({ grader }: { grader: GraderDetail }) {
@@ -40,7 +41,13 @@ export function GraderPlayground({ grader }: { grader: GraderDetail }) {
             />
           </div>
         </div>
-        <GraderConfigEditor graderId={grader.id} schema={configSchemaOf(grader)} value={config} onChange={setConfig} />
+        <GraderConfigEditor
+          graderId={grader.id}
+          schema={configSchemaOf(grader)}
+          value={config}
+          onChange={setConfig}
+          presets={grader.presets}
+        />
         <button type="submit" className="primary" disabled={grade.isPending}>
           {grade.isPending ? "Grading…" : "Grade"}
         </button>
@@ -49,10 +56,15 @@ export function GraderPlayground({ grader }: { grader: GraderDetail }) {
       {grade.data && (
         <div className="grade-result" data-testid="grade-result">
           <p>
-            <Verdict outcome={grade.data.passed ? "passed" : "failed"} /> score{" "}
+            <Verdict outcome={verdictOutcome(grade.data.passed, String(grade.data.details.match_status ?? ""))} /> score{" "}
             <span className="mono">{grade.data.score.toFixed(2)}</span>
           </p>
-          <DetailsTable details={grade.data.details} />
+          <VerdictDetails
+            graderId={grade.data.grader.grader_id}
+            passed={grade.data.passed}
+            score={grade.data.score}
+            details={grade.data.details}
+          />
         </div>
       )}
     </section>

@@ -105,6 +105,7 @@ export function NewEvaluationPage() {
             schema={schema}
             value={shownConfig}
             onChange={setConfig}
+            presets={grader.data.presets}
           />
         )}
         {graderReady && suiteId !== "" && (

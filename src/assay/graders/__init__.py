@@ -1,24 +1,53 @@
 """Graders: pure functions from (agent_response, expected_output) to a verdict."""
 
+from assay.graders import catalog
 from assay.graders.base import GraderInterface, Preset
+from assay.graders.choice import ChoiceGrader
+from assay.graders.combinators import AllGrader, AnyGrader, AtLeastGrader, NotGrader, WeightedGrader
+from assay.graders.composition import CompositeGrader
 from assay.graders.config_check import ConfigProblem, ProblemKind
+from assay.graders.contains import ContainsGrader
+from assay.graders.regex import RegexGrader
 from assay.graders.string_match import StringMatchGrader
 from assay.graders.true_false import TrueFalseGrader
 from assay.graders.verdict import GradeResult, MatchStatus, Verdict, VerdictReport
 
-BUILTIN_GRADERS: tuple[type[GraderInterface], ...] = (StringMatchGrader, TrueFalseGrader)
+BUILTIN_GRADERS: tuple[type[GraderInterface], ...] = (
+    StringMatchGrader,
+    TrueFalseGrader,
+    ContainsGrader,
+    RegexGrader,
+    ChoiceGrader,
+    NotGrader,
+    AllGrader,
+    AnyGrader,
+    AtLeastGrader,
+    WeightedGrader,
+)
 """Grader classes that ship with Assay, registered by the grader service like any plugin."""
+
+for _grader_class in BUILTIN_GRADERS:  # composites build their children from the catalog
+    catalog.add(_grader_class)
 
 __all__ = [
     "BUILTIN_GRADERS",
+    "AllGrader",
+    "AnyGrader",
+    "AtLeastGrader",
+    "ChoiceGrader",
+    "CompositeGrader",
     "ConfigProblem",
+    "ContainsGrader",
     "GradeResult",
     "GraderInterface",
     "MatchStatus",
+    "NotGrader",
     "Preset",
     "ProblemKind",
+    "RegexGrader",
     "StringMatchGrader",
     "TrueFalseGrader",
     "Verdict",
     "VerdictReport",
+    "WeightedGrader",
 ]

@@ -81,7 +81,8 @@ def _describe(violation: SchemaViolation, schema_at: Mapping[str, Any]) -> Confi
             path, f"{where} must have the key(s) {', '.join(map(repr, missing))}", ProblemKind.VALUE
         )
     if validator == "minItems":
-        return ConfigProblem(path, f"{where} must be a non-empty list", ProblemKind.VALUE)
+        wanted = "a non-empty list" if rule == 1 else f"a list of at least {rule} items"
+        return ConfigProblem(path, f"{where} must be {wanted}", ProblemKind.VALUE)
     if validator == "pattern":
         return ConfigProblem(path, f"{where} must not be empty or blank", ProblemKind.VALUE)
     return ConfigProblem(path, f"{where}: {violation.message}", ProblemKind.VALUE)

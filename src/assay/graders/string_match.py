@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from assay.graders.base import GraderInterface
-from assay.graders.text import read_text
-from assay.graders.verdict import EMPTY_RESPONSE_REASON, GradeResult, MatchStatus, Verdict
+from assay.graders.text import read_text, text_normalizer
+from assay.graders.verdict import EMPTY_RESPONSE_REASON, GradeResult, MatchStatus, verdict_result
 
 _EMPTY_EXPECTED_REASON = "Expected output is empty: there is nothing to match"
 
@@ -64,12 +64,15 @@ class StringMatchGrader(GraderInterface):
         "0.0": "Response does not match expected output",
     }
 
-    __slots__ = ("_case_sensitive", "_normalize_whitespace")
+    __slots__ = ("_case_sensitive", "_normalize", "_normalize_whitespace")
 
     def __init__(self, grader_id: str = "string-match", config: dict[str, Any] | None = None) -> None:
         super().__init__(grader_id, config)
         self._case_sensitive: bool = self._config["case_sensitive"]
         self._normalize_whitespace: bool = self._config["normalize_whitespace"]
+        self._normalize = text_normalizer(
+            case_sensitive=self._case_sensitive, normalize_whitespace=self._normalize_whitespace
+        )
         self._freeze()
 
     @property
@@ -84,10 +87,7 @@ class StringMatchGrader(GraderInterface):
 
     def normalize(self, value: object) -> str:
         """The text this grader compares for ``value``."""
-        text = read_text(value)
-        if self._normalize_whitespace:
-            text = " ".join(text.split())
-        return text if self._case_sensitive else text.casefold()
+        return self._normalize(read_text(value))
 
     def check_expected(self, expected_output: Any) -> str | None:
         """An empty expected output (after normalisation) says nothing to match, so no answer may pass."""
@@ -108,7 +108,7 @@ class StringMatchGrader(GraderInterface):
             status = MatchStatus.MISMATCH
             difference = _first_difference(normalized_expected, normalized_actual)
             reason = _mismatch_reason(normalized_expected, normalized_actual, difference)
-        return Verdict(
+        return verdict_result(
             status,
             reason,
             expected_output,
@@ -116,4 +116,4 @@ class StringMatchGrader(GraderInterface):
             normalized_expected,
             normalized_actual,
             extra={"first_difference": difference},
-        ).result()
+        )

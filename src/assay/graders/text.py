@@ -1,6 +1,8 @@
-"""How a grader reads any input as text, the same way in every grader (D11)."""
+"""How a grader reads any input as text (D11) and puts it in the form it compares, alike in every grader."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 
 def read_text(value: object) -> str:
@@ -17,3 +19,32 @@ def read_text(value: object) -> str:
         return str(value)
     except Exception:  # an object whose __str__ fails is still graded, as an unreadable value
         return f"<unprintable {type(value).__name__}>"
+
+
+def collapse_whitespace(text: str) -> str:
+    """``text`` with its ends stripped and every inner run of whitespace (line breaks too) made one space."""
+    return " ".join(text.split())
+
+
+def _collapse_and_fold(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def _unchanged(text: str) -> str:
+    return text
+
+
+def text_normalizer(*, case_sensitive: bool, normalize_whitespace: bool) -> Callable[[str], str]:
+    """The function putting a text in the form a grader compares, chosen once from the two usual options.
+
+    Case-insensitive means case-folded (``"STRASSE"`` equals ``"straße"``); whitespace normalisation strips
+    both ends and collapses inner runs, so a line break in an answer equals a space in the expected text.
+    """
+    if normalize_whitespace:
+        return collapse_whitespace if case_sensitive else _collapse_and_fold
+    return _unchanged if case_sensitive else str.casefold
+
+
+def excerpt(text: str, limit: int = 60) -> str:
+    """``text`` quoted for a reason sentence, cut to ``limit`` characters (a reason stays one short line)."""
+    return repr(text if len(text) <= limit else text[:limit] + "…")

@@ -8,9 +8,9 @@ grader fills the same keys the same way and ``passed`` always means ``match_stat
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, TypedDict
+from types import MappingProxyType
+from typing import Any, NamedTuple, TypedDict
 
 
 class MatchStatus(StrEnum):
@@ -54,9 +54,15 @@ class GradeResult(TypedDict):
 EMPTY_RESPONSE_REASON = "Empty or null response"
 
 
-@dataclass(frozen=True, slots=True)
-class Verdict:
-    """One verdict before it becomes the spec's dict; ``extra`` holds the grader's own details keys."""
+_NO_EXTRA: Mapping[str, Any] = MappingProxyType({})
+
+
+class Verdict(NamedTuple):
+    """One verdict before it becomes the spec's dict; ``extra`` holds the grader's own details keys.
+
+    A named tuple rather than a frozen dataclass: just as immutable, and built in a third of the time,
+    which matters when the record is most of a fast grader's cost per call.
+    """
 
     status: MatchStatus
     reason: str
@@ -66,25 +72,48 @@ class Verdict:
     normalized_actual: Any = None
     score: float | None = None
     """Defaults to 1.0 for a match and 0.0 otherwise; graded graders give their similarity."""
-    extra: Mapping[str, Any] = field(default_factory=dict)
-    leading: Mapping[str, Any] = field(default_factory=dict)
+    extra: Mapping[str, Any] = _NO_EXTRA
+    leading: Mapping[str, Any] = _NO_EXTRA
     """Grader keys placed before the common ones (true-false's ``expected_bool``/``actual_bool``, D10)."""
 
     def result(self) -> GradeResult:
         """The dict ``grade()`` returns."""
-        passed = self.status is MatchStatus.MATCH
-        score = self.score if self.score is not None else (1.0 if passed else 0.0)
-        details: dict[str, Any] = {
-            **self.leading,
-            "match_status": self.status.value,
-            "reason": self.reason,
-            "expected_original": self.expected_original,
-            "actual_original": self.actual_original,
-            "normalized_expected": self.normalized_expected,
-            "normalized_actual": self.normalized_actual,
-        }
-        details.update(self.extra)
-        return {"passed": passed, "score": float(score), "details": details}
+        return verdict_result(*self)
+
+
+def verdict_result(
+    status: MatchStatus,
+    reason: str,
+    expected_original: Any,
+    actual_original: Any,
+    normalized_expected: Any = None,
+    normalized_actual: Any = None,
+    score: float | None = None,
+    extra: Mapping[str, Any] = _NO_EXTRA,
+    leading: Mapping[str, Any] = _NO_EXTRA,
+) -> GradeResult:
+    """The dict ``grade()`` returns for a :class:`Verdict` with these fields.
+
+    Fast graders call it directly: building the record first costs more than the rest of their work.
+    """
+    passed = status is MatchStatus.MATCH
+    details: dict[str, Any] = {
+        "match_status": status._value_,
+        "reason": reason,
+        "expected_original": expected_original,
+        "actual_original": actual_original,
+        "normalized_expected": normalized_expected,
+        "normalized_actual": normalized_actual,
+    }
+    if leading:  # D10 puts true-false's own keys first
+        details = {**leading, **details}
+    if extra:
+        details.update(extra)
+    return {
+        "passed": passed,
+        "score": (1.0 if passed else 0.0) if score is None else float(score),
+        "details": details,
+    }
 
 
 def status_of(result: Mapping[str, Any]) -> MatchStatus:

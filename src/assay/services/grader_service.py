@@ -17,7 +17,7 @@ import jsonschema
 
 from assay.domain import GraderSpec
 from assay.errors import ConfigError, GraderRegistrationError, NotFoundError
-from assay.graders import BUILTIN_GRADERS, GraderInterface
+from assay.graders import BUILTIN_GRADERS, GraderInterface, catalog
 
 logger = logging.getLogger(__name__)
 
@@ -67,6 +67,10 @@ class GraderService:
             raise GraderRegistrationError(f"grader {checked.__name__} cannot be built: {exc}") from exc
         if grader.grader_id in self.graders:
             raise GraderRegistrationError(f"a grader with id '{grader.grader_id}' is already registered")
+        try:  # composite graders build their children from the catalog, plugins included
+            catalog.add(checked)
+        except ValueError as exc:  # another class took the id in this process (another registry)
+            raise GraderRegistrationError(f"grader {checked.__name__} cannot be registered: {exc}") from exc
         self.graders[grader.grader_id] = grader
         return grader
 

@@ -9,25 +9,79 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+from typing import Any
 
 import pytest
 
-from assay.graders import BUILTIN_GRADERS, GraderInterface
+from assay.graders import BUILTIN_GRADERS, GraderInterface, catalog
 
 PINNED = {
     "string-match": ("1.2.0", "32e779a2066e6c1b"),
     "true-false": ("1.0.0", "ee0717b774bbe50f"),
+    "contains": ("1.0.0", "a3f66c295f93e113"),
+    "regex": ("1.0.0", "f8d6471262b75092"),
+    "choice": ("1.0.0", "5a55c5c903111e0a"),
+    # A composite's version is its class version + a digest of its children's ids and versions, so these
+    # change when a child grader's version does (that is the point: its verdicts may have changed).
+    "not": ("1.0.0+2fc465321044", "6766a7b4a96ffbf5"),
+    "all": ("1.0.0+2fc465321044", "9234ecd6160f7dcc"),
+    "any": ("1.0.0+2fc465321044", "0268b174314a905c"),
+    "at-least": ("1.0.0+2fc465321044", "5b42b3af55642670"),
+    "weighted": ("1.0.0+2fc465321044", "651c522911f35525"),
+}
+TF: dict[str, Any] = {"grader_id": "true-false"}
+SM: dict[str, Any] = {"grader_id": "string-match"}
+CONFIGURED: dict[str, tuple[dict[str, Any], str, str]] = {
+    # Defaults use string-match only; these trees reach every rule (invalid children, own expected values).
+    "not": ({"grader": TF}, "1.0.0+6937ee9ad3a1", "70db81d2f4758419"),
+    "all": ({"graders": [TF, SM]}, "1.0.0+62bcdae3a943", "c5df7153898723e8"),
+    "any": ({"graders": [TF, {**SM, "expected_output": "paris"}]}, "1.0.0+62bcdae3a943", "0f645931acf6fb19"),
+    "at-least": (
+        {
+            "graders": [
+                TF,
+                SM,
+                {"grader_id": "not", "config": {"grader": {**SM, "expected_output": "maybe"}}},
+            ],
+            "k": 2,
+        },
+        "1.0.0+8eee26ece256",
+        "6848cb5a02cc45be",
+    ),
+    "weighted": (
+        {"graders": [{**TF, "weight": 2}, {**SM, "weight": 1}], "threshold": 0.6},
+        "1.0.0+62bcdae3a943",
+        "9ab9fc8cf354aeab",
+    ),
 }
 INPUTS: list[object] = [
     None, "", " ", "true", "True", "TRUE", "tRuE", "yes", " Yes ", "YES", "1", "0", "no", "No", "NO",
     "false", "False", "FALSE", "maybe", "on", "Paris", " paris\n", "new  york", "New York",
     True, False, 1, 0, 1.0, "straße", "STRASSE", "\x00", "\ud800",
 ]  # fmt: skip
+EXTRA_INPUTS: dict[str, list[object]] = {
+    "contains": ["yesterday", "I know", "Yes, it is.", "3.14", "3", "1,000", "北京", "首都是北京。"],
+    "choice": [
+        "A",
+        "B",
+        "(B)",
+        "b.",
+        "Answer: B",
+        "The answer is C.",
+        "A or B",
+        "A cat",
+        "B. Paris",
+        "I think B",
+    ],
+    "regex": [r"^P.*s$", r"(?i)\bparis\b", "[", "x*", r"\b", r"\d+", r"(?<=a)b", "The answer is 42.", "42"],
+}
+"""Inputs a grader's own rules turn on, added to its product (the other graders' digests stay as they are)."""
 
 
 def verdict_digest(grader: GraderInterface) -> str:
     digest = hashlib.sha256()
-    for response, expected in itertools.product(INPUTS, repeat=2):
+    inputs = INPUTS + EXTRA_INPUTS.get(grader.grader_id, [])
+    for response, expected in itertools.product(inputs, repeat=2):
         result = grader.grade(response, expected)
         verdict = [
             result["passed"],
@@ -45,4 +99,15 @@ def test_version_pins_verdicts(grader_class: type[GraderInterface]) -> None:
     version, digest = PINNED[grader.grader_id]
     assert (grader.version, verdict_digest(grader)) == (version, digest), (
         f"{grader.grader_id}: verdicts or version changed; bump the version and update PINNED"
+    )
+
+
+@pytest.mark.parametrize("grader_id", CONFIGURED)
+def test_version_pins_verdicts_of_configured_composites(grader_id: str) -> None:
+    config, version, digest = CONFIGURED[grader_id]
+    grader_class = catalog.lookup(grader_id)
+    assert grader_class is not None
+    grader = grader_class(grader_id, config)
+    assert (grader.version, verdict_digest(grader)) == (version, digest), (
+        f"{grader_id}: verdicts or version changed; bump the version and update CONFIGURED"
     )

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from assay.errors import ConfigError, GraderRegistrationError, NotFoundError
-from assay.graders import GraderInterface, StringMatchGrader, TrueFalseGrader
+from assay.graders import BUILTIN_GRADERS, GraderInterface, StringMatchGrader, TrueFalseGrader, catalog
 from assay.services.grader_service import GraderService
 
 PLUGIN_MODULE = """
@@ -56,7 +56,7 @@ def test_graders_dict_holds_default_instances() -> None:
     assert isinstance(service.graders["true-false"], TrueFalseGrader)
     assert service.graders["true-false"].config == TrueFalseGrader().config
     assert service.get("true-false") is service.graders["true-false"]
-    assert [grader.grader_id for grader in service.list()] == ["string-match", "true-false"]
+    assert [grader.grader_id for grader in service.list()] == [cls.default_id for cls in BUILTIN_GRADERS]
 
 
 def test_unknown_grader_is_not_found() -> None:
@@ -122,7 +122,7 @@ def test_plugin_from_entry_point_is_registered(tmp_path: Path, monkeypatch: pyte
     assert isinstance(plugin, GraderInterface)
     assert plugin.grade("hi", "")["passed"] is True
     assert service.plugin_errors == []
-    assert GraderService(load_plugins=False).graders.keys() == {"string-match", "true-false"}
+    assert GraderService(load_plugins=False).graders.keys() == {cls.default_id for cls in BUILTIN_GRADERS}
 
 
 def test_plugin_with_taken_id_is_refused_others_survive(
@@ -137,3 +137,26 @@ def test_plugin_with_taken_id_is_refused_others_survive(
     assert isinstance(service.get("true-false"), TrueFalseGrader)
     assert len(service.plugin_errors) == 2
     assert any("already registered" in error for error in service.plugin_errors)
+
+
+def test_registered_classes_join_the_catalog_composites_build_from(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    install_plugin(tmp_path, "[assay.graders]\nnon-empty = assay_test_plugin:NonEmptyGrader\n", monkeypatch)
+    service = GraderService()
+    assert catalog.lookup("non-empty") is type(service.get("non-empty"))
+    negated = service.build("not", {"grader": {"grader_id": "non-empty"}})
+    assert negated.grade("hi", "x")["passed"] is False
+    GraderService()  # the same classes again: idempotent
+
+
+def test_another_class_under_an_id_the_catalog_holds_is_refused() -> None:
+    class Impostor(StringMatchGrader):
+        default_id = "string-match"
+        __slots__ = ()
+
+    service = GraderService(load_plugins=False)
+    service.graders.pop("string-match")  # as a fresh registry in the same process would be
+    with pytest.raises(GraderRegistrationError, match="already names"):
+        service.register(Impostor)
+    assert catalog.lookup("string-match") is StringMatchGrader

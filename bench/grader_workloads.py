@@ -1,0 +1,298 @@
+"""Workloads of ``bench/graders.py``: per grader, realistic (response, expected) pairs and a bare loop.
+
+A bare loop is the same work written as one plain Python function, with no grader framework: normalise
+both sides, decide, build the same result dict. It is the floor a grader is measured against ("within 2x").
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import re2
+
+Pair = tuple[str, str]
+Grade = Callable[[str, str], dict[str, Any]]
+
+TRUE_SPELLINGS = ["true", "True", "TRUE", "yes", "Yes", "YES", "1"]
+FALSE_SPELLINGS = ["false", "False", "FALSE", "no", "No", "NO", "0"]
+INVALID = ["maybe", "I think so", "", "   ", "unknown", "42", "The answer is yes.", "N/A"]
+PADDING = ["", "", "", " ", "  ", "\n", " \t", "\r\n"]
+SENTENCES = [
+    "The capital of France is Paris.",
+    "I believe the answer is 42, but let me double-check the arithmetic first.",
+    "Paris",
+    "It was signed in 1648 at Münster and Osnabrück.",
+    "yesterday we said no",
+    "The mitochondria is the powerhouse of the cell.",
+    "",
+]
+FACTS = ["Paris", "42", "1648", "mitochondria", "no", "Osnabrück", "Berlin"]
+
+
+@dataclass(frozen=True, slots=True)
+class Workload:
+    """What one grader is timed on, and the bare loop it is compared with."""
+
+    grader_id: str
+    make_pairs: Callable[[int, random.Random], list[Pair]]
+    bare: Callable[[], Grade] | None = None
+    config: dict[str, Any] | None = None
+
+
+def _result(
+    status: str, reason: str, response: str, expected: str, ne: Any, na: Any, **extra: Any
+) -> dict[str, Any]:
+    passed = status == "match"
+    details = {
+        "match_status": status,
+        "reason": reason,
+        "expected_original": expected,
+        "actual_original": response,
+        "normalized_expected": ne,
+        "normalized_actual": na,
+    }
+    details.update(extra)
+    return {"passed": passed, "score": 1.0 if passed else 0.0, "details": details}
+
+
+def boolean_pairs(count: int, rng: random.Random) -> list[Pair]:
+    """Response/expected pairs: 60% agree, 25% disagree, 15% invalid, in varied spellings and padding."""
+    pairs = []
+    for _ in range(count):
+        expected_true = rng.random() < 0.5
+        expected = rng.choice(["true", "false"] if rng.random() < 0.8 else TRUE_SPELLINGS + FALSE_SPELLINGS)
+        if not expected_true and expected in TRUE_SPELLINGS:
+            expected = "false"
+        roll = rng.random()
+        if roll < 0.15:
+            response = rng.choice(INVALID)
+        else:
+            agrees = roll < 0.75
+            is_true = (expected in TRUE_SPELLINGS) == agrees
+            response = rng.choice(TRUE_SPELLINGS if is_true else FALSE_SPELLINGS)
+        pairs.append((rng.choice(PADDING) + response + rng.choice(PADDING), expected))
+    return pairs
+
+
+def bare_true_false() -> Grade:
+    table = {a.casefold(): "true" for a in TRUE_SPELLINGS} | {a.casefold(): "false" for a in FALSE_SPELLINGS}
+
+    def grade(response: str, expected: str) -> dict[str, Any]:
+        ne = expected.strip().casefold()
+        na = response.strip().casefold()
+        eb = table.get(ne)
+        ab = table.get(na)
+        if eb is None:
+            status, reason = "invalid_expected", f"Expected value '{expected}' is not a valid boolean"
+        elif not na:
+            status, reason = "invalid_response", "Empty or null response"
+        elif ab is None:
+            status, reason = "invalid_response", f"Response '{response}' does not represent a boolean value"
+        elif ab != eb:
+            status, reason = "mismatch", f"Expected {eb} but got {ab}"
+        else:
+            status, reason = "match", "Expected and actual values match"
+        return _result(status, reason, response, expected, ne, na, expected_bool=eb, actual_bool=ab)
+
+    return grade
+
+
+def text_pairs(count: int, rng: random.Random) -> list[Pair]:
+    """Sentences an agent might answer, against short facts (some inside longer words, some absent)."""
+    return [(rng.choice(SENTENCES), rng.choice(FACTS)) for _ in range(count)]
+
+
+def bare_string_match() -> Grade:
+    def grade(response: str, expected: str) -> dict[str, Any]:
+        ne = " ".join(expected.split()).casefold()
+        na = " ".join(response.split()).casefold()
+        if not ne:
+            status, reason = "invalid_expected", "Expected output is empty"
+        elif not na:
+            status, reason = "invalid_response", "Empty or null response"
+        elif ne == na:
+            status, reason = "match", "Response matches expected output"
+        else:
+            status, reason = "mismatch", "Response differs from expected output"
+        return _result(status, reason, response, expected, ne, na)
+
+    return grade
+
+
+def bare_contains() -> Grade:
+    """Whole-word search with a stdlib regex per expected text (cached), as one would write it by hand."""
+    compiled: dict[str, re.Pattern[str]] = {}
+
+    def grade(response: str, expected: str) -> dict[str, Any]:
+        ne = " ".join(expected.split()).casefold()
+        na = " ".join(response.split()).casefold()
+        found = None
+        if not ne:
+            status, reason = "invalid_expected", "Expected output is empty"
+        elif not na:
+            status, reason = "invalid_response", "Empty or null response"
+        else:
+            pattern = compiled.get(ne)
+            if pattern is None:
+                pattern = compiled[ne] = re.compile(rf"(?<!\w){re.escape(ne)}(?!\w)")
+            match = pattern.search(na)
+            found = match.start() if match else None
+            status = "match" if match else "mismatch"
+            reason = f"Response contains {ne!r}" if match else f"Response does not contain {ne!r}"
+        return _result(status, reason, response, expected, ne, na, found_at=found)
+
+    return grade
+
+
+PATTERNS = [r"\bParis\b", r"\d{4}", r"(?i)mitochondria", r"^yes", r"4[0-9]", r"Osnabr\pLck"]
+
+
+def regex_pairs(count: int, rng: random.Random) -> list[Pair]:
+    return [(rng.choice(SENTENCES), rng.choice(PATTERNS)) for _ in range(count)]
+
+
+def bare_regex() -> Grade:
+    """RE2 search with a dict of compiled patterns, as one would write it by hand."""
+    compiled: dict[str, Any] = {}
+
+    def grade(response: str, expected: str) -> dict[str, Any]:
+        na = response.strip()
+        span = None
+        pattern = compiled.get(expected)
+        if pattern is None:
+            pattern = compiled[expected] = re2.compile(expected)
+        if not na:
+            status, reason = "invalid_response", "Empty or null response"
+        else:
+            match = pattern.search(na)
+            if match is not None and match.end() > match.start():
+                span = [match.start(), match.end()]
+                status, reason = "match", f"Response matches the pattern at {span[0]}-{span[1]}"
+            else:
+                status, reason = "mismatch", "No part of the response matches the pattern"
+        return _result(status, reason, response, expected, expected, na, match_span=span)
+
+    return grade
+
+
+CHOICE_ANSWERS = [
+    "B", "(C)", "**A**", "D.", "The answer is B.", "Answer: D", "Final answer: C",
+    "B. Paris is the capital of France.",
+    "Paris is in France and Lyon is not the capital, so the correct option is (B).",
+    "I think A or B", "a cat sat on the mat", "A\nB", "", "E) none of the above",
+    "Let me reason step by step. Option A is wrong because the treaty was signed later. Answer: C",
+]  # fmt: skip
+
+
+def choice_pairs(count: int, rng: random.Random) -> list[Pair]:
+    return [(rng.choice(CHOICE_ANSWERS), rng.choice("ABCDE")) for _ in range(count)]
+
+
+def bare_choice() -> Grade:
+    """The choice grader's rules for labels A-E written by hand with stdlib regexes.
+
+    Labels as tokens (not inside a word or a number), lower-case prose ("a cat") skipped, labels joined by
+    connectives read as one group, a group's position read from what precedes it: the whole answer or an
+    answer statement decides; otherwise a line start, brackets or bold.
+    """
+    by_key = {label.casefold(): label for label in "ABCDE"}
+    token = re.compile(r"(?<![^\W_])[a-e](?![^\W_])")
+    not_prose = {"or", "and", "nor", "not", "but", "vs", "maybe", "then"}
+    next_word = re.compile(r"[ \t]+(\w+)")
+    gap = re.compile(r"(?:[\s,/&|+;()\[\]*_`\"']|\b(?:or|and|nor|not|but|vs|maybe)\b)*")
+    whole_before = re.compile(r"[\s(\[{*_`\"']*")
+    whole_after = re.compile(r"[\s)\]}*_`\"'.!]*")
+    statement = re.compile(
+        r"(?:answer|option|choice)(?:\s+(?:is|would be|should be)\s*:?|\s*[:=\-])\s*(?:option\s+)?[\s(\[*_]*$"
+    )
+    line_start = re.compile(r"(?:^|\n)[ \t]*(?:[-*]\s+)?[(\[*_]*$")
+    after_line_start = re.compile(r"[*_]*[ \t]*(?:[):,;!?\]\-]|\.(?!\w)|\n|$)")
+    wrapped = re.compile(r"(?:\*\*|\(|\[)\s*$")
+
+    def position(text: str, start: int, end: int) -> str:
+        if whole_before.fullmatch(text, 0, start) and whole_after.fullmatch(text, end):
+            return "explicit"
+        before = text[max(0, start - 100) : start]
+        if statement.search(before):
+            return "explicit"
+        if after_line_start.match(text, end) and line_start.search(before):
+            return "other"
+        return "other" if wrapped.search(before) else "passing"
+
+    def read(response: str) -> tuple[str | None, list[str]]:
+        alone = by_key.get(response.strip(" \t\r\n()[]{}*_`\"'.!").casefold())
+        if alone is not None:
+            return alone, [alone]
+        lowered = response.lower()
+        groups: list[list[tuple[int, int, str]]] = []
+        for match in token.finditer(lowered):
+            start, end = match.span()
+            written = response[start:end]
+            if end < len(response) and response[end] in " \t" and written != written.upper():
+                following = next_word.match(lowered, end)
+                if following is not None and following.group(1) not in not_prose:
+                    continue
+            if start and lowered[start - 1] in ".," and start > 1 and lowered[start - 2].isdigit():
+                continue
+            mention = (start, end, by_key[match.group()])
+            if (
+                groups
+                and start - groups[-1][-1][1] <= 40
+                and gap.fullmatch(lowered, groups[-1][-1][1], start)
+            ):
+                groups[-1].append(mention)
+            else:
+                groups.append([mention])
+        explicit: list[str] = []
+        other: list[str] = []
+        for group in groups:
+            kind = position(lowered, group[0][0], group[-1][1])
+            if kind == "explicit":
+                explicit.extend(label for _, _, label in group)
+            elif kind == "other":
+                other.extend(label for _, _, label in group)
+        named = list(dict.fromkeys(explicit or other))
+        return (named[0] if len(named) == 1 else None), named
+
+    def grade(response: str, expected: str) -> dict[str, Any]:
+        ne = " ".join(expected.split())
+        expected_label = by_key.get(ne.casefold())
+        label = None
+        named: list[str] = []
+        if expected_label is None:
+            status, reason = "invalid_expected", f"Expected output {ne!r} is not one of the labels"
+        elif not response.strip():
+            status, reason = "invalid_response", "Empty or null response"
+        else:
+            label, named = read(response)
+            if label == expected_label:
+                status, reason = "match", f"Response chooses {label!r}, as expected"
+            elif label is not None:
+                status, reason = "mismatch", f"Response chooses {label!r}; expected {expected_label!r}"
+            elif named:
+                status, reason = "invalid_response", f"Response names more than one choice: {named}"
+            else:
+                status, reason = "invalid_response", "Response names none of the labels"
+        return _result(
+            status, reason, response, expected, expected_label or ne, label,
+            expected_label=expected_label, actual_label=label, named_labels=named,
+        )  # fmt: skip
+
+    return grade
+
+
+WORKLOADS: dict[str, Workload] = {
+    workload.grader_id: workload
+    for workload in (
+        Workload("true-false", boolean_pairs, bare_true_false),
+        Workload("string-match", text_pairs, bare_string_match),
+        Workload("contains", text_pairs, bare_contains),
+        Workload("regex", regex_pairs, bare_regex),
+        Workload("choice", choice_pairs, bare_choice),
+    )
+}
+"""By grader id; a registered grader without one is timed on the boolean pairs, with no bare loop."""

@@ -1,0 +1,103 @@
+import { render, screen, within } from "@testing-library/react";
+import { describe, expect, it } from "vitest";
+import { VerdictDetails } from "./VerdictTree";
+import { childVerdicts } from "./verdictTree";
+
+// An `all` of a words check and a negated exact match, the second child itself a composite.
+const DETAILS = {
+  match_status: "mismatch",
+  reason: "1 of 2 graders failed",
+  children: [
+    {
+      grader_id: "x-words",
+      passed: true,
+      score: 1,
+      match_status: "match",
+      reason: "'Paris' occurs in the answer",
+      details: { match_status: "match", reason: "'Paris' occurs in the answer", position: 12 },
+    },
+    {
+      grader_id: "x-negation",
+      passed: false,
+      score: 0,
+      match_status: "mismatch",
+      reason: "The negated grader passed",
+      details: {
+        children: [
+          { grader_id: "x-exact", passed: true, score: 1, match_status: "match", reason: "Exact match", details: {} },
+        ],
+      },
+    },
+  ],
+  combined_by: "all",
+};
+
+function node(grader: string): HTMLElement {
+  const element = document.querySelector(`[data-testid="verdict-node"][data-grader="${grader}"]`);
+  if (!(element instanceof HTMLElement)) throw new Error(`no node ${grader}`);
+  return element;
+}
+
+function head(grader: string): HTMLElement {
+  return node(grader).querySelector(".verdict-node-head") as HTMLElement;
+}
+
+describe("VerdictDetails", () => {
+  it("draws a composite's verdict as a tree: grader, verdict, score and reason of each node, children nested", () => {
+    render(<VerdictDetails graderId="x-all" passed={false} score={0.5} details={DETAILS} />);
+    expect(screen.getByTestId("verdict-tree")).toBeTruthy();
+    expect(head("x-all").textContent).toBe("x-allFAIL0.501 of 2 graders failed");
+    expect(head("x-words").textContent).toBe("x-wordsPASS1.00'Paris' occurs in the answer");
+    expect(head("x-negation").textContent).toBe("x-negationFAIL0.00The negated grader passed");
+    expect(head("x-exact").textContent).toBe("x-exactPASS1.00Exact match");
+    expect(node("x-all").contains(node("x-words"))).toBe(true);
+    expect(node("x-negation").contains(node("x-exact"))).toBe(true);
+    expect(node("x-words").contains(node("x-exact"))).toBe(false);
+    // A child's own details are folded under it, without what its head already says.
+    const words = within(node("x-words")).getByTestId("details-table");
+    expect(words.querySelector('[data-detail="position"]')).toBeTruthy();
+    expect(words.querySelector('[data-detail="reason"]')).toBeNull();
+  });
+
+  it("keeps children out of the details table when the tree shows them", () => {
+    render(<VerdictDetails graderId="x-all" passed={false} score={0.5} details={DETAILS} />);
+    const table = screen.getAllByTestId("details-table").at(-1) as HTMLElement;
+    expect(table.querySelector('[data-detail="children"]')).toBeNull();
+    expect(table.querySelector('[data-detail="combined_by"]')).toBeTruthy();
+    expect(table.querySelector('[data-detail="reason"]')).toBeTruthy();
+  });
+
+  it("shows no tree for a grader without children, and unreadable children as they are", () => {
+    const { unmount } = render(
+      <VerdictDetails graderId="x-words" passed score={1} details={{ match_status: "match", reason: "ok" }} />,
+    );
+    expect(screen.queryByTestId("verdict-tree")).toBeNull();
+    unmount();
+    render(<VerdictDetails graderId="x-odd" passed score={1} details={{ children: ["not a verdict"] }} />);
+    expect(screen.queryByTestId("verdict-tree")).toBeNull();
+    expect(screen.getByTestId("details-table").querySelector('[data-detail="children"]')).toBeTruthy();
+  });
+
+  it("marks an unusable input as invalid, whatever the child", () => {
+    const details = {
+      children: [{ grader_id: "x-words", passed: false, score: 0, match_status: "invalid_response", reason: "Empty", details: {} }],
+    };
+    render(<VerdictDetails graderId="x-all" passed={false} score={0} details={details} />);
+    expect(within(head("x-words")).getByText("INVALID")).toBeTruthy();
+  });
+});
+
+describe("childVerdicts", () => {
+  it("reads the verdict from the child's details when the child omits it", () => {
+    const [child] = childVerdicts({
+      children: [{ grader_id: "x", passed: false, score: 0, details: { match_status: "mismatch", reason: "no" } }],
+    }) ?? [];
+    expect(child).toMatchObject({ graderId: "x", matchStatus: "mismatch", reason: "no", children: null });
+  });
+
+  it("is null without a list of verdicts", () => {
+    expect(childVerdicts(null)).toBeNull();
+    expect(childVerdicts({ children: "x" })).toBeNull();
+    expect(childVerdicts({ children: [{ grader_id: 1, passed: true }] })).toBeNull();
+  });
+});

@@ -1,0 +1,62 @@
+import { DetailsTable } from "./DetailsTable";
+import { verdictOutcome } from "./outcome";
+import { Verdict } from "./Verdict";
+import { CHILDREN_KEY, type VerdictNode, detailsBesideTree, verdictTree } from "./verdictTree";
+
+/** A composite's verdict and, nested below it, the verdict of each grader it combined. */
+export function VerdictTree({ root }: { root: VerdictNode }) {
+  return (
+    <ul className="verdict-tree" aria-label="Verdict tree" data-testid="verdict-tree">
+      <VerdictTreeNode node={root} isRoot />
+    </ul>
+  );
+}
+
+function VerdictTreeNode({ node, isRoot = false }: { node: VerdictNode; isRoot?: boolean }) {
+  const outcome = verdictOutcome(node.passed, node.matchStatus);
+  // The root's own details are in the table beside the tree; a child's are here, folded.
+  const details = isRoot ? {} : detailsBesideTree(node);
+  return (
+    <li className="verdict-node" data-testid="verdict-node" data-grader={node.graderId} data-outcome={outcome}>
+      <div className="verdict-node-head">
+        <span className="mono verdict-node-grader">{node.graderId}</span>
+        <Verdict outcome={outcome} />
+        <span className="mono verdict-node-score" title="score">
+          {node.score === null ? "–" : node.score.toFixed(2)}
+        </span>
+        {node.reason !== null && <span className="verdict-node-reason">{node.reason}</span>}
+      </div>
+      {Object.keys(details).length > 0 && (
+        <details className="verdict-node-details">
+          <summary>details of {node.graderId}</summary>
+          <DetailsTable details={details} />
+        </details>
+      )}
+      {node.children !== null && node.children.length > 0 && (
+        <ul>
+          {node.children.map((child, index) => (
+            <VerdictTreeNode key={index} node={child} />
+          ))}
+        </ul>
+      )}
+    </li>
+  );
+}
+
+interface VerdictDetailsProps {
+  graderId: string;
+  passed: boolean;
+  score: number | null;
+  details: Readonly<Record<string, unknown>>;
+}
+
+/** A verdict's details: a composite's children drawn as a tree, then every other key in a table. */
+export function VerdictDetails({ graderId, passed, score, details }: VerdictDetailsProps) {
+  const tree = verdictTree({ graderId, passed, score, details });
+  return (
+    <>
+      {tree && <VerdictTree root={tree} />}
+      <DetailsTable details={details} omit={tree ? [CHILDREN_KEY] : []} />
+    </>
+  );
+}
