@@ -7,6 +7,7 @@ from assay.graders.combinators import AllGrader, AnyGrader, AtLeastGrader, NotGr
 from assay.graders.composition import CompositeGrader
 from assay.graders.config_check import ConfigProblem, ProblemKind
 from assay.graders.contains import ContainsGrader
+from assay.graders.extract import ExtractGrader
 from assay.graders.regex import RegexGrader
 from assay.graders.string_match import StringMatchGrader
 from assay.graders.true_false import TrueFalseGrader
@@ -23,6 +24,7 @@ BUILTIN_GRADERS: tuple[type[GraderInterface], ...] = (
     AnyGrader,
     AtLeastGrader,
     WeightedGrader,
+    ExtractGrader,
 )
 """Grader classes that ship with Assay, registered by the grader service like any plugin."""
 
@@ -38,6 +40,7 @@ __all__ = [
     "CompositeGrader",
     "ConfigProblem",
     "ContainsGrader",
+    "ExtractGrader",
     "GradeResult",
     "GraderInterface",
     "MatchStatus",

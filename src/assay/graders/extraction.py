@@ -43,7 +43,8 @@ Refusals (``span=None``, ``rule`` names why), in the order they are checked
                             in its clause ("Das stimmt nicht", "真ではない"); anywhere later in the
                             sentence after a yes ("Yes, it isn't").
     mixed                   two answers in the span ("yes and no", "true or false", "A or B"), or an
-                            opposite answer later in the sentence ("No, not yes"; "No, it's true").
+                            opposite answer later in the sentence ("No, not yes"; "No, it's true"; "No,
+                            it isn't false").
     no_answer               nothing found, or an explicit marker that is empty.
     "No" is an answer and a negator (en, es, it; "non" fr, it): a no followed in its sentence by
     negations is one clear NO ("No, no es cierto", "Non, ce n'est pas vrai"). Checks of the rest of the
@@ -394,6 +395,12 @@ class Extractor:
                 clause = clause_around(tail, word.start, word.end)
                 if kind == "particle" or not self._p.negators.search(clause):  # "No, that's not true" agrees
                     return _refuse("mixed", f"'{span}' is followed by the opposite answer '{word.text}'")
+            for word, _ in self._opposites(tail, "-"):
+                # "No, not false", "No, it isn't wrong": a negated no says yes ("No, no" is one no)
+                head = clause_around(tail[: word.start], word.start, word.start)
+                negator = self._p.negators.search(head)
+                if negator and self._p.vocabulary.get(negator.text.casefold(), ("",))[0] != "-":
+                    return _refuse("mixed", f"'{span}' is followed by '{negator.text} … {word.text}', a yes")
         elif negator := self._p.negators.starting(tail.lstrip(" ,;:、，-–—")):
             return _refuse("negated", f"'{span}' is followed by the negation '{negator.text}'")
         return None

@@ -120,7 +120,7 @@ _ADVERBS_FR = _ADVERB.format(
     "pas|bien|vraiment|absolument|effectivement|totalement|complètement|parfaitement|tout à fait"
 )
 FRENCH = Lexicon(
-    yes=_w("oui|ouais"),
+    yes=_w("oui|ouais|si"),  # "si" contradicts a negative question: "Non ! Enfin si."
     no=_w("non"),
     true=_w("vrai|vraie|exact|exacte|correct|correcte"),
     false=_w("faux|fausse|inexact|inexacte|incorrect|incorrecte|erroné|erronée"),

@@ -1,7 +1,7 @@
-"""Answer extraction held to account by a corpus of real-looking replies in nine languages.
+"""The ``extract`` grader held to account by a corpus of real-looking replies in nine languages.
 
-Each reply is extracted, then its span graded by TrueFalseGrader with the language's locale preset (what the
-``extract`` wrapper will do). Run with ``-s`` to see the per-language table.
+Each reply is graded by ExtractGrader with its language's preset (extraction reading that language and
+English, true-false judging the span). Run with ``-s`` to see the per-language table.
 """
 
 from __future__ import annotations
@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from assay.graders import TrueFalseGrader
-from assay.graders.extraction import extract_answer
-from assay.graders.true_false import PRESETS
+from assay.graders import ExtractGrader
+from assay.graders.extraction import REFUSALS
 from assay.graders.verdict import MatchStatus
 
 CORPUS = Path(__file__).parents[2] / "data" / "answer_corpus.jsonl"
@@ -41,8 +40,8 @@ class Outcome:
     row: dict[str, str | None]
     span: str | None
     rule: str
-    status: MatchStatus | None
-    """The wrapped grader's verdict on the span; None when extraction refused."""
+    status: MatchStatus
+    """The grader's verdict: invalid_response when extraction refused."""
 
     @property
     def passed(self) -> bool:
@@ -64,15 +63,15 @@ def _load() -> list[dict[str, str | None]]:
 
 
 ROWS = _load()
-GRADERS = {language: TrueFalseGrader(config=dict(PRESETS[language].config)) for language in LANGUAGES}
+GRADERS = {
+    language: ExtractGrader("extract", dict(ExtractGrader.presets[language].config)) for language in LANGUAGES
+}
 
 
 def _outcome(row: dict[str, str | None]) -> Outcome:
-    extraction = extract_answer(row["reply"])
-    if extraction.span is None:
-        return Outcome(row, None, extraction.rule, None)
-    result = GRADERS[str(row["language"])].grade(extraction.span, row["expected"])
-    return Outcome(row, extraction.span, extraction.rule, MatchStatus(result["details"]["match_status"]))
+    result = GRADERS[str(row["language"])].grade(row["reply"], row["expected"])
+    trace = result["details"]["extraction"]
+    return Outcome(row, trace["span"], trace["rule"], MatchStatus(result["details"]["match_status"]))
 
 
 @pytest.fixture(scope="module")
@@ -108,9 +107,13 @@ def test_no_reply_passes_unless_it_means_what_was_expected(outcomes: list[Outcom
     assert false_passes == []
 
 
-def test_every_reply_that_is_not_clear_is_refused(outcomes: list[Outcome]) -> None:
+def test_every_reply_that_is_not_clear_is_refused_naming_the_rule(outcomes: list[Outcome]) -> None:
     accepted = [str(o) for o in outcomes if o.row["kind"] != "clear" and o.span is not None]
     assert accepted == []
+    for o in outcomes:
+        if o.span is None:
+            assert o.status is MatchStatus.INVALID_RESPONSE, str(o)
+            assert o.rule in REFUSALS, str(o)
 
 
 def test_a_recognised_clear_reply_is_read_as_what_it_means(outcomes: list[Outcome]) -> None:
@@ -130,13 +133,20 @@ def test_clear_replies_are_recognised_overall_and_per_language(outcomes: list[Ou
             table[str(o.row["language"])][1] += 1
             table[str(o.row["language"])][0] += o.recognised
     total = [sum(v[0] for v in table.values()), sum(v[1] for v in table.values())]
-    false_passes = sum(o.passed and o.row["means"] != o.row["expected"] for o in outcomes)
-    print(f"\n{'language':<12} {'replies':>7} {'clear':>5} {'read':>5} {'recall':>7}")
-    for language, (read, clear) in table.items():
-        replies = sum(o.row["language"] == language for o in outcomes)
-        print(f"{language:<12} {replies:>7} {clear:>5} {read:>5} {read / clear:>7.1%}")
-    print(f"{'all':<12} {len(outcomes):>7} {total[1]:>5} {total[0]:>5} {total[0] / total[1]:>7.1%}")
-    print(f"false passes: {false_passes}; refusals by rule: {dict(sorted(refusals.items()))}")
+    columns = ("replies", "refused", "clear", "read", "recall", "false passes")
+    print(f"\n{'language':<12} " + " ".join(f"{c:>7}" for c in columns))
+    for language in (*LANGUAGES, None):
+        mine = [o for o in outcomes if language in (None, o.row["language"])]
+        read, clear = (
+            (sum(v[i] for v in table.values()) for i in (0, 1)) if language is None else table[language]
+        )
+        false_passes = sum(o.passed and o.row["means"] != o.row["expected"] for o in mine)
+        refused = sum(o.span is None for o in mine)
+        print(
+            f"{language or 'all':<12} {len(mine):>7} {refused:>7} {clear:>5} {read:>5} {read / clear:>7.1%} "
+            f"{false_passes:>7}"
+        )
+    print(f"refusals by rule: {dict(sorted(refusals.items()))}")
     missed = [str(o) for o in outcomes if o.row["kind"] == "clear" and not o.recognised]
     print("clear replies not recognised:\n  " + "\n  ".join(missed))
     assert total[0] >= MIN_RECALL * total[1]
