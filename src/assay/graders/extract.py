@@ -5,9 +5,10 @@ answer is: yes", "**Answer:** True", "<answer>B</answer>", a JSON ``answer`` fie
 the wrapped grader (a child spec ``{grader_id, config, expected_output?}``, like ``not``'s; by default
 true-false knowing the English answer words) judges that span instead of the whole reply. A reply
 extraction refuses (negated, mixed, hedged, a question, two different answers, nothing found) is
-``invalid_response`` with the refusing rule in its reason and in ``details.extraction.rule``: the wrapped
-grader never sees it, so it can never pass. Presets, one per language, read that language and English and
-give true-false that language's pack plus the answer words extraction reads ("correct", "fausse", "ложно").
+``invalid_response`` with the refusing rule in its reason, in ``details.extraction.rule`` and as the
+verdict's ``reason_code`` (which results are counted and filtered by): the wrapped grader never sees it, so
+it can never pass. Presets, one per language, read that language and English and give true-false that
+language's pack plus the answer words extraction reads ("correct", "fausse", "ложно").
 
 Details keep the composites' tree shape (``children`` holds the wrapped grader's verdict, ``decided_by``
 its path) plus ``extraction``: ``{"span", "rule", "reason"}``, the span picked and the rule that picked it,
@@ -35,7 +36,14 @@ from assay.graders.extraction import RULES_SCHEMA, Extraction, ExtractionRules, 
 from assay.graders.extraction_lexicon import LEXICONS
 from assay.graders.text import read_text
 from assay.graders.true_false import PRESETS as TRUE_FALSE_PRESETS
-from assay.graders.verdict import GradeResult, MatchStatus, VerdictReport, status_of
+from assay.graders.verdict import (
+    REASON_CODE,
+    GradeResult,
+    MatchStatus,
+    VerdictReport,
+    reason_code_of,
+    status_of,
+)
 
 __all__ = ["ExtractGrader"]
 
@@ -201,8 +209,9 @@ class ExtractGrader(CompositeGrader):
             else:
                 status, reason, score, decided = self._decide([status], [child])
                 reason = f"{extraction.reason}; {self._label}: {reason}"
+            code = reason_code_of(details)  # the wrapped grader's own, if it gives one
             return _result(
-                status, reason, score, agent_response, expected_output, extraction, decided, [child]
+                status, reason, score, agent_response, expected_output, extraction, decided, [child], code
             )
         except Exception as exc:
             return self._broken(agent_response, expected_output, exc)
@@ -215,7 +224,17 @@ class ExtractGrader(CompositeGrader):
                 INVALID_EXPECTED, refusal[1], 0.0, agent_response, expected_output, extraction, 0, []
             )
         reason = f"No answer extracted ({extraction.rule}): {extraction.reason}"
-        return _result(INVALID_RESPONSE, reason, 0.0, agent_response, expected_output, extraction, None, [])
+        return _result(
+            INVALID_RESPONSE,
+            reason,
+            0.0,
+            agent_response,
+            expected_output,
+            extraction,
+            None,
+            [],
+            extraction.rule,
+        )
 
 
 def _result(
@@ -227,6 +246,7 @@ def _result(
     extraction: Extraction,
     decided: int | None,
     children: list[dict[str, Any]],
+    code: str | None = None,
 ) -> GradeResult:
     """The verdict dict: the composites' keys and tree, with the extraction trace beside them."""
     return {
@@ -240,6 +260,7 @@ def _result(
             "normalized_expected": None,
             "normalized_actual": extraction.span,
             "extraction": {"span": extraction.span, "rule": extraction.rule, "reason": extraction.reason},
+            REASON_CODE: code,
             "decided_by": _SPEC_KEY if decided is not None else None,
             "children": children,
         },

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from assay.graders import ExtractGrader, MatchStatus, VerdictReport, catalog
 from assay.graders.extraction import PICKING_RULES, REFUSALS
+from assay.graders.verdict import reason_code_of
 from assay.services.grader_service import GraderService
 from assay.services.summary import ReportShape
 
@@ -54,6 +55,7 @@ def test_the_span_is_handed_to_the_wrapped_grader_with_its_trace(
     assert child["details"]["actual_original"] == span  # the child saw the span, not the reply
     assert details["decided_by"] == "grader"
     assert f"the {rule} rule" in details["reason"]
+    assert reason_code_of(details) is None
 
 
 def test_the_wrapped_graders_verdict_is_the_verdict() -> None:
@@ -96,6 +98,7 @@ def test_a_reply_without_one_clear_answer_is_invalid_naming_the_rule(
     assert f"({rule})" in details["reason"]
     assert details["children"] == []  # the wrapped grader never saw it
     assert details["decided_by"] is None
+    assert reason_code_of(details) == rule  # what the platform counts and filters results by
 
 
 def test_negation_of_a_refused_reply_stays_invalid() -> None:
@@ -259,3 +262,21 @@ def test_a_pass_always_has_a_span_the_child_matched(reply: str, expected: str) -
     if result["passed"]:
         assert result["details"]["extraction"]["span"]
         assert result["details"]["children"][0]["match_status"] == MatchStatus.MATCH
+
+
+@pytest.mark.parametrize(
+    ("details", "code"),
+    [
+        ({"reason_code": "hedged"}, "hedged"),
+        ({"reason_code": "invalid_judgement"}, "invalid_judgement"),
+        ({"reason_code": "Hedged"}, None),
+        ({"reason_code": "x" * 41}, None),
+        ({"reason_code": 3}, None),
+        ({"reason_code": "a b"}, None),
+        ({}, None),
+        (None, None),
+        ("reason_code", None),
+    ],
+)
+def test_a_reason_code_is_read_only_when_it_is_one(details: object, code: str | None) -> None:
+    assert reason_code_of(details) == code
