@@ -17,7 +17,8 @@ Rules that find candidates, in priority order (``rules`` chooses which run)
     json_field       a JSON object in the reply holding one of ``json_keys`` (up to 3 levels deep).
     labelled         "Answer:", "Final answer:", "The answer is", "La réponse est", "Antwort:",
                      "La respuesta es", "Risposta:", "A resposta é", "答え:", "答案是", "Ответ:" (and
-                     ``extra_labels``); the span runs to the end of its clause ("Answer: No, it isn't").
+                     ``extra_labels``); the span runs to the end of its clause ("Answer: No, it isn't"),
+                     narrowed to the truth word of a verdict ending it ("Answer: it's true" → "true").
     leading_word     the reply opens with an answer word then punctuation ("Yes, that's correct.").
     lone_word        a clause that is only an answer word, maybe after "so", "well", "wait", "enfin",
                      "anzi", "等等"... ("The capital is Canberra. So, no.").
@@ -117,6 +118,8 @@ _QUOTED = re.compile(
 """Quoted text: a negator inside a quote ("the claim 'X is not Y' is false") is not the reply's own."""
 _BOXED = re.compile(r"\\boxed\{")
 _CJK_COPULA = re.compile(r"(?:です|でございます|である|だ)$")
+_VERDICT_TAIL = re.compile(r"[\s.!。]*(?:です|でございます|である|だ|的)?[\s.!。]*")
+"""What may follow a verdict's truth word at the end of an answer span: marks, a copula, 的."""
 _CJK_PARTICLE = re.compile(r"[的了啊呀哦]$")
 
 
@@ -242,7 +245,22 @@ class Extractor:
             return
         if words > 3 and cut < limit and cut != doc.sentence(start, start)[1]:
             return  # a sentence going on past a comma is prose ("Longer answer: while bats..."), no answer
+        if span.casefold() not in self._p.vocabulary:
+            start, end = self._verdict_ending(doc.text, start, end)
         yield self._candidate(rule, doc, start, end, marker)
+
+    def _verdict_ending(self, text: str, start: int, end: int) -> tuple[int, int]:
+        """[start, end) narrowed to the truth word of a verdict that ends it ("Answer: it's true" → "true",
+        "Réponse : c'est faux" → "faux", "答案：是正确的" → "正确的"); unchanged when no verdict ends it, or
+        when a negator stands in it (the whole span is then refused as negated)."""
+        if self._p.negators.search(text[start:end]):
+            return start, end
+        last = None
+        for hit, _ in self._p.verdicts.finditer(text[start:end]):
+            last = hit
+        if last is None or not _VERDICT_TAIL.fullmatch(text, start + last.end, end):
+            return start, end
+        return start + last.start, start + last.end
 
     def _json(self, raw: str) -> Iterator[Candidate]:
         keys = {k.casefold() for k in self._rules.json_keys}
