@@ -251,7 +251,7 @@ class Extractor:
 
     def _verdict_ending(self, text: str, start: int, end: int) -> tuple[int, int]:
         """[start, end) narrowed to the truth word of a verdict that ends it ("Answer: it's true" → "true",
-        "Réponse : c'est faux" → "faux", "答案：是正确的" → "正确的"); unchanged when no verdict ends it, or
+        "Réponse : c'est faux" → "faux", "答案:是正确的" → "正确的"); unchanged when no verdict ends it, or
         when a negator stands in it (the whole span is then refused as negated)."""
         if self._p.negators.search(text[start:end]):
             return start, end
