@@ -6,13 +6,17 @@ both sides, decide, build the same result dict. It is the floor a grader is meas
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import re2
+
+from assay.graders.extraction import DEFAULT_RULES, compiled
 
 Pair = tuple[str, str]
 Grade = Callable[[str, str], dict[str, Any]]
@@ -285,6 +289,55 @@ def bare_choice() -> Grade:
     return grade
 
 
+CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "answer_corpus.jsonl"
+REASONING = (
+    "Let me think this through step by step. The statement concerns the claim given in the question, and "
+    "the evidence from the source text is fairly direct: the figures quoted match the record, the dates "
+    "line up, and nothing in the passage contradicts it. "
+)
+
+
+def extract_pairs(count: int, rng: random.Random) -> list[Pair]:
+    """Replies in sentences, from the answer corpus (nine languages; clear, negated, hedged, mixed...), and
+    one in five a long one: a reasoning of ~1,500 characters, then a labelled final answer."""
+    with CORPUS.open(encoding="utf-8") as lines:
+        rows = [json.loads(line) for line in lines if line.strip()]
+    pairs = []
+    for _ in range(count):
+        row = rng.choice(rows)
+        if rng.random() < 0.2:
+            pairs.append((REASONING * 6 + f"\n\nFinal answer: {rng.choice(['yes', 'no'])}", row["expected"]))
+        else:
+            pairs.append((row["reply"], row["expected"]))
+    return pairs
+
+
+def bare_extract() -> Grade:
+    """The extraction module called directly (its nine languages' rules are not something one writes by
+    hand for a baseline), then the bare true-false on the span, building the same dict and trace: what
+    is left to compare is the wrapper (config, tree, child call)."""
+    extractor = compiled(DEFAULT_RULES)
+    true_false = bare_true_false()
+
+    def grade(response: str, expected: str) -> dict[str, Any]:
+        extraction = extractor.extract(response)
+        trace = {"span": extraction.span, "rule": extraction.rule, "reason": extraction.reason}
+        if extraction.span is None:
+            reason = f"No answer extracted ({extraction.rule}): {extraction.reason}"
+            return _result(
+                "invalid_response", reason, response, expected, None, None, extraction=trace, children=[]
+            )
+        child = true_false(extraction.span, expected)
+        details = child["details"]
+        reason = f"{extraction.reason}; grader (true-false): {details['reason']}"
+        return _result(
+            details["match_status"], reason, response, expected, None, extraction.span, extraction=trace,
+            decided_by="grader", children=[{"grader_id": "true-false", **child}],
+        )  # fmt: skip
+
+    return grade
+
+
 WORKLOADS: dict[str, Workload] = {
     workload.grader_id: workload
     for workload in (
@@ -293,6 +346,7 @@ WORKLOADS: dict[str, Workload] = {
         Workload("contains", text_pairs, bare_contains),
         Workload("regex", regex_pairs, bare_regex),
         Workload("choice", choice_pairs, bare_choice),
+        Workload("extract", extract_pairs, bare_extract),
     )
 }
 """By grader id; a registered grader without one is timed on the boolean pairs, with no bare loop."""

@@ -15,7 +15,8 @@ def test_graders_screen_lists_every_grader_from_the_api(page: Page, assay: Assay
     page.goto("/graders")
     listing = page.get_by_test_id("grader-list")
     for grader in graders:
-        expect(listing.get_by_role("link", name=grader["name"])).to_be_visible()
+        # The name exactly: "Not" also occurs in another grader's description
+        expect(listing.get_by_role("link").get_by_text(grader["name"], exact=True)).to_be_visible()
     expect(listing.get_by_role("listitem")).to_have_count(len(graders))
 
 

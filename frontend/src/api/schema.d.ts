@@ -1549,6 +1549,13 @@ export interface components {
             by_match_status: {
                 [key: string]: number;
             };
+            /**
+             * By Reason Code
+             * @description Verdicts by the reason code their grader gave (e.g. the extract grader's 'hedged')
+             */
+            by_reason_code?: {
+                [key: string]: number;
+            };
             /** Error Count */
             error_count: number;
             /** Errors By Reason */
@@ -3520,6 +3527,8 @@ export interface operations {
                 error?: string | null;
                 /** @description Text in input, expected or response */
                 q?: string | null;
+                /** @description Only verdicts with this reason code (e.g. the extract grader's refusals) */
+                reason_code?: string | null;
                 /** @description A leading '-' sorts descending */
                 sort?: string;
             };
@@ -3617,6 +3626,8 @@ export interface operations {
                 error?: string | null;
                 /** @description Text in input, expected or response */
                 q?: string | null;
+                /** @description Only verdicts with this reason code (e.g. the extract grader's refusals) */
+                reason_code?: string | null;
                 /** @description A leading '-' sorts descending */
                 sort?: string;
             };

@@ -14,10 +14,17 @@ interface ResultFiltersProps {
   query: ResultQuery;
   onChange: (query: ResultQuery) => void;
   counts: Partial<Record<OutcomeFilter, number>>;
+  /** Verdicts by the reason code their grader gave (the summary's `by_reason_code`). */
+  reasons: Readonly<Record<string, number>>;
 }
 
-/** Which results to show: by outcome, and by text found in the input, expected_output or agent_response. */
-export function ResultFilters({ query, onChange, counts }: ResultFiltersProps) {
+/**
+ * Which results to show: by outcome, by the reason code of the verdict (offered when the grader gives
+ * any), and by text found in the input, expected_output or agent_response.
+ */
+export function ResultFilters({ query, onChange, counts, reasons }: ResultFiltersProps) {
+  const codes = Object.keys(reasons);
+  if (query.reason !== "" && !codes.includes(query.reason)) codes.push(query.reason); // a shared link's
   const [search, setSearch] = useState(query.search);
   const settled = useDebouncedValue(search, 250);
   // Only a settled search reaches the query (once per pause in typing), merged into the query as it is then.
@@ -44,6 +51,22 @@ export function ResultFilters({ query, onChange, counts }: ResultFiltersProps) {
           </button>
         ))}
       </div>
+      {codes.length > 0 && (
+        <select
+          aria-label="Reason filter"
+          title="Only verdicts whose grader gave this reason (e.g. why no answer could be read)"
+          value={query.reason}
+          onChange={(event) => onChange({ ...query, reason: event.target.value })}
+        >
+          <option value="">Any reason</option>
+          {codes.map((code) => (
+            <option key={code} value={code}>
+              {code}
+              {reasons[code] !== undefined ? ` (${reasons[code].toLocaleString("en")})` : ""}
+            </option>
+          ))}
+        </select>
+      )}
       <input
         type="search"
         aria-label="Search results"

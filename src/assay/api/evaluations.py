@@ -19,6 +19,7 @@ from assay.api.schemas.evaluations import (
 )
 from assay.api.schemas.suites import Deleted
 from assay.graders import MatchStatus
+from assay.graders.verdict import MAX_REASON_CODE_LENGTH
 from assay.services.comparison import Flip, compare
 from assay.services.evaluation_jobs import EvaluationJobs
 from assay.services.evaluation_service import EvaluationService, ResultQuery
@@ -102,6 +103,14 @@ def result_query(
     match_status: Annotated[MatchStatus | None, Query(examples=["mismatch"])] = None,
     error: Annotated[str | None, Query(max_length=100, description="Only this error reason")] = None,
     q: Annotated[str | None, Query(max_length=200, description="Text in input, expected or response")] = None,
+    reason_code: Annotated[
+        str | None,
+        Query(
+            max_length=MAX_REASON_CODE_LENGTH,
+            examples=["hedged"],
+            description="Only verdicts with this reason code (e.g. the extract grader's refusals)",
+        ),
+    ] = None,
     sort: Annotated[
         str, Query(pattern=r"^-?(position|score|latency_ms)$", description="A leading '-' sorts descending")
     ] = "position",
@@ -112,6 +121,7 @@ def result_query(
         match_status=match_status,
         error=error,
         search=q,
+        reason_code=reason_code,
         sort=ResultSort(sort.lstrip("-")),
         descending=sort.startswith("-"),
     )

@@ -7,6 +7,7 @@ from assay.graders.combinators import AllGrader, AnyGrader, AtLeastGrader, NotGr
 from assay.graders.composition import CompositeGrader
 from assay.graders.config_check import ConfigProblem, ProblemKind
 from assay.graders.contains import ContainsGrader
+from assay.graders.extract import ExtractGrader
 from assay.graders.fuzzy import FuzzyGrader
 from assay.graders.json_answer import JsonGrader
 from assay.graders.numeric import NumericGrader
@@ -31,6 +32,7 @@ BUILTIN_GRADERS: tuple[type[GraderInterface], ...] = (
     AnyGrader,
     AtLeastGrader,
     WeightedGrader,
+    ExtractGrader,
 )
 """Grader classes that ship with Assay, registered by the grader service like any plugin."""
 
@@ -46,6 +48,7 @@ __all__ = [
     "CompositeGrader",
     "ConfigProblem",
     "ContainsGrader",
+    "ExtractGrader",
     "FuzzyGrader",
     "GradeResult",
     "GraderInterface",

@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from assay.domain import GraderSpec
+from assay.graders.verdict import reason_code_of
 from assay.serialization import json_text
 from assay.services.runner import CaseResult
 from assay.services.summary import ReportShape, ResultFacts
@@ -145,7 +146,7 @@ def result_of(row: ResultRow) -> Result:
 
 def result_columns(result: CaseResult, position: int) -> dict[str, Any]:
     """The columns of a new result row (details stored without the texts the row already holds)."""
-    columns = {**result.as_record(), "position": position}
+    columns = {**result.as_record(), "position": position, "reason_code": reason_code_of(result.details)}
     columns["details"] = stored_details(result.details, columns)
     return columns
 

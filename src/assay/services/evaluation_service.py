@@ -48,6 +48,7 @@ class ResultQuery:
     match_status: str | None = None
     error: str | None = None
     search: str | None = None
+    reason_code: str | None = None
     sort: ResultSort = ResultSort.POSITION
     descending: bool = False
 
@@ -178,6 +179,7 @@ class EvaluationService:
             match_status=query.match_status,
             error=query.error,
             search=query.search,
+            reason_code=query.reason_code,
             sort=query.sort,
             descending=query.descending,
         )
@@ -204,6 +206,7 @@ class EvaluationService:
             match_status=query.match_status,
             error=query.error,
             search=query.search,
+            reason_code=query.reason_code,
         )
         for row in rows:
             yield result_of(row)

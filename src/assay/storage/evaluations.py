@@ -101,6 +101,8 @@ class ResultRow(Base):
     passed: Mapped[bool] = mapped_column(Boolean)
     score: Mapped[float | None] = mapped_column(Float, nullable=True)
     match_status: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    reason_code: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    """The verdict's reason code, if its grader gave one (``details.reason_code``): what results filter by."""
     details: Mapped[dict[str, Any] | None] = mapped_column(SafeJSON, nullable=True)
     error: Mapped[str | None] = mapped_column(String(100), nullable=True)
     error_detail: Mapped[str | None] = mapped_column(SafeText, nullable=True)
@@ -225,6 +227,7 @@ def _result_filters(
     match_status: str | None,
     error: str | None,
     search: str | None,
+    reason_code: str | None = None,
 ) -> Select[Any]:
     query = query.where(ResultRow.evaluation_id == evaluation_id)
     if outcome is Outcome.PASSED:
@@ -239,6 +242,8 @@ def _result_filters(
         query = query.where(ResultRow.match_status == match_status)
     if error is not None:
         query = query.where(ResultRow.error == error)
+    if reason_code is not None:
+        query = query.where(ResultRow.reason_code == reason_code)
     if search:
         # Text columns hold JSON string literals (SafeText), so a plain substring of the text matches
         # unless it contains characters that JSON escapes; good enough for a search box.
@@ -261,6 +266,7 @@ def page_of_results(
     match_status: str | None = None,
     error: str | None = None,
     search: str | None = None,
+    reason_code: str | None = None,
     sort: ResultSort = ResultSort.POSITION,
     descending: bool = False,
 ) -> tuple[Sequence[ResultRow], int]:
@@ -271,11 +277,10 @@ def page_of_results(
         ResultSort.LATENCY_MS: ResultRow.latency_ms,
     }[sort]
     order = column.desc().nulls_last() if descending else column.asc().nulls_last()
-    query = _result_filters(select(ResultRow), evaluation_id, outcome, match_status, error, search)
+    filters = (evaluation_id, outcome, match_status, error, search, reason_code)
+    query = _result_filters(select(ResultRow), *filters)
     rows = session.scalars(query.order_by(order, ResultRow.position).offset(skip).limit(limit)).all()
-    counted = _result_filters(
-        select(func.count()).select_from(ResultRow), evaluation_id, outcome, match_status, error, search
-    )
+    counted = _result_filters(select(func.count()).select_from(ResultRow), *filters)
     return rows, session.scalar(counted) or 0
 
 
@@ -288,9 +293,12 @@ def iter_results(
     match_status: str | None = None,
     error: str | None = None,
     search: str | None = None,
+    reason_code: str | None = None,
 ) -> Iterator[ResultRow]:
     """Every result of the evaluation that the filters let through, in case order, read in batches."""
-    query = _result_filters(select(ResultRow), evaluation_id, outcome, match_status, error, search)
+    query = _result_filters(
+        select(ResultRow), evaluation_id, outcome, match_status, error, search, reason_code
+    )
     query = query.order_by(ResultRow.position)
     yield from session.scalars(query.execution_options(yield_per=batch))
 

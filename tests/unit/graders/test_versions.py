@@ -28,6 +28,7 @@ PINNED = {
     # A composite's version is its class version + a digest of its children's ids and versions, so these
     # change when a child grader's version does (that is the point: its verdicts may have changed).
     "not": ("1.0.0+2fc465321044", "6766a7b4a96ffbf5"),
+    "extract": ("1.0.0+6937ee9ad3a1", "c74f841b09f98ace"),
     "all": ("1.0.0+2fc465321044", "9234ecd6160f7dcc"),
     "any": ("1.0.0+2fc465321044", "0268b174314a905c"),
     "at-least": ("1.0.0+2fc465321044", "5b42b3af55642670"),
@@ -51,6 +52,11 @@ CONFIGURED: dict[str, tuple[dict[str, Any], str, str]] = {
         },
         "1.0.0+8eee26ece256",
         "6848cb5a02cc45be",
+    ),
+    "extract": (
+        {"grader": {"grader_id": "choice"}, "languages": ["english"]},
+        "1.0.0+b1d0ce9d4c5a",
+        "1785166f83429569",
     ),
     "weighted": (
         {"graders": [{**TF, "weight": 2}, {**SM, "weight": 1}], "threshold": 0.6},
@@ -76,6 +82,25 @@ EXTRA_INPUTS: dict[str, list[object]] = {
         "A cat",
         "B. Paris",
         "I think B",
+    ],
+    "extract": [
+        "The answer is: yes",
+        "**Answer:** True",
+        "Final answer: B",
+        "<answer>no</answer>",
+        '{"answer": false}',
+        "Let me check.\nNo",
+        "That's correct.",
+        "not true",
+        "no, not yes",
+        "yes and no",
+        "I think maybe",
+        "probably true",
+        "true?",
+        "Yes. Wait, no.",
+        "Réponse : non",
+        "答案是：是",
+        "Ответ: да",
     ],
     "regex": [r"^P.*s$", r"(?i)\bparis\b", "[", "x*", r"\b", r"\d+", r"(?<=a)b", "The answer is 42.", "42"],
     "numeric": [

@@ -119,6 +119,10 @@ class SummaryOut(ResponseModel):
     pass_rate_ci95: list[float] | None = Field(description="Wilson 95 % interval [low, high]")
     mean_score: float | None
     by_match_status: dict[str, int]
+    by_reason_code: dict[str, int] = Field(
+        default_factory=dict,
+        description="Verdicts by the reason code their grader gave (e.g. the extract grader's 'hedged')",
+    )
     error_count: int
     errors_by_reason: dict[str, int]
     latency_ms: LatencyOut
