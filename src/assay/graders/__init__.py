@@ -1,13 +1,14 @@
 """Graders: pure functions from (agent_response, expected_output) to a verdict."""
 
 from assay.graders import catalog
-from assay.graders.base import GraderInterface, Preset
+from assay.graders.base import GraderInterface, Preset, why_unavailable
 from assay.graders.choice import ChoiceGrader
 from assay.graders.combinators import AllGrader, AnyGrader, AtLeastGrader, NotGrader, WeightedGrader
 from assay.graders.composition import CompositeGrader
 from assay.graders.config_check import ConfigProblem, ProblemKind
 from assay.graders.contains import ContainsGrader
 from assay.graders.regex import RegexGrader
+from assay.graders.semantic import SemanticGrader
 from assay.graders.string_match import StringMatchGrader
 from assay.graders.true_false import TrueFalseGrader
 from assay.graders.verdict import GradeResult, MatchStatus, Verdict, VerdictReport
@@ -18,6 +19,7 @@ BUILTIN_GRADERS: tuple[type[GraderInterface], ...] = (
     ContainsGrader,
     RegexGrader,
     ChoiceGrader,
+    SemanticGrader,
     NotGrader,
     AllGrader,
     AnyGrader,
@@ -45,9 +47,11 @@ __all__ = [
     "Preset",
     "ProblemKind",
     "RegexGrader",
+    "SemanticGrader",
     "StringMatchGrader",
     "TrueFalseGrader",
     "Verdict",
     "VerdictReport",
     "WeightedGrader",
+    "why_unavailable",
 ]
