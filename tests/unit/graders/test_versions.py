@@ -111,7 +111,7 @@ def verdict_digest(grader: GraderInterface) -> str:
 @pytest.mark.parametrize("grader_class", BUILTIN_GRADERS, ids=lambda cls: cls.default_id)
 def test_version_pins_verdicts(grader_class: type[GraderInterface]) -> None:
     grader = grader_class()
-    require(why_unavailable(grader) is None, f"the optional packages of the grader '{grader.grader_id}'")
+    require(why_unavailable(grader) is None, f"what the grader '{grader.grader_id}' needs")
     version, digest = PINNED[grader.grader_id]
     assert (grader.version, verdict_digest(grader)) == (version, digest), (
         f"{grader.grader_id}: verdicts or version changed; bump the version and update PINNED"
