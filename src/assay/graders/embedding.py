@@ -166,6 +166,9 @@ class _Model:
         tokenizer.enable_truncation(max_length=MAX_TOKENS)
         options = onnxruntime.SessionOptions()
         options.log_severity_level = 3  # errors only: nothing on stderr for a normal load
+        # No busy-waiting between runs: spinning worker threads would take the cores from the server's own
+        # threads (and, on a loaded machine, from each other) for nothing.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         session = onnxruntime.InferenceSession(
             str(_checked(_MODEL)), sess_options=options, providers=["CPUExecutionProvider"]
         )
@@ -196,6 +199,11 @@ def embed(text: str) -> Embedding:
     if missing is not None:
         raise RuntimeError(missing)
     return _embed(text[: MAX_CHARS + 1])  # one more character tells that the text was cut
+
+
+def clear_cache() -> None:
+    """Forget every cached vector (benchmarks time cold embeddings; tests embed the same text afresh)."""
+    _embed.cache_clear()
 
 
 @functools.lru_cache(maxsize=CACHE_SIZE)

@@ -114,12 +114,12 @@ def test_a_long_text_is_read_on_its_first_tokens_and_flagged() -> None:
 
 @pytest.mark.usefixtures("model")
 def test_a_text_is_embedded_alone_whatever_it_is_graded_with() -> None:
-    embedding._embed.cache_clear()
+    embedding.clear_cache()
     first = embedding.embed(CAPITAL).vector.copy()
     embedding.embed(
         "A much longer sentence that would have padded a batch, had the two been embedded together."
     )
-    embedding._embed.cache_clear()
+    embedding.clear_cache()
     assert (embedding.embed(CAPITAL).vector == first).all()
     assert abs(float(first @ first) - 1.0) < 1e-5  # unit length
 
@@ -136,10 +136,10 @@ def test_odd_text_is_graded_never_raises(odd: str) -> None:
 def test_concurrent_grading_matches_serial_grading() -> None:
     grader = SemanticGrader()
     pairs = [(f"Sentence number {i} is about Paris.", CAPITAL) for i in range(40)]
-    embedding._embed.cache_clear()
+    embedding.clear_cache()
     with ThreadPoolExecutor(max_workers=8) as pool:
         parallel = list(pool.map(lambda pair: grader.grade(*pair), pairs))
-    embedding._embed.cache_clear()
+    embedding.clear_cache()
     assert parallel == [grader.grade(*pair) for pair in pairs]
 
 
