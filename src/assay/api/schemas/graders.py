@@ -24,11 +24,10 @@ class GraderSummary(ResponseModel):
         description="JSON Schema of the config (additionalProperties: false)"
     )
     available: bool = Field(
-        default=True,
-        description="Whether it can grade on this server (false: an optional package is missing)",
+        description="Whether it can grade on this server (false: an optional package is missing)"
     )
     unavailable_reason: str | None = Field(
-        default=None, description="When unavailable: why, and the command that installs what it needs"
+        description="When unavailable: why, and the command that installs what it needs; else null"
     )
 
 
