@@ -183,6 +183,112 @@ def bare_regex() -> Grade:
     return grade
 
 
+CHOICE_ANSWERS = [
+    "B", "(C)", "**A**", "D.", "The answer is B.", "Answer: D", "Final answer: C",
+    "B. Paris is the capital of France.",
+    "Paris is in France and Lyon is not the capital, so the correct option is (B).",
+    "I think A or B", "a cat sat on the mat", "A\nB", "", "E) none of the above",
+    "Let me reason step by step. Option A is wrong because the treaty was signed later. Answer: C",
+]  # fmt: skip
+
+
+def choice_pairs(count: int, rng: random.Random) -> list[Pair]:
+    return [(rng.choice(CHOICE_ANSWERS), rng.choice("ABCDE")) for _ in range(count)]
+
+
+def bare_choice() -> Grade:
+    """The choice grader's rules for labels A-E written by hand with stdlib regexes.
+
+    Labels as tokens (not inside a word or a number), lower-case prose ("a cat") skipped, labels joined by
+    connectives read as one group, a group's position read from what precedes it: the whole answer or an
+    answer statement decides; otherwise a line start, brackets or bold.
+    """
+    by_key = {label.casefold(): label for label in "ABCDE"}
+    token = re.compile(r"(?<![^\W_])[a-e](?![^\W_])")
+    not_prose = {"or", "and", "nor", "not", "but", "vs", "maybe", "then"}
+    next_word = re.compile(r"[ \t]+(\w+)")
+    gap = re.compile(r"(?:[\s,/&|+;()\[\]*_`\"']|\b(?:or|and|nor|not|but|vs|maybe)\b)*")
+    whole_before = re.compile(r"[\s(\[{*_`\"']*")
+    whole_after = re.compile(r"[\s)\]}*_`\"'.!]*")
+    statement = re.compile(
+        r"(?:answer|option|choice)(?:\s+(?:is|would be|should be)\s*:?|\s*[:=\-])\s*(?:option\s+)?[\s(\[*_]*$"
+    )
+    line_start = re.compile(r"(?:^|\n)[ \t]*(?:[-*]\s+)?[(\[*_]*$")
+    after_line_start = re.compile(r"[*_]*[ \t]*(?:[):,;!?\]\-]|\.(?!\w)|\n|$)")
+    wrapped = re.compile(r"(?:\*\*|\(|\[)\s*$")
+
+    def position(text: str, start: int, end: int) -> str:
+        if whole_before.fullmatch(text, 0, start) and whole_after.fullmatch(text, end):
+            return "explicit"
+        before = text[max(0, start - 100) : start]
+        if statement.search(before):
+            return "explicit"
+        if after_line_start.match(text, end) and line_start.search(before):
+            return "other"
+        return "other" if wrapped.search(before) else "passing"
+
+    def read(response: str) -> tuple[str | None, list[str]]:
+        alone = by_key.get(response.strip(" \t\r\n()[]{}*_`\"'.!").casefold())
+        if alone is not None:
+            return alone, [alone]
+        lowered = response.lower()
+        groups: list[list[tuple[int, int, str]]] = []
+        for match in token.finditer(lowered):
+            start, end = match.span()
+            written = response[start:end]
+            if end < len(response) and response[end] in " \t" and written != written.upper():
+                following = next_word.match(lowered, end)
+                if following is not None and following.group(1) not in not_prose:
+                    continue
+            if start and lowered[start - 1] in ".," and start > 1 and lowered[start - 2].isdigit():
+                continue
+            mention = (start, end, by_key[match.group()])
+            if (
+                groups
+                and start - groups[-1][-1][1] <= 40
+                and gap.fullmatch(lowered, groups[-1][-1][1], start)
+            ):
+                groups[-1].append(mention)
+            else:
+                groups.append([mention])
+        explicit: list[str] = []
+        other: list[str] = []
+        for group in groups:
+            kind = position(lowered, group[0][0], group[-1][1])
+            if kind == "explicit":
+                explicit.extend(label for _, _, label in group)
+            elif kind == "other":
+                other.extend(label for _, _, label in group)
+        named = list(dict.fromkeys(explicit or other))
+        return (named[0] if len(named) == 1 else None), named
+
+    def grade(response: str, expected: str) -> dict[str, Any]:
+        ne = " ".join(expected.split())
+        expected_label = by_key.get(ne.casefold())
+        label = None
+        named: list[str] = []
+        if expected_label is None:
+            status, reason = "invalid_expected", f"Expected output {ne!r} is not one of the labels"
+        elif not response.strip():
+            status, reason = "invalid_response", "Empty or null response"
+        else:
+            label, named = read(response)
+            if label == expected_label:
+                status, reason = "match", f"Response chooses {label!r}, as expected"
+            elif label is not None:
+                status, reason = "mismatch", f"Response chooses {label!r}; expected {expected_label!r}"
+            elif named:
+                status, reason = "invalid_response", f"Response names more than one choice: {named}"
+            else:
+                status, reason = "invalid_response", "Response names none of the labels"
+        return _result(
+            status, reason, response, expected, expected_label or ne, label,
+            expected_label=expected_label, actual_label=label, named_labels=named,
+        )  # fmt: skip
+
+    return grade
+
+
 TOPICS = [
     "The capital of France is Paris",
     "Water boils at one hundred degrees Celsius at sea level",
@@ -227,6 +333,7 @@ WORKLOADS: dict[str, Workload] = {
         Workload("string-match", text_pairs, bare_string_match),
         Workload("contains", text_pairs, bare_contains),
         Workload("regex", regex_pairs, bare_regex),
+        Workload("choice", choice_pairs, bare_choice),
         Workload("semantic", semantic_pairs, max_cases=200, before_pass=_clear_embeddings),
     )
 }

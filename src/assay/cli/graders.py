@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated
 
 import typer
@@ -11,7 +12,7 @@ from rich.text import Text
 from assay.cli.console import out
 from assay.cli.gate import check_gate
 from assay.cli.options import grader_config
-from assay.graders import why_unavailable
+from assay.graders import GraderInterface, why_unavailable
 from assay.serialization import json_text
 from assay.services.grader_service import GraderService
 
@@ -27,11 +28,17 @@ PresetOption = Annotated[
 
 def list_graders(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON for machines")] = False,
+    as_markdown: Annotated[
+        bool, typer.Option("--markdown", help="Print a Markdown table (the README's grader catalogue)")
+    ] = False,
 ) -> None:
     """List the registered graders."""
     graders = GraderService().list()
     if as_json:
         out.print(json_text([grader.metadata() for grader in graders], indent=2), markup=False)
+        return
+    if as_markdown:
+        out.print(markdown_catalogue(graders), markup=False, soft_wrap=True)
         return
     table = Table("id", "name", "version", "description", "presets", title="Graders")
     for grader in graders:
@@ -42,6 +49,17 @@ def list_graders(
             description.append(f"\nUnavailable: {reason}", style="bold red")
         table.add_row(grader.grader_id, grader.name, grader.version, description, presets)
     out.print(table)
+
+
+def markdown_catalogue(graders: Sequence[GraderInterface]) -> str:
+    """A Markdown table of the graders: id, what passes, config options, presets."""
+    lines = ["| id | passes when | options | presets |", "|---|---|---|---|"]
+    for grader in graders:
+        options = ", ".join(f"`{name}`" for name in grader.config_schema.get("properties", {}))
+        presets = ", ".join(f"`{name}`" for name in grader.presets)
+        cells = (f"`{grader.grader_id}`", grader.description, options or "—", presets or "—")
+        lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
+    return "\n".join(lines)
 
 
 def grade(

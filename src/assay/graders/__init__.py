@@ -7,6 +7,10 @@ from assay.graders.combinators import AllGrader, AnyGrader, AtLeastGrader, NotGr
 from assay.graders.composition import CompositeGrader
 from assay.graders.config_check import ConfigProblem, ProblemKind
 from assay.graders.contains import ContainsGrader
+from assay.graders.fuzzy import FuzzyGrader
+from assay.graders.json_answer import JsonGrader
+from assay.graders.numeric import NumericGrader
+from assay.graders.overlap import OverlapGrader
 from assay.graders.regex import RegexGrader
 from assay.graders.semantic import SemanticGrader
 from assay.graders.string_match import StringMatchGrader
@@ -19,6 +23,10 @@ BUILTIN_GRADERS: tuple[type[GraderInterface], ...] = (
     ContainsGrader,
     RegexGrader,
     ChoiceGrader,
+    NumericGrader,
+    JsonGrader,
+    FuzzyGrader,
+    OverlapGrader,
     SemanticGrader,
     NotGrader,
     AllGrader,
@@ -40,10 +48,14 @@ __all__ = [
     "CompositeGrader",
     "ConfigProblem",
     "ContainsGrader",
+    "FuzzyGrader",
     "GradeResult",
     "GraderInterface",
+    "JsonGrader",
     "MatchStatus",
     "NotGrader",
+    "NumericGrader",
+    "OverlapGrader",
     "Preset",
     "ProblemKind",
     "RegexGrader",

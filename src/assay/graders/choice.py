@@ -42,7 +42,7 @@ from typing import Any, ClassVar, NamedTuple
 from assay.graders.base import GraderInterface, Preset
 from assay.graders.config_check import ConfigProblem, ProblemKind
 from assay.graders.text import collapse_whitespace, excerpt, read_text
-from assay.graders.verdict import EMPTY_RESPONSE_REASON, GradeResult, MatchStatus, Verdict
+from assay.graders.verdict import EMPTY_RESPONSE_REASON, GradeResult, MatchStatus, verdict_result
 from assay.graders.words import is_whole_word, token_pattern
 
 DEFAULT_LABELS = ("A", "B", "C", "D", "E")
@@ -72,7 +72,7 @@ _NOUNS = (
     "verdict", "rating", "response", "réponse", "antwort", "respuesta", "resposta", "risposta", "ответ",
 )  # fmt: skip
 _CJK_NOUNS = ("正确答案", "正確答案", "答案", "正解", "回答")
-_MARKERS = (*_NOUNS, *_CJK_NOUNS, "\\boxed{")
+_MARKERS = re.compile("|".join(re.escape(marker) for marker in (*_NOUNS, *_CJK_NOUNS, "\\boxed{")))
 """Something of these precedes every answer statement: a cheap test before the statement pattern."""
 _STATEMENT = re.compile(
     rf"""(?:
@@ -92,6 +92,7 @@ _AFTER_LINE_START = re.compile(r"[*_`\"'”’»]*+[ \t]*+(?:[):：,;!?\]\-–�
 _LOOK_BACK = 100
 """Characters before a label searched for what makes its position (an answer statement, a line start)."""
 _WRAPPERS = (("**", "**"), ("__", "__"), ("(", ")"), ("[", "]"), ("*", "*"), ("`", "`"))
+_OPENER_ENDS = frozenset(opener[-1] for opener, _ in _WRAPPERS)
 _WHOLE_BEFORE = re.compile(rf"[{_OPEN}]*+")
 _WHOLE_AFTER = re.compile(rf"[{_CLOSE}.!]*+")
 
@@ -325,7 +326,7 @@ class ChoiceGrader(GraderInterface):
             reading = self.read(answer)
             status, reason = self._judge(reading, expected_label)
         actual_label = reading.label if reading else None
-        return Verdict(
+        return verdict_result(
             status,
             reason,
             expected_output,
@@ -337,7 +338,7 @@ class ChoiceGrader(GraderInterface):
                 "actual_label": actual_label,
                 "named_labels": list(reading.named) if reading else [],
             },
-        ).result()
+        )
 
     def _judge(self, reading: Reading, expected_label: str) -> tuple[MatchStatus, str]:
         if reading.label == expected_label:
@@ -401,12 +402,13 @@ def _position(text: str, start: int, end: int) -> _Position:
         return _Position.EXPLICIT
     window = max(0, start - _LOOK_BACK)
     before = text[window:start].lower()
-    marked = any(marker in before for marker in _MARKERS)
-    if marked and _STATEMENT.search(before):
+    # Statements start at a marker: searching from the first one finds what a search from 0 would.
+    marker = _MARKERS.search(before)
+    if marker is not None and _STATEMENT.search(before, marker.start()):
         return _Position.EXPLICIT
     if _AFTER_LINE_START.match(text, end) and _LINE_START.search(text, window, start):
         return _Position.OTHER
-    if _is_wrapped(text, start, end) or (marked and _NAMING.search(before)):
+    if _is_wrapped(text, start, end) or (marker is not None and _NAMING.search(before, marker.start())):
         return _Position.OTHER
     return _Position.PASSING
 
@@ -414,5 +416,7 @@ def _position(text: str, start: int, end: int) -> _Position:
 def _is_wrapped(text: str, start: int, end: int) -> bool:
     """Whether ``text[start:end]`` stands in brackets, bold or code: ``(B)``, ``**B**``, ``[ B ]``."""
     before = text[max(0, start - 8) : start].rstrip(" \t")
+    if not before or before[-1] not in _OPENER_ENDS:
+        return False
     after = text[end : end + 8].lstrip(" \t")
     return any(before.endswith(opener) and after.startswith(closer) for opener, closer in _WRAPPERS)

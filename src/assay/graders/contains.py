@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 from assay.graders.base import GraderInterface, Preset
 from assay.graders.text import excerpt, read_text, text_normalizer
-from assay.graders.verdict import EMPTY_RESPONSE_REASON, GradeResult, MatchStatus, Verdict
+from assay.graders.verdict import EMPTY_RESPONSE_REASON, GradeResult, MatchStatus, verdict_result
 from assay.graders.words import find_whole_word, word_around
 
 _EMPTY_EXPECTED_REASON = "Expected output is empty: there is nothing to look for"
@@ -128,7 +128,7 @@ class ContainsGrader(GraderInterface):
                 reason = f"Response contains {quoted} only inside a longer word or number ({word})"
             else:
                 status, reason = MatchStatus.MISMATCH, f"Response does not contain {quoted}"
-        return Verdict(
+        return verdict_result(
             status,
             reason,
             expected_output,
@@ -136,4 +136,4 @@ class ContainsGrader(GraderInterface):
             normalized_expected,
             normalized_actual,
             extra={"found_at": found if found >= 0 else None},
-        ).result()
+        )

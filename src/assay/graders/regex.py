@@ -32,7 +32,7 @@ import re2
 from assay.graders.base import GraderInterface
 from assay.graders.config_check import ConfigProblem, ProblemKind
 from assay.graders.text import excerpt, read_text
-from assay.graders.verdict import EMPTY_RESPONSE_REASON, GradeResult, MatchStatus, Verdict
+from assay.graders.verdict import EMPTY_RESPONSE_REASON, GradeResult, MatchStatus, verdict_result
 
 MAX_PATTERN_LENGTH = 10_000
 MAX_MATCHED_TEXT = 1_000
@@ -232,7 +232,7 @@ class RegexGrader(GraderInterface):
                     if self._search
                     else "Response as a whole matches the pattern"
                 )
-        return Verdict(
+        return verdict_result(
             status,
             reason,
             expected_output,
@@ -244,4 +244,4 @@ class RegexGrader(GraderInterface):
                 "match_span": span,
                 "matched_text": matched,
             },
-        ).result()
+        )

@@ -6,7 +6,7 @@ from typing import Any, ClassVar
 
 from assay.graders.base import GraderInterface
 from assay.graders.text import read_text, text_normalizer
-from assay.graders.verdict import EMPTY_RESPONSE_REASON, GradeResult, MatchStatus, Verdict
+from assay.graders.verdict import EMPTY_RESPONSE_REASON, GradeResult, MatchStatus, verdict_result
 
 _EMPTY_EXPECTED_REASON = "Expected output is empty: there is nothing to match"
 
@@ -108,7 +108,7 @@ class StringMatchGrader(GraderInterface):
             status = MatchStatus.MISMATCH
             difference = _first_difference(normalized_expected, normalized_actual)
             reason = _mismatch_reason(normalized_expected, normalized_actual, difference)
-        return Verdict(
+        return verdict_result(
             status,
             reason,
             expected_output,
@@ -116,4 +116,4 @@ class StringMatchGrader(GraderInterface):
             normalized_expected,
             normalized_actual,
             extra={"first_difference": difference},
-        ).result()
+        )

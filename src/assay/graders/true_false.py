@@ -11,7 +11,13 @@ from typing import Any, ClassVar
 from assay.graders.base import GraderInterface, Preset
 from assay.graders.config_check import ConfigProblem, ProblemKind
 from assay.graders.text import read_text
-from assay.graders.verdict import EMPTY_RESPONSE_REASON, GradeResult, MatchStatus, Verdict, VerdictReport
+from assay.graders.verdict import (
+    EMPTY_RESPONSE_REASON,
+    GradeResult,
+    MatchStatus,
+    VerdictReport,
+    verdict_result,
+)
 
 DEFAULT_TRUE_ALIASES = ("true", "True", "TRUE", "yes", "Yes", "YES", "1")
 DEFAULT_FALSE_ALIASES = ("false", "False", "FALSE", "no", "No", "NO", "0")
@@ -202,7 +208,7 @@ class TrueFalseGrader(GraderInterface):
             status, reason = MatchStatus.MISMATCH, _MISMATCH_REASON[expected_bool]
         else:
             status, reason = MatchStatus.MATCH, _MATCH_REASON
-        return Verdict(
+        return verdict_result(
             status,
             reason,
             expected_output,
@@ -210,7 +216,7 @@ class TrueFalseGrader(GraderInterface):
             normalized_expected,
             normalized_actual,
             leading={"expected_bool": expected_bool, "actual_bool": actual_bool},
-        ).result()
+        )
 
 
 def _alias_table(true_aliases: tuple[str, ...], false_aliases: tuple[str, ...], fold: Any) -> dict[str, str]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 import jsonschema
@@ -9,6 +11,7 @@ import pytest
 
 import assay.graders
 from assay.graders import GraderInterface, VerdictReport
+from assay.graders.verdict import status_of
 from assay.services.grader_service import GraderService
 
 REGISTERED = GraderService().list()
@@ -82,11 +85,11 @@ def test_result_shape_never_raises_deterministic(
     assert set(result) == {"passed", "score", "details"}
     assert type(result["passed"]) is bool
     assert type(result["score"]) is float
-    assert 0.0 <= result["score"] <= 1.0  # also false for NaN
+    assert 0.0 <= result["score"] <= 1.0  # NaN fails this too
+    if grader.report is not VerdictReport.SCORE:  # a pass/fail grader's score is its verdict
+        assert result["score"] == (1.0 if result["passed"] else 0.0)
     details = result["details"]
     assert result["passed"] is (details["match_status"] == "match")
-    if grader.report is not VerdictReport.SCORE:  # only a graded grader's score lies between 0 and 1
-        assert result["score"] == (1.0 if result["passed"] else 0.0)
     assert isinstance(details["match_status"], str)
     assert isinstance(details["reason"], str)
     assert details["reason"]
@@ -110,3 +113,21 @@ def test_every_preset_is_a_valid_config(grader: GraderInterface) -> None:
         assert grader.config_problems(dict(preset.config)) == [], name
         built = type(grader)(grader.grader_id, dict(preset.config))
         assert built.config == {**grader.config, **preset.config}, name
+
+
+@pytest.mark.parametrize("grader", REGISTERED, ids=ids)
+def test_presets_are_valid_configs_and_keep_the_contract(grader: GraderInterface) -> None:
+    listed = grader.metadata()["presets"]
+    json.dumps(listed, allow_nan=False)  # listed by the API as they are
+    assert set(listed) == set(grader.presets)
+    for name, preset in grader.presets.items():
+        assert re.fullmatch(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*", name), name  # a word for -p
+        assert preset.description.strip(), name
+        assert grader.config_problems(dict(preset.config)) == [], name
+        configured = type(grader)(grader.grader_id, dict(preset.config))
+        for response in ODD_INPUTS:
+            result = configured.grade(response, "7")
+            assert result["passed"] is (result["details"]["match_status"] == "match")
+        for empty in (None, "", " \n"):  # an empty answer never passes, whatever the preset
+            for expected in ("7", "true", '{"a": 1}'):
+                assert status_of(configured.grade(empty, expected)).is_invalid, (name, expected)

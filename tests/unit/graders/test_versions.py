@@ -22,6 +22,10 @@ PINNED = {
     "contains": ("1.0.0", "a3f66c295f93e113"),
     "regex": ("1.0.0", "f8d6471262b75092"),
     "choice": ("1.0.0", "5a55c5c903111e0a"),
+    "numeric": ("1.0.0", "6102d8ec21a739bc"),
+    "json": ("1.0.0", "1cfeaa154136fef2"),
+    "fuzzy": ("1.0.0", "9f8211b3746db58d"),
+    "overlap": ("1.0.0", "387828a2e3fddc9a"),
     "semantic": ("1.0.0", "1a388cc0c828e34f"),
     # A composite's version is its class version + a digest of its children's ids and versions, so these
     # change when a child grader's version does (that is the point: its verdicts may have changed).
@@ -84,7 +88,16 @@ EXTRA_INPUTS: dict[str, list[object]] = {
         "Water boils at 100 degrees Celsius at sea level.",
     ],
     "regex": [r"^P.*s$", r"(?i)\bparis\b", "[", "x*", r"\b", r"\d+", r"(?<=a)b", "The answer is 42.", "42"],
-}
+    "numeric": [
+        "42", "The answer is 42.", "42.0", "1,234.5", "1234.5", "-3e2", "−300", "45%", "0.45", "$1,234",
+        "3 or 4", "3.11.2", "2024-01-05", "1st", "3-5", "GPT-4", "3/4", "0.75", "1e999", 42, 7.5,
+    ],
+    "json": [
+        '{"a": 1}', '{"a": 1.0}', '{"a": true}', '{"a": 1, "b": [1, 2]}', '[1, 2]', '"Paris"', "null", "42",
+        '```json\n{"a": 1}\n```', 'Here:\n```json\n{"a": 2}\n```', '{"a": 1, "a": 2}', "{'a': 1}", "NaN",
+        "[" * 101 + "]" * 101, "[" * 100 + "]" * 100,
+    ],
+}  # fmt: skip
 """Inputs a grader's own rules turn on, added to its product (the other graders' digests stay as they are)."""
 COARSE = {"semantic"}
 """Graders whose score comes out of floating-point inference (onnxruntime): its last bits may differ on

@@ -1,0 +1,221 @@
+"""Reading one JSON value out of a text: the whole text, or the one fenced block of a Markdown answer.
+
+Strict and bounded, so that reading never raises and never guesses: at most ``MAX_JSON_CHARS`` characters
+and ``MAX_JSON_DEPTH`` levels of nesting (the standard library's parser would raise RecursionError deeper
+down); ``NaN``, ``Infinity`` and numbers out of a double's range are not JSON; an object naming one key
+twice is refused (the parser would silently keep the last value, so which one the answer meant is unclear);
+two fenced blocks holding different values are refused rather than one of them picked.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any, NamedTuple
+
+MAX_JSON_CHARS = 1_000_000
+MAX_JSON_DEPTH = 100
+_PREVIEW_CHARS = 2_000
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_STRUCTURE = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+"""Strings (skipped whole, so a bracket inside one does not count) and the brackets that nest."""
+
+
+class JsonReading(NamedTuple):
+    """One side's JSON value, or why none was read."""
+
+    value: Any
+    problem: str | None
+    """Completes a sentence starting with the side's name ("Response is not JSON ..."); ``None`` when read."""
+    source: str | None = None
+    """``"whole"`` when the whole text is the value, ``"fenced"`` when it came from a fenced block."""
+    chars: int = 0
+    """The length of the JSON text the value was read from."""
+
+
+class _DuplicateKeyError(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKeyError(key)
+            seen.add(key)
+    return value
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {text[:40]} is out of range")
+    return value
+
+
+def _not_json_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+_DECODER = json.JSONDecoder(
+    object_pairs_hook=_unique_keys, parse_float=_finite_float, parse_constant=_not_json_constant
+)
+"""Built once (as the standard library's own default decoder is): building one costs as much as a parse."""
+
+
+def _too_deep(text: str) -> bool:
+    if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:  # cannot nest deeper: no need to scan
+        return False
+    depth = 0
+    for match in _STRUCTURE.finditer(text):
+        char = text[match.start()]
+        if char in "[{":
+            depth += 1
+            if depth > MAX_JSON_DEPTH:
+                return True
+        elif char in "]}":
+            depth -= 1
+    return False
+
+
+def parse_json(text: str) -> tuple[Any, str | None]:
+    """``(value, None)`` for strict JSON text, else ``(None, why it is not)``. Never raises."""
+    if _too_deep(text):
+        return None, f"is nested deeper than {MAX_JSON_DEPTH} levels"
+    try:
+        value = _DECODER.decode(text)
+    except json.JSONDecodeError as exc:
+        return None, f"is not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+    except _DuplicateKeyError as exc:
+        return None, f"names the key {excerpt_json(exc.args[0])} twice in one object"
+    except (ValueError, RecursionError) as exc:  # a huge integer, NaN, 1e999; depth is checked above
+        return None, f"is not JSON ({excerpt_text(str(exc))})"
+    return value, None
+
+
+def fenced_blocks(text: str) -> list[tuple[str, str]]:
+    """The ``(language, content)`` of each fenced code block (CommonMark fences of backticks or tildes)."""
+    lines = text.split("\n")
+    blocks: list[tuple[str, str]] = []
+    index = 0
+    while index < len(lines):
+        line = lines[index].rstrip("\r")
+        stripped = line.lstrip(" ")
+        index += 1
+        if len(line) - len(stripped) > 3 or stripped[:3] not in ("```", "~~~"):
+            continue
+        mark = stripped[0]
+        width = len(stripped) - len(stripped.lstrip(mark))
+        info = stripped[width:].strip()
+        if mark == "`" and "`" in info:  # inline code, not a fence
+            continue
+        body: list[str] = []
+        while index < len(lines):
+            closing = lines[index].rstrip("\r").strip(" ")
+            index += 1
+            if len(closing) >= width and closing == mark * len(closing):
+                break
+            body.append(lines[index - 1])
+        language = info.split()[0].casefold() if info else ""
+        blocks.append((language, "\n".join(body)))
+    return blocks
+
+
+def read_json(text: str, *, allow_fenced: bool) -> JsonReading:
+    """The JSON value ``text`` holds: all of it, or else (when allowed) its one fenced ``json`` block.
+
+    A fenced block counts when labelled ``json`` or unlabelled; an unlabelled block that is not JSON is
+    ignored (it is some other code), a ``json`` block that is not JSON makes the answer unreadable, and
+    blocks repeating one value are one value.
+    """
+    if len(text) > MAX_JSON_CHARS:
+        return JsonReading(None, f"is longer than {MAX_JSON_CHARS:,} characters")
+    stripped = text.strip()
+    value, problem = parse_json(stripped)
+    if problem is None:
+        return JsonReading(value, None, "whole", len(stripped))
+    if not allow_fenced or ("```" not in text and "~~~" not in text):
+        return JsonReading(None, problem)
+    found: list[Any] = []
+    chars = 0
+    for language, content in fenced_blocks(text):
+        if language not in ("json", ""):
+            continue
+        block_value, block_problem = parse_json(content)
+        if block_problem is None:
+            if not any(json_equal(block_value, other) for other in found):
+                found.append(block_value)
+                chars = max(chars, len(content))
+        elif language == "json":
+            return JsonReading(None, f"holds a json block that {block_problem}")
+    if not found:
+        return JsonReading(None, f"{problem} and holds no fenced JSON block")
+    if len(found) > 1:
+        return JsonReading(
+            None, f"holds {len(found)} different JSON blocks, so which one is meant is unclear"
+        )
+    return JsonReading(found[0], None, "fenced", chars)
+
+
+def json_equal(left: Any, right: Any) -> bool:
+    """Deep equality of JSON values: ``1 == 1.0``, but ``true`` is not ``1`` (Python's ``==`` says it is)."""
+    kind = left.__class__
+    if kind is not right.__class__:  # bool is its own class here, so only int against float may agree
+        return kind in _NUMBER_CLASSES and right.__class__ in _NUMBER_CLASSES and bool(left == right)
+    if kind is dict:
+        return len(left) == len(right) and all(
+            key in right and json_equal(value, right[key]) for key, value in left.items()
+        )
+    if kind is list:
+        return len(left) == len(right) and all(json_equal(a, b) for a, b in zip(left, right, strict=True))
+    return bool(left == right)
+
+
+_NUMBER_CLASSES = frozenset({int, float})
+
+
+def excerpt_text(text: str, limit: int = 200) -> str:
+    """``text`` cut to ``limit`` characters, for a reason sentence."""
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def excerpt_json(value: Any, limit: int = 60) -> str:
+    """``value`` written as compact JSON and cut to ``limit`` characters, for a reason sentence."""
+    try:
+        written = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError):
+        written = repr(value)
+    return excerpt_text(written, limit)
+
+
+def detail_value(value: Any, chars: int | None = None) -> Any:
+    """``value`` itself for a verdict's details when small, else a preview string of its JSON text.
+
+    Details are stored with every result: a large answer is not stored twice, and a value that is not
+    strict JSON (an infinite number a pick produced) is stored as its text. ``chars``, the length of the
+    strict JSON text ``value`` was read from, saves writing a small value out to measure it.
+    """
+    if value is None or (chars is not None and chars <= _PREVIEW_CHARS):
+        return value
+    try:
+        written = json.dumps(value, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return excerpt_json(value, _PREVIEW_CHARS)
+    return value if len(written) <= _PREVIEW_CHARS else written[:_PREVIEW_CHARS] + "…"
+
+
+def json_path(parts: Any) -> str:
+    """A JSON path for keys and indices: ``$``, ``$.name``, ``$.items[0]``, ``$["a key"]``."""
+    path = "$"
+    for part in parts:
+        if isinstance(part, int):
+            path += f"[{part}]"
+        elif _IDENTIFIER.fullmatch(part):
+            path += f".{part}"
+        else:
+            path += f"[{excerpt_json(part)}]"
+    return path

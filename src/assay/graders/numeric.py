@@ -1,0 +1,349 @@
+"""The numeric grader: does the answer state the expected number, within tolerance?
+
+Each side must hold exactly one number (it may repeat: "42. The answer is 42"). Reading is conservative:
+several different numbers, or a digit run this grader cannot read as one number (a date, a time, a range,
+a version, a phone number, an ordinal, a digit inside a word), make the answer ``invalid_response``, never
+a guess. Numbers are read into floats (IEEE doubles) and compared with :func:`math.isclose`; the default
+``rel_tol`` of 1e-9 is far above a double's precision, so the written decimals decide, not the binary
+representation. Percent and fraction values are computed with one rounding ("0.1%" is the double nearest
+0.001), so they equal the decimal spelled out even with zero tolerance.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from typing import Any, ClassVar, NamedTuple
+
+from assay.graders.base import GraderInterface, Preset
+from assay.graders.config_check import ConfigProblem, ProblemKind
+from assay.graders.text import excerpt, read_text
+from assay.graders.verdict import EMPTY_RESPONSE_REASON, GradeResult, MatchStatus, Verdict
+
+_SIGNS = "-+\u2212\ufe63\uff0d"  # hyphen-minus, plus, minus sign, small and fullwidth hyphen-minus
+_MINUS = frozenset("-\u2212\ufe63\uff0d")
+_DASHES = frozenset("\u2010\u2011\u2012\u2013\u2014\u2015")
+"""Hyphens and dashes that are not a minus: a number right after one ("–3", "pp. 3–5") is not read."""
+_CURRENCY = frozenset(
+    "$\u00a2\u00a3\u00a4\u00a5\u058f\u060b\u07fe\u07ff\u09f2\u09f3\u09fb\u0af1\u0bf9\u0e3f\u17db"
+    "\ufdfc\ufe69\uff04\uffe0\uffe1\uffe5\uffe6"
+).union(map(chr, range(0x20A0, 0x20C1)))
+"""Unicode's currency symbols (category Sc) that may stand right before a number: "$5", "€5", "US$5"."""
+_GROUP_SPACES = "\u00a0\u2009\u202f"
+"""No-break, thin and narrow no-break spaces group digits ("1 234"); a plain space separates numbers."""
+_PERCENT = "%\u066a\uff05"
+_PER_MILLE = frozenset("\u2030\u2031")
+_OPERATORS = frozenset("^\u221a\u221b\u221c\u00b1\u2213<>\u2264\u2265\u2260")
+"""Signs that change what a number right after them means: a power, a root, a ± or a bound ("<42")."""
+MAX_TOKEN_CHARS = 400
+"""A number written longer than this is not read (it would cost more than it could mean)."""
+_DROP_GROUP_MARKS = str.maketrans("", "", ".," + _GROUP_SPACES)
+_MAX_LISTED = 5
+_FAST_PATH_DIGITS = 300  # fewer digits than a double's range (1e308), so float() is finite
+
+
+def _number_pattern(*, decimal_comma: bool, allow_fractions: bool) -> re.Pattern[str]:
+    """The digits of one number (signs and currency before it are read by hand: a scan starting at a digit
+    or a decimal mark is several times faster than one trying optional prefixes at every character)."""
+    point, group = (",", r"\.") if decimal_comma else (r"\.", ",")
+    fraction = r"(?P<num>\d+)/(?P<den>\d+)" if allow_fractions else r"(?!)(?P<num>)(?P<den>)"
+    return re.compile(
+        rf"(?=[\d{point}])(?:{fraction}|"
+        rf"(?:(?P<int>\d{{1,3}}(?:{group}\d{{3}})+(?!\d)|\d{{1,3}}(?:[{_GROUP_SPACES}]\d{{3}})+(?!\d)|\d+)"
+        rf"(?:{point}(?P<frac>\d+))?|{point}(?P<lead>\d+))"
+        rf"(?:[eE](?P<exp>[{_SIGNS}]?\d+))?)"
+        # a percent sign, or the word after a space ("45 percent", "45 per cent"): with percent_as_fraction
+        # both mean 0.45, so an answer spelling the word is never read as 45
+        rf"(?:[ {_GROUP_SPACES}]?(?P<pct>[{_PERCENT}]|(?<=\s)(?i:per ?cent)(?!\w)))?"
+    )
+
+
+class Reading(NamedTuple):
+    """What one side says: its number (``value``, as written in ``token``) or why none was read."""
+
+    value: float | None
+    token: str | None
+    problem: str | None
+    """A sentence ending that completes "Response ..." / "Expected output ..."; ``None`` when read."""
+    numbers: tuple[str, ...] = ()
+    """The different numbers found, as written, when there were several (at most five)."""
+
+
+def _glued_token(text: str, start: int, end: int) -> str:
+    """The whole run of non-space text around a number, for naming what could not be read."""
+    while start > 0 and not text[start - 1].isspace() and end - start < 40:
+        start -= 1
+    while end < len(text) and not text[end].isspace() and end - start < 40:
+        end += 1
+    return text[start:end].lstrip("([{\"'“‘").rstrip(")]}\"'”’,;:!?.")
+
+
+def _is_word_char(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
+_WORD_BEFORE = "which is not one number (a digit inside a word, a name or a range?)"
+_WORD_AFTER = "which is not one number (an ordinal, a unit or a digit inside a word?)"
+_GLUED = "which is not one number (a date, time, range, version or fraction?)"
+_OTHER_NOTATION = "which is not one number (a decimal in the other notation or part of a list?)"
+_TWO_SIGNS = "which is not one number (two signs)"
+_OPERATED = "which is not one number (a power, root, ± or bound?)"
+_PER_MILLE_VALUE = "a per-mille value, which this grader does not read"
+_UNCOMPUTABLE = "which is out of range or divides by zero"
+_TOO_LONG = f"a number longer than {MAX_TOKEN_CHARS} characters"
+
+
+class _Reader:
+    """Reads the one number a text states, with the options of one grader."""
+
+    __slots__ = ("_pattern", "_percent_as_fraction")
+
+    def __init__(self, *, decimal_comma: bool, allow_fractions: bool, percent_as_fraction: bool) -> None:
+        self._pattern = _number_pattern(decimal_comma=decimal_comma, allow_fractions=allow_fractions)
+        self._percent_as_fraction = percent_as_fraction
+
+    def read(self, text: str) -> Reading:
+        stripped = text.strip()
+        if stripped.isdigit() and stripped.isascii() and len(stripped) <= _FAST_PATH_DIGITS:
+            return Reading(float(stripped), stripped, None)
+        value: float | None = None
+        token = ""
+        seen: dict[float, str] = {}
+        length = len(text)
+        for match in self._pattern.finditer(text):
+            start, end = match.span()
+            # signs and a currency symbol written before the digits: "-3", "$5", "-$5", "$-5", "US$5"
+            negative = False
+            signs = 0
+            if start and text[start - 1] in _SIGNS:
+                start -= 1
+                negative, signs = text[start] in _MINUS, 1
+            currency = bool(start) and text[start - 1] in _CURRENCY
+            if currency:
+                start -= 1
+                if start and text[start - 1] in _SIGNS:
+                    start -= 1
+                    negative, signs = text[start] in _MINUS, signs + 1
+            problem = None
+            if end - start > MAX_TOKEN_CHARS:
+                problem = _TOO_LONG
+            elif signs > 1:
+                problem = _TWO_SIGNS
+            elif start:
+                before = text[start - 1]
+                if _is_word_char(before):
+                    if not (currency and not signs and before.isalpha()):
+                        problem = _WORD_BEFORE
+                elif before in _DASHES:
+                    problem = _WORD_BEFORE
+                elif before in _SIGNS:
+                    problem = _TWO_SIGNS
+                elif before in _OPERATORS:
+                    problem = _OPERATED
+                elif before in ".,":  # ".5" under decimal_comma, ",5" otherwise
+                    problem = _OTHER_NOTATION
+            if problem is None and end < length:
+                after = text[end]
+                if _is_word_char(after):
+                    problem = _WORD_AFTER
+                elif after in _PER_MILLE:
+                    problem = _PER_MILLE_VALUE
+                elif not after.isspace() and end + 1 < length and text[end + 1].isdecimal():
+                    problem = _GLUED
+            if problem is not None:
+                return Reading(None, None, f"holds {excerpt(_glued_token(text, start, end))}, {problem}")
+            number = self._value(match.groups())
+            if number is None:
+                return Reading(None, None, f"holds {excerpt(text[start:end])}, {_UNCOMPUTABLE}")
+            if negative:
+                number = -number
+            if value is None:
+                value, token = number, text[start:end]
+            if number not in seen:
+                seen[number] = text[start:end]
+                if len(seen) > _MAX_LISTED:
+                    break
+        if value is None:
+            return Reading(None, None, "holds no number")
+        if len(seen) > 1:
+            listed = tuple(seen.values())[:_MAX_LISTED]
+            names = ", ".join(excerpt(number, 20) for number in listed)
+            names += ", …" if len(seen) > _MAX_LISTED else ""
+            return Reading(
+                None,
+                None,
+                f"holds several different numbers ({names}), so which one is meant is unclear",
+                listed,
+            )
+        return Reading(value, token, None)
+
+    def _value(self, groups: tuple[str | None, ...]) -> float | None:
+        """The magnitude a matched number means, or ``None`` when it is out of range or divides by zero."""
+        numerator, denominator, whole, fraction, lead, exponent, percent = groups
+        shift = 2 if percent and self._percent_as_fraction else 0
+        try:
+            if numerator is not None and denominator is not None:
+                divisor = int(denominator) * 10**shift
+                value = int(numerator) / divisor if divisor else math.inf
+            else:
+                written = whole.translate(_DROP_GROUP_MARKS) if whole else "0"
+                if fraction or lead:
+                    written = f"{written}.{fraction or lead}"
+                if exponent or shift:
+                    power = int("-" + exponent[1:] if exponent and exponent[0] in _MINUS else exponent or 0)
+                    written = f"{written}e{power - shift}"
+                value = float(written)
+        except (OverflowError, ValueError):
+            return None
+        return value if math.isfinite(value) else None
+
+
+_EXPECTED_SUBJECT = "Expected output"
+_RESPONSE_SUBJECT = "Response"
+
+
+def _describe(number: float) -> str:
+    return repr(int(number)) if number.is_integer() and abs(number) < 1e16 else repr(number)
+
+
+class NumericGrader(GraderInterface):
+    """Passes when the answer states one number equal to the expected one within the tolerances."""
+
+    default_id: ClassVar[str] = "numeric"
+    name: ClassVar[str] = "Numeric"
+    description: ClassVar[str] = (
+        "One number read from the answer (1,234.5, -3e2, 45%, $1,234; fractions by option) compared with "
+        "the expected number within absolute and relative tolerance; several different numbers are invalid"
+    )
+    type: ClassVar[str] = "numeric"
+    version: ClassVar[str] = "1.0.0"
+    config_schema: ClassVar[dict[str, Any]] = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "abs_tol": {
+                "type": "number",
+                "minimum": 0,
+                "description": "Largest absolute difference that still passes (as math.isclose's abs_tol)",
+                "default": 0,
+            },
+            "rel_tol": {
+                "type": "number",
+                "minimum": 0,
+                "exclusiveMaximum": 1,
+                "description": (
+                    "Largest difference relative to the larger magnitude that still passes "
+                    "(as math.isclose's rel_tol)"
+                ),
+                "default": 1e-9,
+            },
+            "percent_as_fraction": {
+                "type": "boolean",
+                "description": "Read '45%' (and '45 percent') as 0.45 (true) or as 45 (false), on both sides",
+                "default": False,
+            },
+            "allow_fractions": {
+                "type": "boolean",
+                "description": "Read '3/4' as 0.75; when false a fraction is not read and is invalid",
+                "default": False,
+            },
+            "decimal_comma": {
+                "type": "boolean",
+                "description": (
+                    "Read ',' as the decimal mark and '.' as the group separator ('1.234,5' is 1234.5); "
+                    "when false, '1,234.5' is 1234.5 and '1,5' is not read"
+                ),
+                "default": False,
+            },
+        },
+        "required": [],
+    }
+    scoring_guide: ClassVar[dict[str, str]] = {
+        "1.0": "The answer states one number, equal to the expected number within the tolerances",
+        "0.0": "The number differs, or the answer holds no number, several different ones or unreadable text",
+    }
+    presets: ClassVar[Mapping[str, Preset]] = {
+        "decimal-comma": Preset("European notation: 1.234,5 means 1234.5", {"decimal_comma": True}),
+        "percent-as-fraction": Preset("45% equals 0.45", {"percent_as_fraction": True}),
+        "fractions": Preset("Fractions are read: 3/4 equals 0.75", {"allow_fractions": True}),
+        "one-percent": Preset("Passes within 1% of the expected number", {"rel_tol": 0.01}),
+    }
+
+    __slots__ = ("_abs_tol", "_reader", "_rel_tol")
+
+    def __init__(self, grader_id: str = "numeric", config: dict[str, Any] | None = None) -> None:
+        super().__init__(grader_id, config)
+        self._abs_tol = float(self._config["abs_tol"])
+        self._rel_tol = float(self._config["rel_tol"])
+        self._reader = _Reader(
+            decimal_comma=self._config["decimal_comma"],
+            allow_fractions=self._config["allow_fractions"],
+            percent_as_fraction=self._config["percent_as_fraction"],
+        )
+        self._freeze()
+
+    @classmethod
+    def semantic_problems(cls, config: dict[str, Any]) -> list[ConfigProblem]:
+        """Tolerances must be finite (a schema's ``minimum`` lets NaN and infinity through)."""
+        return [
+            ConfigProblem(key, f"'{key}' must be a finite number", ProblemKind.VALUE)
+            for key in ("abs_tol", "rel_tol")
+            if key in config and not math.isfinite(config[key])
+        ]
+
+    def read(self, value: object) -> Reading:
+        """The number ``value`` states under this grader's options, or why it states none."""
+        return self._reader.read(read_text(value))
+
+    def check_expected(self, expected_output: Any) -> str | None:
+        """The reason an expected output holding no single readable number can never be matched."""
+        problem = self.read(expected_output).problem
+        return None if problem is None else f"{_EXPECTED_SUBJECT} {problem}"
+
+    def grade(self, agent_response: Any, expected_output: Any) -> GradeResult:
+        """Grade one response; details give the numbers read, as written and as floats, and the difference."""
+        expected = self.read(expected_output)
+        response_text = read_text(agent_response)
+        actual = Reading(None, None, None)
+        difference = allowed = None
+        if expected.value is None:
+            status, reason = MatchStatus.INVALID_EXPECTED, f"{_EXPECTED_SUBJECT} {expected.problem}"
+        elif not response_text.strip():
+            status, reason = MatchStatus.INVALID_RESPONSE, EMPTY_RESPONSE_REASON
+        else:
+            actual = self._reader.read(response_text)
+            if actual.value is None:
+                status, reason = MatchStatus.INVALID_RESPONSE, f"{_RESPONSE_SUBJECT} {actual.problem}"
+            else:
+                a, e, said = actual.value, expected.value, excerpt(actual.token or "")
+                difference = abs(a - e)
+                allowed = max(self._rel_tol * max(abs(a), abs(e)), self._abs_tol)
+                if math.isclose(a, e, rel_tol=self._rel_tol, abs_tol=self._abs_tol):
+                    status = MatchStatus.MATCH
+                    within = "" if a == e else " within tolerance"
+                    reason = f"Response states {said}, equal to the expected {_describe(e)}{within}"
+                else:
+                    status = MatchStatus.MISMATCH
+                    reason = (
+                        f"Response states {said} but {_describe(e)} was expected "
+                        f"(off by {difference:.6g}, allowed {allowed:.6g})"
+                    )
+                if not math.isfinite(difference):
+                    difference = allowed = None
+        return Verdict(
+            status,
+            reason,
+            expected_output,
+            agent_response,
+            expected.value,
+            actual.value,
+            extra={
+                "expected_number": expected.token,
+                "actual_number": actual.token,
+                "numbers_found": list(actual.numbers),
+                "difference": difference,
+                "allowed_difference": allowed,
+            },
+        ).result()

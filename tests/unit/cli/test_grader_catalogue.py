@@ -1,0 +1,25 @@
+"""The README's grader catalogue is what ``assay graders --markdown`` prints for the registered graders."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from assay.cli.graders import markdown_catalogue
+from assay.services.grader_service import GraderService
+
+README = Path(__file__).resolve().parents[3] / "README.md"
+
+
+def test_readme_lists_every_registered_grader_as_the_cli_prints_it() -> None:
+    block = re.search(r"<!-- graders:start -->\n(.*?)\n<!-- graders:end -->", README.read_text(), re.S)
+    assert block is not None, "README.md has no graders block"
+    expected = markdown_catalogue(GraderService().list())
+    assert block.group(1) == expected, "README.md is stale: paste `assay graders --markdown` into it"
+
+
+def test_a_pipe_in_a_description_does_not_break_the_table() -> None:
+    graders = GraderService().list()
+    rows = markdown_catalogue(graders).splitlines()[2:]
+    assert len(rows) == len(graders)
+    assert all(len(re.findall(r"(?<!\\)\|", row)) == 5 for row in rows)
