@@ -45,6 +45,10 @@ class Workload:
     make_pairs: Callable[[int, random.Random], list[Pair]]
     bare: Callable[[], Grade] | None = None
     config: dict[str, Any] | None = None
+    max_cases: int | None = None
+    """A slow grader (a model per call) is timed on at most this many pairs."""
+    before_pass: Callable[[], None] | None = None
+    """Run before each timed pass: empties a grader's cache, so that every pass does the same cold work."""
 
 
 def _result(
@@ -338,6 +342,43 @@ def bare_extract() -> Grade:
     return grade
 
 
+TOPICS = [
+    "The capital of France is Paris",
+    "Water boils at one hundred degrees Celsius at sea level",
+    "The treaty was signed in 1648 at Münster and Osnabrück",
+    "Mitochondria produce most of the energy a cell uses",
+    "The function returns the sorted list without changing its input",
+    "Light takes about eight minutes to travel from the Sun to the Earth",
+]
+FILLERS = [
+    "as far as I know", "according to the documentation", "in short", "to be precise", "if I remember well",
+    "which is well documented", "as the question asks", "after checking the sources", "for the record",
+]  # fmt: skip
+
+
+def _clear_embeddings() -> None:
+    from assay.graders import embedding
+
+    embedding.clear_cache()
+
+
+def semantic_pairs(count: int, rng: random.Random) -> list[Pair]:
+    """Free-text answers against expected sentences, every text different (as a suite's would be): the
+    expected one is a fact with a filler phrase, the answer rewords it (two thirds) or states another."""
+    pairs = []
+    for index in range(count):
+        fact = rng.choice(TOPICS)
+        expected = f"{fact}, {rng.choice(FILLERS)} (case {index})."
+        said = fact if rng.random() < 2 / 3 else rng.choice(TOPICS)
+        words = said.split()
+        middle = words[1:4]
+        rng.shuffle(middle)  # a reworded answer: the same words, some in another order
+        words[1:4] = middle
+        answer = f"{rng.choice(FILLERS).capitalize()}, {' '.join(words).lower()}; see note {index}."
+        pairs.append((answer, expected))
+    return pairs
+
+
 WORKLOADS: dict[str, Workload] = {
     workload.grader_id: workload
     for workload in (
@@ -347,6 +388,7 @@ WORKLOADS: dict[str, Workload] = {
         Workload("regex", regex_pairs, bare_regex),
         Workload("choice", choice_pairs, bare_choice),
         Workload("extract", extract_pairs, bare_extract),
+        Workload("semantic", semantic_pairs, max_cases=200, before_pass=_clear_embeddings),
     )
 }
 """By grader id; a registered grader without one is timed on the boolean pairs, with no bare loop."""

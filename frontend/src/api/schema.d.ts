@@ -1062,6 +1062,16 @@ export interface components {
             config_schema: {
                 [key: string]: unknown;
             };
+            /**
+             * Available
+             * @description Whether it can grade on this server (false: an optional package is missing)
+             */
+            available: boolean;
+            /**
+             * Unavailable Reason
+             * @description When unavailable: why, and the command that installs what it needs; else null
+             */
+            unavailable_reason: string | null;
             /** Scoring Guide */
             scoring_guide: {
                 [key: string]: string;
@@ -1133,6 +1143,16 @@ export interface components {
             config_schema: {
                 [key: string]: unknown;
             };
+            /**
+             * Available
+             * @description Whether it can grade on this server (false: an optional package is missing)
+             */
+            available: boolean;
+            /**
+             * Unavailable Reason
+             * @description When unavailable: why, and the command that installs what it needs; else null
+             */
+            unavailable_reason: string | null;
         };
         /**
          * Health

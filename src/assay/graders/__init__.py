@@ -1,7 +1,7 @@
 """Graders: pure functions from (agent_response, expected_output) to a verdict."""
 
 from assay.graders import catalog
-from assay.graders.base import GraderInterface, Preset
+from assay.graders.base import GraderInterface, Preset, why_unavailable
 from assay.graders.choice import ChoiceGrader
 from assay.graders.combinators import AllGrader, AnyGrader, AtLeastGrader, NotGrader, WeightedGrader
 from assay.graders.composition import CompositeGrader
@@ -13,6 +13,7 @@ from assay.graders.json_answer import JsonGrader
 from assay.graders.numeric import NumericGrader
 from assay.graders.overlap import OverlapGrader
 from assay.graders.regex import RegexGrader
+from assay.graders.semantic import SemanticGrader
 from assay.graders.string_match import StringMatchGrader
 from assay.graders.true_false import TrueFalseGrader
 from assay.graders.verdict import GradeResult, MatchStatus, Verdict, VerdictReport
@@ -27,6 +28,7 @@ BUILTIN_GRADERS: tuple[type[GraderInterface], ...] = (
     JsonGrader,
     FuzzyGrader,
     OverlapGrader,
+    SemanticGrader,
     NotGrader,
     AllGrader,
     AnyGrader,
@@ -60,9 +62,11 @@ __all__ = [
     "Preset",
     "ProblemKind",
     "RegexGrader",
+    "SemanticGrader",
     "StringMatchGrader",
     "TrueFalseGrader",
     "Verdict",
     "VerdictReport",
     "WeightedGrader",
+    "why_unavailable",
 ]
