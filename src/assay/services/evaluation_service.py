@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -53,6 +54,15 @@ class ResultQuery:
 
 
 DEFAULT_MAX_PAGE_BYTES = 8 * 1024 * 1024
+MAX_NAME_CHARS = 200
+_RERUN_SUFFIX = re.compile(r" · re-run of #\d+$")
+
+
+def rerun_name(name: str, source_id: int) -> str:
+    """``"<name> · re-run of #<id>"``, without piling suffixes up, within the 200 characters a name has."""
+    suffix = f" · re-run of #{source_id}"
+    base = _RERUN_SUFFIX.sub("", name)
+    return base[: MAX_NAME_CHARS - len(suffix)] + suffix
 
 
 class EvaluationService:
@@ -158,6 +168,36 @@ class EvaluationService:
                     raise NotFoundError("Evaluation not found") from None
         self.session.expire_all()
         return self.get(evaluation_id)
+
+    def rename(self, evaluation_id: int, name: str) -> Evaluation:
+        """Give the evaluation a new name (running or not)."""
+        if not store.rename_evaluation(self.session, evaluation_id, name):
+            raise NotFoundError("Evaluation not found")
+        self.session.commit()
+        self.session.expire_all()
+        return self.get(evaluation_id)
+
+    def rerun(
+        self, evaluation_id: int, *, name: str | None = None, allow_invalid_expected: bool = False
+    ) -> Evaluation:
+        """A new evaluation with the same suite, grader, config, target and concurrency, started at once.
+
+        The target is the stored spec, so literal header values (write-only, never shown) and recorded
+        answers carry over, and ``{{secret.NAME}}`` placeholders are read again when it starts. Everything
+        is checked again as for a new evaluation (the grader's current version grades it).
+        """
+        source = self._row(evaluation_id)
+        return self.create(
+            NewEvaluation(
+                suite_id=source.suite_id,
+                grader_id=source.grader_id,
+                target=source.target,
+                grader_config=source.grader_config,
+                name=name or rerun_name(source.name, source.id),
+                concurrency=source.concurrency,
+                allow_invalid_expected=allow_invalid_expected,
+            )
+        )
 
     def delete(self, evaluation_id: int) -> None:
         """Delete an evaluation and its results, stopping it first if it runs."""

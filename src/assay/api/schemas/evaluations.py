@@ -11,7 +11,7 @@ from assay.api.schemas.common import RequestModel, ResponseModel
 from assay.api.schemas.graders import GraderSpecOut
 from assay.graders import MatchStatus
 from assay.services.comparison import Comparison, Flip, FlippedCase, Verdict
-from assay.services.evaluation_records import Evaluation, Result
+from assay.services.evaluation_records import CaseOutcome, Evaluation, Result
 from assay.services.evaluation_service import DEFAULT_CONCURRENCY, MAX_CONCURRENCY, NewEvaluation
 from assay.storage.evaluations import EvaluationStatus
 from assay.targets import EvaluationTargetSpec, HttpTargetSpec, OpenAITargetSpec, RecordedTargetSpec
@@ -216,6 +216,17 @@ class SideOut(ResponseModel):
     match_status: MatchStatus | None
     error: str | None
 
+    @classmethod
+    def of(cls, outcome: CaseOutcome) -> SideOut:
+        """The schema of a service record."""
+        return cls(
+            passed=outcome.passed,
+            score=outcome.score,
+            agent_response=outcome.agent_response,
+            match_status=MatchStatus(outcome.match_status) if outcome.match_status is not None else None,
+            error=outcome.error,
+        )
+
 
 class FlippedCaseOut(ResponseModel):
     """A case that passed in one evaluation and failed in the other."""
@@ -237,8 +248,8 @@ class FlippedCaseOut(ResponseModel):
             flip=flipped.flip,
             input=flipped.input,
             expected_output=flipped.expected_output,
-            a=SideOut(**flipped.a),
-            b=SideOut(**flipped.b),
+            a=SideOut.of(flipped.a),
+            b=SideOut.of(flipped.b),
         )
 
 
