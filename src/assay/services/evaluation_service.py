@@ -233,6 +233,14 @@ class EvaluationService:
             items.append(result)
         return Page(items, total)
 
+    def result(self, evaluation_id: int, case_id: int) -> Result:
+        """The result of one case of the evaluation."""
+        self._row(evaluation_id)
+        row = store.results_of_cases(self.session, evaluation_id, [case_id]).get(case_id)
+        if row is None:
+            raise NotFoundError(f"Evaluation {evaluation_id} has no result for case {case_id}")
+        return result_of(row)
+
     def iter_results(self, evaluation_id: int, query: ResultQuery | None = None) -> Iterator[Result]:
         """Every result of the evaluation that ``query`` filters in, in case order (exports)."""
         self._row(evaluation_id)

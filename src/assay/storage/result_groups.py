@@ -155,7 +155,11 @@ def value_counts(session: Session, evaluation_id: int, key: str, *, limit: int) 
     results = _with_cases(evaluation_id)
     if _is_postgres(session):
         value = cast(func.json_extract_path(cast(_META, JSON), literal(key, Text)), Text)
-        query = results.add_columns(value, *counted).group_by(value).order_by(func.count().desc(), value)
+        query = (
+            results.add_columns(value, *counted)
+            .group_by(value)
+            .order_by(func.count().desc(), value.asc().nulls_last())
+        )
         found = session.execute(query.where(_read_in_sql(session)).limit(limit)).all()
         rows: list[_Row] = [(MISSING if raw is None else json.loads(raw), n, p) for raw, n, p, _ in found]
     else:
@@ -169,7 +173,7 @@ def value_counts(session: Session, evaluation_id: int, key: str, *, limit: int) 
             )
             .where(_RESULTS.c.evaluation_id == evaluation_id, _read_in_sql(session))
             .group_by(each.c.type, each.c.value)
-            .order_by(func.count().desc(), each.c.type, each.c.value)
+            .order_by(func.count().desc(), each.c.type.asc().nulls_last(), each.c.value)
         )
         found = session.execute(query.limit(limit)).all()
         rows = [(_sqlite_value(kind, raw), n, p) for kind, raw, n, p, _ in found]
@@ -232,7 +236,11 @@ def failure_counts(session: Session, evaluation_id: int, *, limit: int) -> list[
         select(_RESULTS.c.match_status, _RESULTS.c.error, func.count())
         .where(_RESULTS.c.evaluation_id == evaluation_id, _RESULTS.c.passed.is_(False))
         .group_by(_RESULTS.c.match_status, _RESULTS.c.error)
-        .order_by(func.count().desc(), _RESULTS.c.match_status, _RESULTS.c.error)
+        .order_by(
+            func.count().desc(),
+            _RESULTS.c.match_status.asc().nulls_last(),
+            _RESULTS.c.error.asc().nulls_last(),
+        )
         .limit(limit)
     )
     return [

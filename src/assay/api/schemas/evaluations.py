@@ -53,6 +53,22 @@ class EvaluationCreate(RequestModel):
         )
 
 
+class EvaluationPatch(RequestModel):
+    """A new name for an evaluation."""
+
+    name: EvaluationName
+
+
+class EvaluationRerun(RequestModel):
+    """Options of a re-run; everything else is the source evaluation's."""
+
+    name: EvaluationName | None = Field(default=None, description='Default: "<name> · re-run of #<id>"')
+    allow_invalid_expected: bool = Field(
+        default=False,
+        description="Run even when the grader's preflight finds cases it can never pass; otherwise 422.",
+    )
+
+
 class ProgressOut(ResponseModel):
     """Cases with a result, of all cases."""
 
