@@ -16,7 +16,8 @@ interface ResultFiltersProps {
   counts: Partial<Record<OutcomeFilter, number>>;
 }
 
-/** Which results to show: by outcome, and by text found in the input, expected_output or agent_response. */
+/** Which results to show: by outcome (and failure group, shown as a chip), and by text found in the input,
+ * expected_output or agent_response. */
 export function ResultFilters({ query, onChange, counts }: ResultFiltersProps) {
   const [search, setSearch] = useState(query.search);
   const settled = useDebouncedValue(search, 250);
@@ -37,13 +38,26 @@ export function ResultFilters({ query, onChange, counts }: ResultFiltersProps) {
             type="button"
             aria-pressed={query.outcome === value}
             className={query.outcome === value ? "selected" : ""}
-            onClick={() => onChange({ ...query, outcome: value })}
+            onClick={() => onChange({ ...query, outcome: value, matchStatus: null, error: null })}
           >
             {label}
             {counts[value] !== undefined && <span className="badge">{counts[value]?.toLocaleString("en")}</span>}
           </button>
         ))}
       </div>
+      {(query.matchStatus !== null || query.error !== null) && (
+        <span className="group-chip" data-testid="group-filter">
+          <span className="mono">{query.error !== null ? `error: ${query.error}` : query.matchStatus}</span>
+          <button
+            type="button"
+            className="icon"
+            aria-label="Show every status and reason"
+            onClick={() => onChange({ ...query, matchStatus: null, error: null })}
+          >
+            ×
+          </button>
+        </span>
+      )}
       <input
         type="search"
         aria-label="Search results"

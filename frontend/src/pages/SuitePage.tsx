@@ -8,6 +8,7 @@ import { percent } from "../components/format";
 import { DownloadButton } from "../components/DownloadButton";
 import { ErrorMessage } from "../components/ErrorMessage";
 import { GraderSelector } from "../components/GraderSelector";
+import { HistoryPanel } from "../components/HistoryPanel";
 import { PreflightCheck } from "../components/PreflightCheck";
 import { ProblemList } from "../components/ProblemList";
 import { TextBlock } from "../components/TextBlock";
@@ -40,6 +41,9 @@ export function SuitePage() {
         <span className="spacer" />
         <Link className="button primary" to={`/evaluations/new?suite=${suiteId}`}>
           Evaluate
+        </Link>
+        <Link className="button" to={`/suites/${suiteId}/side-by-side`}>
+          Side by side
         </Link>
         {(["jsonl", "csv"] as const).map((format) => (
           <DownloadButton
@@ -75,9 +79,11 @@ export function SuitePage() {
         </button>
       </div>
       {suite.data.description && <p>{suite.data.description}</p>}
+      <HistoryPanel suiteId={suiteId} />
       {remove.isError && <ErrorMessage error={remove.error} what="Cannot delete" />}
       {cases.isError && <ErrorMessage error={cases.error} what="Cannot load cases" />}
       <SuitePreflight suiteId={suiteId} />
+      <div className="table-scroll">
       <table className="list cases" data-testid="case-list">
         <thead>
           <tr>
@@ -102,6 +108,7 @@ export function SuitePage() {
           ))}
         </tbody>
       </table>
+      </div>
       <div className="row pager">
         <button type="button" disabled={page === 0} onClick={() => setPage(page - 1)}>
           ← Previous
