@@ -1,4 +1,6 @@
 import { isInvalidStatus } from "../components/outcome";
+import { useQueryClient } from "@tanstack/react-query";
+import { useCallback, useState } from "react";
 import { useParams } from "react-router";
 import { isTerminal, useEvaluation, useResult } from "../api/evaluations";
 import { useDocumentTitle } from "../hooks";
@@ -33,9 +35,20 @@ export function EvaluationPage() {
   const evaluationId = Number(useParams().evaluationId);
   const evaluation = useEvaluation(evaluationId);
   const { query, setQuery, openCaseId, setOpenCaseId } = useEvaluationView();
+  const [linkedCaseId] = useState(openCaseId); // the case a link opened the page on, if any
   const refreshKey = evaluation.data && !isTerminal(evaluation.data.status) ? evaluation.data.progress.done : -1;
   const openCase = useResult(evaluationId, openCaseId, refreshKey);
   useDocumentTitle(evaluation.data ? evaluation.data.name || `Evaluation ${evaluationId}` : "Evaluation");
+  // A fast run can finish between the evaluation's poll and the results' fetch: more rows listed than the
+  // progress says are done means the progress is stale, so it is fetched again at once (not a second later).
+  const client = useQueryClient();
+  const done = evaluation.data?.progress.done ?? 0;
+  const onTotal = useCallback(
+    (total: number) => {
+      if (refreshKey >= 0 && total > done) void client.invalidateQueries({ queryKey: ["evaluations", evaluationId], exact: true });
+    },
+    [client, evaluationId, refreshKey, done],
+  );
 
   if (!Number.isInteger(evaluationId)) return <p className="error">Not an evaluation id.</p>;
   if (evaluation.isPending) return <p className="muted">Loading…</p>;
@@ -61,8 +74,9 @@ export function EvaluationPage() {
             refreshKey={refreshKey}
             selectedCaseId={openCaseId}
             onOpen={(result) => setOpenCaseId(result.case_id)}
+            onTotal={onTotal}
           />
-          {openCaseId !== undefined && openCase.data && <CasePanel result={openCase.data} onClose={close} />}
+          {openCaseId !== undefined && openCase.data && <CasePanel result={openCase.data} onClose={close} fromLink={openCaseId === linkedCaseId} />}
           {openCaseId !== undefined && openCase.isError && (
             <aside className="case-panel panel" aria-label={`Case ${openCaseId}`}>
               <ErrorMessage error={openCase.error} what={`Cannot open case ${openCaseId}`} />
