@@ -65,6 +65,51 @@ def rerun_name(name: str, source_id: int) -> str:
     return base[: MAX_NAME_CHARS - len(suffix)] + suffix
 
 
+def stored_evaluation(session: Session, evaluation_id: int) -> Evaluation:
+    """The evaluation as stored (a running one without its live summary); ``NotFoundError`` if none."""
+    row = store.find_evaluation(session, evaluation_id)
+    if row is None:
+        raise NotFoundError(f"Evaluation not found: there is no evaluation {evaluation_id}")
+    return evaluation_of(row)
+
+
+def page_of_results(
+    session: Session,
+    evaluation_id: int,
+    query: ResultQuery,
+    *,
+    skip: int,
+    limit: int,
+    max_page_bytes: int = DEFAULT_MAX_PAGE_BYTES,
+) -> Page[Result]:
+    """A page of an evaluation's results, filtered and sorted (nothing when there is no such evaluation).
+
+    A page is bounded in bytes as well as rows: it stops before the result that would pass the budget
+    (always holding one), and the caller reads on from ``skip + len(items)``.
+    """
+    rows, total = store.page_of_results(
+        session,
+        evaluation_id,
+        skip=skip,
+        limit=limit,
+        outcome=query.outcome,
+        match_status=query.match_status,
+        error=query.error,
+        search=query.search,
+        sort=query.sort,
+        descending=query.descending,
+    )
+    items: list[Result] = []
+    used = 0
+    for row in rows:
+        result = result_of(row)
+        used += listed_size(result)
+        if items and used > max_page_bytes:
+            break
+        items.append(result)
+    return Page(items, total)
+
+
 class EvaluationService:
     """Use cases on evaluations within one database session; running is left to :class:`EvaluationJobs`."""
 
@@ -209,29 +254,9 @@ class EvaluationService:
     def results(self, evaluation_id: int, query: ResultQuery, *, skip: int, limit: int) -> Page[Result]:
         """A page of the evaluation's results, filtered and sorted."""
         self._row(evaluation_id)
-        rows, total = store.page_of_results(
-            self.session,
-            evaluation_id,
-            skip=skip,
-            limit=limit,
-            outcome=query.outcome,
-            match_status=query.match_status,
-            error=query.error,
-            search=query.search,
-            sort=query.sort,
-            descending=query.descending,
+        return page_of_results(
+            self.session, evaluation_id, query, skip=skip, limit=limit, max_page_bytes=self.max_page_bytes
         )
-        # A page is bounded in bytes as well as rows: it stops before the result that would pass the budget
-        # (always holding one), and the caller reads on from ``skip + len(items)``.
-        items: list[Result] = []
-        used = 0
-        for row in rows:
-            result = result_of(row)
-            used += listed_size(result)
-            if items and used > self.max_page_bytes:
-                break
-            items.append(result)
-        return Page(items, total)
 
     def result(self, evaluation_id: int, case_id: int) -> Result:
         """The result of one case of the evaluation."""
