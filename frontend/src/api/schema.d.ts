@@ -292,7 +292,8 @@ export interface paths {
         /**
          * Evaluations of the suite side by side
          * @description A row per case in case order (input, expected output, then each evaluation's answer and verdict), a
-         *     page at a time. An evaluation of another suite is a 422 ``VALIDATION_ERROR``; an unknown one a 404.
+         *     page at a time. An evaluation of another suite is a 422 ``VALIDATION_ERROR``; an unknown one a 404; one
+         *     listed twice is shown once.
          */
         get: operations["get_grid_api_suites__suite_id__grid_get"];
         put?: never;

@@ -39,15 +39,20 @@ export function EvaluationPage() {
   const refreshKey = evaluation.data && !isTerminal(evaluation.data.status) ? evaluation.data.progress.done : -1;
   const openCase = useResult(evaluationId, openCaseId, refreshKey);
   useDocumentTitle(evaluation.data ? evaluation.data.name || `Evaluation ${evaluationId}` : "Evaluation");
-  // A fast run can finish between the evaluation's poll and the results' fetch: more rows listed than the
-  // progress says are done means the progress is stale, so it is fetched again at once (not a second later).
+  // A fast run can finish between the evaluation's poll and the results' fetch: every case listed while
+  // the progress says fewer are done means the progress is stale, so it is fetched again at once rather
+  // than a second later ("0 / 20 cases done" above 20 rows). Only then: while a run goes on, the rows
+  // are always a little ahead of the last poll, and refetching on each would poll without pause.
   const client = useQueryClient();
   const done = evaluation.data?.progress.done ?? 0;
+  const cases = evaluation.data?.progress.total ?? 0;
   const onTotal = useCallback(
     (total: number) => {
-      if (refreshKey >= 0 && total > done) void client.invalidateQueries({ queryKey: ["evaluations", evaluationId], exact: true });
+      if (refreshKey >= 0 && total > done && total >= cases) {
+        void client.invalidateQueries({ queryKey: ["evaluations", evaluationId], exact: true });
+      }
     },
-    [client, evaluationId, refreshKey, done],
+    [client, evaluationId, refreshKey, done, cases],
   );
 
   if (!Number.isInteger(evaluationId)) return <p className="error">Not an evaluation id.</p>;

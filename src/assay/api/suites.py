@@ -26,7 +26,7 @@ from assay.api.schemas.suites import (
     SuiteOut,
     SuitePatch,
 )
-from assay.errors import ValidationError
+from assay.errors import NotFoundError, ValidationError
 from assay.services.grid import MAX_EVALUATIONS, side_by_side
 from assay.services.history import suite_history
 from assay.services.preflight import preflight_suite
@@ -209,11 +209,15 @@ def get_history(
     )
 
 
+_EVALUATION_IDS = rf"^[1-9][0-9]{{0,9}}(,[1-9][0-9]{{0,9}}){{0,{MAX_EVALUATIONS - 1}}}$"
+"""1 to ``MAX_EVALUATIONS`` ids, comma-separated, none 0 or with a leading zero."""
+
+
 def _evaluation_ids(text: str) -> list[int]:
     ids = [int(part) for part in text.split(",")]
-    if any(not 1 <= item <= MAX_ID for item in ids):
-        message = f"evaluations: ids are between 1 and {MAX_ID}"
-        raise ValidationError(message, problems=[message])
+    beyond = next((item for item in ids if item > MAX_ID), None)
+    if beyond is not None:  # the pattern bounds digits, not values: a larger id cannot exist
+        raise NotFoundError(f"Evaluation {beyond} not found")
     return ids
 
 
@@ -228,7 +232,7 @@ def get_grid(
     evaluations: Annotated[
         str,
         Query(
-            pattern=r"^[0-9]{1,10}(,[0-9]{1,10}){0,9}$",
+            pattern=_EVALUATION_IDS,
             description=f"1 to {MAX_EVALUATIONS} evaluation ids of this suite, comma-separated",
             examples=["1,2,3"],
         ),
@@ -236,7 +240,8 @@ def get_grid(
     disagree: Annotated[bool, Query(description="Only cases passed by some and failed by others")] = False,
 ) -> Response:
     """A row per case in case order (input, expected output, then each evaluation's answer and verdict), a
-    page at a time. An evaluation of another suite is a 422 ``VALIDATION_ERROR``; an unknown one a 404."""
+    page at a time. An evaluation of another suite is a 422 ``VALIDATION_ERROR``; an unknown one a 404; one
+    listed twice is shown once."""
     grid = side_by_side(
         session,
         suite_id,

@@ -56,17 +56,14 @@ class Grid:
 
 
 def _columns(session: Session, suite_id: int, evaluation_ids: Sequence[int]) -> list[EvaluationRow]:
-    """The evaluations, checked: 1 to 5 of them, each once, each of this suite."""
+    """The evaluations, checked: 1 to 5 of them, each of this suite; one listed twice is one column."""
+    unique = list(dict.fromkeys(evaluation_ids))
     problems = []
-    if not 1 <= len(evaluation_ids) <= MAX_EVALUATIONS:
-        problems.append(f"evaluations: give 1 to {MAX_EVALUATIONS} evaluation ids, not {len(evaluation_ids)}")
-    repeated = sorted({item for item in evaluation_ids if list(evaluation_ids).count(item) > 1})
-    if repeated:
-        problems.append(f"evaluations: {', '.join(map(str, repeated))} listed more than once")
-    if problems:
+    if not 1 <= len(unique) <= MAX_EVALUATIONS:
+        problems.append(f"evaluations: give 1 to {MAX_EVALUATIONS} evaluation ids, not {len(unique)}")
         raise ValidationError("; ".join(problems), problems=problems)
     rows = []
-    for evaluation_id in evaluation_ids:
+    for evaluation_id in unique:
         row = store.find_evaluation(session, evaluation_id)
         if row is None:
             raise NotFoundError(f"Evaluation {evaluation_id} not found")
