@@ -19,8 +19,9 @@ interface ResultFiltersProps {
 }
 
 /**
- * Which results to show: by outcome, by the reason code of the verdict (offered when the grader gives
- * any), and by text found in the input, expected_output or agent_response.
+ * Which results to show: by outcome (and failure group, shown as a chip), by the reason code of the
+ * verdict (offered when the grader gives any), and by text found in the input, expected_output or
+ * agent_response.
  */
 export function ResultFilters({ query, onChange, counts, reasons }: ResultFiltersProps) {
   const codes = Object.keys(reasons);
@@ -44,7 +45,7 @@ export function ResultFilters({ query, onChange, counts, reasons }: ResultFilter
             type="button"
             aria-pressed={query.outcome === value}
             className={query.outcome === value ? "selected" : ""}
-            onClick={() => onChange({ ...query, outcome: value })}
+            onClick={() => onChange({ ...query, outcome: value, matchStatus: null, error: null })}
           >
             {label}
             {counts[value] !== undefined && <span className="badge">{counts[value]?.toLocaleString("en")}</span>}
@@ -66,6 +67,19 @@ export function ResultFilters({ query, onChange, counts, reasons }: ResultFilter
             </option>
           ))}
         </select>
+      )}
+      {(query.matchStatus !== null || query.error !== null) && (
+        <span className="group-chip" data-testid="group-filter">
+          <span className="mono">{query.error !== null ? `error: ${query.error}` : query.matchStatus}</span>
+          <button
+            type="button"
+            className="icon"
+            aria-label="Show every status and reason"
+            onClick={() => onChange({ ...query, matchStatus: null, error: null })}
+          >
+            ×
+          </button>
+        </span>
       )}
       <input
         type="search"

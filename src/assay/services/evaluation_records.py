@@ -67,6 +67,28 @@ class Result:
         return asdict(self)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CaseOutcome:
+    """One evaluation's verdict on a case, as shown beside another's (comparisons, side by side)."""
+
+    passed: bool
+    score: float | None
+    agent_response: str | None
+    match_status: str | None
+    error: str | None
+
+
+def outcome_of(row: ResultRow) -> CaseOutcome:
+    """The verdict a result row holds."""
+    return CaseOutcome(
+        passed=row.passed,
+        score=row.score,
+        agent_response=row.agent_response,
+        match_status=row.match_status,
+        error=row.error,
+    )
+
+
 def evaluation_of(row: EvaluationRow, summary: dict[str, Any] | None = None) -> Evaluation:
     """The record of a row; ``summary`` overrides the stored one (a live summary while running)."""
     return Evaluation(

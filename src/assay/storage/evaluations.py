@@ -118,22 +118,40 @@ def find_evaluation(session: Session, evaluation_id: int) -> EvaluationRow | Non
     return session.get(EvaluationRow, evaluation_id)
 
 
-def _filtered(query: Select[Any], suite_id: int | None, status: str | None) -> Select[Any]:
+def _filtered(
+    query: Select[Any], suite_id: int | None, status: str | None, grader_id: str | None = None
+) -> Select[Any]:
     if suite_id is not None:
         query = query.where(EvaluationRow.suite_id == suite_id)
     if status is not None:
         query = query.where(EvaluationRow.status == status)
+    if grader_id is not None:
+        query = query.where(EvaluationRow.grader_id == grader_id)
     return query
 
 
 def page_of_evaluations(
-    session: Session, *, skip: int, limit: int, suite_id: int | None = None, status: str | None = None
+    session: Session,
+    *,
+    skip: int,
+    limit: int,
+    suite_id: int | None = None,
+    status: str | None = None,
+    grader_id: str | None = None,
 ) -> tuple[Sequence[EvaluationRow], int]:
     """A page of evaluations, newest first, and how many match the filters in all."""
-    query = _filtered(select(EvaluationRow), suite_id, status).order_by(EvaluationRow.id.desc())
+    filters = (suite_id, status, grader_id)
+    query = _filtered(select(EvaluationRow), *filters).order_by(EvaluationRow.id.desc())
     rows = session.scalars(query.offset(skip).limit(limit)).all()
-    total = session.scalar(_filtered(select(func.count()).select_from(EvaluationRow), suite_id, status)) or 0
+    total = session.scalar(_filtered(select(func.count()).select_from(EvaluationRow), *filters)) or 0
     return rows, total
+
+
+def rename_evaluation(session: Session, evaluation_id: int, name: str) -> bool:
+    """Give the evaluation a new name; whether it was there (one statement: a concurrent delete is a
+    ``False``, not an error)."""
+    statement = update(EvaluationRow).where(EvaluationRow.id == evaluation_id).values(name=name)
+    return bool(getattr(session.execute(statement), "rowcount", 0))
 
 
 def evaluation_ids_of_suite(session: Session, suite_id: int) -> list[int]:
