@@ -75,10 +75,10 @@ def test_every_bad_jsonl_line_is_reported_by_number(client: TestClient) -> None:
     assert isinstance(error, dict)
     assert error["code"] == "VALIDATION_ERROR"
     problems = error["problems"]
-    assert [p.split(":")[0] for p in problems] == ["line 2", "line 3", "line 4", "line 5"]
-    assert "'expected_output' is missing" in problems[1]
-    assert "'input' must be a string" in problems[3]
-    assert "'metadata' must be an object" in problems[3]
+    assert [p["loc"] for p in problems] == [["line", 2], ["line", 3], ["line", 4], ["line", 5]]
+    assert "'expected_output' is missing" in problems[1]["message"]
+    assert "'input' must be a string" in problems[3]["message"]
+    assert "'metadata' must be an object" in problems[3]["message"]
     assert client.get("/api/suites").json()["data"]["total"] == 0  # nothing half-imported
 
 
@@ -87,13 +87,13 @@ def test_bad_csv_rows_are_reported_by_line(client: TestClient) -> None:
     status, body = upload(client, "bad.csv", content)
     assert status == 422
     problems = body["error"]["problems"]  # type: ignore[index]
-    assert [p.split(":")[0] for p in problems] == ["line 3", "line 5"]
+    assert [p["loc"] for p in problems] == [["line", 3], ["line", 5]]
 
 
 @pytest.mark.parametrize(
     ("filename", "content", "message"),
     [
-        ("cases.csv", b"question,answer\nq,a\n", "lacks column(s) input, expected_output"),
+        ("cases.csv", b"question,answer\nq,a\n", "lacks the columns input, expected_output"),
         ("cases.txt", b"{}", "Cannot tell the format"),
         ("cases.jsonl", b"\n\n", "no cases"),
         ("cases.jsonl", b'{"input": "\xff", "expected_output": "x"}', "line 1: not valid UTF-8"),

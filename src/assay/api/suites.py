@@ -24,7 +24,7 @@ from assay.api.schemas.suites import (
     SuiteOut,
     SuitePatch,
 )
-from assay.errors import ValidationError
+from assay.errors import Problem, ValidationError
 from assay.services.preflight import preflight_suite
 from assay.services.suite_files import SuiteFormat, csv_lines, jsonl_lines, read_suite_file, suite_name_from
 
@@ -85,7 +85,9 @@ def import_suite(
     parsed = read_suite_file(file.file.read(), chosen_format)
     suite_name = name or suite_name_from(parsed.name or filename.rsplit("/", 1)[-1].rsplit(".", 1)[0])
     if not suite_name:
-        raise ValidationError("Give the suite a name", problems=["name: required when the file has no name"])
+        raise ValidationError(
+            "Give the suite a name", problems=[Problem(("name",), "required when the file has no name")]
+        )
     suite = suites.create(suite_name, description or parsed.description or "", parsed.cases)
     return ok(SuiteOut.of(suite))
 

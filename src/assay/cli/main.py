@@ -27,12 +27,31 @@ app.command("run")(run)
 app.command("serve")(serve)
 
 
+PROBLEMS_SHOWN = 20
+"""Problems listed under an error, one a line; the rest are counted."""
+
+
+def report(exc: AssayError) -> None:
+    """``error: <message>`` on one line, then each problem the message does not already say, capped."""
+    err.print(f"error: {exc.message}", markup=False)
+    # A problem the message already states is not repeated: all of it ("line 2: ..."), or, for a lone
+    # problem, its words (a message such as "Grader not found: no grader has the id ...").
+    lone = len(exc.problems) == 1
+    extra = [
+        str(problem)
+        for problem in exc.problems
+        if str(problem) not in exc.message and not (lone and problem.message in exc.message)
+    ]
+    for problem in extra[:PROBLEMS_SHOWN]:
+        err.print(f"  {problem}", markup=False)
+    if len(extra) > PROBLEMS_SHOWN:
+        err.print(f"  ... and {len(extra) - PROBLEMS_SHOWN} more", markup=False)
+
+
 def main() -> None:
     """Entry point of the ``assay`` script."""
     try:
         app()
     except AssayError as exc:
-        # The message names the first problems; add any it does not hold, on the same line.
-        extra = [problem for problem in exc.problems if problem not in exc.message]
-        err.print(f"error: {': '.join([exc.message, *extra])}", markup=False)
+        report(exc)
         sys.exit(exc.exit_code)
