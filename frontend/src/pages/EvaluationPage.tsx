@@ -1,11 +1,13 @@
 import { isInvalidStatus } from "../components/outcome";
-import { useState } from "react";
+import { useQuery } from "@tanstack/react-query";
+import { useEffect, useState } from "react";
 import { Link, useParams, useSearchParams } from "react-router";
 import {
   type OutcomeFilter,
   type ResultQuery,
   type SortKey,
   isTerminal,
+  resultPageQuery,
   useCancelEvaluation,
   useEvaluation,
 } from "../api/evaluations";
@@ -74,6 +76,16 @@ export function EvaluationPage() {
     setQuery(next);
   };
   useDocumentTitle(evaluation.data ? evaluation.data.name || `Evaluation ${evaluationId}` : "Evaluation");
+  const refreshKey = !evaluation.data || isTerminal(evaluation.data.status) ? -1 : evaluation.data.progress.done;
+  // The results table may have read the results after the evaluation was last read: when it lists more
+  // rows than the evaluation says are done, read the evaluation again, so that progress, summary and
+  // filter counts agree with the rows shown (not "0 / 20 cases done" above 20 graded rows).
+  const listed = useQuery({ ...resultPageQuery(evaluationId, query, 0, refreshKey), enabled: false });
+  const behind = evaluation.data !== undefined && (listed.data?.total ?? 0) > evaluation.data.progress.done;
+  const { refetch } = evaluation;
+  useEffect(() => {
+    if (behind) void refetch();
+  }, [behind, refetch]);
 
   if (!Number.isInteger(evaluationId)) return <p className="error">Not an evaluation id.</p>;
   if (evaluation.isPending) return <p className="muted">Loading…</p>;
@@ -91,7 +103,7 @@ export function EvaluationPage() {
             evaluationId={evaluationId}
             query={query}
             onQueryChange={changeQuery}
-            refreshKey={isTerminal(data.status) ? -1 : data.progress.done}
+            refreshKey={refreshKey}
             selectedCaseId={openCase?.case_id}
             onOpen={setOpenCase}
           />

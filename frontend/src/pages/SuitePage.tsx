@@ -77,7 +77,16 @@ export function SuitePage() {
       {suite.data.description && <p>{suite.data.description}</p>}
       {remove.isError && <ErrorMessage error={remove.error} what="Cannot delete" />}
       {cases.isError && <ErrorMessage error={cases.error} what="Cannot load cases" />}
-      <SuitePreflight suiteId={suiteId} />
+      {total === 0 && cases.isSuccess && (
+        <div className="empty-state" data-testid="empty-suite">
+          <p>This suite has no cases yet.</p>
+          <p>
+            Add one below, or <Link to="/suites">import a file</Link> (JSONL, CSV or JSON) as a new suite.
+          </p>
+        </div>
+      )}
+      {total > 0 && <SuitePreflight suiteId={suiteId} />}
+      {total > 0 && (
       <table className="list cases" data-testid="case-list">
         <thead>
           <tr>
@@ -102,6 +111,8 @@ export function SuitePage() {
           ))}
         </tbody>
       </table>
+      )}
+      {pages > 1 && (
       <div className="row pager">
         <button type="button" disabled={page === 0} onClick={() => setPage(page - 1)}>
           ← Previous
@@ -113,6 +124,7 @@ export function SuitePage() {
           Next →
         </button>
       </div>
+      )}
       <AddCaseForm suiteId={suiteId} />
       <SuiteEvaluations suiteId={suiteId} />
     </section>
