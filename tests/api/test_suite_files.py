@@ -10,6 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from assay.api.app import create_app
+from assay.api.downloads import CHUNK_BYTES, chunks
 from assay.config import Settings
 from tests.factories import suite_payload
 
@@ -162,6 +163,31 @@ def test_jsonl_export_round_trips(client: TestClient) -> None:
     assert [(c["input"], c["expected_output"], c["metadata"]) for c in again] == [
         (c["input"], c["expected_output"], c["metadata"]) for c in cases
     ]
+
+
+def test_a_large_export_is_streamed_whole(client: TestClient) -> None:
+    """Sent in chunks as the cases are read (no Content-Length: nothing assembled first), every case in order,
+    across the database's read batches and many chunks."""
+    cases = [
+        {"input": f"question {n} " + "x" * 80, "expected_output": str(n), "metadata": {}} for n in range(2500)
+    ]
+    suite = client.post("/api/suites", json={"name": "large", "cases": cases}).json()["data"]
+    with client.stream("GET", f"/api/suites/{suite['id']}/export?format=jsonl") as response:
+        assert response.status_code == 200
+        assert "content-length" not in response.headers
+        content = response.read()
+    assert len(content) > 4 * CHUNK_BYTES
+    assert [json.loads(line)["expected_output"] for line in content.splitlines()] == [
+        str(n) for n in range(2500)
+    ]
+
+
+def test_chunks_regroup_parts_and_lose_nothing() -> None:
+    parts = [bytes([n % 256]) * (n % 7) for n in range(1000)]
+    pieces = list(chunks(parts, size=64))
+    assert b"".join(pieces) == b"".join(parts)
+    assert all(64 <= len(piece) < 64 + 7 for piece in pieces[:-1])
+    assert list(chunks([])) == []
 
 
 def test_csv_export_neutralises_formulas(client: TestClient) -> None:

@@ -8,6 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, File, Form, Query, Request, Response, UploadFile, status
 
 from assay.api.deps import GraderServiceDep, PaginationDep, SessionDep, SuiteId, SuiteServiceDep
+from assay.api.downloads import download, file_stem
 from assay.api.envelope import CONFLICT_RESPONSE, ERROR_RESPONSES, Envelope, ErrorEnvelope, ok
 from assay.api.schemas.suites import (
     CaseList,
@@ -162,17 +163,12 @@ def export_suite(
     export_format: Annotated[ExportFormat, Query(alias="format")] = ExportFormat.JSONL,
 ) -> Response:
     """Every case as a JSONL or CSV download (not an envelope: a file; errors are envelopes)."""
-    suite = suites.get(suite_id)
+    suite = suites.get(suite_id)  # an unknown suite is a 404 here, before anything is sent
     write = jsonl_lines if export_format is ExportFormat.JSONL else csv_lines
-    content = b"".join(write(suites.iter_cases(suite_id)))
-    safe_name = (
-        "".join(ch if (ch.isascii() and ch.isalnum()) or ch in "-_" else "_" for ch in suite.name)[:100]
-        or "suite"
-    )
-    return Response(
-        content,
+    return download(
+        write(suites.iter_cases(suite_id)),
         media_type=_EXPORT_MEDIA[export_format],
-        headers={"Content-Disposition": f'attachment; filename="{safe_name}.{export_format.value}"'},
+        filename=f"{file_stem(suite.name, 'suite')}.{export_format.value}",
     )
 
 
