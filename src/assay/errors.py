@@ -48,7 +48,9 @@ class AssayError(Exception):
 
     code: str = "INTERNAL_ERROR"
     http_status: int = 500
-    exit_code: int = 1
+    exit_code: int = 3
+    """The CLI's: 1 is kept for "graded, and the gate was not met" (``assay.cli.gate``), 2 for a mistake in
+    the command or its settings, 3 for anything that stopped the command otherwise."""
 
     def __init__(self, message: str, *, problems: Sequence[Problem] = ()) -> None:
         super().__init__(message)
@@ -134,7 +136,7 @@ class BusyError(AssayError):
 
     code = "BUSY"
     http_status = 503
-    exit_code = 1
+    exit_code = 3
 
 
 class SettingsError(AssayError):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import traceback
 
 import typer
 
@@ -48,6 +49,11 @@ def report(exc: AssayError) -> None:
         err.print(f"  ... and {len(extra) - PROBLEMS_SHOWN} more", markup=False)
 
 
+UNEXPECTED = 3
+"""Exit code of a command stopped by an error Assay did not foresee (a bug): never 1, which a CI job reads as
+"the agent failed the gate"."""
+
+
 def main() -> None:
     """Entry point of the ``assay`` script."""
     try:
@@ -55,3 +61,10 @@ def main() -> None:
     except AssayError as exc:
         report(exc)
         sys.exit(exc.exit_code)
+    except Exception as exc:  # a bug: the trace helps report it, and the exit code is not a verdict
+        traceback.print_exc()
+        err.print(
+            f"error: assay stopped on an unexpected {type(exc).__name__} (a bug; please report it)",
+            markup=False,
+        )
+        sys.exit(UNEXPECTED)

@@ -6,7 +6,15 @@ import re
 from typing import Annotated, Any, Literal
 
 import pydantic
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidatorFunctionWrapHandler,
+    WrapValidator,
+    field_validator,
+)
 from pydantic_core import PydanticCustomError
 
 from assay.errors import Problem, ValidationError
@@ -21,34 +29,41 @@ _SECRET_NAME = re.compile(r"secret\.([A-Za-z_][A-Za-z0-9_]*)")
 _URL_PATTERN = r"^https?://\S+$"
 
 
-def _web_url(url: str) -> str:
-    """An http(s) URL as written, or an error in plain words (pydantic's would quote the pattern)."""
-    if re.fullmatch(_URL_PATTERN, url):
-        return url
+def _web_url(url: str, check: ValidatorFunctionWrapHandler) -> str:
+    """An http(s) URL as written (the pattern checked by pydantic, as before), or the mistake in plain
+    words: pydantic's own message would quote the pattern."""
+    try:
+        checked: str = check(url)
+    except pydantic.ValidationError as exc:
+        if not any(error["type"] == "string_pattern_mismatch" for error in exc.errors()):
+            raise
+        raise _url_mistake(url) from None
+    return checked
+
+
+def _url_mistake(url: str) -> PydanticCustomError:
     written = url.strip()
     if not written:
-        raise PydanticCustomError("url", "give the agent's address, e.g. http://127.0.0.1:9000/answer")
-    if any(ch.isspace() for ch in written):
-        raise PydanticCustomError("url", "a URL cannot contain spaces")
+        return PydanticCustomError("url", "give the agent's address, e.g. http://127.0.0.1:9000/answer")
     scheme, separator, rest = written.partition("://")
     if separator and scheme.lower() not in ("http", "https"):
-        raise PydanticCustomError(
+        return PydanticCustomError(
             "url", "'{scheme}://' is not a web address: write http://{rest}", {"scheme": scheme, "rest": rest}
         )
-    if separator:
-        raise PydanticCustomError(
+    if separator and scheme not in ("http", "https"):
+        return PydanticCustomError(
             "url", "write the scheme in lower case: {url}", {"url": f"{scheme.lower()}://{rest}"}
         )
-    if not separator and (match := re.match(r"https?:/*", written, re.IGNORECASE)):
+    if separator:  # the scheme is right: what the pattern refused is a blank
+        return PydanticCustomError("url", "a URL cannot contain spaces or other blanks")
+    if match := re.match(r"https?:/*", written, re.IGNORECASE):
         written = written[match.end() :]  # "http:/host" or "http:host": the slashes were mistyped
-    raise PydanticCustomError(
+    return PydanticCustomError(
         "url", "a URL starts with http:// or https://: write http://{url}", {"url": written}
     )
 
 
-WebUrl = Annotated[
-    str, Field(max_length=2048, json_schema_extra={"pattern": _URL_PATTERN}), AfterValidator(_web_url)
-]
+WebUrl = Annotated[str, Field(pattern=_URL_PATTERN, max_length=2048), WrapValidator(_web_url)]
 """An ``http://`` or ``https://`` URL; a mistake says what to write instead."""
 
 

@@ -8,7 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from assay.cli.main import PROBLEMS_SHOWN
+import pytest
+
+from assay.cli.main import PROBLEMS_SHOWN, main
+from assay.services.grader_service import GraderService
 
 ASSAY = [sys.executable, "-m", "assay.cli"]
 
@@ -73,3 +76,23 @@ def test_a_url_without_a_scheme_says_what_to_write(tmp_path: Path) -> None:
     assert "a URL starts with http:// or https://: write http://127.0.0.1:9000/answer" in proc.stderr
     assert "pattern" not in proc.stderr
     assert proc.stderr.count("\n") == 1
+
+
+def test_an_unexpected_error_exits_three_never_one(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bug is not a verdict: exit 3 with its trace, where 1 would read as "the gate was missed"."""
+
+    def broken(self: GraderService) -> list[object]:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(GraderService, "list", broken)
+    monkeypatch.setattr(sys, "argv", ["assay", "graders"])
+    with pytest.raises(SystemExit) as stopped:
+        main()
+    assert stopped.value.code == 3
+    stderr = capsys.readouterr().err
+    assert "RuntimeError: boom" in stderr  # the trace, to report
+    assert stderr.rstrip().endswith(
+        "error: assay stopped on an unexpected RuntimeError (a bug; please report it)"
+    )
