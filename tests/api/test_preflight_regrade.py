@@ -19,9 +19,9 @@ def test_create_refuses_cases_the_grader_can_never_pass_unless_opted_in(client: 
     assert error["code"] == "VALIDATION_ERROR"
     assert "3 of 5 cases" in error["message"]
     assert error["problems"] == [
-        f"case {ids[1]}: Expected value 'maybe' is not a valid boolean",
-        f"case {ids[3]}: Expected value '' is not a valid boolean",
-        f"case {ids[4]}: Expected value 'perhaps' is not a valid boolean",
+        {"loc": ["case", ids[1]], "message": "Expected value 'maybe' is not a valid boolean"},
+        {"loc": ["case", ids[3]], "message": "Expected value '' is not a valid boolean"},
+        {"loc": ["case", ids[4]], "message": "Expected value 'perhaps' is not a valid boolean"},
     ]
     assert client.get("/api/evaluations", params={"suite_id": suite["id"]}).json()["data"]["total"] == 0
     evaluation = start(client, **body, allow_invalid_expected=True)

@@ -10,6 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from assay.api.app import create_app
+from assay.api.downloads import CHUNK_BYTES, chunks
 from assay.config import Settings
 from tests.factories import suite_payload
 
@@ -75,10 +76,10 @@ def test_every_bad_jsonl_line_is_reported_by_number(client: TestClient) -> None:
     assert isinstance(error, dict)
     assert error["code"] == "VALIDATION_ERROR"
     problems = error["problems"]
-    assert [p.split(":")[0] for p in problems] == ["line 2", "line 3", "line 4", "line 5"]
-    assert "'expected_output' is missing" in problems[1]
-    assert "'input' must be a string" in problems[3]
-    assert "'metadata' must be an object" in problems[3]
+    assert [p["loc"] for p in problems] == [["line", 2], ["line", 3], ["line", 4], ["line", 5]]
+    assert "'expected_output' is missing" in problems[1]["message"]
+    assert "'input' must be a string" in problems[3]["message"]
+    assert "'metadata' must be an object" in problems[3]["message"]
     assert client.get("/api/suites").json()["data"]["total"] == 0  # nothing half-imported
 
 
@@ -87,13 +88,13 @@ def test_bad_csv_rows_are_reported_by_line(client: TestClient) -> None:
     status, body = upload(client, "bad.csv", content)
     assert status == 422
     problems = body["error"]["problems"]  # type: ignore[index]
-    assert [p.split(":")[0] for p in problems] == ["line 3", "line 5"]
+    assert [p["loc"] for p in problems] == [["line", 3], ["line", 5]]
 
 
 @pytest.mark.parametrize(
     ("filename", "content", "message"),
     [
-        ("cases.csv", b"question,answer\nq,a\n", "lacks column(s) input, expected_output"),
+        ("cases.csv", b"question,answer\nq,a\n", "lacks the columns input, expected_output"),
         ("cases.txt", b"{}", "Cannot tell the format"),
         ("cases.jsonl", b"\n\n", "no cases"),
         ("cases.jsonl", b'{"input": "\xff", "expected_output": "x"}', "line 1: not valid UTF-8"),
@@ -162,6 +163,31 @@ def test_jsonl_export_round_trips(client: TestClient) -> None:
     assert [(c["input"], c["expected_output"], c["metadata"]) for c in again] == [
         (c["input"], c["expected_output"], c["metadata"]) for c in cases
     ]
+
+
+def test_a_large_export_is_streamed_whole(client: TestClient) -> None:
+    """Sent in chunks as the cases are read (no Content-Length: nothing assembled first), every case in order,
+    across the database's read batches and many chunks."""
+    cases = [
+        {"input": f"question {n} " + "x" * 80, "expected_output": str(n), "metadata": {}} for n in range(2500)
+    ]
+    suite = client.post("/api/suites", json={"name": "large", "cases": cases}).json()["data"]
+    with client.stream("GET", f"/api/suites/{suite['id']}/export?format=jsonl") as response:
+        assert response.status_code == 200
+        assert "content-length" not in response.headers
+        content = response.read()
+    assert len(content) > 4 * CHUNK_BYTES
+    assert [json.loads(line)["expected_output"] for line in content.splitlines()] == [
+        str(n) for n in range(2500)
+    ]
+
+
+def test_chunks_regroup_parts_and_lose_nothing() -> None:
+    parts = [bytes([n % 256]) * (n % 7) for n in range(1000)]
+    pieces = list(chunks(parts, size=64))
+    assert b"".join(pieces) == b"".join(parts)
+    assert all(64 <= len(piece) < 64 + 7 for piece in pieces[:-1])
+    assert list(chunks([])) == []
 
 
 def test_csv_export_neutralises_formulas(client: TestClient) -> None:

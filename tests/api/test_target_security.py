@@ -142,7 +142,8 @@ def test_an_exposed_server_refuses_addresses_at_creation(settings: Settings, url
         suite = make_suite(client)
         body = {"suite_id": suite["id"], "grader_id": "true-false", "target": {"type": "http", "url": url}}
         error = error_of(client.post("/api/evaluations", json=body))
-        assert error["message"].startswith("target.url: ")
+        assert error["message"].startswith("target.http.url: ")
+        assert error["problems"][0]["loc"] == ["target", "http", "url"]
         assert words in error["message"]
         openai = {"type": "openai", "model": "m", "base_url": url, "api_key_env": None}
         body = {"suite_id": suite["id"], "grader_id": "true-false", "target": openai}

@@ -236,5 +236,7 @@ def test_the_apis_target_problems_show_beside_the_field(
     page.get_by_label("URL").fill("ftp://127.0.0.1/answer")  # a URL to the browser, not an HTTP target
     page.get_by_role("button", name="Start evaluation").click()
     url_field = page.locator(".target-form .field").filter(has=page.get_by_label("URL"))
-    expect(url_field.get_by_role("alert")).to_contain_text("should match pattern")
+    expect(url_field.get_by_role("alert")).to_have_text(
+        "'ftp://' is not a web address: write http://127.0.0.1/answer"
+    )
     expect(page).to_have_url(re.compile(r"/evaluations/new"))

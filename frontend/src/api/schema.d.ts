@@ -752,16 +752,6 @@ export interface components {
             flips_total: number;
         };
         /**
-         * ConfigProblemOut
-         * @description One problem of a config; ``path`` is empty when it concerns the config as a whole.
-         */
-        ConfigProblemOut: {
-            /** Path */
-            path: string;
-            /** Message */
-            message: string;
-        };
-        /**
          * Deleted
          * @description What was deleted.
          */
@@ -1008,9 +998,9 @@ export interface components {
             message: string;
             /**
              * Problems
-             * @description Each problem found (validation errors)
+             * @description Each problem found, with where it is (validation errors)
              */
-            problems?: string[];
+            problems?: components["schemas"]["ProblemOut"][];
         };
         /**
          * ErrorEnvelope
@@ -1752,6 +1742,18 @@ export interface components {
             };
         };
         /**
+         * ProblemOut
+         * @description One problem of a request: where (``loc``) and what. ``loc`` is a path into the request (body keys
+         *     and list indexes, e.g. ``["target", "http", "url"]``; a union member's type is one step, as pydantic
+         *     names it) or a line or case of an uploaded file (``["line", 4]``); empty for the request as a whole.
+         */
+        ProblemOut: {
+            /** Loc */
+            loc: (string | number)[];
+            /** Message */
+            message: string;
+        };
+        /**
          * ProgressOut
          * @description Cases with a result, of all cases.
          */
@@ -2038,8 +2040,11 @@ export interface components {
         ValidationResult: {
             /** Valid */
             valid: boolean;
-            /** Problems */
-            problems: components["schemas"]["ConfigProblemOut"][];
+            /**
+             * Problems
+             * @description Each problem, located in the request body: ["config", ...] (["config"]: all of it)
+             */
+            problems: components["schemas"]["ProblemOut"][];
         };
         /**
          * ValueGroupOut

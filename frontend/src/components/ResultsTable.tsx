@@ -42,7 +42,11 @@ const COLUMNS: ColumnDef<IndexedResult, any>[] = [
   column.accessor((row) => row.result.match_status ?? row.result.error ?? "", { id: "match_status", header: "Status", enableSorting: false }),
   column.accessor((row) => oneLine(row.result.input), { id: "input", header: "Input", enableSorting: false }),
   column.accessor((row) => oneLine(row.result.expected_output), { id: "expected_output", header: "expected_output", enableSorting: false }),
-  column.accessor((row) => oneLine(row.result.agent_response), { id: "agent_response", header: "agent_response", enableSorting: false }),
+  column.accessor((row) => (row.result.agent_response === null ? "—" : oneLine(row.result.agent_response)), {
+    id: "agent_response",
+    header: "agent_response",
+    enableSorting: false,
+  }),
   column.accessor((row) => (row.result.score === null ? "–" : row.result.score.toFixed(2)), { id: "score", header: "Score", enableSorting: true }),
   column.accessor((row) => (row.result.latency_ms === null ? "–" : `${Math.round(row.result.latency_ms)} ms`), {
     id: "latency_ms",

@@ -1,5 +1,6 @@
 import { useId } from "react";
 import type { Schemas } from "../api/client";
+import type { Problem } from "../api/errors";
 import { FieldProblems } from "./FieldProblems";
 
 /** The target as the API takes it (`target` of `POST /api/evaluations`). */
@@ -94,16 +95,17 @@ function parseJson(text: string): unknown {
 /** The API's problems with the target, by field of the target spec (`url`, `model`...). */
 export type TargetProblems = Readonly<Record<string, readonly string[]>>;
 
-const TARGET_PROBLEM = /^target\.(?:http|openai|recorded)\.(\w+)[^:]*:\s*(.*)$/;
+/** Target types, which a problem's `loc` names as a step of its own after `target` (`["target", "http", "url"]`). */
+const TARGET_TYPES = new Set<string | number>(["http", "openai", "recorded", "evaluation"]);
 
-/** Split the API's problems into those about a target field and the rest. */
-export function targetProblems(problems: readonly string[]): { byField: TargetProblems; rest: string[] } {
+/** Split the API's problems into those about a target field (by their `loc`) and the rest. */
+export function targetProblems(problems: readonly Problem[]): { byField: TargetProblems; rest: Problem[] } {
   const byField: Record<string, string[]> = {};
-  const rest: string[] = [];
+  const rest: Problem[] = [];
   for (const problem of problems) {
-    const match = TARGET_PROBLEM.exec(problem);
-    const field = match?.[1];
-    if (field && match[2] !== undefined) (byField[field] ??= []).push(match[2]);
+    const [first, second, third] = problem.loc;
+    const field = first !== "target" ? undefined : second !== undefined && TARGET_TYPES.has(second) ? third : second;
+    if (typeof field === "string") (byField[field] ??= []).push(problem.message);
     else rest.push(problem);
   }
   return { byField, rest };

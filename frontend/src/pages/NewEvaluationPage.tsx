@@ -4,25 +4,51 @@ import { ApiError } from "../api/errors";
 import { useStartEvaluation } from "../api/evaluations";
 import { useGrader } from "../api/graders";
 import { useCases, useSuites } from "../api/suites";
-import { type JsonObject, configSchemaOf } from "../api/types";
+import { type Case, type JsonObject, configSchemaOf } from "../api/types";
 import { useDocumentTitle } from "../hooks";
 import { ErrorMessage } from "../components/ErrorMessage";
 import { GraderConfigEditor } from "../components/GraderConfigEditor";
 import { GraderSelector } from "../components/GraderSelector";
 import { PreflightCheck } from "../components/PreflightCheck";
 import { ProblemList } from "../components/ProblemList";
-import { EMPTY_TARGET, type TargetDraft, TargetForm, targetFromDraft, targetProblems } from "../components/TargetForm";
+import {
+  EMPTY_TARGET,
+  type TargetDraft,
+  TargetForm,
+  type TargetType,
+  targetFromDraft,
+  targetProblems,
+} from "../components/TargetForm";
 import { defaultsFromSchema } from "../components/configSchema";
 import { plural } from "../components/format";
 
-/** Start an evaluation: a suite, a grader with its config, and a target that answers each case. */
+/** The metadata key in which cases carry an agent's recorded answers (the demo suite's, and a convention). */
+const RECORDED_KEY = "recorded_response";
+const TARGET_TYPES: readonly TargetType[] = ["http", "openai", "recorded"];
+
+/** The target a link asks for: `?target=recorded&metadata_key=...` or `?target=http&url=...`. */
+function targetFromLink(params: URLSearchParams): TargetDraft | undefined {
+  const type = TARGET_TYPES.find((known) => known === params.get("target"));
+  if (type === undefined) return undefined;
+  return { ...EMPTY_TARGET, type, url: params.get("url") ?? "", metadataKey: params.get("metadata_key") ?? "" };
+}
+
+/** A recorded target reading RECORDED_KEY, when every case shown carries it (the demo suite does). */
+function recordedTargetFor(cases: readonly Case[] | undefined): TargetDraft | undefined {
+  const carried = cases !== undefined && cases.length > 0 && cases.every((item) => RECORDED_KEY in item.metadata);
+  return carried ? { ...EMPTY_TARGET, type: "recorded", metadataKey: RECORDED_KEY } : undefined;
+}
+
+/** Start an evaluation: a suite, a grader with its config, and a target that answers each case. A link may
+ * choose them: `?suite=1&grader=true-false&target=recorded&metadata_key=recorded_response`. */
 export function NewEvaluationPage() {
   const [params] = useSearchParams();
   const navigate = useNavigate();
   const [suiteId, setSuiteId] = useState(params.get("suite") ?? "");
-  const [graderId, setGraderId] = useState("");
+  const [graderId, setGraderId] = useState(params.get("grader") ?? "");
   const [config, setConfig] = useState<JsonObject>({});
-  const [target, setTarget] = useState<TargetDraft>(EMPTY_TARGET);
+  const linked = targetFromLink(params);
+  const [chosenTarget, setTarget] = useState<TargetDraft | undefined>(linked);
   const [name, setName] = useState("");
   const [concurrency, setConcurrency] = useState(8);
   const [allowInvalid, setAllowInvalid] = useState(false);
@@ -33,6 +59,8 @@ export function NewEvaluationPage() {
   const start = useStartEvaluation();
   const firstCases = useCases(Number(suiteId), 0, 50, suiteId !== "");
   const metadataKeys = [...new Set(firstCases.data?.cases.flatMap((item) => Object.keys(item.metadata)) ?? [])].sort();
+  // Until the person picks a target, a suite whose cases carry recorded answers is run on them.
+  const target = chosenTarget ?? recordedTargetFor(firstCases.data?.cases) ?? EMPTY_TARGET;
   useDocumentTitle("New evaluation");
 
   const chooseGrader = (id: string) => {

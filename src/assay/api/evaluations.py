@@ -8,6 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Path, Query, Request, Response, status
 
 from assay.api.deps import MAX_ID, GraderServiceDep, PaginationDep, SessionDep
+from assay.api.downloads import download, file_stem
 from assay.api.envelope import ERROR_RESPONSES, Envelope, ok, rendered
 from assay.api.schemas.breakdown import BreakdownOut, FailureGroupsOut, MetadataKeyList, MetadataKeyOut
 from assay.api.schemas.evaluations import (
@@ -239,15 +240,12 @@ def export_results(
 ) -> Response:
     """The results the filters cover (all by default), in case order, as a download (a file, not an
     envelope; errors are envelopes)."""
-    name = evaluations.name(evaluation_id)
+    name = evaluations.name(evaluation_id)  # an unknown evaluation is a 404 here, before anything is sent
     write = jsonl_lines if export_format is ExportFormat.JSONL else csv_lines
-    content = b"".join(write(evaluations.iter_results(evaluation_id, query)))
-    safe_name = "".join(ch if ch.isascii() and (ch.isalnum() or ch in "-_") else "_" for ch in name)[:100]
-    filename = f"{safe_name or 'evaluation'}-results.{export_format.value}"
-    return Response(
-        content,
+    return download(
+        write(evaluations.iter_results(evaluation_id, query)),
         media_type=_EXPORT_MEDIA[export_format],
-        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+        filename=f"{file_stem(name, 'evaluation')}-results.{export_format.value}",
     )
 
 

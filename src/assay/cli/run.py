@@ -139,11 +139,7 @@ def _preflight(suite: LocalSuite, grader: GraderInterface) -> None:
     )
     report = check_cases(grader, cases)
     if not report.ok:
-        error = report.error(grader.grader_id, "--allow-invalid-expected")
-        err.print(f"error: {error.message}", markup=False)
-        for problem in error.problems:
-            err.print(f"  {problem}", markup=False)
-        raise typer.Exit(error.exit_code)
+        raise report.error(grader.grader_id, "--allow-invalid-expected")
 
 
 def run(

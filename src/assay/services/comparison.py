@@ -7,7 +7,7 @@ from enum import StrEnum
 
 from sqlalchemy.orm import Session
 
-from assay.errors import NotFoundError, ValidationError
+from assay.errors import NotFoundError, Problem, ValidationError
 from assay.services.evaluation_records import CaseOutcome, outcome_of
 from assay.services.statistics import mcnemar_exact, mcnemar_one_sided
 from assay.storage import evaluations as store
@@ -132,7 +132,7 @@ def compare(
         raise NotFoundError("Evaluation not found")
     if a.suite_id != b.suite_id:
         message = f"evaluations {a_id} and {b_id} ran on different suites; only runs of one suite compare"
-        raise ValidationError(message, problems=[message])
+        raise ValidationError.of(Problem((), message))
     tally = _tally(session, a, b)
     counts = tally.counts
     passed_in_a = None if flip is None else flip is Flip.REGRESSION

@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
 
-from assay.errors import NotFoundError, ValidationError
+from assay.errors import NotFoundError, Problem, ValidationError
 from assay.services.evaluation_jobs import EvaluationJobs, compute_summary
 from assay.services.evaluation_records import Evaluation, Result, evaluation_of, listed_size, result_of
 from assay.services.grader_service import GraderService
@@ -141,14 +141,14 @@ class EvaluationService:
         suite = suite_store.find_suite(self.session, request.suite_id)
         if suite is None:
             raise NotFoundError("Suite not found")
-        grader = self.graders.build(request.grader_id, request.grader_config)  # NotFound / ConfigError
+        # NotFoundError or ConfigError, its problems located in the request
+        grader = self.graders.build(request.grader_id, request.grader_config, where=("grader_config",))
         spec = parse_target_spec(request.target, allowed=allowed_targets)
         check_target(spec, self.jobs.target_policy)
         if isinstance(spec, EvaluationTargetSpec):
             check_source(self.session, spec, suite.id)
         if not 1 <= request.concurrency <= MAX_CONCURRENCY:
-            message = f"concurrency must be between 1 and {MAX_CONCURRENCY}"
-            raise ValidationError(message, problems=[message])
+            raise ValidationError.of(Problem(("concurrency",), f"must be between 1 and {MAX_CONCURRENCY}"))
         if not request.allow_invalid_expected:
             report = preflight_suite(self.session, suite.id, grader)
             if not report.ok:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-from assay.errors import NotFoundError, ValidationError
+from assay.errors import NotFoundError, Problem, ValidationError
 from assay.graders import GraderInterface
 from assay.serialization import json_line
 from assay.services.row_reader import BadRow, RowFormat, read_rows
@@ -76,8 +76,9 @@ def load_responses(path: Path, suite: LocalSuite) -> dict[str, str | None]:
             else:
                 by_name[_key(name)] = response_text(row.data["agent_response"])
     if bad:
-        problems = [f"{path.name} line {row.line}: {row.message}" for row in bad[:_MAX_BAD_ROWS_LISTED]]
-        raise ValidationError(f"{len(bad)} bad row(s) in {path.name}", problems=problems)
+        problems = [Problem(("line", row.line), row.message) for row in bad[:_MAX_BAD_ROWS_LISTED]]
+        rows = "1 bad row" if len(bad) == 1 else f"{len(bad)} bad rows"
+        raise ValidationError(f"{rows} in {path.name}", problems=problems)
     responses: dict[str, str | None] = {}
     for case, key in zip(suite.cases, suite.keys, strict=True):
         number = case.target_case.case_id

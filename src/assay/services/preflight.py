@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
-from assay.errors import NotFoundError, ValidationError
+from assay.errors import NotFoundError, Problem, ValidationError
 from assay.graders import GraderInterface
 from assay.storage import suites as suite_store
 
@@ -31,9 +31,9 @@ class ExpectedProblem:
     position: int
     reason: str
 
-    def describe(self) -> str:
-        """The problem as one line of an error's ``problems``."""
-        return f"case {self.case_id}: {self.reason}"
+    def describe(self) -> Problem:
+        """The problem as one of an error's ``problems``."""
+        return Problem(("case", self.case_id), self.reason)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -15,7 +15,7 @@ from enum import Enum
 from typing import Any
 
 from assay.domain import Case, NewCase
-from assay.errors import ValidationError
+from assay.errors import Loc, Problem, ValidationError
 from assay.serialization import json_text
 from assay.services.row_reader import BadRow, RowFormat, read_rows
 
@@ -60,20 +60,20 @@ class _Problems:
     """Problems found so far, capped so that a garbage file does not make a giant response."""
 
     def __init__(self) -> None:
-        self.messages: list[str] = []
+        self.listed: list[Problem] = []
         self.count = 0
 
-    def add(self, message: str) -> None:
+    def add(self, loc: Loc, message: str) -> None:
         self.count += 1
-        if len(self.messages) < MAX_REPORTED_PROBLEMS:
-            self.messages.append(message)
+        if len(self.listed) < MAX_REPORTED_PROBLEMS:
+            self.listed.append(Problem(loc, message))
 
     def raise_if_any(self) -> None:
         if not self.count:
             return
-        listed = list(self.messages)
+        listed = list(self.listed)
         if self.count > len(listed):
-            listed.append(f"... and {self.count - len(listed)} more")
+            listed.append(Problem((), f"... and {self.count - len(listed)} more"))
         noun = "problem" if self.count == 1 else "problems"
         raise ValidationError(f"The file has {self.count} {noun}: {listed[0]}", problems=listed)
 
@@ -106,9 +106,7 @@ def _decode(content: bytes) -> str:
         return content.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = content[: exc.start].count(b"\n") + 1
-        raise ValidationError(
-            f"line {line}: not valid UTF-8", problems=[f"line {line}: not valid UTF-8 text"]
-        ) from exc
+        raise ValidationError.of(Problem(("line", line), "not valid UTF-8 text")) from exc
 
 
 def _lines(content: bytes, row_format: RowFormat, problems: _Problems) -> ParsedSuite:
@@ -117,21 +115,21 @@ def _lines(content: bytes, row_format: RowFormat, problems: _Problems) -> Parsed
     required = ("input", "expected_output") if row_format is RowFormat.CSV else ()
     for item in read_rows(io.BytesIO(content), row_format, required):
         if isinstance(item, BadRow):
-            problems.add(f"line {item.line}: {item.message}")
+            problems.add(("line", item.line), item.message)
             continue
         record: dict[str, Any] = item.data
         if row_format is RowFormat.CSV and "metadata" in record:
             try:
                 record["metadata"] = json.loads(record["metadata"]) if record["metadata"].strip() else {}
             except json.JSONDecodeError as exc:
-                problems.add(f"line {item.line}: 'metadata' is not valid JSON ({exc.msg})")
+                problems.add(("line", item.line), f"'metadata' is not valid JSON ({exc.msg})")
                 continue
             except RecursionError:
-                problems.add(f"line {item.line}: 'metadata' is nested too deeply")
+                problems.add(("line", item.line), "'metadata' is nested too deeply")
                 continue
         case = _case(record)
         if isinstance(case, str):
-            problems.add(f"line {item.line}: {case}")
+            problems.add(("line", item.line), case)
         else:
             parsed.cases.append(case)
     return parsed
@@ -141,11 +139,9 @@ def _json(text: str, problems: _Problems) -> ParsedSuite:
     try:
         document = json.loads(text)
     except json.JSONDecodeError as exc:
-        message = f"line {exc.lineno}: invalid JSON ({exc.msg})"
-        raise ValidationError(message, problems=[message]) from exc
+        raise ValidationError.of(Problem(("line", exc.lineno), f"invalid JSON ({exc.msg})")) from exc
     except RecursionError:
-        message = "invalid JSON (nested too deeply)"
-        raise ValidationError(message, problems=[message]) from None
+        raise ValidationError.of(Problem((), "invalid JSON (nested too deeply)")) from None
     parsed = ParsedSuite()
     records = document
     if isinstance(document, dict):
@@ -154,14 +150,15 @@ def _json(text: str, problems: _Problems) -> ParsedSuite:
         parsed.name = name if isinstance(name, str) else None
         parsed.description = description if isinstance(description, str) else None
     if not isinstance(records, list):
-        message = 'expected a JSON array of cases, or an object with a "cases" array'
-        raise ValidationError(message, problems=[message])
+        raise ValidationError.of(
+            Problem((), 'expected a JSON array of cases, or an object with a "cases" array')
+        )
     for number, record in enumerate(records, 1):
         case = (
             _case(record) if isinstance(record, dict) else f"expected an object, got {type(record).__name__}"
         )
         if isinstance(case, str):
-            problems.add(f"case {number}: {case}")
+            problems.add(("case", number), case)
         else:
             parsed.cases.append(case)
     return parsed
@@ -177,7 +174,7 @@ def read_suite_file(content: bytes, file_format: SuiteFormat) -> ParsedSuite:
         parsed = _lines(content, RowFormat(file_format.value), problems)
     problems.raise_if_any()
     if not parsed.cases:
-        raise ValidationError("The file holds no cases", problems=["the file holds no cases"])
+        raise ValidationError.of(Problem((), "the file holds no cases"))
     return parsed
 
 

@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
 
 from assay.domain import Case, NewCase
-from assay.errors import ConflictError, NotFoundError
+from assay.errors import ConflictError, NotFoundError, Problem
 from assay.storage import evaluations as evaluation_store
 from assay.storage import suites as store
 from assay.storage.suites import CaseRow, SuiteRow
@@ -169,7 +169,7 @@ class SuiteService:
                 f"the suite has {len(evaluations)} evaluation(s): delete them first, or delete the suite "
                 "with cascade=true to delete its evaluations and their results with it"
             )
-            raise ConflictError(message, problems=[message])
+            raise ConflictError.of(Problem((), message))
         for evaluation_id in evaluations:
             stop_evaluation(evaluation_id)
         if not store.delete_suite(self.session, suite_id):

@@ -250,7 +250,7 @@ class HttpTarget(Target):
         egress, cap = policy.egress, policy.max_answer_bytes
         self._session = HttpSession(spec.timeout, concurrency, egress=egress, max_answer_bytes=cap)
         # Secrets are read now, kept in memory for this run only, never stored or shown.
-        self._secrets = policy.secrets.values(secret_names(spec), where="target")
+        self._secrets = policy.secrets.values(secret_names(spec), where=("target",))
         self._headers = {key: fill_secrets(value, self._secrets) for key, value in spec.headers.items()}
         self._json_headers = {"content-type": "application/json", **self._headers}
 

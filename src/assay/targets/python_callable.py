@@ -10,11 +10,13 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from assay.errors import ValidationError
+from assay.errors import Problem, ValidationError
 from assay.targets.base import Target, TargetCase, response_text
 from assay.targets.reasons import ErrorReason, TargetCallError
 from assay.targets.retry import RetryPolicy
 from assay.targets.specs import PythonTargetSpec
+
+_WHERE = ("target", "python", "callable")
 
 
 def load_callable(reference: str) -> Callable[..., Any]:
@@ -27,9 +29,9 @@ def load_callable(reference: str) -> Callable[..., Any]:
         for part in attribute.split("."):
             value = getattr(value, part)
     except (ImportError, AttributeError) as exc:
-        raise ValidationError(f"cannot load {reference}: {exc}", problems=[str(exc)]) from exc
+        raise ValidationError.of(Problem(_WHERE, f"cannot load {reference}: {exc}")) from exc
     if not callable(value):
-        raise ValidationError(f"{reference} is not callable", problems=[f"{reference} is not callable"])
+        raise ValidationError.of(Problem(_WHERE, f"{reference} is not callable"))
     return value  # type: ignore[no-any-return]
 
 

@@ -19,7 +19,8 @@ def test_counts_every_case_and_keeps_the_first_problems() -> None:
     assert (report.checked, report.invalid, report.ok) == (10_000, 3_333, False)
     assert [p.case_id for p in report.problems] == [3, 6, 9, 12]
     error = report.error("string-match", "--allow-invalid-expected")
-    assert error.problems[0].startswith("case 3: ")
+    assert error.problems[0].loc == ("case", 3)
+    assert str(error.problems[0]).startswith("case 3: ")
     assert "3333 of 10000" in error.message
 
 

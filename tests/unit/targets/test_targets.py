@@ -168,7 +168,11 @@ async def test_command_timeout_kills_it() -> None:
 def test_bad_specs_are_refused_with_every_problem() -> None:
     with pytest.raises(ValidationError) as caught:
         parse_target_spec({"type": "http", "url": "ftp://x", "retries": 3})
-    assert len(caught.value.problems) == 2
+    assert [problem.loc for problem in caught.value.problems] == [
+        ("target", "http", "url"),
+        ("target", "http", "retries"),
+    ]
+    assert caught.value.problems[0].message == "'ftp://' is not a web address: write http://x"
     with pytest.raises(ValidationError, match="unknown placeholder"):
         parse_target_spec({"type": "http", "url": "http://x", "body_template": {"q": "{{inptu}}"}})
     with pytest.raises(ValidationError, match="not allowed"):
