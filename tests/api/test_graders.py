@@ -350,4 +350,4 @@ def test_using_an_unavailable_grader_is_refused_naming_the_install_command(
     error = response.json()["error"]
     assert error["code"] == "GRADER_UNAVAILABLE"
     assert "is not available here" in error["message"]
-    assert error["problems"][0].endswith(INSTALL_COMMAND)
+    assert error["problems"][0]["message"].endswith(INSTALL_COMMAND)
