@@ -370,3 +370,41 @@ def test_demo_suite_is_seeded_once_and_runs(database_url: str) -> None:
         assert evaluation["summary"]["binary"]["invalid"] == 1
     with TestClient(create_app(settings)) as client:
         assert client.get("/api/suites").json()["data"]["total"] == 1
+
+
+def test_an_agent_that_cannot_be_reached_fails_the_evaluation_naming_url_and_cause(
+    client: TestClient,
+) -> None:
+    suite = make_suite(client, [(f"q{i}", "true") for i in range(40)])
+    target = {"type": "http", "url": "http://127.0.0.1:9/", "timeout": 2, "max_attempts": 1}
+    created = start(client, suite_id=suite["id"], target=target, concurrency=2)
+    evaluation = wait_until_finished(client, created["id"])
+    assert evaluation["status"] == "failed"
+    assert "could not be reached: connection refused to http://127.0.0.1:9/" in evaluation["error"]
+    assert "the first 5 cases all failed to connect" in evaluation["error"]
+    done = evaluation["progress"]["done"]
+    assert 5 <= done < 40  # stopped early: the other cases were never tried
+    assert evaluation["summary"]["errors_by_reason"] == {"connection_error_after_retries": done}
+    failed = results(client, created["id"], outcome="failed", limit=100)
+    assert len(failed) == done  # the "failed" filter counts target errors, as the summary's failed does
+    assert failed[0]["error_detail"] == "connection refused to http://127.0.0.1:9/"
+
+
+def test_a_small_suite_whose_every_case_cannot_connect_fails_too(client: TestClient) -> None:
+    suite = make_suite(client, BOOLEAN_CASES[:2])
+    target = {"type": "http", "url": "http://127.0.0.1:9/answer", "timeout": 2, "max_attempts": 1}
+    evaluation = wait_until_finished(client, start(client, suite_id=suite["id"], target=target)["id"])
+    assert evaluation["status"] == "failed"
+    assert "all 2 cases failed to connect" in evaluation["error"]
+    assert evaluation["progress"]["done"] == 2
+
+
+def test_an_agent_that_answers_only_errors_was_reached(client: TestClient, agent: AgentServer) -> None:
+    agent.behaviour.faults.update({text: Fault("status", 400) for text, _ in BOOLEAN_CASES[1:]})
+    suite = make_suite(client)
+    target = {"type": "http", "url": agent.url, "max_attempts": 1}
+    evaluation = wait_until_finished(client, start(client, suite_id=suite["id"], target=target)["id"])
+    assert (evaluation["status"], evaluation["error"]) == ("completed", None)
+    assert evaluation["summary"]["failed"] == 3
+    assert len(results(client, evaluation["id"], outcome="failed")) == 3
+    assert len(results(client, evaluation["id"], outcome="error")) == 3

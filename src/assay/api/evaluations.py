@@ -97,7 +97,10 @@ def delete_evaluation(evaluation_id: EvaluationId, evaluations: EvaluationServic
 def result_query(
     outcome: Annotated[
         Outcome | None,
-        Query(description="passed; failed (graded, not passed); invalid (invalid response/expected); error"),
+        Query(
+            description="passed; failed (not passed: graded and failed, or a target error, as the summary's "
+            "failed); invalid (invalid response/expected); error (the target failed)"
+        ),
     ] = None,
     match_status: Annotated[MatchStatus | None, Query(examples=["mismatch"])] = None,
     error: Annotated[str | None, Query(max_length=100, description="Only this error reason")] = None,

@@ -28,6 +28,7 @@ from assay.services.local_run import (
     run_local,
 )
 from assay.services.preflight import check_cases
+from assay.services.reachability import CALLING_TARGETS, ReachabilityWatch
 from assay.services.summary import ReportShape, summarize
 from assay.targets import TargetSpec, parse_target_spec
 
@@ -246,6 +247,7 @@ def run(
     )
     stream = output.open("wb", buffering=_OUTPUT_BUFFER_BYTES) if output is not None else None
     sink = FileSink(stream)
+    watch = ReachabilityWatch() if spec.type in CALLING_TARGETS else None
     started = time.perf_counter()
     try:
         with Progress(
@@ -265,6 +267,7 @@ def run(
                     sink,
                     concurrency=concurrency,
                     on_written=lambda count: progress.advance(task, count),
+                    reachability=watch,
                 )
             )
     finally:
@@ -280,5 +283,8 @@ def run(
         write_junit(junit, suite.name, sink.results, duration)
     if output is None:
         out.print(f"{summary['passed']}/{summary['finished']} passed", markup=False)
+    if watch is not None and watch.is_unreachable:
+        err.print(f"error: {watch.message()}", markup=False)
+        raise typer.Exit(2)  # nothing was evaluated: a setup problem, not a pass rate below the gate
     # Every case of the suite counts: one the run did not finish is not a pass.
     check_gate(passed=summary["passed"], counted=summary["total_cases"], min_pass_rate=min_pass_rate)

@@ -22,6 +22,7 @@ from assay.errors import AssayError
 from assay.services.demo_suite import seed_demo_suite
 from assay.services.evaluation_records import facts_of, result_columns
 from assay.services.grader_service import GraderService
+from assay.services.reachability import CALLING_TARGETS, ReachabilityWatch
 from assay.services.regrade import stored_replies
 from assay.services.runner import CaseResult, RunCase, finish_in_thread, run_cases
 from assay.services.summary import ReportShape, ResultFacts, summarize
@@ -300,10 +301,24 @@ class EvaluationJobs:
                 spec, concurrency=row.concurrency, policy=self.target_policy, stored_replies=replies
             )
             sink = DatabaseSink(self._engine, evaluation_id, positions, live)
+            watch = None
+            if spec.type in CALLING_TARGETS:
+                watch = ReachabilityWatch()
+                watch.observe_all(fact.error for fact in live.facts)  # a resumed run's stored results
             async with target:
                 outcome = await run_cases(
-                    cases, target, grader, sink, concurrency=row.concurrency, stop=self._stops[evaluation_id]
+                    cases,
+                    target,
+                    grader,
+                    sink,
+                    concurrency=row.concurrency,
+                    stop=self._stops[evaluation_id],
+                    reachability=watch,
                 )
+            if watch is not None and watch.is_unreachable:
+                # Not "completed at 0 %": the agent never answered, so nothing was evaluated.
+                await finish_in_thread(self._finish, evaluation_id, Status.FAILED, watch.message(), live)
+                return
             final = None if outcome.stopped else Status.COMPLETED
             await finish_in_thread(self._finish, evaluation_id, final, None, live)
         except asyncio.CancelledError:

@@ -15,6 +15,7 @@ from typing import BinaryIO
 from assay.errors import NotFoundError, ValidationError
 from assay.graders import GraderInterface
 from assay.serialization import json_line
+from assay.services.reachability import ReachabilityWatch
 from assay.services.row_reader import BadRow, RowFormat, read_rows
 from assay.services.runner import CaseResult, RunCase, RunOutcome, run_cases
 from assay.services.suite_files import SuiteFormat, read_suite_file
@@ -112,12 +113,21 @@ async def run_local(
     *,
     concurrency: int,
     on_written: Callable[[int], None] = lambda count: None,
+    reachability: ReachabilityWatch | None = None,
 ) -> RunOutcome:
-    """Run every case of ``suite`` into ``sink``; results are sorted into case order at the end."""
+    """Run every case of ``suite`` into ``sink``; results are sorted into case order at the end.
+
+    A ``reachability`` watch stops the run when the first cases all fail to reach the agent."""
     check_target(spec)
     async with build_target(spec, concurrency=concurrency) as target:
         outcome = await run_cases(
-            suite.cases, target, grader, sink, concurrency=concurrency, on_written=on_written
+            suite.cases,
+            target,
+            grader,
+            sink,
+            concurrency=concurrency,
+            on_written=on_written,
+            reachability=reachability,
         )
     sink.results.sort(key=lambda result: result.case_id)
     return outcome

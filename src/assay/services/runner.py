@@ -16,6 +16,7 @@ from typing import Any, Protocol, TypeVar
 
 from assay.graders import GraderInterface
 from assay.graders.verdict import status_of
+from assay.services.reachability import ReachabilityWatch
 from assay.services.summary import ReportShape, ResultFacts
 from assay.targets import Target, TargetCase, TargetReply
 
@@ -204,11 +205,13 @@ async def run_cases(
     on_written: Callable[[int], None] = lambda count: None,
     batch_size: int = BATCH_SIZE,
     flush_interval: float = FLUSH_INTERVAL_S,
+    reachability: ReachabilityWatch | None = None,
 ) -> RunOutcome:
     """Run every case through ``target`` and ``grader`` into ``sink``.
 
     Setting ``stop`` ends the run early: calls in flight are abandoned (those cases get no result, so a
-    later resume runs them) and every result graded so far is still written.
+    later resume runs them) and every result graded so far is still written. A ``reachability`` watch
+    sees every result and sets ``stop`` when the agent cannot be reached at all.
     """
     queue: asyncio.Queue[CaseResult | None] = asyncio.Queue()
     remaining = iter(cases)
@@ -217,7 +220,10 @@ async def run_cases(
     async def work() -> None:
         for count, case in enumerate(remaining, 1):
             reply = await target.respond(case.target_case)
-            queue.put_nowait(grade_reply(case, reply, grader))
+            result = grade_reply(case, reply, grader)
+            queue.put_nowait(result)
+            if reachability is not None and reachability.observe(result.error, result.error_detail):
+                stop.set()
             if not count % _YIELD_EVERY:
                 await asyncio.sleep(0)  # instant targets never suspend; let the writer and the stop run
             if stop.is_set():

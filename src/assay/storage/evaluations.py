@@ -199,7 +199,8 @@ def cases_without_result(session: Session, evaluation_id: int, suite_id: int) ->
 
 
 class Outcome(StrEnum):
-    """Result filters: ``failed`` means graded and not passed; ``invalid`` an invalid response/expected."""
+    """Result filters: ``failed`` is every case not passed (graded and failed, or a target error), as in the
+    summary's ``failed`` count; ``error`` only the target errors; ``invalid`` an invalid response/expected."""
 
     PASSED = "passed"
     FAILED = "failed"
@@ -230,7 +231,7 @@ def _result_filters(
     if outcome is Outcome.PASSED:
         query = query.where(ResultRow.passed.is_(True))
     elif outcome is Outcome.FAILED:
-        query = query.where(ResultRow.passed.is_(False), ResultRow.error.is_(None))
+        query = query.where(ResultRow.passed.is_(False))
     elif outcome is Outcome.INVALID:
         query = query.where(ResultRow.match_status.in_(INVALID_STATUSES))
     elif outcome is Outcome.ERROR:

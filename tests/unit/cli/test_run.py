@@ -186,3 +186,14 @@ def test_preflight_names_cases_the_grader_can_never_pass(tmp_path: Path) -> None
     allowed = run(str(path), "-g", "true-false", "--command", "echo yes", "--allow-invalid-expected")
     assert allowed.returncode == 1, allowed.stderr  # it ran: 1 of 4 passed, and without a gate all must
     assert "1/4 passed" in allowed.stdout
+
+
+def test_an_agent_that_cannot_be_reached_is_exit_2_naming_the_url(suite: Path, tmp_path: Path) -> None:
+    junit = tmp_path / "junit.xml"
+    url = "http://127.0.0.1:9/answer"
+    proc = run(
+        str(suite), "-g", "true-false", "--target-url", url, "--max-attempts", "1", "--junit", str(junit)
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert f"could not be reached: connection refused to {url}" in " ".join(proc.stderr.split())
+    assert ET.parse(junit).getroot().attrib["errors"] == "4"  # the report is still written for CI

@@ -101,6 +101,16 @@ async def test_connection_refused_is_retried_then_reported() -> None:
     spec = {"type": "http", "url": "http://127.0.0.1:9/", "timeout": 1.0, "max_attempts": 2}
     reply = await ask(spec, case("anyone?"))
     assert reply.error == "connection_error_after_retries"
+    assert reply.error_detail == "connection refused to http://127.0.0.1:9/"  # the URL and the OS cause
+
+
+async def test_a_name_that_does_not_resolve_says_so() -> None:
+    spec = {"type": "http", "url": "http://assay-test.invalid/answer", "timeout": 5.0, "max_attempts": 1}
+    reply = await ask(spec, case("anyone?"))
+    assert reply.error == "connection_error_after_retries"
+    assert reply.error_detail is not None
+    assert reply.error_detail.startswith("cannot resolve assay-test.invalid (")
+    assert reply.error_detail.endswith(") for http://assay-test.invalid/answer")
 
 
 async def test_openai_compatible_endpoint(agent: AgentServer, monkeypatch: pytest.MonkeyPatch) -> None:
