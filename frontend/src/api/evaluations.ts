@@ -49,7 +49,7 @@ export function useCancelEvaluation(evaluationId: number) {
 }
 
 export type OutcomeFilter = "all" | "passed" | "failed" | "invalid" | "error";
-export type SortKey = "position" | "score" | "latency_ms";
+export type SortKey = "number" | "score" | "latency_ms";
 
 /** What the results table asks the server for: an outcome, a text search, an order. */
 export interface ResultQuery {

@@ -159,7 +159,8 @@ export interface paths {
         put?: never;
         /**
          * Import a suite from a file
-         * @description A new suite from a file; 422 ``VALIDATION_ERROR`` lists every bad line by number.
+         * @description A new suite from a file; 422 ``VALIDATION_ERROR`` lists every bad line by number. A ``key`` (or
+         *     ``id``) field is the case's key: all cases have one or none, and a key given twice names both lines.
          */
         post: operations["import_suite_api_suites_import_post"];
         delete?: never;
@@ -463,6 +464,12 @@ export interface components {
             metadata?: {
                 [key: string]: components["schemas"]["JsonValue"];
             };
+            /**
+             * Key
+             * @description Your own name for the case (a file's `key` or `id` field), unique in its suite. Every case of a suite has one or none; recorded answers then name cases by key instead of number.
+             * @example q-17
+             */
+            key?: string;
         };
         /**
          * CaseList
@@ -478,13 +485,16 @@ export interface components {
         };
         /**
          * CaseOut
-         * @description A stored case; ``position`` is its place in the suite, from 0.
+         * @description A stored case: ``number`` is its place in the suite from 1 (the ``#`` shown everywhere), ``key``
+         *     your own name for it (``null`` in a suite without keys); ``id`` is the database's.
          */
         CaseOut: {
             /** Id */
             id: number;
-            /** Position */
-            position: number;
+            /** Number */
+            number: number;
+            /** Key */
+            key: string | null;
             /** Input */
             input: string;
             /** Expected Output */
@@ -508,7 +518,7 @@ export interface components {
         };
         /**
          * CasesAppend
-         * @description Cases to add after the last one.
+         * @description Cases to add after the last one: with keys when the suite's cases have keys, else without.
          */
         CasesAppend: {
             /** Cases */
@@ -914,8 +924,10 @@ export interface components {
         ExpectedProblemOut: {
             /** Case Id */
             case_id: number;
-            /** Position */
-            position: number;
+            /** Number */
+            number: number;
+            /** Key */
+            key: string | null;
             /** Reason */
             reason: string;
         };
@@ -932,8 +944,10 @@ export interface components {
         FlippedCaseOut: {
             /** Case Id */
             case_id: number;
-            /** Position */
-            position: number;
+            /** Number */
+            number: number;
+            /** Key */
+            key: string | null;
             flip: components["schemas"]["Flip"];
             /** Input */
             input: string;
@@ -1185,7 +1199,7 @@ export interface components {
             };
             /**
              * Body Template
-             * @description JSON body with {{input}}, {{case_id}}, {{metadata.key}} and {{secret.NAME}} placeholders; default {"input": "{{input}}"}. For GET, an object sent as query parameters.
+             * @description JSON body with {{input}}, {{case_number}} (from 1), {{case_key}} (null without keys), {{case_id}} (the database's id), {{metadata.key}} and {{secret.NAME}} placeholders; default {"input": "{{input}}"}. For GET, an object sent as query parameters.
              */
             body_template?: unknown;
             /**
@@ -1262,7 +1276,8 @@ export interface components {
         };
         /**
          * Outcome
-         * @description Result filters: ``failed`` means graded and not passed; ``invalid`` an invalid response/expected.
+         * @description Result filters: ``failed`` is every case not passed (graded and failed, or a target error), as in the
+         *     summary's ``failed`` count; ``error`` only the target errors; ``invalid`` an invalid response/expected.
          * @enum {string}
          */
         Outcome: "passed" | "failed" | "invalid" | "error";
@@ -1344,7 +1359,7 @@ export interface components {
             type: "recorded";
             /**
              * Responses
-             * @description Agent response per case id (JSON object keys are text).
+             * @description Agent response per case: by the case's key when the suite's cases have keys, else by its number (1 for the first case; JSON object keys are text: "1").
              */
             responses?: {
                 [key: string]: string | null;
@@ -1374,13 +1389,16 @@ export interface components {
         };
         /**
          * ResultOut
-         * @description One case's result: graded (``details``) or ended by an ``error`` reason.
+         * @description One case's result: graded (``details``) or ended by an ``error`` reason. ``number`` (from 1) and
+         *     ``key`` name the case as every surface does; ``case_id`` is the database's id of the case.
          */
         ResultOut: {
             /** Case Id */
             case_id: number;
-            /** Position */
-            position: number;
+            /** Number */
+            number: number;
+            /** Key */
+            key: string | null;
             /** Input */
             input: string;
             /** Expected Output */
@@ -1453,7 +1471,7 @@ export interface components {
         };
         /**
          * SuiteCreate
-         * @description A new suite, with its first cases.
+         * @description A new suite, with its first cases (every case with a ``key`` or none).
          */
         SuiteCreate: {
             /**
@@ -3513,7 +3531,7 @@ export interface operations {
                 limit?: number;
                 /** @description Items to skip */
                 skip?: number;
-                /** @description passed; failed (graded, not passed); invalid (invalid response/expected); error */
+                /** @description passed; failed (not passed: graded and failed, or a target error, as the summary's failed); invalid (invalid response/expected); error (the target failed) */
                 outcome?: components["schemas"]["Outcome"] | null;
                 match_status?: components["schemas"]["MatchStatus"] | null;
                 /** @description Only this error reason */
@@ -3610,7 +3628,7 @@ export interface operations {
         parameters: {
             query?: {
                 format?: components["schemas"]["assay__api__evaluations__ExportFormat"];
-                /** @description passed; failed (graded, not passed); invalid (invalid response/expected); error */
+                /** @description passed; failed (not passed: graded and failed, or a target error, as the summary's failed); invalid (invalid response/expected); error (the target failed) */
                 outcome?: components["schemas"]["Outcome"] | null;
                 match_status?: components["schemas"]["MatchStatus"] | null;
                 /** @description Only this error reason */

@@ -16,10 +16,11 @@ export function CasePanel({ result, onClose }: { result: CaseResult; onClose: ()
     return () => window.removeEventListener("keydown", close);
   }, [onClose]);
   return (
-    <aside className="case-panel panel" aria-label={`Case ${result.case_id}`} data-testid="case-panel">
+    <aside className="case-panel panel" aria-label={`Case #${result.number}`} data-testid="case-panel">
       <header className="row">
         <h3>
-          Case #{result.position} <span className="muted mono">id {result.case_id}</span>
+          Case #{result.number}
+          {result.key !== null && <span className="muted mono"> key {result.key}</span>}
         </h3>
         <Verdict outcome={outcomeOf(result)} />
         <span className="spacer" />

@@ -24,25 +24,25 @@ import { SummaryPanel } from "../components/SummaryPanel";
 import { count, dateTime, plural } from "../components/format";
 
 const OUTCOMES: readonly OutcomeFilter[] = ["all", "passed", "failed", "invalid", "error"];
-const SORTS: readonly SortKey[] = ["position", "score", "latency_ms"];
+const SORTS: readonly SortKey[] = ["number", "score", "latency_ms"];
 
 /** The results query lives in the URL, so that a filtered view can be shared and survives a refresh. */
 function useResultQuery(): [ResultQuery, (query: ResultQuery) => void] {
   const [params, setParams] = useSearchParams();
   const outcome = params.get("outcome") as OutcomeFilter | null;
-  const sortParam = params.get("sort") ?? "position";
+  const sortParam = params.get("sort") ?? "number";
   const sort = sortParam.replace(/^-/, "") as SortKey;
   const query: ResultQuery = {
     outcome: outcome && OUTCOMES.includes(outcome) ? outcome : "all",
     search: params.get("q") ?? "",
-    sort: SORTS.includes(sort) ? sort : "position",
+    sort: SORTS.includes(sort) ? sort : "number",
     descending: sortParam.startsWith("-"),
   };
   const setQuery = (next: ResultQuery) => {
     const search = new URLSearchParams();
     if (next.outcome !== "all") search.set("outcome", next.outcome);
     if (next.search !== "") search.set("q", next.search);
-    if (next.sort !== "position" || next.descending) search.set("sort", `${next.descending ? "-" : ""}${next.sort}`);
+    if (next.sort !== "number" || next.descending) search.set("sort", `${next.descending ? "-" : ""}${next.sort}`);
     setParams(search, { replace: true });
   };
   return [query, setQuery];

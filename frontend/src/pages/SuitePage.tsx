@@ -5,6 +5,7 @@ import { useDocumentTitle } from "../hooks";
 import { useEvaluations } from "../api/evaluations";
 import { StatusLabel } from "../components/StatusLabel";
 import { percent } from "../components/format";
+import { CaseNumber } from "../components/CaseNumber";
 import { DownloadButton } from "../components/DownloadButton";
 import { ErrorMessage } from "../components/ErrorMessage";
 import { GraderSelector } from "../components/GraderSelector";
@@ -90,7 +91,9 @@ export function SuitePage() {
         <tbody>
           {cases.data?.cases.map((item) => (
             <tr key={item.id}>
-              <td className="mono">{item.position}</td>
+              <td className="mono">
+                <CaseNumber number={item.number} caseKey={item.key} />
+              </td>
               <td>
                 <TextBlock value={item.input} />
               </td>

@@ -106,8 +106,8 @@ def result_query(
     error: Annotated[str | None, Query(max_length=100, description="Only this error reason")] = None,
     q: Annotated[str | None, Query(max_length=200, description="Text in input, expected or response")] = None,
     sort: Annotated[
-        str, Query(pattern=r"^-?(position|score|latency_ms)$", description="A leading '-' sorts descending")
-    ] = "position",
+        str, Query(pattern=r"^-?(number|score|latency_ms)$", description="A leading '-' sorts descending")
+    ] = "number",
 ) -> ResultQuery:
     """Which results a listing or an export covers: the same filters for both."""
     return ResultQuery(

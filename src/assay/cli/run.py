@@ -134,9 +134,10 @@ def _print_summary(summary: dict[str, Any], duration_s: float) -> None:
 
 
 def _preflight(suite: LocalSuite, grader: GraderInterface) -> None:
-    """Exit 2 naming the first cases (numbered in file order) the grader can never pass."""
+    """Exit 2 naming the first cases (by number, from 1, and key) the grader can never pass."""
     cases = (
-        (case.target_case.case_id, index, case.expected_output) for index, case in enumerate(suite.cases)
+        (case.target_case.case_id, case.target_case.place, case.target_case.key, case.expected_output)
+        for case in suite.cases
     )
     report = check_cases(grader, cases)
     if not report.ok:
@@ -163,7 +164,10 @@ def run(
     responses: Annotated[
         Path | None,
         typer.Option(
-            "--responses", help="Recorded answers: JSONL/CSV rows with agent_response (and case_id)"
+            "--responses",
+            help="Recorded answers: JSONL/CSV rows with agent_response, each naming its case by key (or "
+            "id) in a suite whose cases have keys, else by number (1 for the first case); a row naming none "
+            "answers the case at its own place",
         ),
     ] = None,
     python: Annotated[str | None, typer.Option("--python", help="Python callable module:function")] = None,

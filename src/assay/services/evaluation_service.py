@@ -9,7 +9,9 @@ from typing import Any
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
 
+from assay.domain import MAX_KEY_CHARS
 from assay.errors import NotFoundError, ValidationError
+from assay.services.case_keys import MAX_LISTED, is_text, listed, naming_rule, shown, unmatched_names
 from assay.services.evaluation_jobs import EvaluationJobs, compute_summary
 from assay.services.evaluation_records import Evaluation, Result, evaluation_of, listed_size, result_of
 from assay.services.grader_service import GraderService
@@ -20,7 +22,13 @@ from assay.storage import evaluations as store
 from assay.storage import suites as suite_store
 from assay.storage.evaluations import EvaluationRow, EvaluationStatus, Outcome, ResultSort
 from assay.storage.types import utc_now
-from assay.targets import API_TARGET_TYPES, EvaluationTargetSpec, check_target, parse_target_spec
+from assay.targets import (
+    API_TARGET_TYPES,
+    EvaluationTargetSpec,
+    RecordedTargetSpec,
+    check_target,
+    parse_target_spec,
+)
 
 DEFAULT_CONCURRENCY = 8
 MAX_CONCURRENCY = 256
@@ -48,7 +56,7 @@ class ResultQuery:
     match_status: str | None = None
     error: str | None = None
     search: str | None = None
-    sort: ResultSort = ResultSort.POSITION
+    sort: ResultSort = ResultSort.NUMBER
     descending: bool = False
 
 
@@ -89,6 +97,8 @@ class EvaluationService:
         check_target(spec, self.jobs.target_policy)
         if isinstance(spec, EvaluationTargetSpec):
             check_source(self.session, spec, suite.id)
+        if isinstance(spec, RecordedTargetSpec) and spec.responses:
+            self._check_answer_names(suite.id, list(spec.responses))
         if not 1 <= request.concurrency <= MAX_CONCURRENCY:
             message = f"concurrency must be between 1 and {MAX_CONCURRENCY}"
             raise ValidationError(message, problems=[message])
@@ -114,6 +124,25 @@ class EvaluationService:
         self.session.commit()
         self.jobs.submit(row.id)
         return evaluation_of(row)
+
+    def _check_answer_names(self, suite_id: int, names: list[str]) -> None:
+        """Refuse recorded answers that name no case: a wrong key or number would only show as a low
+        pass rate (answers keyed 0..19 for cases numbered 1..20 lose one and shift the rest)."""
+        keyed = bool(suite_store.is_keyed(self.session, suite_id))
+        count = suite_store.count_cases(self.session, suite_id)
+        # only what could be a key is looked up (a NUL in a bound value fails on PostgreSQL)
+        candidates = [name for name in names if len(name) <= MAX_KEY_CHARS and is_text(name)]
+        keys = suite_store.positions_of_keys(self.session, suite_id, candidates) if keyed else {}
+        unmatched = unmatched_names(names, keyed=keyed, count=count, keys=keys)
+        if not unmatched:
+            return
+        rule = naming_rule(keyed=keyed, count=count)
+        problems = [
+            f"target.recorded.responses: {shown(name)} names no case ({rule})"
+            for name in unmatched[:MAX_LISTED]
+        ]
+        message = f"{len(unmatched)} recorded answer(s) name no case of the suite; first: {problems[0]}"
+        raise ValidationError(message, problems=listed(problems, len(unmatched)))
 
     def get(self, evaluation_id: int) -> Evaluation:
         """The evaluation; while it runs, its summary is computed from the results so far."""

@@ -95,6 +95,7 @@ class ResultRow(Base):
     evaluation_id: Mapped[int] = mapped_column(ForeignKey("evaluations.id", ondelete="CASCADE"))
     case_id: Mapped[int] = mapped_column(Integer)
     position: Mapped[int] = mapped_column(Integer)
+    case_key: Mapped[str | None] = mapped_column(String(200), nullable=True)
     input: Mapped[str] = mapped_column(SafeText)
     expected_output: Mapped[str] = mapped_column(SafeText)
     agent_response: Mapped[str | None] = mapped_column(SafeText, nullable=True)
@@ -211,7 +212,7 @@ class Outcome(StrEnum):
 class ResultSort(StrEnum):
     """Result orderings; a leading ``-`` in the query means descending."""
 
-    POSITION = "position"
+    NUMBER = "number"
     SCORE = "score"
     LATENCY_MS = "latency_ms"
 
@@ -262,12 +263,12 @@ def page_of_results(
     match_status: str | None = None,
     error: str | None = None,
     search: str | None = None,
-    sort: ResultSort = ResultSort.POSITION,
+    sort: ResultSort = ResultSort.NUMBER,
     descending: bool = False,
 ) -> tuple[Sequence[ResultRow], int]:
     """A page of an evaluation's results and how many match the filters in all."""
     column = {
-        ResultSort.POSITION: ResultRow.position,
+        ResultSort.NUMBER: ResultRow.position,
         ResultSort.SCORE: ResultRow.score,
         ResultSort.LATENCY_MS: ResultRow.latency_ms,
     }[sort]

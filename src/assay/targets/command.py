@@ -16,7 +16,8 @@ _STDERR_CHARS = 200
 
 
 class CommandTarget(Target):
-    """Runs ``command`` through the shell, ``ASSAY_CASE_ID`` set; a non-zero exit is ``command_failed``."""
+    """Runs ``command`` through the shell with ``ASSAY_CASE_NUMBER``, ``ASSAY_CASE_KEY`` (empty without keys)
+    and ``ASSAY_CASE_ID`` set; a non-zero exit is ``command_failed``."""
 
     def __init__(self, spec: CommandTargetSpec) -> None:
         super().__init__(RetryPolicy(attempts=spec.max_attempts, timeout=spec.timeout))
@@ -29,7 +30,12 @@ class CommandTarget(Target):
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
-            env={**os.environ, "ASSAY_CASE_ID": str(case.case_id)},
+            env={
+                **os.environ,
+                "ASSAY_CASE_NUMBER": str(case.place),
+                "ASSAY_CASE_KEY": case.key or "",
+                "ASSAY_CASE_ID": str(case.case_id),
+            },
             start_new_session=True,  # its own process group, so a timeout kills the children too
         )
         try:

@@ -13,7 +13,8 @@ _MISSING = TargetReply(
 
 
 class RecordedTarget(Target):
-    """Looks each case up by id in ``responses``, else in its metadata under ``metadata_key``."""
+    """Looks each case up by name in ``responses`` (its key in a keyed suite, else its number), else in
+    its metadata under ``metadata_key``."""
 
     def __init__(self, spec: RecordedTargetSpec, *, max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES) -> None:
         super().__init__(max_answer_bytes=max_answer_bytes)
@@ -21,7 +22,7 @@ class RecordedTarget(Target):
         self._metadata_key = spec.metadata_key
 
     def _lookup(self, case: TargetCase) -> tuple[bool, str | None]:
-        key = str(case.case_id)
+        key = case.name
         if key in self._responses:
             return True, self._responses[key]
         if self._metadata_key is not None and self._metadata_key in case.metadata:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from collections.abc import Iterator
@@ -45,11 +46,16 @@ async def test_http_template_headers_and_path(agent: AgentServer) -> None:
         "type": "http",
         "url": agent.url,
         "headers": {"Authorization": "Bearer s3cret"},
-        "body_template": {"input": "{{metadata.prefix}}-{{case_id}}", "raw": "{{input}}"},
+        "body_template": {
+            "input": "{{metadata.prefix}}-{{case_id}}",
+            "raw": "{{input}}",
+            "named": ["{{case_number}}", "{{case_key}}"],
+        },
         "response_path": "output.nested.0.text",
     }
-    reply = await ask(spec, case("ignored", 7, prefix="q"))
+    reply = await ask(spec, TargetCase(7, "ignored", {"prefix": "q"}, number=3, key="k-3"))
     assert reply.output == "deep"
+    assert json.loads(agent.requests[-1].body)["named"] == [3, "k-3"]
     assert agent.requests[-1].headers["authorization"] == "Bearer s3cret"
 
 

@@ -174,10 +174,12 @@ class EvaluationList(ResponseModel):
 
 
 class ResultOut(ResponseModel):
-    """One case's result: graded (``details``) or ended by an ``error`` reason."""
+    """One case's result: graded (``details``) or ended by an ``error`` reason. ``number`` (from 1) and
+    ``key`` name the case as every surface does; ``case_id`` is the database's id of the case."""
 
     case_id: int
-    position: int
+    number: int
+    key: str | None
     input: str
     expected_output: str
     agent_response: str | None
@@ -221,7 +223,8 @@ class FlippedCaseOut(ResponseModel):
     """A case that passed in one evaluation and failed in the other."""
 
     case_id: int
-    position: int
+    number: int
+    key: str | None
     flip: Flip
     input: str
     expected_output: str
@@ -233,7 +236,8 @@ class FlippedCaseOut(ResponseModel):
         """The schema of a service record."""
         return cls(
             case_id=flipped.case_id,
-            position=flipped.position,
+            number=flipped.number,
+            key=flipped.key,
             flip=flipped.flip,
             input=flipped.input,
             expected_output=flipped.expected_output,
