@@ -16,6 +16,8 @@ from assay.api.schemas.evaluations import (
     EvaluationOut,
     ResultList,
     ResultOut,
+    TargetTrialIn,
+    TargetTrialOut,
 )
 from assay.api.schemas.suites import Deleted
 from assay.graders import MatchStatus
@@ -58,6 +60,15 @@ def create_evaluation(body: EvaluationCreate, evaluations: EvaluationServiceDep)
     """A new ``pending`` evaluation, started at once. An unknown suite or grader is ``NOT_FOUND``; a bad
     grader config or target is ``VALIDATION_ERROR``, before anything runs."""
     return ok(EvaluationOut.of(evaluations.create(body.to_new_evaluation())))
+
+
+@router.post("/test-target", summary="Test a target on one case before a run")
+def try_a_target(body: TargetTrialIn, evaluations: EvaluationServiceDep) -> Envelope[TargetTrialOut]:
+    """Send one case of the suite (the first by default) to the target, once, and return the raw reply
+    beside the answer read from it, or the error an evaluation would record (an agent that is down is a
+    ``connection_error`` naming the URL and the cause: a result, not a failed request). Stores nothing.
+    The target is checked as for an evaluation (``VALIDATION_ERROR``); an unknown suite is ``NOT_FOUND``."""
+    return ok(TargetTrialOut.of(evaluations.try_target(body.to_request())))
 
 
 @router.get("", summary="List evaluations")

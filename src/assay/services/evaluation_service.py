@@ -17,7 +17,9 @@ from assay.services.evaluation_records import Evaluation, Result, evaluation_of,
 from assay.services.grader_service import GraderService
 from assay.services.preflight import preflight_suite
 from assay.services.regrade import check_source
+from assay.services.runner import RunCase
 from assay.services.suite_service import Page
+from assay.services.target_trial import TargetTrial, try_target
 from assay.storage import evaluations as store
 from assay.storage import suites as suite_store
 from assay.storage.evaluations import EvaluationRow, EvaluationStatus, Outcome, ResultSort
@@ -26,6 +28,7 @@ from assay.targets import (
     API_TARGET_TYPES,
     EvaluationTargetSpec,
     RecordedTargetSpec,
+    TargetCase,
     check_target,
     parse_target_spec,
 )
@@ -46,6 +49,17 @@ class NewEvaluation:
     concurrency: int = DEFAULT_CONCURRENCY
     allow_invalid_expected: bool = False
     """Run even when the grader's preflight finds cases it can never pass (they end ``invalid_expected``)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TargetTrialRequest:
+    """A target to test on one case of a suite (the first by default), before any run."""
+
+    suite_id: int
+    target: dict[str, Any]
+    case_number: int = 1
+    grader_id: str | None = None
+    grader_config: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +157,37 @@ class EvaluationService:
         ]
         message = f"{len(unmatched)} recorded answer(s) name no case of the suite; first: {problems[0]}"
         raise ValidationError(message, problems=listed(problems, len(unmatched)))
+
+    def try_target(
+        self, request: TargetTrialRequest, *, allowed_targets: frozenset[str] = API_TARGET_TYPES
+    ) -> TargetTrial:
+        """Send one case of the suite to the target, once (see :mod:`assay.services.target_trial`); the
+        target is checked as :meth:`create` checks it. Nothing is stored."""
+        suite = suite_store.find_suite(self.session, request.suite_id)
+        if suite is None:
+            raise NotFoundError("Suite not found")
+        grader = None
+        if request.grader_id is not None:
+            grader = self.graders.build(request.grader_id, request.grader_config)
+        spec = parse_target_spec(request.target, allowed=allowed_targets - {"evaluation"})
+        check_target(spec, self.jobs.target_policy)
+        if isinstance(spec, RecordedTargetSpec) and spec.responses:
+            self._check_answer_names(suite.id, list(spec.responses))
+        count = suite_store.count_cases(self.session, suite.id)
+        row = suite_store.case_at(self.session, suite.id, request.case_number - 1)
+        if row is None:
+            message = (
+                "the suite has no case to send"
+                if count == 0
+                else f"case_number must be between 1 and {count} (the suite's cases are numbered from 1)"
+            )
+            raise ValidationError(message, problems=[message])
+        case = RunCase(
+            TargetCase(row.id, row.input, row.case_metadata or {}, number=row.position + 1, key=row.case_key),
+            row.expected_output,
+        )
+        self.session.rollback()  # no transaction held open while the agent is called
+        return try_target(spec, case, policy=self.jobs.target_policy, grader=grader)
 
     def get(self, evaluation_id: int) -> Evaluation:
         """The evaluation; while it runs, its summary is computed from the results so far."""

@@ -130,15 +130,15 @@ def iter_expected_outputs(
     yield from session.execute(query.execution_options(yield_per=batch))
 
 
-def first_case(session: Session, suite_id: int) -> CaseRow | None:
-    """The suite's first case, if it has any."""
-    query = select(CaseRow).where(CaseRow.suite_id == suite_id).order_by(CaseRow.position).limit(1)
+def case_at(session: Session, suite_id: int, position: int) -> CaseRow | None:
+    """The suite's case at ``position`` (from 0), if there is one."""
+    query = select(CaseRow).where(CaseRow.suite_id == suite_id, CaseRow.position == position)
     return session.scalars(query).first()
 
 
 def is_keyed(session: Session, suite_id: int) -> bool | None:
     """Whether the suite's cases have keys (all do or none does); ``None`` for a suite with no case."""
-    first = first_case(session, suite_id)
+    first = case_at(session, suite_id, 0)
     return None if first is None else first.case_key is not None
 
 

@@ -8,6 +8,7 @@ import signal
 from contextlib import suppress
 
 from assay.targets.base import Target, TargetCase
+from assay.targets.raw import RawReply, keep_raw
 from assay.targets.reasons import ErrorReason, TargetCallError
 from assay.targets.retry import RetryPolicy
 from assay.targets.specs import CommandTargetSpec
@@ -45,6 +46,12 @@ class CommandTarget(Target):
                 with suppress(ProcessLookupError):
                     os.killpg(process.pid, signal.SIGKILL)
                 await process.wait()
+        keep_raw(
+            lambda: RawReply.of(
+                f"standard output of the command (exit status {process.returncode})",
+                stdout.decode(errors="replace"),
+            )
+        )
         if process.returncode != 0:
             tail = stderr.decode(errors="replace")[-_STDERR_CHARS:]
             raise TargetCallError(

@@ -11,6 +11,7 @@ import os
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
+from functools import partial
 from typing import Any
 
 import aiohttp
@@ -21,6 +22,7 @@ from yarl import URL
 from assay.targets.base import Target, TargetCase, response_text
 from assay.targets.egress import EgressPolicy, EgressRefusedError
 from assay.targets.policy import DEFAULT_MAX_ANSWER_BYTES, TargetPolicy
+from assay.targets.raw import RawReply, keep_raw
 from assay.targets.reasons import ErrorReason, TargetCallError, http_reason, timeout_failure
 from assay.targets.resolver import connection_resolver
 from assay.targets.retry import RetryPolicy
@@ -163,6 +165,7 @@ async def send(
     """
     for _ in range(MAX_REDIRECTS + 1):
         reply = await _send_once(session, method, url, timeout, **kwargs)
+        keep_raw(partial(_raw, reply, url))
         location = reply.headers.get("location")
         if reply.status not in _REDIRECTS or location is None:
             _check_status(reply)
@@ -192,6 +195,16 @@ async def _send_once(session: HttpSession, method: str, url: str, timeout: float
     except aiohttp.ClientError as exc:
         detail = f"{_first_lower(str(exc) or type(exc).__name__)} ({type(exc).__name__}) from {url}"
         raise TargetCallError("connection_error", detail[:_DETAIL_CHARS], retryable=True) from exc
+
+
+def _raw(reply: Reply, url: str) -> RawReply:
+    """The reply as a test of the target shows it (headers left out: the status and type say enough)."""
+    return RawReply.of(
+        f"HTTP {reply.status} from {url}",
+        reply.text,
+        status=reply.status,
+        content_type=reply.headers.get("content-type"),
+    )
 
 
 def _first_lower(text: str) -> str:
