@@ -18,6 +18,7 @@ from assay.cli.graders import ConfigOption, GraderOption, PresetOption
 from assay.cli.options import check_rate, grader_config
 from assay.errors import ValidationError
 from assay.graders import GraderInterface
+from assay.services.case_keys import case_label
 from assay.services.grader_service import GraderService
 from assay.services.local_run import (
     FileSink,
@@ -148,6 +149,29 @@ def _preflight(suite: LocalSuite, grader: GraderInterface) -> None:
         raise typer.Exit(error.exit_code)
 
 
+def _test_target(spec: TargetSpec, suite: LocalSuite, grader: GraderInterface) -> None:
+    """Send the first case once and print what came back and what was read from it (exit 2: no answer)."""
+    from assay.services.target_trial import try_target
+
+    trial = try_target(spec, suite.cases[0], grader=grader)
+    out.print(f"{case_label(trial.number, trial.key)}: {trial.input}", markup=False)
+    if trial.raw is None:
+        out.print("raw reply: none (nothing came back)", markup=False)
+    else:
+        kind = f"; {trial.raw.content_type}" if trial.raw.content_type else ""
+        cut = "; cut" if trial.raw.truncated else ""
+        out.print(f"raw reply ({trial.raw.source}{kind}{cut}):", markup=False)
+        out.print(trial.raw.text if trial.raw.text is not None else "null", markup=False)
+    if trial.error is not None:
+        out.print(f"answer: none ({trial.error}: {trial.error_detail or 'no detail'})", markup=False)
+        raise typer.Exit(2)
+    out.print(f"answer: {json.dumps(trial.answer, ensure_ascii=False)}", markup=False)
+    if trial.verdict is not None:
+        details = trial.verdict["details"]
+        outcome = "pass" if trial.verdict["passed"] else "fail"
+        out.print(f"verdict: {outcome} ({details['match_status']}): {details['reason']}", markup=False)
+
+
 def run(
     suite_file: Annotated[
         Path, typer.Argument(help="Suite file: JSONL, CSV or JSON with input, expected_output")
@@ -207,13 +231,21 @@ def run(
             "--allow-invalid-expected", help="Run even with cases the grader can never pass (preflight)"
         ),
     ] = False,
+    test_target: Annotated[
+        bool,
+        typer.Option(
+            "--test-target",
+            help="Run nothing: send the first case once, print the raw reply, the answer read from it and "
+            "its verdict; exit 0 when an answer was read, 2 when not",
+        ),
+    ] = False,
 ) -> None:
     """Evaluate SUITE_FILE against one target, print a summary, and gate on the pass rate (for CI)."""
     check_rate(min_pass_rate)
     graders = GraderService()
     grader = graders.build(grader_id, grader_config(graders, grader_id, config, preset))
     suite = load_suite(suite_file)
-    if not allow_invalid_expected:
+    if not allow_invalid_expected and not test_target:
         _preflight(suite, grader)
     extra = {
         key: value
@@ -249,6 +281,9 @@ def run(
         http=http,
         openai=openai,
     )
+    if test_target:
+        _test_target(spec, suite, grader)
+        return
     stream = output.open("wb", buffering=_OUTPUT_BUFFER_BYTES) if output is not None else None
     sink = FileSink(stream)
     watch = ReachabilityWatch() if spec.type in CALLING_TARGETS else None

@@ -261,3 +261,36 @@ def test_a_suite_file_with_a_key_given_twice_names_both_lines(tmp_path: Path) ->
     proc = run(str(suite), "-g", "true-false", "--command", "cat")
     assert proc.returncode == 2
     assert "line 3: key 'a' is also the key of line 1" in " ".join(proc.stderr.split())
+
+
+def test_test_target_sends_the_first_case_once_and_shows_the_raw_reply_and_the_answer(suite: Path) -> None:
+    with AgentServer(AgentBehaviour(answers={"Is water wet?": {"text": "Yes", "n": 1}})) as agent:
+        url = f"{agent.url}/answer"
+        proc = run(
+            str(suite),
+            "-g",
+            "true-false",
+            "--target-url",
+            url,
+            "--response-path",
+            "output.text",
+            "--test-target",
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.splitlines() == [
+            "case #1 (key c0): Is water wet?",
+            f"raw reply (HTTP 200 from {url}; application/json):",
+            '{"output": {"text": "Yes", "n": 1}}',
+            'answer: "Yes"',
+            "verdict: pass (match): Expected and actual values match",
+        ]
+        assert len(agent.requests) == 1  # one case, once: nothing ran
+        wrong = run(
+            str(suite), "-g", "true-false", "--target-url", url, "--response-path", "answer", "--test-target"
+        )
+        assert wrong.returncode == 2
+        assert wrong.stdout.splitlines()[-1] == "answer: none (bad_response: reply has no 'answer')"
+    down = run(str(suite), "-g", "true-false", "--target-url", "http://127.0.0.1:9/", "--test-target")
+    assert down.returncode == 2
+    assert "raw reply: none (nothing came back)" in down.stdout
+    assert "connection refused to http://127.0.0.1:9/" in down.stdout
