@@ -39,6 +39,15 @@ export function useStartEvaluation() {
   });
 }
 
+export type TargetTrialRequest = Schemas["TargetTrialIn"];
+
+/** Send one case to a target once, before any run: the raw reply and the answer read from it. */
+export function useTestTarget() {
+  return useMutation({
+    mutationFn: (body: TargetTrialRequest) => unwrap(api.POST("/api/evaluations/test-target", { body })),
+  });
+}
+
 export function useCancelEvaluation(evaluationId: number) {
   const client = useQueryClient();
   return useMutation({

@@ -286,6 +286,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/evaluations/test-target": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test a target on one case before a run
+         * @description Send one case of the suite (the first by default) to the target, once, and return the raw reply
+         *     beside the answer read from it, or the error an evaluation would record (an agent that is down is a
+         *     ``connection_error`` naming the URL and the cause: a result, not a failed request). Stores nothing.
+         *     The target is checked as for an evaluation (``VALIDATION_ERROR``); an unknown suite is ``NOT_FOUND``.
+         */
+        post: operations["try_a_target_api_evaluations_test_target_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/evaluations/{evaluation_id}": {
         parameters: {
             query?: never;
@@ -759,6 +782,16 @@ export interface components {
              */
             success?: boolean;
             data?: components["schemas"]["SuiteOut"] | null;
+            error?: components["schemas"]["ErrorBody"] | null;
+        };
+        /** Envelope[TargetTrialOut] */
+        Envelope_TargetTrialOut_: {
+            /**
+             * Success
+             * @default true
+             */
+            success?: boolean;
+            data?: components["schemas"]["TargetTrialOut"] | null;
             error?: components["schemas"]["ErrorBody"] | null;
         };
         /** Envelope[ValidationResult] */
@@ -1336,6 +1369,28 @@ export interface components {
             total: number;
         };
         /**
+         * RawReplyOut
+         * @description The agent's reply as it came: ``source`` says from where (``HTTP 200 from http://…``).
+         */
+        RawReplyOut: {
+            /** Source */
+            source: string;
+            /** Text */
+            text: string | null;
+            /**
+             * Status
+             * @description The HTTP status, for HTTP targets
+             */
+            status: number | null;
+            /** Content Type */
+            content_type: string | null;
+            /**
+             * Truncated
+             * @description The text was longer and is cut
+             */
+            truncated: boolean;
+        };
+        /**
          * RecordedTargetSpec
          * @description Responses supplied with the evaluation; nothing is called.
          */
@@ -1576,6 +1631,64 @@ export interface components {
             latency_ms: components["schemas"]["LatencyOut"];
             binary?: components["schemas"]["BinaryReportOut"] | null;
             score_distribution?: components["schemas"]["ScoreDistributionOut"] | null;
+        };
+        /**
+         * TargetTrialIn
+         * @description A target to test on one case of a suite before running it; with a grader, the answer is graded.
+         */
+        TargetTrialIn: {
+            /** Suite Id */
+            suite_id: number;
+            /** Target */
+            target: components["schemas"]["HttpTargetSpec"] | components["schemas"]["OpenAITargetSpec"] | components["schemas"]["RecordedTargetSpec"];
+            /**
+             * Case Number
+             * @description Which case to send, by number (from 1)
+             * @default 1
+             */
+            case_number?: number;
+            /**
+             * Grader Id
+             * @example true-false
+             */
+            grader_id?: string | null;
+            /** Grader Config */
+            grader_config?: {
+                [key: string]: components["schemas"]["JsonValue"];
+            } | null;
+        };
+        /**
+         * TargetTrialOut
+         * @description One case sent once: the raw reply (``null`` when nothing came back), the answer read from it or
+         *     the error an evaluation would record, and the grader's verdict when a grader was given.
+         */
+        TargetTrialOut: {
+            /** Number */
+            number: number;
+            /** Key */
+            key: string | null;
+            /** Input */
+            input: string;
+            /** Expected Output */
+            expected_output: string;
+            /**
+             * Reached
+             * @description Whether the agent sent a reply at all
+             */
+            reached: boolean;
+            raw: components["schemas"]["RawReplyOut"] | null;
+            /**
+             * Answer
+             * @description The agent_response an evaluation would grade
+             */
+            answer: string | null;
+            /** Error */
+            error: string | null;
+            /** Error Detail */
+            error_detail: string | null;
+            /** Latency Ms */
+            latency_ms: number | null;
+            verdict: components["schemas"]["GradeOutcome"] | null;
         };
         /**
          * ValidateRequest
@@ -3199,6 +3312,93 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Envelope_EvaluationOut_"];
+                };
+            };
+            /** @description Missing or wrong API key (`UNAUTHORIZED`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found (`NOT_FOUND`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Method not allowed (`METHOD_NOT_ALLOWED`) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body too large (`PAYLOAD_TOO_LARGE`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid request: query, path, body or grader config (`VALIDATION_ERROR`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected server error (`INTERNAL_ERROR`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    try_a_target_api_evaluations_test_target_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TargetTrialIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_TargetTrialOut_"];
                 };
             };
             /** @description Missing or wrong API key (`UNAUTHORIZED`) */

@@ -3,9 +3,10 @@ import type { Schemas } from "../api/client";
 import { FieldProblems } from "./FieldProblems";
 
 /** The target as the API takes it (`target` of `POST /api/evaluations`). */
-export type TargetSpec = Schemas["EvaluationCreate"]["target"];
+/** The targets the form builds: those that call an agent (and so can be tested before a run). */
+export type TargetSpec = Schemas["TargetTrialIn"]["target"];
 /** Re-grading (`evaluation`) is started from an evaluation's screen, not from this form. */
-export type TargetType = Exclude<TargetSpec["type"], "evaluation">;
+export type TargetType = TargetSpec["type"];
 
 type HttpMethod = NonNullable<Schemas["HttpTargetSpec"]["method"]>;
 const METHODS: readonly HttpMethod[] = ["POST", "PUT", "PATCH", "GET"];
