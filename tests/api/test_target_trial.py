@@ -130,3 +130,10 @@ def test_refused_before_anything_is_sent(
     assert (response.status_code, response.json()["error"]["code"]) == (status, code), response.text
     if problem is not None:
         assert problem in response.json()["error"]["problems"][0]
+
+
+def test_the_route_is_not_taken_for_an_evaluation_id(client: TestClient) -> None:
+    wrong_method = client.put(PATH, json={})
+    assert (wrong_method.status_code, wrong_method.headers["allow"]) == (405, "POST")
+    assert client.get(PATH).status_code == 405  # not "evaluation 'test-target'"
+    assert client.get("/api/evaluations/abc").status_code == 404

@@ -84,13 +84,13 @@ def list_evaluations(
     return ok(EvaluationList(evaluations=items, count=len(items), total=found.total))
 
 
-@router.get("/{evaluation_id}", summary="Describe an evaluation")
+@router.get("/{evaluation_id:int}", summary="Describe an evaluation")
 def get_evaluation(evaluation_id: EvaluationId, evaluations: EvaluationServiceDep) -> Envelope[EvaluationOut]:
     """Status, progress, timings and summary (computed from the results so far while it runs)."""
     return ok(EvaluationOut.of(evaluations.get(evaluation_id)))
 
 
-@router.post("/{evaluation_id}/cancel", summary="Cancel an evaluation")
+@router.post("/{evaluation_id:int}/cancel", summary="Cancel an evaluation")
 def cancel_evaluation(
     evaluation_id: EvaluationId, evaluations: EvaluationServiceDep
 ) -> Envelope[EvaluationOut]:
@@ -98,7 +98,7 @@ def cancel_evaluation(
     return ok(EvaluationOut.of(evaluations.cancel(evaluation_id)))
 
 
-@router.delete("/{evaluation_id}", summary="Delete an evaluation")
+@router.delete("/{evaluation_id:int}", summary="Delete an evaluation")
 def delete_evaluation(evaluation_id: EvaluationId, evaluations: EvaluationServiceDep) -> Envelope[Deleted]:
     """Delete it and its results (stopping it first if it runs)."""
     evaluations.delete(evaluation_id)
@@ -135,7 +135,9 @@ ResultQueryDep = Annotated[ResultQuery, Depends(result_query)]
 
 
 @router.get(
-    "/{evaluation_id}/results", summary="List an evaluation's results", response_model=Envelope[ResultList]
+    "/{evaluation_id:int}/results",
+    summary="List an evaluation's results",
+    response_model=Envelope[ResultList],
 )
 def list_results(
     evaluation_id: EvaluationId, evaluations: EvaluationServiceDep, page: PaginationDep, query: ResultQueryDep
@@ -156,7 +158,7 @@ def list_results(
 
 
 @router.get(
-    "/{evaluation_id}/export",
+    "/{evaluation_id:int}/export",
     summary="Export an evaluation's results as a file",
     response_class=Response,
     responses={
@@ -190,7 +192,7 @@ def export_results(
 
 
 @router.get(
-    "/{evaluation_id}/compare/{other_id}",
+    "/{evaluation_id:int}/compare/{other_id:int}",
     summary="Compare two evaluations of one suite",
     response_model=Envelope[ComparisonOut],
 )
