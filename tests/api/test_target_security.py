@@ -16,7 +16,7 @@ from sqlalchemy import create_engine, text
 from assay.api.app import create_app
 from assay.config import Settings
 from assay.storage.database import normalize_url
-from tests.api.test_evaluations import case_ids, make_suite, start, wait_until_finished
+from tests.api.test_evaluations import make_suite, start, wait_until_finished
 from tests.support.agent_server import AgentBehaviour, AgentServer
 
 SECRET = "s3cret-token-value-7d1e"
@@ -186,11 +186,10 @@ def test_a_long_answer_is_cut_and_fails(settings: Settings) -> None:
         app_client(settings, max_answer_bytes=1001) as client,
     ):
         suite = make_suite(client, [("q1", "true"), ("q2", "true")])
-        ids = case_ids(client, suite["id"])
         for target in (
             {"type": "http", "url": agent.url + "/answer"},
             {"type": "http", "url": agent.url + "/answer", "response_path": None},
-            {"type": "recorded", "responses": {str(ids[0]): long_answer, str(ids[1]): "yes"}},
+            {"type": "recorded", "responses": {"1": long_answer, "2": "yes"}},
         ):
             evaluation = wait_until_finished(client, start(client, suite_id=suite["id"], target=target)["id"])
             rows = client.get(f"/api/evaluations/{evaluation['id']}/results").json()["data"]["results"]

@@ -40,6 +40,7 @@ export function configSchemaOf(grader: Pick<GraderSummary, "config_schema">): Js
 }
 
 export type Evaluation = Schemas["EvaluationOut"];
+export type TargetTrial = Schemas["TargetTrialOut"];
 export type EvaluationStatus = Evaluation["status"];
 export type EvaluationSummary = Schemas["SummaryOut"];
 export type BinaryReport = Schemas["BinaryReportOut"];

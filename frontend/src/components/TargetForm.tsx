@@ -4,9 +4,10 @@ import type { Problem } from "../api/errors";
 import { FieldProblems } from "./FieldProblems";
 
 /** The target as the API takes it (`target` of `POST /api/evaluations`). */
-export type TargetSpec = Schemas["EvaluationCreate"]["target"];
+/** The targets the form builds: those that call an agent (and so can be tested before a run). */
+export type TargetSpec = Schemas["TargetTrialIn"]["target"];
 /** Re-grading (`evaluation`) is started from an evaluation's screen, not from this form. */
-export type TargetType = Exclude<TargetSpec["type"], "evaluation">;
+export type TargetType = TargetSpec["type"];
 
 type HttpMethod = NonNullable<Schemas["HttpTargetSpec"]["method"]>;
 const METHODS: readonly HttpMethod[] = ["POST", "PUT", "PATCH", "GET"];
@@ -72,12 +73,12 @@ export function targetFromDraft(draft: TargetDraft): { target: TargetSpec } | { 
   if (draft.responsesJson.trim() !== "") {
     const parsed = parseJson(draft.responsesJson);
     if (parsed === undefined || typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-      return { problem: "Recorded responses must be a JSON object of case id → agent_response" };
+      return { problem: "Recorded responses must be a JSON object of case number (or key) → agent_response" };
     }
     const responses: Record<string, string | null> = {};
-    for (const [caseId, response] of Object.entries(parsed)) {
-      if (response !== null && typeof response !== "string") return { problem: `The response of case ${caseId} must be text or null` };
-      responses[caseId] = response;
+    for (const [name, response] of Object.entries(parsed)) {
+      if (response !== null && typeof response !== "string") return { problem: `The response of case ${name} must be text or null` };
+      responses[name] = response;
     }
     target.responses = responses;
   }
@@ -233,7 +234,7 @@ function HttpFields({ value, set, problems }: FieldsProps) {
         value={value.bodyTemplate}
         onChange={(v) => set("bodyTemplate", v)}
         problems={problems.body_template}
-        hint='Placeholders {{input}}, {{case_id}}, {{metadata.key}}; default {"input": "{{input}}"}.'
+        hint='Placeholders {{input}}, {{case_number}}, {{case_key}}, {{metadata.key}}; default {"input": "{{input}}"}.'
       />
     </>
   );
@@ -302,9 +303,10 @@ function RecordedFields({ value, set, problems, metadataKeys }: FieldsProps & { 
         }
       />
       <TextArea
-        label="Responses (JSON object, case id → agent_response)"
+        label="Responses (JSON object, case → agent_response)"
         value={value.responsesJson}
         onChange={(v) => set("responsesJson", v)}
+        hint={`Each case by its number, from 1 ({"1": "yes", "2": "no"}), or by its key when the suite's cases have keys. An answer naming no case is refused.`}
         problems={problems.responses}
       />
     </>

@@ -1,7 +1,7 @@
 import { useState } from "react";
 import { useNavigate, useSearchParams } from "react-router";
 import { ApiError } from "../api/errors";
-import { useStartEvaluation } from "../api/evaluations";
+import { useStartEvaluation, useTestTarget } from "../api/evaluations";
 import { useGrader } from "../api/graders";
 import { useCases, useSuites } from "../api/suites";
 import { type Case, type JsonObject, configSchemaOf } from "../api/types";
@@ -19,6 +19,7 @@ import {
   targetFromDraft,
   targetProblems,
 } from "../components/TargetForm";
+import { TargetTrialPanel } from "../components/TargetTrialPanel";
 import { defaultsFromSchema } from "../components/configSchema";
 import { plural } from "../components/format";
 
@@ -57,6 +58,7 @@ export function NewEvaluationPage() {
   const chosenSuite = suites.data?.suites.find((suite) => String(suite.id) === suiteId);
   const grader = useGrader(graderId || undefined);
   const start = useStartEvaluation();
+  const testTarget = useTestTarget();
   const firstCases = useCases(Number(suiteId), 0, 50, suiteId !== "");
   const metadataKeys = [...new Set(firstCases.data?.cases.flatMap((item) => Object.keys(item.metadata)) ?? [])].sort();
   // Until the person picks a target, a suite whose cases carry recorded answers is run on them.
@@ -72,7 +74,22 @@ export function NewEvaluationPage() {
   // Until the person edits it, the config is the grader's defaults, shown and sent as such.
   const shownConfig = Object.keys(config).length === 0 && schema ? defaultsFromSchema(schema) : config;
 
-  const apiProblems = targetProblems(start.error instanceof ApiError ? start.error.problems : []);
+  // The target's problems come from whichever of the two calls last failed (the test, or the start).
+  const lastError = start.error ?? testTarget.error;
+  const apiProblems = targetProblems(lastError instanceof ApiError ? lastError.problems : []);
+
+  const test = () => {
+    const built = targetFromDraft(target);
+    if ("problem" in built) return setFormProblem(built.problem);
+    if (suiteId === "") return setFormProblem("Choose a suite");
+    setFormProblem("");
+    start.reset();
+    testTarget.mutate({
+      suite_id: Number(suiteId),
+      target: built.target,
+      ...(graderReady ? { grader_id: graderId, grader_config: shownConfig } : {}),
+    });
+  };
 
   const submit = () => {
     const built = targetFromDraft(target);
@@ -80,6 +97,7 @@ export function NewEvaluationPage() {
     if (suiteId === "") return setFormProblem("Choose a suite");
     if (graderId === "") return setFormProblem("Choose a grader");
     setFormProblem("");
+    testTarget.reset();
     start.mutate(
       {
         suite_id: Number(suiteId),
@@ -146,6 +164,16 @@ export function NewEvaluationPage() {
           />
         )}
         <TargetForm value={target} onChange={setTarget} problems={apiProblems.byField} metadataKeys={metadataKeys} />
+        <div className="row">
+          <button type="button" onClick={test} disabled={testTarget.isPending}>
+            {testTarget.isPending ? "Testing…" : "Test the target"}
+          </button>
+          <span className="hint">Sends the suite&apos;s first case once and shows what came back; runs nothing.</span>
+        </div>
+        {testTarget.isError && (
+          <ProblemList error={testTarget.error} what="Cannot test the target" problems={apiProblems.rest} />
+        )}
+        {testTarget.data && !testTarget.isPending && <TargetTrialPanel trial={testTarget.data} />}
         <div className="field narrow">
           <label htmlFor="evaluation-concurrency">Concurrency</label>
           <input

@@ -5,6 +5,7 @@ import { useDocumentTitle } from "../hooks";
 import { useEvaluations } from "../api/evaluations";
 import { StatusLabel } from "../components/StatusLabel";
 import { percent } from "../components/format";
+import { CaseNumber } from "../components/CaseNumber";
 import { DownloadButton } from "../components/DownloadButton";
 import { ErrorMessage } from "../components/ErrorMessage";
 import { GraderSelector } from "../components/GraderSelector";
@@ -105,7 +106,9 @@ export function SuitePage() {
             <tbody>
               {cases.data?.cases.map((item) => (
                 <tr key={item.id}>
-                  <td className="mono case-position">{item.position}</td>
+                  <td className="mono case-position">
+                      <CaseNumber number={item.number} caseKey={item.key} />
+                    </td>
                   <td data-label="input">
                     <TextBlock value={item.input} />
                   </td>

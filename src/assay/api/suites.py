@@ -84,7 +84,8 @@ def import_suite(
         SuiteFormat | None, Form(alias="format", description="Default: from the file name's extension")
     ] = None,
 ) -> Envelope[SuiteOut]:
-    """A new suite from a file; 422 ``VALIDATION_ERROR`` lists every bad line by number."""
+    """A new suite from a file; 422 ``VALIDATION_ERROR`` lists every bad line by number. A ``key`` (or
+    ``id``) field is the case's key: all cases have one or none, and a key given twice names both lines."""
     filename = file.filename or ""
     chosen_format = file_format or SuiteFormat.for_filename(filename)
     parsed = read_suite_file(file.file.read(), chosen_format)
@@ -93,7 +94,9 @@ def import_suite(
         raise ValidationError(
             "Give the suite a name", problems=[Problem(("name",), "required when the file has no name")]
         )
-    suite = suites.create(suite_name, description or parsed.description or "", parsed.cases)
+    suite = suites.create(
+        suite_name, description or parsed.description or "", parsed.cases, places=parsed.places
+    )
     return ok(SuiteOut.of(suite))
 
 

@@ -35,7 +35,8 @@ class FlippedCase:
     """A case that passed in one evaluation and failed in the other."""
 
     case_id: int
-    position: int
+    number: int
+    key: str | None
     flip: Flip
     input: str
     expected_output: str
@@ -143,7 +144,8 @@ def compare(
     flips = [
         FlippedCase(
             case_id=case,
-            position=rows_a[case].position,
+            number=rows_a[case].position + 1,
+            key=rows_a[case].case_key,
             flip=Flip.REGRESSION if passed_in_a else Flip.IMPROVEMENT,
             input=rows_b[case].input,
             expected_output=rows_b[case].expected_output,
@@ -152,7 +154,7 @@ def compare(
         )
         for case, passed_in_a in page
     ]
-    flips.sort(key=lambda item: item.position)
+    flips.sort(key=lambda item: item.number)
     both_passed = counts.a_passed - counts.pass_to_fail
     return Comparison(
         a_id=a_id,

@@ -22,6 +22,7 @@ from assay.errors import AssayError
 from assay.services.demo_suite import seed_demo_suite
 from assay.services.evaluation_records import facts_of, result_columns
 from assay.services.grader_service import GraderService
+from assay.services.reachability import CALLING_TARGETS, ReachabilityWatch
 from assay.services.regrade import stored_replies
 from assay.services.runner import CaseResult, RunCase, finish_in_thread, run_cases
 from assay.services.summary import ReportShape, ResultFacts, summarize
@@ -62,17 +63,14 @@ class LiveFacts:
 class DatabaseSink:
     """Writes result batches of one evaluation, each batch in one transaction with its progress."""
 
-    def __init__(
-        self, engine: Engine, evaluation_id: int, positions: dict[int, int], live: LiveFacts
-    ) -> None:
+    def __init__(self, engine: Engine, evaluation_id: int, live: LiveFacts) -> None:
         self._engine = engine
         self._evaluation_id = evaluation_id
-        self._positions = positions
         self._live = live
 
     def write(self, results: Sequence[CaseResult]) -> None:
         """Insert the batch (idempotently) and refresh the evaluation's ``done`` count."""
-        rows = [result_columns(result, self._positions.get(result.case_id, 0)) for result in results]
+        rows = [result_columns(result) for result in results]
 
         def insert() -> None:
             with self._engine.begin() as connection:
@@ -222,7 +220,7 @@ class EvaluationJobs:
 
     def _prepare(
         self, evaluation_id: int
-    ) -> tuple[EvaluationRow, list[RunCase], dict[int, int], LiveFacts, dict[int, TargetReply] | None] | None:
+    ) -> tuple[EvaluationRow, list[RunCase], LiveFacts, dict[int, TargetReply] | None] | None:
         with self._sessions() as session:
             row = store.find_evaluation(session, evaluation_id)
             if row is None or Status(row.status).is_terminal:
@@ -239,12 +237,21 @@ class EvaluationJobs:
             stored = store.summary_columns(session, evaluation_id)  # a resumed evaluation's results
             live.facts.extend(facts_of(stored, live.shape))
             run_cases_ = [
-                RunCase(TargetCase(case.id, case.input, case.case_metadata or {}), case.expected_output)
+                RunCase(
+                    TargetCase(
+                        case.id,
+                        case.input,
+                        case.case_metadata or {},
+                        number=case.position + 1,
+                        key=case.case_key,
+                    ),
+                    case.expected_output,
+                )
                 for case in cases
             ]
             source_id = row.target.get("evaluation_id") if row.target.get("type") == "evaluation" else None
             replies = stored_replies(session, source_id) if source_id is not None else None  # re-grading
-            return row, run_cases_, {case.id: case.position for case in cases}, live, replies
+            return row, run_cases_, live, replies
 
     def _finish(
         self,
@@ -287,7 +294,7 @@ class EvaluationJobs:
             prepared = await finish_in_thread(self._prepare, evaluation_id)
             if prepared is None:
                 return
-            row, cases, positions, live, replies = prepared
+            row, cases, live, replies = prepared
             self._live[evaluation_id] = live
             grader = self._graders.build(row.grader_id, row.grader_config)
             if grader.version != row.grader_version:
@@ -299,11 +306,25 @@ class EvaluationJobs:
             target = build_target(
                 spec, concurrency=row.concurrency, policy=self.target_policy, stored_replies=replies
             )
-            sink = DatabaseSink(self._engine, evaluation_id, positions, live)
+            sink = DatabaseSink(self._engine, evaluation_id, live)
+            watch = None
+            if spec.type in CALLING_TARGETS:
+                watch = ReachabilityWatch()
+                watch.observe_all(fact.error for fact in live.facts)  # a resumed run's stored results
             async with target:
                 outcome = await run_cases(
-                    cases, target, grader, sink, concurrency=row.concurrency, stop=self._stops[evaluation_id]
+                    cases,
+                    target,
+                    grader,
+                    sink,
+                    concurrency=row.concurrency,
+                    stop=self._stops[evaluation_id],
+                    reachability=watch,
                 )
+            if watch is not None and watch.is_unreachable:
+                # Not "completed at 0 %": the agent never answered, so nothing was evaluated.
+                await finish_in_thread(self._finish, evaluation_id, Status.FAILED, watch.message(), live)
+                return
             final = None if outcome.stopped else Status.COMPLETED
             await finish_in_thread(self._finish, evaluation_id, final, None, live)
         except asyncio.CancelledError:

@@ -1,7 +1,9 @@
 """Suite files: read JSONL, CSV or JSON into cases (every bad line reported), write JSONL or CSV.
 
-Fields besides ``input``, ``expected_output`` and ``metadata`` (a JSON object) are kept in the case's
-metadata, so that columns such as ``id`` or ``category`` survive an import.
+A ``key`` field (or ``id``, when there is no ``key``) is the case's key: the user's own name for it, unique
+in the suite (see :mod:`assay.services.case_keys`). Other fields besides ``input``, ``expected_output`` and
+``metadata`` (a JSON object) are kept in the case's metadata, so that columns such as ``category`` survive
+an import.
 """
 
 from __future__ import annotations
@@ -17,10 +19,13 @@ from typing import Any
 from assay.domain import Case, NewCase
 from assay.errors import Loc, Problem, ValidationError
 from assay.serialization import json_text
+from assay.services.case_keys import key_problems, read_key
 from assay.services.row_reader import BadRow, RowFormat, read_rows
 
 MAX_REPORTED_PROBLEMS = 1000
-CSV_COLUMNS = ("input", "expected_output", "metadata")
+CASE_FIELDS = ("input", "expected_output", "metadata")
+CSV_COLUMNS = ("key", *CASE_FIELDS)
+"""Columns of a CSV export (``key`` empty for a suite without keys)."""
 # A cell starting with one of these is run as a formula by spreadsheet programs (CSV injection);
 # the full-width forms count too in some of them.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "＝", "＋", "－", "＠")
@@ -54,6 +59,13 @@ class ParsedSuite:
     cases: list[NewCase] = field(default_factory=list)
     name: str | None = None
     description: str | None = None
+    places: list[Loc] = field(default_factory=list)
+    """Where each case is in the file (``("line", 3)``, ``("case", 3)`` of a JSON array), for messages."""
+
+    def add(self, case: NewCase, place: Loc) -> None:
+        """Keep ``case``, read at ``place``."""
+        self.cases.append(case)
+        self.places.append(place)
 
 
 class _Problems:
@@ -95,10 +107,17 @@ def _case(record: dict[str, Any]) -> NewCase | str:
         metadata = {}
     if not isinstance(metadata, dict):
         wrong.append("'metadata' must be an object")
+    read = read_key(record)
+    if read.problem is not None:
+        wrong.append(read.problem)
     if wrong:
         return "; ".join(wrong)
-    extra = {key: value for key, value in record.items() if key not in CSV_COLUMNS}
-    return NewCase(record["input"], record["expected_output"], {**extra, **metadata})
+    extra = {
+        name: value
+        for name, value in record.items()
+        if name not in CASE_FIELDS and (name != read.field or read.key is None)
+    }
+    return NewCase(record["input"], record["expected_output"], {**extra, **metadata}, key=read.key)
 
 
 def _decode(content: bytes) -> str:
@@ -131,7 +150,7 @@ def _lines(content: bytes, row_format: RowFormat, problems: _Problems) -> Parsed
         if isinstance(case, str):
             problems.add(("line", item.line), case)
         else:
-            parsed.cases.append(case)
+            parsed.add(case, ("line", item.line))
     return parsed
 
 
@@ -160,7 +179,7 @@ def _json(text: str, problems: _Problems) -> ParsedSuite:
         if isinstance(case, str):
             problems.add(("case", number), case)
         else:
-            parsed.cases.append(case)
+            parsed.add(case, ("case", number))
     return parsed
 
 
@@ -172,6 +191,8 @@ def read_suite_file(content: bytes, file_format: SuiteFormat) -> ParsedSuite:
         parsed = _json(text, problems)
     else:
         parsed = _lines(content, RowFormat(file_format.value), problems)
+    for problem in key_problems([case.key for case in parsed.cases], parsed.places).all:
+        problems.add(problem.loc, problem.message)
     problems.raise_if_any()
     if not parsed.cases:
         raise ValidationError.of(Problem((), "the file holds no cases"))
@@ -182,6 +203,8 @@ def jsonl_lines(cases: Iterable[Case]) -> Iterator[bytes]:
     """Each case as a JSON line; reads back exactly (lone surrogates and NULs included)."""
     for case in cases:
         record = {"input": case.input, "expected_output": case.expected_output, "metadata": case.metadata}
+        if case.key is not None:
+            record = {"key": case.key, **record}
         yield (json_text(record) + "\n").encode("utf-8")
 
 
@@ -202,7 +225,8 @@ def csv_lines(cases: Iterable[Case]) -> Iterator[bytes]:
     writer.writerow(CSV_COLUMNS)
     for case in cases:
         metadata = json.dumps(case.metadata, ensure_ascii=False)
-        writer.writerow([neutralise_formula(cell) for cell in (case.input, case.expected_output, metadata)])
+        cells = (case.key or "", case.input, case.expected_output, metadata)
+        writer.writerow([neutralise_formula(cell) for cell in cells])
         yield buffer.getvalue().encode("utf-8", "replace")
         buffer.seek(0)
         buffer.truncate()

@@ -95,6 +95,7 @@ class ResultRow(Base):
     evaluation_id: Mapped[int] = mapped_column(ForeignKey("evaluations.id", ondelete="CASCADE"))
     case_id: Mapped[int] = mapped_column(Integer)
     position: Mapped[int] = mapped_column(Integer)
+    case_key: Mapped[str | None] = mapped_column(String(200), nullable=True)
     input: Mapped[str] = mapped_column(SafeText)
     expected_output: Mapped[str] = mapped_column(SafeText)
     agent_response: Mapped[str | None] = mapped_column(SafeText, nullable=True)
@@ -219,7 +220,8 @@ def cases_without_result(session: Session, evaluation_id: int, suite_id: int) ->
 
 
 class Outcome(StrEnum):
-    """Result filters: ``failed`` means graded and not passed; ``invalid`` an invalid response/expected."""
+    """Result filters: ``failed`` is every case not passed (graded and failed, or a target error), as in the
+    summary's ``failed`` count; ``error`` only the target errors; ``invalid`` an invalid response/expected."""
 
     PASSED = "passed"
     FAILED = "failed"
@@ -230,7 +232,7 @@ class Outcome(StrEnum):
 class ResultSort(StrEnum):
     """Result orderings; a leading ``-`` in the query means descending."""
 
-    POSITION = "position"
+    NUMBER = "number"
     SCORE = "score"
     LATENCY_MS = "latency_ms"
 
@@ -251,7 +253,7 @@ def _result_filters(
     if outcome is Outcome.PASSED:
         query = query.where(ResultRow.passed.is_(True))
     elif outcome is Outcome.FAILED:
-        query = query.where(ResultRow.passed.is_(False), ResultRow.error.is_(None))
+        query = query.where(ResultRow.passed.is_(False))
     elif outcome is Outcome.INVALID:
         query = query.where(ResultRow.match_status.in_(INVALID_STATUSES))
     elif outcome is Outcome.ERROR:
@@ -285,12 +287,12 @@ def page_of_results(
     error: str | None = None,
     search: str | None = None,
     reason_code: str | None = None,
-    sort: ResultSort = ResultSort.POSITION,
+    sort: ResultSort = ResultSort.NUMBER,
     descending: bool = False,
 ) -> tuple[Sequence[ResultRow], int]:
     """A page of an evaluation's results and how many match the filters in all."""
     column = {
-        ResultSort.POSITION: ResultRow.position,
+        ResultSort.NUMBER: ResultRow.position,
         ResultSort.SCORE: ResultRow.score,
         ResultSort.LATENCY_MS: ResultRow.latency_ms,
     }[sort]

@@ -12,6 +12,7 @@ from typing import Any
 
 from assay.errors import Problem, ValidationError
 from assay.targets.base import Target, TargetCase, response_text
+from assay.targets.raw import RawReply, keep_raw
 from assay.targets.reasons import ErrorReason, TargetCallError
 from assay.targets.retry import RetryPolicy
 from assay.targets.specs import PythonTargetSpec
@@ -43,6 +44,7 @@ class PythonTarget(Target):
 
     def __init__(self, spec: PythonTargetSpec) -> None:
         super().__init__(RetryPolicy(attempts=spec.max_attempts, timeout=spec.timeout))
+        self._name = spec.callable
         self._function = load_callable(spec.callable)
         self._is_async = inspect.iscoroutinefunction(self._function)
 
@@ -55,4 +57,5 @@ class PythonTarget(Target):
                 result = await asyncio.to_thread(self._function, case.input)
         except Exception as exc:
             raise TargetCallError(ErrorReason.CALLABLE_ERROR.value, f"{type(exc).__name__}: {exc}") from exc
+        keep_raw(lambda: RawReply.of(f"return value of {self._name}", repr(result)))
         return response_text(result)

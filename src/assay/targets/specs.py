@@ -24,7 +24,9 @@ API_TARGET_TYPES: frozenset[str] = frozenset({"http", "openai", "recorded", "eva
 """Target types the API accepts; Python callables and shell commands run code, so only the CLI has them."""
 
 _PLACEHOLDER = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")
-_PLACEHOLDER_NAME = re.compile(r"input|case_id|metadata(\.[^.\s]+)+|secret\.[A-Za-z_][A-Za-z0-9_]*")
+_PLACEHOLDER_NAME = re.compile(
+    r"input|case_id|case_number|case_key|metadata(\.[^.\s]+)+|secret\.[A-Za-z_][A-Za-z0-9_]*"
+)
 _SECRET_NAME = re.compile(r"secret\.([A-Za-z_][A-Za-z0-9_]*)")
 _URL_PATTERN = r"^https?://\S+$"
 
@@ -90,8 +92,9 @@ class HttpTargetSpec(_TargetSpecBase):
     )
     body_template: Any = Field(
         default=None,
-        description="JSON body with {{input}}, {{case_id}}, {{metadata.key}} and {{secret.NAME}} "
-        'placeholders; default {"input": "{{input}}"}. For GET, an object sent as query parameters.',
+        description="JSON body with {{input}}, {{case_number}} (from 1), {{case_key}} (null without keys), "
+        "{{case_id}} (the database's id), {{metadata.key}} and {{secret.NAME}} placeholders; default "
+        '{"input": "{{input}}"}. For GET, an object sent as query parameters.',
     )
     follow_redirects: bool = Field(
         default=False,
@@ -110,7 +113,8 @@ class HttpTargetSpec(_TargetSpecBase):
         unknown = sorted(name for name in _placeholders(template) if not _PLACEHOLDER_NAME.fullmatch(name))
         if unknown:
             raise ValueError(
-                f"unknown placeholder(s) {unknown}; use input, case_id, metadata.<key> or secret.<NAME>"
+                f"unknown placeholder(s) {unknown}; use input, case_number, case_key, case_id, "
+                "metadata.<key> or secret.<NAME>"
             )
         return template
 
@@ -149,7 +153,9 @@ class RecordedTargetSpec(_TargetSpecBase):
 
     type: Literal["recorded"]
     responses: dict[str, str | None] = Field(
-        default_factory=dict, description="Agent response per case id (JSON object keys are text)."
+        default_factory=dict,
+        description="Agent response per case: by the case's key when the suite's cases have keys, else by "
+        'its number (1 for the first case; JSON object keys are text: "1").',
     )
     metadata_key: str | None = Field(
         default=None, description="Otherwise read each case's response from this key of its metadata."
