@@ -121,7 +121,7 @@ def load_responses(path: Path, suite: LocalSuite) -> dict[str, str | None]:
                 answered_on[name] = row.line
                 responses[name] = response_text(row.data["agent_response"])
     if problems:
-        message = f"{len(problems)} answer(s) in {path.name} cannot be used; first: {problems[0]}"
+        message = f"{len(problems)} answer(s) in {path.name} cannot be used"
         raise ValidationError(message, problems=listed(problems, limit=_MAX_BAD_ROWS_LISTED))
     return responses
 
