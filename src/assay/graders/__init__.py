@@ -2,15 +2,17 @@
 
 from assay.graders import catalog
 from assay.graders.base import GraderInterface, Preset
+from assay.graders.calls import CallingGrader, CallReply, CallTransport, Endpoint, OutboundCall, grade_calling
 from assay.graders.choice import ChoiceGrader
 from assay.graders.combinators import AllGrader, AnyGrader, AtLeastGrader, NotGrader, WeightedGrader
 from assay.graders.composition import CompositeGrader
 from assay.graders.config_check import ConfigProblem, ProblemKind
 from assay.graders.contains import ContainsGrader
+from assay.graders.llm_judge import LLMJudgeGrader
 from assay.graders.regex import RegexGrader
 from assay.graders.string_match import StringMatchGrader
 from assay.graders.true_false import TrueFalseGrader
-from assay.graders.verdict import GradeResult, MatchStatus, Verdict, VerdictReport
+from assay.graders.verdict import GradeResult, MatchStatus, Verdict, VerdictReport, error_of
 
 BUILTIN_GRADERS: tuple[type[GraderInterface], ...] = (
     StringMatchGrader,
@@ -23,6 +25,7 @@ BUILTIN_GRADERS: tuple[type[GraderInterface], ...] = (
     AnyGrader,
     AtLeastGrader,
     WeightedGrader,
+    LLMJudgeGrader,
 )
 """Grader classes that ship with Assay, registered by the grader service like any plugin."""
 
@@ -34,14 +37,20 @@ __all__ = [
     "AllGrader",
     "AnyGrader",
     "AtLeastGrader",
+    "CallReply",
+    "CallTransport",
+    "CallingGrader",
     "ChoiceGrader",
     "CompositeGrader",
     "ConfigProblem",
     "ContainsGrader",
+    "Endpoint",
     "GradeResult",
     "GraderInterface",
+    "LLMJudgeGrader",
     "MatchStatus",
     "NotGrader",
+    "OutboundCall",
     "Preset",
     "ProblemKind",
     "RegexGrader",
@@ -50,4 +59,6 @@ __all__ = [
     "Verdict",
     "VerdictReport",
     "WeightedGrader",
+    "error_of",
+    "grade_calling",
 ]
