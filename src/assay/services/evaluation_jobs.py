@@ -22,6 +22,7 @@ from assay.errors import AssayError
 from assay.services.demo_suite import seed_demo_suite
 from assay.services.evaluation_records import facts_of, result_columns
 from assay.services.grader_service import GraderService
+from assay.services.grading import calls_for
 from assay.services.regrade import stored_replies
 from assay.services.runner import CaseResult, RunCase, finish_in_thread, run_cases
 from assay.services.summary import ReportShape, ResultFacts, summarize
@@ -300,9 +301,16 @@ class EvaluationJobs:
                 spec, concurrency=row.concurrency, policy=self.target_policy, stored_replies=replies
             )
             sink = DatabaseSink(self._engine, evaluation_id, positions, live)
-            async with target:
+            # A model judge's calls go out under the targets' policy; other graders open nothing.
+            async with target, calls_for(grader, self.target_policy, concurrency=row.concurrency) as calls:
                 outcome = await run_cases(
-                    cases, target, grader, sink, concurrency=row.concurrency, stop=self._stops[evaluation_id]
+                    cases,
+                    target,
+                    grader,
+                    sink,
+                    concurrency=row.concurrency,
+                    stop=self._stops[evaluation_id],
+                    calls=calls,
                 )
             final = None if outcome.stopped else Status.COMPLETED
             await finish_in_thread(self._finish, evaluation_id, final, None, live)

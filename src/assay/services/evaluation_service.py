@@ -13,6 +13,7 @@ from assay.errors import NotFoundError, ValidationError
 from assay.services.evaluation_jobs import EvaluationJobs, compute_summary
 from assay.services.evaluation_records import Evaluation, Result, evaluation_of, listed_size, result_of
 from assay.services.grader_service import GraderService
+from assay.services.grading import check_calls
 from assay.services.preflight import preflight_suite
 from assay.services.regrade import check_source
 from assay.services.suite_service import Page
@@ -85,6 +86,7 @@ class EvaluationService:
         if suite is None:
             raise NotFoundError("Suite not found")
         grader = self.graders.build(request.grader_id, request.grader_config)  # NotFound / ConfigError
+        check_calls(grader, self.jobs.target_policy)  # a judge's key and URL, as a target's
         spec = parse_target_spec(request.target, allowed=allowed_targets)
         check_target(spec, self.jobs.target_policy)
         if isinstance(spec, EvaluationTargetSpec):

@@ -15,6 +15,7 @@ from typing import BinaryIO
 from assay.errors import NotFoundError, ValidationError
 from assay.graders import GraderInterface
 from assay.serialization import json_line
+from assay.services.grading import calls_for, check_calls
 from assay.services.row_reader import BadRow, RowFormat, read_rows
 from assay.services.runner import CaseResult, RunCase, RunOutcome, run_cases
 from assay.services.suite_files import SuiteFormat, read_suite_file
@@ -115,9 +116,13 @@ async def run_local(
 ) -> RunOutcome:
     """Run every case of ``suite`` into ``sink``; results are sorted into case order at the end."""
     check_target(spec)
-    async with build_target(spec, concurrency=concurrency) as target:
+    check_calls(grader)
+    async with (
+        build_target(spec, concurrency=concurrency) as target,
+        calls_for(grader, concurrency=concurrency) as calls,
+    ):
         outcome = await run_cases(
-            suite.cases, target, grader, sink, concurrency=concurrency, on_written=on_written
+            suite.cases, target, grader, sink, concurrency=concurrency, on_written=on_written, calls=calls
         )
     sink.results.sort(key=lambda result: result.case_id)
     return outcome

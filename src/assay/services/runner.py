@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from assay.graders import GraderInterface
-from assay.graders.verdict import status_of
+from assay.graders import CallingGrader, CallTransport, GraderInterface, grade_calling
+from assay.graders.verdict import GradeResult, error_of, status_of
 from assay.services.summary import ReportShape, ResultFacts
 from assay.targets import Target, TargetCase, TargetReply
 
@@ -92,8 +92,8 @@ class RunOutcome:
 
 def grade_reply(case: RunCase, reply: TargetReply, grader: GraderInterface) -> CaseResult:
     """The result of one case: a target error is kept as data (failed, unscored); a reply is graded."""
-    target_case = case.target_case
     if reply.error is not None:
+        target_case = case.target_case
         return CaseResult(
             target_case.case_id,
             target_case.input,
@@ -108,8 +108,40 @@ def grade_reply(case: RunCase, reply: TargetReply, grader: GraderInterface) -> C
             reply.latency_ms,
             reply.attempts,
         )
-    verdict = grader.grade(reply.output, case.expected_output)
+    return _graded(case, reply, grader.grade(reply.output, case.expected_output))
+
+
+async def grade_reply_calling(
+    case: RunCase, reply: TargetReply, grader: CallingGrader, calls: CallTransport
+) -> CaseResult:
+    """:func:`grade_reply` for a grader that needs an outbound call (a model judge), sent by ``calls``."""
+    if reply.error is not None:
+        return grade_reply(case, reply, grader)
+    verdict = await grade_calling(grader, reply.output, case.expected_output, calls)
+    return _graded(case, reply, verdict)
+
+
+def _graded(case: RunCase, reply: TargetReply, verdict: GradeResult) -> CaseResult:
+    """The result of a graded reply; a verdict whose grader could not judge (``error_of``) is stored as a case
+    error with that reason, its details kept (what the judge was asked and answered)."""
+    target_case = case.target_case
     details = verdict["details"]
+    error = error_of(verdict)
+    if error is not None:
+        return CaseResult(
+            target_case.case_id,
+            target_case.input,
+            case.expected_output,
+            reply.output,
+            False,
+            None,
+            details,
+            None,
+            error,
+            details.get("reason") or None,
+            reply.latency_ms,
+            reply.attempts,
+        )
     return CaseResult(
         target_case.case_id,
         target_case.input,
@@ -204,20 +236,27 @@ async def run_cases(
     on_written: Callable[[int], None] = lambda count: None,
     batch_size: int = BATCH_SIZE,
     flush_interval: float = FLUSH_INTERVAL_S,
+    calls: CallTransport | None = None,
 ) -> RunOutcome:
     """Run every case through ``target`` and ``grader`` into ``sink``.
 
-    Setting ``stop`` ends the run early: calls in flight are abandoned (those cases get no result, so a
-    later resume runs them) and every result graded so far is still written.
+    A grader that needs an outbound call per answer (a model judge) has it made through ``calls``, in the
+    same worker as the case, so ``concurrency`` bounds the judge's calls too. Setting ``stop`` ends the run
+    early: calls in flight are abandoned (those cases get no result, so a later resume runs them) and every
+    result graded so far is still written.
     """
     queue: asyncio.Queue[CaseResult | None] = asyncio.Queue()
     remaining = iter(cases)
     stop = stop or asyncio.Event()
+    calling = grader if isinstance(grader, CallingGrader) and calls is not None else None
 
     async def work() -> None:
         for count, case in enumerate(remaining, 1):
             reply = await target.respond(case.target_case)
-            queue.put_nowait(grade_reply(case, reply, grader))
+            if calling is not None and calls is not None:
+                queue.put_nowait(await grade_reply_calling(case, reply, calling, calls))
+            else:
+                queue.put_nowait(grade_reply(case, reply, grader))
             if not count % _YIELD_EVERY:
                 await asyncio.sleep(0)  # instant targets never suspend; let the writer and the stop run
             if stop.is_set():
