@@ -51,9 +51,11 @@ export function useCancelEvaluation(evaluationId: number) {
 export type OutcomeFilter = "all" | "passed" | "failed" | "invalid" | "error";
 export type SortKey = "position" | "score" | "latency_ms";
 
-/** What the results table asks the server for: an outcome, a text search, an order. */
+/** What the results table asks the server for: an outcome, an error reason, a text search, an order. */
 export interface ResultQuery {
   outcome: OutcomeFilter;
+  /** Only results ended by this error reason (`invalid_judgement`, `timeout_after_retries`...); "" for any. */
+  error: string;
   search: string;
   sort: SortKey;
   descending: boolean;
@@ -75,6 +77,7 @@ function fetchResultPage(evaluationId: number, query: ResultQuery, page: number,
           limit: RESULT_PAGE_SIZE,
           sort: query.descending ? `-${query.sort}` : query.sort,
           ...(query.outcome !== "all" ? { outcome: query.outcome } : {}),
+          ...(query.error !== "" ? { error: query.error } : {}),
           ...(search !== "" ? { q: search } : {}),
         },
       },

@@ -7,17 +7,25 @@ const OUTCOMES: { value: OutcomeFilter; label: string; title: string }[] = [
   { value: "passed", label: "Passed", title: "Graded and passed" },
   { value: "failed", label: "Failed", title: "Graded and not passed (invalid answers included)" },
   { value: "invalid", label: "Invalid", title: "The response or the expected_output is not a valid value" },
-  { value: "error", label: "Error", title: "The target failed: no answer to grade" },
+  { value: "error", label: "Error", title: "No verdict: the target failed, or the grader could not judge (its judge)" },
 ];
 
 interface ResultFiltersProps {
   query: ResultQuery;
   onChange: (query: ResultQuery) => void;
   counts: Partial<Record<OutcomeFilter, number>>;
+  /** Results by error reason (the summary's `errors_by_reason`): the reasons offered. */
+  errorReasons?: Readonly<Record<string, number>>;
 }
 
-/** Which results to show: by outcome, and by text found in the input, expected_output or agent_response. */
-export function ResultFilters({ query, onChange, counts }: ResultFiltersProps) {
+/**
+ * Which results to show: by outcome, by error reason (`invalid_judgement`, `timeout_after_retries`...), and by
+ * text found in the input, expected_output or agent_response.
+ */
+export function ResultFilters({ query, onChange, counts, errorReasons = {} }: ResultFiltersProps) {
+  const reasons = Object.entries(errorReasons).sort(([a], [b]) => a.localeCompare(b));
+  // A reason picked from a link or a shared URL stays offered even when the summary no longer lists it.
+  if (query.error !== "" && !(query.error in errorReasons)) reasons.push([query.error, 0]);
   const [search, setSearch] = useState(query.search);
   const settled = useDebouncedValue(search, 250);
   // Only a settled search reaches the query (once per pause in typing), merged into the query as it is then.
@@ -37,13 +45,30 @@ export function ResultFilters({ query, onChange, counts }: ResultFiltersProps) {
             type="button"
             aria-pressed={query.outcome === value}
             className={query.outcome === value ? "selected" : ""}
-            onClick={() => onChange({ ...query, outcome: value })}
+            onClick={() => onChange({ ...query, outcome: value, error: value === "error" ? query.error : "" })}
           >
             {label}
             {counts[value] !== undefined && <span className="badge">{counts[value]?.toLocaleString("en")}</span>}
           </button>
         ))}
       </div>
+      {reasons.length > 0 && (
+        <select
+          aria-label="Error reason"
+          value={query.error}
+          onChange={(event) => {
+            const error = event.target.value;
+            onChange({ ...query, error, outcome: error !== "" ? "error" : query.outcome });
+          }}
+        >
+          <option value="">any error reason</option>
+          {reasons.map(([reason, n]) => (
+            <option key={reason} value={reason}>
+              {reason} ({n.toLocaleString("en")})
+            </option>
+          ))}
+        </select>
+      )}
       <input
         type="search"
         aria-label="Search results"

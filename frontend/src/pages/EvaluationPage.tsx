@@ -34,6 +34,7 @@ function useResultQuery(): [ResultQuery, (query: ResultQuery) => void] {
   const sort = sortParam.replace(/^-/, "") as SortKey;
   const query: ResultQuery = {
     outcome: outcome && OUTCOMES.includes(outcome) ? outcome : "all",
+    error: params.get("error") ?? "",
     search: params.get("q") ?? "",
     sort: SORTS.includes(sort) ? sort : "position",
     descending: sortParam.startsWith("-"),
@@ -41,6 +42,7 @@ function useResultQuery(): [ResultQuery, (query: ResultQuery) => void] {
   const setQuery = (next: ResultQuery) => {
     const search = new URLSearchParams();
     if (next.outcome !== "all") search.set("outcome", next.outcome);
+    if (next.error !== "") search.set("error", next.error);
     if (next.search !== "") search.set("q", next.search);
     if (next.sort !== "position" || next.descending) search.set("sort", `${next.descending ? "-" : ""}${next.sort}`);
     setParams(search, { replace: true });
@@ -70,7 +72,9 @@ export function EvaluationPage() {
   const [openCase, setOpenCase] = useState<CaseResult | undefined>();
   // A new filter or search may hide the open case: the panel closes rather than show a case not listed.
   const changeQuery = (next: ResultQuery) => {
-    if (next.outcome !== query.outcome || next.search !== query.search) setOpenCase(undefined);
+    if (next.outcome !== query.outcome || next.error !== query.error || next.search !== query.search) {
+      setOpenCase(undefined);
+    }
     setQuery(next);
   };
   useDocumentTitle(evaluation.data ? evaluation.data.name || `Evaluation ${evaluationId}` : "Evaluation");
@@ -85,7 +89,12 @@ export function EvaluationPage() {
       <EvaluationHeader evaluation={data} query={query} />
       {data.summary && <SummaryPanel summary={data.summary} />}
       <section className="results-section" aria-label="Results">
-        <ResultFilters query={query} onChange={changeQuery} counts={outcomeCounts(data.summary)} />
+        <ResultFilters
+          query={query}
+          onChange={changeQuery}
+          counts={outcomeCounts(data.summary)}
+          errorReasons={data.summary?.errors_by_reason ?? {}}
+        />
         <div className={openCase ? "results-layout with-panel" : "results-layout"}>
           <ResultsTable
             evaluationId={evaluationId}
@@ -104,16 +113,17 @@ export function EvaluationPage() {
   );
 }
 
-/** The export of what the results table shows: the same outcome filter and search. */
+/** The export of what the results table shows: the same outcome and error filters and search. */
 function exportPath(evaluationId: number, format: "jsonl" | "csv", query: ResultQuery): string {
   const params = new URLSearchParams({ format });
   if (query.outcome !== "all") params.set("outcome", query.outcome);
+  if (query.error !== "") params.set("error", query.error);
   if (query.search !== "") params.set("q", query.search);
   return `/api/evaluations/${evaluationId}/export?${params.toString()}`;
 }
 
 function EvaluationHeader({ evaluation, query }: { evaluation: Evaluation; query: ResultQuery }) {
-  const filtered = query.outcome !== "all" || query.search !== "";
+  const filtered = query.outcome !== "all" || query.error !== "" || query.search !== "";
   const cancel = useCancelEvaluation(evaluation.id);
   const suite = useSuite(evaluation.suite_id);
   const running = !isTerminal(evaluation.status);
