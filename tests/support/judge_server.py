@@ -8,16 +8,24 @@ Every request is recorded with its JSON body and headers.
 
     with JudgeServer({"Paris": verdict(True, 0.9)}) as judge:
         config = {"base_url": judge.base_url, "api_key_env": None, "model": "judge"}
+
+In another process (benchmarks): ``python -m tests.support.judge_server --delay 0.1`` prints
+``JUDGE_URL=http://127.0.0.1:PORT/v1`` and passes every answer.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
+import socket
+import sys
 import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
+
+import uvicorn
 
 from tests.support.agent_server import AgentServer, Receive, Scope, Send, _send
 
@@ -160,3 +168,26 @@ class JudgeServer(AgentServer):
     def judged(self) -> list[JudgeRequest]:
         """Every request received so far."""
         return self.judge.requests
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Serve in the foreground, passing every answer after ``--delay`` seconds (for other processes)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--delay", type=float, default=0.0)
+    args = parser.parse_args(argv)
+    app = JudgeApp(
+        {}, JudgeReply(json.dumps({"explanation": "fine", "pass": True, "score": 1}), hang_s=args.delay)
+    )
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(2048)
+    server = uvicorn.Server(
+        uvicorn.Config(app, log_level="warning", lifespan="off", ws="none", access_log=False, backlog=2048)
+    )
+    print(f"JUDGE_URL=http://127.0.0.1:{sock.getsockname()[1]}/v1", flush=True)
+    server.run(sockets=[sock])
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -109,6 +109,7 @@ def _label_schema(labels: list[str]) -> dict[str, Any]:
     }
 
 
+_dumps = json.JSONEncoder(ensure_ascii=False).encode
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -290,7 +291,16 @@ class LLMJudgeGrader(CallingGrader):
         ),
     }
 
-    __slots__ = ("_body", "_endpoint", "_labels", "_pass_labels", "_rubric", "_system", "_threshold")
+    __slots__ = (
+        "_body",
+        "_endpoint",
+        "_labels",
+        "_pass_labels",
+        "_rubric",
+        "_system",
+        "_threshold",
+        "_user_head",
+    )
 
     def __init__(self, grader_id: str = "llm-judge", config: dict[str, Any] | None = None) -> None:
         super().__init__(grader_id, config)
@@ -315,6 +325,10 @@ class LLMJudgeGrader(CallingGrader):
                 "json_schema": {"name": "judgement", "strict": True, "schema": schema},
             }
         self._body = body
+        head = f'{{\n "rubric": {_dumps(self._rubric)}'
+        if classify:
+            head += f',\n "labels": {json.dumps(self._labels, ensure_ascii=False)}'
+        self._user_head = head
         self._endpoint = Endpoint(
             url=config["base_url"].rstrip("/") + "/chat/completions",
             api_key_env=config["api_key_env"],
@@ -358,12 +372,12 @@ class LLMJudgeGrader(CallingGrader):
     # --- the request ---------------------------------------------------------------------------------------
 
     def _user_message(self, response: str, expected: str) -> str:
-        document: dict[str, Any] = {"rubric": self._rubric}
-        if self._config["mode"] == "classify":
-            document["labels"] = self._labels
-        document["expected_output"] = _clean(expected) if expected.strip() else None
-        document["agent_response"] = _clean(response)
-        return json.dumps(document, ensure_ascii=False, indent=1)
+        """The inputs as one JSON document, a key per line; each value encoded by the C encoder
+        (``json.dumps`` with ``indent`` falls back to the pure-Python one, five times slower)."""
+        expected_json = _dumps(_clean(expected)) if expected.strip() else "null"
+        response_json = _dumps(_clean(response))
+        tail = f',\n "agent_response": {response_json}\n}}'
+        return f'{self._user_head},\n "expected_output": {expected_json}{tail}'
 
     def plan(self, agent_response: Any, expected_output: Any) -> OutboundCall | GradeResult:
         """The chat-completions request judging this answer; an empty or oversized one is decided here."""
