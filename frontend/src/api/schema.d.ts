@@ -1399,9 +1399,11 @@ export interface components {
             } | null;
             /**
              * Error
+             * @description Why the case has no verdict: the target's failure (timeout_after_retries...), or its grader's (invalid_judgement, judge_<reason>: a model judge that failed; details then say more)
              * @example timeout_after_retries
              * @example http_503_after_retries
              * @example bad_response
+             * @example invalid_judgement
              */
             error: string | null;
             /** Error Detail */

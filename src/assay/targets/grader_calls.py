@@ -67,9 +67,11 @@ class GraderCalls:
                 key = self._policy.secrets.value(endpoint.api_key_env, where=endpoint.key_field)
             data = orjson.dumps(call.body)
         except ValidationError as exc:
-            return CallReply(error="secret_unavailable", error_detail=exc.message, latency_ms=_ms(started))
+            reason = ErrorReason.SECRET_UNAVAILABLE.value
+            return CallReply(error=reason, error_detail=exc.message, latency_ms=_ms(started))
         except (TypeError, orjson.JSONEncodeError) as exc:
-            return CallReply(error="bad_request", error_detail=str(exc), latency_ms=_ms(started))
+            reason = ErrorReason.BAD_REQUEST.value
+            return CallReply(error=reason, error_detail=str(exc), latency_ms=_ms(started))
         headers = {"content-type": "application/json"}
         if key is not None:
             headers["authorization"] = f"Bearer {key}"
