@@ -54,6 +54,8 @@ MAX_REPLY_BYTES = 256 * 1024
 """A judge's whole reply body; a longer one is not read (the error ``judge_answer_too_large``)."""
 MAX_TEXT = 10_000
 MAX_LABELS = 50
+STORED_PROMPT_CHARS = 20_000
+"""A user message up to this long is kept in details as sent; a longer one without the texts it carries."""
 _STORED_REPLY_CHARS = 20_000
 """Of a reply whose content could not be read, this much of the body is kept in details for diagnosis."""
 
@@ -407,7 +409,7 @@ class LLMJudgeGrader(CallingGrader):
         self, agent_response: Any, expected_output: Any, call: OutboundCall, reply: CallReply
     ) -> GradeResult:
         """The verdict the reply holds, or the error saying why it holds none."""
-        prompt = _prompt_of(call)
+        prompt = self._stored_prompt(call, agent_response, expected_output)
         call_facts = {"latency_ms": reply.latency_ms, "attempts": reply.attempts, "status": reply.status}
         if reply.error is not None:
             error = UNAVAILABLE if reply.error == CALL_UNAVAILABLE else f"judge_{reply.error}"[:100]
@@ -434,6 +436,20 @@ class LLMJudgeGrader(CallingGrader):
                 INVALID_JUDGEMENT, reason, agent_response, expected_output, prompt=prompt, call=call_facts
             )
         return self._verdict(judgement, chat, agent_response, expected_output, prompt, call_facts)
+
+    def _stored_prompt(self, call: OutboundCall, agent_response: Any, expected_output: Any) -> dict[str, str]:
+        """The prompt as kept in details: exactly as sent, unless long; then the answer and the expected
+        output (stored with the result anyway) are named, not repeated: a long answer is not stored twice."""
+        messages = call.body.get("messages")
+        sent = {str(m.get("role")): str(m.get("content")) for m in messages or () if isinstance(m, dict)}
+        if len(sent.get("user", "")) <= STORED_PROMPT_CHARS:
+            return sent
+        response, expected = read_text(agent_response), read_text(expected_output)
+        user = self._user_message(
+            f"[the agent_response: {len(response):,} characters]",
+            f"[the expected_output: {len(expected):,} characters]" if expected.strip() else "",
+        )
+        return {**sent, "user": user}
 
     def _judgement(self, verdict: dict[str, Any]) -> Judgement:
         if self._config["mode"] == "classify":
@@ -515,10 +531,3 @@ class LLMJudgeGrader(CallingGrader):
         return Verdict(
             MatchStatus.INVALID_RESPONSE, reason, expected_output, agent_response, extra=extra
         ).result()
-
-
-def _prompt_of(call: OutboundCall) -> dict[str, str] | None:
-    messages = call.body.get("messages")
-    if not isinstance(messages, list):
-        return None
-    return {str(m.get("role")): str(m.get("content")) for m in messages if isinstance(m, dict)}

@@ -338,3 +338,18 @@ def test_error_of_reads_only_reason_codes_of_failing_verdicts() -> None:
     assert error_of({"passed": False, "details": {"error": "Some prose, not a code"}}) is None
     assert error_of({"passed": False, "details": {"error": None}}) is None
     assert error_of({"passed": False, "details": "x"}) is None
+
+
+def test_a_long_answer_is_sent_whole_but_not_stored_twice() -> None:
+    answer = "Paris " * 5000
+    call = RUBRIC.plan(answer, "Paris")
+    assert isinstance(call, OutboundCall)
+    assert json.loads(call.body["messages"][1]["content"])["agent_response"] == answer
+    body = chat(verdict(explanation="ok", **{"pass": True}, score=1))
+    details = RUBRIC.read(answer, "Paris", call, CallReply(status=200, body=body))["details"]
+    stored = json.loads(details["prompt"]["user"])
+    assert stored["agent_response"] == "[the agent_response: 30,000 characters]"
+    assert stored["expected_output"] == "[the expected_output: 5 characters]"
+    assert details["prompt"]["system"] == call.body["messages"][0]["content"]
+    short = judged(RUBRIC, body)["details"]["prompt"]["user"]
+    assert json.loads(short)["agent_response"] == "Paris"  # a short prompt is kept exactly as sent
