@@ -409,7 +409,10 @@ class LLMJudgeGrader(CallingGrader):
         self, agent_response: Any, expected_output: Any, call: OutboundCall, reply: CallReply
     ) -> GradeResult:
         """The verdict the reply holds, or the error saying why it holds none."""
-        prompt = self._stored_prompt(call, agent_response, expected_output)
+        try:
+            prompt = self._stored_prompt(call, agent_response, expected_output)
+        except Exception:  # a call not planned here: the verdict does without its prompt
+            prompt = None
         call_facts = {"latency_ms": reply.latency_ms, "attempts": reply.attempts, "status": reply.status}
         if reply.error is not None:
             error = UNAVAILABLE if reply.error == CALL_UNAVAILABLE else f"judge_{reply.error}"[:100]

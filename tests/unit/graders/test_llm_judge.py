@@ -10,6 +10,8 @@ from typing import Any
 
 import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from assay.graders import AllGrader, CallReply, LLMJudgeGrader, MatchStatus, OutboundCall, error_of
 from assay.graders.calls import CALL_UNAVAILABLE
@@ -353,3 +355,46 @@ def test_a_long_answer_is_sent_whole_but_not_stored_twice() -> None:
     assert details["prompt"]["system"] == call.body["messages"][0]["content"]
     short = judged(RUBRIC, body)["details"]["prompt"]["user"]
     assert json.loads(short)["agent_response"] == "Paris"  # a short prompt is kept exactly as sent
+
+
+# ---- fail closed, as properties ---------------------------------------------------------------------------
+
+values = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-2, 2),
+    st.floats(allow_nan=True),
+    st.text(max_size=5),
+    st.just([True]),
+)
+
+
+@given(st.binary(max_size=300))
+def test_any_body_is_read_without_raising_and_never_passes(body: bytes) -> None:
+    result = judged(RUBRIC, body)
+    assert result["passed"] is False
+
+
+@given(st.dictionaries(st.sampled_from(["pass", "score", "explanation", "label", "verdict"]), values))
+def test_only_a_whole_consistent_verdict_passes(verdict_fields: dict[str, Any]) -> None:
+    result = judged(RUBRIC, chat(json.dumps(verdict_fields)))
+    passing = (
+        set(verdict_fields) == {"pass", "score", "explanation"}
+        and verdict_fields["pass"] is True
+        and type(verdict_fields["score"]) in (int, float)
+        and 0.5 <= verdict_fields["score"] <= 1
+        and isinstance(verdict_fields["explanation"], str)
+    )
+    assert result["passed"] is passing
+    if not passing:
+        assert result["details"]["match_status"] != "match"
+
+
+@given(st.text(max_size=200))
+def test_no_text_passes_unless_it_is_one_passing_object(content: str) -> None:
+    result = judged(RUBRIC, chat(content))
+    if result["passed"]:
+        text = content.strip().removeprefix("```json").removeprefix("```").removesuffix("```")
+        parsed = json.loads(text)
+        assert parsed["pass"] is True
+        assert parsed["score"] >= 0.5
