@@ -22,6 +22,7 @@ from assay.errors import AssayError
 from assay.services.demo_suite import seed_demo_suite
 from assay.services.evaluation_records import facts_of, result_columns
 from assay.services.grader_service import GraderService
+from assay.services.grading import calls_for
 from assay.services.reachability import CALLING_TARGETS, ReachabilityWatch
 from assay.services.regrade import stored_replies
 from assay.services.runner import CaseResult, RunCase, finish_in_thread, run_cases
@@ -311,7 +312,8 @@ class EvaluationJobs:
             if spec.type in CALLING_TARGETS:
                 watch = ReachabilityWatch()
                 watch.observe_all(fact.error for fact in live.facts)  # a resumed run's stored results
-            async with target:
+            # A model judge's calls go out under the targets' policy; other graders open nothing.
+            async with target, calls_for(grader, self.target_policy, concurrency=row.concurrency) as calls:
                 outcome = await run_cases(
                     cases,
                     target,
@@ -320,6 +322,7 @@ class EvaluationJobs:
                     concurrency=row.concurrency,
                     stop=self._stops[evaluation_id],
                     reachability=watch,
+                    calls=calls,
                 )
             if watch is not None and watch.is_unreachable:
                 # Not "completed at 0 %": the agent never answered, so nothing was evaluated.

@@ -17,6 +17,7 @@ from assay.errors import NotFoundError, Problem, ValidationError
 from assay.graders import GraderInterface
 from assay.serialization import json_line
 from assay.services.case_keys import key_text, listed, naming_rule, read_key
+from assay.services.grading import calls_for, check_calls
 from assay.services.reachability import ReachabilityWatch
 from assay.services.row_reader import BadRow, Row, RowFormat, read_rows
 from assay.services.runner import CaseResult, RunCase, RunOutcome, run_cases
@@ -156,7 +157,11 @@ async def run_local(
 
     A ``reachability`` watch stops the run when the first cases all fail to reach the agent."""
     check_target(spec)
-    async with build_target(spec, concurrency=concurrency) as target:
+    check_calls(grader)
+    async with (
+        build_target(spec, concurrency=concurrency) as target,
+        calls_for(grader, concurrency=concurrency) as calls,
+    ):
         outcome = await run_cases(
             suite.cases,
             target,
@@ -165,6 +170,7 @@ async def run_local(
             concurrency=concurrency,
             on_written=on_written,
             reachability=reachability,
+            calls=calls,
         )
     sink.results.sort(key=lambda result: result.number)
     return outcome

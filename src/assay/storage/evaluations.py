@@ -393,7 +393,8 @@ def flipped_case_ids(
 
 
 def replies_by_case(session: Session, evaluation_id: int) -> Iterator[tuple[Any, ...]]:
-    """``(case_id, response, error, error_detail, latency_ms, attempts)`` of every result (re-grading)."""
+    """``(case_id, response, error, error_detail, latency_ms, attempts, graded)`` of every result
+    (re-grading); ``graded``: the result has details, so an error on it is its grader's, not the target's."""
     query = select(
         ResultRow.case_id,
         ResultRow.agent_response,
@@ -401,6 +402,7 @@ def replies_by_case(session: Session, evaluation_id: int) -> Iterator[tuple[Any,
         ResultRow.error_detail,
         ResultRow.latency_ms,
         ResultRow.attempts,
+        ResultRow.details.is_not(None),
     ).where(ResultRow.evaluation_id == evaluation_id)
     yield from session.execute(query.execution_options(yield_per=1000))
 
