@@ -2,36 +2,23 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-from rich.table import Table
 
 from assay.cli.console import err, out
 from assay.cli.gate import check_gate
 from assay.cli.graders import ConfigOption, GraderOption, PresetOption
 from assay.cli.options import check_rate, grader_config
 from assay.errors import ValidationError
-from assay.graders import GraderInterface
-from assay.services.case_keys import case_label
-from assay.services.grader_service import GraderService
-from assay.services.local_run import (
-    FileSink,
-    LocalSuite,
-    facts_of_results,
-    load_responses,
-    load_suite,
-    run_local,
-)
-from assay.services.preflight import check_cases
-from assay.services.reachability import CALLING_TARGETS, ReachabilityWatch
-from assay.services.summary import ReportShape, summarize
-from assay.targets import TargetSpec, parse_target_spec
+
+if TYPE_CHECKING:  # the rest is imported when the command runs (see assay.cli.graders)
+    from assay.graders import GraderInterface
+    from assay.services.local_run import LocalSuite
+    from assay.targets import TargetSpec
 
 _OUTPUT_BUFFER_BYTES = 1 << 20
 _TARGET_OPTIONS = "--target-url, --openai-model, --responses, --python or --command"
@@ -59,6 +46,9 @@ def _target(
     http: dict[str, Any],
     openai: dict[str, Any],
 ) -> TargetSpec:
+    from assay.services.local_run import load_responses
+    from assay.targets import parse_target_spec
+
     chosen = [
         name
         for name, value in (
@@ -95,6 +85,8 @@ def _number(value: float | None, digits: int = 1) -> str:
 
 
 def _print_summary(summary: dict[str, Any], duration_s: float) -> None:
+    from rich.table import Table
+
     interval = summary["pass_rate_ci95"]
     table = Table(
         "cases", "passed", "failed", "errors", "pass rate", "95% CI", "mean score", "p50 ms", "p95 ms"
@@ -136,6 +128,8 @@ def _print_summary(summary: dict[str, Any], duration_s: float) -> None:
 
 def _preflight(suite: LocalSuite, grader: GraderInterface) -> None:
     """Exit 2 naming the first cases (by number, from 1, and key) the grader can never pass."""
+    from assay.services.preflight import check_cases
+
     cases = (
         (case.target_case.case_id, case.target_case.place, case.target_case.key, case.expected_output)
         for case in suite.cases
@@ -147,6 +141,7 @@ def _preflight(suite: LocalSuite, grader: GraderInterface) -> None:
 
 def _test_target(spec: TargetSpec, suite: LocalSuite, grader: GraderInterface) -> None:
     """Send the first case once and print what came back and what was read from it (exit 2: no answer)."""
+    from assay.services.case_keys import case_label
     from assay.services.target_trial import try_target
 
     trial = try_target(spec, suite.cases[0], grader=grader)
@@ -237,6 +232,15 @@ def run(
     ] = False,
 ) -> None:
     """Evaluate SUITE_FILE against one target, print a summary, and gate on the pass rate (for CI)."""
+    import asyncio
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    from assay.services.grader_service import GraderService
+    from assay.services.local_run import FileSink, facts_of_results, load_suite, run_local
+    from assay.services.reachability import CALLING_TARGETS, ReachabilityWatch
+    from assay.services.summary import ReportShape, summarize
+
     check_rate(min_pass_rate)
     graders = GraderService()
     grader = graders.build(grader_id, grader_config(graders, grader_id, config, preset))

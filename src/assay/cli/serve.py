@@ -7,17 +7,15 @@ import ipaddress
 import os
 import socket
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import pydantic
 import typer
-import uvicorn
 
 from assay.cli.console import err
-from assay.config import Settings
 from assay.errors import Problem, SettingsError, ValidationError
-from assay.services.target_policy import target_policy
-from assay.storage.database import check_database, normalize_url
+
+if TYPE_CHECKING:  # the server stack (settings, database, uvicorn) is imported when a command needs it
+    from assay.config import Settings
 
 _BIND_FIXES = {
     errno.EADDRINUSE: "another program listens there: stop it, or choose another --port",
@@ -41,6 +39,10 @@ def load_settings() -> Settings:
 
     The value itself is left out of the message: it may be a secret.
     """
+    import pydantic
+
+    from assay.config import Settings
+
     try:
         return Settings()
     except pydantic.ValidationError as exc:
@@ -49,6 +51,8 @@ def load_settings() -> Settings:
 
 
 def _setting_problem(loc: tuple[str | int, ...], message: str) -> Problem:
+    from assay.config import Settings
+
     name = str(loc[0]) if loc else ""
     field = Settings.model_fields.get(name)
     fix = "fix it or unset it"
@@ -89,6 +93,8 @@ def check_web_dist(settings: Settings) -> None:
 
 def database_line(url: str) -> str:
     """Where the data is, for the log: a SQLite file's path, or the server's URL without its password."""
+    from assay.storage.database import normalize_url
+
     parsed = normalize_url(url)
     if parsed.get_backend_name() == "sqlite" and parsed.database and parsed.database != ":memory:":
         return f"database: SQLite file {os.path.abspath(os.path.expanduser(parsed.database))}"
@@ -100,6 +106,11 @@ def serve(
     port: Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on")] = 8000,
 ) -> None:
     """Serve the Assay API and web UI; refuses a non-loopback host unless ASSAY_API_KEY is set."""
+    import uvicorn
+
+    from assay.services.target_policy import target_policy
+    from assay.storage.database import check_database
+
     host = host.strip()
     if host.startswith("[") and host.endswith("]"):
         host = host[1:-1]  # an IPv6 address as written in a URL; the socket wants it bare
