@@ -40,7 +40,9 @@ async def _database(app: FastAPI) -> AsyncIterator[None]:
         migrate(engine)
         app.state.engine = engine
         app.state.session_factory = session_factory(engine)
-        app.state.grader_service = GraderService()
+        graders = GraderService()
+        graders.load_all()  # now rather than on a first request; a broken plugin is logged at start-up
+        app.state.grader_service = graders
         yield
     finally:
         engine.dispose()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-import traceback
 
 import typer
 
@@ -66,6 +65,8 @@ def main() -> None:
         report(exc)
         sys.exit(exc.exit_code)
     except Exception as exc:  # a bug: the trace helps report it, and the exit code is not a verdict
+        import traceback  # only here: it loads the source-reading modules
+
         traceback.print_exc()
         err.print(
             f"error: assay stopped on an unexpected {type(exc).__name__} (a bug; please report it)",
