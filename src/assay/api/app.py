@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 
@@ -76,7 +77,7 @@ async def _grader_calls(app: FastAPI) -> AsyncIterator[None]:
         yield
 
 
-EXTENSIONS: tuple[Extension, ...] = (_database, _evaluations, _grader_calls)
+EXTENSIONS: tuple[Extension, ...] = (_database, health.database_watch, _evaluations, _grader_calls)
 
 
 @asynccontextmanager
@@ -89,7 +90,14 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     async with AsyncExitStack() as stack:
         for extension in EXTENSIONS:
             await stack.enter_async_context(extension(app))
-        yield
+        # What start-up built (modules, the app, the graders) lives as long as the server: kept out of the
+        # garbage collector's full passes, which would otherwise walk it all (a 0.1 s pause per pass).
+        gc.collect()
+        gc.freeze()
+        try:
+            yield
+        finally:
+            gc.unfreeze()
 
 
 def _include_routers(app: FastAPI) -> None:
