@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 
 from fastapi import APIRouter, FastAPI, Request, Response
+from pydantic import Field
 from sqlalchemy import Engine, text
 
 from assay.api.envelope import ERROR_RESPONSES, Envelope, ErrorEnvelope
@@ -45,8 +46,9 @@ class Health(ResponseModel):
     status: str
     version: str
     database: str
-    database_age_ms: float
-    """Milliseconds since the database last answered a check (they run every second)."""
+    database_age_ms: float = Field(
+        description="Milliseconds since the database last answered a check (one runs every second)"
+    )
 
 
 def _installed_version() -> str:
