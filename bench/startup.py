@@ -12,8 +12,10 @@ Times, as whole processes (start to exit, wall clock), run in turn so that each 
 * ``assay --help``, ``assay grade -g true-false -e true -r yes`` and ``assay run`` over N recorded answers
   (``-o`` a JSONL file).
 
-Prints medians and each one's ratio to the floor's (target: ``assay run`` ≤ 4x). Bytecode is written and
-used as an installed package has it (``PYTHONDONTWRITEBYTECODE`` is dropped); a first round warms it up.
+Prints medians of wall-clock and CPU time (user + system, steadier on a loaded machine) and each one's ratio
+to the floor's (target: ``assay run`` ≤ 4x). Bytecode is written and used as an installed package has it
+(``PYTHONDONTWRITEBYTECODE`` is dropped); a first round warms it up. ``--src`` times other source trees
+beside (e.g. ``git archive main src | tar -x -C /tmp/main``, then ``--src src /tmp/main/src``).
 """
 
 from __future__ import annotations
@@ -21,11 +23,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,22 +56,34 @@ def write_suite(directory: Path, count: int) -> tuple[Path, Path]:
     return suite, responses
 
 
-def environment() -> dict[str, str]:
-    """This tree's ``src`` first on the path, bytecode cached as in an installed package."""
+def environment(src: Path) -> dict[str, str]:
+    """The source tree ``src`` first on the path, bytecode cached as in an installed package."""
     env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "src"), env.get("PYTHONPATH")]))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(src), env.get("PYTHONPATH")]))
     env.pop("ASSAY_DATABASE_URL", None)
     return env
 
 
-def timed(command: list[str], env: dict[str, str], *, ok: set[int]) -> tuple[float, str]:
-    """Wall seconds of one process run and its stdout; its exit code must be in ``ok``."""
+@dataclass(frozen=True, slots=True)
+class Timing:
+    """One process run: wall seconds, CPU seconds (user + system) and what it printed."""
+
+    wall: float
+    cpu: float
+    stdout: str
+
+
+def timed(command: list[str], env: dict[str, str]) -> Timing:
+    """One process run, which must exit 0."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
     elapsed = time.perf_counter() - started
-    if done.returncode not in ok:
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
         raise RuntimeError(f"{command} exited {done.returncode}: {done.stderr[-2000:]}")
-    return elapsed, done.stdout
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return Timing(elapsed, cpu, done.stdout)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -75,47 +91,67 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--cases", type=int, default=300)
+    parser.add_argument(
+        "--src",
+        nargs="*",
+        type=Path,
+        default=[ROOT / "src"],
+        help="source trees to time side by side (e.g. this one and an export of main's)",
+    )
     args = parser.parse_args(argv)
-    env = environment()
     with tempfile.TemporaryDirectory(prefix="assay-bench-startup-") as name:
         directory = Path(name)
         suite, responses = write_suite(directory, args.cases)
         files = [str(suite), str(responses), str(directory / "floor.sqlite")]
-        run = [*ASSAY, "run", str(suite), "-g", "true-false", "--responses", str(responses)]
-        commands: dict[str, tuple[list[str], set[int]]] = {
-            "python -c pass": ([sys.executable, "-c", "pass"], {0}),
-            "floor": ([sys.executable, str(ROOT / "bench" / "run_floor.py"), *files], {0}),
-            "import assay.cli.main": ([sys.executable, "-c", IMPORT_TIMER], {0}),
-            "assay --help": ([*ASSAY, "--help"], {0}),
-            "assay grade": ([*ASSAY, "grade", "-g", "true-false", "-e", "true", "-r", "yes"], {0}),
-            f"assay run ({args.cases})": (
-                [*run, "-o", str(directory / "out.jsonl"), "--min-pass-rate", "0"],
-                {0},
-            ),
+        plain = environment(ROOT / "src")
+        commands: dict[str, tuple[list[str], dict[str, str]]] = {
+            "python -c pass": ([sys.executable, "-c", "pass"], plain),
+            "floor": ([sys.executable, str(ROOT / "bench" / "run_floor.py"), *files], plain),
         }
-        walls: dict[str, list[float]] = {label: [] for label in commands}
-        inside: list[float] = []
+        for number, src in enumerate(args.src):
+            env = environment(src)
+            tag = "" if len(args.src) == 1 else f" [{'ABCDEFGH'[number]}]"
+            output = str(directory / f"out-{number}.jsonl")
+            run = [*ASSAY, "run", str(suite), "-g", "true-false", "--responses", str(responses)]
+            commands |= {
+                f"import assay.cli.main{tag}": ([sys.executable, "-c", IMPORT_TIMER], env),
+                f"assay --help{tag}": ([*ASSAY, "--help"], env),
+                f"assay grade{tag}": ([*ASSAY, "grade", "-g", "true-false", "-e", "true", "-r", "yes"], env),
+                f"assay run ({args.cases}){tag}": ([*run, "-o", output, "--min-pass-rate", "0"], env),
+            }
+        timings: dict[str, list[Timing]] = {label: [] for label in commands}
         load_before = os.getloadavg()
         for round_ in range(args.repeats + 1):  # round 0 warms the bytecode and the page cache up
-            for label, (command, ok) in commands.items():
-                elapsed, stdout = timed(command, env, ok=ok)
+            for label, (command, env) in commands.items():
+                timing = timed(command, env)
                 if round_:
-                    walls[label].append(elapsed)
-                    if label == "import assay.cli.main":
-                        inside.append(float(stdout.strip()))
+                    timings[label].append(timing)
         load_after = os.getloadavg()
-        lines = (directory / "out.jsonl").read_text().count("\n")
-        assert lines == args.cases, f"assay run wrote {lines} results, not {args.cases}"
+        for number in range(len(args.src)):
+            lines = (directory / f"out-{number}.jsonl").read_text().count("\n")
+            assert lines == args.cases, f"assay run wrote {lines} results, not {args.cases}"
 
-    floor = statistics.median(walls["floor"])
     cpus = len(os.sched_getaffinity(0))
     print(f"{cpus} CPUs; load average {load_before[0]:.2f} before, {load_after[0]:.2f} after")
-    print(f"{'command':28} {'median s':>9} {'min s':>7} {'x floor':>8}")
-    for label, times in walls.items():
-        median = statistics.median(times)
-        print(f"{label:28} {median:9.3f} {min(times):7.3f} {median / floor:8.2f}")
-    print(f"{'  (import, inside process)':28} {statistics.median(inside):9.3f} {min(inside):7.3f}")
-    print(f"medians of {args.repeats} rounds, each command once a round; target: assay run <= 4x floor")
+    if len(args.src) > 1:
+        print("; ".join(f"[{'ABCDEFGH'[number]}] {src}" for number, src in enumerate(args.src)))
+    floor_wall = statistics.median(timing.wall for timing in timings["floor"])
+    floor_cpu = statistics.median(timing.cpu for timing in timings["floor"])
+    width = max(map(len, timings)) + 1
+    print(f"{'command':{width}} {'wall s':>7} {'min s':>7} {'x floor':>8} {'CPU s':>7} {'x floor':>8}")
+    for label, runs in timings.items():
+        wall = statistics.median(timing.wall for timing in runs)
+        cpu = statistics.median(timing.cpu for timing in runs)
+        least = min(timing.wall for timing in runs)
+        ratios = f"{wall / floor_wall:8.2f} {cpu:7.3f} {cpu / floor_cpu:8.2f}"
+        print(f"{label:{width}} {wall:7.3f} {least:7.3f} {ratios}")
+        if label.startswith("import assay.cli.main"):
+            inside = statistics.median(float(timing.stdout) for timing in runs)
+            print(f"{'  (the import alone, inside)':{width}} {inside:7.3f}")
+    print(
+        f"medians of {args.repeats} rounds, each command once a round (wall clock, and CPU time of the "
+        "process); target: assay run <= 4x floor"
+    )
 
 
 if __name__ == "__main__":
