@@ -114,8 +114,8 @@ class DatabaseWatch:
         return None
 
     def close(self) -> None:
-        """Let the ping thread go (a ping under way finishes first)."""
-        self._thread.shutdown(wait=False, cancel_futures=True)
+        """Stop the ping thread once a ping under way has ended (and given its connection back)."""
+        self._thread.shutdown(wait=True, cancel_futures=True)
 
 
 @asynccontextmanager
@@ -131,7 +131,7 @@ async def database_watch(app: FastAPI) -> AsyncIterator[None]:
     finally:
         task.cancel()
         await asyncio.wait({task})
-        watch.close()
+        await asyncio.to_thread(watch.close)  # before the engine is disposed
 
 
 @router.get(
