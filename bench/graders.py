@@ -22,7 +22,7 @@ import orjson
 from assay.services.grader_service import GraderService
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from grader_workloads import WORKLOADS, Workload, boolean_pairs
+from grader_workloads import WORKLOADS, Grade, Workload, boolean_pairs
 
 
 def time_calls(grade: Callable[[str, str], object], cases: Sequence[tuple[str, str]], repeats: int) -> float:
@@ -34,6 +34,18 @@ def time_calls(grade: Callable[[str, str], object], cases: Sequence[tuple[str, s
             grade(response, expected)
         runs.append((time.perf_counter() - start) / len(cases) * 1e6)
     return statistics.median(runs)
+
+
+def verdicts_differing(grade: Grade, bare: Grade, cases: Sequence[tuple[str, str]]) -> list[str]:
+    """The distinct pairs on which the bare loop's verdict (``match_status``) is not the grader's: a bare
+    loop doing other work than the grader is no floor for it."""
+    differing = []
+    for response, expected in dict.fromkeys(cases):
+        ours = grade(response, expected)["details"]["match_status"]
+        theirs = bare(response, expected)["details"]["match_status"]
+        if ours != theirs:
+            differing.append(f"{response!r} vs {expected!r}: grader {ours}, bare loop {theirs}")
+    return differing
 
 
 def time_grade_file(cases: Sequence[tuple[str, str]], repeats: int) -> tuple[float, float]:
@@ -78,19 +90,30 @@ def main() -> None:
     print(
         f"{args.cases:,} pairs per grader, median of {args.repeats} passes, Python {sys.version.split()[0]}"
     )
-    print(f"  {'grader':<14} {'µs/call':>8} {'bare loop':>10} {'ratio':>6}")
+    print(f"  {'grader':<14} {'µs/call':>8} {'bare loop':>10} {'ratio':>6}  {'verdicts differing':>18}")
+    disagreements: list[str] = []
     for grader in service.list():
         if args.only and grader.grader_id not in args.only:
             continue
-        workload = WORKLOADS.get(grader.grader_id, Workload(grader.grader_id, boolean_pairs))
-        pairs = workload.make_pairs(args.cases, random.Random(20261123))
-        built = service.build(grader.grader_id, workload.config)
-        micros = time_calls(built.grade, pairs, args.repeats)
-        if workload.bare is None:
-            print(f"  {grader.grader_id:<14} {micros:8.3f} {'-':>10} {'-':>6}")
-            continue
-        bare = time_calls(workload.bare(), pairs, args.repeats)
-        print(f"  {grader.grader_id:<14} {micros:8.3f} {bare:10.3f} {micros / bare:5.2f}×")
+        for workload in WORKLOADS.get(grader.grader_id, (Workload(grader.grader_id, boolean_pairs),)):
+            name = f"{grader.grader_id}[{workload.label}]" if workload.label else grader.grader_id
+            pairs = workload.make_pairs(args.cases, random.Random(20261123))
+            built = service.build(grader.grader_id, workload.config)
+            micros = time_calls(built.grade, pairs, args.repeats)
+            if workload.bare is None:
+                print(f"  {name:<14} {micros:8.3f} {'-':>10} {'-':>6}")
+                continue
+            bare = workload.bare()
+            differing = verdicts_differing(built.grade, bare, pairs)
+            disagreements += [f"  {name}: {line}" for line in differing[:5]]
+            bare_micros = time_calls(bare, pairs, args.repeats)
+            print(
+                f"  {name:<14} {micros:8.3f} {bare_micros:10.3f} {micros / bare_micros:5.2f}×"
+                f"  {len(differing):>18}"
+            )
+    if disagreements:
+        print("The bare loop is not doing the grader's work on these distinct pairs (first five per grader):")
+        print("\n".join(disagreements))
     if not args.no_grade_file:
         cases = boolean_pairs(args.cases, random.Random(20261122))
         wall, rate = time_grade_file(cases, max(1, args.repeats // 2 + 1))
