@@ -40,7 +40,13 @@ MAX_TOKEN_CHARS = 400
 """A number written longer than this is not read (it would cost more than it could mean)."""
 _DROP_GROUP_MARKS = str.maketrans("", "", ".," + _GROUP_SPACES)
 _MAX_LISTED = 5
-_FAST_PATH_DIGITS = 300  # fewer digits than a double's range (1e308), so float() is finite
+_FAST_PATH_CHARS = 300
+"""A whole text this short written as one plain number is read by ``float()`` alone (if finite)."""
+_PLAIN_POINT = re.compile(r"([-+]?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)(%?)")
+_PLAIN_COMMA = re.compile(r"([-+]?[0-9]+(?:[eE][-+]?[0-9]+)?)(%?)")
+"""The usual answer, one number and nothing else in ASCII ("42", "-3e2", "0.25", "45%"), which the full
+reading below would read as ``float()`` does: without group marks, so alike in both notations, except
+that a '.' is a group mark under decimal_comma ("1.234" is 1234)."""
 
 
 def _number_pattern(*, decimal_comma: bool, allow_fractions: bool) -> re.Pattern[str]:
@@ -97,16 +103,21 @@ _TOO_LONG = f"a number longer than {MAX_TOKEN_CHARS} characters"
 class _Reader:
     """Reads the one number a text states, with the options of one grader."""
 
-    __slots__ = ("_pattern", "_percent_as_fraction")
+    __slots__ = ("_pattern", "_percent_as_fraction", "_plain")
 
     def __init__(self, *, decimal_comma: bool, allow_fractions: bool, percent_as_fraction: bool) -> None:
         self._pattern = _number_pattern(decimal_comma=decimal_comma, allow_fractions=allow_fractions)
         self._percent_as_fraction = percent_as_fraction
+        self._plain = (_PLAIN_COMMA if decimal_comma else _PLAIN_POINT).fullmatch
 
     def read(self, text: str) -> Reading:
         stripped = text.strip()
-        if stripped.isdigit() and stripped.isascii() and len(stripped) <= _FAST_PATH_DIGITS:
-            return Reading(float(stripped), stripped, None)
+        if len(stripped) <= _FAST_PATH_CHARS:
+            plain = self._plain(stripped)
+            if plain is not None and not (plain[2] and self._percent_as_fraction):
+                number = float(plain[1])
+                if math.isfinite(number):  # 1e999 is read below, to say why it is not a number
+                    return Reading(number, stripped, None)
         value: float | None = None
         token = ""
         seen: dict[float, str] = {}
