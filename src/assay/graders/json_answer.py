@@ -34,6 +34,7 @@ from assay.graders.json_reading import (
     excerpt_text,
     json_equal,
     json_path,
+    may_hold_booleans,
     read_json,
 )
 from assay.graders.json_schema_check import compile_schema, first_violation, schema_problems
@@ -326,7 +327,14 @@ class JsonGrader(GraderInterface):
                 status = _MATCH
                 reason = "Response is JSON" + (" valid against the schema" if self._validator else "")
             else:
-                status, reason, picked, difference_path = self._compare(comparison, expected, actual)
+                booleans = (
+                    self._pick is not None  # a pick can make a boolean of any answer
+                    or may_hold_booleans(response_text)
+                    or may_hold_booleans(read_text(expected_output))
+                )
+                status, reason, picked, difference_path = self._compare(
+                    comparison, expected, actual, booleans
+                )
         return verdict_result(
             status,
             reason,
@@ -345,9 +353,10 @@ class JsonGrader(GraderInterface):
         )
 
     def _compare(
-        self, comparison: Comparison, expected: Any, actual: Any
+        self, comparison: Comparison, expected: Any, actual: Any, booleans: bool
     ) -> tuple[MatchStatus, str, Any, str | None]:
-        """(status, reason, the pick's result, the path of the first difference) for a JSON answer."""
+        """(status, reason, the pick's result, the path of the first difference) for a JSON answer;
+        ``booleans`` is false when neither value can hold true or false (then ``==`` is JSON equality)."""
         picked = actual
         after = ""
         if self._pick is not None:
@@ -362,7 +371,7 @@ class JsonGrader(GraderInterface):
                 return _MISMATCH, f"Response JSON has nothing at the pick {label}", None, None
         superset = comparison is Comparison.SUPERSET
         # the common case first, without building paths: Python's == is a fast necessary condition
-        if not superset and expected == picked and json_equal(expected, picked):
+        if not superset and expected == picked and (not booleans or json_equal(expected, picked)):
             difference = None
         else:
             difference = first_difference(expected, picked, superset=superset)

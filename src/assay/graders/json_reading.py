@@ -202,6 +202,12 @@ def json_equal(left: Any, right: Any) -> bool:
 _NUMBER_CLASSES = frozenset({int, float})
 
 
+def may_hold_booleans(text: str) -> bool:
+    """Whether JSON read from ``text`` (or a part of it) may hold ``true`` or ``false``: the parser makes
+    booleans of these words only. Where neither side can, Python's ``==`` is :func:`json_equal`."""
+    return "true" in text or "false" in text
+
+
 def excerpt_text(text: str, limit: int = 200) -> str:
     """``text`` cut to ``limit`` characters, for a reason sentence."""
     return text if len(text) <= limit else text[:limit] + "…"
