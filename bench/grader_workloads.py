@@ -12,10 +12,14 @@ import random
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import jmespath
 import re2
+
+from assay.graders.extract import ExtractGrader
+from assay.graders.extraction import DEFAULT_RULES, compiled
 
 Pair = tuple[str, str]
 Grade = Callable[[str, str], dict[str, Any]]
@@ -46,6 +50,10 @@ class Workload:
     config: dict[str, Any] | None = None
     label: str = ""
     """Names a second workload of one grader (another config) in the printed table."""
+    max_cases: int | None = None
+    """A slow grader (a model per call) is timed on at most this many pairs."""
+    before_pass: Callable[[], None] | None = None
+    """Run before each timed pass: empties a grader's cache, so that every pass does the same cold work."""
 
 
 def _result(
@@ -83,8 +91,12 @@ def boolean_pairs(count: int, rng: random.Random) -> list[Pair]:
     return pairs
 
 
-def bare_true_false() -> Grade:
-    table = {a.casefold(): "true" for a in TRUE_SPELLINGS} | {a.casefold(): "false" for a in FALSE_SPELLINGS}
+def bare_true_false(trues: list[str] | None = None, falses: list[str] | None = None) -> Grade:
+    """A dict from each folded spelling to its side (``trues``/``falses``: the aliases, default the
+    spellings the boolean pairs use)."""
+    trues = [*(TRUE_SPELLINGS if trues is None else trues), "true"]
+    falses = [*(FALSE_SPELLINGS if falses is None else falses), "false"]
+    table = {a.strip().casefold(): "true" for a in trues} | {a.strip().casefold(): "false" for a in falses}
 
     def grade(response: str, expected: str) -> dict[str, Any]:
         ne = expected.strip().casefold()
@@ -445,6 +457,94 @@ def bare_json(pick: str | None = None) -> Callable[[], Grade]:
     return build
 
 
+CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "answer_corpus.jsonl"
+REASONING = (
+    "Let me think this through step by step. The statement concerns the claim given in the question, and "
+    "the evidence from the source text is fairly direct: the figures quoted match the record, the dates "
+    "line up, and nothing in the passage contradicts it. "
+)
+
+
+def extract_pairs(count: int, rng: random.Random) -> list[Pair]:
+    """Replies in sentences, from the answer corpus (nine languages; clear, negated, hedged, mixed...), and
+    one in five a long one: a reasoning of ~1,500 characters, then a labelled final answer."""
+    with CORPUS.open(encoding="utf-8") as lines:
+        rows = [json.loads(line) for line in lines if line.strip()]
+    pairs = []
+    for _ in range(count):
+        row = rng.choice(rows)
+        if rng.random() < 0.2:
+            pairs.append((REASONING * 6 + f"\n\nFinal answer: {rng.choice(['yes', 'no'])}", row["expected"]))
+        else:
+            pairs.append((row["reply"], row["expected"]))
+    return pairs
+
+
+def bare_extract() -> Grade:
+    """The extraction module called directly (its nine languages' rules are not something one writes by
+    hand for a baseline), then the bare true-false on the span, building the same dict and trace: what
+    is left to compare is the wrapper (config, tree, child call)."""
+    extractor = compiled(DEFAULT_RULES)
+    # The default wrapped true-false knows the English answer words extraction reads ("correct", "nope").
+    aliases = ExtractGrader.config_schema["properties"]["grader"]["default"]["config"]["aliases"]
+    true_false = bare_true_false(aliases["true"], aliases["false"])
+
+    def grade(response: str, expected: str) -> dict[str, Any]:
+        extraction = extractor.extract(response)
+        trace = {"span": extraction.span, "rule": extraction.rule, "reason": extraction.reason}
+        if extraction.span is None:
+            reason = f"No answer extracted ({extraction.rule}): {extraction.reason}"
+            return _result(
+                "invalid_response", reason, response, expected, None, None, extraction=trace, children=[]
+            )
+        child = true_false(extraction.span, expected)
+        details = child["details"]
+        reason = f"{extraction.reason}; grader (true-false): {details['reason']}"
+        return _result(
+            details["match_status"], reason, response, expected, None, extraction.span, extraction=trace,
+            decided_by="grader", children=[{"grader_id": "true-false", **child}],
+        )  # fmt: skip
+
+    return grade
+
+
+TOPICS = [
+    "The capital of France is Paris",
+    "Water boils at one hundred degrees Celsius at sea level",
+    "The treaty was signed in 1648 at Münster and Osnabrück",
+    "Mitochondria produce most of the energy a cell uses",
+    "The function returns the sorted list without changing its input",
+    "Light takes about eight minutes to travel from the Sun to the Earth",
+]
+FILLERS = [
+    "as far as I know", "according to the documentation", "in short", "to be precise", "if I remember well",
+    "which is well documented", "as the question asks", "after checking the sources", "for the record",
+]  # fmt: skip
+
+
+def _clear_embeddings() -> None:
+    from assay.graders import embedding
+
+    embedding.clear_cache()
+
+
+def semantic_pairs(count: int, rng: random.Random) -> list[Pair]:
+    """Free-text answers against expected sentences, every text different (as a suite's would be): the
+    expected one is a fact with a filler phrase, the answer rewords it (two thirds) or states another."""
+    pairs = []
+    for index in range(count):
+        fact = rng.choice(TOPICS)
+        expected = f"{fact}, {rng.choice(FILLERS)} (case {index})."
+        said = fact if rng.random() < 2 / 3 else rng.choice(TOPICS)
+        words = said.split()
+        middle = words[1:4]
+        rng.shuffle(middle)  # a reworded answer: the same words, some in another order
+        words[1:4] = middle
+        answer = f"{rng.choice(FILLERS).capitalize()}, {' '.join(words).lower()}; see note {index}."
+        pairs.append((answer, expected))
+    return pairs
+
+
 WORKLOADS: dict[str, tuple[Workload, ...]] = {
     "true-false": (Workload("true-false", boolean_pairs, bare_true_false),),
     "string-match": (Workload("string-match", text_pairs, bare_string_match),),
@@ -452,6 +552,8 @@ WORKLOADS: dict[str, tuple[Workload, ...]] = {
     "regex": (Workload("regex", regex_pairs, bare_regex),),
     "choice": (Workload("choice", choice_pairs, bare_choice),),
     "numeric": (Workload("numeric", numeric_pairs, bare_numeric),),
+    "extract": (Workload("extract", extract_pairs, bare_extract),),
+    "semantic": (Workload("semantic", semantic_pairs, max_cases=200, before_pass=_clear_embeddings),),
     "json": (
         Workload("json", json_pairs, bare_json()),
         Workload("json", json_pick_pairs, bare_json(JSON_PICK), {"pick": JSON_PICK}, "pick"),

@@ -4,6 +4,7 @@ import { ComparePage } from "./pages/ComparePage";
 import { EvaluationPage } from "./pages/EvaluationPage";
 import { EvaluationsPage } from "./pages/EvaluationsPage";
 import { GradersPage } from "./pages/GradersPage";
+import { GridPage } from "./pages/GridPage";
 import { NewEvaluationPage } from "./pages/NewEvaluationPage";
 import { NotFoundPage } from "./pages/NotFoundPage";
 import { SuitePage } from "./pages/SuitePage";
@@ -39,6 +40,7 @@ export function App() {
           <Route path="/compare" element={<ComparePage />} />
           <Route path="/suites" element={<SuitesPage />} />
           <Route path="/suites/:suiteId" element={<SuitePage />} />
+          <Route path="/suites/:suiteId/side-by-side" element={<GridPage />} />
           <Route path="/graders" element={<GradersPage />} />
           <Route path="/graders/:graderId" element={<GradersPage />} />
           <Route path="*" element={<NotFoundPage />} />

@@ -42,6 +42,13 @@ class ConfigError(ValidationError):
     """A grader configuration is invalid."""
 
 
+class GraderUnavailableError(ValidationError):
+    """A registered grader cannot grade on this machine (an optional package is missing); ``problems``
+    says why and how to install it."""
+
+    code = "GRADER_UNAVAILABLE"
+
+
 class ConflictError(AssayError):
     """The request conflicts with the current state (a duplicate id, a finished run)."""
 

@@ -320,6 +320,34 @@ def test_an_export_covers_what_the_filters_show(client: TestClient) -> None:
     assert [json.loads(line)["agent_response"] for line in searched] == ["maybe"]
 
 
+def test_verdicts_are_counted_and_filtered_by_their_reason_code(client: TestClient) -> None:
+    suite = make_suite(client)
+    ids = case_ids(client, suite["id"])
+    answers = ["The answer is: yes", "Maybe false, I think.", "It is not true.", "Final answer: no"]
+    evaluation = start(client, suite_id=suite["id"], grader_id="extract", target=recorded(ids, answers))
+    summary = wait_until_finished(client, evaluation["id"])["summary"]
+    assert summary["by_reason_code"] == {"hedged": 1, "negated": 1}
+    assert summary["by_match_status"] == {"invalid_response": 2, "match": 2}
+    assert summary["binary"]["confusion_matrix"]["false"]["invalid"] == 1  # the hedged reply, expected false
+    hedged = results(client, evaluation["id"], reason_code="hedged")
+    assert [row["case_id"] for row in hedged] == [ids[1]]
+    assert hedged[0]["details"]["extraction"] == {
+        "span": None,
+        "rule": "hedged",
+        "reason": "The reply hedges ('Maybe'), so it gives no clear answer",
+    }
+    read = results(client, evaluation["id"], outcome="passed")[0]["details"]
+    assert (read["extraction"]["span"], read["extraction"]["rule"]) == ("yes", "labelled")
+    assert results(client, evaluation["id"], reason_code="question") == []
+    lines = client.get(
+        f"/api/evaluations/{evaluation['id']}/export", params={"format": "jsonl", "reason_code": "negated"}
+    ).text.splitlines()
+    assert [json.loads(line)["case_id"] for line in lines] == [ids[2]]
+    too_long = client.get(f"/api/evaluations/{evaluation['id']}/results", params={"reason_code": "x" * 41})
+    assert too_long.status_code == 422
+    assert too_long.json()["error"]["code"] == "VALIDATION_ERROR"
+
+
 def test_exports_jsonl_and_formula_safe_csv(client: TestClient) -> None:
     suite = make_suite(client)
     ids = case_ids(client, suite["id"])

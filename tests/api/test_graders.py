@@ -6,6 +6,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from assay.graders import BUILTIN_GRADERS
+from assay.graders.embedding import INSTALL_COMMAND
+from tests.support.semantic import hidden_semantic_extra, require_semantic_extra
+
+__all__ = ["hidden_semantic_extra"]  # a fixture, used by name
 
 GRADER_IDS = [grader.default_id for grader in BUILTIN_GRADERS]
 """The built-ins in registration order: string-match and true-false (003, 004) first, then the catalogue."""
@@ -64,7 +68,16 @@ def test_get_nonexistent_grader(client: TestClient) -> None:
 @pytest.mark.parametrize("grader_id", GRADER_IDS)
 def test_every_grader_is_listed_and_described(client: TestClient, grader_id: str) -> None:
     listed = {g["id"]: g for g in client.get("/api/graders").json()["data"]["graders"]}
-    assert set(listed[grader_id]) == {"id", "name", "description", "type", "version", "config_schema"}
+    assert set(listed[grader_id]) == {
+        "id",
+        "name",
+        "description",
+        "type",
+        "version",
+        "config_schema",
+        "available",
+        "unavailable_reason",
+    }
     assert listed[grader_id]["config_schema"]["additionalProperties"] is False
 
     body = client.get(f"/api/graders/{grader_id}").json()
@@ -264,3 +277,70 @@ def test_validate_takes_any_json(client: TestClient, config: object) -> None:
 
 def test_validate_unknown_grader(client: TestClient) -> None:
     assert client.post("/api/graders/nope/validate", json={"config": {}}).status_code == 404
+
+
+# ---- a grader this server cannot use (an optional extra missing) --------------------------------------
+
+
+def test_semantic_grades_through_the_api(client: TestClient) -> None:
+    require_semantic_extra()
+    listed = {g["id"]: g for g in client.get("/api/graders").json()["data"]["graders"]}
+    assert (listed["semantic"]["available"], listed["semantic"]["unavailable_reason"]) == (True, None)
+    body = {
+        "agent_response": "Paris is France's capital city.",
+        "expected_output": "The capital of France is Paris.",
+    }
+    data = client.post("/api/graders/semantic/grade", json=body).json()["data"]
+    assert data["passed"] is True
+    assert 0.8 <= data["score"] <= 1.0
+    assert data["grader"] == {"grader_id": "semantic", "config": {"threshold": 0.8}, "version": "1.0.0"}
+
+
+@pytest.fixture
+def without_semantic(hidden_semantic_extra: None, client: TestClient) -> TestClient:
+    """A client of an app started while the semantic model cannot be found."""
+    return client
+
+
+def test_an_unavailable_grader_is_listed_with_its_install_command(without_semantic: TestClient) -> None:
+    listed = {g["id"]: g for g in without_semantic.get("/api/graders").json()["data"]["graders"]}
+    assert listed["semantic"]["available"] is False
+    assert listed["semantic"]["unavailable_reason"].endswith(INSTALL_COMMAND)
+    assert (listed["string-match"]["available"], listed["string-match"]["unavailable_reason"]) == (True, None)
+    detail = without_semantic.get("/api/graders/semantic").json()["data"]
+    assert detail["available"] is False
+    assert detail["presets"]  # still described in full: its options can be read and checked
+    checked = without_semantic.post("/api/graders/semantic/validate", json={"config": {"threshold": 0.7}})
+    assert checked.json()["data"] == {"valid": True, "problems": []}
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/api/graders/semantic/grade", {"agent_response": "Paris", "expected_output": "Paris"}),
+        (
+            "/api/graders/semantic/grade-batch",
+            {
+                "items": [{"agent_response": "Paris", "expected_output": "Paris"}],
+                "config": {"threshold": 0.7},
+            },
+        ),
+        (
+            "/api/graders/all/grade",
+            {
+                "agent_response": "Paris",
+                "expected_output": "Paris",
+                "config": {"graders": [{"grader_id": "semantic"}]},
+            },
+        ),
+    ],
+)
+def test_using_an_unavailable_grader_is_refused_naming_the_install_command(
+    without_semantic: TestClient, path: str, body: dict[str, object]
+) -> None:
+    response = without_semantic.post(path, json=body)
+    assert response.status_code == 422
+    error = response.json()["error"]
+    assert error["code"] == "GRADER_UNAVAILABLE"
+    assert "is not available here" in error["message"]
+    assert error["problems"][0].endswith(INSTALL_COMMAND)

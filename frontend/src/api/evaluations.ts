@@ -1,6 +1,6 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type Schemas, api, unwrap } from "./client";
-import type { Comparison, EvaluationStatus, FlipKind } from "./types";
+import type { CaseResult, Comparison, Evaluation, EvaluationStatus, FlipKind, MatchStatus } from "./types";
 
 const TERMINAL: ReadonlySet<EvaluationStatus> = new Set(["completed", "failed", "cancelled"]);
 
@@ -51,12 +51,37 @@ export function useCancelEvaluation(evaluationId: number) {
 export type OutcomeFilter = "all" | "passed" | "failed" | "invalid" | "error";
 export type SortKey = "position" | "score" | "latency_ms";
 
-/** What the results table asks the server for: an outcome, a text search, an order. */
+/** What the results table asks the server for: an outcome (and a failure group), a verdict's reason code,
+ * a text search, an order. */
 export interface ResultQuery {
   outcome: OutcomeFilter;
+  /** Only verdicts with this reason code (`""`: any). */
+  reason: string;
+  /** Only this `match_status` (a failure group), or any. */
+  matchStatus: MatchStatus | null;
+  /** Only this error reason (a failure group), or any. */
+  error: string | null;
   search: string;
   sort: SortKey;
   descending: boolean;
+}
+
+/** The filter query parameters of the results listing and the export, as the API names them. */
+export function resultFilterParams(query: ResultQuery): {
+  outcome?: Exclude<OutcomeFilter, "all">;
+  match_status?: MatchStatus;
+  error?: string;
+  reason_code?: string;
+  q?: string;
+} {
+  const search = query.search.trim();
+  return {
+    ...(query.outcome !== "all" ? { outcome: query.outcome } : {}),
+    ...(query.matchStatus !== null ? { match_status: query.matchStatus } : {}),
+    ...(query.error !== null ? { error: query.error } : {}),
+    ...(query.reason !== "" ? { reason_code: query.reason } : {}),
+    ...(search !== "" ? { q: search } : {}),
+  };
 }
 
 type ResultPage = Schemas["ResultList"];
@@ -64,7 +89,6 @@ type ResultPage = Schemas["ResultList"];
 export const RESULT_PAGE_SIZE = 200;
 
 function fetchResultPage(evaluationId: number, query: ResultQuery, page: number, signal: AbortSignal): Promise<ResultPage> {
-  const search = query.search.trim();
   return unwrap(
     api.GET("/api/evaluations/{evaluation_id}/results", {
       signal,
@@ -74,12 +98,68 @@ function fetchResultPage(evaluationId: number, query: ResultQuery, page: number,
           skip: page * RESULT_PAGE_SIZE,
           limit: RESULT_PAGE_SIZE,
           sort: query.descending ? `-${query.sort}` : query.sort,
-          ...(query.outcome !== "all" ? { outcome: query.outcome } : {}),
-          ...(search !== "" ? { q: search } : {}),
+          ...resultFilterParams(query),
         },
       },
     }),
   );
+}
+
+/** One case's result (the case a link opens). */
+export function useResult(evaluationId: number, caseId: number | undefined, refreshKey: number) {
+  return useQuery({
+    queryKey: ["evaluations", evaluationId, "result", caseId, refreshKey],
+    queryFn: (): Promise<CaseResult> =>
+      unwrap(
+        api.GET("/api/evaluations/{evaluation_id}/results/{case_id}", {
+          params: { path: { evaluation_id: evaluationId, case_id: caseId ?? 0 } },
+        }),
+      ),
+    enabled: caseId !== undefined && caseId > 0,
+    placeholderData: (previous) => (previous?.case_id === caseId ? previous : undefined),
+    retry: false,
+  });
+}
+
+export function useRenameEvaluation(evaluationId: number) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (name: string) =>
+      unwrap(api.PATCH("/api/evaluations/{evaluation_id}", { params: { path: { evaluation_id: evaluationId } }, body: { name } })),
+    onSuccess: (evaluation) => {
+      client.setQueryData(["evaluations", evaluationId], evaluation);
+      void client.invalidateQueries({ queryKey: ["evaluations"], refetchType: "none" });
+      void client.invalidateQueries({ queryKey: ["suites"], refetchType: "none" });
+    },
+  });
+}
+
+export function useDeleteEvaluation() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (evaluationId: number) =>
+      unwrap(api.DELETE("/api/evaluations/{evaluation_id}", { params: { path: { evaluation_id: evaluationId } } })),
+    // Refreshed when next shown: refetched now, the screen of the deleted evaluation would ask for it (404).
+    onSuccess: () => {
+      void client.invalidateQueries({ queryKey: ["evaluations"], refetchType: "none" });
+      void client.invalidateQueries({ queryKey: ["suites"], refetchType: "none" });
+    },
+  });
+}
+
+/** Run an evaluation again with the same suite, grader, config, target and concurrency: a new evaluation. */
+export function useRerunEvaluation(evaluationId: number) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (allowInvalidExpected: boolean): Promise<Evaluation> =>
+      unwrap(
+        api.POST("/api/evaluations/{evaluation_id}/rerun", {
+          params: { path: { evaluation_id: evaluationId } },
+          body: { allow_invalid_expected: allowInvalidExpected },
+        }),
+      ),
+    onSuccess: () => client.invalidateQueries({ queryKey: ["evaluations"] }),
+  });
 }
 
 /**

@@ -260,6 +260,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/suites/{suite_id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pass rate of each completed evaluation over time
+         * @description The suite's completed evaluations, oldest first (page 0: the ``limit`` newest), each with its pass
+         *     rate and Wilson 95 % interval, marked ``regression`` when the previous one's pass rate lies above that
+         *     interval (``improvement`` below it).
+         */
+        get: operations["get_history_api_suites__suite_id__history_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/suites/{suite_id}/grid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Evaluations of the suite side by side
+         * @description A row per case in case order (input, expected output, then each evaluation's answer and verdict), a
+         *     page at a time. An evaluation of another suite is a 422 ``VALIDATION_ERROR``; an unknown one a 404; one
+         *     listed twice is shown once.
+         */
+        get: operations["get_grid_api_suites__suite_id__grid_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/evaluations": {
         parameters: {
             query?: never;
@@ -306,7 +350,11 @@ export interface paths {
         delete: operations["delete_evaluation_api_evaluations__evaluation_id__delete"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Rename an evaluation
+         * @description Give it a new name (running or not).
+         */
+        patch: operations["rename_evaluation_api_evaluations__evaluation_id__patch"];
         trace?: never;
     };
     "/api/evaluations/{evaluation_id}/cancel": {
@@ -329,6 +377,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/evaluations/{evaluation_id}/rerun": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run an evaluation again with the same settings
+         * @description A new evaluation of the same suite with the same grader, config, target and concurrency, started at
+         *     once. The stored target carries over whole: header values (write-only) and recorded answers included;
+         *     ``{{secret.NAME}}`` placeholders are read again. Checked as a new evaluation is (422, 404).
+         */
+        post: operations["rerun_evaluation_api_evaluations__evaluation_id__rerun_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/evaluations/{evaluation_id}/results": {
         parameters: {
             query?: never;
@@ -341,6 +411,89 @@ export interface paths {
          * @description Results in case order (or by score / latency), filtered, a page at a time.
          */
         get: operations["list_results_api_evaluations__evaluation_id__results_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evaluations/{evaluation_id}/results/{case_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One case's result
+         * @description The result of one case (a link to a case); 404 when the evaluation has none for it (yet).
+         */
+        get: operations["get_result_api_evaluations__evaluation_id__results__case_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evaluations/{evaluation_id}/failures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Failed results grouped by status and reason
+         * @description Failed results counted by ``match_status`` and error reason, the largest group first (at most
+         *     200), each with the results filter (``outcome``, ``match_status``, ``error``) that lists it.
+         */
+        get: operations["get_failure_groups_api_evaluations__evaluation_id__failures_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evaluations/{evaluation_id}/breakdown": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pass rate per value of a metadata key
+         * @description Pass rate with its Wilson 95 % interval per value of ``key``, worst first: the 200 most frequent
+         *     values, the rest as ``other``, cases without the key as a ``missing`` group.
+         */
+        get: operations["get_breakdown_api_evaluations__evaluation_id__breakdown_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evaluations/{evaluation_id}/breakdown/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Metadata keys to break results down by
+         * @description The metadata keys of the evaluated suite's cases with how many cases have each, the most common
+         *     first (at most 200).
+         */
+        get: operations["get_breakdown_keys_api_evaluations__evaluation_id__breakdown_keys_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -449,6 +602,26 @@ export interface components {
             description?: string | null;
             /** @description Default: from the file name's extension */
             format?: components["schemas"]["SuiteFormat"] | null;
+        };
+        /**
+         * BreakdownOut
+         * @description Pass rate per value of a case metadata key, worst first (lowest rate; most cases among equals).
+         */
+        BreakdownOut: {
+            /** Evaluation Id */
+            evaluation_id: number;
+            /** Key */
+            key: string;
+            /**
+             * Groups
+             * @description The 200 most frequent values, ranked worst first
+             */
+            groups: components["schemas"]["ValueGroupOut"][];
+            /** @description Every value beyond those 200, together; null if none */
+            other: components["schemas"]["PassRateOut"] | null;
+            /** Distinct Values */
+            distinct_values: number;
+            overall: components["schemas"]["PassRateOut"];
         };
         /**
          * CaseIn
@@ -601,6 +774,16 @@ export interface components {
              */
             deleted?: boolean;
         };
+        /** Envelope[BreakdownOut] */
+        Envelope_BreakdownOut_: {
+            /**
+             * Success
+             * @default true
+             */
+            success?: boolean;
+            data?: components["schemas"]["BreakdownOut"] | null;
+            error?: components["schemas"]["ErrorBody"] | null;
+        };
         /** Envelope[CaseList] */
         Envelope_CaseList_: {
             /**
@@ -661,6 +844,16 @@ export interface components {
             data?: components["schemas"]["EvaluationOut"] | null;
             error?: components["schemas"]["ErrorBody"] | null;
         };
+        /** Envelope[FailureGroupsOut] */
+        Envelope_FailureGroupsOut_: {
+            /**
+             * Success
+             * @default true
+             */
+            success?: boolean;
+            data?: components["schemas"]["FailureGroupsOut"] | null;
+            error?: components["schemas"]["ErrorBody"] | null;
+        };
         /** Envelope[GradeBatchResult] */
         Envelope_GradeBatchResult_: {
             /**
@@ -701,6 +894,16 @@ export interface components {
             data?: components["schemas"]["GraderList"] | null;
             error?: components["schemas"]["ErrorBody"] | null;
         };
+        /** Envelope[GridOut] */
+        Envelope_GridOut_: {
+            /**
+             * Success
+             * @default true
+             */
+            success?: boolean;
+            data?: components["schemas"]["GridOut"] | null;
+            error?: components["schemas"]["ErrorBody"] | null;
+        };
         /** Envelope[Health] */
         Envelope_Health_: {
             /**
@@ -709,6 +912,26 @@ export interface components {
              */
             success?: boolean;
             data?: components["schemas"]["Health"] | null;
+            error?: components["schemas"]["ErrorBody"] | null;
+        };
+        /** Envelope[HistoryOut] */
+        Envelope_HistoryOut_: {
+            /**
+             * Success
+             * @default true
+             */
+            success?: boolean;
+            data?: components["schemas"]["HistoryOut"] | null;
+            error?: components["schemas"]["ErrorBody"] | null;
+        };
+        /** Envelope[MetadataKeyList] */
+        Envelope_MetadataKeyList_: {
+            /**
+             * Success
+             * @default true
+             */
+            success?: boolean;
+            data?: components["schemas"]["MetadataKeyList"] | null;
             error?: components["schemas"]["ErrorBody"] | null;
         };
         /** Envelope[PreflightOut] */
@@ -729,6 +952,16 @@ export interface components {
              */
             success?: boolean;
             data?: components["schemas"]["ResultList"] | null;
+            error?: components["schemas"]["ErrorBody"] | null;
+        };
+        /** Envelope[ResultOut] */
+        Envelope_ResultOut_: {
+            /**
+             * Success
+             * @default true
+             */
+            success?: boolean;
+            data?: components["schemas"]["ResultOut"] | null;
             error?: components["schemas"]["ErrorBody"] | null;
         };
         /** Envelope[SuiteList] */
@@ -874,6 +1107,31 @@ export interface components {
             duration_s: number | null;
         };
         /**
+         * EvaluationPatch
+         * @description A new name for an evaluation.
+         */
+        EvaluationPatch: {
+            /** Name */
+            name: string;
+        };
+        /**
+         * EvaluationRerun
+         * @description Options of a re-run; everything else is the source evaluation's.
+         */
+        EvaluationRerun: {
+            /**
+             * Name
+             * @description Default: "<name> · re-run of #<id>"
+             */
+            name?: string | null;
+            /**
+             * Allow Invalid Expected
+             * @description Run even when the grader's preflight finds cases it can never pass; otherwise 422.
+             * @default false
+             */
+            allow_invalid_expected?: boolean;
+        };
+        /**
          * EvaluationStatus
          * @description Where an evaluation is in its life: ``pending → running → completed | failed | cancelled``.
          * @enum {string}
@@ -918,6 +1176,30 @@ export interface components {
             position: number;
             /** Reason */
             reason: string;
+        };
+        /**
+         * FailureGroupOut
+         * @description Failed results sharing a ``match_status`` and an error reason.
+         */
+        FailureGroupOut: {
+            match_status: components["schemas"]["MatchStatus"] | null;
+            /** Error */
+            error: string | null;
+            /** Count */
+            count: number;
+            filter: components["schemas"]["ResultFilterOut"];
+        };
+        /**
+         * FailureGroupsOut
+         * @description An evaluation's failed results grouped by ``match_status`` and error reason, the largest first.
+         */
+        FailureGroupsOut: {
+            /** Evaluation Id */
+            evaluation_id: number;
+            /** Failed */
+            failed: number;
+            /** Groups */
+            groups: components["schemas"]["FailureGroupOut"][];
         };
         /**
          * Flip
@@ -1062,6 +1344,16 @@ export interface components {
             config_schema: {
                 [key: string]: unknown;
             };
+            /**
+             * Available
+             * @description Whether it can grade on this server (false: an optional package is missing)
+             */
+            available: boolean;
+            /**
+             * Unavailable Reason
+             * @description When unavailable: why, and the command that installs what it needs; else null
+             */
+            unavailable_reason: string | null;
             /** Scoring Guide */
             scoring_guide: {
                 [key: string]: string;
@@ -1133,6 +1425,71 @@ export interface components {
             config_schema: {
                 [key: string]: unknown;
             };
+            /**
+             * Available
+             * @description Whether it can grade on this server (false: an optional package is missing)
+             */
+            available: boolean;
+            /**
+             * Unavailable Reason
+             * @description When unavailable: why, and the command that installs what it needs; else null
+             */
+            unavailable_reason: string | null;
+        };
+        /**
+         * GridColumnOut
+         * @description One evaluation of the grid.
+         */
+        GridColumnOut: {
+            /** Evaluation Id */
+            evaluation_id: number;
+            /** Name */
+            name: string;
+            /** Grader Id */
+            grader_id: string;
+            status: components["schemas"]["EvaluationStatus"];
+            /** Pass Rate */
+            pass_rate: number | null;
+        };
+        /**
+         * GridOut
+         * @description A page of the grid: up to ``limit`` rows, fewer when they would pass ASSAY_MAX_RESULTS_PAGE_BYTES.
+         */
+        GridOut: {
+            /** Suite Id */
+            suite_id: number;
+            /** Columns */
+            columns: components["schemas"]["GridColumnOut"][];
+            /** Rows */
+            rows: components["schemas"]["GridRowOut"][];
+            /** Count */
+            count: number;
+            /** Total */
+            total: number;
+            /**
+             * Next Skip
+             * @description Where the next page starts (skip + count); null after the last
+             */
+            next_skip: number | null;
+        };
+        /**
+         * GridRowOut
+         * @description One case: its input and expected output (as they are now), then each evaluation's outcome.
+         */
+        GridRowOut: {
+            /** Case Id */
+            case_id: number;
+            /** Position */
+            position: number;
+            /** Input */
+            input: string;
+            /** Expected Output */
+            expected_output: string;
+            /**
+             * Outcomes
+             * @description In the order of `columns`; null: no result
+             */
+            outcomes: (components["schemas"]["SideOut"] | null)[];
         };
         /**
          * Health
@@ -1145,6 +1502,50 @@ export interface components {
             version: string;
             /** Database */
             database: string;
+        };
+        /**
+         * HistoryOut
+         * @description A page of the suite's completed evaluations, oldest first (page 0 holds the newest).
+         */
+        HistoryOut: {
+            /** Suite Id */
+            suite_id: number;
+            /** Points */
+            points: components["schemas"]["HistoryPointOut"][];
+            /** Count */
+            count: number;
+            /**
+             * Total
+             * @description Completed evaluations of the suite (of the grader, if filtered)
+             */
+            total: number;
+        };
+        /**
+         * HistoryPointOut
+         * @description One completed evaluation of the suite, against the one before it.
+         */
+        HistoryPointOut: {
+            /** Evaluation Id */
+            evaluation_id: number;
+            /** Name */
+            name: string;
+            /** Grader Id */
+            grader_id: string;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Finished At */
+            finished_at: string | null;
+            pass_rate: components["schemas"]["PassRateOut"];
+            /**
+             * Previous Id
+             * @description The completed evaluation before this one
+             */
+            previous_id: number | null;
+            /** @description regression: the previous pass rate lies above this run's Wilson 95 % interval; improvement: below it; steady: inside it; null for the first point or without results */
+            shift: components["schemas"]["Shift"] | null;
         };
         /**
          * HttpTargetSpec
@@ -1219,6 +1620,26 @@ export interface components {
          */
         MatchStatus: "match" | "mismatch" | "invalid_response" | "invalid_expected";
         /**
+         * MetadataKeyList
+         * @description The metadata keys of the evaluated suite's cases, the most common first (at most 200).
+         */
+        MetadataKeyList: {
+            /** Keys */
+            keys: components["schemas"]["MetadataKeyOut"][];
+            /** Count */
+            count: number;
+        };
+        /**
+         * MetadataKeyOut
+         * @description A metadata key and how many of the suite's cases have it.
+         */
+        MetadataKeyOut: {
+            /** Key */
+            key: string;
+            /** Cases */
+            cases: number;
+        };
+        /**
          * OpenAITargetSpec
          * @description Any OpenAI-compatible chat-completions endpoint.
          */
@@ -1266,6 +1687,26 @@ export interface components {
          * @enum {string}
          */
         Outcome: "passed" | "failed" | "invalid" | "error";
+        /**
+         * PassRateOut
+         * @description Passes out of results (target errors count as failures), with the Wilson 95 % interval.
+         */
+        PassRateOut: {
+            /** Passed */
+            passed: number;
+            /** Total */
+            total: number;
+            /**
+             * Rate
+             * @description passed / total; null without results
+             */
+            rate: number | null;
+            /**
+             * Ci95
+             * @description Wilson 95 % interval [low, high]; null without results
+             */
+            ci95: number[] | null;
+        };
         /**
          * PreflightOut
          * @description Cases checked, how many the grader can never pass, and the first of them (nothing was run).
@@ -1356,6 +1797,16 @@ export interface components {
             metadata_key?: string | null;
         };
         /**
+         * ResultFilterOut
+         * @description Query parameters of the results listing (and export) that list exactly one group's results.
+         */
+        ResultFilterOut: {
+            outcome: components["schemas"]["Outcome"] | null;
+            match_status: components["schemas"]["MatchStatus"] | null;
+            /** Error */
+            error: string | null;
+        };
+        /**
          * ResultList
          * @description A page of results: up to ``limit`` rows, fewer when they would pass ASSAY_MAX_RESULTS_PAGE_BYTES.
          */
@@ -1436,6 +1887,12 @@ export interface components {
             /** P75 */
             p75: number | null;
         };
+        /**
+         * Shift
+         * @description How a run's pass rate stands against the run before it.
+         * @enum {string}
+         */
+        Shift: "regression" | "improvement" | "steady";
         /**
          * SideOut
          * @description One evaluation's outcome for a case.
@@ -1549,6 +2006,13 @@ export interface components {
             by_match_status: {
                 [key: string]: number;
             };
+            /**
+             * By Reason Code
+             * @description Verdicts by the reason code their grader gave (e.g. the extract grader's 'hedged')
+             */
+            by_reason_code?: {
+                [key: string]: number;
+            };
             /** Error Count */
             error_count: number;
             /** Errors By Reason */
@@ -1576,6 +2040,25 @@ export interface components {
             valid: boolean;
             /** Problems */
             problems: components["schemas"]["ConfigProblemOut"][];
+        };
+        /**
+         * ValueGroupOut
+         * @description The results whose case has one value under the key.
+         */
+        ValueGroupOut: {
+            /**
+             * Label
+             * @description The value as text (strings as they are, others as JSON), ≤ 200 chars
+             */
+            label: string;
+            /** @description The JSON value; null when missing, null or over 1,000 chars */
+            value: components["schemas"]["JsonValue"];
+            /**
+             * Missing
+             * @description These cases have no such key
+             */
+            missing: boolean;
+            pass_rate: components["schemas"]["PassRateOut"];
         };
         /**
          * Verdict
@@ -3069,6 +3552,194 @@ export interface operations {
             };
         };
     };
+    get_history_api_suites__suite_id__history_get: {
+        parameters: {
+            query?: {
+                /** @description Only this grader's evaluations */
+                grader_id?: string | null;
+                /** @description Items per page (1..500) */
+                limit?: number;
+                /** @description Items to skip */
+                skip?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Suite id */
+                suite_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_HistoryOut_"];
+                };
+            };
+            /** @description Missing or wrong API key (`UNAUTHORIZED`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found (`NOT_FOUND`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Method not allowed (`METHOD_NOT_ALLOWED`) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body too large (`PAYLOAD_TOO_LARGE`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid request: query, path, body or grader config (`VALIDATION_ERROR`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected server error (`INTERNAL_ERROR`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    get_grid_api_suites__suite_id__grid_get: {
+        parameters: {
+            query: {
+                /** @description 1 to 5 evaluation ids of this suite, comma-separated */
+                evaluations: string;
+                /** @description Only cases passed by some and failed by others */
+                disagree?: boolean;
+                /** @description Items per page (1..500) */
+                limit?: number;
+                /** @description Items to skip */
+                skip?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Suite id */
+                suite_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_GridOut_"];
+                };
+            };
+            /** @description Missing or wrong API key (`UNAUTHORIZED`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found (`NOT_FOUND`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Method not allowed (`METHOD_NOT_ALLOWED`) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body too large (`PAYLOAD_TOO_LARGE`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid request: query, path, body or grader config (`VALIDATION_ERROR`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected server error (`INTERNAL_ERROR`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     list_evaluations_api_evaluations_get: {
         parameters: {
             query?: {
@@ -3420,6 +4091,96 @@ export interface operations {
             };
         };
     };
+    rename_evaluation_api_evaluations__evaluation_id__patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Evaluation id */
+                evaluation_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EvaluationPatch"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_EvaluationOut_"];
+                };
+            };
+            /** @description Missing or wrong API key (`UNAUTHORIZED`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found (`NOT_FOUND`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Method not allowed (`METHOD_NOT_ALLOWED`) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body too large (`PAYLOAD_TOO_LARGE`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid request: query, path, body or grader config (`VALIDATION_ERROR`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected server error (`INTERNAL_ERROR`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     cancel_evaluation_api_evaluations__evaluation_id__cancel_post: {
         parameters: {
             query?: never;
@@ -3506,6 +4267,96 @@ export interface operations {
             };
         };
     };
+    rerun_evaluation_api_evaluations__evaluation_id__rerun_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Evaluation id */
+                evaluation_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EvaluationRerun"] | null;
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_EvaluationOut_"];
+                };
+            };
+            /** @description Missing or wrong API key (`UNAUTHORIZED`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found (`NOT_FOUND`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Method not allowed (`METHOD_NOT_ALLOWED`) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body too large (`PAYLOAD_TOO_LARGE`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid request: query, path, body or grader config (`VALIDATION_ERROR`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected server error (`INTERNAL_ERROR`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     list_results_api_evaluations__evaluation_id__results_get: {
         parameters: {
             query?: {
@@ -3520,6 +4371,8 @@ export interface operations {
                 error?: string | null;
                 /** @description Text in input, expected or response */
                 q?: string | null;
+                /** @description Only verdicts with this reason code (e.g. the extract grader's refusals) */
+                reason_code?: string | null;
                 /** @description A leading '-' sorts descending */
                 sort?: string;
             };
@@ -3606,6 +4459,355 @@ export interface operations {
             };
         };
     };
+    get_result_api_evaluations__evaluation_id__results__case_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Evaluation id */
+                evaluation_id: number;
+                /** @description Case id */
+                case_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_ResultOut_"];
+                };
+            };
+            /** @description Missing or wrong API key (`UNAUTHORIZED`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found (`NOT_FOUND`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Method not allowed (`METHOD_NOT_ALLOWED`) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body too large (`PAYLOAD_TOO_LARGE`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid request: query, path, body or grader config (`VALIDATION_ERROR`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected server error (`INTERNAL_ERROR`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    get_failure_groups_api_evaluations__evaluation_id__failures_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Evaluation id */
+                evaluation_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_FailureGroupsOut_"];
+                };
+            };
+            /** @description Missing or wrong API key (`UNAUTHORIZED`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found (`NOT_FOUND`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Method not allowed (`METHOD_NOT_ALLOWED`) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body too large (`PAYLOAD_TOO_LARGE`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid request: query, path, body or grader config (`VALIDATION_ERROR`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected server error (`INTERNAL_ERROR`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    get_breakdown_api_evaluations__evaluation_id__breakdown_get: {
+        parameters: {
+            query: {
+                /** @description A key of the cases' metadata */
+                key: string;
+            };
+            header?: never;
+            path: {
+                /** @description Evaluation id */
+                evaluation_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_BreakdownOut_"];
+                };
+            };
+            /** @description Missing or wrong API key (`UNAUTHORIZED`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found (`NOT_FOUND`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Method not allowed (`METHOD_NOT_ALLOWED`) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body too large (`PAYLOAD_TOO_LARGE`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid request: query, path, body or grader config (`VALIDATION_ERROR`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected server error (`INTERNAL_ERROR`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    get_breakdown_keys_api_evaluations__evaluation_id__breakdown_keys_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Evaluation id */
+                evaluation_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_MetadataKeyList_"];
+                };
+            };
+            /** @description Missing or wrong API key (`UNAUTHORIZED`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found (`NOT_FOUND`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Method not allowed (`METHOD_NOT_ALLOWED`) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body too large (`PAYLOAD_TOO_LARGE`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid request: query, path, body or grader config (`VALIDATION_ERROR`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected server error (`INTERNAL_ERROR`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     export_results_api_evaluations__evaluation_id__export_get: {
         parameters: {
             query?: {
@@ -3617,6 +4819,8 @@ export interface operations {
                 error?: string | null;
                 /** @description Text in input, expected or response */
                 q?: string | null;
+                /** @description Only verdicts with this reason code (e.g. the extract grader's refusals) */
+                reason_code?: string | null;
                 /** @description A leading '-' sorts descending */
                 sort?: string;
             };

@@ -1,9 +1,33 @@
-import { useEffect } from "react";
+import { type RefObject, useEffect, useRef } from "react";
 import type { CaseResult } from "../api/types";
 import { outcomeOf } from "./outcome";
 import { TextBlock } from "./TextBlock";
 import { Verdict } from "./Verdict";
 import { VerdictDetails } from "./VerdictTree";
+
+const READER_EVENTS = ["wheel", "touchstart", "keydown", "mousedown"] as const;
+
+/**
+ * A case opened by a link sits below the fold (the summary and the table come first): scroll it into
+ * view, and keep it there while what is above it is still loading (failure groups, breakdown, charts)
+ * and pushes it down, until the reader scrolls, clicks or types.
+ */
+function useKeptInView(ref: RefObject<HTMLElement | null>, key: number, enabled: boolean) {
+  useEffect(() => {
+    const panel = ref.current;
+    if (!enabled || !panel || typeof panel.scrollIntoView !== "function" || typeof ResizeObserver === "undefined") {
+      return undefined;
+    }
+    const observer = new ResizeObserver(() => panel.scrollIntoView({ block: "nearest" }));
+    observer.observe(document.body); // called once at once, then whenever the page's size changes
+    const stop = () => {
+      observer.disconnect();
+      for (const name of READER_EVENTS) window.removeEventListener(name, stop);
+    };
+    for (const name of READER_EVENTS) window.addEventListener(name, stop, { passive: true });
+    return stop;
+  }, [ref, key, enabled]);
+}
 
 /** Everything about one case's result: what went in, what was expected, what came back, and why it scored so. */
 interface CasePanelProps {
@@ -11,9 +35,11 @@ interface CasePanelProps {
   /** The evaluation's grader, named at the root of a composite's verdict tree. */
   graderId: string;
   onClose: () => void;
+  /** Opened by a link (`?case=`): kept in view while the page above it loads. */
+  fromLink?: boolean;
 }
 
-export function CasePanel({ result, graderId, onClose }: CasePanelProps) {
+export function CasePanel({ result, graderId, onClose, fromLink = false }: CasePanelProps) {
   // Escape closes the panel, wherever the focus is (but not while a dialog or a menu has it).
   useEffect(() => {
     const close = (event: KeyboardEvent) => {
@@ -22,8 +48,10 @@ export function CasePanel({ result, graderId, onClose }: CasePanelProps) {
     window.addEventListener("keydown", close);
     return () => window.removeEventListener("keydown", close);
   }, [onClose]);
+  const panelRef = useRef<HTMLElement>(null);
+  useKeptInView(panelRef, result.case_id, fromLink);
   return (
-    <aside className="case-panel panel" aria-label={`Case ${result.case_id}`} data-testid="case-panel">
+    <aside ref={panelRef} className="case-panel panel" aria-label={`Case ${result.case_id}`} data-testid="case-panel">
       <header className="row">
         <h3>
           Case #{result.position} <span className="muted mono">id {result.case_id}</span>

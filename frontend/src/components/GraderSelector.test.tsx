@@ -4,8 +4,17 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { GraderSummary } from "../api/types";
 import { GraderSelector, GraderSelectorView } from "./GraderSelector";
 
-function grader(id: string, name: string): GraderSummary {
-  return { id, name, description: `${name} grader`, type: id, version: "1.0.0", config_schema: { type: "object", properties: {} } };
+function grader(id: string, name: string, unavailableReason: string | null = null): GraderSummary {
+  return {
+    id,
+    name,
+    description: `${name} grader`,
+    type: id,
+    version: "1.0.0",
+    config_schema: { type: "object", properties: {} },
+    available: unavailableReason === null,
+    unavailable_reason: unavailableReason,
+  };
 }
 
 const GRADERS = [grader("string-match", "String Match"), grader("true-false", "True/False"), grader("x-plugin", "Plugin")];
@@ -24,6 +33,30 @@ describe("GraderSelectorView", () => {
     expect(onChange).toHaveBeenCalledWith("true-false");
     rerender(<GraderSelectorView graders={GRADERS} value="true-false" onChange={onChange} />);
     expect(screen.getByText("True/False grader")).toBeTruthy();
+  });
+});
+
+describe("GraderSelectorView with a grader this server cannot use", () => {
+  const INSTALL = "needs the optional packages of the semantic extra: pip install 'assay[semantic]'";
+  const WITH_UNAVAILABLE = [...GRADERS, grader("semantic", "Semantic Similarity", INSTALL)];
+
+  it("lists it, not choosable, and says how to install it", () => {
+    render(<GraderSelectorView graders={WITH_UNAVAILABLE} value="" onChange={() => {}} />);
+    const option = screen.getByRole("option", { name: "Semantic Similarity (semantic) — unavailable" }) as HTMLOptionElement;
+    expect(option.disabled).toBe(true);
+    expect(screen.getByTestId("unavailable-grader").textContent).toBe(`Semantic Similarity is unavailable here: ${INSTALL}`);
+  });
+
+  it("says why when it is the chosen one", () => {
+    render(<GraderSelectorView graders={WITH_UNAVAILABLE} value="semantic" onChange={() => {}} />);
+    expect(screen.getByRole("note").textContent).toBe(`Semantic Similarity is not available on this server: ${INSTALL}`);
+    expect(screen.queryByTestId("unavailable-grader")).toBeNull(); // said once, by the note
+  });
+
+  it("shows no note when every grader is available", () => {
+    render(<GraderSelectorView graders={GRADERS} value="true-false" onChange={() => {}} />);
+    expect(screen.queryByRole("note")).toBeNull();
+    expect(screen.queryByTestId("unavailable-grader")).toBeNull();
   });
 });
 

@@ -2,6 +2,7 @@ import { useId } from "react";
 import { useGraders } from "../api/graders";
 import { errorMessage } from "../api/errors";
 import type { GraderSummary } from "../api/types";
+import { UnavailableNote } from "./Unavailable";
 
 interface GraderSelectorViewProps {
   graders: readonly GraderSummary[];
@@ -10,10 +11,14 @@ interface GraderSelectorViewProps {
   label?: string;
 }
 
-/** A choice among the given graders, with the chosen one's description. Lists exactly what it is given. */
+/**
+ * A choice among the given graders, with the chosen one's description. Lists exactly what it is given; a grader
+ * this server cannot use (`available: false`) is shown but cannot be picked, and its reason says how to add it.
+ */
 export function GraderSelectorView({ graders, value, onChange, label = "Grader" }: GraderSelectorViewProps) {
   const id = useId();
   const chosen = graders.find((grader) => grader.id === value);
+  const unavailable = graders.filter((grader) => !grader.available && grader.id !== value);
   return (
     <div className="field grader-selector">
       <label htmlFor={id}>{label}</label>
@@ -22,12 +27,18 @@ export function GraderSelectorView({ graders, value, onChange, label = "Grader" 
           Choose a grader…
         </option>
         {graders.map((grader) => (
-          <option key={grader.id} value={grader.id}>
-            {grader.name} ({grader.id})
+          <option key={grader.id} value={grader.id} disabled={!grader.available}>
+            {grader.name} ({grader.id}){grader.available ? "" : " — unavailable"}
           </option>
         ))}
       </select>
       {chosen && <p className="hint">{chosen.description}</p>}
+      {chosen && <UnavailableNote grader={chosen} />}
+      {unavailable.map((grader) => (
+        <p key={grader.id} className="hint" data-testid="unavailable-grader">
+          {grader.name} is unavailable here: {grader.unavailable_reason}
+        </p>
+      ))}
     </div>
   );
 }

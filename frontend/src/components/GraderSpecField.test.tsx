@@ -52,7 +52,16 @@ const WEIGHTED_SCHEMA: JsonSchema = {
 };
 
 function summary(id: string, name: string, schema: JsonSchema): GraderSummary {
-  return { id, name, description: `${name} grader`, type: id, version: "1.0.0", config_schema: schema as Record<string, unknown> };
+  return {
+    id,
+    name,
+    description: `${name} grader`,
+    type: id,
+    version: "1.0.0",
+    config_schema: schema as Record<string, unknown>,
+    available: true,
+    unavailable_reason: null,
+  };
 }
 
 const GRADERS = [

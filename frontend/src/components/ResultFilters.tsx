@@ -14,10 +14,18 @@ interface ResultFiltersProps {
   query: ResultQuery;
   onChange: (query: ResultQuery) => void;
   counts: Partial<Record<OutcomeFilter, number>>;
+  /** Verdicts by the reason code their grader gave (the summary's `by_reason_code`). */
+  reasons: Readonly<Record<string, number>>;
 }
 
-/** Which results to show: by outcome, and by text found in the input, expected_output or agent_response. */
-export function ResultFilters({ query, onChange, counts }: ResultFiltersProps) {
+/**
+ * Which results to show: by outcome (and failure group, shown as a chip), by the reason code of the
+ * verdict (offered when the grader gives any), and by text found in the input, expected_output or
+ * agent_response.
+ */
+export function ResultFilters({ query, onChange, counts, reasons }: ResultFiltersProps) {
+  const codes = Object.keys(reasons);
+  if (query.reason !== "" && !codes.includes(query.reason)) codes.push(query.reason); // a shared link's
   const [search, setSearch] = useState(query.search);
   const settled = useDebouncedValue(search, 250);
   // Only a settled search reaches the query (once per pause in typing), merged into the query as it is then.
@@ -37,13 +45,42 @@ export function ResultFilters({ query, onChange, counts }: ResultFiltersProps) {
             type="button"
             aria-pressed={query.outcome === value}
             className={query.outcome === value ? "selected" : ""}
-            onClick={() => onChange({ ...query, outcome: value })}
+            onClick={() => onChange({ ...query, outcome: value, matchStatus: null, error: null })}
           >
             {label}
             {counts[value] !== undefined && <span className="badge">{counts[value]?.toLocaleString("en")}</span>}
           </button>
         ))}
       </div>
+      {codes.length > 0 && (
+        <select
+          aria-label="Reason filter"
+          title="Only verdicts whose grader gave this reason (e.g. why no answer could be read)"
+          value={query.reason}
+          onChange={(event) => onChange({ ...query, reason: event.target.value })}
+        >
+          <option value="">Any reason</option>
+          {codes.map((code) => (
+            <option key={code} value={code}>
+              {code}
+              {reasons[code] !== undefined ? ` (${reasons[code].toLocaleString("en")})` : ""}
+            </option>
+          ))}
+        </select>
+      )}
+      {(query.matchStatus !== null || query.error !== null) && (
+        <span className="group-chip" data-testid="group-filter">
+          <span className="mono">{query.error !== null ? `error: ${query.error}` : query.matchStatus}</span>
+          <button
+            type="button"
+            className="icon"
+            aria-label="Show every status and reason"
+            onClick={() => onChange({ ...query, matchStatus: null, error: null })}
+          >
+            ×
+          </button>
+        </span>
+      )}
       <input
         type="search"
         aria-label="Search results"

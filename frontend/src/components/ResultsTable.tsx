@@ -59,6 +59,8 @@ interface ResultsTableProps {
   refreshKey: number;
   selectedCaseId: number | undefined;
   onOpen: (result: CaseResult) => void;
+  /** Told how many results match whenever the server gives a new count. */
+  onTotal?: (total: number) => void;
 }
 
 function pagesOf(first: number, last: number): number[] {
@@ -74,11 +76,15 @@ function pagesOf(first: number, last: number): number[] {
  * DOM holds only the rows in view, and only the pages under them are fetched, so 100,000 rows
  * scroll like 100 (see bench/ui_scroll.py).
  */
-export function ResultsTable({ evaluationId, query, onQueryChange, refreshKey, selectedCaseId, onOpen }: ResultsTableProps) {
+export function ResultsTable({ evaluationId, query, onQueryChange, refreshKey, selectedCaseId, onOpen, onTotal }: ResultsTableProps) {
   const scrollRef = useRef<HTMLDivElement>(null);
   // Page 0 gives the total; it keeps the last total while a new filter loads, so the table does not jump.
   const firstPage = useQuery({ ...resultPageQuery(evaluationId, query, 0, refreshKey), placeholderData: keepPreviousData });
   const total = firstPage.data?.total ?? 0;
+  const counted = firstPage.data !== undefined;
+  useEffect(() => {
+    if (counted) onTotal?.(total);
+  }, [counted, total, onTotal]);
 
   const virtualizer = useVirtualizer({
     count: total,

@@ -87,6 +87,38 @@ describe("VerdictDetails", () => {
   });
 });
 
+describe("the extraction trace", () => {
+  const read = {
+    match_status: "match",
+    reason: "Found 'yes' by the labelled rule; grader (true-false): match",
+    extraction: { span: "yes", rule: "labelled", reason: "Found 'yes' by the labelled rule" },
+    children: [
+      { grader_id: "true-false", passed: true, score: 1, match_status: "match", reason: "match", details: {} },
+    ],
+  };
+
+  it("shows the span picked and the rule that picked it, at the root and in a nested node", () => {
+    render(<VerdictDetails graderId="extract" passed score={1} details={read} />);
+    const [trace] = within(node("extract")).getAllByTestId("extraction-trace");
+    if (trace === undefined) throw new Error("no trace");
+    expect(trace.textContent).toBe("answer read: yes by the rule labelled");
+    expect(trace.getAttribute("data-rule")).toBe("labelled");
+    expect(within(node("true-false")).queryByTestId("extraction-trace")).toBeNull();
+  });
+
+  it("names the rule that refused the reply, and reads a trace nested under a composite", () => {
+    const refused = { ...read, match_status: "invalid_response", extraction: { span: null, rule: "hedged" }, children: [] };
+    const details = {
+      match_status: "invalid_response",
+      reason: "unjudged",
+      children: [{ grader_id: "extract", passed: false, score: 0, match_status: "invalid_response", reason: "no", details: refused }],
+    };
+    render(<VerdictDetails graderId="not" passed={false} score={0} details={details} />);
+    const trace = within(node("extract")).getByTestId("extraction-trace");
+    expect(trace.textContent).toBe("no answer read: refused by the rule hedged");
+  });
+});
+
 describe("childVerdicts", () => {
   it("reads the verdict from the child's details when the child omits it", () => {
     const [child] = childVerdicts({

@@ -1,7 +1,7 @@
 import { DetailsTable } from "./DetailsTable";
 import { verdictOutcome } from "./outcome";
 import { Verdict } from "./Verdict";
-import { CHILDREN_KEY, type VerdictNode, detailsBesideTree, verdictTree } from "./verdictTree";
+import { CHILDREN_KEY, type VerdictNode, detailsBesideTree, extractionTrace, verdictTree } from "./verdictTree";
 
 /** A composite's verdict and, nested below it, the verdict of each grader it combined. */
 export function VerdictTree({ root }: { root: VerdictNode }) {
@@ -16,6 +16,7 @@ function VerdictTreeNode({ node, isRoot = false }: { node: VerdictNode; isRoot?:
   const outcome = verdictOutcome(node.passed, node.matchStatus);
   // The root's own details are in the table beside the tree; a child's are here, folded.
   const details = isRoot ? {} : detailsBesideTree(node);
+  const trace = extractionTrace(node.details);
   return (
     <li className="verdict-node" data-testid="verdict-node" data-grader={node.graderId} data-outcome={outcome}>
       <div className="verdict-node-head">
@@ -26,6 +27,19 @@ function VerdictTreeNode({ node, isRoot = false }: { node: VerdictNode; isRoot?:
         </span>
         {node.reason !== null && <span className="verdict-node-reason">{node.reason}</span>}
       </div>
+      {trace && (
+        <div className="verdict-node-trace" data-testid="extraction-trace" data-rule={trace.rule}>
+          {trace.span !== null ? (
+            <>
+              answer read: <q className="mono">{trace.span}</q> by the rule <b>{trace.rule}</b>
+            </>
+          ) : (
+            <>
+              no answer read: refused by the rule <b>{trace.rule}</b>
+            </>
+          )}
+        </div>
+      )}
       {Object.keys(details).length > 0 && (
         <details className="verdict-node-details">
           <summary>details of {node.graderId}</summary>

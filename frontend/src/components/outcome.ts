@@ -9,6 +9,11 @@ const OUTCOME_OF_STATUS: Record<MatchStatus, "passed" | "failed" | "invalid"> = 
   invalid_expected: "invalid",
 };
 
+/** Whether `status` is a `match_status` the API knows. */
+export function isKnownStatus(status: string | null | undefined): status is MatchStatus {
+  return !!status && Object.hasOwn(OUTCOME_OF_STATUS, status);
+}
+
 /** Whether a `match_status` says an input was unusable (the "invalid" outcome). */
 export function isInvalidStatus(status: string | null | undefined): boolean {
   return !!status && OUTCOME_OF_STATUS[status as MatchStatus] === "invalid";

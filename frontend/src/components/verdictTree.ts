@@ -70,6 +70,22 @@ export function verdictTree({ graderId, passed, score, details }: RootVerdict): 
   };
 }
 
+/** The details key where a grader that reads the answer out of a reply says what it read (the `extract` grader). */
+export const EXTRACTION_KEY = "extraction";
+
+/** The answer span picked from the reply and the rule that picked it; `span` is `null` when the rule refused. */
+export interface ExtractionTrace {
+  span: string | null;
+  rule: string;
+}
+
+/** The extraction trace of a verdict's details, or `null` when they hold none (or not in this shape). */
+export function extractionTrace(details: Readonly<Record<string, unknown>> | null | undefined): ExtractionTrace | null {
+  const raw = details?.[EXTRACTION_KEY];
+  if (!isRecord(raw) || typeof raw.rule !== "string") return null;
+  return { span: typeof raw.span === "string" ? raw.span : null, rule: raw.rule };
+}
+
 /** Details without what the tree already shows of a node (its verdict, reason and children). */
 export function detailsBesideTree(node: VerdictNode): Record<string, unknown> {
   const shown = new Set(["match_status", "reason", ...(node.children !== null ? [CHILDREN_KEY] : [])]);

@@ -1,52 +1,20 @@
 import { isInvalidStatus } from "../components/outcome";
-import { useState } from "react";
-import { Link, useParams, useSearchParams } from "react-router";
-import {
-  type OutcomeFilter,
-  type ResultQuery,
-  type SortKey,
-  isTerminal,
-  useCancelEvaluation,
-  useEvaluation,
-} from "../api/evaluations";
-import { useSuite } from "../api/suites";
+import { useQueryClient } from "@tanstack/react-query";
+import { useCallback, useState } from "react";
+import { useParams } from "react-router";
+import { isTerminal, useEvaluation, useResult } from "../api/evaluations";
 import { useDocumentTitle } from "../hooks";
-import type { CaseResult, Evaluation, EvaluationSummary } from "../api/types";
+import type { EvaluationSummary } from "../api/types";
+import type { OutcomeFilter } from "../api/evaluations";
+import { BreakdownPanel } from "../components/BreakdownPanel";
 import { CasePanel } from "../components/CasePanel";
-import { DownloadButton } from "../components/DownloadButton";
 import { ErrorMessage } from "../components/ErrorMessage";
-import { ProblemList } from "../components/ProblemList";
-import { RegradeForm } from "../components/RegradeForm";
+import { EvaluationHeader } from "../components/EvaluationHeader";
+import { FailureGroups } from "../components/FailureGroups";
 import { ResultFilters } from "../components/ResultFilters";
 import { ResultsTable } from "../components/ResultsTable";
-import { StatusLabel } from "../components/StatusLabel";
 import { SummaryPanel } from "../components/SummaryPanel";
-import { count, dateTime, plural } from "../components/format";
-
-const OUTCOMES: readonly OutcomeFilter[] = ["all", "passed", "failed", "invalid", "error"];
-const SORTS: readonly SortKey[] = ["position", "score", "latency_ms"];
-
-/** The results query lives in the URL, so that a filtered view can be shared and survives a refresh. */
-function useResultQuery(): [ResultQuery, (query: ResultQuery) => void] {
-  const [params, setParams] = useSearchParams();
-  const outcome = params.get("outcome") as OutcomeFilter | null;
-  const sortParam = params.get("sort") ?? "position";
-  const sort = sortParam.replace(/^-/, "") as SortKey;
-  const query: ResultQuery = {
-    outcome: outcome && OUTCOMES.includes(outcome) ? outcome : "all",
-    search: params.get("q") ?? "",
-    sort: SORTS.includes(sort) ? sort : "position",
-    descending: sortParam.startsWith("-"),
-  };
-  const setQuery = (next: ResultQuery) => {
-    const search = new URLSearchParams();
-    if (next.outcome !== "all") search.set("outcome", next.outcome);
-    if (next.search !== "") search.set("q", next.search);
-    if (next.sort !== "position" || next.descending) search.set("sort", `${next.descending ? "-" : ""}${next.sort}`);
-    setParams(search, { replace: true });
-  };
-  return [query, setQuery];
-}
+import { useEvaluationView } from "../components/resultQuery";
 
 function outcomeCounts(summary: EvaluationSummary | null): Partial<Record<OutcomeFilter, number>> {
   if (!summary) return {};
@@ -62,109 +30,80 @@ function outcomeCounts(summary: EvaluationSummary | null): Partial<Record<Outcom
   };
 }
 
-/** One evaluation: live progress, summary, the results table and the case panel. */
+/** One evaluation: live progress, summary, failure groups, breakdown, the results table and the case panel. */
 export function EvaluationPage() {
   const evaluationId = Number(useParams().evaluationId);
   const evaluation = useEvaluation(evaluationId);
-  const [query, setQuery] = useResultQuery();
-  const [openCase, setOpenCase] = useState<CaseResult | undefined>();
-  // A new filter or search may hide the open case: the panel closes rather than show a case not listed.
-  const changeQuery = (next: ResultQuery) => {
-    if (next.outcome !== query.outcome || next.search !== query.search) setOpenCase(undefined);
-    setQuery(next);
-  };
+  const { query, setQuery, openCaseId, setOpenCaseId } = useEvaluationView();
+  const [linkedCaseId] = useState(openCaseId); // the case a link opened the page on, if any
+  const refreshKey = evaluation.data && !isTerminal(evaluation.data.status) ? evaluation.data.progress.done : -1;
+  const openCase = useResult(evaluationId, openCaseId, refreshKey);
   useDocumentTitle(evaluation.data ? evaluation.data.name || `Evaluation ${evaluationId}` : "Evaluation");
+  // A fast run can finish between the evaluation's poll and the results' fetch: every case listed while
+  // the progress says fewer are done means the progress is stale, so it is fetched again at once rather
+  // than a second later ("0 / 20 cases done" above 20 rows). Only then: while a run goes on, the rows
+  // are always a little ahead of the last poll, and refetching on each would poll without pause.
+  const client = useQueryClient();
+  const done = evaluation.data?.progress.done ?? 0;
+  const cases = evaluation.data?.progress.total ?? 0;
+  const onTotal = useCallback(
+    (total: number) => {
+      if (refreshKey >= 0 && total > done && total >= cases) {
+        void client.invalidateQueries({ queryKey: ["evaluations", evaluationId], exact: true });
+      }
+    },
+    [client, evaluationId, refreshKey, done, cases],
+  );
 
   if (!Number.isInteger(evaluationId)) return <p className="error">Not an evaluation id.</p>;
   if (evaluation.isPending) return <p className="muted">Loading…</p>;
   if (evaluation.isError) return <ErrorMessage error={evaluation.error} what={`Cannot load evaluation ${evaluationId}`} />;
   const data = evaluation.data;
+  const close = () => setOpenCaseId(undefined);
 
   return (
     <div className="evaluation-page">
       <EvaluationHeader evaluation={data} query={query} />
       {data.summary && <SummaryPanel summary={data.summary} />}
+      <div className="evaluation-views">
+        <FailureGroups evaluationId={evaluationId} refreshKey={refreshKey} query={query} />
+        <BreakdownPanel evaluationId={evaluationId} refreshKey={refreshKey} />
+      </div>
       <section className="results-section" aria-label="Results">
-        <ResultFilters query={query} onChange={changeQuery} counts={outcomeCounts(data.summary)} />
-        <div className={openCase ? "results-layout with-panel" : "results-layout"}>
+        <ResultFilters
+          query={query}
+          onChange={setQuery}
+          counts={outcomeCounts(data.summary)}
+          reasons={data.summary?.by_reason_code ?? {}}
+        />
+        <div className={openCaseId !== undefined ? "results-layout with-panel" : "results-layout"}>
           <ResultsTable
             evaluationId={evaluationId}
             query={query}
-            onQueryChange={changeQuery}
-            refreshKey={isTerminal(data.status) ? -1 : data.progress.done}
-            selectedCaseId={openCase?.case_id}
-            onOpen={setOpenCase}
+            onQueryChange={setQuery}
+            refreshKey={refreshKey}
+            selectedCaseId={openCaseId}
+            onOpen={(result) => setOpenCaseId(result.case_id)}
+            onTotal={onTotal}
           />
-          {openCase && (
-            <CasePanel result={openCase} graderId={data.grader.grader_id} onClose={() => setOpenCase(undefined)} />
+          {openCaseId !== undefined && openCase.data && (
+            <CasePanel
+              result={openCase.data}
+              graderId={data.grader.grader_id}
+              onClose={close}
+              fromLink={openCaseId === linkedCaseId}
+            />
+          )}
+          {openCaseId !== undefined && openCase.isError && (
+            <aside className="case-panel panel" aria-label={`Case ${openCaseId}`}>
+              <ErrorMessage error={openCase.error} what={`Cannot open case ${openCaseId}`} />
+              <button type="button" onClick={close}>
+                Close
+              </button>
+            </aside>
           )}
         </div>
       </section>
     </div>
-  );
-}
-
-/** The export of what the results table shows: the same outcome filter and search. */
-function exportPath(evaluationId: number, format: "jsonl" | "csv", query: ResultQuery): string {
-  const params = new URLSearchParams({ format });
-  if (query.outcome !== "all") params.set("outcome", query.outcome);
-  if (query.search !== "") params.set("q", query.search);
-  return `/api/evaluations/${evaluationId}/export?${params.toString()}`;
-}
-
-function EvaluationHeader({ evaluation, query }: { evaluation: Evaluation; query: ResultQuery }) {
-  const filtered = query.outcome !== "all" || query.search !== "";
-  const cancel = useCancelEvaluation(evaluation.id);
-  const suite = useSuite(evaluation.suite_id);
-  const running = !isTerminal(evaluation.status);
-  const sourceId = evaluation.target.type === "evaluation" ? Number(evaluation.target.evaluation_id) : undefined;
-  const share = evaluation.progress.total > 0 ? evaluation.progress.done / evaluation.progress.total : 0;
-  return (
-    <header className="panel evaluation-header">
-      <div className="page-header">
-        <h2>{evaluation.name || `Evaluation ${evaluation.id}`}</h2>
-        <StatusLabel status={evaluation.status} />
-        <span className="spacer" />
-        {running && (
-          <button type="button" className="danger" onClick={() => cancel.mutate()} disabled={cancel.isPending}>
-            {cancel.isPending ? "Cancelling…" : "Cancel"}
-          </button>
-        )}
-        {(["jsonl", "csv"] as const).map((format) => (
-          <DownloadButton
-            key={format}
-            path={exportPath(evaluation.id, format, query)}
-            fallbackName={`evaluation-${evaluation.id}-results.${format}`}
-            label={`Export ${format.toUpperCase()}${filtered ? " (filtered)" : ""}`}
-          />
-        ))}
-        {sourceId !== undefined && (
-          <Link className="button" to={`/compare?a=${sourceId}&b=${evaluation.id}`} data-testid="compare-with-source">
-            Compare with #{sourceId}
-          </Link>
-        )}
-        <Link className="button" to={`/compare?a=${evaluation.id}`}>
-          Compare…
-        </Link>
-      </div>
-      <p className="muted">
-        suite <Link to={`/suites/${evaluation.suite_id}`}>{suite.data?.name ?? evaluation.suite_id}</Link> · grader{" "}
-        <span className="mono">{evaluation.grader.grader_id}</span> · target <span className="mono">{String(evaluation.target.type ?? "")}</span> ·
-        created {dateTime(evaluation.created_at)}
-      </p>
-      <div className="progress" role="progressbar" aria-label="Progress" aria-valuemin={0} aria-valuemax={evaluation.progress.total} aria-valuenow={evaluation.progress.done}>
-        <div className="progress-fill" style={{ width: `${(share * 100).toFixed(1)}%` }} />
-      </div>
-      <p className="hint" data-testid="progress-text">
-        {count(evaluation.progress.done)} / {plural(evaluation.progress.total, "case")} {running ? "done so far" : "done"}
-      </p>
-      {evaluation.error && <p className="error">{evaluation.error}</p>}
-      {cancel.isError && <ProblemList error={cancel.error} what="Cannot cancel" />}
-      <details>
-        <summary>Grader config</summary>
-        <pre className="text-block">{JSON.stringify(evaluation.grader.config, null, 2)}</pre>
-      </details>
-      {!running && <RegradeForm source={evaluation} />}
-    </header>
   );
 }

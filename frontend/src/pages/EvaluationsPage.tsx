@@ -32,17 +32,18 @@ export function EvaluationsPage() {
         </div>
       )}
       {evaluations.data && evaluations.data.evaluations.length > 0 && (
+        <div className="table-scroll">
         <table className="list" data-testid="evaluation-list">
           <thead>
             <tr>
               <th>#</th>
               <th>Name</th>
               <th>Suite</th>
-              <th>Grader</th>
+              <th className="secondary">Grader</th>
               <th>Status</th>
-              <th>Cases</th>
+              <th className="secondary">Cases</th>
               <th>Pass rate</th>
-              <th>Created</th>
+              <th className="secondary">Created</th>
             </tr>
           </thead>
           <tbody>
@@ -55,19 +56,20 @@ export function EvaluationsPage() {
                 <td>
                   <Link to={`/suites/${evaluation.suite_id}`}>{suiteNames.get(evaluation.suite_id) ?? `suite ${evaluation.suite_id}`}</Link>
                 </td>
-                <td className="mono">{evaluation.grader.grader_id}</td>
+                <td className="mono secondary">{evaluation.grader.grader_id}</td>
                 <td>
                   <StatusLabel status={evaluation.status} />
                 </td>
-                <td>
+                <td className="secondary">
                   {count(evaluation.progress.done)} / {count(evaluation.progress.total)}
                 </td>
                 <td>{percent(evaluation.summary?.pass_rate)}</td>
-                <td>{dateTime(evaluation.created_at)}</td>
+                <td className="secondary">{dateTime(evaluation.created_at)}</td>
               </tr>
             ))}
           </tbody>
         </table>
+        </div>
       )}
     </section>
   );

@@ -48,7 +48,7 @@ export function GraderPlayground({ grader }: { grader: GraderDetail }) {
           onChange={setConfig}
           presets={grader.presets}
         />
-        <button type="submit" className="primary" disabled={grade.isPending}>
+        <button type="submit" className="primary" disabled={grade.isPending || !grader.available}>
           {grade.isPending ? "Grading…" : "Grade"}
         </button>
       </form>

@@ -2,6 +2,7 @@ import { NavLink, useParams } from "react-router";
 import { useGrader, useGraders } from "../api/graders";
 import { useDocumentTitle } from "../hooks";
 import { ErrorMessage } from "../components/ErrorMessage";
+import { UnavailableNote } from "../components/Unavailable";
 import { GraderPlayground } from "./GraderPlayground";
 
 /** Every registered grader (from `/api/graders`), and the chosen one's details and playground. */
@@ -20,6 +21,7 @@ export function GradersPage() {
             <li key={grader.id}>
               <NavLink to={`/graders/${encodeURIComponent(grader.id)}`}>
                 <strong>{grader.name}</strong>
+                {!grader.available && <span className="badge">unavailable</span>}
                 <span className="muted mono">{grader.id}</span>
                 <span className="hint">{grader.description}</span>
               </NavLink>
@@ -51,6 +53,7 @@ function GraderDetailPane({ graderId }: { graderId: string }) {
           {data.id} · type {data.type}
         </p>
         <p>{data.description}</p>
+        <UnavailableNote grader={data} />
       </header>
       <section>
         <h3>Scoring guide</h3>

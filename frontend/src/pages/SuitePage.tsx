@@ -8,6 +8,7 @@ import { percent } from "../components/format";
 import { DownloadButton } from "../components/DownloadButton";
 import { ErrorMessage } from "../components/ErrorMessage";
 import { GraderSelector } from "../components/GraderSelector";
+import { HistoryPanel } from "../components/HistoryPanel";
 import { PreflightCheck } from "../components/PreflightCheck";
 import { ProblemList } from "../components/ProblemList";
 import { TextBlock } from "../components/TextBlock";
@@ -40,6 +41,9 @@ export function SuitePage() {
         <span className="spacer" />
         <Link className="button primary" to={`/evaluations/new?suite=${suiteId}`}>
           Evaluate
+        </Link>
+        <Link className="button" to={`/suites/${suiteId}/side-by-side`}>
+          Side by side
         </Link>
         {(["jsonl", "csv"] as const).map((format) => (
           <DownloadButton
@@ -75,44 +79,61 @@ export function SuitePage() {
         </button>
       </div>
       {suite.data.description && <p>{suite.data.description}</p>}
+      <HistoryPanel suiteId={suiteId} />
       {remove.isError && <ErrorMessage error={remove.error} what="Cannot delete" />}
       {cases.isError && <ErrorMessage error={cases.error} what="Cannot load cases" />}
       <SuitePreflight suiteId={suiteId} />
-      <table className="list cases" data-testid="case-list">
-        <thead>
-          <tr>
-            <th>#</th>
-            <th>input</th>
-            <th>expected_output</th>
-            <th>metadata</th>
-          </tr>
-        </thead>
-        <tbody>
-          {cases.data?.cases.map((item) => (
-            <tr key={item.id}>
-              <td className="mono">{item.position}</td>
-              <td>
-                <TextBlock value={item.input} />
-              </td>
-              <td>
-                <TextBlock value={item.expected_output} />
-              </td>
-              <td>{Object.keys(item.metadata).length > 0 ? <TextBlock value={item.metadata} /> : null}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <div className="row pager">
-        <button type="button" disabled={page === 0} onClick={() => setPage(page - 1)}>
-          ← Previous
-        </button>
-        <span>
-          page {page + 1} of {pages}
-        </span>
-        <button type="button" disabled={page + 1 >= pages} onClick={() => setPage(page + 1)}>
-          Next →
-        </button>
-      </div>
+      {total === 0 && !cases.isPending ? (
+        <p className="empty-state" data-testid="no-cases">
+          No cases yet: add one below, or import a suite file on the <Link to="/suites">Suites</Link> page.
+        </p>
+      ) : (
+        <>
+          <div className="table-scroll">
+            <table className="list cases" data-testid="case-list">
+              <thead>
+                <tr>
+                  <th>#</th>
+                  <th>input</th>
+                  <th>expected_output</th>
+                  <th>metadata</th>
+                </tr>
+              </thead>
+              <tbody>
+                {cases.data?.cases.map((item) => (
+                  <tr key={item.id}>
+                    <td className="mono case-position">{item.position}</td>
+                    <td data-label="input">
+                      <TextBlock value={item.input} />
+                    </td>
+                    <td data-label="expected_output">
+                      <TextBlock value={item.expected_output} />
+                    </td>
+                    {Object.keys(item.metadata).length > 0 ? (
+                      <td data-label="metadata">
+                        <TextBlock value={item.metadata} />
+                      </td>
+                    ) : (
+                      <td />
+                    )}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <div className="row pager">
+            <button type="button" disabled={page === 0} onClick={() => setPage(page - 1)}>
+              ← Previous
+            </button>
+            <span>
+              page {page + 1} of {pages}
+            </span>
+            <button type="button" disabled={page + 1 >= pages} onClick={() => setPage(page + 1)}>
+              Next →
+            </button>
+          </div>
+        </>
+      )}
       <AddCaseForm suiteId={suiteId} />
       <SuiteEvaluations suiteId={suiteId} />
     </section>

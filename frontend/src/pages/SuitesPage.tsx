@@ -23,13 +23,14 @@ export function SuitesPage() {
       {suites.isError && <ErrorMessage error={suites.error} what="Cannot load suites" />}
       {suites.data && suites.data.suites.length === 0 && <p className="empty-state">No suites yet.</p>}
       {suites.data && suites.data.suites.length > 0 && (
+        <div className="table-scroll">
         <table className="list" data-testid="suite-list">
           <thead>
             <tr>
               <th>Name</th>
-              <th>Description</th>
+              <th className="secondary">Description</th>
               <th>Cases</th>
-              <th>Updated</th>
+              <th className="secondary">Updated</th>
               <th />
             </tr>
           </thead>
@@ -39,9 +40,9 @@ export function SuitesPage() {
                 <td>
                   <Link to={`/suites/${suite.id}`}>{suite.name}</Link>
                 </td>
-                <td className="muted">{suite.description}</td>
+                <td className="muted secondary">{suite.description}</td>
                 <td>{count(suite.case_count)}</td>
-                <td>{dateTime(suite.updated_at)}</td>
+                <td className="secondary">{dateTime(suite.updated_at)}</td>
                 <td>
                   <Link to={`/evaluations/new?suite=${suite.id}`}>Evaluate</Link>
                 </td>
@@ -49,6 +50,7 @@ export function SuitesPage() {
             ))}
           </tbody>
         </table>
+        </div>
       )}
     </section>
   );

@@ -9,16 +9,21 @@ from fastapi import APIRouter, Depends, Path, Query, Request, Response, status
 
 from assay.api.deps import MAX_ID, GraderServiceDep, PaginationDep, SessionDep
 from assay.api.envelope import ERROR_RESPONSES, Envelope, ok, rendered
+from assay.api.schemas.breakdown import BreakdownOut, FailureGroupsOut, MetadataKeyList, MetadataKeyOut
 from assay.api.schemas.evaluations import (
     ComparisonOut,
     EvaluationCreate,
     EvaluationList,
     EvaluationOut,
+    EvaluationPatch,
+    EvaluationRerun,
     ResultList,
     ResultOut,
 )
 from assay.api.schemas.suites import Deleted
 from assay.graders import MatchStatus
+from assay.graders.verdict import MAX_REASON_CODE_LENGTH
+from assay.services.breakdown import breakdown, failure_groups, metadata_keys
 from assay.services.comparison import Flip, compare
 from assay.services.evaluation_jobs import EvaluationJobs
 from assay.services.evaluation_service import EvaluationService, ResultQuery
@@ -87,6 +92,32 @@ def cancel_evaluation(
     return ok(EvaluationOut.of(evaluations.cancel(evaluation_id)))
 
 
+@router.patch("/{evaluation_id}", summary="Rename an evaluation")
+def rename_evaluation(
+    evaluation_id: EvaluationId, body: EvaluationPatch, evaluations: EvaluationServiceDep
+) -> Envelope[EvaluationOut]:
+    """Give it a new name (running or not)."""
+    return ok(EvaluationOut.of(evaluations.rename(evaluation_id, body.name)))
+
+
+@router.post(
+    "/{evaluation_id}/rerun",
+    status_code=status.HTTP_201_CREATED,
+    summary="Run an evaluation again with the same settings",
+)
+def rerun_evaluation(
+    evaluation_id: EvaluationId, evaluations: EvaluationServiceDep, body: EvaluationRerun | None = None
+) -> Envelope[EvaluationOut]:
+    """A new evaluation of the same suite with the same grader, config, target and concurrency, started at
+    once. The stored target carries over whole: header values (write-only) and recorded answers included;
+    ``{{secret.NAME}}`` placeholders are read again. Checked as a new evaluation is (422, 404)."""
+    options = body or EvaluationRerun()
+    rerun = evaluations.rerun(
+        evaluation_id, name=options.name, allow_invalid_expected=options.allow_invalid_expected
+    )
+    return ok(EvaluationOut.of(rerun))
+
+
 @router.delete("/{evaluation_id}", summary="Delete an evaluation")
 def delete_evaluation(evaluation_id: EvaluationId, evaluations: EvaluationServiceDep) -> Envelope[Deleted]:
     """Delete it and its results (stopping it first if it runs)."""
@@ -102,6 +133,14 @@ def result_query(
     match_status: Annotated[MatchStatus | None, Query(examples=["mismatch"])] = None,
     error: Annotated[str | None, Query(max_length=100, description="Only this error reason")] = None,
     q: Annotated[str | None, Query(max_length=200, description="Text in input, expected or response")] = None,
+    reason_code: Annotated[
+        str | None,
+        Query(
+            max_length=MAX_REASON_CODE_LENGTH,
+            examples=["hedged"],
+            description="Only verdicts with this reason code (e.g. the extract grader's refusals)",
+        ),
+    ] = None,
     sort: Annotated[
         str, Query(pattern=r"^-?(position|score|latency_ms)$", description="A leading '-' sorts descending")
     ] = "position",
@@ -112,6 +151,7 @@ def result_query(
         match_status=match_status,
         error=error,
         search=q,
+        reason_code=reason_code,
         sort=ResultSort(sort.lstrip("-")),
         descending=sort.startswith("-"),
     )
@@ -139,6 +179,42 @@ def list_results(
             next_skip=next_skip if next_skip < found.total else None,
         )
     )
+
+
+@router.get("/{evaluation_id}/results/{case_id}", summary="One case's result")
+def get_result(
+    evaluation_id: EvaluationId,
+    case_id: Annotated[int, Path(ge=1, le=MAX_ID, description="Case id")],
+    evaluations: EvaluationServiceDep,
+) -> Envelope[ResultOut]:
+    """The result of one case (a link to a case); 404 when the evaluation has none for it (yet)."""
+    return ok(ResultOut.of(evaluations.result(evaluation_id, case_id)))
+
+
+@router.get("/{evaluation_id}/failures", summary="Failed results grouped by status and reason")
+def get_failure_groups(evaluation_id: EvaluationId, session: SessionDep) -> Envelope[FailureGroupsOut]:
+    """Failed results counted by ``match_status`` and error reason, the largest group first (at most
+    200), each with the results filter (``outcome``, ``match_status``, ``error``) that lists it."""
+    return ok(FailureGroupsOut.of(failure_groups(session, evaluation_id)))
+
+
+@router.get("/{evaluation_id}/breakdown", summary="Pass rate per value of a metadata key")
+def get_breakdown(
+    evaluation_id: EvaluationId,
+    session: SessionDep,
+    key: Annotated[str, Query(min_length=1, max_length=200, description="A key of the cases' metadata")],
+) -> Envelope[BreakdownOut]:
+    """Pass rate with its Wilson 95 % interval per value of ``key``, worst first: the 200 most frequent
+    values, the rest as ``other``, cases without the key as a ``missing`` group."""
+    return ok(BreakdownOut.of(breakdown(session, evaluation_id, key)))
+
+
+@router.get("/{evaluation_id}/breakdown/keys", summary="Metadata keys to break results down by")
+def get_breakdown_keys(evaluation_id: EvaluationId, session: SessionDep) -> Envelope[MetadataKeyList]:
+    """The metadata keys of the evaluated suite's cases with how many cases have each, the most common
+    first (at most 200)."""
+    keys = [MetadataKeyOut.of(key) for key in metadata_keys(session, evaluation_id)]
+    return ok(MetadataKeyList(keys=keys, count=len(keys)))
 
 
 @router.get(

@@ -7,8 +7,10 @@ from typing import Annotated
 
 from fastapi import APIRouter, File, Form, Query, Request, Response, UploadFile, status
 
-from assay.api.deps import GraderServiceDep, PaginationDep, SessionDep, SuiteId, SuiteServiceDep
-from assay.api.envelope import CONFLICT_RESPONSE, ERROR_RESPONSES, Envelope, ErrorEnvelope, ok
+from assay.api.deps import MAX_ID, GraderServiceDep, PaginationDep, SessionDep, SuiteId, SuiteServiceDep
+from assay.api.envelope import CONFLICT_RESPONSE, ERROR_RESPONSES, Envelope, ErrorEnvelope, ok, rendered
+from assay.api.schemas.grid import GridOut
+from assay.api.schemas.history import HistoryOut
 from assay.api.schemas.suites import (
     CaseList,
     CaseOut,
@@ -24,7 +26,9 @@ from assay.api.schemas.suites import (
     SuiteOut,
     SuitePatch,
 )
-from assay.errors import ValidationError
+from assay.errors import NotFoundError, ValidationError
+from assay.services.grid import MAX_EVALUATIONS, side_by_side
+from assay.services.history import suite_history
 from assay.services.preflight import preflight_suite
 from assay.services.suite_files import SuiteFormat, csv_lines, jsonl_lines, read_suite_file, suite_name_from
 
@@ -186,3 +190,65 @@ def preflight(
     suites.get(suite_id)  # an unknown suite is a 404 whatever the grader
     grader = graders.build(body.grader_id, dict(body.config) if body.config is not None else None)
     return ok(PreflightOut.of(grader.grader_id, preflight_suite(session, suite_id, grader)))
+
+
+@router.get("/{suite_id:int}/history", summary="Pass rate of each completed evaluation over time")
+def get_history(
+    suite_id: SuiteId,
+    session: SessionDep,
+    page: PaginationDep,
+    grader_id: Annotated[
+        str | None, Query(max_length=200, description="Only this grader's evaluations")
+    ] = None,
+) -> Envelope[HistoryOut]:
+    """The suite's completed evaluations, oldest first (page 0: the ``limit`` newest), each with its pass
+    rate and Wilson 95 % interval, marked ``regression`` when the previous one's pass rate lies above that
+    interval (``improvement`` below it)."""
+    return ok(
+        HistoryOut.of(suite_history(session, suite_id, skip=page.skip, limit=page.limit, grader_id=grader_id))
+    )
+
+
+_EVALUATION_IDS = rf"^[1-9][0-9]{{0,9}}(,[1-9][0-9]{{0,9}}){{0,{MAX_EVALUATIONS - 1}}}$"
+"""1 to ``MAX_EVALUATIONS`` ids, comma-separated, none 0 or with a leading zero."""
+
+
+def _evaluation_ids(text: str) -> list[int]:
+    ids = [int(part) for part in text.split(",")]
+    beyond = next((item for item in ids if item > MAX_ID), None)
+    if beyond is not None:  # the pattern bounds digits, not values: a larger id cannot exist
+        raise NotFoundError(f"Evaluation {beyond} not found")
+    return ids
+
+
+@router.get(
+    "/{suite_id:int}/grid", summary="Evaluations of the suite side by side", response_model=Envelope[GridOut]
+)
+def get_grid(
+    suite_id: SuiteId,
+    session: SessionDep,
+    request: Request,
+    page: PaginationDep,
+    evaluations: Annotated[
+        str,
+        Query(
+            pattern=_EVALUATION_IDS,
+            description=f"1 to {MAX_EVALUATIONS} evaluation ids of this suite, comma-separated",
+            examples=["1,2,3"],
+        ),
+    ],
+    disagree: Annotated[bool, Query(description="Only cases passed by some and failed by others")] = False,
+) -> Response:
+    """A row per case in case order (input, expected output, then each evaluation's answer and verdict), a
+    page at a time. An evaluation of another suite is a 422 ``VALIDATION_ERROR``; an unknown one a 404; one
+    listed twice is shown once."""
+    grid = side_by_side(
+        session,
+        suite_id,
+        _evaluation_ids(evaluations),
+        skip=page.skip,
+        limit=page.limit,
+        only_disagreements=disagree,
+        max_page_bytes=request.app.state.settings.max_results_page_bytes,
+    )
+    return rendered(GridOut.of(grid))

@@ -7,11 +7,12 @@ from typing import Annotated
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from assay.cli.console import out
 from assay.cli.gate import check_gate
 from assay.cli.options import grader_config
-from assay.graders import GraderInterface
+from assay.graders import GraderInterface, why_unavailable
 from assay.serialization import json_text
 from assay.services.grader_service import GraderService
 
@@ -42,7 +43,11 @@ def list_graders(
     table = Table("id", "name", "version", "description", "presets", title="Graders")
     for grader in graders:
         presets = ", ".join(grader.presets)
-        table.add_row(grader.grader_id, grader.name, grader.version, grader.description, presets)
+        description = Text(grader.description)
+        reason = why_unavailable(grader)
+        if reason is not None:  # listed all the same, so that its install command is seen
+            description.append(f"\nUnavailable: {reason}", style="bold red")
+        table.add_row(grader.grader_id, grader.name, grader.version, description, presets)
     out.print(table)
 
 

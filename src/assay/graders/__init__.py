@@ -1,15 +1,19 @@
 """Graders: pure functions from (agent_response, expected_output) to a verdict."""
 
 from assay.graders import catalog
-from assay.graders.base import GraderInterface, Preset
+from assay.graders.base import GraderInterface, Preset, why_unavailable
 from assay.graders.choice import ChoiceGrader
 from assay.graders.combinators import AllGrader, AnyGrader, AtLeastGrader, NotGrader, WeightedGrader
 from assay.graders.composition import CompositeGrader
 from assay.graders.config_check import ConfigProblem, ProblemKind
 from assay.graders.contains import ContainsGrader
+from assay.graders.extract import ExtractGrader
+from assay.graders.fuzzy import FuzzyGrader
 from assay.graders.json_answer import JsonGrader
 from assay.graders.numeric import NumericGrader
+from assay.graders.overlap import OverlapGrader
 from assay.graders.regex import RegexGrader
+from assay.graders.semantic import SemanticGrader
 from assay.graders.string_match import StringMatchGrader
 from assay.graders.true_false import TrueFalseGrader
 from assay.graders.verdict import GradeResult, MatchStatus, Verdict, VerdictReport
@@ -20,13 +24,17 @@ BUILTIN_GRADERS: tuple[type[GraderInterface], ...] = (
     ContainsGrader,
     RegexGrader,
     ChoiceGrader,
+    NumericGrader,
+    JsonGrader,
+    FuzzyGrader,
+    OverlapGrader,
+    SemanticGrader,
     NotGrader,
     AllGrader,
     AnyGrader,
     AtLeastGrader,
     WeightedGrader,
-    NumericGrader,
-    JsonGrader,
+    ExtractGrader,
 )
 """Grader classes that ship with Assay, registered by the grader service like any plugin."""
 
@@ -42,18 +50,23 @@ __all__ = [
     "CompositeGrader",
     "ConfigProblem",
     "ContainsGrader",
+    "ExtractGrader",
+    "FuzzyGrader",
     "GradeResult",
     "GraderInterface",
     "JsonGrader",
     "MatchStatus",
     "NotGrader",
     "NumericGrader",
+    "OverlapGrader",
     "Preset",
     "ProblemKind",
     "RegexGrader",
+    "SemanticGrader",
     "StringMatchGrader",
     "TrueFalseGrader",
     "Verdict",
     "VerdictReport",
     "WeightedGrader",
+    "why_unavailable",
 ]

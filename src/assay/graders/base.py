@@ -110,8 +110,17 @@ class GraderInterface(ABC):
             logger.warning("grader %r: %s", self._grader_id, problem.message)
         return not problems
 
+    def unavailable_reason(self) -> str | None:
+        """Why this grader cannot grade on this machine (an optional package not installed), else ``None``.
+
+        Listings show it and the grader service refuses to build such a grader, so the reason should say
+        how to fix it (the install command). The default is always available; an override must never raise.
+        """
+        return None
+
     def metadata(self) -> dict[str, Any]:
         """The description of this grader that listings (API, CLI, UI) show."""
+        reason = why_unavailable(self)
         return {
             "id": self._grader_id,
             "name": self.name,
@@ -125,6 +134,8 @@ class GraderInterface(ABC):
                 name: {"description": preset.description, "config": copy.deepcopy(dict(preset.config))}
                 for name, preset in self.presets.items()
             },
+            "available": reason is None,
+            "unavailable_reason": reason,
         }
 
     @property
@@ -150,3 +161,13 @@ class GraderInterface(ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(grader_id={self._grader_id!r}, config={self._config!r})"
+
+
+def why_unavailable(grader: GraderInterface) -> str | None:
+    """``grader.unavailable_reason()``, failing closed: a check that raises makes the grader unavailable."""
+    try:
+        reason = grader.unavailable_reason()
+    except Exception as exc:  # a plugin's bug: the grader is not offered rather than trusted blindly
+        logger.warning("grader %r: unavailable_reason raised", grader.grader_id, exc_info=True)
+        return f"its availability check failed ({type(exc).__name__})"
+    return reason if isinstance(reason, str) and reason else None

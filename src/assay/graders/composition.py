@@ -29,7 +29,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
 from assay.graders import catalog
-from assay.graders.base import GraderInterface
+from assay.graders.base import GraderInterface, why_unavailable
 from assay.graders.config_check import ConfigProblem, ProblemKind, fill_defaults, schema_problems
 from assay.graders.text import read_text
 from assay.graders.verdict import EMPTY_RESPONSE_REASON, GradeResult, MatchStatus, status_of
@@ -206,6 +206,14 @@ class CompositeGrader(GraderInterface):
     def children(self) -> tuple[GraderInterface, ...]:
         """The child graders, in config order."""
         return self._children
+
+    def unavailable_reason(self) -> str | None:
+        """The first child that cannot grade on this machine, by its path, and why."""
+        for label, child in zip(self._labels, self._children, strict=True):
+            reason = why_unavailable(child)
+            if reason is not None:
+                return f"{label}: {reason}"
+        return None
 
     @classmethod
     def _item_schema(cls) -> dict[str, Any]:

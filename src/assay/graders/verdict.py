@@ -3,10 +3,15 @@
 ``grade()`` keeps returning the dict of the spec (001, D9-D12): ``{"passed", "score", "details"}`` with
 ``details.match_status`` and ``details.reason``. Graders build it through :class:`Verdict`, so every
 grader fills the same keys the same way and ``passed`` always means ``match_status == "match"``.
+
+A verdict may also give ``details.reason_code``: a short word naming the rule that decided it (the
+``extract`` grader's refusals: ``hedged``, ``negated``...). The platform stores it beside the match status,
+so results can be counted and filtered by it, without knowing the grader.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from enum import StrEnum
 from types import MappingProxyType
@@ -126,3 +131,18 @@ def status_of(result: Mapping[str, Any]) -> MatchStatus:
 
 
 _BY_VALUE: dict[object, MatchStatus] = {status.value: status for status in MatchStatus}
+
+
+REASON_CODE = "reason_code"
+"""The details key of a verdict's reason code."""
+MAX_REASON_CODE_LENGTH = 40
+_REASON_CODE = re.compile(r"[a-z][a-z0-9_.-]{0,39}")
+
+
+def reason_code_of(details: object) -> str | None:
+    """The reason code a verdict's details give, if it is one (lower-case word, at most 40 characters).
+
+    Details come from any grader, plugins included: anything else reads as no code rather than an error.
+    """
+    code = details.get(REASON_CODE) if isinstance(details, Mapping) else None
+    return code if isinstance(code, str) and _REASON_CODE.fullmatch(code) else None

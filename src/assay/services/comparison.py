@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
 
 from sqlalchemy.orm import Session
 
 from assay.errors import NotFoundError, ValidationError
+from assay.services.evaluation_records import CaseOutcome, outcome_of
 from assay.services.statistics import mcnemar_exact, mcnemar_one_sided
 from assay.storage import evaluations as store
 
@@ -39,8 +39,8 @@ class FlippedCase:
     flip: Flip
     input: str
     expected_output: str
-    a: dict[str, Any]
-    b: dict[str, Any]
+    a: CaseOutcome
+    b: CaseOutcome
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,16 +65,6 @@ class Comparison:
     verdict: Verdict
     flips: list[FlippedCase]
     flips_total: int
-
-
-def _side(row: store.ResultRow) -> dict[str, Any]:
-    return {
-        "passed": row.passed,
-        "score": row.score,
-        "agent_response": row.agent_response,
-        "match_status": row.match_status,
-        "error": row.error,
-    }
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -157,8 +147,8 @@ def compare(
             flip=Flip.REGRESSION if passed_in_a else Flip.IMPROVEMENT,
             input=rows_b[case].input,
             expected_output=rows_b[case].expected_output,
-            a=_side(rows_a[case]),
-            b=_side(rows_b[case]),
+            a=outcome_of(rows_a[case]),
+            b=outcome_of(rows_b[case]),
         )
         for case, passed_in_a in page
     ]

@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from assay.domain import GraderSpec
+from assay.graders.verdict import reason_code_of
 from assay.serialization import json_text
 from assay.services.runner import CaseResult
 from assay.services.summary import ReportShape, ResultFacts
@@ -64,6 +65,28 @@ class Result:
     def as_dict(self) -> dict[str, Any]:
         """The result as a JSON object (exports)."""
         return asdict(self)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CaseOutcome:
+    """One evaluation's verdict on a case, as shown beside another's (comparisons, side by side)."""
+
+    passed: bool
+    score: float | None
+    agent_response: str | None
+    match_status: str | None
+    error: str | None
+
+
+def outcome_of(row: ResultRow) -> CaseOutcome:
+    """The verdict a result row holds."""
+    return CaseOutcome(
+        passed=row.passed,
+        score=row.score,
+        agent_response=row.agent_response,
+        match_status=row.match_status,
+        error=row.error,
+    )
 
 
 def evaluation_of(row: EvaluationRow, summary: dict[str, Any] | None = None) -> Evaluation:
@@ -145,7 +168,7 @@ def result_of(row: ResultRow) -> Result:
 
 def result_columns(result: CaseResult, position: int) -> dict[str, Any]:
     """The columns of a new result row (details stored without the texts the row already holds)."""
-    columns = {**result.as_record(), "position": position}
+    columns = {**result.as_record(), "position": position, "reason_code": reason_code_of(result.details)}
     columns["details"] = stored_details(result.details, columns)
     return columns
 

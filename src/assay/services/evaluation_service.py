@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -48,11 +49,67 @@ class ResultQuery:
     match_status: str | None = None
     error: str | None = None
     search: str | None = None
+    reason_code: str | None = None
     sort: ResultSort = ResultSort.POSITION
     descending: bool = False
 
 
 DEFAULT_MAX_PAGE_BYTES = 8 * 1024 * 1024
+MAX_NAME_CHARS = 200
+_RERUN_SUFFIX = re.compile(r" · re-run of #\d+$")
+
+
+def rerun_name(name: str, source_id: int) -> str:
+    """``"<name> · re-run of #<id>"``, without piling suffixes up, within the 200 characters a name has."""
+    suffix = f" · re-run of #{source_id}"
+    base = _RERUN_SUFFIX.sub("", name)
+    return base[: MAX_NAME_CHARS - len(suffix)] + suffix
+
+
+def stored_evaluation(session: Session, evaluation_id: int) -> Evaluation:
+    """The evaluation as stored (a running one without its live summary); ``NotFoundError`` if none."""
+    row = store.find_evaluation(session, evaluation_id)
+    if row is None:
+        raise NotFoundError(f"Evaluation not found: there is no evaluation {evaluation_id}")
+    return evaluation_of(row)
+
+
+def page_of_results(
+    session: Session,
+    evaluation_id: int,
+    query: ResultQuery,
+    *,
+    skip: int,
+    limit: int,
+    max_page_bytes: int = DEFAULT_MAX_PAGE_BYTES,
+) -> Page[Result]:
+    """A page of an evaluation's results, filtered and sorted (nothing when there is no such evaluation).
+
+    A page is bounded in bytes as well as rows: it stops before the result that would pass the budget
+    (always holding one), and the caller reads on from ``skip + len(items)``.
+    """
+    rows, total = store.page_of_results(
+        session,
+        evaluation_id,
+        skip=skip,
+        limit=limit,
+        outcome=query.outcome,
+        match_status=query.match_status,
+        error=query.error,
+        search=query.search,
+        reason_code=query.reason_code,
+        sort=query.sort,
+        descending=query.descending,
+    )
+    items: list[Result] = []
+    used = 0
+    for row in rows:
+        result = result_of(row)
+        used += listed_size(result)
+        if items and used > max_page_bytes:
+            break
+        items.append(result)
+    return Page(items, total)
 
 
 class EvaluationService:
@@ -159,6 +216,36 @@ class EvaluationService:
         self.session.expire_all()
         return self.get(evaluation_id)
 
+    def rename(self, evaluation_id: int, name: str) -> Evaluation:
+        """Give the evaluation a new name (running or not)."""
+        if not store.rename_evaluation(self.session, evaluation_id, name):
+            raise NotFoundError("Evaluation not found")
+        self.session.commit()
+        self.session.expire_all()
+        return self.get(evaluation_id)
+
+    def rerun(
+        self, evaluation_id: int, *, name: str | None = None, allow_invalid_expected: bool = False
+    ) -> Evaluation:
+        """A new evaluation with the same suite, grader, config, target and concurrency, started at once.
+
+        The target is the stored spec, so literal header values (write-only, never shown) and recorded
+        answers carry over, and ``{{secret.NAME}}`` placeholders are read again when it starts. Everything
+        is checked again as for a new evaluation (the grader's current version grades it).
+        """
+        source = self._row(evaluation_id)
+        return self.create(
+            NewEvaluation(
+                suite_id=source.suite_id,
+                grader_id=source.grader_id,
+                target=source.target,
+                grader_config=source.grader_config,
+                name=name or rerun_name(source.name, source.id),
+                concurrency=source.concurrency,
+                allow_invalid_expected=allow_invalid_expected,
+            )
+        )
+
     def delete(self, evaluation_id: int) -> None:
         """Delete an evaluation and its results, stopping it first if it runs."""
         self._row(evaluation_id)
@@ -169,29 +256,17 @@ class EvaluationService:
     def results(self, evaluation_id: int, query: ResultQuery, *, skip: int, limit: int) -> Page[Result]:
         """A page of the evaluation's results, filtered and sorted."""
         self._row(evaluation_id)
-        rows, total = store.page_of_results(
-            self.session,
-            evaluation_id,
-            skip=skip,
-            limit=limit,
-            outcome=query.outcome,
-            match_status=query.match_status,
-            error=query.error,
-            search=query.search,
-            sort=query.sort,
-            descending=query.descending,
+        return page_of_results(
+            self.session, evaluation_id, query, skip=skip, limit=limit, max_page_bytes=self.max_page_bytes
         )
-        # A page is bounded in bytes as well as rows: it stops before the result that would pass the budget
-        # (always holding one), and the caller reads on from ``skip + len(items)``.
-        items: list[Result] = []
-        used = 0
-        for row in rows:
-            result = result_of(row)
-            used += listed_size(result)
-            if items and used > self.max_page_bytes:
-                break
-            items.append(result)
-        return Page(items, total)
+
+    def result(self, evaluation_id: int, case_id: int) -> Result:
+        """The result of one case of the evaluation."""
+        self._row(evaluation_id)
+        row = store.results_of_cases(self.session, evaluation_id, [case_id]).get(case_id)
+        if row is None:
+            raise NotFoundError(f"Evaluation {evaluation_id} has no result for case {case_id}")
+        return result_of(row)
 
     def iter_results(self, evaluation_id: int, query: ResultQuery | None = None) -> Iterator[Result]:
         """Every result of the evaluation that ``query`` filters in, in case order (exports)."""
@@ -204,6 +279,7 @@ class EvaluationService:
             match_status=query.match_status,
             error=query.error,
             search=query.search,
+            reason_code=query.reason_code,
         )
         for row in rows:
             yield result_of(row)

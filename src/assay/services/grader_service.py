@@ -16,8 +16,8 @@ from typing import Any
 import jsonschema
 
 from assay.domain import GraderSpec
-from assay.errors import ConfigError, GraderRegistrationError, NotFoundError
-from assay.graders import BUILTIN_GRADERS, GraderInterface, catalog
+from assay.errors import ConfigError, GraderRegistrationError, GraderUnavailableError, NotFoundError
+from assay.graders import BUILTIN_GRADERS, GraderInterface, catalog, why_unavailable
 
 logger = logging.getLogger(__name__)
 
@@ -45,6 +45,16 @@ def _check_grader_class(grader_class: object) -> type[GraderInterface]:
     if set(grader_class.scoring_guide) < {"1.0", "0.0"}:
         raise GraderRegistrationError(f"grader {grader_class.__name__}: scoring_guide needs '1.0' and '0.0'")
     return grader_class
+
+
+def _usable(grader: GraderInterface) -> GraderInterface:
+    """``grader``, or ``GraderUnavailableError`` with its reason when it cannot grade on this machine."""
+    reason = why_unavailable(grader)
+    if reason is None:
+        return grader
+    raise GraderUnavailableError(
+        f"Grader '{grader.grader_id}' is not available here: {reason}", problems=[reason]
+    )
 
 
 class GraderService:
@@ -116,19 +126,21 @@ class GraderService:
         return [problem.message for problem in type(grader).config_problems(config)]
 
     def build(self, grader_id: str, config: dict[str, Any] | None = None) -> GraderInterface:
-        """A grader configured with ``config``; ``ConfigError`` listing every problem when it is invalid."""
+        """A grader configured with ``config``; ``ConfigError`` listing every problem when it is invalid,
+        ``GraderUnavailableError`` when it cannot grade here (a composite: when a child cannot)."""
         default = self.get(grader_id)
         if config is None or config == default.config:
-            return default  # graders are immutable, so the default instance can be shared
+            return _usable(default)  # graders are immutable, so the default instance can be shared
         problems = self.problems(grader_id, config)
         if problems:
             raise ConfigError(
                 f"Invalid config for grader '{grader_id}': {'; '.join(problems)}", problems=problems
             )
         try:
-            return type(default)(grader_id, config)
+            grader = type(default)(grader_id, config)
         except (TypeError, ValueError) as exc:  # a rule the checks above missed still ends as a clear error
             raise ConfigError(f"Invalid config for grader '{grader_id}': {exc}", problems=[str(exc)]) from exc
+        return _usable(grader)
 
     @staticmethod
     def spec(grader: GraderInterface) -> GraderSpec:

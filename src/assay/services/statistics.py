@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
 
 Z_95 = 1.959963984540054
 """The two-sided 95 % normal quantile."""
@@ -21,6 +23,67 @@ def wilson_interval(successes: int, trials: int, z: float = Z_95) -> tuple[float
     centre = (p + z2 / (2 * trials)) / (1 + z2 / trials)
     half = z * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials)) / (1 + z2 / trials)
     return max(0.0, centre - half), min(1.0, centre + half)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PassRate:
+    """Passes out of a number of cases, the rate and its Wilson 95 % interval (``None`` without cases)."""
+
+    passed: int
+    total: int
+    rate: float | None
+    low: float | None
+    high: float | None
+
+    @property
+    def interval(self) -> tuple[float, float] | None:
+        """``(low, high)``, or ``None`` without cases."""
+        return None if self.low is None or self.high is None else (self.low, self.high)
+
+
+def pass_rate(passed: int, total: int) -> PassRate:
+    """The pass rate of ``passed`` out of ``total`` with its Wilson 95 % interval."""
+    interval = wilson_interval(passed, total)
+    return PassRate(
+        passed=passed,
+        total=total,
+        rate=passed / total if total else None,
+        low=interval[0] if interval else None,
+        high=interval[1] if interval else None,
+    )
+
+
+class Shift(StrEnum):
+    """How a run's pass rate stands against the run before it."""
+
+    REGRESSION = "regression"
+    """The previous pass rate lies above this run's Wilson 95 % interval."""
+    IMPROVEMENT = "improvement"
+    """The previous pass rate lies below this run's interval."""
+    STEADY = "steady"
+    """The previous pass rate lies inside this run's interval."""
+
+
+def shift_from(previous_rate: float | None, current: PassRate) -> Shift | None:
+    """Whether ``current`` regressed from ``previous_rate``: the previous rate outside the current run's
+    Wilson 95 % interval (above it: a regression). ``None`` when either has no cases.
+
+    The interval is the current run's uncertainty about its own rate, so a drop within sampling noise of
+    a run this size is ``steady``; the previous rate is taken as known (the usual reading of a baseline).
+    """
+    interval = current.interval
+    if previous_rate is None or interval is None:
+        return None
+    if previous_rate > interval[1]:
+        return Shift.REGRESSION
+    if previous_rate < interval[0]:
+        return Shift.IMPROVEMENT
+    return Shift.STEADY
+
+
+def worst_first_key(rate: PassRate) -> tuple[float, int]:
+    """Sort key putting the lowest pass rate first, and among equal rates the most cases first."""
+    return (rate.rate if rate.rate is not None else 2.0, -rate.total)
 
 
 def percentile(sorted_values: Sequence[float], q: float) -> float | None:

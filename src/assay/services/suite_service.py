@@ -21,6 +21,7 @@ from assay.storage.suites import CaseRow, SuiteRow
 from assay.storage.types import utc_now
 
 EXPORT_BATCH = 1000
+_MAX_ID = 2**31 - 1  # ids are 32-bit on PostgreSQL: a larger number is a name, never an id
 
 __all__ = ["Case", "NewCase", "Page", "Suite", "SuiteService"]
 
@@ -115,6 +116,16 @@ class SuiteService:
         """The suite; ``NotFoundError`` when there is none with this id."""
         row = self._row(suite_id)
         return _suite(row, store.count_cases(self.session, suite_id))
+
+    def find(self, reference: str) -> Suite:
+        """The suite with this id (digits) or else this exact name; ``NotFoundError`` naming what was
+        looked for when there is none."""
+        suite_id = int(reference) if reference.isascii() and reference.isdigit() else 0
+        row = store.find_suite(self.session, suite_id) if 0 < suite_id <= _MAX_ID else None
+        row = row or store.find_suite_by_name(self.session, reference)
+        if row is None:
+            raise NotFoundError(f"Suite not found: no suite has the id or the name {reference!r}")
+        return _suite(row, store.count_cases(self.session, row.id))
 
     def list(self, *, skip: int, limit: int) -> Page[Suite]:
         """A page of suites, newest first."""

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from assay.graders import GraderInterface, MatchStatus, VerdictReport
+from assay.graders.verdict import reason_code_of
 from assay.services.statistics import cohen_kappa, f1, percentile, ratio, wilson_interval
 
 INVALID = "invalid"
@@ -25,6 +26,7 @@ class ResultFacts:
     match_status: str | None
     expected_label: str | None = None
     actual_label: str | None = None
+    reason_code: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +67,7 @@ class ReportShape:
             match_status=match_status,
             expected_label=expected,
             actual_label=actual,
+            reason_code=reason_code_of(details),
         )
 
 
@@ -143,6 +146,7 @@ def summarize(
     scores = [fact.score for fact in facts if fact.score is not None]
     latencies = sorted(fact.latency_ms for fact in facts if fact.latency_ms is not None)
     by_status = Counter(fact.match_status for fact in facts if fact.match_status is not None)
+    by_code = Counter(fact.reason_code for fact in facts if fact.reason_code is not None)
     interval = wilson_interval(passed, len(facts))
     summary: dict[str, Any] = {
         "total_cases": total_cases,
@@ -154,6 +158,7 @@ def summarize(
         "pass_rate_ci95": list(interval) if interval else None,
         "mean_score": ratio(sum(scores), len(scores)),
         "by_match_status": dict(sorted(by_status.items())),
+        "by_reason_code": dict(sorted(by_code.items())),
         "error_count": errors.total(),
         "errors_by_reason": dict(sorted(errors.items())),
         "latency_ms": {"p50": percentile(latencies, 50), "p95": percentile(latencies, 95)},

@@ -5,11 +5,15 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from enum import StrEnum
 from pathlib import Path
 from typing import Any, TypeVar
 
 from alembic import command
 from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from alembic.util import CommandError
 from sqlalchemy import Engine, MetaData, create_engine, event
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError
@@ -158,10 +162,43 @@ def retry_when_busy(
     raise AssertionError("unreachable")
 
 
-def migrate(engine: Engine) -> None:
-    """Bring the database of ``engine`` to the newest schema (Alembic ``upgrade head``)."""
+def _alembic_config() -> Config:
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
+    return config
+
+
+class SchemaState(StrEnum):
+    """Where a database's schema stands against this version of Assay's migrations."""
+
+    CURRENT = "current"
+    MISSING = "missing"
+    """No Assay schema at all (an empty database, or another program's)."""
+    OLDER = "older"
+    """Made by an older Assay: ``migrate`` (``assay serve``) brings it up to date."""
+    NEWER = "newer"
+    """At a revision this Assay does not know: made by a newer one."""
+
+
+def schema_state(engine: Engine) -> SchemaState:
+    """Whether the database of ``engine`` has the schema this Assay reads, without changing it."""
+    script = ScriptDirectory.from_config(_alembic_config())
+    with engine.connect() as connection:
+        current = set(MigrationContext.configure(connection).get_current_heads())
+    if not current:
+        return SchemaState.MISSING
+    if current == set(script.get_heads()):
+        return SchemaState.CURRENT
+    try:
+        known = all(script.get_revision(revision) is not None for revision in current)
+    except CommandError:  # alembic's "no such revision"
+        known = False
+    return SchemaState.OLDER if known else SchemaState.NEWER
+
+
+def migrate(engine: Engine) -> None:
+    """Bring the database of ``engine`` to the newest schema (Alembic ``upgrade head``)."""
+    config = _alembic_config()
     with engine.begin() as connection:
         config.attributes["connection"] = connection
         command.upgrade(config, "head")

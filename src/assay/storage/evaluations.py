@@ -101,6 +101,8 @@ class ResultRow(Base):
     passed: Mapped[bool] = mapped_column(Boolean)
     score: Mapped[float | None] = mapped_column(Float, nullable=True)
     match_status: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    reason_code: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    """The verdict's reason code, if its grader gave one (``details.reason_code``): what results filter by."""
     details: Mapped[dict[str, Any] | None] = mapped_column(SafeJSON, nullable=True)
     error: Mapped[str | None] = mapped_column(String(100), nullable=True)
     error_detail: Mapped[str | None] = mapped_column(SafeText, nullable=True)
@@ -116,22 +118,40 @@ def find_evaluation(session: Session, evaluation_id: int) -> EvaluationRow | Non
     return session.get(EvaluationRow, evaluation_id)
 
 
-def _filtered(query: Select[Any], suite_id: int | None, status: str | None) -> Select[Any]:
+def _filtered(
+    query: Select[Any], suite_id: int | None, status: str | None, grader_id: str | None = None
+) -> Select[Any]:
     if suite_id is not None:
         query = query.where(EvaluationRow.suite_id == suite_id)
     if status is not None:
         query = query.where(EvaluationRow.status == status)
+    if grader_id is not None:
+        query = query.where(EvaluationRow.grader_id == grader_id)
     return query
 
 
 def page_of_evaluations(
-    session: Session, *, skip: int, limit: int, suite_id: int | None = None, status: str | None = None
+    session: Session,
+    *,
+    skip: int,
+    limit: int,
+    suite_id: int | None = None,
+    status: str | None = None,
+    grader_id: str | None = None,
 ) -> tuple[Sequence[EvaluationRow], int]:
     """A page of evaluations, newest first, and how many match the filters in all."""
-    query = _filtered(select(EvaluationRow), suite_id, status).order_by(EvaluationRow.id.desc())
+    filters = (suite_id, status, grader_id)
+    query = _filtered(select(EvaluationRow), *filters).order_by(EvaluationRow.id.desc())
     rows = session.scalars(query.offset(skip).limit(limit)).all()
-    total = session.scalar(_filtered(select(func.count()).select_from(EvaluationRow), suite_id, status)) or 0
+    total = session.scalar(_filtered(select(func.count()).select_from(EvaluationRow), *filters)) or 0
     return rows, total
+
+
+def rename_evaluation(session: Session, evaluation_id: int, name: str) -> bool:
+    """Give the evaluation a new name; whether it was there (one statement: a concurrent delete is a
+    ``False``, not an error)."""
+    statement = update(EvaluationRow).where(EvaluationRow.id == evaluation_id).values(name=name)
+    return bool(getattr(session.execute(statement), "rowcount", 0))
 
 
 def evaluation_ids_of_suite(session: Session, suite_id: int) -> list[int]:
@@ -225,6 +245,7 @@ def _result_filters(
     match_status: str | None,
     error: str | None,
     search: str | None,
+    reason_code: str | None = None,
 ) -> Select[Any]:
     query = query.where(ResultRow.evaluation_id == evaluation_id)
     if outcome is Outcome.PASSED:
@@ -239,6 +260,8 @@ def _result_filters(
         query = query.where(ResultRow.match_status == match_status)
     if error is not None:
         query = query.where(ResultRow.error == error)
+    if reason_code is not None:
+        query = query.where(ResultRow.reason_code == reason_code)
     if search:
         # Text columns hold JSON string literals (SafeText), so a plain substring of the text matches
         # unless it contains characters that JSON escapes; good enough for a search box.
@@ -261,6 +284,7 @@ def page_of_results(
     match_status: str | None = None,
     error: str | None = None,
     search: str | None = None,
+    reason_code: str | None = None,
     sort: ResultSort = ResultSort.POSITION,
     descending: bool = False,
 ) -> tuple[Sequence[ResultRow], int]:
@@ -271,11 +295,10 @@ def page_of_results(
         ResultSort.LATENCY_MS: ResultRow.latency_ms,
     }[sort]
     order = column.desc().nulls_last() if descending else column.asc().nulls_last()
-    query = _result_filters(select(ResultRow), evaluation_id, outcome, match_status, error, search)
+    filters = (evaluation_id, outcome, match_status, error, search, reason_code)
+    query = _result_filters(select(ResultRow), *filters)
     rows = session.scalars(query.order_by(order, ResultRow.position).offset(skip).limit(limit)).all()
-    counted = _result_filters(
-        select(func.count()).select_from(ResultRow), evaluation_id, outcome, match_status, error, search
-    )
+    counted = _result_filters(select(func.count()).select_from(ResultRow), *filters)
     return rows, session.scalar(counted) or 0
 
 
@@ -288,9 +311,12 @@ def iter_results(
     match_status: str | None = None,
     error: str | None = None,
     search: str | None = None,
+    reason_code: str | None = None,
 ) -> Iterator[ResultRow]:
     """Every result of the evaluation that the filters let through, in case order, read in batches."""
-    query = _result_filters(select(ResultRow), evaluation_id, outcome, match_status, error, search)
+    query = _result_filters(
+        select(ResultRow), evaluation_id, outcome, match_status, error, search, reason_code
+    )
     query = query.order_by(ResultRow.position)
     yield from session.scalars(query.execution_options(yield_per=batch))
 

@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import (
     ForeignKey,
     Integer,
+    Select,
     String,
     UniqueConstraint,
     column,
@@ -84,21 +85,22 @@ def case_counts(session: Session, suite_ids: Sequence[int]) -> dict[int, int]:
     return dict(session.execute(query).all())
 
 
-def count_cases(session: Session, suite_id: int) -> int:
-    """How many cases the suite has."""
-    return session.scalar(select(func.count()).where(CaseRow.suite_id == suite_id)) or 0
+def count_cases(session: Session, suite_id: int, *, among: Select[Any] | None = None) -> int:
+    """How many cases the suite has (only those whose id ``among`` selects, when given)."""
+    query = select(func.count()).where(CaseRow.suite_id == suite_id)
+    if among is not None:
+        query = query.where(CaseRow.id.in_(among))
+    return session.scalar(query) or 0
 
 
-def page_of_cases(session: Session, suite_id: int, *, skip: int, limit: int) -> Sequence[CaseRow]:
-    """Cases of a suite in their order."""
-    query = (
-        select(CaseRow)
-        .where(CaseRow.suite_id == suite_id)
-        .order_by(CaseRow.position)
-        .offset(skip)
-        .limit(limit)
-    )
-    return session.scalars(query).all()
+def page_of_cases(
+    session: Session, suite_id: int, *, skip: int, limit: int, among: Select[Any] | None = None
+) -> Sequence[CaseRow]:
+    """Cases of a suite in their order (only those whose id ``among`` selects, when given)."""
+    query = select(CaseRow).where(CaseRow.suite_id == suite_id)
+    if among is not None:
+        query = query.where(CaseRow.id.in_(among))
+    return session.scalars(query.order_by(CaseRow.position).offset(skip).limit(limit)).all()
 
 
 def cases_from(session: Session, suite_id: int, position: int) -> Sequence[CaseRow]:

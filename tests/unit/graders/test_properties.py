@@ -7,7 +7,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from assay.graders import GraderInterface, StringMatchGrader, TrueFalseGrader
+from assay.graders import GraderInterface, StringMatchGrader, TrueFalseGrader, VerdictReport
 from assay.services.grader_service import GraderService
 
 ALIASES = ["true", "false", "yes", "no", "1", "0", "TRUE", "No", "maybe", ""]
@@ -27,13 +27,16 @@ graders = st.sampled_from(GraderService().list())
 
 
 @given(graders, anything, anything)
-def test_never_raises_score_in_range_and_deterministic(
+def test_never_raises_score_in_unit_range_and_deterministic(
     grader: GraderInterface, response: Any, expected: Any
 ) -> None:
     result = grader.grade(response, expected)
-    assert type(result["score"]) is float
-    assert 0.0 <= result["score"] <= 1.0
+    score = result["score"]
+    assert type(score) is float
+    assert 0.0 <= score <= 1.0  # NaN fails this too
     assert result["passed"] is (result["details"]["match_status"] == "match")
+    if grader.report is not VerdictReport.SCORE:  # a pass/fail grader's score is its verdict
+        assert score == (1.0 if result["passed"] else 0.0)
     assert grader.grade(response, expected) == result
 
 

@@ -11,12 +11,16 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from assay.services.statistics import (
+    Shift,
     cohen_kappa,
     f1,
     mcnemar_exact,
     mcnemar_one_sided,
+    pass_rate,
     percentile,
+    shift_from,
     wilson_interval,
+    worst_first_key,
 )
 
 
@@ -94,3 +98,53 @@ def test_f1() -> None:
     assert f1(0.0, 0.0) == 0.0
     assert f1(None, 1.0) is None
     assert math.isclose(f1(1.0, 1.0) or 0, 1.0)
+
+
+@pytest.mark.parametrize(("passed", "total"), [(0, 1), (3, 4), (81, 263), (20, 20)])
+def test_pass_rate_is_the_ratio_with_the_wilson_interval(passed: int, total: int) -> None:
+    rate = pass_rate(passed, total)
+    assert (rate.passed, rate.total, rate.rate) == (passed, total, passed / total)
+    assert rate.interval == wilson_interval(passed, total)
+    assert rate.low is not None
+    assert rate.high is not None
+    assert rate.low <= passed / total <= rate.high
+
+
+def test_pass_rate_without_cases_has_no_rate_and_no_interval() -> None:
+    rate = pass_rate(0, 0)
+    assert (rate.rate, rate.low, rate.high, rate.interval) == (None, None, None, None)
+
+
+def test_a_drop_beyond_the_interval_is_a_regression() -> None:
+    half = pass_rate(10, 20)  # Wilson 95 %: about [0.299, 0.701]
+    assert shift_from(1.0, half) is Shift.REGRESSION
+    assert shift_from(0.71, half) is Shift.REGRESSION
+    assert shift_from(0.69, half) is Shift.STEADY
+    assert shift_from(0.5, half) is Shift.STEADY
+    assert shift_from(0.29, half) is Shift.IMPROVEMENT
+    assert shift_from(None, half) is None
+    assert shift_from(0.5, pass_rate(0, 0)) is None
+
+
+def test_the_same_drop_is_a_regression_only_with_enough_cases() -> None:
+    # 90 % -> 80 %: noise on 10 cases, a regression on 1,000.
+    assert shift_from(0.9, pass_rate(8, 10)) is Shift.STEADY
+    assert shift_from(0.9, pass_rate(800, 1000)) is Shift.REGRESSION
+
+
+@given(st.integers(0, 500).flatmap(lambda n: st.tuples(st.integers(0, n), st.just(n))), st.floats(0, 1))
+def test_shift_agrees_with_the_interval(counts: tuple[int, int], previous: float) -> None:
+    rate = pass_rate(*counts)
+    shift = shift_from(previous, rate)
+    if rate.interval is None:
+        assert shift is None
+        return
+    low, high = rate.interval
+    expected = Shift.REGRESSION if previous > high else Shift.IMPROVEMENT if previous < low else Shift.STEADY
+    assert shift is expected
+
+
+def test_worst_first_puts_the_lowest_rate_first_then_the_most_cases() -> None:
+    rates = [pass_rate(5, 10), pass_rate(0, 0), pass_rate(1, 4), pass_rate(2, 8), pass_rate(10, 10)]
+    ordered = sorted(rates, key=worst_first_key)
+    assert [(r.passed, r.total) for r in ordered] == [(2, 8), (1, 4), (5, 10), (10, 10), (0, 0)]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
+
+from assay.services.statistics import PassRate
 
 
 class RequestModel(BaseModel):
@@ -13,3 +15,20 @@ class RequestModel(BaseModel):
 
 class ResponseModel(BaseModel):
     """A response body."""
+
+
+class PassRateOut(ResponseModel):
+    """Passes out of results (target errors count as failures), with the Wilson 95 % interval."""
+
+    passed: int
+    total: int
+    rate: float | None = Field(description="passed / total; null without results")
+    ci95: list[float] | None = Field(description="Wilson 95 % interval [low, high]; null without results")
+
+    @classmethod
+    def of(cls, rate: PassRate) -> PassRateOut:
+        """The schema of a service record."""
+        interval = rate.interval
+        return cls(
+            passed=rate.passed, total=rate.total, rate=rate.rate, ci95=list(interval) if interval else None
+        )

@@ -11,7 +11,7 @@ from assay.api.schemas.common import RequestModel, ResponseModel
 from assay.api.schemas.graders import GraderSpecOut
 from assay.graders import MatchStatus
 from assay.services.comparison import Comparison, Flip, FlippedCase, Verdict
-from assay.services.evaluation_records import Evaluation, Result
+from assay.services.evaluation_records import CaseOutcome, Evaluation, Result
 from assay.services.evaluation_service import DEFAULT_CONCURRENCY, MAX_CONCURRENCY, NewEvaluation
 from assay.storage.evaluations import EvaluationStatus
 from assay.targets import EvaluationTargetSpec, HttpTargetSpec, OpenAITargetSpec, RecordedTargetSpec
@@ -51,6 +51,22 @@ class EvaluationCreate(RequestModel):
             concurrency=self.concurrency,
             allow_invalid_expected=self.allow_invalid_expected,
         )
+
+
+class EvaluationPatch(RequestModel):
+    """A new name for an evaluation."""
+
+    name: EvaluationName
+
+
+class EvaluationRerun(RequestModel):
+    """Options of a re-run; everything else is the source evaluation's."""
+
+    name: EvaluationName | None = Field(default=None, description='Default: "<name> · re-run of #<id>"')
+    allow_invalid_expected: bool = Field(
+        default=False,
+        description="Run even when the grader's preflight finds cases it can never pass; otherwise 422.",
+    )
 
 
 class ProgressOut(ResponseModel):
@@ -119,6 +135,10 @@ class SummaryOut(ResponseModel):
     pass_rate_ci95: list[float] | None = Field(description="Wilson 95 % interval [low, high]")
     mean_score: float | None
     by_match_status: dict[str, int]
+    by_reason_code: dict[str, int] = Field(
+        default_factory=dict,
+        description="Verdicts by the reason code their grader gave (e.g. the extract grader's 'hedged')",
+    )
     error_count: int
     errors_by_reason: dict[str, int]
     latency_ms: LatencyOut
@@ -216,6 +236,17 @@ class SideOut(ResponseModel):
     match_status: MatchStatus | None
     error: str | None
 
+    @classmethod
+    def of(cls, outcome: CaseOutcome) -> SideOut:
+        """The schema of a service record."""
+        return cls(
+            passed=outcome.passed,
+            score=outcome.score,
+            agent_response=outcome.agent_response,
+            match_status=MatchStatus(outcome.match_status) if outcome.match_status is not None else None,
+            error=outcome.error,
+        )
+
 
 class FlippedCaseOut(ResponseModel):
     """A case that passed in one evaluation and failed in the other."""
@@ -237,8 +268,8 @@ class FlippedCaseOut(ResponseModel):
             flip=flipped.flip,
             input=flipped.input,
             expected_output=flipped.expected_output,
-            a=SideOut(**flipped.a),
-            b=SideOut(**flipped.b),
+            a=SideOut.of(flipped.a),
+            b=SideOut.of(flipped.b),
         )
 
 

@@ -23,6 +23,12 @@ class GraderSummary(ResponseModel):
     config_schema: dict[str, Any] = Field(
         description="JSON Schema of the config (additionalProperties: false)"
     )
+    available: bool = Field(
+        description="Whether it can grade on this server (false: an optional package is missing)"
+    )
+    unavailable_reason: str | None = Field(
+        description="When unavailable: why, and the command that installs what it needs; else null"
+    )
 
 
 class PresetOut(ResponseModel):

