@@ -177,6 +177,7 @@ class JsonGrader(GraderInterface):
     )
     type: ClassVar[str] = "json"
     version: ClassVar[str] = "1.0.0"
+    fresh_results: ClassVar[bool] = True
     config_schema: ClassVar[dict[str, Any]] = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "type": "object",
