@@ -211,6 +211,7 @@ class ChoiceGrader(GraderInterface):
         "_fold",
         "_label_pattern",
         "_labels",
+        "_listed",
         "_lower_pattern",
         "_on_match",
         "_spaced",
@@ -225,6 +226,7 @@ class ChoiceGrader(GraderInterface):
         # Texts that are a label exactly as written (the label, its folded key): found without collapsing
         # and folding, which is what most expected outputs and many answers are.
         self._exact: dict[str, str] = {**{label: label for label in self._labels}, **self._by_key}
+        self._listed = _label_list(self._labels)
         self._on_match: dict[str, str] = {
             label: f"Response chooses {excerpt(label, 20)}, as expected" for label in self._labels
         }
@@ -277,9 +279,7 @@ class ChoiceGrader(GraderInterface):
         return text, self._by_key.get(self._fold(text))
 
     def _invalid_expected_reason(self, expected_text: str) -> str:
-        return (
-            f"Expected output {excerpt(expected_text)} is not one of the labels {_label_list(self._labels)}"
-        )
+        return f"Expected output {excerpt(expected_text)} is not one of the labels {self._listed}"
 
     def check_expected(self, expected_output: Any) -> str | None:
         """Why the expected output is not one of the labels, else ``None``."""
@@ -314,7 +314,7 @@ class ChoiceGrader(GraderInterface):
         named = _unique(explicit or other)
         if len(named) == 1:
             return Reading(named[0], named, named)
-        return Reading(None, named, _unique(mention.label for mention in mentions))
+        return Reading(None, named, _unique([mention.label for mention in mentions]))
 
     def _mentions(self, text: str) -> list[_Mention] | None:
         """Every label standing as a token of its own and not read as prose, in order (``None``: too many)."""
@@ -391,7 +391,7 @@ class ChoiceGrader(GraderInterface):
                 f"Response mentions {_quoted(reading.mentioned)} only in passing, not as its choice "
                 "(alone, after 'answer is', at a line start, in brackets or bold)"
             )
-        return _INVALID_RESPONSE, f"Response names none of the labels {_label_list(self._labels)}"
+        return _INVALID_RESPONSE, f"Response names none of the labels {self._listed}"
 
 
 def _is_prose(text: str, written: str, end: int) -> bool:
