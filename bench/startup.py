@@ -10,7 +10,9 @@ Times, as whole processes (start to exit, wall clock), run in turn so that each 
 * ``import assay.cli.main``: the import the ``assay`` script makes before anything else (also timed inside
   the process, without the interpreter's own start-up);
 * ``assay --help``, ``assay grade -g true-false -e true -r yes`` and ``assay run`` over N recorded answers
-  (``-o`` a JSONL file).
+  (``-o`` a JSONL file);
+* ``typer+rich+asyncio alone``: a Typer command with ``assay run``'s options, parsed from the same arguments,
+  that prints a Rich table and runs an event loop, and does nothing else: what the frameworks cost.
 
 Prints medians of wall-clock and CPU time (user + system, steadier on a loaded machine) and each one's ratio
 to the floor's (target: ``assay run`` ≤ 4x). Bytecode is written and used as an installed package has it
@@ -35,6 +37,32 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 _SCRIPT = Path(sys.executable).with_name("assay")
 ASSAY = [str(_SCRIPT)] if _SCRIPT.is_file() else [sys.executable, "-m", "assay.cli"]
+FRAMEWORK = """
+import asyncio, functools
+
+import typer
+from rich.progress import Progress
+from rich.table import Table
+
+from assay.cli.console import err
+from assay.cli.run import run
+
+
+@functools.wraps(run)
+def stand_in(**options: object) -> None:
+    asyncio.run(asyncio.sleep(0))
+    table = Table("cases", "passed")
+    table.add_row("300", "200")
+    err.print(table)
+
+
+app = typer.Typer(add_completion=False)
+app.command("run")(stand_in)
+app.command("grade")(stand_in)
+app()
+"""
+"""The frameworks alone: a Typer app whose ``run`` has ``assay run``'s options (parsed the same way) and does
+what ``assay run`` does with Rich and asyncio (a table, an event loop), and nothing else."""
 IMPORT_TIMER = (
     "import time; started = time.perf_counter(); import assay.cli.main; print(time.perf_counter() - started)"
 )
@@ -113,6 +141,9 @@ def main(argv: list[str] | None = None) -> None:
             tag = "" if len(args.src) == 1 else f" [{'ABCDEFGH'[number]}]"
             output = str(directory / f"out-{number}.jsonl")
             run = [*ASSAY, "run", str(suite), "-g", "true-false", "--responses", str(responses)]
+            if number == 0:
+                stand_in = [sys.executable, "-c", FRAMEWORK, "run", str(suite), "-g", "true-false"]
+                commands["typer+rich+asyncio alone"] = ([*stand_in, "--responses", str(responses)], env)
             commands |= {
                 f"import assay.cli.main{tag}": ([sys.executable, "-c", IMPORT_TIMER], env),
                 f"assay --help{tag}": ([*ASSAY, "--help"], env),
