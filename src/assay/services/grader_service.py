@@ -96,9 +96,9 @@ class GraderService:
     def load_all(self) -> None:
         """Import and register every grader now: a server does at start-up, so that a broken plugin is
         logged then and no request waits for an import."""
+        if not self._unloaded and not self._plugins_pending:
+            return  # all loaded: no lock to take (every listing request asks)
         with self._loading:
-            if not self._unloaded and not self._plugins_pending:
-                return
             for grader_id in builtins.list(self._unloaded):
                 self._load_builtin(grader_id)
             self._load_plugins()
