@@ -16,7 +16,7 @@ from assay.storage.evaluations import EvaluationRow, EvaluationStatus, ResultRow
 from assay.targets.specs import target_view
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Evaluation:
     """An evaluation: what ran (grader spec, target without its secrets), where it is, and its summary."""
 
@@ -44,7 +44,7 @@ class Evaluation:
         return round((end - self.started_at).total_seconds(), 3)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Result:
     """One case's stored outcome."""
 
@@ -90,18 +90,21 @@ def outcome_of(row: ResultRow) -> CaseOutcome:
 
 
 def evaluation_of(row: EvaluationRow, summary: dict[str, Any] | None = None) -> Evaluation:
-    """The record of a row; ``summary`` overrides the stored one (a live summary while running)."""
+    """The record of a row; ``summary`` stands in for a stored one that is missing.
+
+    The shown target is the stored view; only evaluations stored before there was one read their target.
+    """
     return Evaluation(
         id=row.id,
         name=row.name,
         suite_id=row.suite_id,
         grader=GraderSpec(row.grader_id, row.grader_config, row.grader_version),
-        target=target_view(row.target),
+        target=row.target_view if row.target_view is not None else target_view(row.target),
         concurrency=row.concurrency,
         status=EvaluationStatus(row.status),
         done=row.done,
         total=row.total,
-        summary=summary if summary is not None else row.summary,
+        summary=row.summary if row.summary is not None else summary,
         error=row.error,
         created_at=row.created_at,
         started_at=row.started_at,
@@ -150,19 +153,19 @@ def restored_details(details: dict[str, Any] | None, row: ResultRow) -> dict[str
 def result_of(row: ResultRow) -> Result:
     """The record of a result row."""
     return Result(
-        row.case_id,
-        row.position,
-        row.input,
-        row.expected_output,
-        row.agent_response,
-        row.passed,
-        row.score,
-        row.match_status,
-        restored_details(row.details, row),
-        row.error,
-        row.error_detail,
-        row.latency_ms,
-        row.attempts,
+        case_id=row.case_id,
+        position=row.position,
+        input=row.input,
+        expected_output=row.expected_output,
+        agent_response=row.agent_response,
+        passed=row.passed,
+        score=row.score,
+        match_status=row.match_status,
+        details=restored_details(row.details, row),
+        error=row.error,
+        error_detail=row.error_detail,
+        latency_ms=row.latency_ms,
+        attempts=row.attempts,
     )
 
 

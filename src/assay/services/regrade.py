@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from sqlalchemy.orm import Session
 
 from assay.errors import ValidationError
@@ -29,13 +31,16 @@ def check_source(session: Session, spec: EvaluationTargetSpec, suite_id: int) ->
         raise ValidationError(problem, problems=[problem])
 
 
-def stored_replies(session: Session, evaluation_id: int) -> dict[int, TargetReply]:
-    """Each case's stored reply, by case id: the answer, or the error with its detail (it stays an error)."""
+def stored_replies(
+    session: Session, evaluation_id: int, case_ids: Sequence[int] | None = None
+) -> dict[int, TargetReply]:
+    """Each case's stored reply (of ``case_ids`` only, when given), by case id: the answer, or the error
+    with its detail (it stays an error)."""
     return {
         case_id: TargetReply(
             response, error=error, error_detail=detail, latency_ms=latency, attempts=attempts
         )
         for case_id, response, error, detail, latency, attempts in store.replies_by_case(
-            session, evaluation_id
+            session, evaluation_id, case_ids
         )
     }

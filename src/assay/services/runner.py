@@ -34,7 +34,7 @@ class RunCase:
     expected_output: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CaseResult:
     """The outcome of one case: graded (``details`` set) or an ``error`` reason with no grading."""
 
@@ -95,34 +95,34 @@ def grade_reply(case: RunCase, reply: TargetReply, grader: GraderInterface) -> C
     target_case = case.target_case
     if reply.error is not None:
         return CaseResult(
-            target_case.case_id,
-            target_case.input,
-            case.expected_output,
-            reply.output,  # None, or what an answer cut at the size cap holds
-            False,
-            None,
-            None,
-            None,
-            reply.error,
-            reply.error_detail,
-            reply.latency_ms,
-            reply.attempts,
+            case_id=target_case.case_id,
+            input=target_case.input,
+            expected_output=case.expected_output,
+            agent_response=reply.output,  # None, or what an answer cut at the size cap holds
+            passed=False,
+            score=None,
+            details=None,
+            match_status=None,
+            error=reply.error,
+            error_detail=reply.error_detail,
+            latency_ms=reply.latency_ms,
+            attempts=reply.attempts,
         )
     verdict = grader.grade(reply.output, case.expected_output)
     details = verdict["details"]
     return CaseResult(
-        target_case.case_id,
-        target_case.input,
-        case.expected_output,
-        reply.output,
-        bool(verdict["passed"]),
-        float(verdict["score"]),
-        details,
-        status_of(verdict).value,
-        None,
-        None,
-        reply.latency_ms,
-        reply.attempts,
+        case_id=target_case.case_id,
+        input=target_case.input,
+        expected_output=case.expected_output,
+        agent_response=reply.output,
+        passed=bool(verdict["passed"]),
+        score=float(verdict["score"]),
+        details=details,
+        match_status=status_of(verdict).value,
+        error=None,
+        error_detail=None,
+        latency_ms=reply.latency_ms,
+        attempts=reply.attempts,
     )
 
 
@@ -201,6 +201,7 @@ async def run_cases(
     *,
     concurrency: int,
     stop: asyncio.Event | None = None,
+    gate: asyncio.Semaphore | None = None,
     on_written: Callable[[int], None] = lambda count: None,
     batch_size: int = BATCH_SIZE,
     flush_interval: float = FLUSH_INTERVAL_S,
@@ -208,7 +209,8 @@ async def run_cases(
     """Run every case through ``target`` and ``grader`` into ``sink``.
 
     Setting ``stop`` ends the run early: calls in flight are abandoned (those cases get no result, so a
-    later resume runs them) and every result graded so far is still written.
+    later resume runs them) and every result graded so far is still written. ``gate``, shared by runs,
+    bounds the calls in flight of them all (a worker's cap).
     """
     queue: asyncio.Queue[CaseResult | None] = asyncio.Queue()
     remaining = iter(cases)
@@ -216,7 +218,11 @@ async def run_cases(
 
     async def work() -> None:
         for count, case in enumerate(remaining, 1):
-            reply = await target.respond(case.target_case)
+            if gate is None:
+                reply = await target.respond(case.target_case)
+            else:
+                async with gate:
+                    reply = await target.respond(case.target_case)
             queue.put_nowait(grade_reply(case, reply, grader))
             if not count % _YIELD_EVERY:
                 await asyncio.sleep(0)  # instant targets never suspend; let the writer and the stop run

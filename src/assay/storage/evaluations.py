@@ -31,7 +31,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.orm import Mapped, Session, mapped_column
+from sqlalchemy.orm import Mapped, Session, defer, mapped_column
 
 from assay.graders.verdict import INVALID_STATUSES as INVALID_VERDICTS
 from assay.storage.database import Base
@@ -55,6 +55,10 @@ class EvaluationStatus(StrEnum):
 
 
 _TERMINAL = frozenset({EvaluationStatus.COMPLETED, EvaluationStatus.FAILED, EvaluationStatus.CANCELLED})
+UNFINISHED: tuple[EvaluationStatus, ...] = tuple(
+    status for status in EvaluationStatus if not status.is_terminal
+)
+"""The statuses of an evaluation that still runs or will: the one place this set is written."""
 
 
 class EvaluationRow(Base):
@@ -70,12 +74,18 @@ class EvaluationRow(Base):
     grader_config: Mapped[dict[str, Any]] = mapped_column(SafeJSON)
     grader_version: Mapped[str] = mapped_column(String(100))
     target: Mapped[dict[str, Any]] = mapped_column(SafeJSON)
-    """The full target spec, secrets included (needed to resume); the API shows a redacted view."""
+    """The full target spec, secrets included (needed to resume); never read to show the evaluation."""
+    target_view: Mapped[dict[str, Any] | None] = mapped_column(SafeJSON, nullable=True)
+    """The redacted view of ``target`` the API shows, kept apart so that showing an evaluation does not read
+    every recorded answer (``None`` for evaluations stored before it: computed from ``target`` then)."""
     concurrency: Mapped[int] = mapped_column(Integer)
     status: Mapped[str] = mapped_column(String(20), index=True)
     total: Mapped[int] = mapped_column(Integer)
     done: Mapped[int] = mapped_column(Integer, default=0)
     summary: Mapped[dict[str, Any] | None] = mapped_column(SafeJSON, nullable=True)
+    """A recount of the stored results: the latest one while the evaluation runs, the final one after."""
+    summary_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    """When a worker last claimed a recount of ``summary`` (running evaluations refresh it now and then)."""
     error: Mapped[str | None] = mapped_column(SafeText, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utc_now)
     started_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
@@ -113,9 +123,13 @@ class ResultRow(Base):
 # ---- Evaluations --------------------------------------------------------------------------------------
 
 
-def find_evaluation(session: Session, evaluation_id: int) -> EvaluationRow | None:
-    """The evaluation with this id, if any."""
-    return session.get(EvaluationRow, evaluation_id)
+def find_evaluation(
+    session: Session, evaluation_id: int, *, with_target: bool = True
+) -> EvaluationRow | None:
+    """The evaluation with this id, if any; without ``with_target``, its stored target (which may hold every
+    recorded answer) is read only if asked for, so that showing an evaluation costs the same at any size."""
+    options = [] if with_target else [defer(EvaluationRow.target)]
+    return session.get(EvaluationRow, evaluation_id, options=options)
 
 
 def _filtered(
@@ -142,6 +156,7 @@ def page_of_evaluations(
     """A page of evaluations, newest first, and how many match the filters in all."""
     filters = (suite_id, status, grader_id)
     query = _filtered(select(EvaluationRow), *filters).order_by(EvaluationRow.id.desc())
+    query = query.options(defer(EvaluationRow.target))
     rows = session.scalars(query.offset(skip).limit(limit)).all()
     total = session.scalar(_filtered(select(func.count()).select_from(EvaluationRow), *filters)) or 0
     return rows, total
@@ -188,18 +203,35 @@ def set_status(
 # ---- Results ------------------------------------------------------------------------------------------
 
 
-def insert_results(connection: Connection, evaluation_id: int, rows: Sequence[Mapping[str, Any]]) -> None:
-    """Insert result rows, skipping any (evaluation, case) already stored; then refresh ``done``.
+def write_results(
+    connection: Connection, evaluation_id: int, rows: Sequence[Mapping[str, Any]]
+) -> int | None:
+    """Insert result rows of an unfinished evaluation, skipping any (evaluation, case) already stored, and
+    add the rows inserted to ``done``; how many were inserted, or ``None`` (nothing written) when the
+    evaluation has ended or is gone.
 
-    Both happen in the caller's transaction, so progress never disagrees with the rows.
+    The evaluation's row is locked first, in the caller's transaction: a cancel waits for a batch being
+    written, and no batch is written after it, so the summary counted at the end covers every stored row.
     """
+    locked = select(EvaluationRow.status).where(EvaluationRow.id == evaluation_id).with_for_update()
+    status = connection.execute(locked).scalar()
+    if status is None or EvaluationStatus(status).is_terminal:
+        return None
+    inserted = 0
     if rows:
         dialect = connection.dialect.name
         insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-        statement = insert(ResultRow).on_conflict_do_nothing(index_elements=["evaluation_id", "case_id"])
-        connection.execute(statement, [dict(row, evaluation_id=evaluation_id) for row in rows])
-    done = select(func.count()).where(ResultRow.evaluation_id == evaluation_id).scalar_subquery()
-    connection.execute(update(EvaluationRow).where(EvaluationRow.id == evaluation_id).values(done=done))
+        statement = (
+            insert(ResultRow)
+            .on_conflict_do_nothing(index_elements=["evaluation_id", "case_id"])
+            .returning(ResultRow.case_id)
+        )
+        values = [dict(row, evaluation_id=evaluation_id) for row in rows]
+        inserted = len(connection.execute(statement, values).all())
+    if inserted:
+        done = EvaluationRow.done + inserted
+        connection.execute(update(EvaluationRow).where(EvaluationRow.id == evaluation_id).values(done=done))
+    return inserted
 
 
 def count_results(session: Session, evaluation_id: int) -> int:
@@ -207,15 +239,65 @@ def count_results(session: Session, evaluation_id: int) -> int:
     return session.scalar(select(func.count()).where(ResultRow.evaluation_id == evaluation_id)) or 0
 
 
-def cases_without_result(session: Session, evaluation_id: int, suite_id: int) -> Sequence[CaseRow]:
-    """The suite's cases that this evaluation has no result for yet, in order."""
+def cases_without_result(
+    session: Session, evaluation_id: int, suite_id: int, positions: tuple[int, int] | None = None
+) -> Sequence[CaseRow]:
+    """The suite's cases that this evaluation has no result for yet, in order; with ``positions``
+    ``(low, high)``, only those at ``low <= position < high`` (one shard)."""
     done = select(ResultRow.case_id).where(ResultRow.evaluation_id == evaluation_id)
-    query = (
-        select(CaseRow)
-        .where(CaseRow.suite_id == suite_id, CaseRow.id.not_in(done))
-        .order_by(CaseRow.position)
+    query = select(CaseRow).where(CaseRow.suite_id == suite_id)
+    if positions is not None:
+        query = query.where(CaseRow.position >= positions[0], CaseRow.position < positions[1])
+        done = done.where(ResultRow.position >= positions[0], ResultRow.position < positions[1])
+    return session.scalars(query.where(CaseRow.id.not_in(done)).order_by(CaseRow.position)).all()
+
+
+def position_limit(session: Session, suite_id: int) -> int:
+    """One past the last case position of the suite (0 when it has no case): where shards end."""
+    last = session.scalar(select(func.max(CaseRow.position)).where(CaseRow.suite_id == suite_id))
+    return 0 if last is None else last + 1
+
+
+def status_of(connection: Connection | Session, evaluation_id: int) -> EvaluationStatus | None:
+    """The evaluation's status (one indexed read: what running shards poll), ``None`` once deleted."""
+    status = connection.execute(
+        select(EvaluationRow.status).where(EvaluationRow.id == evaluation_id)
+    ).scalar()
+    return None if status is None else EvaluationStatus(status)
+
+
+def store_live_summary(connection: Connection | Session, evaluation_id: int, summary: dict[str, Any]) -> None:
+    """Store a recount as the summary of an evaluation that still runs (an ended one keeps its final one)."""
+    statement = update(EvaluationRow).where(
+        EvaluationRow.id == evaluation_id, EvaluationRow.status.in_([status.value for status in UNFINISHED])
     )
-    return session.scalars(query).all()
+    connection.execute(statement.values(summary=summary))
+
+
+def target_of(session: Session, evaluation_id: int) -> dict[str, Any] | None:
+    """The stored target spec of an evaluation (secrets and recorded answers included)."""
+    return session.execute(select(EvaluationRow.target).where(EvaluationRow.id == evaluation_id)).scalar()
+
+
+def has_case_without_result(session: Session, evaluation_id: int, suite_id: int) -> bool:
+    """Whether any case of the suite still lacks a result in this evaluation."""
+    done = select(ResultRow.case_id).where(ResultRow.evaluation_id == evaluation_id)
+    query = select(CaseRow.id).where(CaseRow.suite_id == suite_id, CaseRow.id.not_in(done)).limit(1)
+    return session.scalar(query) is not None
+
+
+def claim_summary_recount(connection: Connection, evaluation_id: int, *, older_than: datetime) -> bool:
+    """Take the turn to recount a running evaluation's summary, unless someone did since ``older_than``.
+
+    One conditional update: of the shards of one evaluation on any number of workers, one wins a turn.
+    """
+    statement = (
+        update(EvaluationRow)
+        .where(EvaluationRow.id == evaluation_id)
+        .where((EvaluationRow.summary_at.is_(None)) | (EvaluationRow.summary_at < older_than))
+        .values(summary_at=utc_now())
+    )
+    return bool(getattr(connection.execute(statement), "rowcount", 0))
 
 
 class Outcome(StrEnum):
@@ -390,8 +472,11 @@ def flipped_case_ids(
     return [(case_id, passed) for case_id, passed in session.execute(query)]
 
 
-def replies_by_case(session: Session, evaluation_id: int) -> Iterator[tuple[Any, ...]]:
-    """``(case_id, response, error, error_detail, latency_ms, attempts)`` of every result (re-grading)."""
+def replies_by_case(
+    session: Session, evaluation_id: int, case_ids: Sequence[int] | None = None
+) -> Iterator[tuple[Any, ...]]:
+    """``(case_id, response, error, error_detail, latency_ms, attempts)`` of every result (re-grading), or
+    of those of ``case_ids``."""
     query = select(
         ResultRow.case_id,
         ResultRow.agent_response,
@@ -400,6 +485,8 @@ def replies_by_case(session: Session, evaluation_id: int) -> Iterator[tuple[Any,
         ResultRow.latency_ms,
         ResultRow.attempts,
     ).where(ResultRow.evaluation_id == evaluation_id)
+    if case_ids is not None:
+        query = query.where(ResultRow.case_id.in_(case_ids))
     yield from session.execute(query.execution_options(yield_per=1000))
 
 

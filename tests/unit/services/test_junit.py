@@ -13,7 +13,18 @@ def result(case_id: int, *, passed: bool, error: str | None = None, text: str = 
     details = None if error else {"reason": "Expected true but got false", "match_status": "mismatch"}
     status = None if error else ("match" if passed else "mismatch")
     return CaseResult(
-        case_id, text, "true", None if error else "no", passed, None, details, status, error, "boom", 1.5, 1
+        case_id=case_id,
+        input=text,
+        expected_output="true",
+        agent_response=None if error else "no",
+        passed=passed,
+        score=None,
+        details=details,
+        match_status=status,
+        error=error,
+        error_detail="boom",
+        latency_ms=1.5,
+        attempts=1,
     )
 
 
