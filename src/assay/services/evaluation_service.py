@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.orm import Session
-from sqlalchemy.orm.exc import StaleDataError
 
 from assay.errors import NotFoundError, ValidationError
-from assay.services.evaluation_jobs import EvaluationJobs, compute_summary
 from assay.services.evaluation_records import Evaluation, Result, evaluation_of, listed_size, result_of
+from assay.services.evaluation_scheduling import Scheduler
+from assay.services.evaluation_summary import recount
 from assay.services.grader_service import GraderService
 from assay.services.preflight import preflight_suite
 from assay.services.regrade import check_source
@@ -22,6 +22,7 @@ from assay.storage import suites as suite_store
 from assay.storage.evaluations import EvaluationRow, EvaluationStatus, Outcome, ResultSort
 from assay.storage.types import utc_now
 from assay.targets import API_TARGET_TYPES, EvaluationTargetSpec, check_target, parse_target_spec
+from assay.targets.specs import target_view
 
 DEFAULT_CONCURRENCY = 8
 MAX_CONCURRENCY = 256
@@ -113,23 +114,23 @@ def page_of_results(
 
 
 class EvaluationService:
-    """Use cases on evaluations within one database session; running is left to :class:`EvaluationJobs`."""
+    """Use cases on evaluations within one database session; running is left to the :class:`Scheduler`."""
 
     def __init__(
         self,
         session: Session,
         graders: GraderService,
-        jobs: EvaluationJobs,
+        scheduler: Scheduler,
         *,
         max_page_bytes: int = DEFAULT_MAX_PAGE_BYTES,
     ) -> None:
         self.session = session
         self.graders = graders
-        self.jobs = jobs
+        self.scheduler = scheduler
         self.max_page_bytes = max_page_bytes
 
     def _row(self, evaluation_id: int) -> EvaluationRow:
-        row = store.find_evaluation(self.session, evaluation_id)
+        row = store.find_evaluation(self.session, evaluation_id, with_target=False)
         if row is None:
             raise NotFoundError("Evaluation not found")
         return row
@@ -143,7 +144,7 @@ class EvaluationService:
             raise NotFoundError("Suite not found")
         grader = self.graders.build(request.grader_id, request.grader_config)  # NotFound / ConfigError
         spec = parse_target_spec(request.target, allowed=allowed_targets)
-        check_target(spec, self.jobs.target_policy)
+        check_target(spec, self.scheduler.target_policy)
         if isinstance(spec, EvaluationTargetSpec):
             check_source(self.session, spec, suite.id)
         if not 1 <= request.concurrency <= MAX_CONCURRENCY:
@@ -161,6 +162,7 @@ class EvaluationService:
             grader_config=grader_spec.config,
             grader_version=grader_spec.version,
             target=spec.model_dump(mode="json"),
+            target_view=target_view(spec.model_dump(mode="json")),
             concurrency=request.concurrency,
             status=EvaluationStatus.PENDING.value,
             total=suite_store.count_cases(self.session, suite.id),
@@ -169,18 +171,15 @@ class EvaluationService:
         )
         self.session.add(row)
         self.session.commit()
-        self.jobs.submit(row.id)
+        self.scheduler.submit(row.id, row.concurrency)
         return evaluation_of(row)
 
     def get(self, evaluation_id: int) -> Evaluation:
-        """The evaluation; while it runs, its summary is computed from the results so far."""
+        """The evaluation, read in one row whatever its size: its stored summary is the latest recount
+        (a running evaluation's is recounted every few seconds); one that has none yet is counted now."""
         row = self._row(evaluation_id)
-        live = None
-        if not EvaluationStatus(row.status).is_terminal:
-            live = self.jobs.live_summary(evaluation_id)
-        if live is None and (not EvaluationStatus(row.status).is_terminal or row.summary is None):
-            live = compute_summary(self.session, row, self.graders)
-        return evaluation_of(row, live)
+        summary = None if row.summary is not None else recount(self.session, row, self.graders)
+        return evaluation_of(row, summary)
 
     def list(
         self, *, skip: int, limit: int, suite_id: int | None = None, status: EvaluationStatus | None = None
@@ -192,27 +191,10 @@ class EvaluationService:
         return Page([evaluation_of(row) for row in rows], total)
 
     def cancel(self, evaluation_id: int) -> Evaluation:
-        """Stop an evaluation, keeping its results so far; cancelling a finished one changes nothing."""
-        row = self._row(evaluation_id)
-        if not EvaluationStatus(row.status).is_terminal:
-            unfinished = (EvaluationStatus.PENDING, EvaluationStatus.RUNNING)
-            store.set_status(
-                self.session,
-                evaluation_id,
-                EvaluationStatus.CANCELLED,
-                only_from=unfinished,
-                finished_at=utc_now(),
-            )
-            self.session.commit()
-            if not self.jobs.stop(evaluation_id, wait=True):
-                self.session.expire_all()
-                row = self._row(evaluation_id)  # a NOT_FOUND when deleted meanwhile, not a stale row
-                row.summary = compute_summary(self.session, row, self.graders)
-                try:
-                    self.session.commit()
-                except StaleDataError:
-                    self.session.rollback()
-                    raise NotFoundError("Evaluation not found") from None
+        """Stop an evaluation on every worker, keeping its results so far (its summary recounts them);
+        cancelling a finished one changes nothing."""
+        self._row(evaluation_id)
+        self.scheduler.stop(evaluation_id)
         self.session.expire_all()
         return self.get(evaluation_id)
 
@@ -249,7 +231,7 @@ class EvaluationService:
     def delete(self, evaluation_id: int) -> None:
         """Delete an evaluation and its results, stopping it first if it runs."""
         self._row(evaluation_id)
-        self.jobs.stop(evaluation_id, wait=True)
+        self.scheduler.stop(evaluation_id)  # no shard writes after this, on any worker
         store.delete_evaluation(self.session, evaluation_id)
         self.session.commit()
 

@@ -189,7 +189,7 @@ class ShardRunner:
             return None
         if current is not None and current.positions[0] < plan.position_limit:
             return current
-        await finish_in_thread(self._complete_if_done, evaluation_id, plan.suite_id)
+        await finish_in_thread(self._complete_if_done, evaluation_id, plan)
         return None
 
     # ---- One shard ----------------------------------------------------------------------------------
@@ -303,9 +303,9 @@ class ShardRunner:
 
     # ---- The end ------------------------------------------------------------------------------------
 
-    def _complete_if_done(self, evaluation_id: int, suite_id: int) -> None:
+    def _complete_if_done(self, evaluation_id: int, plan: _Plan) -> None:
         with Session(self.engine) as session:
-            if store.has_case_without_result(session, evaluation_id, suite_id):
+            if store.has_case_without_result(session, evaluation_id, plan.suite_id, plan.position_limit):
                 return  # another lane still runs; the last one to end completes the evaluation
         if finish_evaluation(self.engine, self.graders, evaluation_id, EvaluationStatus.COMPLETED):
             self._plans.pop(evaluation_id, None)

@@ -175,6 +175,16 @@ def evaluation_ids_of_suite(session: Session, suite_id: int) -> list[int]:
     return list(session.scalars(query))
 
 
+def unfinished_evaluations(session: Session) -> list[tuple[int, int]]:
+    """``(id, concurrency)`` of every evaluation pending or running, oldest first."""
+    query = (
+        select(EvaluationRow.id, EvaluationRow.concurrency)
+        .where(EvaluationRow.status.in_([status.value for status in UNFINISHED]))
+        .order_by(EvaluationRow.id)
+    )
+    return [(evaluation_id, concurrency) for evaluation_id, concurrency in session.execute(query)]
+
+
 def evaluation_ids_with_status(session: Session, statuses: Sequence[str]) -> list[int]:
     """Ids of evaluations in any of ``statuses``, oldest first."""
     query = select(EvaluationRow.id).where(EvaluationRow.status.in_(statuses)).order_by(EvaluationRow.id)
@@ -279,10 +289,13 @@ def target_of(session: Session, evaluation_id: int) -> dict[str, Any] | None:
     return session.execute(select(EvaluationRow.target).where(EvaluationRow.id == evaluation_id)).scalar()
 
 
-def has_case_without_result(session: Session, evaluation_id: int, suite_id: int) -> bool:
-    """Whether any case of the suite still lacks a result in this evaluation."""
+def has_case_without_result(session: Session, evaluation_id: int, suite_id: int, position_limit: int) -> bool:
+    """Whether any case of the suite below ``position_limit`` still lacks a result in this evaluation."""
     done = select(ResultRow.case_id).where(ResultRow.evaluation_id == evaluation_id)
-    query = select(CaseRow.id).where(CaseRow.suite_id == suite_id, CaseRow.id.not_in(done)).limit(1)
+    query = select(CaseRow.id).where(
+        CaseRow.suite_id == suite_id, CaseRow.position < position_limit, CaseRow.id.not_in(done)
+    )
+    query = query.limit(1)
     return session.scalar(query) is not None
 
 
