@@ -17,7 +17,6 @@ from assay.api.rendering import SafeJSONResponse
 from assay.api.spa import SinglePageApp
 from assay.config import Settings
 from assay.services.demo_suite import seed_demo_suite
-from assay.services.evaluation_queue import QueueScheduler
 from assay.services.evaluation_scheduling import EmbeddedScheduler, Scheduler, WorkerOptions
 from assay.services.grader_service import GraderService
 from assay.services.runner import finish_in_thread
@@ -51,7 +50,11 @@ async def _database(app: FastAPI) -> AsyncIterator[None]:
 def _scheduler(app: FastAPI) -> Scheduler:
     # PostgreSQL: a job queue any number of processes share; SQLite: this process, if it holds the lease.
     settings: Settings = app.state.settings
-    scheduled = QueueScheduler if app.state.engine.dialect.name == "postgresql" else EmbeddedScheduler
+    scheduled: type[Scheduler] = EmbeddedScheduler
+    if app.state.engine.dialect.name == "postgresql":
+        from assay.services.evaluation_queue import QueueScheduler  # procrastinate: 0.25 s to import
+
+        scheduled = QueueScheduler
     return scheduled(
         app.state.engine, app.state.grader_service, target_policy(settings), WorkerOptions.of(settings)
     )

@@ -11,7 +11,6 @@ import typer
 from assay.cli.console import err
 from assay.cli.serve import load_settings
 from assay.errors import SettingsError
-from assay.services.evaluation_queue import run_worker
 from assay.services.evaluation_scheduling import WorkerOptions
 from assay.services.grader_service import GraderService
 from assay.services.target_policy import target_policy
@@ -40,6 +39,8 @@ def worker(
     check_database(url)
     err.print(f"database: {url.render_as_string(hide_password=True)}")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from assay.services.evaluation_queue import run_worker  # procrastinate takes 0.25 s to import
+
     engine = create_db_engine(url)
     try:
         migrate(engine)

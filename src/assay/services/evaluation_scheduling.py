@@ -182,7 +182,11 @@ class EmbeddedScheduler(Scheduler):
             logger.warning("could not read the unfinished evaluations: %s", loggable(exc))
             return
         for evaluation_id, concurrency in unfinished:
-            self._start_lanes(evaluation_id, concurrency)
+            if evaluation_id not in self._running:
+                logger.warning(
+                    "evaluation %s was left unfinished with nothing running it; resuming it", evaluation_id
+                )
+                self._start_lanes(evaluation_id, concurrency)
 
     def _take(self) -> str | None:
         with self.engine.begin() as connection:

@@ -159,44 +159,37 @@ class ShardRunner:
         completes here). A failure to prepare the evaluation (a grader that changed) fails it.
         """
         evaluation_id = shard.evaluation_id
-        try:
-            plan = await finish_in_thread(self._plan, evaluation_id)
-        except AssayError as exc:
-            await finish_in_thread(self._fail, evaluation_id, exc.message)
-            return None
-        if plan is None:
-            return None
-        started = time.monotonic()
         current: Shard | None = shard
         try:
+            plan = await finish_in_thread(self._plan, evaluation_id)
+            if plan is None:
+                return None
+            started = time.monotonic()
+            lanes = lanes_of(plan.concurrency)
             while current is not None and current.positions[0] < plan.position_limit:
                 if self.stopping.is_set():
                     return current
                 ran = await self._run_shard(current, plan)
-                current = Shard(
-                    evaluation_id=evaluation_id,
-                    lane=shard.lane,
-                    index=current.index + lanes_of(plan.concurrency),
-                )
+                current = Shard(evaluation_id=evaluation_id, lane=shard.lane, index=current.index + lanes)
                 if ran and time.monotonic() - started >= JOB_BUDGET_S:
                     break
+            if current is not None and current.positions[0] < plan.position_limit:
+                return current
+            await finish_in_thread(self._complete_if_done, evaluation_id, plan)
+            return None
         except _StoppedError:
             return current if self.stopping.is_set() else None
         except Exception as exc:  # a failure ends this evaluation as data, never the worker
             message = exc.message if isinstance(exc, AssayError) else f"{type(exc).__name__}: {exc}"
-            logger.error("evaluation %s failed", evaluation_id, exc_info=loggable(exc))
-            await finish_in_thread(self._fail, evaluation_id, message)
+            if await finish_in_thread(self._fail, evaluation_id, message):
+                logger.error("evaluation %s failed", evaluation_id, exc_info=loggable(exc))
             return None
-        if current is not None and current.positions[0] < plan.position_limit:
-            return current
-        await finish_in_thread(self._complete_if_done, evaluation_id, plan)
-        return None
 
     # ---- One shard ----------------------------------------------------------------------------------
 
     def _plan(self, evaluation_id: int) -> _Plan | None:
         """The evaluation's plan (cached), after moving it to ``running``; ``None`` if it has ended."""
-        with Session(self.engine) as session:
+        with Session(self.engine, expire_on_commit=False) as session:
             row = store.find_evaluation(session, evaluation_id, with_target=False)
             if row is None or EvaluationStatus(row.status).is_terminal:
                 self._plans.pop(evaluation_id, None)
@@ -310,9 +303,12 @@ class ShardRunner:
         if finish_evaluation(self.engine, self.graders, evaluation_id, EvaluationStatus.COMPLETED):
             self._plans.pop(evaluation_id, None)
 
-    def _fail(self, evaluation_id: int, message: str) -> None:
-        finish_evaluation(self.engine, self.graders, evaluation_id, EvaluationStatus.FAILED, error=message)
+    def _fail(self, evaluation_id: int, message: str) -> bool:
+        """End the evaluation as failed; whether it was still unfinished (not cancelled, not deleted)."""
         self._plans.pop(evaluation_id, None)
+        return finish_evaluation(
+            self.engine, self.graders, evaluation_id, EvaluationStatus.FAILED, error=message
+        )
 
 
 async def _either(first: asyncio.Event, second: asyncio.Event) -> None:
