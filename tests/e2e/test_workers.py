@@ -30,12 +30,12 @@ pytestmark = pytest.mark.slow
 
 POSTGRES_URL = os.environ.get("ASSAY_TEST_POSTGRES_URL", "")
 RUN_TIMEOUT_S = 50.0
-MAX_IN_FLIGHT = 32
+MAX_IN_FLIGHT = 16
 KILLS = 5
 FAST_WORKERS = {
-    # Heartbeats every 0.3 s, a silent worker dead after 1.5 s: kills are noticed within the test's time.
+    # Heartbeats every 0.3 s, a silent worker dead after 2 s: kills are noticed within the test's time.
     "ASSAY_WORKER_HEARTBEAT_S": "0.3",
-    "ASSAY_WORKER_STALLED_S": "1.5",
+    "ASSAY_WORKER_STALLED_S": "2",
     "ASSAY_WORKER_MAX_IN_FLIGHT": str(MAX_IN_FLIGHT),
 }
 
@@ -132,44 +132,44 @@ def jobs_running_on(url: str, worker_id: int) -> int:
 
 @pytest.mark.postgres
 def test_a_worker_killed_five_times_loses_and_doubles_nothing(tmp_path: Path, postgres_url: str) -> None:
-    cases, concurrency = 6000, 96  # six lanes of 16: two on each of the three processes
-    with AgentServer(AgentBehaviour(default="yes", delay=0.1)) as agent:
-        server_a = AssayProcess(tmp_path, database_url=postgres_url, env=FAST_WORKERS, name="serve-a")
-        server_b = AssayProcess(tmp_path, database_url=postgres_url, env=FAST_WORKERS, name="serve-b")
+    cases, concurrency = 4000, 48  # three lanes of 16: one on each of the three processes
+    with AgentServer(AgentBehaviour(default="yes", delay=0.25)) as agent:
         worker = WorkerProcess(tmp_path, database_url=postgres_url, env=FAST_WORKERS)
-        try:
-            server_a.start()
-            server_b.start()
+        with (
+            AssayProcess(tmp_path, database_url=postgres_url, env=FAST_WORKERS, name="serve-a") as server_a,
+            AssayProcess(tmp_path, database_url=postgres_url, env=FAST_WORKERS, name="serve-b") as server_b,
+        ):
             worker.start()
             evaluation_id = start_evaluation(server_a, agent, cases, concurrency)
             kill_times: list[float] = []
+            worker_id = 0
             for kill in range(1, KILLS + 1):
-                worker_id = newest_worker_id(postgres_url)
-                assert worker_id is not None
                 deadline = time.monotonic() + RUN_TIMEOUT_S
+                while (newest_worker_id(postgres_url) or 0) <= worker_id and time.monotonic() < deadline:
+                    time.sleep(0.02)  # the worker started is the one registered last
+                worker_id = newest_worker_id(postgres_url) or 0
                 while jobs_running_on(postgres_url, worker_id) == 0 and time.monotonic() < deadline:
                     time.sleep(0.02)
                 time.sleep(0.3)  # well into its shard: calls in flight, results being written
                 evaluation = wait_for(server_b, evaluation_id, done=kill * cases // (KILLS + 3))
                 assert evaluation["status"] == "running", "the run ended before every kill; slow the agent"
                 kill_times.append(time.monotonic())
+                print(f"kill {kill} at {evaluation['progress']['done']} done")
                 worker.kill()
                 worker.start()
             final = wait_for(server_b, evaluation_id, ended=True)
-        finally:
             worker.stop()
-            server_b.stop()
-            server_a.stop()
+            logs = server_a.log_tail() + server_b.log_tail() + worker.log_tail()
         requests = list(agent.requests)
 
-    assert final["status"] == "completed", server_a.log_tail() + worker.log_tail()
+    assert final["status"] == "completed", logs
     inputs, row = stored(postgres_url, evaluation_id)
     expected = {f"question {n}" for n in range(cases)}
     assert len(inputs) == cases  # none stored twice ...
     assert set(inputs) == expected  # ... and none lost
     assert row["done"] == cases == final["progress"]["done"]
     assert final["summary"]["finished"] == cases == final["summary"]["passed"]  # a recount of the rows
-    assert "stopped answering; queued again" in server_a.log_tail() + server_b.log_tail() + worker.log_tail()
+    assert "stopped answering; queued again" in logs
 
     calls = Counter(request.input for request in requests)
     assert set(calls) == expected
@@ -178,9 +178,12 @@ def test_a_worker_killed_five_times_loses_and_doubles_nothing(tmp_path: Path, po
         first_call.setdefault(request.input, request.at)
     twice = [text for text, count in calls.items() if count > 1]
     # Asked again only if first asked just before a kill (in flight, or graded and not yet written) ...
-    window_s = 1.0
-    for text_ in twice:
-        assert any(0 <= kill - first_call[text_] <= window_s for kill in kill_times), text_
+    window_s = 1.5
+    since_first_call = [
+        min(kill - first_call[text_] for kill in kill_times if kill >= first_call[text_]) for text_ in twice
+    ]
+    print(f"re-asked cases: first asked at most {max(since_first_call, default=0):.2f} s before a kill")
+    assert max(since_first_call, default=0) <= window_s
     # ... and no more than the killed worker could have had in flight, and written in one batch, per kill.
     print(f"cases asked twice: {len(twice)} over {KILLS} kills")
     assert len(twice) <= KILLS * 2 * MAX_IN_FLIGHT
@@ -192,10 +195,9 @@ def test_a_cancel_through_one_server_stops_a_worker_within_two_seconds(
     tmp_path: Path, postgres_url: str
 ) -> None:
     with AgentServer(AgentBehaviour(default="yes", delay=0.05)) as agent:
-        server = AssayProcess(tmp_path, database_url=postgres_url, env=FAST_WORKERS, args=("--no-worker",))
         worker = WorkerProcess(tmp_path, database_url=postgres_url, env=FAST_WORKERS)
-        try:
-            server.start()
+        server = AssayProcess(tmp_path, database_url=postgres_url, env=FAST_WORKERS, args=("--no-worker",))
+        with server:
             worker.start()
             evaluation_id = start_evaluation(server, agent, 5000, 32)
             wait_for(server, evaluation_id, done=300)
@@ -203,9 +205,7 @@ def test_a_cancel_through_one_server_stops_a_worker_within_two_seconds(
             cancelled_at = time.monotonic()
             time.sleep(3.0)
             later = data(server.client.get(f"/api/evaluations/{evaluation_id}"))
-        finally:
             worker.stop()
-            server.stop()
         requests = list(agent.requests)
     assert cancelled["status"] == "cancelled"
     late = [request for request in requests if request.at > cancelled_at + 2.0]
@@ -221,19 +221,16 @@ def test_two_servers_on_one_sqlite_file_run_an_evaluation_once(tmp_path: Path) -
     env = {"ASSAY_WORKER_HEARTBEAT_S": "0.3", "ASSAY_WORKER_STALLED_S": "3"}
     cases = 600
     with AgentServer(AgentBehaviour(default="yes", delay=0.02)) as agent:
-        first = AssayProcess(tmp_path, env=env, name="serve-a")
-        second = AssayProcess(tmp_path, env=env, name="serve-b")
-        try:
-            first.start()
-            second.start()
+        with (
+            AssayProcess(tmp_path, env=env, name="serve-a"),
+            AssayProcess(tmp_path, env=env, name="serve-b") as second,
+        ):
             evaluation_id = start_evaluation(second, agent, cases, 16)  # created on the one without the lease
             final = wait_for(second, evaluation_id, ended=True)
-        finally:
-            second.stop()
-            first.stop()
+            second_log = second.log_tail()
         calls = Counter(request.input for request in agent.requests)
     assert final["status"] == "completed"
     assert final["summary"]["finished"] == cases
     assert len(calls) == cases
     assert set(calls.values()) == {1}
-    assert "runs the evaluations of this SQLite database" in second.log_tail()
+    assert "runs the evaluations of this SQLite database" in second_log

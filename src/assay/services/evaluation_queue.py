@@ -156,20 +156,19 @@ class QueueScheduler(Scheduler):
             await self._queue(shard)
 
     async def _queue_orphan_lanes(self) -> None:
-        """Give a job to every lane of an unfinished evaluation that has none waiting or running."""
-        manager = self.app.job_manager
-        alive: set[str] = set()
-        for status in (JobStatus.TODO, JobStatus.DOING):
-            for job in await manager.list_jobs_async(task=TASK, status=status.value):
-                if job.lock is not None:
-                    alive.add(job.lock)
+        """Queue every lane of an unfinished evaluation that has no job waiting or running at all (a
+        server that died right after creating it, a job that failed): the last lane to end completes it.
+
+        A lane that lost its worker is queued again by :meth:`_requeue_stalled`, not here.
+        """
+        # One listing, so that a job moving from waiting to running between two reads is not missed.
+        jobs = await self.app.job_manager.list_jobs_async(task=TASK)
+        live = {JobStatus.TODO.value, JobStatus.DOING.value}
+        alive = {job.task_kwargs.get("evaluation_id") for job in jobs if job.status in live}
         for evaluation_id, concurrency in await finish_in_thread(self.unfinished):
-            for shard in first_shards(evaluation_id, concurrency):
-                if lane_key(evaluation_id, shard.lane) not in alive:
-                    logger.warning(
-                        "evaluation %s lane %s had no job; queued again", evaluation_id, shard.lane
-                    )
-                    await self._queue(shard)
+            if evaluation_id not in alive:
+                logger.warning("evaluation %s had no job; queued again", evaluation_id)
+                await self._queue_all(first_shards(evaluation_id, concurrency))
 
 
 async def run_worker(

@@ -100,22 +100,16 @@ class DatabaseSink:
     """Writes result batches of one evaluation, each batch in one transaction with its progress."""
 
     def __init__(
-        self,
-        engine: Engine,
-        evaluation_id: int,
-        positions: dict[int, int],
-        summaries: SummaryRefresher,
-        on_ended: asyncio.Event,
+        self, engine: Engine, evaluation_id: int, positions: dict[int, int], on_ended: asyncio.Event
     ) -> None:
         self._engine = engine
         self._evaluation_id = evaluation_id
         self._positions = positions
-        self._summaries = summaries
         self._on_ended = on_ended
         self._loop = asyncio.get_running_loop()
 
     def write(self, results: Sequence[CaseResult]) -> None:
-        """Insert the batch (idempotently) unless the evaluation ended, then maybe recount its summary."""
+        """Insert the batch (idempotently) unless the evaluation ended (then ask the run to stop)."""
         rows = [result_columns(result, self._positions[result.case_id]) for result in results]
 
         def insert() -> int | None:
@@ -127,8 +121,6 @@ class DatabaseSink:
         )
         if written is None:  # ended meanwhile: nothing more of it is stored, so stop calling
             self._loop.call_soon_threadsafe(self._on_ended.set)
-            return
-        self._summaries.refresh(self._evaluation_id)
 
 
 class ShardRunner:
@@ -250,7 +242,6 @@ class ShardRunner:
             self.engine,
             shard.evaluation_id,
             {case.id: case.position for case in cases},
-            self._summaries,
             ended,
         )
         run = [
@@ -273,7 +264,8 @@ class ShardRunner:
         return True
 
     async def _watch(self, evaluation_id: int, ended: asyncio.Event, stop: asyncio.Event) -> None:
-        """Set ``stop`` when the evaluation ends (on any server) or this runner stops."""
+        """Set ``stop`` when the evaluation ends (on any server) or this runner stops; meanwhile, take
+        turns at recounting its summary (off the writer's path, so that results are never held up)."""
         while True:
             try:
                 await asyncio.wait_for(_either(ended, self.stopping), STATUS_POLL_S)
@@ -282,6 +274,8 @@ class ShardRunner:
                 pass
             try:
                 status = await finish_in_thread(self._status, evaluation_id)
+                if status is not None and not status.is_terminal:
+                    await finish_in_thread(self._summaries.refresh, evaluation_id)
             except Exception as exc:  # a busy or unreachable database: look again next time
                 logger.warning("evaluation %s: cannot read its status: %s", evaluation_id, loggable(exc))
                 continue
