@@ -19,18 +19,27 @@ class GraderSpec:
         return {"grader_id": self.grader_id, "config": self.config, "version": self.version}
 
 
+MAX_KEY_CHARS = 200
+"""Longest case key (the user's own name for a case, e.g. the ``id`` field of an imported file)."""
+
+
 @dataclass(frozen=True, slots=True)
 class NewCase:
-    """A case to add to a suite: what the agent is asked, what it should answer, anything else known."""
+    """A case to add to a suite: what the agent is asked, what it should answer, anything else known.
+
+    ``key`` is the user's own name for the case (a file's ``id`` or ``key`` field), unique in its suite; in
+    a suite either every case has one or none has.
+    """
 
     input: str
     expected_output: str
     metadata: dict[str, Any] = field(default_factory=dict)
+    key: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Case:
-    """A stored case."""
+    """A stored case. ``number`` (its 1-based place in the suite) and ``key`` are how users name it."""
 
     id: int
     suite_id: int
@@ -38,3 +47,9 @@ class Case:
     input: str
     expected_output: str
     metadata: dict[str, Any]
+    key: str | None = None
+
+    @property
+    def number(self) -> int:
+        """The case's place in its suite, from 1: the number every surface shows."""
+        return self.position + 1

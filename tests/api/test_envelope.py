@@ -69,7 +69,15 @@ def test_invalid_body_is_422_with_each_problem(client: TestClient) -> None:
     error = assert_error(response, 422, "VALIDATION_ERROR")
     problems = error["problems"]
     assert isinstance(problems, list)
-    assert len(problems) >= 4  # empty name, input type, missing expected_output, forbidden id
+    # empty name, input type, missing expected_output, forbidden id: each {loc, message}, loc in the body
+    locs = [tuple(problem["loc"]) for problem in problems]
+    assert {("name",), ("cases", 0, "input"), ("cases", 0, "expected_output"), ("id",)} <= set(locs)
+    assert all(set(problem) == {"loc", "message"} and problem["message"] for problem in problems)
+
+
+def test_a_query_problem_is_located_in_the_query(client: TestClient) -> None:
+    error = assert_error(client.get("/api/suites", params={"limit": 0}), 422, "VALIDATION_ERROR")
+    assert [problem["loc"] for problem in error["problems"]] == [["query", "limit"]]  # type: ignore[attr-defined]
 
 
 def test_body_over_one_mib_is_413(client: TestClient) -> None:
@@ -88,7 +96,8 @@ def test_streamed_body_over_the_limit_is_413(client: TestClient) -> None:
     response = client.post(
         "/api/graders/string-match/grade", content=chunks(), headers={"content-type": "application/json"}
     )
-    assert_error(response, 413, "PAYLOAD_TOO_LARGE")
+    error = assert_error(response, 413, "PAYLOAD_TOO_LARGE")
+    assert error["message"] == f"Request body too large (limit {1024 * 1024} bytes)"
 
 
 def test_body_just_under_the_limit_is_read(client: TestClient) -> None:

@@ -68,8 +68,9 @@ def wait_until_finished(client: TestClient, evaluation_id: int, timeout: float =
     raise AssertionError(f"evaluation {evaluation_id} did not finish within {timeout} s")
 
 
-def recorded(ids: list[int], answers: list[str]) -> dict[str, Any]:
-    return {"type": "recorded", "responses": {str(i): a for i, a in zip(ids, answers, strict=True)}}
+def recorded(answers: list[str]) -> dict[str, Any]:
+    """A recorded target answering the cases of a suite without keys by number, from 1."""
+    return {"type": "recorded", "responses": {str(number): a for number, a in enumerate(answers, 1)}}
 
 
 def results(client: TestClient, evaluation_id: int, **params: Any) -> list[dict[str, Any]]:
@@ -83,7 +84,7 @@ def test_recorded_evaluation_runs_to_a_summary(client: TestClient) -> None:
     suite = make_suite(client)
     ids = case_ids(client, suite["id"])
     created = start(
-        client, suite_id=suite["id"], target=recorded(ids, ["yes", "yes", "maybe", "no"]), name="first"
+        client, suite_id=suite["id"], target=recorded(["yes", "yes", "maybe", "no"]), name="first"
     )
     assert created["status"] == "pending"
     assert created["grader"]["grader_id"] == "true-false"
@@ -106,7 +107,9 @@ def test_recorded_evaluation_runs_to_a_summary(client: TestClient) -> None:
     assert binary["accuracy"] == 0.5
 
     rows = results(client, created["id"])
-    assert [row["case_id"] for row in rows] == ids
+    assert [(row["case_id"], row["number"], row["key"]) for row in rows] == [
+        (case_id, number, None) for number, case_id in enumerate(ids, 1)
+    ]
     first = rows[0]
     assert first["input"] == "Is water wet?"
     assert first["expected_output"] == "true"
@@ -120,7 +123,7 @@ def test_recorded_evaluation_runs_to_a_summary(client: TestClient) -> None:
     assert [r["case_id"] for r in results(client, created["id"], outcome="invalid")] == [ids[2]]
     assert [r["case_id"] for r in results(client, created["id"], match_status="mismatch")] == [ids[1]]
     assert [r["case_id"] for r in results(client, created["id"], q="fire")] == [ids[1]]
-    assert [r["case_id"] for r in results(client, created["id"], sort="-position", limit=2)] == ids[:1:-1]
+    assert [r["case_id"] for r in results(client, created["id"], sort="-number", limit=2)] == ids[:1:-1]
 
 
 def test_refused_before_anything_runs(client: TestClient) -> None:
@@ -243,8 +246,8 @@ def test_delete(client: TestClient) -> None:
 def test_compare_counts_flips_and_tests_them(client: TestClient) -> None:
     suite = make_suite(client, [(f"q{i}", "true") for i in range(30)])
     ids = case_ids(client, suite["id"])
-    a = start(client, suite_id=suite["id"], target=recorded(ids, ["yes"] * 30))
-    b = start(client, suite_id=suite["id"], target=recorded(ids, ["no"] * 10 + ["yes"] * 20))
+    a = start(client, suite_id=suite["id"], target=recorded(["yes"] * 30))
+    b = start(client, suite_id=suite["id"], target=recorded(["no"] * 10 + ["yes"] * 20))
     for evaluation in (a, b):
         wait_until_finished(client, evaluation["id"])
     response = client.get(f"/api/evaluations/{a['id']}/compare/{b['id']}", params={"limit": 3})
@@ -254,7 +257,11 @@ def test_compare_counts_flips_and_tests_them(client: TestClient) -> None:
     assert comparison["p_value"] == pytest.approx(2 / 1024)
     assert comparison["verdict"] == "b_worse"
     assert comparison["flips_total"] == 10
-    assert [flip["case_id"] for flip in comparison["flips"]] == ids[:3]
+    assert [(flip["case_id"], flip["number"]) for flip in comparison["flips"]] == [
+        (ids[0], 1),
+        (ids[1], 2),
+        (ids[2], 3),
+    ]
     assert comparison["flips"][0]["a"]["agent_response"] == "yes"
     assert comparison["flips"][0]["flip"] == "pass_to_fail"
     reverse = client.get(f"/api/evaluations/{b['id']}/compare/{a['id']}").json()["data"]
@@ -270,8 +277,8 @@ def test_compare_pages_cover_every_flip_once(client: TestClient) -> None:
     answers_b = ["no", "yes", "yes", "no", "no", "yes", "yes", "yes", "no", "no"] * 3
     suite = make_suite(client, [(f"q{i}", "true") for i in range(30)])
     ids = case_ids(client, suite["id"])
-    a = start(client, suite_id=suite["id"], target=recorded(ids, answers_a))
-    b = start(client, suite_id=suite["id"], target=recorded(ids, answers_b))
+    a = start(client, suite_id=suite["id"], target=recorded(answers_a))
+    b = start(client, suite_id=suite["id"], target=recorded(answers_b))
     for evaluation in (a, b):
         wait_until_finished(client, evaluation["id"])
     expected = {
@@ -300,21 +307,21 @@ def test_compare_pages_cover_every_flip_once(client: TestClient) -> None:
 
 def test_an_export_covers_what_the_filters_show(client: TestClient) -> None:
     suite = make_suite(client)
-    ids = case_ids(client, suite["id"])
-    evaluation = start(client, suite_id=suite["id"], target=recorded(ids, ["yes", "no", "maybe", "no"]))
+    evaluation = start(client, suite_id=suite["id"], target=recorded(["yes", "no", "maybe", "no"]))
     wait_until_finished(client, evaluation["id"])
     path = f"/api/evaluations/{evaluation['id']}/export"
     listed = {
-        outcome: [r["case_id"] for r in results(client, evaluation["id"], outcome=outcome)]
+        outcome: [r["number"] for r in results(client, evaluation["id"], outcome=outcome)]
         for outcome in ("passed", "failed", "invalid")
     }
+    assert listed == {"passed": [1, 2, 4], "failed": [3], "invalid": [3]}
     for outcome, expected in listed.items():
         lines = client.get(path, params={"format": "jsonl", "outcome": outcome}).text.splitlines()
-        assert [json.loads(line)["case_id"] for line in lines] == expected
+        assert [json.loads(line)["number"] for line in lines] == expected
         rows = list(
             csv.DictReader(io.StringIO(client.get(path, params={"format": "csv", "outcome": outcome}).text))
         )
-        assert [int(row["case_id"]) for row in rows] == expected
+        assert [int(row["number"]) for row in rows] == expected
     assert len(client.get(path, params={"format": "jsonl"}).text.splitlines()) == 4
     searched = client.get(path, params={"format": "jsonl", "q": "maybe"}).text.splitlines()
     assert [json.loads(line)["agent_response"] for line in searched] == ["maybe"]
@@ -350,15 +357,16 @@ def test_verdicts_are_counted_and_filtered_by_their_reason_code(client: TestClie
 
 def test_exports_jsonl_and_formula_safe_csv(client: TestClient) -> None:
     suite = make_suite(client)
-    ids = case_ids(client, suite["id"])
-    evaluation = start(client, suite_id=suite["id"], target=recorded(ids, ["yes", "no", "-1+1", "no"]))
+    evaluation = start(client, suite_id=suite["id"], target=recorded(["yes", "no", "-1+1", "no"]))
     wait_until_finished(client, evaluation["id"])
     jsonl = client.get(f"/api/evaluations/{evaluation['id']}/export", params={"format": "jsonl"})
     assert jsonl.headers["content-type"].startswith("application/x-ndjson")
     lines = [json.loads(line) for line in jsonl.text.splitlines()]
-    assert [line["case_id"] for line in lines] == ids
+    assert [(line["number"], line["key"]) for line in lines] == [(1, None), (2, None), (3, None), (4, None)]
+    assert "case_id" not in lines[0]  # the database's id is no name of a case
     csv_response = client.get(f"/api/evaluations/{evaluation['id']}/export", params={"format": "csv"})
     rows = list(csv.DictReader(io.StringIO(csv_response.text)))
+    assert list(rows[0])[:2] == ["number", "key"]
     assert rows[3]["input"] == "'=HYPERLINK(1)"
     assert rows[2]["agent_response"] == "'-1+1"
     assert rows[0]["passed"] == "true"
@@ -398,3 +406,93 @@ def test_demo_suite_is_seeded_once_and_runs(database_url: str) -> None:
         assert evaluation["summary"]["binary"]["invalid"] == 1
     with TestClient(create_app(settings)) as client:
         assert client.get("/api/suites").json()["data"]["total"] == 1
+
+
+def test_an_agent_that_cannot_be_reached_fails_the_evaluation_naming_url_and_cause(
+    client: TestClient,
+) -> None:
+    suite = make_suite(client, [(f"q{i}", "true") for i in range(40)])
+    target = {"type": "http", "url": "http://127.0.0.1:9/", "timeout": 2, "max_attempts": 1}
+    created = start(client, suite_id=suite["id"], target=target, concurrency=2)
+    evaluation = wait_until_finished(client, created["id"])
+    assert evaluation["status"] == "failed"
+    assert "could not be reached: connection refused to http://127.0.0.1:9/" in evaluation["error"]
+    assert "the first 5 cases all failed to connect" in evaluation["error"]
+    done = evaluation["progress"]["done"]
+    assert 5 <= done < 40  # stopped early: the other cases were never tried
+    assert evaluation["summary"]["errors_by_reason"] == {"connection_error_after_retries": done}
+    failed = results(client, created["id"], outcome="failed", limit=100)
+    assert len(failed) == done  # the "failed" filter counts target errors, as the summary's failed does
+    assert failed[0]["error_detail"] == "connection refused to http://127.0.0.1:9/"
+
+
+def test_a_small_suite_whose_every_case_cannot_connect_fails_too(client: TestClient) -> None:
+    suite = make_suite(client, BOOLEAN_CASES[:2])
+    target = {"type": "http", "url": "http://127.0.0.1:9/answer", "timeout": 2, "max_attempts": 1}
+    evaluation = wait_until_finished(client, start(client, suite_id=suite["id"], target=target)["id"])
+    assert evaluation["status"] == "failed"
+    assert "all 2 cases failed to connect" in evaluation["error"]
+    assert evaluation["progress"]["done"] == 2
+
+
+def test_an_agent_that_answers_only_errors_was_reached(client: TestClient, agent: AgentServer) -> None:
+    agent.behaviour.faults.update({text: Fault("status", 400) for text, _ in BOOLEAN_CASES[1:]})
+    suite = make_suite(client)
+    target = {"type": "http", "url": agent.url, "max_attempts": 1}
+    evaluation = wait_until_finished(client, start(client, suite_id=suite["id"], target=target)["id"])
+    assert (evaluation["status"], evaluation["error"]) == ("completed", None)
+    assert evaluation["summary"]["failed"] == 3
+    assert len(results(client, evaluation["id"], outcome="failed")) == 3
+    assert len(results(client, evaluation["id"], outcome="error")) == 3
+
+
+def test_recorded_answers_name_cases_by_key_and_one_naming_no_case_is_refused(client: TestClient) -> None:
+    body = {
+        "name": "keyed",
+        "cases": [
+            {"key": f"q-{n}", "input": i, "expected_output": e} for n, (i, e) in enumerate(BOOLEAN_CASES)
+        ],
+    }
+    suite = client.post("/api/suites", json=body).json()["data"]
+    answers = {"q-3": "no", "q-0": "yes", "q-1": "yes"}  # any order; q-2 not answered
+    evaluation = wait_until_finished(
+        client, start(client, suite_id=suite["id"], target={"type": "recorded", "responses": answers})["id"]
+    )
+    rows = results(client, evaluation["id"])
+    assert [(r["number"], r["key"], r["passed"], r["error"]) for r in rows] == [
+        (1, "q-0", True, None),
+        (2, "q-1", False, None),
+        (3, "q-2", False, "no_recorded_response"),
+        (4, "q-3", True, None),
+    ]
+    exported = client.get(f"/api/evaluations/{evaluation['id']}/export", params={"format": "jsonl"}).text
+    assert [json.loads(line)["key"] for line in exported.splitlines()] == ["q-0", "q-1", "q-2", "q-3"]
+    wrong = {**answers, "q-9": "yes", "1": "yes", "nul\x00": "no"}
+    response = client.post(
+        "/api/evaluations",
+        json={
+            "suite_id": suite["id"],
+            "grader_id": "true-false",
+            "target": {"type": "recorded", "responses": wrong},
+        },
+    )
+    assert response.status_code == 422, response.text
+    error = response.json()["error"]
+    assert error["message"].startswith("3 recorded answer(s) name no case of the suite")
+    assert error["problems"] == [
+        "target.recorded.responses: 'q-9' names no case (no case of the suite has this key)",
+        "target.recorded.responses: '1' names no case (no case of the suite has this key)",
+        "target.recorded.responses: 'nul\\x00' names no case (no case of the suite has this key)",
+    ]
+
+
+def test_answers_numbered_from_0_are_refused_not_shifted(client: TestClient) -> None:
+    # The newcomer's trap: answers keyed 0..3 for cases numbered 1..4 used to lose one and shift none.
+    suite = make_suite(client)
+    target = {"type": "recorded", "responses": {str(n): "yes" for n in range(4)}}
+    response = client.post(
+        "/api/evaluations", json={"suite_id": suite["id"], "grader_id": "true-false", "target": target}
+    )
+    assert response.status_code == 422, response.text
+    rule = "the suite's cases have no keys: they are numbered 1 to 4"
+    assert response.json()["error"]["problems"] == [f"target.recorded.responses: '0' names no case ({rule})"]

@@ -172,7 +172,8 @@ def test_a_bad_config_lists_each_problem(client: TestClient) -> None:
     assert response.status_code == 422
     error = response.json()["error"]
     assert error["code"] == "VALIDATION_ERROR"
-    assert any("case_sensitve" in problem for problem in error["problems"])
+    assert any("case_sensitve" in problem["message"] for problem in error["problems"])
+    assert {tuple(problem["loc"]) for problem in error["problems"]} == {("config",), ("config", "aliases")}
     assert len(error["problems"]) >= 1
 
 
@@ -208,10 +209,13 @@ def test_grade_unknown_grader(client: TestClient) -> None:
     response = client.post("/api/graders/nope/grade", json={"agent_response": "a", "expected_output": "a"})
     assert response.status_code == 404
     error = response.json()["error"]
-    assert (error["code"], error["message"]) == ("NOT_FOUND", "Grader not found")
+    assert error["code"] == "NOT_FOUND"
+    assert error["message"].startswith("Grader not found: no grader has the id 'nope'")
     [problem] = error["problems"]
-    assert problem.startswith("no grader has the id 'nope' (registered: ")
-    assert {"string-match", "true-false"} <= set(problem.split("registered: ")[1].rstrip(")").split(", "))
+    assert problem["loc"] == ["grader_id"]
+    assert problem["message"].startswith("no grader has the id 'nope' (registered: ")
+    registered = problem["message"].split("registered: ")[1].rstrip(")").split(", ")
+    assert {"string-match", "true-false"} <= set(registered)
 
 
 def test_grade_batch(client: TestClient) -> None:
@@ -248,7 +252,9 @@ def test_grade_batch_bad_config(client: TestClient) -> None:
     body = {"items": [{"agent_response": "a", "expected_output": "a"}], "config": {"case_sensitive": "yes"}}
     response = client.post("/api/graders/string-match/grade-batch", json=body)
     assert response.status_code == 422
-    assert "case_sensitive" in response.json()["error"]["problems"][0]
+    [problem] = response.json()["error"]["problems"]
+    assert problem["loc"] == ["config", "case_sensitive"]
+    assert "must be a boolean" in problem["message"]
 
 
 # ---- config validation -------------------------------------------------------------------------------
@@ -264,8 +270,9 @@ def test_validate_lists_every_problem_with_its_path(client: TestClient) -> None:
     config = {"case_sensitive": 1, "aliases": {"true": [], "false": ["no"]}}
     data = client.post("/api/graders/true-false/validate", json={"config": config}).json()["data"]
     assert data["valid"] is False
-    paths = {problem["path"] for problem in data["problems"]}
-    assert "case_sensitive" in paths
+    locs = {tuple(problem["loc"]) for problem in data["problems"]}
+    assert ("config", "case_sensitive") in locs
+    assert ("config", "aliases", "true") in locs
     assert all(problem["message"] for problem in data["problems"])
 
 
@@ -343,4 +350,4 @@ def test_using_an_unavailable_grader_is_refused_naming_the_install_command(
     error = response.json()["error"]
     assert error["code"] == "GRADER_UNAVAILABLE"
     assert "is not available here" in error["message"]
-    assert error["problems"][0].endswith(INSTALL_COMMAND)
+    assert error["problems"][0]["message"].endswith(INSTALL_COMMAND)

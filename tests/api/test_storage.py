@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Column, Integer, MetaData, Table, inspect, select, text
+from alembic import command
+from alembic.autogenerate import compare_metadata
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import Column, Engine, Integer, MetaData, Table, create_engine, inspect, select, text
+from sqlalchemy.exc import IntegrityError
 
 from assay.config import Settings, default_database_url
-from assay.storage.database import create_db_engine, migrate, normalize_url
+from assay.storage import evaluations, suites  # noqa: F401  (their tables are in Base.metadata)
+from assay.storage.database import MIGRATIONS, Base, create_db_engine, migrate, normalize_url
 from assay.storage.types import SafeJSON, SafeText
+from tests.api.conftest import POSTGRES_URL
+from tests.support.requirements import require
 
 ODD_TEXT = ["", "plain", "nul\x00", "\x00\x00", "\ud800", "a\udfffb", "🙂 ünï", '"\\', "\u2028\n\t"]
 
@@ -88,3 +98,69 @@ def test_settings_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> 
     assert settings.api_key is not None
     assert settings.api_key.get_secret_value() == "key"
     assert settings.max_body_bytes == 123
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def blank_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A database with no table at all: a new SQLite file, or a new database on the PostgreSQL server."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'blank.db'}"
+        return
+    require(bool(POSTGRES_URL), "a PostgreSQL server (ASSAY_TEST_POSTGRES_URL)")
+    server = create_engine(normalize_url(POSTGRES_URL), isolation_level="AUTOCOMMIT")
+    name = f"assay_migrations_{uuid.uuid4().hex[:12]}"
+    with server.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield normalize_url(POSTGRES_URL).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with server.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        server.dispose()
+
+
+def _alembic(engine: Engine, action: str, revision: str) -> None:
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        getattr(command, action)(config, revision)
+
+
+def test_case_keys_migration_keeps_data_and_matches_the_models(blank_database_url: str) -> None:
+    engine = create_db_engine(blank_database_url)
+    try:
+        _alembic(engine, "upgrade", "0002_evaluations")
+        now = "2026-01-01 00:00:00"
+        with engine.begin() as connection:  # a database as 0002 left it, with a suite and a result
+            connection.execute(
+                text(
+                    "INSERT INTO suites (name, description, created_at, updated_at) VALUES ('s', '', :t, :t)"
+                ),
+                {"t": now},
+            )
+            connection.execute(
+                text(
+                    "INSERT INTO cases (suite_id, position, input, expected_output, metadata) "
+                    "VALUES (1, 0, '\"q\"', '\"true\"', '{}')"
+                )
+            )
+        migrate(engine)
+        with engine.begin() as connection:
+            assert connection.execute(text("SELECT input, case_key FROM cases")).one() == ('"q"', None)
+            insert = text(
+                "INSERT INTO cases (suite_id, position, input, expected_output, metadata, case_key) "
+                "VALUES (1, :position, '\"q\"', '\"x\"', '{}', :key)"
+            )
+            connection.execute(insert, [{"position": 1, "key": None}, {"position": 2, "key": "k"}])
+        with pytest.raises(IntegrityError), engine.begin() as connection:
+            connection.execute(insert, {"position": 3, "key": "k"})  # a key is unique in its suite
+        with engine.connect() as connection:  # the models are what the migrations built
+            differences = compare_metadata(MigrationContext.configure(connection), Base.metadata)
+        assert differences == []
+        _alembic(engine, "downgrade", "0002_evaluations")
+        assert "case_key" not in {column["name"] for column in inspect(engine).get_columns("cases")}
+        migrate(engine)
+        assert "case_key" in {column["name"] for column in inspect(engine).get_columns("results")}
+    finally:
+        engine.dispose()

@@ -10,6 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from assay.api.app import create_app
+from assay.api.downloads import CHUNK_BYTES, chunks
 from assay.config import Settings
 from tests.factories import suite_payload
 
@@ -23,7 +24,7 @@ def upload(client: TestClient, filename: str, content: bytes, **form: str) -> tu
 JSONL = (
     b'{"input": "2+2?", "expected_output": "4"}\n'
     b"\n"
-    b'{"input": "Capital of France?", "expected_output": "Paris", "metadata": {"topic": "geo"}, "id": "c2"}\n'
+    b'{"input": "Capital of France?", "expected_output": "Paris", "metadata": {"topic": "geo"}, "level": 2}\n'
 )
 
 
@@ -35,7 +36,8 @@ def test_import_jsonl(client: TestClient) -> None:
     assert (suite["name"], suite["case_count"]) == ("maths", 2)
     cases = client.get(f"/api/suites/{suite['id']}/cases").json()["data"]["cases"]
     assert [c["expected_output"] for c in cases] == ["4", "Paris"]
-    assert cases[1]["metadata"] == {"id": "c2", "topic": "geo"}  # extra fields are kept as metadata
+    assert cases[1]["metadata"] == {"level": 2, "topic": "geo"}  # extra fields are kept as metadata
+    assert [(c["number"], c["key"]) for c in cases] == [(1, None), (2, None)]
 
 
 def test_import_csv_with_name_and_description(client: TestClient) -> None:
@@ -75,10 +77,10 @@ def test_every_bad_jsonl_line_is_reported_by_number(client: TestClient) -> None:
     assert isinstance(error, dict)
     assert error["code"] == "VALIDATION_ERROR"
     problems = error["problems"]
-    assert [p.split(":")[0] for p in problems] == ["line 2", "line 3", "line 4", "line 5"]
-    assert "'expected_output' is missing" in problems[1]
-    assert "'input' must be a string" in problems[3]
-    assert "'metadata' must be an object" in problems[3]
+    assert [p["loc"] for p in problems] == [["line", 2], ["line", 3], ["line", 4], ["line", 5]]
+    assert "'expected_output' is missing" in problems[1]["message"]
+    assert "'input' must be a string" in problems[3]["message"]
+    assert "'metadata' must be an object" in problems[3]["message"]
     assert client.get("/api/suites").json()["data"]["total"] == 0  # nothing half-imported
 
 
@@ -87,13 +89,13 @@ def test_bad_csv_rows_are_reported_by_line(client: TestClient) -> None:
     status, body = upload(client, "bad.csv", content)
     assert status == 422
     problems = body["error"]["problems"]  # type: ignore[index]
-    assert [p.split(":")[0] for p in problems] == ["line 3", "line 5"]
+    assert [p["loc"] for p in problems] == [["line", 3], ["line", 5]]
 
 
 @pytest.mark.parametrize(
     ("filename", "content", "message"),
     [
-        ("cases.csv", b"question,answer\nq,a\n", "lacks column(s) input, expected_output"),
+        ("cases.csv", b"question,answer\nq,a\n", "lacks the columns input, expected_output"),
         ("cases.txt", b"{}", "Cannot tell the format"),
         ("cases.jsonl", b"\n\n", "no cases"),
         ("cases.jsonl", b'{"input": "\xff", "expected_output": "x"}', "line 1: not valid UTF-8"),
@@ -164,6 +166,31 @@ def test_jsonl_export_round_trips(client: TestClient) -> None:
     ]
 
 
+def test_a_large_export_is_streamed_whole(client: TestClient) -> None:
+    """Sent in chunks as the cases are read (no Content-Length: nothing assembled first), every case in order,
+    across the database's read batches and many chunks."""
+    cases = [
+        {"input": f"question {n} " + "x" * 80, "expected_output": str(n), "metadata": {}} for n in range(2500)
+    ]
+    suite = client.post("/api/suites", json={"name": "large", "cases": cases}).json()["data"]
+    with client.stream("GET", f"/api/suites/{suite['id']}/export?format=jsonl") as response:
+        assert response.status_code == 200
+        assert "content-length" not in response.headers
+        content = response.read()
+    assert len(content) > 4 * CHUNK_BYTES
+    assert [json.loads(line)["expected_output"] for line in content.splitlines()] == [
+        str(n) for n in range(2500)
+    ]
+
+
+def test_chunks_regroup_parts_and_lose_nothing() -> None:
+    parts = [bytes([n % 256]) * (n % 7) for n in range(1000)]
+    pieces = list(chunks(parts, size=64))
+    assert b"".join(pieces) == b"".join(parts)
+    assert all(64 <= len(piece) < 64 + 7 for piece in pieces[:-1])
+    assert list(chunks([])) == []
+
+
 def test_csv_export_neutralises_formulas(client: TestClient) -> None:
     dangerous = ["=1+1", "+cmd", "-2+3", "@SUM(A1)", "\tx", "\rx", "＝1", "safe", "a=b"]
     cases = [{"input": text, "expected_output": "ok", "metadata": {}} for text in dangerous]
@@ -172,10 +199,10 @@ def test_csv_export_neutralises_formulas(client: TestClient) -> None:
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/csv")
     rows = list(csv.reader(io.StringIO(response.content.decode("utf-8"), newline="")))
-    assert rows[0] == ["input", "expected_output", "metadata"]
-    inputs = [row[0] for row in rows[1:]]
+    assert rows[0] == ["key", "input", "expected_output", "metadata"]
+    inputs = [row[1] for row in rows[1:]]
     assert inputs == ["'=1+1", "'+cmd", "'-2+3", "'@SUM(A1)", "'\tx", "'\rx", "'＝1", "safe", "a=b"]
-    assert all(row[2] == "{}" for row in rows[1:])
+    assert all(row[0] == "" and row[3] == "{}" for row in rows[1:])
 
 
 def test_export_bad_format(client: TestClient) -> None:
@@ -214,3 +241,69 @@ def test_a_file_nested_too_deeply_is_a_422(
     assert message in error["message"]
     assert "nested too deeply" in error["message"]
     assert client.get("/api/suites").json()["data"]["total"] == 0  # nothing half-imported
+
+
+KEYED = (
+    b'{"id": 7, "input": "a", "expected_output": "x"}\n'
+    b'{"id": "q-8", "input": "b", "expected_output": "y", "metadata": {"id": "kept"}}\n'
+    b'{"key": "k9", "id": "other", "input": "c", "expected_output": "z"}\n'
+)
+
+
+def test_an_id_or_key_field_is_the_case_key_and_round_trips(client: TestClient) -> None:
+    status, body = upload(client, "keyed.jsonl", KEYED)
+    assert status == 201, body
+    suite_id = body["data"]["id"]  # type: ignore[index]
+    cases = client.get(f"/api/suites/{suite_id}/cases").json()["data"]["cases"]
+    assert [(c["number"], c["key"], c["metadata"]) for c in cases] == [
+        (1, "7", {}),  # a whole number is its digits; the field is the key, not metadata
+        (2, "q-8", {"id": "kept"}),
+        (3, "k9", {"id": "other"}),  # 'key' comes before 'id'
+    ]
+    exported = client.get(f"/api/suites/{suite_id}/export?format=jsonl").content
+    assert [json.loads(line)["key"] for line in exported.splitlines()] == ["7", "q-8", "k9"]
+    status, again = upload(client, "again.jsonl", exported)
+    assert status == 201, again
+    again_cases = client.get(f"/api/suites/{again['data']['id']}/cases").json()["data"]["cases"]  # type: ignore[index]
+    assert [(c["key"], c["metadata"]) for c in again_cases] == [(c["key"], c["metadata"]) for c in cases]
+    exported_csv = client.get(f"/api/suites/{suite_id}/export?format=csv").content
+    assert [row[0] for row in csv.reader(io.StringIO(exported_csv.decode()))] == ["key", "7", "q-8", "k9"]
+    status, from_csv = upload(client, "copy.csv", exported_csv)
+    assert status == 201, from_csv
+    csv_cases = client.get(f"/api/suites/{from_csv['data']['id']}/cases").json()["data"]["cases"]  # type: ignore[index]
+    assert [c["key"] for c in csv_cases] == ["7", "q-8", "k9"]
+
+
+@pytest.mark.parametrize(
+    ("content", "problems"),
+    [
+        (
+            b'{"id": "a", "input": "q", "expected_output": "x"}\n{"input": "q", "expected_output": "x"}\n',
+            ["line 2: no key, while line 1 has one; give every case a key or none"],
+        ),
+        (
+            b'{"id": "a", "input": "q", "expected_output": "x"}\n'
+            b'{"id": "b", "input": "q", "expected_output": "x"}\n'
+            b'{"id": " a ", "input": "q", "expected_output": "x"}\n',
+            ["line 3: key 'a' is also the key of line 1"],
+        ),
+        (
+            b'{"id": 1.5, "input": "q", "expected_output": "x"}\n'
+            b'{"id": "\\u0000", "input": "q", "expected_output": "x"}\n',
+            [
+                "line 1: 'id' must be text or a whole number",
+                "line 2: 'id' holds a control character or a lone surrogate",
+            ],
+        ),
+    ],
+)
+def test_keys_given_to_some_lines_or_twice_are_refused_naming_the_lines(
+    client: TestClient, content: bytes, problems: list[str]
+) -> None:
+    status, body = upload(client, "keys.jsonl", content)
+    assert (status, body["error"]["code"], body["error"]["problems"]) == (  # type: ignore[index]
+        422,
+        "VALIDATION_ERROR",
+        problems,
+    )
+    assert client.get("/api/suites").json()["data"]["total"] == 0

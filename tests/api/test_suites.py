@@ -155,11 +155,11 @@ def test_delete_removes_the_suite_and_its_cases(client: TestClient) -> None:
 def test_cases_in_order_and_paginated(client: TestClient) -> None:
     suite = create(client, cases=5)
     page = client.get(f"/api/suites/{suite['id']}/cases?limit=2&skip=2").json()["data"]
-    assert [c["position"] for c in page["cases"]] == [2, 3]
+    assert [(c["number"], c["key"]) for c in page["cases"]] == [(3, None), (4, None)]
     assert page["cases"][0]["input"] == "What is 2 + 2?"
     assert page["cases"][0]["expected_output"] == "4"
     assert (page["count"], page["total"]) == (2, 5)
-    assert set(page["cases"][0]) == {"id", "position", "input", "expected_output", "metadata"}
+    assert set(page["cases"][0]) == {"id", "number", "key", "input", "expected_output", "metadata"}
 
 
 def test_append_cases(client: TestClient) -> None:
@@ -168,7 +168,7 @@ def test_append_cases(client: TestClient) -> None:
     response = client.post(f"/api/suites/{suite['id']}/cases", json=body)
     assert response.status_code == 201
     data = response.json()["data"]
-    assert [c["position"] for c in data["cases"]] == [2, 3]
+    assert [c["number"] for c in data["cases"]] == [3, 4]
     assert data["cases"][0]["metadata"] == {"topic": "maths"}
     assert (data["count"], data["total"]) == (2, 4)
     assert client.get(f"/api/suites/{suite['id']}").json()["data"]["case_count"] == 4
@@ -238,3 +238,51 @@ def test_concurrent_appends_never_share_a_position(database_url: str) -> None:
     engine.dispose()
     assert [case.position for case in cases] == list(range(added))
     assert added > 0
+
+
+def keyed_case(key: str | None, index: int = 0) -> dict[str, object]:
+    """A case with ``key`` (none when ``None``)."""
+    return case_payload(index) if key is None else {**case_payload(index), "key": key}
+
+
+def test_cases_may_carry_keys_all_or_none_each_once(client: TestClient) -> None:
+    suite = create(client, cases=1)
+    response = client.post("/api/suites", json={"name": "keyed", "cases": [keyed_case("a"), keyed_case("b")]})
+    assert response.status_code == 201, response.text
+    keyed = response.json()["data"]
+    cases = client.get(f"/api/suites/{keyed['id']}/cases").json()["data"]["cases"]
+    assert [(c["number"], c["key"]) for c in cases] == [(1, "a"), (2, "b")]
+    refused = [
+        ([keyed_case("a"), keyed_case(None)], 422, "cases.1: no key, while cases.0 has one"),
+        ([keyed_case("a"), keyed_case("a")], 409, "cases.1: key 'a' is also the key of cases.0"),
+        ([{**case_payload(), "key": None}], 422, "cases.0.key: Input should be a valid string"),
+        ([keyed_case(" a")], 422, "without spaces at either end"),
+        ([keyed_case("x" * 201)], 422, "a key has 1 to 200 characters"),
+    ]
+    for cases_in, status, problem in refused:
+        response = client.post("/api/suites", json={"name": "refused", "cases": cases_in})
+        assert response.status_code == status, response.text
+        assert problem in response.json()["error"]["problems"][0]
+    path = f"/api/suites/{keyed['id']}/cases"
+    appended = [
+        ([keyed_case(None)], 409, "the suite's cases have keys: give every new case one"),
+        ([keyed_case("c"), keyed_case("a")], 409, "cases.1: key 'a' is already the key of case #1"),
+        ([keyed_case("c")], 201, None),
+    ]
+    for cases_in, status, problem in appended:
+        response = client.post(path, json={"cases": cases_in})
+        assert response.status_code == status, response.text
+        if problem is not None:
+            assert response.json()["error"]["problems"] == [problem]
+    assert [(c["number"], c["key"]) for c in client.get(path).json()["data"]["cases"]] == [
+        (1, "a"),
+        (2, "b"),
+        (3, "c"),
+    ]
+    response = client.post(f"/api/suites/{suite['id']}/cases", json={"cases": [keyed_case("a")]})
+    assert (response.status_code, response.json()["error"]["problems"]) == (
+        409,
+        ["the suite's cases have no keys: give the new cases none"],
+    )
+    other = client.post("/api/suites", json={"name": "other", "cases": [keyed_case("a")]})
+    assert other.status_code == 201  # a key is unique in its suite only

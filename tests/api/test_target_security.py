@@ -16,7 +16,7 @@ from sqlalchemy import create_engine, text
 from assay.api.app import create_app
 from assay.config import Settings
 from assay.storage.database import normalize_url
-from tests.api.test_evaluations import case_ids, make_suite, start, wait_until_finished
+from tests.api.test_evaluations import make_suite, start, wait_until_finished
 from tests.support.agent_server import AgentBehaviour, AgentServer
 
 SECRET = "s3cret-token-value-7d1e"
@@ -142,7 +142,8 @@ def test_an_exposed_server_refuses_addresses_at_creation(settings: Settings, url
         suite = make_suite(client)
         body = {"suite_id": suite["id"], "grader_id": "true-false", "target": {"type": "http", "url": url}}
         error = error_of(client.post("/api/evaluations", json=body))
-        assert error["message"].startswith("target.url: ")
+        assert error["message"].startswith("target.http.url: ")
+        assert error["problems"][0]["loc"] == ["target", "http", "url"]
         assert words in error["message"]
         openai = {"type": "openai", "model": "m", "base_url": url, "api_key_env": None}
         body = {"suite_id": suite["id"], "grader_id": "true-false", "target": openai}
@@ -185,11 +186,10 @@ def test_a_long_answer_is_cut_and_fails(settings: Settings) -> None:
         app_client(settings, max_answer_bytes=1001) as client,
     ):
         suite = make_suite(client, [("q1", "true"), ("q2", "true")])
-        ids = case_ids(client, suite["id"])
         for target in (
             {"type": "http", "url": agent.url + "/answer"},
             {"type": "http", "url": agent.url + "/answer", "response_path": None},
-            {"type": "recorded", "responses": {str(ids[0]): long_answer, str(ids[1]): "yes"}},
+            {"type": "recorded", "responses": {"1": long_answer, "2": "yes"}},
         ):
             evaluation = wait_until_finished(client, start(client, suite_id=suite["id"], target=target)["id"])
             rows = client.get(f"/api/evaluations/{evaluation['id']}/results").json()["data"]["results"]

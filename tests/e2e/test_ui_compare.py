@@ -68,7 +68,7 @@ def test_many_flips_are_paged_and_virtualised(page: Page, assay: AssayServer) ->
         body = {
             "suite_id": suite_id,
             "grader_id": "true-false",
-            "target": {"type": "recorded", "responses": dict(zip(map(str, ids), answers, strict=True))},
+            "target": {"type": "recorded", "responses": {str(n): a for n, a in enumerate(answers, 1)}},
             "name": name,
         }
         evaluation_id = int(assay.data(assay.client.post("/api/evaluations", json=body))["id"])

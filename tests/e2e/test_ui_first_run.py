@@ -28,19 +28,31 @@ def test_a_newcomer_runs_the_demo_from_the_ui(first_run_page: Page) -> None:
     page = first_run_page
     page.goto("/")
     expect(page.get_by_role("heading", name="Evaluations")).to_be_visible()
-    page.get_by_role("link", name="Suites", exact=True).click()
-    page.get_by_test_id("suite-list").get_by_role("link").first.click()
-    page.get_by_role("link", name="Evaluate").click()
+    # No evaluation yet, but a suite: the home page offers to evaluate it, not to create one.
+    empty = page.get_by_test_id("no-evaluations")
+    expect(empty).to_contain_text("Evaluate Demo: true or false?")
+    empty.get_by_role("link", name="Demo: true or false?").click()
+    # The demo's cases carry their recorded answers in metadata: the target reads them, preselected.
+    expect(page.get_by_label("Recorded responses")).to_be_checked()
+    expect(page.get_by_label("Metadata key")).to_have_value("recorded_response")
     page.get_by_label("Grader", exact=True).select_option("true-false")
-    page.get_by_label("Recorded responses").check()
-    key_field = page.get_by_label("Metadata key")
-    # The demo's cases carry their recorded answers in metadata; the form offers the key it finds.
-    options = page.locator(f'datalist[id="{key_field.get_attribute("list")}"] option')
-    suggestions = [options.nth(i).get_attribute("value") for i in range(options.count())]
-    assert "recorded_response" in suggestions
-    key_field.fill("recorded_response")
     page.get_by_role("button", name="Start evaluation").click()
     expect(page).to_have_url(re.compile(r"/evaluations/\d+$"))
     expect(page.get_by_test_id("evaluation-status")).to_have_text("completed", timeout=30_000)
     expect(page.get_by_test_id("pass-rate")).to_have_text(re.compile(r"\d+\.\d%"))
     expect(page.get_by_test_id("confusion-matrix")).to_be_visible()
+
+
+def test_the_suite_pages_evaluate_link_preselects_the_recorded_target(first_run_page: Page) -> None:
+    page = first_run_page
+    page.goto("/suites")
+    page.get_by_test_id("suite-list").get_by_role("link").first.click()
+    page.get_by_role("link", name="Evaluate").click()
+    expect(page.get_by_label("Recorded responses")).to_be_checked()
+    key_field = page.get_by_label("Metadata key")
+    expect(key_field).to_have_value("recorded_response")
+    # Choosing another target is kept: the preselection is only where to start.
+    page.get_by_label("HTTP endpoint").check()
+    expect(page.get_by_label("URL")).to_be_visible()
+    page.get_by_label("Name (optional)").fill("mine")
+    expect(page.get_by_label("HTTP endpoint")).to_be_checked()

@@ -83,3 +83,38 @@ def test_deleting_a_suite_with_evaluations_asks_for_the_cascade(
     assert watch.dialogs[0].startswith("confirm: Delete the suite")
     assert "1 evaluation(s)" in watch.dialogs[1]
     assert assay.client.get(f"/api/evaluations/{evaluation_id}").status_code == 404
+
+
+def test_cases_are_named_by_number_and_key_from_import_to_the_case_panel(page: Page, tmp_path: Path) -> None:
+    # A file whose cases carry an "id": answers recorded by it land on their cases, whatever their order.
+    keyed = tmp_path / "keyed.jsonl"
+    cases = [("Is ice cold?", "true"), ("Is fire cold?", "false"), ("Is 2 even?", "true")]
+    keyed.write_text(
+        "".join(
+            json.dumps({"id": f"q-{n}", "input": i, "expected_output": e}) + "\n"
+            for n, (i, e) in enumerate(cases)
+        ),
+        encoding="utf-8",
+    )
+    page.goto("/suites")
+    page.get_by_label("File (.jsonl, .csv or .json)").set_input_files(keyed)
+    page.get_by_label("Name (default: from the file)").fill(f"keyed {tmp_path.name}")
+    page.get_by_role("button", name="Import").click()
+    expect(page).to_have_url(re.compile(r"/suites/\d+$"))
+    first_row = page.get_by_test_id("case-list").locator("tbody tr").first
+    expect(first_row.locator("td").first).to_have_text("1 q-0")
+
+    suite_id = page.url.rsplit("/", 1)[1]
+    page.goto(f"/evaluations/new?suite={suite_id}")
+    page.get_by_label("Grader", exact=True).select_option("true-false")
+    page.get_by_label("Recorded responses").check()
+    answers = {"q-2": "yes", "q-1": "yes", "q-0": "yes"}
+    page.get_by_label("Responses (JSON object, case → agent_response)").fill(json.dumps(answers))
+    page.get_by_role("button", name="Start evaluation").click()
+    expect(page).to_have_url(re.compile(r"/evaluations/\d+$"))
+    expect(page.get_by_test_id("evaluation-status")).to_have_text("completed", timeout=30_000)
+    expect(page.get_by_test_id("pass-rate")).to_have_text("66.7%")
+    page.get_by_test_id("results-scroll").locator('[role="row"][data-case-id]').filter(
+        has_text="fire"
+    ).click()
+    expect(page.get_by_test_id("case-panel").get_by_role("heading", level=3)).to_have_text("Case #2 key q-1")

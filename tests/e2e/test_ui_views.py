@@ -313,6 +313,6 @@ def test_every_screen_fits_a_phone_and_an_empty_suite_says_so(
         expect(page.locator("main h2").first).to_be_visible()
         assert_fits(page)
     page.goto(f"/suites/{empty['id']}")
-    expect(page.get_by_test_id("no-cases")).to_contain_text("No cases yet")
+    expect(page.get_by_test_id("empty-suite")).to_contain_text("This suite has no cases yet.")
     expect(page.get_by_test_id("case-list")).to_have_count(0)
     expect(page.get_by_text("0 cases")).to_be_visible()

@@ -96,6 +96,7 @@ class RecordedRequest:
     input: str | None
     headers: dict[str, str]
     at: float
+    body: bytes = b""
 
 
 class AgentApp:
@@ -126,7 +127,7 @@ class AgentApp:
         text = _input_of(body, is_chat)
         headers = {key.decode("latin-1"): value.decode("latin-1") for key, value in scope["headers"]}
         with self._lock:
-            self.requests.append(RecordedRequest(path, text, headers, time.monotonic()))
+            self.requests.append(RecordedRequest(path, text, headers, time.monotonic(), body))
             self._counts[text or ""] += 1
             seen = self._counts[text or ""]
         behaviour = self.behaviour

@@ -1,17 +1,50 @@
+import type { components } from "./schema";
+
+/** One problem the API found: where (`loc`, a path into the request or `["line", 4]` of a file) and what. */
+export type Problem = components["schemas"]["ProblemOut"];
+export type Loc = Problem["loc"];
+
 /** An error reported by the Assay API in its envelope, or a failure to reach it. */
 export class ApiError extends Error {
   readonly code: string;
   readonly status: number;
-  /** Each problem the API listed (validation errors), in its words. */
-  readonly problems: readonly string[];
+  /** Each problem the API listed (validation errors), with where it is. */
+  readonly problems: readonly Problem[];
 
-  constructor(code: string, message: string, status: number, problems: readonly string[] = []) {
+  constructor(code: string, message: string, status: number, problems: readonly Problem[] = []) {
     super(message);
     this.name = "ApiError";
     this.code = code;
     this.status = status;
     this.problems = problems;
   }
+}
+
+const NUMBERED = new Set<string | number>(["line", "case"]);
+
+/** A `loc` as a field path of a form: `["aliases", "false", 0]` is `aliases.false[0]`. */
+export function pathOf(loc: Loc): string {
+  return loc.reduce<string>((path, part) => {
+    if (typeof part === "number") return `${path}[${part}]`;
+    return path === "" ? part : `${path}.${part}`;
+  }, "");
+}
+
+/** A `loc` as people read it, as the CLI writes it: `target.http.url`, `line 4`. */
+export function locationOf(loc: Loc): string {
+  let text = "";
+  loc.forEach((part, index) => {
+    const previous = index > 0 ? loc[index - 1] : undefined;
+    if (typeof part === "number") text += previous !== undefined && NUMBERED.has(previous) ? ` ${part}` : `[${part}]`;
+    else text += text === "" ? part : `.${part}`;
+  });
+  return text;
+}
+
+/** A problem on one line: `line 4: invalid JSON`. */
+export function problemText(problem: Problem): string {
+  const where = locationOf(problem.loc);
+  return where === "" ? problem.message : `${where}: ${problem.message}`;
 }
 
 /** The message to show a person for anything a query or mutation threw. */

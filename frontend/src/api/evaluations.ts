@@ -39,6 +39,15 @@ export function useStartEvaluation() {
   });
 }
 
+export type TargetTrialRequest = Schemas["TargetTrialIn"];
+
+/** Send one case to a target once, before any run: the raw reply and the answer read from it. */
+export function useTestTarget() {
+  return useMutation({
+    mutationFn: (body: TargetTrialRequest) => unwrap(api.POST("/api/evaluations/test-target", { body })),
+  });
+}
+
 export function useCancelEvaluation(evaluationId: number) {
   const client = useQueryClient();
   return useMutation({
@@ -49,7 +58,7 @@ export function useCancelEvaluation(evaluationId: number) {
 }
 
 export type OutcomeFilter = "all" | "passed" | "failed" | "invalid" | "error";
-export type SortKey = "position" | "score" | "latency_ms";
+export type SortKey = "number" | "score" | "latency_ms";
 
 /** What the results table asks the server for: an outcome (and a failure group), a verdict's reason code,
  * a text search, an order. */

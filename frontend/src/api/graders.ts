@@ -1,5 +1,6 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { api, unwrap } from "./client";
+import { pathOf } from "./errors";
 import type { ConfigProblem, GraderSummary, JsonObject } from "./types";
 
 const PAGE_SIZE = 500; // the API's largest page
@@ -46,12 +47,13 @@ export function useGradeOne() {
   });
 }
 
-/** Every problem the API finds in a config (`path` "" when it concerns the config as a whole). */
+/** Every problem the API finds in a config, at its path in the config ("" when it concerns all of it). */
 export async function validateConfig(graderId: string, config: JsonObject): Promise<ConfigProblem[]> {
   const result = await unwrap(
     api.POST("/api/graders/{grader_id}/validate", { params: { path: { grader_id: graderId } }, body: { config } }),
   );
-  return result.problems;
+  // Each `loc` is a path into the request body, whose `config` is the first step.
+  return result.problems.map((problem) => ({ path: pathOf(problem.loc.slice(1)), message: problem.message }));
 }
 
 export function useConfigProblems(graderId: string | undefined, config: JsonObject | undefined) {

@@ -159,7 +159,8 @@ export interface paths {
         put?: never;
         /**
          * Import a suite from a file
-         * @description A new suite from a file; 422 ``VALIDATION_ERROR`` lists every bad line by number.
+         * @description A new suite from a file; 422 ``VALIDATION_ERROR`` lists every bad line by number. A ``key`` (or
+         *     ``id``) field is the case's key: all cases have one or none, and a key given twice names both lines.
          */
         post: operations["import_suite_api_suites_import_post"];
         delete?: never;
@@ -323,6 +324,29 @@ export interface paths {
          *     grader config or target is ``VALIDATION_ERROR``, before anything runs.
          */
         post: operations["create_evaluation_api_evaluations_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evaluations/test-target": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test a target on one case before a run
+         * @description Send one case of the suite (the first by default) to the target, once, and return the raw reply
+         *     beside the answer read from it, or the error an evaluation would record (an agent that is down is a
+         *     ``connection_error`` naming the URL and the cause: a result, not a failed request). Stores nothing.
+         *     The target is checked as for an evaluation (``VALIDATION_ERROR``); an unknown suite is ``NOT_FOUND``.
+         */
+        post: operations["try_a_target_api_evaluations_test_target_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -636,6 +660,12 @@ export interface components {
             metadata?: {
                 [key: string]: components["schemas"]["JsonValue"];
             };
+            /**
+             * Key
+             * @description Your own name for the case (a file's `key` or `id` field), unique in its suite. Every case of a suite has one or none; recorded answers then name cases by key instead of number.
+             * @example q-17
+             */
+            key?: string;
         };
         /**
          * CaseList
@@ -651,13 +681,16 @@ export interface components {
         };
         /**
          * CaseOut
-         * @description A stored case; ``position`` is its place in the suite, from 0.
+         * @description A stored case: ``number`` is its place in the suite from 1 (the ``#`` shown everywhere), ``key``
+         *     your own name for it (``null`` in a suite without keys); ``id`` is the database's.
          */
         CaseOut: {
             /** Id */
             id: number;
-            /** Position */
-            position: number;
+            /** Number */
+            number: number;
+            /** Key */
+            key: string | null;
             /** Input */
             input: string;
             /** Expected Output */
@@ -681,7 +714,7 @@ export interface components {
         };
         /**
          * CasesAppend
-         * @description Cases to add after the last one.
+         * @description Cases to add after the last one: with keys when the suite's cases have keys, else without.
          */
         CasesAppend: {
             /** Cases */
@@ -750,16 +783,6 @@ export interface components {
             flips: components["schemas"]["FlippedCaseOut"][];
             /** Flips Total */
             flips_total: number;
-        };
-        /**
-         * ConfigProblemOut
-         * @description One problem of a config; ``path`` is empty when it concerns the config as a whole.
-         */
-        ConfigProblemOut: {
-            /** Path */
-            path: string;
-            /** Message */
-            message: string;
         };
         /**
          * Deleted
@@ -984,6 +1007,16 @@ export interface components {
             data?: components["schemas"]["SuiteOut"] | null;
             error?: components["schemas"]["ErrorBody"] | null;
         };
+        /** Envelope[TargetTrialOut] */
+        Envelope_TargetTrialOut_: {
+            /**
+             * Success
+             * @default true
+             */
+            success?: boolean;
+            data?: components["schemas"]["TargetTrialOut"] | null;
+            error?: components["schemas"]["ErrorBody"] | null;
+        };
         /** Envelope[ValidationResult] */
         Envelope_ValidationResult_: {
             /**
@@ -1008,9 +1041,9 @@ export interface components {
             message: string;
             /**
              * Problems
-             * @description Each problem found (validation errors)
+             * @description Each problem found, with where it is (validation errors)
              */
-            problems?: string[];
+            problems?: components["schemas"]["ProblemOut"][];
         };
         /**
          * ErrorEnvelope
@@ -1172,8 +1205,10 @@ export interface components {
         ExpectedProblemOut: {
             /** Case Id */
             case_id: number;
-            /** Position */
-            position: number;
+            /** Number */
+            number: number;
+            /** Key */
+            key: string | null;
             /** Reason */
             reason: string;
         };
@@ -1214,8 +1249,10 @@ export interface components {
         FlippedCaseOut: {
             /** Case Id */
             case_id: number;
-            /** Position */
-            position: number;
+            /** Number */
+            number: number;
+            /** Key */
+            key: string | null;
             flip: components["schemas"]["Flip"];
             /** Input */
             input: string;
@@ -1586,7 +1623,7 @@ export interface components {
             };
             /**
              * Body Template
-             * @description JSON body with {{input}}, {{case_id}}, {{metadata.key}} and {{secret.NAME}} placeholders; default {"input": "{{input}}"}. For GET, an object sent as query parameters.
+             * @description JSON body with {{input}}, {{case_number}} (from 1), {{case_key}} (null without keys), {{case_id}} (the database's id), {{metadata.key}} and {{secret.NAME}} placeholders; default {"input": "{{input}}"}. For GET, an object sent as query parameters.
              */
             body_template?: unknown;
             /**
@@ -1683,7 +1720,8 @@ export interface components {
         };
         /**
          * Outcome
-         * @description Result filters: ``failed`` means graded and not passed; ``invalid`` an invalid response/expected.
+         * @description Result filters: ``failed`` is every case not passed (graded and failed, or a target error), as in the
+         *     summary's ``failed`` count; ``error`` only the target errors; ``invalid`` an invalid response/expected.
          * @enum {string}
          */
         Outcome: "passed" | "failed" | "invalid" | "error";
@@ -1752,6 +1790,18 @@ export interface components {
             };
         };
         /**
+         * ProblemOut
+         * @description One problem of a request: where (``loc``) and what. ``loc`` is a path into the request (body keys
+         *     and list indexes, e.g. ``["target", "http", "url"]``; a union member's type is one step, as pydantic
+         *     names it) or a line or case of an uploaded file (``["line", 4]``); empty for the request as a whole.
+         */
+        ProblemOut: {
+            /** Loc */
+            loc: (string | number)[];
+            /** Message */
+            message: string;
+        };
+        /**
          * ProgressOut
          * @description Cases with a result, of all cases.
          */
@@ -1760,6 +1810,28 @@ export interface components {
             done: number;
             /** Total */
             total: number;
+        };
+        /**
+         * RawReplyOut
+         * @description The agent's reply as it came: ``source`` says from where (``HTTP 200 from http://…``).
+         */
+        RawReplyOut: {
+            /** Source */
+            source: string;
+            /** Text */
+            text: string | null;
+            /**
+             * Status
+             * @description The HTTP status, for HTTP targets
+             */
+            status: number | null;
+            /** Content Type */
+            content_type: string | null;
+            /**
+             * Truncated
+             * @description The text was longer and is cut
+             */
+            truncated: boolean;
         };
         /**
          * RecordedTargetSpec
@@ -1785,7 +1857,7 @@ export interface components {
             type: "recorded";
             /**
              * Responses
-             * @description Agent response per case id (JSON object keys are text).
+             * @description Agent response per case: by the case's key when the suite's cases have keys, else by its number (1 for the first case; JSON object keys are text: "1").
              */
             responses?: {
                 [key: string]: string | null;
@@ -1825,13 +1897,16 @@ export interface components {
         };
         /**
          * ResultOut
-         * @description One case's result: graded (``details``) or ended by an ``error`` reason.
+         * @description One case's result: graded (``details``) or ended by an ``error`` reason. ``number`` (from 1) and
+         *     ``key`` name the case as every surface does; ``case_id`` is the database's id of the case.
          */
         ResultOut: {
             /** Case Id */
             case_id: number;
-            /** Position */
-            position: number;
+            /** Number */
+            number: number;
+            /** Key */
+            key: string | null;
             /** Input */
             input: string;
             /** Expected Output */
@@ -1910,7 +1985,7 @@ export interface components {
         };
         /**
          * SuiteCreate
-         * @description A new suite, with its first cases.
+         * @description A new suite, with its first cases (every case with a ``key`` or none).
          */
         SuiteCreate: {
             /**
@@ -2024,6 +2099,64 @@ export interface components {
             score_distribution?: components["schemas"]["ScoreDistributionOut"] | null;
         };
         /**
+         * TargetTrialIn
+         * @description A target to test on one case of a suite before running it; with a grader, the answer is graded.
+         */
+        TargetTrialIn: {
+            /** Suite Id */
+            suite_id: number;
+            /** Target */
+            target: components["schemas"]["HttpTargetSpec"] | components["schemas"]["OpenAITargetSpec"] | components["schemas"]["RecordedTargetSpec"];
+            /**
+             * Case Number
+             * @description Which case to send, by number (from 1)
+             * @default 1
+             */
+            case_number?: number;
+            /**
+             * Grader Id
+             * @example true-false
+             */
+            grader_id?: string | null;
+            /** Grader Config */
+            grader_config?: {
+                [key: string]: components["schemas"]["JsonValue"];
+            } | null;
+        };
+        /**
+         * TargetTrialOut
+         * @description One case sent once: the raw reply (``null`` when nothing came back), the answer read from it or
+         *     the error an evaluation would record, and the grader's verdict when a grader was given.
+         */
+        TargetTrialOut: {
+            /** Number */
+            number: number;
+            /** Key */
+            key: string | null;
+            /** Input */
+            input: string;
+            /** Expected Output */
+            expected_output: string;
+            /**
+             * Reached
+             * @description Whether the agent sent a reply at all
+             */
+            reached: boolean;
+            raw: components["schemas"]["RawReplyOut"] | null;
+            /**
+             * Answer
+             * @description The agent_response an evaluation would grade
+             */
+            answer: string | null;
+            /** Error */
+            error: string | null;
+            /** Error Detail */
+            error_detail: string | null;
+            /** Latency Ms */
+            latency_ms: number | null;
+            verdict: components["schemas"]["GradeOutcome"] | null;
+        };
+        /**
          * ValidateRequest
          * @description A config to check.
          */
@@ -2038,8 +2171,11 @@ export interface components {
         ValidationResult: {
             /** Valid */
             valid: boolean;
-            /** Problems */
-            problems: components["schemas"]["ConfigProblemOut"][];
+            /**
+             * Problems
+             * @description Each problem, located in the request body: ["config", ...] (["config"]: all of it)
+             */
+            problems: components["schemas"]["ProblemOut"][];
         };
         /**
          * ValueGroupOut
@@ -3919,6 +4055,93 @@ export interface operations {
             };
         };
     };
+    try_a_target_api_evaluations_test_target_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TargetTrialIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_TargetTrialOut_"];
+                };
+            };
+            /** @description Missing or wrong API key (`UNAUTHORIZED`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found (`NOT_FOUND`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Method not allowed (`METHOD_NOT_ALLOWED`) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body too large (`PAYLOAD_TOO_LARGE`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid request: query, path, body or grader config (`VALIDATION_ERROR`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected server error (`INTERNAL_ERROR`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     get_evaluation_api_evaluations__evaluation_id__get: {
         parameters: {
             query?: never;
@@ -4364,7 +4587,7 @@ export interface operations {
                 limit?: number;
                 /** @description Items to skip */
                 skip?: number;
-                /** @description passed; failed (graded, not passed); invalid (invalid response/expected); error */
+                /** @description passed; failed (not passed: graded and failed, or a target error, as the summary's failed); invalid (invalid response/expected); error (the target failed) */
                 outcome?: components["schemas"]["Outcome"] | null;
                 match_status?: components["schemas"]["MatchStatus"] | null;
                 /** @description Only this error reason */
@@ -4812,7 +5035,7 @@ export interface operations {
         parameters: {
             query?: {
                 format?: components["schemas"]["assay__api__evaluations__ExportFormat"];
-                /** @description passed; failed (graded, not passed); invalid (invalid response/expected); error */
+                /** @description passed; failed (not passed: graded and failed, or a target error, as the summary's failed); invalid (invalid response/expected); error (the target failed) */
                 outcome?: components["schemas"]["Outcome"] | null;
                 match_status?: components["schemas"]["MatchStatus"] | null;
                 /** @description Only this error reason */

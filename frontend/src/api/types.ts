@@ -26,7 +26,11 @@ export type GraderSummary = Schemas["GraderSummary"];
 export type GraderDetail = Schemas["GraderDetail"];
 export type GraderPreset = Schemas["PresetOut"];
 export type GradeResult = Schemas["GradeResult"];
-export type ConfigProblem = Schemas["ConfigProblemOut"];
+/** A config problem at the path of the form field that shows it (`aliases.false[0]`; "" for the whole config). */
+export interface ConfigProblem {
+  path: string;
+  message: string;
+}
 export type Suite = Schemas["SuiteOut"];
 export type Case = Schemas["CaseOut"];
 
@@ -36,6 +40,7 @@ export function configSchemaOf(grader: Pick<GraderSummary, "config_schema">): Js
 }
 
 export type Evaluation = Schemas["EvaluationOut"];
+export type TargetTrial = Schemas["TargetTrialOut"];
 export type EvaluationStatus = Evaluation["status"];
 export type EvaluationSummary = Schemas["SummaryOut"];
 export type BinaryReport = Schemas["BinaryReportOut"];

@@ -51,10 +51,11 @@ export function CasePanel({ result, graderId, onClose, fromLink = false }: CaseP
   const panelRef = useRef<HTMLElement>(null);
   useKeptInView(panelRef, result.case_id, fromLink);
   return (
-    <aside ref={panelRef} className="case-panel panel" aria-label={`Case ${result.case_id}`} data-testid="case-panel">
+    <aside ref={panelRef} className="case-panel panel" aria-label={`Case #${result.number}`} data-testid="case-panel">
       <header className="row">
         <h3>
-          Case #{result.position} <span className="muted mono">id {result.case_id}</span>
+          Case #{result.number}
+          {result.key !== null && <span className="muted mono"> key {result.key}</span>}
         </h3>
         <Verdict outcome={outcomeOf(result)} />
         <span className="spacer" />

@@ -52,7 +52,7 @@ describe("ConfigForm", () => {
         value={config}
         onChange={() => {}}
         problems={[
-          { path: "", message: "'aliases.true' must be a non-empty list" },
+          { path: "aliases.true", message: "'aliases.true' must be a non-empty list" },
           { path: "", message: "something about the whole config" },
         ]}
       />,

@@ -17,7 +17,7 @@ export function DetailsTable({ details, omit = [] }: DetailsTableProps) {
           <tr key={key} data-detail={key}>
             <th scope="row">{key}</th>
             <td>
-              <TextBlock value={value} label={key} />
+              <TextBlock value={value} label={key} missing="—" />
             </td>
           </tr>
         ))}

@@ -2,7 +2,7 @@ import { errorMessage } from "../api/errors";
 import { usePreflight } from "../api/suites";
 import type { JsonObject } from "../api/types";
 import { useDebouncedValue } from "../hooks";
-import { count } from "./format";
+import { caseLabel, count } from "./format";
 
 interface PreflightCheckProps {
   suiteId: number;
@@ -32,7 +32,7 @@ export function PreflightCheck({ suiteId, graderId, config, allow, onAllowChange
       <ul>
         {report.problems.map((problem) => (
           <li key={problem.case_id}>
-            case #{problem.position} (id {problem.case_id}): {problem.reason}
+            {caseLabel(problem.number, problem.key)}: {problem.reason}
           </li>
         ))}
         {more > 0 && <li>… and {count(more)} more</li>}

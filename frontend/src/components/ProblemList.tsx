@@ -1,7 +1,7 @@
-import { ApiError, errorMessage } from "../api/errors";
+import { ApiError, errorMessage, type Problem, problemText } from "../api/errors";
 
 /** A failed request with every problem the API listed (e.g. each bad line of an imported file), or those given. */
-export function ProblemList({ error, what, problems: shown }: { error: unknown; what: string; problems?: readonly string[] }) {
+export function ProblemList({ error, what, problems: shown }: { error: unknown; what: string; problems?: readonly Problem[] }) {
   const problems = shown ?? (error instanceof ApiError ? error.problems : []);
   return (
     <div role="alert" className="error" data-testid="problem-list">
@@ -11,7 +11,7 @@ export function ProblemList({ error, what, problems: shown }: { error: unknown; 
       {problems.length > 0 && (
         <ul>
           {problems.map((problem, index) => (
-            <li key={index}>{problem}</li>
+            <li key={index}>{problemText(problem)}</li>
           ))}
         </ul>
       )}

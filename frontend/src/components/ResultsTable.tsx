@@ -13,6 +13,7 @@ import { memo, useEffect, useMemo, useRef } from "react";
 import { RESULT_PAGE_SIZE, type ResultQuery, type SortKey, resultPageQuery } from "../api/evaluations";
 import type { CaseResult } from "../api/types";
 import { useDebouncedValue, useStableArray } from "../hooks";
+import { CaseNumber } from "./CaseNumber";
 import { ErrorMessage } from "./ErrorMessage";
 import { outcomeOf } from "./outcome";
 import { Verdict } from "./Verdict";
@@ -37,12 +38,21 @@ function oneLine(text: string | null): string {
 
 // `any` on purpose: the columns' value types differ, and TanStack Table's ColumnDef is invariant in them.
 const COLUMNS: ColumnDef<IndexedResult, any>[] = [
-  column.accessor((row) => row.result.position, { id: "position", header: "#", enableSorting: true }),
+  column.accessor((row) => row.result.number, {
+    id: "number",
+    header: "#",
+    enableSorting: true,
+    cell: ({ row }) => <CaseNumber number={row.original.result.number} caseKey={row.original.result.key} />,
+  }),
   column.display({ id: "outcome", header: "Outcome", cell: ({ row }) => <Verdict outcome={outcomeOf(row.original.result)} /> }),
   column.accessor((row) => row.result.match_status ?? row.result.error ?? "", { id: "match_status", header: "Status", enableSorting: false }),
   column.accessor((row) => oneLine(row.result.input), { id: "input", header: "Input", enableSorting: false }),
   column.accessor((row) => oneLine(row.result.expected_output), { id: "expected_output", header: "expected_output", enableSorting: false }),
-  column.accessor((row) => oneLine(row.result.agent_response), { id: "agent_response", header: "agent_response", enableSorting: false }),
+  column.accessor((row) => (row.result.agent_response === null ? "—" : oneLine(row.result.agent_response)), {
+    id: "agent_response",
+    header: "agent_response",
+    enableSorting: false,
+  }),
   column.accessor((row) => (row.result.score === null ? "–" : row.result.score.toFixed(2)), { id: "score", header: "Score", enableSorting: true }),
   column.accessor((row) => (row.result.latency_ms === null ? "–" : `${Math.round(row.result.latency_ms)} ms`), {
     id: "latency_ms",
@@ -139,7 +149,7 @@ export function ResultsTable({ evaluationId, query, onQueryChange, refreshKey, s
       const next = typeof updater === "function" ? updater(sorting) : updater;
       const chosen = next[0];
       onQueryChange(
-        chosen ? { ...query, sort: chosen.id as SortKey, descending: chosen.desc } : { ...query, sort: "position", descending: false },
+        chosen ? { ...query, sort: chosen.id as SortKey, descending: chosen.desc } : { ...query, sort: "number", descending: false },
       );
       scrollRef.current?.scrollTo({ top: 0 });
     },

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { pathOf, problemText } from "../api/errors";
 import { EMPTY_TARGET, targetFromDraft, targetProblems } from "./TargetForm";
 import { outcomeOf } from "./outcome";
 
@@ -57,14 +58,29 @@ describe("outcomeOf", () => {
 describe("targetProblems", () => {
   it("gives each target problem to its field and keeps the rest", () => {
     const { byField, rest } = targetProblems([
-      "target.http.url: String should match pattern '^https?://\\S+$'",
-      "target.openai.model: String should have at least 1 character",
-      "suite_id: Input should be greater than or equal to 1",
+      { loc: ["target", "http", "url"], message: "a URL starts with http:// or https://: write http://x" },
+      { loc: ["target", "openai", "model"], message: "String should have at least 1 character" },
+      { loc: ["target", "api_key_env"], message: "secret 'X' is not available to targets" },
+      { loc: ["suite_id"], message: "Input should be greater than or equal to 1" },
+      { loc: ["target"], message: "about the whole target" },
     ]);
     expect(byField).toEqual({
-      url: ["String should match pattern '^https?://\\S+$'"],
+      url: ["a URL starts with http:// or https://: write http://x"],
       model: ["String should have at least 1 character"],
+      api_key_env: ["secret 'X' is not available to targets"],
     });
-    expect(rest).toEqual(["suite_id: Input should be greater than or equal to 1"]);
+    expect(rest).toEqual([
+      { loc: ["suite_id"], message: "Input should be greater than or equal to 1" },
+      { loc: ["target"], message: "about the whole target" },
+    ]);
+  });
+});
+
+describe("problemText and pathOf", () => {
+  it("write a loc as the CLI does, and as a form path", () => {
+    expect(problemText({ loc: ["line", 4], message: "invalid JSON" })).toBe("line 4: invalid JSON");
+    expect(problemText({ loc: ["config", "aliases", "false", 0], message: "m" })).toBe("config.aliases.false[0]: m");
+    expect(problemText({ loc: [], message: "the file holds no cases" })).toBe("the file holds no cases");
+    expect(pathOf(["graders", 1, "config", "aliases", "true"])).toBe("graders[1].config.aliases.true");
   });
 });

@@ -1,11 +1,13 @@
 import { useId } from "react";
 import type { Schemas } from "../api/client";
+import type { Problem } from "../api/errors";
 import { FieldProblems } from "./FieldProblems";
 
 /** The target as the API takes it (`target` of `POST /api/evaluations`). */
-export type TargetSpec = Schemas["EvaluationCreate"]["target"];
+/** The targets the form builds: those that call an agent (and so can be tested before a run). */
+export type TargetSpec = Schemas["TargetTrialIn"]["target"];
 /** Re-grading (`evaluation`) is started from an evaluation's screen, not from this form. */
-export type TargetType = Exclude<TargetSpec["type"], "evaluation">;
+export type TargetType = TargetSpec["type"];
 
 type HttpMethod = NonNullable<Schemas["HttpTargetSpec"]["method"]>;
 const METHODS: readonly HttpMethod[] = ["POST", "PUT", "PATCH", "GET"];
@@ -71,12 +73,12 @@ export function targetFromDraft(draft: TargetDraft): { target: TargetSpec } | { 
   if (draft.responsesJson.trim() !== "") {
     const parsed = parseJson(draft.responsesJson);
     if (parsed === undefined || typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-      return { problem: "Recorded responses must be a JSON object of case id → agent_response" };
+      return { problem: "Recorded responses must be a JSON object of case number (or key) → agent_response" };
     }
     const responses: Record<string, string | null> = {};
-    for (const [caseId, response] of Object.entries(parsed)) {
-      if (response !== null && typeof response !== "string") return { problem: `The response of case ${caseId} must be text or null` };
-      responses[caseId] = response;
+    for (const [name, response] of Object.entries(parsed)) {
+      if (response !== null && typeof response !== "string") return { problem: `The response of case ${name} must be text or null` };
+      responses[name] = response;
     }
     target.responses = responses;
   }
@@ -94,16 +96,17 @@ function parseJson(text: string): unknown {
 /** The API's problems with the target, by field of the target spec (`url`, `model`...). */
 export type TargetProblems = Readonly<Record<string, readonly string[]>>;
 
-const TARGET_PROBLEM = /^target\.(?:http|openai|recorded)\.(\w+)[^:]*:\s*(.*)$/;
+/** Target types, which a problem's `loc` names as a step of its own after `target` (`["target", "http", "url"]`). */
+const TARGET_TYPES = new Set<string | number>(["http", "openai", "recorded", "evaluation"]);
 
-/** Split the API's problems into those about a target field and the rest. */
-export function targetProblems(problems: readonly string[]): { byField: TargetProblems; rest: string[] } {
+/** Split the API's problems into those about a target field (by their `loc`) and the rest. */
+export function targetProblems(problems: readonly Problem[]): { byField: TargetProblems; rest: Problem[] } {
   const byField: Record<string, string[]> = {};
-  const rest: string[] = [];
+  const rest: Problem[] = [];
   for (const problem of problems) {
-    const match = TARGET_PROBLEM.exec(problem);
-    const field = match?.[1];
-    if (field && match[2] !== undefined) (byField[field] ??= []).push(match[2]);
+    const [first, second, third] = problem.loc;
+    const field = first !== "target" ? undefined : second !== undefined && TARGET_TYPES.has(second) ? third : second;
+    if (typeof field === "string") (byField[field] ??= []).push(problem.message);
     else rest.push(problem);
   }
   return { byField, rest };
@@ -231,7 +234,7 @@ function HttpFields({ value, set, problems }: FieldsProps) {
         value={value.bodyTemplate}
         onChange={(v) => set("bodyTemplate", v)}
         problems={problems.body_template}
-        hint='Placeholders {{input}}, {{case_id}}, {{metadata.key}}; default {"input": "{{input}}"}.'
+        hint='Placeholders {{input}}, {{case_number}}, {{case_key}}, {{metadata.key}}; default {"input": "{{input}}"}.'
       />
     </>
   );
@@ -300,9 +303,10 @@ function RecordedFields({ value, set, problems, metadataKeys }: FieldsProps & { 
         }
       />
       <TextArea
-        label="Responses (JSON object, case id → agent_response)"
+        label="Responses (JSON object, case → agent_response)"
         value={value.responsesJson}
         onChange={(v) => set("responsesJson", v)}
+        hint={`Each case by its number, from 1 ({"1": "yes", "2": "no"}), or by its key when the suite's cases have keys. An answer naming no case is refused.`}
         problems={problems.responses}
       />
     </>

@@ -23,10 +23,11 @@ describe("TextBlock", () => {
 });
 
 describe("DetailsTable", () => {
-  it("lists every details field, values that are not text as JSON", () => {
+  it("lists every details field, values that are not text as JSON, none as a dash", () => {
     const { container } = render(<DetailsTable details={{ match_status: "mismatch", actual_bool: null, extra: { a: 1 } }} />);
     const rows = [...container.querySelectorAll("tr")].map((row) => row.getAttribute("data-detail"));
     expect(rows).toEqual(["match_status", "actual_bool", "extra"]);
-    expect(container.querySelector('[data-detail="actual_bool"] pre')?.textContent).toBe("null");
+    expect(container.querySelector('[data-detail="actual_bool"] pre')?.textContent).toBe("—");
+    expect(container.querySelector('[data-detail="extra"] pre')?.textContent).toBe('{\n  "a": 1\n}');
   });
 });

@@ -102,12 +102,6 @@ export function isWithin(problemPath: string, fieldPath: string): boolean {
   );
 }
 
-/** Where a problem belongs when the API gave only a message: the quoted path it names, if any. */
-function pathInMessage(message: string): string {
-  const quoted = /'([A-Za-z_][\w.[\]-]*)'/.exec(message);
-  return quoted?.[1] ?? "";
-}
-
 /**
  * The API's problems grouped by the field that shows them; what no field claims goes to `base` (the form).
  *
@@ -123,7 +117,7 @@ export function problemsByField(
   const paths = fieldPaths(schema, value, base);
   const grouped = new Map<string, string[]>();
   for (const problem of problems) {
-    const problemPath = problem.path || pathInMessage(problem.message);
+    const problemPath = problem.path;
     if (!isWithin(problemPath, base)) continue;
     const owner = paths.filter((path) => isWithin(problemPath, path)).sort((a, b) => b.length - a.length)[0] ?? base;
     grouped.set(owner, [...(grouped.get(owner) ?? []), problem.message]);

@@ -3,6 +3,11 @@ export function percent(value: number | null | undefined): string {
   return value === null || value === undefined ? "–" : `${(value * 100).toFixed(1)}%`;
 }
 
+/** A case as every surface names it: its number in the suite, from 1, and its key when it has one. */
+export function caseLabel(number: number, key: string | null | undefined): string {
+  return key === null || key === undefined ? `case #${number}` : `case #${number} (key ${key})`;
+}
+
 /** A count with thousands separators, the same whatever the browser's locale. */
 export function count(value: number): string {
   return value.toLocaleString("en");

@@ -4,7 +4,7 @@ import type { MatchStatus } from "../api/types";
 import { isKnownStatus } from "./outcome";
 
 const OUTCOMES: readonly OutcomeFilter[] = ["all", "passed", "failed", "invalid", "error"];
-const SORTS: readonly SortKey[] = ["position", "score", "latency_ms"];
+const SORTS: readonly SortKey[] = ["number", "score", "latency_ms"];
 
 function caseParam(value: string | null): number | undefined {
   const id = Number(value);
@@ -22,7 +22,7 @@ export function useEvaluationView(): {
   const [params, setParams] = useSearchParams();
   const outcome = params.get("outcome") as OutcomeFilter | null;
   const status = params.get("match_status");
-  const sortParam = params.get("sort") ?? "position";
+  const sortParam = params.get("sort") ?? "number";
   const sort = sortParam.replace(/^-/, "") as SortKey;
   const query: ResultQuery = {
     outcome: outcome && OUTCOMES.includes(outcome) ? outcome : "all",
@@ -30,7 +30,7 @@ export function useEvaluationView(): {
     error: params.get("error") || null,
     reason: params.get("reason") ?? "",
     search: params.get("q") ?? "",
-    sort: SORTS.includes(sort) ? sort : "position",
+    sort: SORTS.includes(sort) ? sort : "number",
     descending: sortParam.startsWith("-"),
   };
   const openCaseId = caseParam(params.get("case"));
@@ -41,7 +41,7 @@ export function useEvaluationView(): {
     if (next.error !== null) search.set("error", next.error);
     if (next.reason !== "") search.set("reason", next.reason);
     if (next.search !== "") search.set("q", next.search);
-    if (next.sort !== "position" || next.descending) search.set("sort", `${next.descending ? "-" : ""}${next.sort}`);
+    if (next.sort !== "number" || next.descending) search.set("sort", `${next.descending ? "-" : ""}${next.sort}`);
     if (caseId !== undefined) search.set("case", String(caseId));
     setParams(search, { replace: true });
   };

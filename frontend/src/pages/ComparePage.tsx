@@ -5,6 +5,7 @@ import { useComparison, useEvaluations, useFlips } from "../api/evaluations";
 import { useSuites } from "../api/suites";
 import { useDocumentTitle } from "../hooks";
 import type { Comparison, Evaluation, FlipKind, FlippedCase } from "../api/types";
+import { CaseNumber } from "../components/CaseNumber";
 import { ErrorMessage } from "../components/ErrorMessage";
 import { Verdict } from "../components/Verdict";
 import { outcomeOf } from "../components/outcome";
@@ -247,7 +248,7 @@ const FlipRow = memo(function FlipRow({ flipped, index, start }: { flipped: Flip
       style={{ transform: `translateY(${start}px)` }}
     >
       <span role="cell" className="mono">
-        {flipped.position}
+        <CaseNumber number={flipped.number} caseKey={flipped.key} />
       </span>
       <Cell value={flipped.input} />
       <Cell value={flipped.expected_output} />

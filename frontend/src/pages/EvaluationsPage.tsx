@@ -12,6 +12,7 @@ export function EvaluationsPage() {
   useDocumentTitle("Evaluations");
   const suites = useSuites(0, 500);
   const suiteNames = new Map(suites.data?.suites.map((suite) => [suite.id, suite.name]));
+  const runnable = suites.data?.suites.filter((suite) => suite.case_count > 0) ?? [];
   return (
     <section>
       <div className="page-header">
@@ -24,11 +25,25 @@ export function EvaluationsPage() {
       {evaluations.isPending && <p className="muted">Loading…</p>}
       {evaluations.isError && <ErrorMessage error={evaluations.error} what="Cannot load evaluations" />}
       {evaluations.data && evaluations.data.evaluations.length === 0 && (
-        <div className="empty-state">
+        <div className="empty-state" data-testid="no-evaluations">
           <p>No evaluations yet.</p>
-          <p>
-            <Link to="/suites">Create or import a suite</Link>, then <Link to="/evaluations/new">run an evaluation</Link>.
-          </p>
+          {runnable.length > 0 ? (
+            <p>
+              Evaluate{" "}
+              {runnable.slice(0, 3).map((suite, index) => (
+                <span key={suite.id}>
+                  {index > 0 && ", "}
+                  <Link to={`/evaluations/new?suite=${suite.id}`}>{suite.name}</Link>
+                </span>
+              ))}
+              {runnable.length > 3 && <> or <Link to="/suites">another suite</Link></>}, or{" "}
+              <Link to="/suites">create or import your own suite</Link>.
+            </p>
+          ) : (
+            <p>
+              <Link to="/suites">Create or import a suite</Link>, then <Link to="/evaluations/new">run an evaluation</Link>.
+            </p>
+          )}
         </div>
       )}
       {evaluations.data && evaluations.data.evaluations.length > 0 && (

@@ -1,28 +1,55 @@
 import { useState } from "react";
 import { useNavigate, useSearchParams } from "react-router";
 import { ApiError } from "../api/errors";
-import { useStartEvaluation } from "../api/evaluations";
+import { useStartEvaluation, useTestTarget } from "../api/evaluations";
 import { useGrader } from "../api/graders";
 import { useCases, useSuites } from "../api/suites";
-import { type JsonObject, configSchemaOf } from "../api/types";
+import { type Case, type JsonObject, configSchemaOf } from "../api/types";
 import { useDocumentTitle } from "../hooks";
 import { ErrorMessage } from "../components/ErrorMessage";
 import { GraderConfigEditor } from "../components/GraderConfigEditor";
 import { GraderSelector } from "../components/GraderSelector";
 import { PreflightCheck } from "../components/PreflightCheck";
 import { ProblemList } from "../components/ProblemList";
-import { EMPTY_TARGET, type TargetDraft, TargetForm, targetFromDraft, targetProblems } from "../components/TargetForm";
+import {
+  EMPTY_TARGET,
+  type TargetDraft,
+  TargetForm,
+  type TargetType,
+  targetFromDraft,
+  targetProblems,
+} from "../components/TargetForm";
+import { TargetTrialPanel } from "../components/TargetTrialPanel";
 import { defaultsFromSchema } from "../components/configSchema";
 import { plural } from "../components/format";
 
-/** Start an evaluation: a suite, a grader with its config, and a target that answers each case. */
+/** The metadata key in which cases carry an agent's recorded answers (the demo suite's, and a convention). */
+const RECORDED_KEY = "recorded_response";
+const TARGET_TYPES: readonly TargetType[] = ["http", "openai", "recorded"];
+
+/** The target a link asks for: `?target=recorded&metadata_key=...` or `?target=http&url=...`. */
+function targetFromLink(params: URLSearchParams): TargetDraft | undefined {
+  const type = TARGET_TYPES.find((known) => known === params.get("target"));
+  if (type === undefined) return undefined;
+  return { ...EMPTY_TARGET, type, url: params.get("url") ?? "", metadataKey: params.get("metadata_key") ?? "" };
+}
+
+/** A recorded target reading RECORDED_KEY, when every case shown carries it (the demo suite does). */
+function recordedTargetFor(cases: readonly Case[] | undefined): TargetDraft | undefined {
+  const carried = cases !== undefined && cases.length > 0 && cases.every((item) => RECORDED_KEY in item.metadata);
+  return carried ? { ...EMPTY_TARGET, type: "recorded", metadataKey: RECORDED_KEY } : undefined;
+}
+
+/** Start an evaluation: a suite, a grader with its config, and a target that answers each case. A link may
+ * choose them: `?suite=1&grader=true-false&target=recorded&metadata_key=recorded_response`. */
 export function NewEvaluationPage() {
   const [params] = useSearchParams();
   const navigate = useNavigate();
   const [suiteId, setSuiteId] = useState(params.get("suite") ?? "");
-  const [graderId, setGraderId] = useState("");
+  const [graderId, setGraderId] = useState(params.get("grader") ?? "");
   const [config, setConfig] = useState<JsonObject>({});
-  const [target, setTarget] = useState<TargetDraft>(EMPTY_TARGET);
+  const linked = targetFromLink(params);
+  const [chosenTarget, setTarget] = useState<TargetDraft | undefined>(linked);
   const [name, setName] = useState("");
   const [concurrency, setConcurrency] = useState(8);
   const [allowInvalid, setAllowInvalid] = useState(false);
@@ -31,8 +58,11 @@ export function NewEvaluationPage() {
   const chosenSuite = suites.data?.suites.find((suite) => String(suite.id) === suiteId);
   const grader = useGrader(graderId || undefined);
   const start = useStartEvaluation();
+  const testTarget = useTestTarget();
   const firstCases = useCases(Number(suiteId), 0, 50, suiteId !== "");
   const metadataKeys = [...new Set(firstCases.data?.cases.flatMap((item) => Object.keys(item.metadata)) ?? [])].sort();
+  // Until the person picks a target, a suite whose cases carry recorded answers is run on them.
+  const target = chosenTarget ?? recordedTargetFor(firstCases.data?.cases) ?? EMPTY_TARGET;
   useDocumentTitle("New evaluation");
 
   const chooseGrader = (id: string) => {
@@ -44,7 +74,22 @@ export function NewEvaluationPage() {
   // Until the person edits it, the config is the grader's defaults, shown and sent as such.
   const shownConfig = Object.keys(config).length === 0 && schema ? defaultsFromSchema(schema) : config;
 
-  const apiProblems = targetProblems(start.error instanceof ApiError ? start.error.problems : []);
+  // The target's problems come from whichever of the two calls last failed (the test, or the start).
+  const lastError = start.error ?? testTarget.error;
+  const apiProblems = targetProblems(lastError instanceof ApiError ? lastError.problems : []);
+
+  const test = () => {
+    const built = targetFromDraft(target);
+    if ("problem" in built) return setFormProblem(built.problem);
+    if (suiteId === "") return setFormProblem("Choose a suite");
+    setFormProblem("");
+    start.reset();
+    testTarget.mutate({
+      suite_id: Number(suiteId),
+      target: built.target,
+      ...(graderReady ? { grader_id: graderId, grader_config: shownConfig } : {}),
+    });
+  };
 
   const submit = () => {
     const built = targetFromDraft(target);
@@ -52,6 +97,7 @@ export function NewEvaluationPage() {
     if (suiteId === "") return setFormProblem("Choose a suite");
     if (graderId === "") return setFormProblem("Choose a grader");
     setFormProblem("");
+    testTarget.reset();
     start.mutate(
       {
         suite_id: Number(suiteId),
@@ -118,6 +164,16 @@ export function NewEvaluationPage() {
           />
         )}
         <TargetForm value={target} onChange={setTarget} problems={apiProblems.byField} metadataKeys={metadataKeys} />
+        <div className="row">
+          <button type="button" onClick={test} disabled={testTarget.isPending}>
+            {testTarget.isPending ? "Testing…" : "Test the target"}
+          </button>
+          <span className="hint">Sends the suite&apos;s first case once and shows what came back; runs nothing.</span>
+        </div>
+        {testTarget.isError && (
+          <ProblemList error={testTarget.error} what="Cannot test the target" problems={apiProblems.rest} />
+        )}
+        {testTarget.data && !testTarget.isPending && <TargetTrialPanel trial={testTarget.data} />}
         <div className="field narrow">
           <label htmlFor="evaluation-concurrency">Concurrency</label>
           <input

@@ -5,6 +5,7 @@ import { useDocumentTitle } from "../hooks";
 import { useEvaluations } from "../api/evaluations";
 import { StatusLabel } from "../components/StatusLabel";
 import { percent } from "../components/format";
+import { CaseNumber } from "../components/CaseNumber";
 import { DownloadButton } from "../components/DownloadButton";
 import { ErrorMessage } from "../components/ErrorMessage";
 import { GraderSelector } from "../components/GraderSelector";
@@ -82,57 +83,63 @@ export function SuitePage() {
       <HistoryPanel suiteId={suiteId} />
       {remove.isError && <ErrorMessage error={remove.error} what="Cannot delete" />}
       {cases.isError && <ErrorMessage error={cases.error} what="Cannot load cases" />}
-      <SuitePreflight suiteId={suiteId} />
-      {total === 0 && !cases.isPending ? (
-        <p className="empty-state" data-testid="no-cases">
-          No cases yet: add one below, or import a suite file on the <Link to="/suites">Suites</Link> page.
-        </p>
-      ) : (
-        <>
-          <div className="table-scroll">
-            <table className="list cases" data-testid="case-list">
-              <thead>
-                <tr>
-                  <th>#</th>
-                  <th>input</th>
-                  <th>expected_output</th>
-                  <th>metadata</th>
+      {total === 0 && cases.isSuccess && (
+        <div className="empty-state" data-testid="empty-suite">
+          <p>This suite has no cases yet.</p>
+          <p>
+            Add one below, or <Link to="/suites">import a file</Link> (JSONL, CSV or JSON) as a new suite.
+          </p>
+        </div>
+      )}
+      {total > 0 && <SuitePreflight suiteId={suiteId} />}
+      {total > 0 && (
+        <div className="table-scroll">
+          <table className="list cases" data-testid="case-list">
+            <thead>
+              <tr>
+                <th>#</th>
+                <th>input</th>
+                <th>expected_output</th>
+                <th>metadata</th>
+              </tr>
+            </thead>
+            <tbody>
+              {cases.data?.cases.map((item) => (
+                <tr key={item.id}>
+                  <td className="mono case-position">
+                      <CaseNumber number={item.number} caseKey={item.key} />
+                    </td>
+                  <td data-label="input">
+                    <TextBlock value={item.input} />
+                  </td>
+                  <td data-label="expected_output">
+                    <TextBlock value={item.expected_output} />
+                  </td>
+                  {Object.keys(item.metadata).length > 0 ? (
+                    <td data-label="metadata">
+                      <TextBlock value={item.metadata} />
+                    </td>
+                  ) : (
+                    <td />
+                  )}
                 </tr>
-              </thead>
-              <tbody>
-                {cases.data?.cases.map((item) => (
-                  <tr key={item.id}>
-                    <td className="mono case-position">{item.position}</td>
-                    <td data-label="input">
-                      <TextBlock value={item.input} />
-                    </td>
-                    <td data-label="expected_output">
-                      <TextBlock value={item.expected_output} />
-                    </td>
-                    {Object.keys(item.metadata).length > 0 ? (
-                      <td data-label="metadata">
-                        <TextBlock value={item.metadata} />
-                      </td>
-                    ) : (
-                      <td />
-                    )}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <div className="row pager">
-            <button type="button" disabled={page === 0} onClick={() => setPage(page - 1)}>
-              ← Previous
-            </button>
-            <span>
-              page {page + 1} of {pages}
-            </span>
-            <button type="button" disabled={page + 1 >= pages} onClick={() => setPage(page + 1)}>
-              Next →
-            </button>
-          </div>
-        </>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {pages > 1 && (
+        <div className="row pager">
+          <button type="button" disabled={page === 0} onClick={() => setPage(page - 1)}>
+            ← Previous
+          </button>
+          <span>
+            page {page + 1} of {pages}
+          </span>
+          <button type="button" disabled={page + 1 >= pages} onClick={() => setPage(page + 1)}>
+            Next →
+          </button>
+        </div>
       )}
       <AddCaseForm suiteId={suiteId} />
       <SuiteEvaluations suiteId={suiteId} />

@@ -7,7 +7,7 @@ import hmac
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from assay.api.envelope import error_response
+from assay.errors import UnauthorizedError
 
 OPEN_PATHS = frozenset({"/api/health"})
 
@@ -34,12 +34,6 @@ class ApiKeyMiddleware:
             given = token.strip().encode("utf-8", "replace")
             # compare_digest takes the same time wherever the first difference is.
             if not (scheme.lower() == "bearer" and hmac.compare_digest(given, self.expected)):
-                response = error_response(
-                    401,
-                    "UNAUTHORIZED",
-                    "Missing or invalid API key (send 'Authorization: Bearer <key>')",
-                    headers={"WWW-Authenticate": "Bearer"},
-                )
-                await response(scope, receive, send)
-                return
+                # Answered by the edge middleware outside this one, with WWW-Authenticate.
+                raise UnauthorizedError("Missing or invalid API key (send 'Authorization: Bearer <key>')")
         await self.app(scope, receive, send)

@@ -1,6 +1,8 @@
 """ASGI middleware at the edge of the app: security headers, body size limits, and the last-resort 500.
 
-Written as plain ASGI (not ``BaseHTTPMiddleware``) to keep the per-request cost low.
+Written as plain ASGI (not ``BaseHTTPMiddleware``) to keep the per-request cost low. A middleware refuses a
+request by raising an error of :mod:`assay.errors`; :class:`EdgeMiddleware`, outermost, turns it into its
+envelope (the app's own handlers never see what happens outside the app).
 """
 
 from __future__ import annotations
@@ -9,11 +11,11 @@ import logging
 from collections.abc import Callable
 
 from starlette.datastructures import Headers
-from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from assay.api.docs import DOCS_PATHS
 from assay.api.envelope import busy_response, error_response, internal_error_response
+from assay.errors import AssayError, NotFoundError, PayloadTooLargeError
 from assay.storage.database import is_busy, loggable
 
 logger = logging.getLogger(__name__)
@@ -65,10 +67,14 @@ class EdgeMiddleware:
 
         if "\x00" in scope["path"]:
             # No file, route or page has a NUL in its name; file lookups would fail on it with a 500.
-            await error_response(404, "NOT_FOUND", "Not found")(scope, receive, send_with_headers)
+            await error_response(NotFoundError("Not found"))(scope, receive, send_with_headers)
             return
         try:
             await self.app(scope, receive, send_with_headers)
+        except AssayError as exc:
+            if started:
+                raise
+            await error_response(exc)(scope, receive, send_with_headers)
         except Exception as exc:
             if is_busy(exc) and not started:  # another writer held SQLite: a 503 to retry, not a 500
                 await busy_response()(scope, receive, send_with_headers)
@@ -84,13 +90,6 @@ class EdgeMiddleware:
             await internal_error_response()(scope, receive, send_with_headers)
 
 
-class BodyTooLarge(HTTPException):
-    """Raised while reading a body that grew past its limit (FastAPI re-raises HTTP exceptions as is)."""
-
-    def __init__(self) -> None:
-        super().__init__(status_code=413, detail="Request body too large")
-
-
 class BodyLimitMiddleware:
     """Refuses bodies over the limit for their path: by ``Content-Length`` up front, else while reading."""
 
@@ -103,22 +102,21 @@ class BodyLimitMiddleware:
             await self.app(scope, receive, send)
             return
         limit = self.limit_for(scope["path"])
+        too_large = f"Request body too large (limit {limit} bytes)"
         declared = Headers(scope=scope).get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > limit:
-            response = error_response(
-                413, "PAYLOAD_TOO_LARGE", f"Request body too large (limit {limit} bytes)"
-            )
-            await response(scope, receive, send)
-            return
+            raise PayloadTooLargeError(too_large)
         received = 0
 
         async def receive_with_limit() -> Message:
+            # Raised inside the app while it reads: the envelope handler answers it (FastAPI wraps it in a
+            # 400 whose cause it is; see envelope._http_error).
             nonlocal received
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > limit:
-                    raise BodyTooLarge
+                    raise PayloadTooLargeError(too_large)
             return message
 
         await self.app(scope, receive_with_limit, send)

@@ -15,23 +15,35 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
 from assay.api.rendering import SafeJSONResponse
-from assay.errors import AssayError, BusyError
+from assay.api.schemas.common import ProblemOut
+from assay.errors import (
+    AssayError,
+    BusyError,
+    ConflictError,
+    HttpError,
+    MethodNotAllowedError,
+    NotFoundError,
+    PayloadTooLargeError,
+    Problem,
+    UnauthorizedError,
+    ValidationError,
+)
 from assay.storage.database import is_busy, loggable
 
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-# Codes for errors that the framework raises itself, by HTTP status.
-_HTTP_CODES = {
-    400: "VALIDATION_ERROR",
-    401: "UNAUTHORIZED",
-    404: "NOT_FOUND",
-    405: "METHOD_NOT_ALLOWED",
-    409: "CONFLICT",
-    413: "PAYLOAD_TOO_LARGE",
-    415: "UNSUPPORTED_MEDIA_TYPE",
-    422: "VALIDATION_ERROR",
+# The error-tree class of each error the framework raises itself (an unknown route, a wrong method), by
+# HTTP status; any other 4xx is an HttpError carrying its status, any 5xx the base (INTERNAL_ERROR).
+FRAMEWORK_ERRORS: dict[int, type[AssayError]] = {
+    400: ValidationError,
+    401: UnauthorizedError,
+    404: NotFoundError,
+    405: MethodNotAllowedError,
+    409: ConflictError,
+    413: PayloadTooLargeError,
+    422: ValidationError,
 }
 _HTTP_MESSAGES = {
     404: "Not found",
@@ -47,7 +59,9 @@ class ErrorBody(BaseModel):
 
     code: str = Field(examples=["NOT_FOUND"])
     message: str
-    problems: list[str] = Field(default_factory=list, description="Each problem found (validation errors)")
+    problems: list[ProblemOut] = Field(
+        default_factory=list, description="Each problem found, with where it is (validation errors)"
+    )
 
 
 class Envelope(BaseModel, Generic[T]):
@@ -81,77 +95,88 @@ def rendered(data: BaseModel) -> Response:
     return SafeJSONResponse({"success": True, "data": data.model_dump(mode="json"), "error": None})
 
 
-def error_response(
-    status: int,
-    code: str,
-    message: str,
-    problems: list[str] | None = None,
-    headers: Mapping[str, str] | None = None,
-) -> JSONResponse:
-    """A failed envelope as a response."""
-    body = ErrorEnvelope(error=ErrorBody(code=code, message=message, problems=problems or []))
-    return SafeJSONResponse(body.model_dump(mode="json"), status_code=status, headers=headers)
+def error_response(error: AssayError, headers: Mapping[str, str] | None = None) -> JSONResponse:
+    """The failed envelope of an error of the tree: its code, status, message and problems."""
+    problems = [ProblemOut.of(problem) for problem in error.problems]
+    body = ErrorEnvelope(error=ErrorBody(code=error.code, message=error.message, problems=problems))
+    if isinstance(error, UnauthorizedError):
+        headers = {**(headers or {}), "WWW-Authenticate": "Bearer"}
+    elif isinstance(error, MethodNotAllowedError) and error.allowed:
+        headers = {**(headers or {}), "Allow": ", ".join(error.allowed)}
+    return SafeJSONResponse(body.model_dump(mode="json"), status_code=error.http_status, headers=headers)
 
 
-def _location(loc: tuple[Any, ...]) -> str:
-    parts = [str(part) for part in loc if part not in ("body",)]
-    return ".".join(parts) or "body"
+def _loc(loc: tuple[Any, ...]) -> tuple[str | int, ...]:
+    # "body" is where every body field is; query and path parameters keep their "query" / "path".
+    parts = loc[1:] if loc[:1] == ("body",) else loc
+    return tuple(part if isinstance(part, int) else str(part) for part in parts)
 
 
-def _validation_problems(exc: RequestValidationError) -> tuple[str, list[str]]:
+def validation_error(exc: RequestValidationError) -> ValidationError:
+    """The request's validation failure as the tree's error, each problem at its place in the request."""
     errors = exc.errors()
     if any(error.get("type") == "json_invalid" for error in errors):
         detail = next(e for e in errors if e.get("type") == "json_invalid").get("ctx", {}).get("error", "")
-        message = f"Malformed JSON body: {detail}" if detail else "Malformed JSON body"
-        return message, [message]
-    problems = [
-        f"{_location(tuple(error.get('loc', ())))}: {error.get('msg', 'invalid')}" for error in errors
-    ]
-    shown = "; ".join(problems[:3]) + (f"; and {len(problems) - 3} more" if len(problems) > 3 else "")
-    return f"Invalid request: {shown}", problems
+        return ValidationError.of(
+            Problem((), f"Malformed JSON body: {detail}" if detail else "Malformed JSON body")
+        )
+    problems = [Problem(_loc(tuple(error.get("loc", ()))), error.get("msg", "invalid")) for error in errors]
+    listed = [str(problem) if problem.loc else f"body: {problem.message}" for problem in problems]
+    shown = "; ".join(listed[:3]) + (f"; and {len(listed) - 3} more" if len(listed) > 3 else "")
+    return ValidationError(f"Invalid request: {shown}", problems=problems)
 
 
 async def _assay_error(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, AssayError)
-    headers = {"WWW-Authenticate": "Bearer"} if exc.http_status == 401 else None
-    return error_response(exc.http_status, exc.code, exc.message, exc.problems, headers)
+    return error_response(exc)
 
 
 async def _request_validation_error(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
-    message, problems = _validation_problems(exc)
-    return error_response(422, "VALIDATION_ERROR", message, problems)
+    return error_response(validation_error(exc))
 
 
-def _allowed_methods(request: Request) -> str:
+def _allowed_methods(request: Request) -> list[str]:
     """Every method some route serves at this path (Starlette names only the first route's)."""
     allowed = []
     for method in ("DELETE", "GET", "PATCH", "POST", "PUT"):
         scope = {**request.scope, "method": method}
         if any(route.matches(scope)[0] is Match.FULL for route in request.app.router.routes):
             allowed.append(method)
-    return ", ".join(allowed)
+    return allowed
+
+
+def framework_error(status: int, detail: object) -> AssayError:
+    """The tree's error for an HTTP error the framework raised (status and detail as Starlette has them)."""
+    # Starlette's default detail is the bare status phrase; ours reads better. A specific detail wins.
+    text = detail if isinstance(detail, str) else ""
+    message = (text if text and text != HTTPStatus(status).phrase else _HTTP_MESSAGES.get(status, text)) or (
+        "Request failed"
+    )
+    if status == 400:  # FastAPI's "error parsing the body" (e.g. not UTF-8): malformed, as bad JSON is
+        return ValidationError("Malformed request body")
+    error_class = FRAMEWORK_ERRORS.get(status)
+    if error_class is not None:
+        return error_class(message)
+    return AssayError("Internal server error") if status >= 500 else HttpError(message, http_status=status)
 
 
 async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
-    status = exc.status_code
-    headers = dict(exc.headers or {})
-    if status == 405 and (allowed := _allowed_methods(request)):
-        headers["Allow"] = allowed
-    code = _HTTP_CODES.get(status, "INTERNAL_ERROR" if status >= 500 else "HTTP_ERROR")
-    # Starlette's default detail is the bare status phrase; ours reads better. A specific detail wins.
-    detail = exc.detail if isinstance(exc.detail, str) else ""
-    message = detail if detail and detail != HTTPStatus(status).phrase else _HTTP_MESSAGES.get(status, detail)
-    if status == 400:  # FastAPI's "error parsing the body" (e.g. not UTF-8): malformed, as bad JSON is
-        status, message = 422, "Malformed request body"
-    return error_response(status, code, message or "Request failed", headers=headers)
+    if isinstance(exc.__cause__, AssayError):
+        # Raised while FastAPI read the body (the body limit's PayloadTooLargeError): FastAPI wraps any
+        # such error in a 400 "error parsing the body"; the cause is the answer.
+        return error_response(exc.__cause__)
+    error = framework_error(exc.status_code, exc.detail)
+    if isinstance(error, MethodNotAllowedError):
+        error.allowed = _allowed_methods(request)
+    return error_response(error, headers=exc.headers)
 
 
 def busy_response() -> JSONResponse:
     """The 503 envelope for a request that met SQLite held by another writer past the busy timeout."""
     busy = BusyError("The database is busy with another write; nothing was changed, try again")
-    return error_response(busy.http_status, busy.code, busy.message, headers={"Retry-After": "1"})
+    return error_response(busy, headers={"Retry-After": "1"})
 
 
 async def _unexpected_error(request: Request, exc: Exception) -> JSONResponse:
@@ -163,7 +188,7 @@ async def _unexpected_error(request: Request, exc: Exception) -> JSONResponse:
 
 def internal_error_response() -> JSONResponse:
     """The 500 envelope: says that something failed, never what or where."""
-    return error_response(500, "INTERNAL_ERROR", "Internal server error")
+    return error_response(AssayError("Internal server error"))
 
 
 def install_error_handlers(app: FastAPI) -> None:

@@ -8,6 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Path, Query, Request, Response, status
 
 from assay.api.deps import MAX_ID, GraderServiceDep, PaginationDep, SessionDep
+from assay.api.downloads import download, file_stem
 from assay.api.envelope import ERROR_RESPONSES, Envelope, ok, rendered
 from assay.api.schemas.breakdown import BreakdownOut, FailureGroupsOut, MetadataKeyList, MetadataKeyOut
 from assay.api.schemas.evaluations import (
@@ -19,6 +20,8 @@ from assay.api.schemas.evaluations import (
     EvaluationRerun,
     ResultList,
     ResultOut,
+    TargetTrialIn,
+    TargetTrialOut,
 )
 from assay.api.schemas.suites import Deleted
 from assay.graders import MatchStatus
@@ -65,6 +68,15 @@ def create_evaluation(body: EvaluationCreate, evaluations: EvaluationServiceDep)
     return ok(EvaluationOut.of(evaluations.create(body.to_new_evaluation())))
 
 
+@router.post("/test-target", summary="Test a target on one case before a run")
+def try_a_target(body: TargetTrialIn, evaluations: EvaluationServiceDep) -> Envelope[TargetTrialOut]:
+    """Send one case of the suite (the first by default) to the target, once, and return the raw reply
+    beside the answer read from it, or the error an evaluation would record (an agent that is down is a
+    ``connection_error`` naming the URL and the cause: a result, not a failed request). Stores nothing.
+    The target is checked as for an evaluation (``VALIDATION_ERROR``); an unknown suite is ``NOT_FOUND``."""
+    return ok(TargetTrialOut.of(evaluations.try_target(body.to_request())))
+
+
 @router.get("", summary="List evaluations")
 def list_evaluations(
     evaluations: EvaluationServiceDep,
@@ -78,13 +90,13 @@ def list_evaluations(
     return ok(EvaluationList(evaluations=items, count=len(items), total=found.total))
 
 
-@router.get("/{evaluation_id}", summary="Describe an evaluation")
+@router.get("/{evaluation_id:int}", summary="Describe an evaluation")
 def get_evaluation(evaluation_id: EvaluationId, evaluations: EvaluationServiceDep) -> Envelope[EvaluationOut]:
     """Status, progress, timings and summary (computed from the results so far while it runs)."""
     return ok(EvaluationOut.of(evaluations.get(evaluation_id)))
 
 
-@router.post("/{evaluation_id}/cancel", summary="Cancel an evaluation")
+@router.post("/{evaluation_id:int}/cancel", summary="Cancel an evaluation")
 def cancel_evaluation(
     evaluation_id: EvaluationId, evaluations: EvaluationServiceDep
 ) -> Envelope[EvaluationOut]:
@@ -92,7 +104,7 @@ def cancel_evaluation(
     return ok(EvaluationOut.of(evaluations.cancel(evaluation_id)))
 
 
-@router.patch("/{evaluation_id}", summary="Rename an evaluation")
+@router.patch("/{evaluation_id:int}", summary="Rename an evaluation")
 def rename_evaluation(
     evaluation_id: EvaluationId, body: EvaluationPatch, evaluations: EvaluationServiceDep
 ) -> Envelope[EvaluationOut]:
@@ -101,7 +113,7 @@ def rename_evaluation(
 
 
 @router.post(
-    "/{evaluation_id}/rerun",
+    "/{evaluation_id:int}/rerun",
     status_code=status.HTTP_201_CREATED,
     summary="Run an evaluation again with the same settings",
 )
@@ -118,7 +130,7 @@ def rerun_evaluation(
     return ok(EvaluationOut.of(rerun))
 
 
-@router.delete("/{evaluation_id}", summary="Delete an evaluation")
+@router.delete("/{evaluation_id:int}", summary="Delete an evaluation")
 def delete_evaluation(evaluation_id: EvaluationId, evaluations: EvaluationServiceDep) -> Envelope[Deleted]:
     """Delete it and its results (stopping it first if it runs)."""
     evaluations.delete(evaluation_id)
@@ -128,7 +140,10 @@ def delete_evaluation(evaluation_id: EvaluationId, evaluations: EvaluationServic
 def result_query(
     outcome: Annotated[
         Outcome | None,
-        Query(description="passed; failed (graded, not passed); invalid (invalid response/expected); error"),
+        Query(
+            description="passed; failed (not passed: graded and failed, or a target error, as the summary's "
+            "failed); invalid (invalid response/expected); error (the target failed)"
+        ),
     ] = None,
     match_status: Annotated[MatchStatus | None, Query(examples=["mismatch"])] = None,
     error: Annotated[str | None, Query(max_length=100, description="Only this error reason")] = None,
@@ -142,8 +157,8 @@ def result_query(
         ),
     ] = None,
     sort: Annotated[
-        str, Query(pattern=r"^-?(position|score|latency_ms)$", description="A leading '-' sorts descending")
-    ] = "position",
+        str, Query(pattern=r"^-?(number|score|latency_ms)$", description="A leading '-' sorts descending")
+    ] = "number",
 ) -> ResultQuery:
     """Which results a listing or an export covers: the same filters for both."""
     return ResultQuery(
@@ -161,7 +176,9 @@ ResultQueryDep = Annotated[ResultQuery, Depends(result_query)]
 
 
 @router.get(
-    "/{evaluation_id}/results", summary="List an evaluation's results", response_model=Envelope[ResultList]
+    "/{evaluation_id:int}/results",
+    summary="List an evaluation's results",
+    response_model=Envelope[ResultList],
 )
 def list_results(
     evaluation_id: EvaluationId, evaluations: EvaluationServiceDep, page: PaginationDep, query: ResultQueryDep
@@ -181,7 +198,7 @@ def list_results(
     )
 
 
-@router.get("/{evaluation_id}/results/{case_id}", summary="One case's result")
+@router.get("/{evaluation_id:int}/results/{case_id}", summary="One case's result")
 def get_result(
     evaluation_id: EvaluationId,
     case_id: Annotated[int, Path(ge=1, le=MAX_ID, description="Case id")],
@@ -191,14 +208,14 @@ def get_result(
     return ok(ResultOut.of(evaluations.result(evaluation_id, case_id)))
 
 
-@router.get("/{evaluation_id}/failures", summary="Failed results grouped by status and reason")
+@router.get("/{evaluation_id:int}/failures", summary="Failed results grouped by status and reason")
 def get_failure_groups(evaluation_id: EvaluationId, session: SessionDep) -> Envelope[FailureGroupsOut]:
     """Failed results counted by ``match_status`` and error reason, the largest group first (at most
     200), each with the results filter (``outcome``, ``match_status``, ``error``) that lists it."""
     return ok(FailureGroupsOut.of(failure_groups(session, evaluation_id)))
 
 
-@router.get("/{evaluation_id}/breakdown", summary="Pass rate per value of a metadata key")
+@router.get("/{evaluation_id:int}/breakdown", summary="Pass rate per value of a metadata key")
 def get_breakdown(
     evaluation_id: EvaluationId,
     session: SessionDep,
@@ -209,7 +226,7 @@ def get_breakdown(
     return ok(BreakdownOut.of(breakdown(session, evaluation_id, key)))
 
 
-@router.get("/{evaluation_id}/breakdown/keys", summary="Metadata keys to break results down by")
+@router.get("/{evaluation_id:int}/breakdown/keys", summary="Metadata keys to break results down by")
 def get_breakdown_keys(evaluation_id: EvaluationId, session: SessionDep) -> Envelope[MetadataKeyList]:
     """The metadata keys of the evaluated suite's cases with how many cases have each, the most common
     first (at most 200)."""
@@ -218,7 +235,7 @@ def get_breakdown_keys(evaluation_id: EvaluationId, session: SessionDep) -> Enve
 
 
 @router.get(
-    "/{evaluation_id}/export",
+    "/{evaluation_id:int}/export",
     summary="Export an evaluation's results as a file",
     response_class=Response,
     responses={
@@ -239,20 +256,17 @@ def export_results(
 ) -> Response:
     """The results the filters cover (all by default), in case order, as a download (a file, not an
     envelope; errors are envelopes)."""
-    name = evaluations.name(evaluation_id)
+    name = evaluations.name(evaluation_id)  # an unknown evaluation is a 404 here, before anything is sent
     write = jsonl_lines if export_format is ExportFormat.JSONL else csv_lines
-    content = b"".join(write(evaluations.iter_results(evaluation_id, query)))
-    safe_name = "".join(ch if ch.isascii() and (ch.isalnum() or ch in "-_") else "_" for ch in name)[:100]
-    filename = f"{safe_name or 'evaluation'}-results.{export_format.value}"
-    return Response(
-        content,
+    return download(
+        write(evaluations.iter_results(evaluation_id, query)),
         media_type=_EXPORT_MEDIA[export_format],
-        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+        filename=f"{file_stem(name, 'evaluation')}-results.{export_format.value}",
     )
 
 
 @router.get(
-    "/{evaluation_id}/compare/{other_id}",
+    "/{evaluation_id:int}/compare/{other_id:int}",
     summary="Compare two evaluations of one suite",
     response_model=Envelope[ComparisonOut],
 )

@@ -11,8 +11,8 @@ from fastapi import APIRouter, Path, Request, Response
 from assay.api.deps import DEFAULT_LIMIT, GraderServiceDep, Limit, Skip
 from assay.api.envelope import ERROR_RESPONSES, Envelope, ok, rendered
 from assay.api.rendering import SafeJSONResponse
+from assay.api.schemas.common import ProblemOut
 from assay.api.schemas.graders import (
-    ConfigProblemOut,
     GradeBatchRequest,
     GradeBatchResult,
     GradeOutcome,
@@ -130,9 +130,5 @@ def validate(
     grader_id: GraderId, body: ValidateRequest, graders: GraderServiceDep
 ) -> Envelope[ValidationResult]:
     """Every problem of a config, without grading; 200 whether or not it is valid."""
-    grader = graders.get(grader_id)
-    problems = [
-        ConfigProblemOut(path=problem.path, message=problem.message)
-        for problem in type(grader).config_problems(body.config)
-    ]
+    problems = [ProblemOut.of(problem) for problem in graders.problems(grader_id, body.config)]
     return ok(ValidationResult(valid=not problems, problems=problems))

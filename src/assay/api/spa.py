@@ -10,10 +10,11 @@ from __future__ import annotations
 import stat as stat_mode
 from pathlib import Path
 
-from starlette.exceptions import HTTPException
 from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.staticfiles import StaticFiles
 from starlette.types import Receive, Scope, Send
+
+from assay.errors import MethodNotAllowedError, NotFoundError
 
 DIST = Path(__file__).resolve().parent.parent / "web" / "dist"
 IMMUTABLE = "public, max-age=31536000, immutable"
@@ -43,9 +44,9 @@ class SinglePageApp:
             return
         path: str = scope["path"]
         if path == "/api" or path.startswith("/api/"):
-            raise HTTPException(404, "Not found")
+            raise NotFoundError("Not found")
         if scope["method"] not in ("GET", "HEAD"):
-            raise HTTPException(405, headers={"Allow": "GET, HEAD"})
+            raise MethodNotAllowedError(allowed=("GET", "HEAD"))
         response = await self._response(path, scope)
         await response(scope, receive, send)
 
@@ -64,5 +65,5 @@ class SinglePageApp:
                 response.headers["Cache-Control"] = cache
                 return response
             if relative.startswith("assets/"):
-                raise HTTPException(404, "Not found")  # a stale hashed file: index.html would be wrong here
+                raise NotFoundError("Not found")  # a stale hashed file: index.html would be wrong here
         return FileResponse(index, media_type="text/html", headers={"Cache-Control": "no-cache"})

@@ -8,6 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, File, Form, Query, Request, Response, UploadFile, status
 
 from assay.api.deps import MAX_ID, GraderServiceDep, PaginationDep, SessionDep, SuiteId, SuiteServiceDep
+from assay.api.downloads import download, file_stem
 from assay.api.envelope import CONFLICT_RESPONSE, ERROR_RESPONSES, Envelope, ErrorEnvelope, ok, rendered
 from assay.api.schemas.grid import GridOut
 from assay.api.schemas.history import HistoryOut
@@ -26,7 +27,7 @@ from assay.api.schemas.suites import (
     SuiteOut,
     SuitePatch,
 )
-from assay.errors import NotFoundError, ValidationError
+from assay.errors import NotFoundError, Problem, ValidationError
 from assay.services.grid import MAX_EVALUATIONS, side_by_side
 from assay.services.history import suite_history
 from assay.services.preflight import preflight_suite
@@ -83,14 +84,19 @@ def import_suite(
         SuiteFormat | None, Form(alias="format", description="Default: from the file name's extension")
     ] = None,
 ) -> Envelope[SuiteOut]:
-    """A new suite from a file; 422 ``VALIDATION_ERROR`` lists every bad line by number."""
+    """A new suite from a file; 422 ``VALIDATION_ERROR`` lists every bad line by number. A ``key`` (or
+    ``id``) field is the case's key: all cases have one or none, and a key given twice names both lines."""
     filename = file.filename or ""
     chosen_format = file_format or SuiteFormat.for_filename(filename)
     parsed = read_suite_file(file.file.read(), chosen_format)
     suite_name = name or suite_name_from(parsed.name or filename.rsplit("/", 1)[-1].rsplit(".", 1)[0])
     if not suite_name:
-        raise ValidationError("Give the suite a name", problems=["name: required when the file has no name"])
-    suite = suites.create(suite_name, description or parsed.description or "", parsed.cases)
+        raise ValidationError(
+            "Give the suite a name", problems=[Problem(("name",), "required when the file has no name")]
+        )
+    suite = suites.create(
+        suite_name, description or parsed.description or "", parsed.cases, places=parsed.places
+    )
     return ok(SuiteOut.of(suite))
 
 
@@ -161,17 +167,12 @@ def export_suite(
     export_format: Annotated[ExportFormat, Query(alias="format")] = ExportFormat.JSONL,
 ) -> Response:
     """Every case as a JSONL or CSV download (not an envelope: a file; errors are envelopes)."""
-    suite = suites.get(suite_id)
+    suite = suites.get(suite_id)  # an unknown suite is a 404 here, before anything is sent
     write = jsonl_lines if export_format is ExportFormat.JSONL else csv_lines
-    content = b"".join(write(suites.iter_cases(suite_id)))
-    safe_name = (
-        "".join(ch if (ch.isascii() and ch.isalnum()) or ch in "-_" else "_" for ch in suite.name)[:100]
-        or "suite"
-    )
-    return Response(
-        content,
+    return download(
+        write(suites.iter_cases(suite_id)),
         media_type=_EXPORT_MEDIA[export_format],
-        headers={"Content-Disposition": f'attachment; filename="{safe_name}.{export_format.value}"'},
+        filename=f"{file_stem(suite.name, 'suite')}.{export_format.value}",
     )
 
 

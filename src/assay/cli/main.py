@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import traceback
 
 import typer
 
@@ -33,12 +34,43 @@ app.command("breakdown")(show_breakdown)
 app.command("failures")(show_failures)
 
 
+PROBLEMS_SHOWN = 20
+"""Problems listed under an error, one a line; the rest are counted."""
+
+
+def report(exc: AssayError) -> None:
+    """``error: <message>`` on one line, then each problem the message does not already say, capped."""
+    err.print(f"error: {exc.message}", markup=False)
+    # A problem the message already states is not repeated: all of it ("line 2: ..."), or, for a lone
+    # problem, its words (a message such as "Grader not found: no grader has the id ...").
+    lone = len(exc.problems) == 1
+    extra = [
+        str(problem)
+        for problem in exc.problems
+        if str(problem) not in exc.message and not (lone and problem.message in exc.message)
+    ]
+    for problem in extra[:PROBLEMS_SHOWN]:
+        err.print(f"  {problem}", markup=False)
+    if len(extra) > PROBLEMS_SHOWN:
+        err.print(f"  ... and {len(extra) - PROBLEMS_SHOWN} more", markup=False)
+
+
+UNEXPECTED = 3
+"""Exit code of a command stopped by an error Assay did not foresee (a bug): never 1, which a CI job reads as
+"the agent failed the gate"."""
+
+
 def main() -> None:
     """Entry point of the ``assay`` script."""
     try:
         app()
     except AssayError as exc:
-        # The message names the first problems; add any it does not hold, on the same line.
-        extra = [problem for problem in exc.problems if problem not in exc.message]
-        err.print(f"error: {': '.join([exc.message, *extra])}", markup=False)
+        report(exc)
         sys.exit(exc.exit_code)
+    except Exception as exc:  # a bug: the trace helps report it, and the exit code is not a verdict
+        traceback.print_exc()
+        err.print(
+            f"error: assay stopped on an unexpected {type(exc).__name__} (a bug; please report it)",
+            markup=False,
+        )
+        sys.exit(UNEXPECTED)

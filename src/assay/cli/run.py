@@ -18,6 +18,7 @@ from assay.cli.graders import ConfigOption, GraderOption, PresetOption
 from assay.cli.options import check_rate, grader_config
 from assay.errors import ValidationError
 from assay.graders import GraderInterface
+from assay.services.case_keys import case_label
 from assay.services.grader_service import GraderService
 from assay.services.local_run import (
     FileSink,
@@ -28,6 +29,7 @@ from assay.services.local_run import (
     run_local,
 )
 from assay.services.preflight import check_cases
+from assay.services.reachability import CALLING_TARGETS, ReachabilityWatch
 from assay.services.summary import ReportShape, summarize
 from assay.targets import TargetSpec, parse_target_spec
 
@@ -133,17 +135,37 @@ def _print_summary(summary: dict[str, Any], duration_s: float) -> None:
 
 
 def _preflight(suite: LocalSuite, grader: GraderInterface) -> None:
-    """Exit 2 naming the first cases (numbered in file order) the grader can never pass."""
+    """Exit 2 naming the first cases (by number, from 1, and key) the grader can never pass."""
     cases = (
-        (case.target_case.case_id, index, case.expected_output) for index, case in enumerate(suite.cases)
+        (case.target_case.case_id, case.target_case.place, case.target_case.key, case.expected_output)
+        for case in suite.cases
     )
     report = check_cases(grader, cases)
     if not report.ok:
-        error = report.error(grader.grader_id, "--allow-invalid-expected")
-        err.print(f"error: {error.message}", markup=False)
-        for problem in error.problems:
-            err.print(f"  {problem}", markup=False)
-        raise typer.Exit(error.exit_code)
+        raise report.error(grader.grader_id, "--allow-invalid-expected")
+
+
+def _test_target(spec: TargetSpec, suite: LocalSuite, grader: GraderInterface) -> None:
+    """Send the first case once and print what came back and what was read from it (exit 2: no answer)."""
+    from assay.services.target_trial import try_target
+
+    trial = try_target(spec, suite.cases[0], grader=grader)
+    out.print(f"{case_label(trial.number, trial.key)}: {trial.input}", markup=False)
+    if trial.raw is None:
+        out.print("raw reply: none (nothing came back)", markup=False)
+    else:
+        kind = f"; {trial.raw.content_type}" if trial.raw.content_type else ""
+        cut = "; cut" if trial.raw.truncated else ""
+        out.print(f"raw reply ({trial.raw.source}{kind}{cut}):", markup=False)
+        out.print(trial.raw.text if trial.raw.text is not None else "null", markup=False)
+    if trial.error is not None:
+        out.print(f"answer: none ({trial.error}: {trial.error_detail or 'no detail'})", markup=False)
+        raise typer.Exit(2)
+    out.print(f"answer: {json.dumps(trial.answer, ensure_ascii=False)}", markup=False)
+    if trial.verdict is not None:
+        details = trial.verdict["details"]
+        outcome = "pass" if trial.verdict["passed"] else "fail"
+        out.print(f"verdict: {outcome} ({details['match_status']}): {details['reason']}", markup=False)
 
 
 def run(
@@ -162,7 +184,10 @@ def run(
     responses: Annotated[
         Path | None,
         typer.Option(
-            "--responses", help="Recorded answers: JSONL/CSV rows with agent_response (and case_id)"
+            "--responses",
+            help="Recorded answers: JSONL/CSV rows with agent_response, each naming its case by key (or "
+            "id) in a suite whose cases have keys, else by number (1 for the first case); a row naming none "
+            "answers the case at its own place",
         ),
     ] = None,
     python: Annotated[str | None, typer.Option("--python", help="Python callable module:function")] = None,
@@ -202,13 +227,21 @@ def run(
             "--allow-invalid-expected", help="Run even with cases the grader can never pass (preflight)"
         ),
     ] = False,
+    test_target: Annotated[
+        bool,
+        typer.Option(
+            "--test-target",
+            help="Run nothing: send the first case once, print the raw reply, the answer read from it and "
+            "its verdict; exit 0 when an answer was read, 2 when not",
+        ),
+    ] = False,
 ) -> None:
     """Evaluate SUITE_FILE against one target, print a summary, and gate on the pass rate (for CI)."""
     check_rate(min_pass_rate)
     graders = GraderService()
     grader = graders.build(grader_id, grader_config(graders, grader_id, config, preset))
     suite = load_suite(suite_file)
-    if not allow_invalid_expected:
+    if not allow_invalid_expected and not test_target:
         _preflight(suite, grader)
     extra = {
         key: value
@@ -244,8 +277,12 @@ def run(
         http=http,
         openai=openai,
     )
+    if test_target:
+        _test_target(spec, suite, grader)
+        return
     stream = output.open("wb", buffering=_OUTPUT_BUFFER_BYTES) if output is not None else None
     sink = FileSink(stream)
+    watch = ReachabilityWatch() if spec.type in CALLING_TARGETS else None
     started = time.perf_counter()
     try:
         with Progress(
@@ -265,6 +302,7 @@ def run(
                     sink,
                     concurrency=concurrency,
                     on_written=lambda count: progress.advance(task, count),
+                    reachability=watch,
                 )
             )
     finally:
@@ -280,5 +318,8 @@ def run(
         write_junit(junit, suite.name, sink.results, duration)
     if output is None:
         out.print(f"{summary['passed']}/{summary['finished']} passed", markup=False)
+    if watch is not None and watch.is_unreachable:
+        err.print(f"error: {watch.message()}", markup=False)
+        raise typer.Exit(2)  # nothing was evaluated: a setup problem, not a pass rate below the gate
     # Every case of the suite counts: one the run did not finish is not a pass.
     check_gate(passed=summary["passed"], counted=summary["total_cases"], min_pass_rate=min_pass_rate)

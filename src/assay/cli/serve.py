@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import os
+import socket
 import sys
 from typing import Annotated
 
@@ -13,9 +15,15 @@ import uvicorn
 
 from assay.cli.console import err
 from assay.config import Settings
-from assay.errors import SettingsError, ValidationError
+from assay.errors import Problem, SettingsError, ValidationError
 from assay.services.target_policy import target_policy
 from assay.storage.database import check_database, normalize_url
+
+_BIND_FIXES = {
+    errno.EADDRINUSE: "another program listens there: stop it, or choose another --port",
+    errno.EADDRNOTAVAIL: "not an address of this machine: use --host 127.0.0.1 or one of its addresses",
+    errno.EACCES: "ports below 1024 need privileges: choose another --port, e.g. 8000",
+}
 
 
 def is_loopback(host: str) -> bool:
@@ -36,10 +44,55 @@ def load_settings() -> Settings:
     try:
         return Settings()
     except pydantic.ValidationError as exc:
-        problems = [
-            f"ASSAY_{'_'.join(map(str, error['loc'])).upper()}: {error['msg']}" for error in exc.errors()
-        ]
-        raise SettingsError(f"invalid setting: {'; '.join(problems)}", problems=problems) from None
+        problems = [_setting_problem(error["loc"], error["msg"]) for error in exc.errors()]
+        raise SettingsError(f"invalid setting: {'; '.join(map(str, problems))}", problems=problems) from None
+
+
+def _setting_problem(loc: tuple[str | int, ...], message: str) -> Problem:
+    name = str(loc[0]) if loc else ""
+    field = Settings.model_fields.get(name)
+    fix = "fix it or unset it"
+    if field is not None and field.default_factory is None and field.default is not None:
+        fix += f" (default {field.default})"
+    return Problem((f"ASSAY_{name.upper()}",), f"{message}; {fix}")
+
+
+def check_listen(host: str, port: int) -> None:
+    """Bind ``host:port`` once and let it go: a mistake is a :class:`SettingsError` saying how to fix it,
+    rather than a server that starts up and then logs the failure (uvicorn then exits 3)."""
+    try:
+        addresses = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise SettingsError(
+            f"cannot listen on {host}: {exc.strerror}; give --host an address of this machine, e.g. 127.0.0.1"
+        ) from None
+    for family, kind, protocol, _, address in addresses:
+        with socket.socket(family, kind, protocol) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server will
+            if family == socket.AF_INET6:
+                probe.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            try:
+                probe.bind(address)
+            except OSError as exc:
+                fix = _BIND_FIXES.get(exc.errno or 0, "choose another --host or --port")
+                raise SettingsError(f"cannot listen on {host} port {port}: {exc.strerror}; {fix}") from None
+
+
+def check_web_dist(settings: Settings) -> None:
+    """``ASSAY_WEB_DIST``, when set, must be a built web UI (a folder with ``index.html``)."""
+    if settings.web_dist is not None and not (settings.web_dist / "index.html").is_file():
+        raise SettingsError(
+            f"ASSAY_WEB_DIST: {settings.web_dist} holds no index.html; point it at a built web UI "
+            "(frontend/dist after npm run build) or unset it to serve the UI shipped with Assay"
+        )
+
+
+def database_line(url: str) -> str:
+    """Where the data is, for the log: a SQLite file's path, or the server's URL without its password."""
+    parsed = normalize_url(url)
+    if parsed.get_backend_name() == "sqlite" and parsed.database and parsed.database != ":memory:":
+        return f"database: SQLite file {os.path.abspath(os.path.expanduser(parsed.database))}"
+    return f"database: {parsed.render_as_string(hide_password=True)}"
 
 
 def serve(
@@ -64,6 +117,7 @@ def serve(
     os.environ["ASSAY_LISTEN_HOST"], os.environ["ASSAY_LISTEN_PORT"] = host, str(port)
     settings = load_settings()
     target_policy(settings)  # a malformed ASSAY_TARGET_ALLOW stops here, in one line
+    check_web_dist(settings)
     if not is_loopback(host) and settings.api_key is None:
         raise ValidationError(
             f"refusing to listen on {host}, which is not loopback, without an API key: "
@@ -71,7 +125,8 @@ def serve(
         )
     # Mistakes in the settings are one line and exit 2 here, not a traceback from inside the server.
     check_database(settings.database_url)
-    err.print(f"database: {normalize_url(settings.database_url).render_as_string(hide_password=True)}")
+    check_listen(host, port)
+    err.print(database_line(settings.database_url), markup=False)
     # Heavy requests run on threads; a shorter switch interval lets the event loop (health checks, live
     # progress, evaluations) take the interpreter back sooner while they compute.
     sys.setswitchinterval(0.001)

@@ -256,6 +256,7 @@ def show_failures(
         return
     table = Table(
         "#",
+        "key",
         "case id",
         "input",
         "expected_output",
@@ -266,7 +267,8 @@ def show_failures(
     )
     for result in cases.items:
         table.add_row(
-            str(result.position),
+            str(result.number),
+            result.key or "",
             str(result.case_id),
             _cut(result.input),
             _cut(result.expected_output),

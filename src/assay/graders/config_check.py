@@ -8,6 +8,7 @@ the service, the API and the CLI all report the same problems in the same words.
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
@@ -33,10 +34,18 @@ class ConfigProblem:
     message: str
     kind: ProblemKind
 
+    @property
+    def parts(self) -> tuple[str | int, ...]:
+        """``path`` as keys and list indexes: ``graders[1].weight`` is ``("graders", 1, "weight")``."""
+        return tuple(int(index) if index else key for index, key in _PATH_PART.findall(self.path))
+
     def as_exception(self) -> TypeError | ValueError:
         """The built-in exception a constructor raises for this problem."""
         return TypeError(self.message) if self.kind is ProblemKind.TYPE else ValueError(self.message)
 
+
+_PATH_PART = re.compile(r"\[(\d+)\]|([^.\[\]]+)")
+"""One step of a path as :func:`_format_path` writes it: ``[index]`` or a key between dots."""
 
 _JSON_TYPE_NAMES = {
     "object": "an object (dict)",

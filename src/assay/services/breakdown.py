@@ -11,7 +11,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from assay.errors import NotFoundError, ValidationError
+from assay.errors import NotFoundError, Problem, ValidationError
 from assay.graders import MatchStatus
 from assay.serialization import json_text
 from assay.services.statistics import PassRate, pass_rate, worst_first_key
@@ -111,8 +111,7 @@ def _checked_key(key: str) -> str:
     try:
         key.encode("utf-8")
     except UnicodeEncodeError:
-        message = "key: not valid text (a lone surrogate)"
-        raise ValidationError(message, problems=[message]) from None
+        raise ValidationError.of(Problem(("query", "key"), "not valid text (a lone surrogate)")) from None
     return key
 
 

@@ -7,7 +7,7 @@ from enum import StrEnum
 
 from sqlalchemy.orm import Session
 
-from assay.errors import NotFoundError, ValidationError
+from assay.errors import NotFoundError, Problem, ValidationError
 from assay.services.evaluation_records import CaseOutcome, outcome_of
 from assay.services.statistics import mcnemar_exact, mcnemar_one_sided
 from assay.storage import evaluations as store
@@ -35,7 +35,8 @@ class FlippedCase:
     """A case that passed in one evaluation and failed in the other."""
 
     case_id: int
-    position: int
+    number: int
+    key: str | None
     flip: Flip
     input: str
     expected_output: str
@@ -132,7 +133,7 @@ def compare(
         raise NotFoundError("Evaluation not found")
     if a.suite_id != b.suite_id:
         message = f"evaluations {a_id} and {b_id} ran on different suites; only runs of one suite compare"
-        raise ValidationError(message, problems=[message])
+        raise ValidationError.of(Problem((), message))
     tally = _tally(session, a, b)
     counts = tally.counts
     passed_in_a = None if flip is None else flip is Flip.REGRESSION
@@ -143,7 +144,8 @@ def compare(
     flips = [
         FlippedCase(
             case_id=case,
-            position=rows_a[case].position,
+            number=rows_a[case].position + 1,
+            key=rows_a[case].case_key,
             flip=Flip.REGRESSION if passed_in_a else Flip.IMPROVEMENT,
             input=rows_b[case].input,
             expected_output=rows_b[case].expected_output,
@@ -152,7 +154,7 @@ def compare(
         )
         for case, passed_in_a in page
     ]
-    flips.sort(key=lambda item: item.position)
+    flips.sort(key=lambda item: item.number)
     both_passed = counts.a_passed - counts.pass_to_fail
     return Comparison(
         a_id=a_id,

@@ -46,10 +46,11 @@ class Evaluation:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Result:
-    """One case's stored outcome."""
+    """One case's stored outcome; ``number`` and ``key`` name its case as every surface shows it."""
 
     case_id: int
-    position: int
+    number: int
+    key: str | None
     input: str
     expected_output: str
     agent_response: str | None
@@ -63,8 +64,14 @@ class Result:
     attempts: int
 
     def as_dict(self) -> dict[str, Any]:
-        """The result as a JSON object (exports)."""
+        """The result as a JSON object (the API's)."""
         return asdict(self)
+
+    def as_export(self) -> dict[str, Any]:
+        """The result as a line of an export: the case by number and key (not the database's id)."""
+        record = asdict(self)
+        del record["case_id"]
+        return record
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -154,7 +161,8 @@ def result_of(row: ResultRow) -> Result:
     """The record of a result row."""
     return Result(
         case_id=row.case_id,
-        position=row.position,
+        number=row.position + 1,
+        key=row.case_key,
         input=row.input,
         expected_output=row.expected_output,
         agent_response=row.agent_response,
@@ -169,9 +177,16 @@ def result_of(row: ResultRow) -> Result:
     )
 
 
-def result_columns(result: CaseResult, position: int) -> dict[str, Any]:
+def result_columns(result: CaseResult) -> dict[str, Any]:
     """The columns of a new result row (details stored without the texts the row already holds)."""
-    columns = {**result.as_record(), "position": position, "reason_code": reason_code_of(result.details)}
+    columns = result.as_record()
+    del columns["number"], columns["key"]
+    columns.update(
+        case_id=result.case_id,
+        position=result.number - 1,
+        case_key=result.key,
+        reason_code=reason_code_of(result.details),
+    )
     columns["details"] = stored_details(result.details, columns)
     return columns
 

@@ -9,19 +9,30 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from assay.errors import NotFoundError, ValidationError
+from assay.domain import MAX_KEY_CHARS
+from assay.errors import NotFoundError, Problem, ValidationError
+from assay.services.case_keys import MAX_LISTED, is_text, listed, naming_rule, shown, unmatched_names
 from assay.services.evaluation_records import Evaluation, Result, evaluation_of, listed_size, result_of
 from assay.services.evaluation_scheduling import Scheduler
 from assay.services.evaluation_summary import recount
 from assay.services.grader_service import GraderService
 from assay.services.preflight import preflight_suite
 from assay.services.regrade import check_source
+from assay.services.runner import RunCase
 from assay.services.suite_service import Page
+from assay.services.target_trial import TargetTrial, try_target
 from assay.storage import evaluations as store
 from assay.storage import suites as suite_store
 from assay.storage.evaluations import EvaluationRow, EvaluationStatus, Outcome, ResultSort
 from assay.storage.types import utc_now
-from assay.targets import API_TARGET_TYPES, EvaluationTargetSpec, check_target, parse_target_spec
+from assay.targets import (
+    API_TARGET_TYPES,
+    EvaluationTargetSpec,
+    RecordedTargetSpec,
+    TargetCase,
+    check_target,
+    parse_target_spec,
+)
 from assay.targets.specs import target_view
 
 DEFAULT_CONCURRENCY = 8
@@ -42,6 +53,17 @@ class NewEvaluation:
     """Run even when the grader's preflight finds cases it can never pass (they end ``invalid_expected``)."""
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TargetTrialRequest:
+    """A target to test on one case of a suite (the first by default), before any run."""
+
+    suite_id: int
+    target: dict[str, Any]
+    case_number: int = 1
+    grader_id: str | None = None
+    grader_config: dict[str, Any] | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class ResultQuery:
     """Which results to list and in which order."""
@@ -51,7 +73,7 @@ class ResultQuery:
     error: str | None = None
     search: str | None = None
     reason_code: str | None = None
-    sort: ResultSort = ResultSort.POSITION
+    sort: ResultSort = ResultSort.NUMBER
     descending: bool = False
 
 
@@ -142,14 +164,16 @@ class EvaluationService:
         suite = suite_store.find_suite(self.session, request.suite_id)
         if suite is None:
             raise NotFoundError("Suite not found")
-        grader = self.graders.build(request.grader_id, request.grader_config)  # NotFound / ConfigError
+        # NotFoundError or ConfigError, its problems located in the request
+        grader = self.graders.build(request.grader_id, request.grader_config, where=("grader_config",))
         spec = parse_target_spec(request.target, allowed=allowed_targets)
         check_target(spec, self.scheduler.target_policy)
         if isinstance(spec, EvaluationTargetSpec):
             check_source(self.session, spec, suite.id)
+        if isinstance(spec, RecordedTargetSpec) and spec.responses:
+            self._check_answer_names(suite.id, list(spec.responses))
         if not 1 <= request.concurrency <= MAX_CONCURRENCY:
-            message = f"concurrency must be between 1 and {MAX_CONCURRENCY}"
-            raise ValidationError(message, problems=[message])
+            raise ValidationError.of(Problem(("concurrency",), f"must be between 1 and {MAX_CONCURRENCY}"))
         if not request.allow_invalid_expected:
             report = preflight_suite(self.session, suite.id, grader)
             if not report.ok:
@@ -173,6 +197,56 @@ class EvaluationService:
         self.session.commit()
         self.scheduler.submit(row.id, row.concurrency)
         return evaluation_of(row)
+
+    def _check_answer_names(self, suite_id: int, names: list[str]) -> None:
+        """Refuse recorded answers that name no case: a wrong key or number would only show as a low
+        pass rate (answers keyed 0..19 for cases numbered 1..20 lose one and shift the rest)."""
+        keyed = bool(suite_store.is_keyed(self.session, suite_id))
+        count = suite_store.count_cases(self.session, suite_id)
+        # only what could be a key is looked up (a NUL in a bound value fails on PostgreSQL)
+        candidates = [name for name in names if len(name) <= MAX_KEY_CHARS and is_text(name)]
+        keys = suite_store.positions_of_keys(self.session, suite_id, candidates) if keyed else {}
+        unmatched = unmatched_names(names, keyed=keyed, count=count, keys=keys)
+        if not unmatched:
+            return
+        rule = naming_rule(keyed=keyed, count=count)
+        problems = [
+            Problem(("target", "recorded", "responses"), f"{shown(name)} names no case ({rule})")
+            for name in unmatched[:MAX_LISTED]
+        ]
+        message = f"{len(unmatched)} recorded answer(s) name no case of the suite; first: {problems[0]}"
+        raise ValidationError(message, problems=listed(problems, len(unmatched)))
+
+    def try_target(
+        self, request: TargetTrialRequest, *, allowed_targets: frozenset[str] = API_TARGET_TYPES
+    ) -> TargetTrial:
+        """Send one case of the suite to the target, once (see :mod:`assay.services.target_trial`); the
+        target is checked as :meth:`create` checks it. Nothing is stored."""
+        suite = suite_store.find_suite(self.session, request.suite_id)
+        if suite is None:
+            raise NotFoundError("Suite not found")
+        grader = None
+        if request.grader_id is not None:
+            grader = self.graders.build(request.grader_id, request.grader_config)
+        spec = parse_target_spec(request.target, allowed=allowed_targets - {"evaluation"})
+        check_target(spec, self.scheduler.target_policy)
+        if isinstance(spec, RecordedTargetSpec) and spec.responses:
+            self._check_answer_names(suite.id, list(spec.responses))
+        count = suite_store.count_cases(self.session, suite.id)
+        row = suite_store.case_at(self.session, suite.id, request.case_number - 1)
+        if row is None:
+            message = (
+                "the suite has no case to send"
+                if count == 0
+                else f"case_number must be between 1 and {count} (the suite's cases are numbered from 1)"
+            )
+            raise ValidationError.of(Problem(("case_number",), message))
+        case = RunCase(
+            TargetCase(row.id, row.input, row.case_metadata or {}, number=row.position + 1, key=row.case_key),
+            row.expected_output,
+        )
+        self.session.rollback()  # no transaction held open while the agent is called
+        return try_target(spec, case, policy=self.scheduler.target_policy, grader=grader)
 
     def get(self, evaluation_id: int) -> Evaluation:
         """The evaluation, read in one row whatever its size: its stored summary is the latest recount

@@ -12,6 +12,7 @@ The same code runs the shards of the embedded runner (SQLite) and of the job que
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import time
 from collections import OrderedDict
@@ -26,6 +27,7 @@ from assay.graders import GraderInterface
 from assay.services.evaluation_records import result_columns
 from assay.services.evaluation_summary import SummaryRefresher, finish_evaluation
 from assay.services.grader_service import GraderService
+from assay.services.reachability import CALLING_TARGETS, ReachabilityWatch
 from assay.services.regrade import stored_replies
 from assay.services.runner import CaseResult, RunCase, finish_in_thread, run_cases
 from assay.storage import evaluations as store
@@ -90,27 +92,30 @@ class _Plan:
     spec: TargetSpec
     grader: GraderInterface
     source_id: int | None
+    reachability: ReachabilityWatch | None
+    """Shared by this worker's shards of the evaluation: stops it when the agent cannot be reached."""
 
 
 class _StoppedError(Exception):
     """The evaluation ended (cancelled, failed, deleted) while a shard ran."""
 
 
+class _UnreachableError(Exception):
+    """The agent could not be reached at all: the evaluation fails with the cause, nothing was evaluated."""
+
+
 class DatabaseSink:
     """Writes result batches of one evaluation, each batch in one transaction with its progress."""
 
-    def __init__(
-        self, engine: Engine, evaluation_id: int, positions: dict[int, int], on_ended: asyncio.Event
-    ) -> None:
+    def __init__(self, engine: Engine, evaluation_id: int, on_ended: asyncio.Event) -> None:
         self._engine = engine
         self._evaluation_id = evaluation_id
-        self._positions = positions
         self._on_ended = on_ended
         self._loop = asyncio.get_running_loop()
 
     def write(self, results: Sequence[CaseResult]) -> None:
         """Insert the batch (idempotently) unless the evaluation ended (then ask the run to stop)."""
-        rows = [result_columns(result, self._positions[result.case_id]) for result in results]
+        rows = [result_columns(result) for result in results]
 
         def insert() -> int | None:
             with self._engine.begin() as connection:
@@ -167,10 +172,15 @@ class ShardRunner:
                     break
             if current is not None and current.positions[0] < plan.position_limit:
                 return current
+            if plan.reachability is not None and plan.reachability.is_unreachable:
+                raise _UnreachableError(plan.reachability.message())  # every case failed to connect
             await finish_in_thread(self._complete_if_done, evaluation_id, plan)
             return None
         except _StoppedError:
             return current if self.stopping.is_set() else None
+        except _UnreachableError as exc:
+            await finish_in_thread(self._fail, evaluation_id, str(exc))
+            return None
         except Exception as exc:  # a failure ends this evaluation as data, never the worker
             message = exc.message if isinstance(exc, AssayError) else f"{type(exc).__name__}: {exc}"
             if await finish_in_thread(self._fail, evaluation_id, message):
@@ -213,7 +223,12 @@ class ShardRunner:
                 spec=parse_target_spec(target),
                 grader=grader,
                 source_id=target.get("evaluation_id") if target.get("type") == "evaluation" else None,
+                reachability=None,
             )
+            if target.get("type") in CALLING_TARGETS:
+                watch = ReachabilityWatch()
+                watch.observe_all(store.some_errors(session, evaluation_id, limit=watch.limit))
+                plan = dataclasses.replace(plan, reachability=watch)
         self._plans[evaluation_id] = plan
         while len(self._plans) > _CACHED_EVALUATIONS:
             self._plans.popitem(last=False)
@@ -238,14 +253,14 @@ class ShardRunner:
         ended = asyncio.Event()
         stop = asyncio.Event()
         watcher = asyncio.create_task(self._watch(shard.evaluation_id, ended, stop))
-        sink = DatabaseSink(
-            self.engine,
-            shard.evaluation_id,
-            {case.id: case.position for case in cases},
-            ended,
-        )
+        sink = DatabaseSink(self.engine, shard.evaluation_id, ended)
         run = [
-            RunCase(TargetCase(case.id, case.input, case.case_metadata or {}), case.expected_output)
+            RunCase(
+                TargetCase(
+                    case.id, case.input, case.case_metadata or {}, number=case.position + 1, key=case.case_key
+                ),
+                case.expected_output,
+            )
             for case in cases
         ]
         concurrency = lane_concurrency(plan.concurrency, shard.lane)
@@ -255,10 +270,19 @@ class ShardRunner:
             )
             async with target:
                 outcome = await run_cases(
-                    run, target, plan.grader, sink, concurrency=concurrency, stop=stop, gate=self._gate
+                    run,
+                    target,
+                    plan.grader,
+                    sink,
+                    concurrency=concurrency,
+                    stop=stop,
+                    gate=self._gate,
+                    reachability=plan.reachability,
                 )
         finally:
             watcher.cancel()
+        if plan.reachability is not None and plan.reachability.unreachable >= plan.reachability.limit:
+            raise _UnreachableError(plan.reachability.message())
         if outcome.stopped or ended.is_set():
             raise _StoppedError
         return True

@@ -16,7 +16,14 @@ from typing import Any
 import jsonschema
 
 from assay.domain import GraderSpec
-from assay.errors import ConfigError, GraderRegistrationError, GraderUnavailableError, NotFoundError
+from assay.errors import (
+    ConfigError,
+    GraderRegistrationError,
+    GraderUnavailableError,
+    Loc,
+    NotFoundError,
+    Problem,
+)
 from assay.graders import BUILTIN_GRADERS, GraderInterface, catalog, why_unavailable
 
 logger = logging.getLogger(__name__)
@@ -53,7 +60,7 @@ def _usable(grader: GraderInterface) -> GraderInterface:
     if reason is None:
         return grader
     raise GraderUnavailableError(
-        f"Grader '{grader.grader_id}' is not available here: {reason}", problems=[reason]
+        f"Grader '{grader.grader_id}' is not available here: {reason}", problems=[Problem((), reason)]
     )
 
 
@@ -97,7 +104,8 @@ class GraderService:
         """The registered grader with its default config; ``NotFoundError`` for an unknown id."""
         grader = self.graders.get(grader_id)
         if grader is None:
-            raise NotFoundError("Grader not found", problems=[self._unknown(grader_id)])
+            unknown = Problem(("grader_id",), self._unknown(grader_id))
+            raise NotFoundError(f"Grader not found: {unknown.message}", problems=[unknown])
         return grader
 
     def preset(self, grader_id: str, name: str) -> dict[str, Any]:
@@ -107,10 +115,10 @@ class GraderService:
         if preset is None:
             known = ", ".join(presets) or "none"
             shown = name if len(name) <= 100 else f"{name[:100]}…"
-            raise NotFoundError(
-                "Preset not found",
-                problems=[f"grader '{grader_id}' has no preset '{shown}' (its presets: {known})"],
+            unknown = Problem(
+                ("preset",), f"grader '{grader_id}' has no preset '{shown}' (its presets: {known})"
             )
+            raise NotFoundError(f"Preset not found: {unknown.message}", problems=[unknown])
         return copy.deepcopy(dict(preset.config))
 
     def _unknown(self, grader_id: str) -> str:
@@ -120,26 +128,34 @@ class GraderService:
         hint = f"did you mean '{close[0]}'? " if close else ""
         return f"no grader has the id '{shown}' ({hint}registered: {', '.join(self.graders)})"
 
-    def problems(self, grader_id: str, config: object) -> builtins.list[str]:
-        """Every problem of ``config`` for this grader, as messages; empty when it is valid."""
+    def problems(self, grader_id: str, config: object, *, where: Loc = ("config",)) -> builtins.list[Problem]:
+        """Every problem of ``config`` for this grader, located under ``where``; empty when it is valid."""
         grader = self.get(grader_id)
-        return [problem.message for problem in type(grader).config_problems(config)]
+        return [
+            Problem((*where, *problem.parts), problem.message)
+            for problem in type(grader).config_problems(config)
+        ]
 
-    def build(self, grader_id: str, config: dict[str, Any] | None = None) -> GraderInterface:
+    def build(
+        self, grader_id: str, config: dict[str, Any] | None = None, *, where: Loc = ("config",)
+    ) -> GraderInterface:
         """A grader configured with ``config``; ``ConfigError`` listing every problem when it is invalid,
-        ``GraderUnavailableError`` when it cannot grade here (a composite: when a child cannot)."""
+        ``GraderUnavailableError`` when it cannot grade here (a composite: when a child cannot).
+
+        ``where`` is where the config sits in the request (``grader_config`` of a new evaluation)."""
         default = self.get(grader_id)
         if config is None or config == default.config:
             return _usable(default)  # graders are immutable, so the default instance can be shared
-        problems = self.problems(grader_id, config)
+        problems = self.problems(grader_id, config, where=where)
         if problems:
-            raise ConfigError(
-                f"Invalid config for grader '{grader_id}': {'; '.join(problems)}", problems=problems
-            )
+            shown = "; ".join(problem.message for problem in problems)
+            raise ConfigError(f"Invalid config for grader '{grader_id}': {shown}", problems=problems)
         try:
             grader = type(default)(grader_id, config)
         except (TypeError, ValueError) as exc:  # a rule the checks above missed still ends as a clear error
-            raise ConfigError(f"Invalid config for grader '{grader_id}': {exc}", problems=[str(exc)]) from exc
+            raise ConfigError(
+                f"Invalid config for grader '{grader_id}': {exc}", problems=[Problem(where, str(exc))]
+            ) from exc
         return _usable(grader)
 
     @staticmethod

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
-from assay.errors import NotFoundError, ValidationError
+from assay.errors import NotFoundError, Problem, ValidationError
 from assay.services.evaluation_records import CaseOutcome, outcome_of
 from assay.storage import evaluations as store
 from assay.storage import result_groups
@@ -58,23 +58,25 @@ class Grid:
 def _columns(session: Session, suite_id: int, evaluation_ids: Sequence[int]) -> list[EvaluationRow]:
     """The evaluations, checked: 1 to 5 of them, each of this suite; one listed twice is one column."""
     unique = list(dict.fromkeys(evaluation_ids))
-    problems = []
+    where = ("query", "evaluations")
     if not 1 <= len(unique) <= MAX_EVALUATIONS:
-        problems.append(f"evaluations: give 1 to {MAX_EVALUATIONS} evaluation ids, not {len(unique)}")
-        raise ValidationError("; ".join(problems), problems=problems)
+        message = f"give 1 to {MAX_EVALUATIONS} evaluation ids, not {len(unique)}"
+        raise ValidationError.of(Problem(where, message))
+    problems: list[Problem] = []
     rows = []
     for evaluation_id in unique:
         row = store.find_evaluation(session, evaluation_id)
         if row is None:
             raise NotFoundError(f"Evaluation {evaluation_id} not found")
         if row.suite_id != suite_id:
-            problems.append(
-                f"evaluations: evaluation {evaluation_id} ran suite {row.suite_id}, not suite {suite_id}; "
+            message = (
+                f"evaluation {evaluation_id} ran suite {row.suite_id}, not suite {suite_id}; "
                 "side by side shows evaluations of one suite"
             )
+            problems.append(Problem(where, message))
         rows.append(row)
     if problems:
-        raise ValidationError("; ".join(problems), problems=problems)
+        raise ValidationError("; ".join(map(str, problems)), problems=problems)
     return rows
 
 

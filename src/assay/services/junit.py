@@ -7,6 +7,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from pathlib import Path
 
+from assay.services.case_keys import case_label
 from assay.services.runner import CaseResult
 
 # Characters XML 1.0 cannot hold at all (control characters, lone surrogates, U+FFFE/U+FFFF).
@@ -35,7 +36,7 @@ def write_junit(path: Path, suite_name: str, results: Sequence[CaseResult], dura
             suite,
             "testcase",
             classname=_xml_text(suite_name),
-            name=_xml_text(f"case {result.case_id}: {result.input[:_NAME_CHARS]}"),
+            name=_xml_text(f"{case_label(result.number, result.key)}: {result.input[:_NAME_CHARS]}"),
             time=f"{(result.latency_ms or 0) / 1000:.3f}",
         )
         if result.error is not None:

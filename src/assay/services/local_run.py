@@ -1,7 +1,8 @@
 """Evaluations without a server (``assay run``): a suite file in, results in memory and in a JSONL file.
 
 The same runner as the server's; only the sink differs. Cases are numbered by their place in the file
-(1, 2, ...); a case's ``id`` field, when the file has one, is what recorded responses are matched on.
+(1, 2, ...), as everywhere; a case's ``key`` (or ``id``) field, when the file has one, is its key, and
+recorded answers are matched on it (see :mod:`assay.services.case_keys`).
 """
 
 from __future__ import annotations
@@ -12,10 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-from assay.errors import NotFoundError, ValidationError
+from assay.errors import NotFoundError, Problem, ValidationError
 from assay.graders import GraderInterface
 from assay.serialization import json_line
-from assay.services.row_reader import BadRow, RowFormat, read_rows
+from assay.services.case_keys import key_text, listed, naming_rule, read_key
+from assay.services.reachability import ReachabilityWatch
+from assay.services.row_reader import BadRow, Row, RowFormat, read_rows
 from assay.services.runner import CaseResult, RunCase, RunOutcome, run_cases
 from assay.services.suite_files import SuiteFormat, read_suite_file
 from assay.services.summary import ReportShape, ResultFacts
@@ -23,19 +26,21 @@ from assay.targets import TargetCase, TargetSpec, build_target, check_target
 from assay.targets.base import response_text
 
 _MAX_BAD_ROWS_LISTED = 20
-
-
-def _key(value: object) -> str:
-    return str(value).strip()
+ANSWER_NAME_FIELDS = ("key", "id", "case_id")
+"""Fields of a row of answers that name its case: a key in a keyed suite, a number otherwise."""
 
 
 @dataclass(frozen=True, slots=True)
 class LocalSuite:
-    """A suite read from a file: its cases, and the key each case's recorded response is found under."""
+    """A suite read from a file: its cases (each numbered from 1, with its key when the suite has keys)."""
 
     name: str
     cases: list[RunCase]
-    keys: list[str]
+
+    @property
+    def is_keyed(self) -> bool:
+        """Whether the suite's cases have keys (then every one has)."""
+        return bool(self.cases) and self.cases[0].target_case.key is not None
 
 
 def load_suite(path: Path) -> LocalSuite:
@@ -46,45 +51,78 @@ def load_suite(path: Path) -> LocalSuite:
         raise NotFoundError(f"cannot read {path}: {exc.strerror}") from exc
     known = path.suffix.lower() in {".csv", ".json", ".jsonl", ".ndjson"}
     parsed = read_suite_file(content, SuiteFormat.for_filename(path.name) if known else SuiteFormat.JSONL)
-    cases: list[RunCase] = []
-    keys: list[str] = []
-    for number, case in enumerate(parsed.cases, 1):
-        cases.append(RunCase(TargetCase(number, case.input, case.metadata), case.expected_output))
-        keys.append(_key(case.metadata["id"]) if "id" in case.metadata else str(number))
-    return LocalSuite(parsed.name or path.stem, cases, keys)
+    cases = [
+        RunCase(
+            TargetCase(number, case.input, case.metadata, number=number, key=case.key), case.expected_output
+        )
+        for number, case in enumerate(parsed.cases, 1)
+    ]
+    return LocalSuite(parsed.name or path.stem, cases)
+
+
+@dataclass(frozen=True, slots=True)
+class _AnswerName:
+    """How a row of answers names its case: ``text`` (a key, or a number), how, for messages."""
+
+    text: str
+    how: str
+    is_number: bool
+    problem: str | None = None
+
+
+def _answer_name(row: Row, place: int) -> _AnswerName:
+    named = read_key(row.data, ANSWER_NAME_FIELDS)
+    if named.problem is not None:
+        return _AnswerName("", "", is_number=False, problem=named.problem)
+    if named.key is not None:
+        return _AnswerName(named.key, f"{named.field} '{named.key}'", is_number=False)
+    number = key_text(row.data.get("number"))
+    if number is not None:
+        return _AnswerName(number, f"number {number}", is_number=True)
+    return _AnswerName(str(place), f"row {place} (no key: matched by its place)", is_number=True)
 
 
 def load_responses(path: Path, suite: LocalSuite) -> dict[str, str | None]:
-    """Recorded responses (rows with ``agent_response``) by case id, for a ``recorded`` target.
+    """Recorded answers (rows with ``agent_response``) by case name, for a ``recorded`` target.
 
-    A row's ``case_id`` (or ``id``) names its case; rows without either match the cases in file order.
+    A row names its case by ``key`` (or ``id``, ``case_id``): the case's key in a keyed suite, its number
+    otherwise; or by ``number``; a row naming none is the answer of the case at its own place (the third
+    row, the third case). A row that names no case, or a case another row answered, is a
+    ``ValidationError`` listing every such line: no answer is dropped unnoticed.
     """
     if not path.is_file():
         raise NotFoundError(f"cannot read {path}: no such file")
     row_format = RowFormat.CSV if path.suffix.lower() == ".csv" else RowFormat.JSONL
-    by_name: dict[str, str | None] = {}
-    by_place: dict[int, str | None] = {}
-    bad: list[BadRow] = []
+    keyed = suite.is_keyed
+    names_by_number = {str(case.target_case.place): case.target_case.name for case in suite.cases}
+    keys = {case.target_case.name for case in suite.cases} if keyed else set()
+    responses: dict[str, str | None] = {}
+    answered_on: dict[str, int] = {}
+    problems: list[Problem] = []
     with path.open("rb") as stream:
         for place, row in enumerate(read_rows(stream, row_format, ("agent_response",)), 1):
+            where = ("line", row.line)
             if isinstance(row, BadRow):
-                bad.append(row)
+                problems.append(Problem(where, row.message))
                 continue
-            name = row.data.get("case_id", row.data.get("id"))
-            if name is None:
-                by_place[place] = response_text(row.data["agent_response"])
+            named = _answer_name(row, place)
+            if named.problem is not None:
+                problems.append(Problem(where, named.problem))
+                continue
+            by_key = keyed and not named.is_number
+            name = named.text if by_key else names_by_number.get(named.text)
+            if name is None or (by_key and name not in keys):
+                rule = naming_rule(keyed=keyed, count=len(suite.cases), by_key=by_key)
+                problems.append(Problem(where, f"{named.how} matches no case ({rule})"))
+            elif name in answered_on:
+                message = f"{named.how} names a case line {answered_on[name]} already answered"
+                problems.append(Problem(where, message))
             else:
-                by_name[_key(name)] = response_text(row.data["agent_response"])
-    if bad:
-        problems = [f"{path.name} line {row.line}: {row.message}" for row in bad[:_MAX_BAD_ROWS_LISTED]]
-        raise ValidationError(f"{len(bad)} bad row(s) in {path.name}", problems=problems)
-    responses: dict[str, str | None] = {}
-    for case, key in zip(suite.cases, suite.keys, strict=True):
-        number = case.target_case.case_id
-        if key in by_name:
-            responses[str(number)] = by_name[key]
-        elif number in by_place:
-            responses[str(number)] = by_place[number]
+                answered_on[name] = row.line
+                responses[name] = response_text(row.data["agent_response"])
+    if problems:
+        message = f"{len(problems)} answer(s) in {path.name} cannot be used; first: {problems[0]}"
+        raise ValidationError(message, problems=listed(problems, limit=_MAX_BAD_ROWS_LISTED))
     return responses
 
 
@@ -112,14 +150,23 @@ async def run_local(
     *,
     concurrency: int,
     on_written: Callable[[int], None] = lambda count: None,
+    reachability: ReachabilityWatch | None = None,
 ) -> RunOutcome:
-    """Run every case of ``suite`` into ``sink``; results are sorted into case order at the end."""
+    """Run every case of ``suite`` into ``sink``; results are sorted into case order at the end.
+
+    A ``reachability`` watch stops the run when the first cases all fail to reach the agent."""
     check_target(spec)
     async with build_target(spec, concurrency=concurrency) as target:
         outcome = await run_cases(
-            suite.cases, target, grader, sink, concurrency=concurrency, on_written=on_written
+            suite.cases,
+            target,
+            grader,
+            sink,
+            concurrency=concurrency,
+            on_written=on_written,
+            reachability=reachability,
         )
-    sink.results.sort(key=lambda result: result.case_id)
+    sink.results.sort(key=lambda result: result.number)
     return outcome
 
 

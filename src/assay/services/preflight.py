@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
-from assay.errors import NotFoundError, ValidationError
+from assay.errors import NotFoundError, Problem, ValidationError
 from assay.graders import GraderInterface
 from assay.storage import suites as suite_store
 
@@ -28,12 +28,15 @@ class ExpectedProblem:
     """One case whose expected output the grader can never match."""
 
     case_id: int
-    position: int
+    number: int
+    key: str | None
     reason: str
 
-    def describe(self) -> str:
-        """The problem as one line of an error's ``problems``."""
-        return f"case {self.case_id}: {self.reason}"
+    def describe(self) -> Problem:
+        """The problem as one of an error's ``problems``: the case by number (and key, when it has one)."""
+        return Problem(
+            ("case", self.number), self.reason if self.key is None else f"key {self.key}: {self.reason}"
+        )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -69,19 +72,22 @@ def expected_reason(grader: GraderInterface, expected_output: object) -> str | N
 
 
 def check_cases(
-    grader: GraderInterface, cases: Iterable[tuple[int, int, object]], *, limit: int = MAX_LISTED
+    grader: GraderInterface,
+    cases: Iterable[tuple[int, int, str | None, object]],
+    *,
+    limit: int = MAX_LISTED,
 ) -> PreflightReport:
-    """Check ``(case_id, position, expected_output)`` triples: all counted, the first ``limit`` kept."""
+    """Check ``(case_id, number, key, expected_output)``: all counted, the first ``limit`` problems kept."""
     checked = invalid = 0
     problems: list[ExpectedProblem] = []
-    for case_id, position, expected in cases:
+    for case_id, number, key, expected in cases:
         checked += 1
         reason = expected_reason(grader, expected)
         if reason is None:
             continue
         invalid += 1
         if len(problems) < limit:
-            problems.append(ExpectedProblem(case_id=case_id, position=position, reason=reason))
+            problems.append(ExpectedProblem(case_id=case_id, number=number, key=key, reason=reason))
     return PreflightReport(checked=checked, invalid=invalid, problems=problems)
 
 
@@ -91,4 +97,8 @@ def preflight_suite(
     """Check every case of a stored suite; ``NotFoundError`` when there is no such suite."""
     if suite_store.find_suite(session, suite_id) is None:
         raise NotFoundError("Suite not found")
-    return check_cases(grader, suite_store.iter_expected_outputs(session, suite_id), limit=limit)
+    cases = (
+        (case_id, position + 1, key, expected)
+        for case_id, position, key, expected in suite_store.iter_expected_outputs(session, suite_id)
+    )
+    return check_cases(grader, cases, limit=limit)

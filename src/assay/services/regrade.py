@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from sqlalchemy.orm import Session
 
-from assay.errors import ValidationError
+from assay.errors import Problem, ValidationError
 from assay.storage import evaluations as store
 from assay.storage.evaluations import EvaluationStatus
 from assay.targets import EvaluationTargetSpec, TargetReply
@@ -17,18 +17,13 @@ def check_source(session: Session, spec: EvaluationTargetSpec, suite_id: int) ->
     source = store.find_evaluation(session, spec.evaluation_id)
     problem = None
     if source is None:
-        problem = f"target.evaluation_id: evaluation {spec.evaluation_id} does not exist"
+        problem = f"evaluation {spec.evaluation_id} does not exist"
     elif not EvaluationStatus(source.status).is_terminal:
-        problem = (
-            f"target.evaluation_id: evaluation {spec.evaluation_id} is {source.status}; wait until it ends"
-        )
+        problem = f"evaluation {spec.evaluation_id} is {source.status}; wait until it ends"
     elif source.suite_id != suite_id:
-        problem = (
-            f"target.evaluation_id: evaluation {spec.evaluation_id} ran suite {source.suite_id}, "
-            f"not suite {suite_id}"
-        )
+        problem = f"evaluation {spec.evaluation_id} ran suite {source.suite_id}, not suite {suite_id}"
     if problem is not None:
-        raise ValidationError(problem, problems=[problem])
+        raise ValidationError.of(Problem(("target", "evaluation", "evaluation_id"), problem))
 
 
 def stored_replies(

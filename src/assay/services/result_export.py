@@ -1,4 +1,6 @@
-"""Evaluation results as files: JSON lines, or CSV whose cells cannot run as spreadsheet formulas."""
+"""Evaluation results as files: JSON lines, or CSV whose cells cannot run as spreadsheet formulas.
+
+Each case is named by its number (1-based place in the suite) and key, as every other surface names it."""
 
 from __future__ import annotations
 
@@ -11,8 +13,8 @@ from assay.services.evaluation_records import Result
 from assay.services.suite_files import neutralise_formula
 
 CSV_COLUMNS = (
-    "case_id",
-    "position",
+    "number",
+    "key",
     "input",
     "expected_output",
     "agent_response",
@@ -31,7 +33,7 @@ _ROWS_PER_CHUNK = 500
 def jsonl_lines(results: Iterable[Result]) -> Iterator[bytes]:
     """One JSON object per result."""
     for result in results:
-        yield json_line(result.as_dict())
+        yield json_line(result.as_export())
 
 
 def _cell(value: object) -> str:
@@ -52,7 +54,7 @@ def csv_lines(results: Iterable[Result]) -> Iterator[bytes]:
     writer = csv.writer(buffer)
     writer.writerow(CSV_COLUMNS)
     for count, result in enumerate(results, 1):
-        record = result.as_dict()
+        record = result.as_export()
         writer.writerow([_cell(record[column]) for column in CSV_COLUMNS])
         if not count % _ROWS_PER_CHUNK:
             yield buffer.getvalue().encode("utf-8", "replace")

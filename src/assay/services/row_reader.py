@@ -13,7 +13,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from assay.errors import ValidationError
+from assay.errors import Problem, ValidationError
 
 
 class RowFormat(Enum):
@@ -77,13 +77,13 @@ def _csv_rows(stream: BinaryIO, required: Sequence[str]) -> Iterator[Row | BadRo
     try:
         header = next(reader, None)
     except csv.Error as exc:
-        raise ValidationError(f"line 1: bad CSV header ({exc})", problems=[f"line 1: {exc}"]) from exc
+        raise ValidationError.of(Problem(("line", 1), f"bad CSV header ({exc})")) from exc
     if header is None:
         return
     absent = [name for name in required if name not in header]
     if absent:
-        message = f"line 1: the header lacks column(s) {', '.join(absent)}"
-        raise ValidationError(message, problems=[message])
+        columns = "column" if len(absent) == 1 else "columns"
+        raise ValidationError.of(Problem(("line", 1), f"the header lacks the {columns} {', '.join(absent)}"))
     start = reader.line_num + 1
     while True:
         try:

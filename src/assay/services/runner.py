@@ -16,6 +16,7 @@ from typing import Any, Protocol, TypeVar
 
 from assay.graders import GraderInterface
 from assay.graders.verdict import status_of
+from assay.services.reachability import ReachabilityWatch
 from assay.services.summary import ReportShape, ResultFacts
 from assay.targets import Target, TargetCase, TargetReply
 
@@ -36,9 +37,15 @@ class RunCase:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CaseResult:
-    """The outcome of one case: graded (``details`` set) or an ``error`` reason with no grading."""
+    """The outcome of one case: graded (``details`` set) or an ``error`` reason with no grading.
+
+    ``number`` (1-based place in the suite) and ``key`` (the user's name for the case, if its suite has
+    keys) name the case to users; ``case_id`` is the database's id (the number, for the CLI).
+    """
 
     case_id: int
+    number: int
+    key: str | None
     input: str
     expected_output: str
     agent_response: str | None
@@ -52,9 +59,10 @@ class CaseResult:
     attempts: int
 
     def as_record(self) -> dict[str, Any]:
-        """Every field by name: the row stored for a result and the line of a results file alike."""
+        """The result as users see it, by name: a line of a results file (no database id)."""
         return {
-            "case_id": self.case_id,
+            "number": self.number,
+            "key": self.key,
             "input": self.input,
             "expected_output": self.expected_output,
             "agent_response": self.agent_response,
@@ -93,34 +101,24 @@ class RunOutcome:
 def grade_reply(case: RunCase, reply: TargetReply, grader: GraderInterface) -> CaseResult:
     """The result of one case: a target error is kept as data (failed, unscored); a reply is graded."""
     target_case = case.target_case
-    if reply.error is not None:
-        return CaseResult(
-            case_id=target_case.case_id,
-            input=target_case.input,
-            expected_output=case.expected_output,
-            agent_response=reply.output,  # None, or what an answer cut at the size cap holds
-            passed=False,
-            score=None,
-            details=None,
-            match_status=None,
-            error=reply.error,
-            error_detail=reply.error_detail,
-            latency_ms=reply.latency_ms,
-            attempts=reply.attempts,
-        )
-    verdict = grader.grade(reply.output, case.expected_output)
-    details = verdict["details"]
+    passed, score, details, match_status = False, None, None, None
+    if reply.error is None:
+        verdict = grader.grade(reply.output, case.expected_output)
+        passed, score = bool(verdict["passed"]), float(verdict["score"])
+        details, match_status = verdict["details"], status_of(verdict).value
     return CaseResult(
         case_id=target_case.case_id,
+        number=target_case.place,
+        key=target_case.key,
         input=target_case.input,
         expected_output=case.expected_output,
-        agent_response=reply.output,
-        passed=bool(verdict["passed"]),
-        score=float(verdict["score"]),
+        agent_response=reply.output,  # with an error: None, or what an answer cut at the size cap holds
+        passed=passed,
+        score=score,
         details=details,
-        match_status=status_of(verdict).value,
-        error=None,
-        error_detail=None,
+        match_status=match_status,
+        error=reply.error,
+        error_detail=reply.error_detail if reply.error is not None else None,
         latency_ms=reply.latency_ms,
         attempts=reply.attempts,
     )
@@ -205,12 +203,14 @@ async def run_cases(
     on_written: Callable[[int], None] = lambda count: None,
     batch_size: int = BATCH_SIZE,
     flush_interval: float = FLUSH_INTERVAL_S,
+    reachability: ReachabilityWatch | None = None,
 ) -> RunOutcome:
     """Run every case through ``target`` and ``grader`` into ``sink``.
 
     Setting ``stop`` ends the run early: calls in flight are abandoned (those cases get no result, so a
-    later resume runs them) and every result graded so far is still written. ``gate``, shared by runs,
-    bounds the calls in flight of them all (a worker's cap).
+    later resume runs them) and every result graded so far is still written. A ``reachability`` watch
+    sees every result and sets ``stop`` when the agent cannot be reached at all. ``gate``, shared by
+    runs, bounds the calls in flight of them all (a worker's cap).
     """
     queue: asyncio.Queue[CaseResult | None] = asyncio.Queue()
     remaining = iter(cases)
@@ -223,7 +223,10 @@ async def run_cases(
             else:
                 async with gate:
                     reply = await target.respond(case.target_case)
-            queue.put_nowait(grade_reply(case, reply, grader))
+            result = grade_reply(case, reply, grader)
+            queue.put_nowait(result)
+            if reachability is not None and reachability.observe(result.error, result.error_detail):
+                stop.set()
             if not count % _YIELD_EVERY:
                 await asyncio.sleep(0)  # instant targets never suspend; let the writer and the stop run
             if stop.is_set():

@@ -1,7 +1,9 @@
 """Suite files: read JSONL, CSV or JSON into cases (every bad line reported), write JSONL or CSV.
 
-Fields besides ``input``, ``expected_output`` and ``metadata`` (a JSON object) are kept in the case's
-metadata, so that columns such as ``id`` or ``category`` survive an import.
+A ``key`` field (or ``id``, when there is no ``key``) is the case's key: the user's own name for it, unique
+in the suite (see :mod:`assay.services.case_keys`). Other fields besides ``input``, ``expected_output`` and
+``metadata`` (a JSON object) are kept in the case's metadata, so that columns such as ``category`` survive
+an import.
 """
 
 from __future__ import annotations
@@ -15,12 +17,15 @@ from enum import Enum
 from typing import Any
 
 from assay.domain import Case, NewCase
-from assay.errors import ValidationError
+from assay.errors import Loc, Problem, ValidationError
 from assay.serialization import json_text
+from assay.services.case_keys import key_problems, read_key
 from assay.services.row_reader import BadRow, RowFormat, read_rows
 
 MAX_REPORTED_PROBLEMS = 1000
-CSV_COLUMNS = ("input", "expected_output", "metadata")
+CASE_FIELDS = ("input", "expected_output", "metadata")
+CSV_COLUMNS = ("key", *CASE_FIELDS)
+"""Columns of a CSV export (``key`` empty for a suite without keys)."""
 # A cell starting with one of these is run as a formula by spreadsheet programs (CSV injection);
 # the full-width forms count too in some of them.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "＝", "＋", "－", "＠")
@@ -54,26 +59,33 @@ class ParsedSuite:
     cases: list[NewCase] = field(default_factory=list)
     name: str | None = None
     description: str | None = None
+    places: list[Loc] = field(default_factory=list)
+    """Where each case is in the file (``("line", 3)``, ``("case", 3)`` of a JSON array), for messages."""
+
+    def add(self, case: NewCase, place: Loc) -> None:
+        """Keep ``case``, read at ``place``."""
+        self.cases.append(case)
+        self.places.append(place)
 
 
 class _Problems:
     """Problems found so far, capped so that a garbage file does not make a giant response."""
 
     def __init__(self) -> None:
-        self.messages: list[str] = []
+        self.listed: list[Problem] = []
         self.count = 0
 
-    def add(self, message: str) -> None:
+    def add(self, loc: Loc, message: str) -> None:
         self.count += 1
-        if len(self.messages) < MAX_REPORTED_PROBLEMS:
-            self.messages.append(message)
+        if len(self.listed) < MAX_REPORTED_PROBLEMS:
+            self.listed.append(Problem(loc, message))
 
     def raise_if_any(self) -> None:
         if not self.count:
             return
-        listed = list(self.messages)
+        listed = list(self.listed)
         if self.count > len(listed):
-            listed.append(f"... and {self.count - len(listed)} more")
+            listed.append(Problem((), f"... and {self.count - len(listed)} more"))
         noun = "problem" if self.count == 1 else "problems"
         raise ValidationError(f"The file has {self.count} {noun}: {listed[0]}", problems=listed)
 
@@ -95,10 +107,17 @@ def _case(record: dict[str, Any]) -> NewCase | str:
         metadata = {}
     if not isinstance(metadata, dict):
         wrong.append("'metadata' must be an object")
+    read = read_key(record)
+    if read.problem is not None:
+        wrong.append(read.problem)
     if wrong:
         return "; ".join(wrong)
-    extra = {key: value for key, value in record.items() if key not in CSV_COLUMNS}
-    return NewCase(record["input"], record["expected_output"], {**extra, **metadata})
+    extra = {
+        name: value
+        for name, value in record.items()
+        if name not in CASE_FIELDS and (name != read.field or read.key is None)
+    }
+    return NewCase(record["input"], record["expected_output"], {**extra, **metadata}, key=read.key)
 
 
 def _decode(content: bytes) -> str:
@@ -106,9 +125,7 @@ def _decode(content: bytes) -> str:
         return content.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = content[: exc.start].count(b"\n") + 1
-        raise ValidationError(
-            f"line {line}: not valid UTF-8", problems=[f"line {line}: not valid UTF-8 text"]
-        ) from exc
+        raise ValidationError.of(Problem(("line", line), "not valid UTF-8 text")) from exc
 
 
 def _lines(content: bytes, row_format: RowFormat, problems: _Problems) -> ParsedSuite:
@@ -117,23 +134,23 @@ def _lines(content: bytes, row_format: RowFormat, problems: _Problems) -> Parsed
     required = ("input", "expected_output") if row_format is RowFormat.CSV else ()
     for item in read_rows(io.BytesIO(content), row_format, required):
         if isinstance(item, BadRow):
-            problems.add(f"line {item.line}: {item.message}")
+            problems.add(("line", item.line), item.message)
             continue
         record: dict[str, Any] = item.data
         if row_format is RowFormat.CSV and "metadata" in record:
             try:
                 record["metadata"] = json.loads(record["metadata"]) if record["metadata"].strip() else {}
             except json.JSONDecodeError as exc:
-                problems.add(f"line {item.line}: 'metadata' is not valid JSON ({exc.msg})")
+                problems.add(("line", item.line), f"'metadata' is not valid JSON ({exc.msg})")
                 continue
             except RecursionError:
-                problems.add(f"line {item.line}: 'metadata' is nested too deeply")
+                problems.add(("line", item.line), "'metadata' is nested too deeply")
                 continue
         case = _case(record)
         if isinstance(case, str):
-            problems.add(f"line {item.line}: {case}")
+            problems.add(("line", item.line), case)
         else:
-            parsed.cases.append(case)
+            parsed.add(case, ("line", item.line))
     return parsed
 
 
@@ -141,11 +158,9 @@ def _json(text: str, problems: _Problems) -> ParsedSuite:
     try:
         document = json.loads(text)
     except json.JSONDecodeError as exc:
-        message = f"line {exc.lineno}: invalid JSON ({exc.msg})"
-        raise ValidationError(message, problems=[message]) from exc
+        raise ValidationError.of(Problem(("line", exc.lineno), f"invalid JSON ({exc.msg})")) from exc
     except RecursionError:
-        message = "invalid JSON (nested too deeply)"
-        raise ValidationError(message, problems=[message]) from None
+        raise ValidationError.of(Problem((), "invalid JSON (nested too deeply)")) from None
     parsed = ParsedSuite()
     records = document
     if isinstance(document, dict):
@@ -154,16 +169,17 @@ def _json(text: str, problems: _Problems) -> ParsedSuite:
         parsed.name = name if isinstance(name, str) else None
         parsed.description = description if isinstance(description, str) else None
     if not isinstance(records, list):
-        message = 'expected a JSON array of cases, or an object with a "cases" array'
-        raise ValidationError(message, problems=[message])
+        raise ValidationError.of(
+            Problem((), 'expected a JSON array of cases, or an object with a "cases" array')
+        )
     for number, record in enumerate(records, 1):
         case = (
             _case(record) if isinstance(record, dict) else f"expected an object, got {type(record).__name__}"
         )
         if isinstance(case, str):
-            problems.add(f"case {number}: {case}")
+            problems.add(("case", number), case)
         else:
-            parsed.cases.append(case)
+            parsed.add(case, ("case", number))
     return parsed
 
 
@@ -175,9 +191,11 @@ def read_suite_file(content: bytes, file_format: SuiteFormat) -> ParsedSuite:
         parsed = _json(text, problems)
     else:
         parsed = _lines(content, RowFormat(file_format.value), problems)
+    for problem in key_problems([case.key for case in parsed.cases], parsed.places).all:
+        problems.add(problem.loc, problem.message)
     problems.raise_if_any()
     if not parsed.cases:
-        raise ValidationError("The file holds no cases", problems=["the file holds no cases"])
+        raise ValidationError.of(Problem((), "the file holds no cases"))
     return parsed
 
 
@@ -185,6 +203,8 @@ def jsonl_lines(cases: Iterable[Case]) -> Iterator[bytes]:
     """Each case as a JSON line; reads back exactly (lone surrogates and NULs included)."""
     for case in cases:
         record = {"input": case.input, "expected_output": case.expected_output, "metadata": case.metadata}
+        if case.key is not None:
+            record = {"key": case.key, **record}
         yield (json_text(record) + "\n").encode("utf-8")
 
 
@@ -205,7 +225,8 @@ def csv_lines(cases: Iterable[Case]) -> Iterator[bytes]:
     writer.writerow(CSV_COLUMNS)
     for case in cases:
         metadata = json.dumps(case.metadata, ensure_ascii=False)
-        writer.writerow([neutralise_formula(cell) for cell in (case.input, case.expected_output, metadata)])
+        cells = (case.key or "", case.input, case.expected_output, metadata)
+        writer.writerow([neutralise_formula(cell) for cell in cells])
         yield buffer.getvalue().encode("utf-8", "replace")
         buffer.seek(0)
         buffer.truncate()

@@ -14,7 +14,8 @@ from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
 
 from assay.domain import Case, NewCase
-from assay.errors import ConflictError, NotFoundError
+from assay.errors import ConflictError, Loc, NotFoundError, Problem, ValidationError
+from assay.services.case_keys import key_problems
 from assay.storage import evaluations as evaluation_store
 from assay.storage import suites as store
 from assay.storage.suites import CaseRow, SuiteRow
@@ -54,7 +55,9 @@ def _suite(row: SuiteRow, case_count: int) -> Suite:
 
 
 def _case(row: CaseRow) -> Case:
-    return Case(row.id, row.suite_id, row.position, row.input, row.expected_output, row.case_metadata)
+    return Case(
+        row.id, row.suite_id, row.position, row.input, row.expected_output, row.case_metadata, row.case_key
+    )
 
 
 def _duplicate_name(name: str) -> ConflictError:
@@ -62,7 +65,46 @@ def _duplicate_name(name: str) -> ConflictError:
 
 
 def _encoded(cases: Sequence[NewCase]) -> builtins.list[store.EncodedCase]:
-    return [store.encode_case(case.input, case.expected_output, case.metadata) for case in cases]
+    return [store.encode_case(case.input, case.expected_output, case.metadata, case.key) for case in cases]
+
+
+def _check_keys(cases: Sequence[NewCase], places: Sequence[Loc] | None = None) -> None:
+    """Refuse keys given to some cases and not others (``ValidationError``) or twice (``ConflictError``,
+    as a suite name taken twice is); ``places`` name the cases in messages, ``cases.0`` by default."""
+    places = places if places is not None else [("cases", index) for index in range(len(cases))]
+    problems = key_problems([case.key for case in cases], places)
+    if problems.mixed:
+        message = f"{len(problems.mixed)} case(s) break the key rule: {problems.mixed[0]}"
+        raise ValidationError(message, problems=problems.all)
+    if problems.repeated:
+        message = f"{len(problems.repeated)} key(s) given twice: {problems.repeated[0]}"
+        raise ConflictError(message, problems=problems.repeated)
+
+
+def _check_keys_against(session: Session, suite_id: int, cases: Sequence[NewCase]) -> None:
+    """Refuse new cases whose keys do not fit the suite's: keys where its cases have none (or none where
+    they have keys), or a key a case of the suite already has; a ``ConflictError`` with the suite's state."""
+    keyed = store.is_keyed(session, suite_id)
+    if keyed is None or not cases:
+        return
+    if (cases[0].key is not None) != keyed:
+        message = (
+            "the suite's cases have keys: give every new case one"
+            if keyed
+            else "the suite's cases have no keys: give the new cases none"
+        )
+        raise ConflictError(message, problems=[Problem(("cases",), message)])
+    keys = [case.key for case in cases if case.key is not None]
+    taken = store.positions_of_keys(session, suite_id, keys)
+    if taken:
+        problems = [
+            Problem(
+                ("cases", index, "key"), f"'{case.key}' is already the key of case #{taken[case.key] + 1}"
+            )
+            for index, case in enumerate(cases)
+            if case.key in taken
+        ]
+        raise ConflictError(f"{len(problems)} key(s) already in the suite: {problems[0]}", problems=problems)
 
 
 def _no_job(evaluation_id: int) -> None:
@@ -94,8 +136,18 @@ class SuiteService:
         store.insert_encoded_cases(self.session, suite_id, start, cases)
         return start
 
-    def create(self, name: str, description: str = "", cases: Sequence[NewCase] = ()) -> Suite:
-        """A new suite holding ``cases`` in order; ``ConflictError`` when the name is taken."""
+    def create(
+        self,
+        name: str,
+        description: str = "",
+        cases: Sequence[NewCase] = (),
+        *,
+        places: Sequence[Loc] | None = None,
+    ) -> Suite:
+        """A new suite holding ``cases`` in order; ``ConflictError`` when the name is taken, a
+        ``ValidationError`` when some cases have keys and others not, or two the same (``places`` name
+        the cases in messages, ``cases.0`` by default)."""
+        _check_keys(cases, places)
         if store.find_suite_by_name(self.session, name) is not None:
             raise _duplicate_name(name)
         # Encoded before the first write: on SQLite the write lock is held only while the rows go in.
@@ -169,7 +221,7 @@ class SuiteService:
                 f"the suite has {len(evaluations)} evaluation(s): delete them first, or delete the suite "
                 "with cascade=true to delete its evaluations and their results with it"
             )
-            raise ConflictError(message, problems=[message])
+            raise ConflictError.of(Problem((), message))
         for evaluation_id in evaluations:
             stop_evaluation(evaluation_id)
         if not store.delete_suite(self.session, suite_id):
@@ -190,6 +242,8 @@ class SuiteService:
         # cannot lock a row (SQLite), the loser of such a race gets a CONFLICT to retry, not a 500.
         encoded = _encoded(cases)
         row = self._row(suite_id, for_update=True)
+        _check_keys(cases)
+        _check_keys_against(self.session, suite_id, cases)
         try:
             start = self._add_cases(suite_id, encoded)
             row.updated_at = utc_now()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from assay.config import Settings
-from assay.errors import SettingsError
+from assay.errors import Problem, SettingsError
 from assay.targets import EgressPolicy, SecretPolicy, TargetPolicy
 
 
@@ -18,7 +18,7 @@ def target_policy(settings: Settings) -> TargetPolicy:
             has_api_key=settings.api_key is not None,
         )
     except ValueError as exc:
-        raise SettingsError(str(exc), problems=[str(exc)]) from None
+        raise SettingsError.of(Problem((), str(exc))) from None
     return TargetPolicy(
         egress=egress,
         secrets=SecretPolicy.for_server(settings.target_secrets),

@@ -72,7 +72,10 @@ def check_database(url: str | URL) -> None:
     except DBAPIError as exc:
         where = engine.url.render_as_string(hide_password=True)
         cause = str(exc.orig).strip().splitlines()[0] if exc.orig is not None else type(exc).__name__
-        raise SettingsError(f"cannot connect to the database at {where}: {cause}") from None
+        fix = "fix ASSAY_DATABASE_URL"
+        if engine.url.get_backend_name() != "sqlite":
+            fix = f"start PostgreSQL there (and create the database), or {fix}"
+        raise SettingsError(f"cannot connect to the database at {where}: {cause}; {fix}") from None
     finally:
         engine.dispose()
 

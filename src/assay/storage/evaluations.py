@@ -105,6 +105,7 @@ class ResultRow(Base):
     evaluation_id: Mapped[int] = mapped_column(ForeignKey("evaluations.id", ondelete="CASCADE"))
     case_id: Mapped[int] = mapped_column(Integer)
     position: Mapped[int] = mapped_column(Integer)
+    case_key: Mapped[str | None] = mapped_column(String(200), nullable=True)
     input: Mapped[str] = mapped_column(SafeText)
     expected_output: Mapped[str] = mapped_column(SafeText)
     agent_response: Mapped[str | None] = mapped_column(SafeText, nullable=True)
@@ -299,6 +300,18 @@ def has_case_without_result(session: Session, evaluation_id: int, suite_id: int,
     return session.scalar(query) is not None
 
 
+def some_errors(session: Session, evaluation_id: int, *, limit: int) -> list[str | None]:
+    """The error reasons of up to ``limit`` stored results, a success first if there is one (whether the
+    agent was ever reached, read without going through every row)."""
+    reached = select(ResultRow.error).where(
+        ResultRow.evaluation_id == evaluation_id, ResultRow.error.is_(None)
+    )
+    if session.execute(reached.limit(1)).first() is not None:
+        return [None]
+    query = select(ResultRow.error).where(ResultRow.evaluation_id == evaluation_id).limit(limit)
+    return list(session.scalars(query))
+
+
 def claim_summary_recount(connection: Connection, evaluation_id: int, *, older_than: datetime) -> bool:
     """Take the turn to recount a running evaluation's summary, unless someone did since ``older_than``.
 
@@ -314,7 +327,8 @@ def claim_summary_recount(connection: Connection, evaluation_id: int, *, older_t
 
 
 class Outcome(StrEnum):
-    """Result filters: ``failed`` means graded and not passed; ``invalid`` an invalid response/expected."""
+    """Result filters: ``failed`` is every case not passed (graded and failed, or a target error), as in the
+    summary's ``failed`` count; ``error`` only the target errors; ``invalid`` an invalid response/expected."""
 
     PASSED = "passed"
     FAILED = "failed"
@@ -325,7 +339,7 @@ class Outcome(StrEnum):
 class ResultSort(StrEnum):
     """Result orderings; a leading ``-`` in the query means descending."""
 
-    POSITION = "position"
+    NUMBER = "number"
     SCORE = "score"
     LATENCY_MS = "latency_ms"
 
@@ -346,7 +360,7 @@ def _result_filters(
     if outcome is Outcome.PASSED:
         query = query.where(ResultRow.passed.is_(True))
     elif outcome is Outcome.FAILED:
-        query = query.where(ResultRow.passed.is_(False), ResultRow.error.is_(None))
+        query = query.where(ResultRow.passed.is_(False))
     elif outcome is Outcome.INVALID:
         query = query.where(ResultRow.match_status.in_(INVALID_STATUSES))
     elif outcome is Outcome.ERROR:
@@ -380,12 +394,12 @@ def page_of_results(
     error: str | None = None,
     search: str | None = None,
     reason_code: str | None = None,
-    sort: ResultSort = ResultSort.POSITION,
+    sort: ResultSort = ResultSort.NUMBER,
     descending: bool = False,
 ) -> tuple[Sequence[ResultRow], int]:
     """A page of an evaluation's results and how many match the filters in all."""
     column = {
-        ResultSort.POSITION: ResultRow.position,
+        ResultSort.NUMBER: ResultRow.position,
         ResultSort.SCORE: ResultRow.score,
         ResultSort.LATENCY_MS: ResultRow.latency_ms,
     }[sort]

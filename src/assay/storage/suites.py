@@ -9,6 +9,7 @@ from typing import Any
 
 from sqlalchemy import (
     ForeignKey,
+    Index,
     Integer,
     Select,
     String,
@@ -42,14 +43,20 @@ class CaseRow(Base):
     """One test case: an input for the agent and the output expected from it."""
 
     __tablename__ = "cases"
-    __table_args__ = (UniqueConstraint("suite_id", "position"),)
+    __table_args__ = (
+        UniqueConstraint("suite_id", "position"),
+        Index("uq_cases_suite_id_case_key", "suite_id", "case_key", unique=True),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     suite_id: Mapped[int] = mapped_column(ForeignKey("suites.id", ondelete="CASCADE"))
     position: Mapped[int] = mapped_column(Integer)
+    """From 0 in the table; users see ``position + 1``, the case's number."""
     input: Mapped[str] = mapped_column(SafeText)
     expected_output: Mapped[str] = mapped_column(SafeText)
     case_metadata: Mapped[dict[str, Any]] = mapped_column("metadata", SafeJSON)
+    case_key: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    """The user's own name for the case (a file's ``id``), unique in the suite; all or none of a suite's."""
 
 
 def find_suite(session: Session, suite_id: int, *, for_update: bool = False) -> SuiteRow | None:
@@ -115,14 +122,37 @@ def cases_from(session: Session, suite_id: int, position: int) -> Sequence[CaseR
 
 def iter_expected_outputs(
     session: Session, suite_id: int, batch: int = 1000
-) -> Iterator[tuple[int, int, str]]:
-    """``(case_id, position, expected_output)`` of every case in order, read in batches (preflight)."""
+) -> Iterator[tuple[int, int, str | None, str]]:
+    """``(case_id, position, case_key, expected_output)`` of every case in order, in batches (preflight)."""
     query = (
-        select(CaseRow.id, CaseRow.position, CaseRow.expected_output)
+        select(CaseRow.id, CaseRow.position, CaseRow.case_key, CaseRow.expected_output)
         .where(CaseRow.suite_id == suite_id)
         .order_by(CaseRow.position)
     )
     yield from session.execute(query.execution_options(yield_per=batch))
+
+
+def case_at(session: Session, suite_id: int, position: int) -> CaseRow | None:
+    """The suite's case at ``position`` (from 0), if there is one."""
+    query = select(CaseRow).where(CaseRow.suite_id == suite_id, CaseRow.position == position)
+    return session.scalars(query).first()
+
+
+def is_keyed(session: Session, suite_id: int) -> bool | None:
+    """Whether the suite's cases have keys (all do or none does); ``None`` for a suite with no case."""
+    first = case_at(session, suite_id, 0)
+    return None if first is None else first.case_key is not None
+
+
+def positions_of_keys(session: Session, suite_id: int, keys: Sequence[str]) -> dict[str, int]:
+    """The position of each of ``keys`` that a case of the suite has, by key."""
+    found: dict[str, int] = {}
+    for start in range(0, len(keys), 1000):  # bounded IN lists
+        query = select(CaseRow.case_key, CaseRow.position).where(
+            CaseRow.suite_id == suite_id, CaseRow.case_key.in_(keys[start : start + 1000])
+        )
+        found.update({key: position for key, position in session.execute(query) if key is not None})
+    return found
 
 
 def next_position(session: Session, suite_id: int) -> int:
@@ -138,11 +168,14 @@ class EncodedCase:
     input: str
     expected_output: str
     metadata: str
+    key: str | None = None
 
 
-def encode_case(input_text: str, expected_output: str, metadata: Mapping[str, Any]) -> EncodedCase:
+def encode_case(
+    input_text: str, expected_output: str, metadata: Mapping[str, Any], key: str | None = None
+) -> EncodedCase:
     """The stored form of one case (what ``SafeText``/``SafeJSON`` would write)."""
-    return EncodedCase(dump_json(input_text), dump_json(expected_output), dump_json(dict(metadata)))
+    return EncodedCase(dump_json(input_text), dump_json(expected_output), dump_json(dict(metadata)), key)
 
 
 # The ``cases`` table without column types: values go in already encoded, so the insert itself (what holds
@@ -154,6 +187,7 @@ _RAW_CASES = table(
     column("input"),
     column("expected_output"),
     column("metadata"),
+    column("case_key"),
 )
 
 
@@ -168,6 +202,7 @@ def insert_encoded_cases(session: Session, suite_id: int, start: int, cases: Seq
             "input": case.input,
             "expected_output": case.expected_output,
             "metadata": case.metadata,
+            "case_key": case.key,
         }
         for offset, case in enumerate(cases)
     ]

@@ -18,11 +18,27 @@ from assay.targets.retry import RetryPolicy, call_with_retries
 
 @dataclass(frozen=True, slots=True)
 class TargetCase:
-    """What a target sees of a test case."""
+    """What a target sees of a test case.
+
+    ``number`` is the case's 1-based place in its suite (``None``: ``case_id`` is that place, as for the
+    CLI's cases) and ``key`` the user's own name for it, when its suite's cases have keys.
+    """
 
     case_id: int
     input: str
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    number: int | None = None
+    key: str | None = None
+
+    @property
+    def place(self) -> int:
+        """The case's number: its 1-based place in its suite."""
+        return self.number if self.number is not None else self.case_id
+
+    @property
+    def name(self) -> str:
+        """What recorded answers know the case by: its key in a keyed suite, else its number."""
+        return self.key if self.key is not None else str(self.place)
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from assay.errors import ValidationError
+from assay.errors import Problem, ValidationError
 from assay.targets.base import Target, TargetReply
 from assay.targets.egress import EgressRefusedError
 from assay.targets.policy import TargetPolicy
@@ -66,13 +66,12 @@ def check_target(spec: TargetSpec, policy: TargetPolicy | None = None) -> None:
     """Refuse, before anything runs, a spec that could not be built or whose URL the egress policy refuses
     as written (a literal address, a metadata name, credentials); opens nothing (no client, no process)."""
     policy = policy if policy is not None else TargetPolicy.unrestricted()
-    policy.secrets.values(secret_names(spec), where="target")
+    policy.secrets.values(secret_names(spec), where=("target",))
     for field_name, url in _urls(spec):
         try:
             policy.egress.check_url(url)
         except EgressRefusedError as exc:
-            message = f"target.{field_name}: {exc.rule}"
-            raise ValidationError(message, problems=[message]) from None
+            raise ValidationError.of(Problem(("target", spec.type, field_name), exc.rule)) from None
     if isinstance(spec, PythonTargetSpec):
         from assay.targets.python_callable import load_callable
 

@@ -7,9 +7,11 @@ aiohttp about 6,800, and the runner has to reach 2,000 cases/s.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
+from functools import partial
 from typing import Any
 
 import aiohttp
@@ -20,6 +22,7 @@ from yarl import URL
 from assay.targets.base import Target, TargetCase, response_text
 from assay.targets.egress import EgressPolicy, EgressRefusedError
 from assay.targets.policy import DEFAULT_MAX_ANSWER_BYTES, TargetPolicy
+from assay.targets.raw import RawReply, keep_raw
 from assay.targets.reasons import ErrorReason, TargetCallError, http_reason, timeout_failure
 from assay.targets.resolver import connection_resolver
 from assay.targets.retry import RetryPolicy
@@ -162,6 +165,7 @@ async def send(
     """
     for _ in range(MAX_REDIRECTS + 1):
         reply = await _send_once(session, method, url, timeout, **kwargs)
+        keep_raw(partial(_raw, reply, url))
         location = reply.headers.get("location")
         if reply.status not in _REDIRECTS or location is None:
             _check_status(reply)
@@ -185,11 +189,42 @@ async def _send_once(session: HttpSession, method: str, url: str, timeout: float
     except aiohttp.ClientConnectorError as exc:
         if isinstance(exc.os_error, EgressRefusedError):
             raise TargetCallError(ErrorReason.EGRESS_REFUSED.value, exc.os_error.rule) from exc
-        raise TargetCallError("connection_error", type(exc).__name__, retryable=True) from exc
+        raise TargetCallError("connection_error", connect_failure(url, exc), retryable=True) from exc
     except aiohttp.InvalidURL as exc:
         raise TargetCallError(ErrorReason.EGRESS_REFUSED.value, f"not a valid URL: {exc}") from exc
     except aiohttp.ClientError as exc:
-        raise TargetCallError("connection_error", type(exc).__name__, retryable=True) from exc
+        detail = f"{_first_lower(str(exc) or type(exc).__name__)} ({type(exc).__name__}) from {url}"
+        raise TargetCallError("connection_error", detail[:_DETAIL_CHARS], retryable=True) from exc
+
+
+def _raw(reply: Reply, url: str) -> RawReply:
+    """The reply as a test of the target shows it (headers left out: the status and type say enough)."""
+    return RawReply.of(
+        f"HTTP {reply.status} from {url}",
+        reply.text,
+        status=reply.status,
+        content_type=reply.headers.get("content-type"),
+    )
+
+
+def _first_lower(text: str) -> str:
+    return text[:1].lower() + text[1:]
+
+
+def _os_cause(error: OSError) -> str:
+    """What went wrong, as the OS says it: ``connection refused``, ``name or service not known``."""
+    if error.errno is not None and error.errno > 0:
+        return _first_lower(os.strerror(error.errno))  # asyncio's own "Connect call failed (...)" says less
+    return _first_lower(error.strerror or str(error) or type(error).__name__)
+
+
+def connect_failure(url: str, exc: aiohttp.ClientConnectorError) -> str:
+    """A failed connection as a user reads it: the cause and the URL (``connection refused to http://…``)."""
+    if isinstance(exc, aiohttp.ClientConnectorDNSError):
+        return f"cannot resolve {exc.host} ({_os_cause(exc.os_error)}) for {url}"
+    if isinstance(exc, aiohttp.ClientSSLError):
+        return f"TLS handshake failed with {url}: {exc}"[:_DETAIL_CHARS]
+    return f"{_os_cause(exc.os_error)} to {url}"
 
 
 def _next_hop(
@@ -250,7 +285,7 @@ class HttpTarget(Target):
         egress, cap = policy.egress, policy.max_answer_bytes
         self._session = HttpSession(spec.timeout, concurrency, egress=egress, max_answer_bytes=cap)
         # Secrets are read now, kept in memory for this run only, never stored or shown.
-        self._secrets = policy.secrets.values(secret_names(spec), where="target")
+        self._secrets = policy.secrets.values(secret_names(spec), where=("target",))
         self._headers = {key: fill_secrets(value, self._secrets) for key, value in spec.headers.items()}
         self._json_headers = {"content-type": "application/json", **self._headers}
 

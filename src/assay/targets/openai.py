@@ -19,7 +19,7 @@ def api_key(spec: OpenAITargetSpec, secrets: SecretPolicy) -> str | None:
     ``ValidationError`` (the same whether the name is refused or unset)."""
     if spec.api_key_env is None:
         return None
-    return secrets.value(spec.api_key_env, where="target.api_key_env")
+    return secrets.value(spec.api_key_env, where=("target", "openai", "api_key_env"))
 
 
 class OpenAITarget(Target):

@@ -10,11 +10,14 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from assay.errors import ValidationError
+from assay.errors import Problem, ValidationError
 from assay.targets.base import Target, TargetCase, response_text
+from assay.targets.raw import RawReply, keep_raw
 from assay.targets.reasons import ErrorReason, TargetCallError
 from assay.targets.retry import RetryPolicy
 from assay.targets.specs import PythonTargetSpec
+
+_WHERE = ("target", "python", "callable")
 
 
 def load_callable(reference: str) -> Callable[..., Any]:
@@ -27,9 +30,9 @@ def load_callable(reference: str) -> Callable[..., Any]:
         for part in attribute.split("."):
             value = getattr(value, part)
     except (ImportError, AttributeError) as exc:
-        raise ValidationError(f"cannot load {reference}: {exc}", problems=[str(exc)]) from exc
+        raise ValidationError.of(Problem(_WHERE, f"cannot load {reference}: {exc}")) from exc
     if not callable(value):
-        raise ValidationError(f"{reference} is not callable", problems=[f"{reference} is not callable"])
+        raise ValidationError.of(Problem(_WHERE, f"{reference} is not callable"))
     return value  # type: ignore[no-any-return]
 
 
@@ -41,6 +44,7 @@ class PythonTarget(Target):
 
     def __init__(self, spec: PythonTargetSpec) -> None:
         super().__init__(RetryPolicy(attempts=spec.max_attempts, timeout=spec.timeout))
+        self._name = spec.callable
         self._function = load_callable(spec.callable)
         self._is_async = inspect.iscoroutinefunction(self._function)
 
@@ -53,4 +57,5 @@ class PythonTarget(Target):
                 result = await asyncio.to_thread(self._function, case.input)
         except Exception as exc:
             raise TargetCallError(ErrorReason.CALLABLE_ERROR.value, f"{type(exc).__name__}: {exc}") from exc
+        keep_raw(lambda: RawReply.of(f"return value of {self._name}", repr(result)))
         return response_text(result)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import orjson
+
 from assay.targets.base import Target, TargetCase, TargetReply, response_text
 from assay.targets.policy import DEFAULT_MAX_ANSWER_BYTES
+from assay.targets.raw import RawReply, keep_raw
 from assay.targets.reasons import ErrorReason, TargetCallError, cut_answer
 from assay.targets.specs import RecordedTargetSpec
 
@@ -13,7 +16,8 @@ _MISSING = TargetReply(
 
 
 class RecordedTarget(Target):
-    """Looks each case up by id in ``responses``, else in its metadata under ``metadata_key``."""
+    """Looks each case up by name in ``responses`` (its key in a keyed suite, else its number), else in
+    its metadata under ``metadata_key``."""
 
     def __init__(self, spec: RecordedTargetSpec, *, max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES) -> None:
         super().__init__(max_answer_bytes=max_answer_bytes)
@@ -21,11 +25,14 @@ class RecordedTarget(Target):
         self._metadata_key = spec.metadata_key
 
     def _lookup(self, case: TargetCase) -> tuple[bool, str | None]:
-        key = str(case.case_id)
+        key = case.name
         if key in self._responses:
+            keep_raw(lambda: RawReply.of(f"responses[{key!r}]", self._responses[key]))
             return True, self._responses[key]
         if self._metadata_key is not None and self._metadata_key in case.metadata:
-            return True, response_text(case.metadata[self._metadata_key])
+            value = case.metadata[self._metadata_key]
+            keep_raw(lambda: RawReply.of(f"metadata[{self._metadata_key!r}]", orjson.dumps(value).decode()))
+            return True, response_text(value)
         return False, None
 
     async def call(self, case: TargetCase) -> str | None:

@@ -13,7 +13,7 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from assay.errors import ValidationError
+from assay.errors import Loc, Problem, ValidationError
 
 SECRET_PREFIX = "ASSAY_SECRET_"
 
@@ -40,19 +40,19 @@ class SecretPolicy:
         """Whether a target may read the variable ``name`` (set or not)."""
         return self.any_name or name.startswith(SECRET_PREFIX) or name in self.listed
 
-    def value(self, name: str, *, where: str) -> str:
+    def value(self, name: str, *, where: Loc) -> str:
         """The value of ``name``; a ``ValidationError`` that says the same whether refused or unset."""
         value = self.environ.get(name) if self.is_allowed(name) else None
         if not value:
             message = (
-                f"{where}: secret '{name}' is not available to targets (set it in the server's environment, "
+                f"secret '{name}' is not available to targets (set it in the server's environment, "
                 f"named {SECRET_PREFIX}… or listed in ASSAY_TARGET_SECRETS)"
             )
             if self.any_name:
-                message = f"{where}: environment variable {name} is not set"
-            raise ValidationError(message, problems=[message])
+                message = f"environment variable {name} is not set"
+            raise ValidationError.of(Problem(where, message))
         return value
 
-    def values(self, names: Iterable[str], *, where: str) -> dict[str, str]:
+    def values(self, names: Iterable[str], *, where: Loc) -> dict[str, str]:
         """The value of every name (each checked as :meth:`value` does)."""
         return {name: self.value(name, where=where) for name in sorted(set(names))}

@@ -6,17 +6,67 @@ import re
 from typing import Annotated, Any, Literal
 
 import pydantic
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidatorFunctionWrapHandler,
+    WrapValidator,
+    field_validator,
+)
+from pydantic_core import PydanticCustomError
 
-from assay.errors import ValidationError
+from assay.errors import Problem, ValidationError
 
 REDACTED = "[redacted]"
 API_TARGET_TYPES: frozenset[str] = frozenset({"http", "openai", "recorded", "evaluation"})
 """Target types the API accepts; Python callables and shell commands run code, so only the CLI has them."""
 
 _PLACEHOLDER = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")
-_PLACEHOLDER_NAME = re.compile(r"input|case_id|metadata(\.[^.\s]+)+|secret\.[A-Za-z_][A-Za-z0-9_]*")
+_PLACEHOLDER_NAME = re.compile(
+    r"input|case_id|case_number|case_key|metadata(\.[^.\s]+)+|secret\.[A-Za-z_][A-Za-z0-9_]*"
+)
 _SECRET_NAME = re.compile(r"secret\.([A-Za-z_][A-Za-z0-9_]*)")
+_URL_PATTERN = r"^https?://\S+$"
+
+
+def _web_url(url: str, check: ValidatorFunctionWrapHandler) -> str:
+    """An http(s) URL as written (the pattern checked by pydantic, as before), or the mistake in plain
+    words: pydantic's own message would quote the pattern."""
+    try:
+        checked: str = check(url)
+    except pydantic.ValidationError as exc:
+        if not any(error["type"] == "string_pattern_mismatch" for error in exc.errors()):
+            raise
+        raise _url_mistake(url) from None
+    return checked
+
+
+def _url_mistake(url: str) -> PydanticCustomError:
+    written = url.strip()
+    if not written:
+        return PydanticCustomError("url", "give the agent's address, e.g. http://127.0.0.1:9000/answer")
+    scheme, separator, rest = written.partition("://")
+    if separator and scheme.lower() not in ("http", "https"):
+        return PydanticCustomError(
+            "url", "'{scheme}://' is not a web address: write http://{rest}", {"scheme": scheme, "rest": rest}
+        )
+    if separator and scheme not in ("http", "https"):
+        return PydanticCustomError(
+            "url", "write the scheme in lower case: {url}", {"url": f"{scheme.lower()}://{rest}"}
+        )
+    if separator:  # the scheme is right: what the pattern refused is a blank
+        return PydanticCustomError("url", "a URL cannot contain spaces or other blanks")
+    if match := re.match(r"https?:/*", written, re.IGNORECASE):
+        written = written[match.end() :]  # "http:/host" or "http:host": the slashes were mistyped
+    return PydanticCustomError(
+        "url", "a URL starts with http:// or https://: write http://{url}", {"url": written}
+    )
+
+
+WebUrl = Annotated[str, Field(pattern=_URL_PATTERN, max_length=2048), WrapValidator(_web_url)]
+"""An ``http://`` or ``https://`` URL; a mistake says what to write instead."""
 
 
 class _TargetSpecBase(BaseModel):
@@ -32,7 +82,7 @@ class HttpTargetSpec(_TargetSpecBase):
     """An HTTP endpoint: by default ``POST {"input": ...}`` and the reply's ``output`` field."""
 
     type: Literal["http"]
-    url: str = Field(pattern=r"^https?://\S+$", max_length=2048)
+    url: WebUrl
     method: Literal["POST", "PUT", "PATCH", "GET"] = "POST"
     headers: dict[str, str] = Field(
         default_factory=dict,
@@ -42,8 +92,9 @@ class HttpTargetSpec(_TargetSpecBase):
     )
     body_template: Any = Field(
         default=None,
-        description="JSON body with {{input}}, {{case_id}}, {{metadata.key}} and {{secret.NAME}} "
-        'placeholders; default {"input": "{{input}}"}. For GET, an object sent as query parameters.',
+        description="JSON body with {{input}}, {{case_number}} (from 1), {{case_key}} (null without keys), "
+        "{{case_id}} (the database's id), {{metadata.key}} and {{secret.NAME}} placeholders; default "
+        '{"input": "{{input}}"}. For GET, an object sent as query parameters.',
     )
     follow_redirects: bool = Field(
         default=False,
@@ -62,7 +113,8 @@ class HttpTargetSpec(_TargetSpecBase):
         unknown = sorted(name for name in _placeholders(template) if not _PLACEHOLDER_NAME.fullmatch(name))
         if unknown:
             raise ValueError(
-                f"unknown placeholder(s) {unknown}; use input, case_id, metadata.<key> or secret.<NAME>"
+                f"unknown placeholder(s) {unknown}; use input, case_number, case_key, case_id, "
+                "metadata.<key> or secret.<NAME>"
             )
         return template
 
@@ -85,7 +137,7 @@ class OpenAITargetSpec(_TargetSpecBase):
 
     type: Literal["openai"]
     model: str = Field(min_length=1, max_length=200)
-    base_url: str = Field(default="https://api.openai.com/v1", pattern=r"^https?://\S+$", max_length=2048)
+    base_url: WebUrl = "https://api.openai.com/v1"
     api_key_env: str | None = Field(
         default="OPENAI_API_KEY",
         pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
@@ -101,7 +153,9 @@ class RecordedTargetSpec(_TargetSpecBase):
 
     type: Literal["recorded"]
     responses: dict[str, str | None] = Field(
-        default_factory=dict, description="Agent response per case id (JSON object keys are text)."
+        default_factory=dict,
+        description="Agent response per case: by the case's key when the suite's cases have keys, else by "
+        'its number (1 for the first case; JSON object keys are text: "1").',
     )
     metadata_key: str | None = Field(
         default=None, description="Otherwise read each case's response from this key of its metadata."
@@ -166,13 +220,14 @@ def parse_target_spec(data: object, *, allowed: frozenset[str] | None = None) ->
     try:
         spec = _ADAPTER.validate_python(data)
     except pydantic.ValidationError as exc:
-        problems = [
-            f"target.{'.'.join(str(part) for part in error['loc'])}: {error['msg']}" for error in exc.errors()
-        ]
-        raise ValidationError(f"Invalid target: {'; '.join(problems)}", problems=problems) from exc
+        problems = [Problem(("target", *error["loc"]), error["msg"]) for error in exc.errors()]
+        shown = "; ".join(map(str, problems))
+        raise ValidationError(f"Invalid target: {shown}", problems=problems) from exc
     if allowed is not None and spec.type not in allowed:
-        message = f"target type '{spec.type}' is not allowed here (use one of {', '.join(sorted(allowed))})"
-        raise ValidationError(message, problems=[message])
+        choices = ", ".join(sorted(allowed))
+        raise ValidationError.of(
+            Problem(("target", "type"), f"'{spec.type}' is not allowed here (use one of {choices})")
+        )
     return spec
 
 

@@ -1,4 +1,5 @@
-"""Filling a JSON body template with a case: ``{{input}}``, ``{{case_id}}``, ``{{metadata.key}}``."""
+"""Filling a JSON body template with a case: ``{{input}}``, ``{{case_number}}``, ``{{case_key}}`` (the case
+as users name it), ``{{case_id}}`` (the database's id), ``{{metadata.key}}``."""
 
 from __future__ import annotations
 
@@ -20,6 +21,10 @@ def _lookup(name: str, case: TargetCase, secrets: Mapping[str, str]) -> Any:
         return case.input
     if name == "case_id":
         return case.case_id
+    if name == "case_number":
+        return case.place
+    if name == "case_key":
+        return case.key  # null in a suite without keys
     if name.startswith("secret."):
         secret = secrets.get(name.removeprefix("secret."))
         if secret is None:

@@ -62,15 +62,18 @@ def test_recorded_responses_with_outputs_and_a_passing_gate(suite: Path, tmp_pat
     assert proc.returncode == 0, proc.stderr
     assert "Summary" in proc.stderr
     results = sorted(
-        (json.loads(line) for line in output.read_text().splitlines()), key=lambda r: r["case_id"]
+        (json.loads(line) for line in output.read_text().splitlines()), key=lambda r: r["number"]
     )
-    assert [(r["case_id"], r["passed"], r["error"]) for r in results] == [
-        (1, True, None),
-        (2, False, None),
-        (3, False, "no_recorded_response"),
-        (4, True, None),
+    assert [(r["number"], r["key"], r["passed"], r["error"]) for r in results] == [
+        (1, "c0", True, None),
+        (2, "c1", False, None),
+        (3, "c2", False, "no_recorded_response"),
+        (4, "c3", True, None),
     ]
+    assert "case_id" not in results[0]  # a case is its number and key, as on every surface
     report = ET.parse(junit).getroot()
+    names = [case.attrib["name"] for case in report.iter("testcase")]
+    assert names[0] == "case #1 (key c0): Is water wet?"
     assert report.attrib | {"time": "x"} == {
         "name": "bools",
         "tests": "4",
@@ -150,7 +153,8 @@ def test_csv_and_json_suites_with_metadata(tmp_path: Path) -> None:
     json_suite.write_text(
         json.dumps({"cases": [{"input": "Is ice cold?", "expected_output": "true", "answer": "yes"}]})
     )
-    echo = f"{sys.executable} -c \"import os; print('yes' if os.environ['ASSAY_CASE_ID'] == '1' else 'no')\""
+    named = "(os.environ['ASSAY_CASE_NUMBER'], os.environ['ASSAY_CASE_KEY'], os.environ['ASSAY_CASE_ID'])"
+    echo = f"{sys.executable} -c \"import os; print('yes' if {named} == ('1', '', '1') else 'no')\""
     for suite in (csv_suite, json_suite):
         proc = run(str(suite), "-g", "true-false", "--command", echo, "--min-pass-rate", "1")
         assert proc.returncode == 0, proc.stderr
@@ -181,8 +185,112 @@ def test_preflight_names_cases_the_grader_can_never_pass(tmp_path: Path) -> None
     refused = run(str(path), "-g", "true-false", "--command", "echo yes")
     assert refused.returncode == 2
     assert "2 of 4 cases" in refused.stderr
-    assert "case 2: Expected value 'maybe' is not a valid boolean" in refused.stderr
-    assert "case 4: Expected value '' is not a valid boolean" in refused.stderr
+    assert "case #2: Expected value 'maybe' is not a valid boolean" in refused.stderr
+    assert "case #4: Expected value '' is not a valid boolean" in refused.stderr
     allowed = run(str(path), "-g", "true-false", "--command", "echo yes", "--allow-invalid-expected")
     assert allowed.returncode == 1, allowed.stderr  # it ran: 1 of 4 passed, and without a gate all must
     assert "1/4 passed" in allowed.stdout
+
+
+def test_an_agent_that_cannot_be_reached_is_exit_2_naming_the_url(suite: Path, tmp_path: Path) -> None:
+    junit = tmp_path / "junit.xml"
+    url = "http://127.0.0.1:9/answer"
+    proc = run(
+        str(suite), "-g", "true-false", "--target-url", url, "--max-attempts", "1", "--junit", str(junit)
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert f"could not be reached: connection refused to {url}" in " ".join(proc.stderr.split())
+    assert ET.parse(junit).getroot().attrib["errors"] == "4"  # the report is still written for CI
+
+
+def write_rows(path: Path, rows: list[dict[str, object]]) -> Path:
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return path
+
+
+def test_answers_keyed_from_0_for_a_suite_without_keys_are_refused_naming_their_lines(tmp_path: Path) -> None:
+    # The newcomer's trap: 20 cases without keys (numbered 1..20), answers keyed "id": 0..19.
+    suite = write_rows(
+        tmp_path / "plain.jsonl", [{"input": f"q{n}", "expected_output": "true"} for n in range(20)]
+    )
+    answers = write_rows(tmp_path / "answers.jsonl", [{"id": n, "agent_response": "yes"} for n in range(20)])
+    proc = run(str(suite), "-g", "true-false", "--responses", str(answers))
+    assert proc.returncode == 2, proc.stderr
+    stderr = " ".join(proc.stderr.split())
+    rule = "the suite's cases have no keys: they are numbered 1 to 20"
+    assert f"answers.jsonl line 1: id '0' matches no case ({rule})" in stderr
+    # numbered from 1, they all land where they belong
+    answers = write_rows(
+        tmp_path / "answers.jsonl", [{"id": n + 1, "agent_response": "yes"} for n in range(20)]
+    )
+    proc = run(str(suite), "-g", "true-false", "--responses", str(answers))
+    assert (proc.returncode, proc.stdout.strip()) == (0, "20/20 passed"), proc.stderr
+
+
+def test_a_suite_with_ids_matches_answers_by_key_whatever_their_order(tmp_path: Path) -> None:
+    expected = ["true", "false"] * 10
+    suite = write_rows(
+        tmp_path / "keyed.jsonl",
+        [{"id": n, "input": f"q{n}", "expected_output": e} for n, e in enumerate(expected)],
+    )
+    rows = [{"id": n, "agent_response": "yes" if e == "true" else "no"} for n, e in enumerate(expected)]
+    answers = write_rows(tmp_path / "answers.jsonl", rows[::-1])
+    output = tmp_path / "out.jsonl"
+    proc = run(str(suite), "-g", "true-false", "--responses", str(answers), "-o", str(output))
+    assert proc.returncode == 0, proc.stderr
+    lines = [json.loads(line) for line in output.read_text().splitlines()]
+    assert sorted((r["number"], r["key"]) for r in lines)[:2] == [(1, "0"), (2, "1")]
+    # an answer naming no key and one answering a case twice are listed by line, not dropped
+    answers = write_rows(tmp_path / "answers.jsonl", [*rows, {"id": 20, "agent_response": "yes"}, rows[3]])
+    proc = run(str(suite), "-g", "true-false", "--responses", str(answers))
+    assert proc.returncode == 2
+    stderr = " ".join(proc.stderr.split())
+    assert "answers.jsonl line 21: id '20' matches no case (no case of the suite has this key)" in stderr
+    assert "answers.jsonl line 22: id '3' names a case line 4 already answered" in stderr
+
+
+def test_a_suite_file_with_a_key_given_twice_names_both_lines(tmp_path: Path) -> None:
+    suite = write_rows(
+        tmp_path / "twice.jsonl",
+        [
+            {"id": "a", "input": "q", "expected_output": "true"},
+            {"id": "b", "input": "q", "expected_output": "true"},
+            {"id": "a", "input": "q", "expected_output": "true"},
+        ],
+    )
+    proc = run(str(suite), "-g", "true-false", "--command", "cat")
+    assert proc.returncode == 2
+    assert "line 3: key 'a' is also the key of line 1" in " ".join(proc.stderr.split())
+
+
+def test_test_target_sends_the_first_case_once_and_shows_the_raw_reply_and_the_answer(suite: Path) -> None:
+    with AgentServer(AgentBehaviour(answers={"Is water wet?": {"text": "Yes", "n": 1}})) as agent:
+        url = f"{agent.url}/answer"
+        proc = run(
+            str(suite),
+            "-g",
+            "true-false",
+            "--target-url",
+            url,
+            "--response-path",
+            "output.text",
+            "--test-target",
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.splitlines() == [
+            "case #1 (key c0): Is water wet?",
+            f"raw reply (HTTP 200 from {url}; application/json):",
+            '{"output": {"text": "Yes", "n": 1}}',
+            'answer: "Yes"',
+            "verdict: pass (match): Expected and actual values match",
+        ]
+        assert len(agent.requests) == 1  # one case, once: nothing ran
+        wrong = run(
+            str(suite), "-g", "true-false", "--target-url", url, "--response-path", "answer", "--test-target"
+        )
+        assert wrong.returncode == 2
+        assert wrong.stdout.splitlines()[-1] == "answer: none (bad_response: reply has no 'answer')"
+    down = run(str(suite), "-g", "true-false", "--target-url", "http://127.0.0.1:9/", "--test-target")
+    assert down.returncode == 2
+    assert "raw reply: none (nothing came back)" in down.stdout
+    assert "connection refused to http://127.0.0.1:9/" in down.stdout

@@ -83,9 +83,13 @@ def test_build_lists_every_problem() -> None:
         service.build("true-false", {"case_sensitve": True, "aliases": {"true": [], "false": [3]}})
     problems = info.value.problems
     assert len(problems) == 3
-    assert any("case_sensitve" in p for p in problems)
-    assert any("aliases.true" in p for p in problems)
-    assert any("aliases.false[0]" in p for p in problems)
+    assert any("case_sensitve" in p.message for p in problems)
+    assert {p.loc for p in problems} == {
+        ("config",),
+        ("config", "aliases", "true"),
+        ("config", "aliases", "false", 0),
+    }
+    assert any(str(p).startswith("config.aliases.false[0]: ") for p in problems)
     assert info.value.code == "VALIDATION_ERROR"
 
 

@@ -13,7 +13,9 @@ def result(case_id: int, *, passed: bool, error: str | None = None, text: str = 
     details = None if error else {"reason": "Expected true but got false", "match_status": "mismatch"}
     status = None if error else ("match" if passed else "mismatch")
     return CaseResult(
-        case_id=case_id,
+        case_id=case_id + 100,
+        number=case_id,
+        key=f"k{case_id}" if case_id > 1 else None,
         input=text,
         expected_output="true",
         agent_response=None if error else "no",
@@ -44,6 +46,8 @@ def test_counts_and_elements_with_text_xml_cannot_hold(tmp_path: Path) -> None:
         "1.250",
     )
     cases = suite.findall("testcase")
+    assert cases[0].get("name") == "case #1: q"  # numbered as on every surface, not by database id
+    assert (cases[2].get("name") or "").startswith("case #3 (key k3): ")
     failure = cases[1].find("failure")
     assert failure is not None
     assert failure.get("message") == "Expected true but got false"

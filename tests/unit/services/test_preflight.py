@@ -14,15 +14,17 @@ class RaisingHook(TrueFalseGrader):
 
 
 def test_counts_every_case_and_keeps_the_first_problems() -> None:
-    cases = ((n, n - 1, "" if n % 3 == 0 else "x") for n in range(1, 10_001))
+    cases = ((n, n, f"k{n}" if n > 6 else None, "" if n % 3 == 0 else "x") for n in range(1, 10_001))
     report = check_cases(StringMatchGrader(), cases, limit=4)
     assert (report.checked, report.invalid, report.ok) == (10_000, 3_333, False)
     assert [p.case_id for p in report.problems] == [3, 6, 9, 12]
     error = report.error("string-match", "--allow-invalid-expected")
-    assert error.problems[0].startswith("case 3: ")
+    assert error.problems[0].loc == ("case", 3)
+    assert str(error.problems[0]).startswith("case 3: ")
+    assert str(error.problems[2]).startswith("case 9: key k9: ")
     assert "3333 of 10000" in error.message
 
 
 def test_a_hook_that_raises_counts_as_no_problem() -> None:
-    report = check_cases(RaisingHook(), [(1, 0, "maybe")])
+    report = check_cases(RaisingHook(), [(1, 1, None, "maybe")])
     assert (report.checked, report.invalid, report.ok) == (1, 0, True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from collections.abc import Iterator
@@ -45,11 +46,16 @@ async def test_http_template_headers_and_path(agent: AgentServer) -> None:
         "type": "http",
         "url": agent.url,
         "headers": {"Authorization": "Bearer s3cret"},
-        "body_template": {"input": "{{metadata.prefix}}-{{case_id}}", "raw": "{{input}}"},
+        "body_template": {
+            "input": "{{metadata.prefix}}-{{case_id}}",
+            "raw": "{{input}}",
+            "named": ["{{case_number}}", "{{case_key}}"],
+        },
         "response_path": "output.nested.0.text",
     }
-    reply = await ask(spec, case("ignored", 7, prefix="q"))
+    reply = await ask(spec, TargetCase(7, "ignored", {"prefix": "q"}, number=3, key="k-3"))
     assert reply.output == "deep"
+    assert json.loads(agent.requests[-1].body)["named"] == [3, "k-3"]
     assert agent.requests[-1].headers["authorization"] == "Bearer s3cret"
 
 
@@ -101,6 +107,16 @@ async def test_connection_refused_is_retried_then_reported() -> None:
     spec = {"type": "http", "url": "http://127.0.0.1:9/", "timeout": 1.0, "max_attempts": 2}
     reply = await ask(spec, case("anyone?"))
     assert reply.error == "connection_error_after_retries"
+    assert reply.error_detail == "connection refused to http://127.0.0.1:9/"  # the URL and the OS cause
+
+
+async def test_a_name_that_does_not_resolve_says_so() -> None:
+    spec = {"type": "http", "url": "http://assay-test.invalid/answer", "timeout": 5.0, "max_attempts": 1}
+    reply = await ask(spec, case("anyone?"))
+    assert reply.error == "connection_error_after_retries"
+    assert reply.error_detail is not None
+    assert reply.error_detail.startswith("cannot resolve assay-test.invalid (")
+    assert reply.error_detail.endswith(") for http://assay-test.invalid/answer")
 
 
 async def test_openai_compatible_endpoint(agent: AgentServer, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -168,7 +184,11 @@ async def test_command_timeout_kills_it() -> None:
 def test_bad_specs_are_refused_with_every_problem() -> None:
     with pytest.raises(ValidationError) as caught:
         parse_target_spec({"type": "http", "url": "ftp://x", "retries": 3})
-    assert len(caught.value.problems) == 2
+    assert [problem.loc for problem in caught.value.problems] == [
+        ("target", "http", "url"),
+        ("target", "http", "retries"),
+    ]
+    assert caught.value.problems[0].message == "'ftp://' is not a web address: write http://x"
     with pytest.raises(ValidationError, match="unknown placeholder"):
         parse_target_spec({"type": "http", "url": "http://x", "body_template": {"q": "{{inptu}}"}})
     with pytest.raises(ValidationError, match="not allowed"):

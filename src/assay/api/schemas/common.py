@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assay.errors import Problem
 from assay.services.statistics import PassRate
 
 
@@ -32,3 +33,17 @@ class PassRateOut(ResponseModel):
         return cls(
             passed=rate.passed, total=rate.total, rate=rate.rate, ci95=list(interval) if interval else None
         )
+
+
+class ProblemOut(ResponseModel):
+    """One problem of a request: where (``loc``) and what. ``loc`` is a path into the request (body keys
+    and list indexes, e.g. ``["target", "http", "url"]``; a union member's type is one step, as pydantic
+    names it) or a line or case of an uploaded file (``["line", 4]``); empty for the request as a whole."""
+
+    loc: list[str | int]
+    message: str
+
+    @classmethod
+    def of(cls, problem: Problem) -> ProblemOut:
+        """The API's record of a problem."""
+        return cls(loc=list(problem.loc), message=problem.message)

@@ -8,11 +8,17 @@ from typing import Annotated, Any
 from pydantic import Field, JsonValue, StringConstraints
 
 from assay.api.schemas.common import RequestModel, ResponseModel
-from assay.api.schemas.graders import GraderSpecOut
+from assay.api.schemas.graders import GradeOutcome, GraderSpecOut
 from assay.graders import MatchStatus
 from assay.services.comparison import Comparison, Flip, FlippedCase, Verdict
 from assay.services.evaluation_records import CaseOutcome, Evaluation, Result
-from assay.services.evaluation_service import DEFAULT_CONCURRENCY, MAX_CONCURRENCY, NewEvaluation
+from assay.services.evaluation_service import (
+    DEFAULT_CONCURRENCY,
+    MAX_CONCURRENCY,
+    NewEvaluation,
+    TargetTrialRequest,
+)
+from assay.services.target_trial import TargetTrial
 from assay.storage.evaluations import EvaluationStatus
 from assay.targets import EvaluationTargetSpec, HttpTargetSpec, OpenAITargetSpec, RecordedTargetSpec
 
@@ -67,6 +73,85 @@ class EvaluationRerun(RequestModel):
         default=False,
         description="Run even when the grader's preflight finds cases it can never pass; otherwise 422.",
     )
+
+
+TrialTarget = Annotated[HttpTargetSpec | OpenAITargetSpec | RecordedTargetSpec, Field(discriminator="type")]
+"""Targets a test can call (a re-grading ``evaluation`` target calls no agent: nothing to test)."""
+
+
+class TargetTrialIn(RequestModel):
+    """A target to test on one case of a suite before running it; with a grader, the answer is graded."""
+
+    suite_id: int = Field(ge=1, le=MAX_ID, strict=False)
+    target: TrialTarget
+    case_number: int = Field(
+        default=1, ge=1, le=MAX_ID, strict=False, description="Which case to send, by number (from 1)"
+    )
+    grader_id: str | None = Field(default=None, min_length=1, max_length=200, examples=["true-false"])
+    grader_config: dict[str, JsonValue] | None = None
+
+    def to_request(self) -> TargetTrialRequest:
+        """The service's record of this request."""
+        return TargetTrialRequest(
+            suite_id=self.suite_id,
+            target=self.target.model_dump(mode="json"),
+            case_number=self.case_number,
+            grader_id=self.grader_id,
+            grader_config=dict(self.grader_config) if self.grader_config is not None else None,
+        )
+
+
+class RawReplyOut(ResponseModel):
+    """The agent's reply as it came: ``source`` says from where (``HTTP 200 from http://…``)."""
+
+    source: str
+    text: str | None
+    status: int | None = Field(description="The HTTP status, for HTTP targets")
+    content_type: str | None
+    truncated: bool = Field(description="The text was longer and is cut")
+
+
+class TargetTrialOut(ResponseModel):
+    """One case sent once: the raw reply (``null`` when nothing came back), the answer read from it or
+    the error an evaluation would record, and the grader's verdict when a grader was given."""
+
+    number: int
+    key: str | None
+    input: str
+    expected_output: str
+    reached: bool = Field(description="Whether the agent sent a reply at all")
+    raw: RawReplyOut | None
+    answer: str | None = Field(description="The agent_response an evaluation would grade")
+    error: str | None
+    error_detail: str | None
+    latency_ms: float | None
+    verdict: GradeOutcome | None
+
+    @classmethod
+    def of(cls, trial: TargetTrial) -> TargetTrialOut:
+        """The schema of a service record."""
+        raw = trial.raw
+        return cls(
+            number=trial.number,
+            key=trial.key,
+            input=trial.input,
+            expected_output=trial.expected_output,
+            reached=trial.reached,
+            raw=None
+            if raw is None
+            else RawReplyOut(
+                source=raw.source,
+                text=raw.text,
+                status=raw.status,
+                content_type=raw.content_type,
+                truncated=raw.truncated,
+            ),
+            answer=trial.answer,
+            error=trial.error,
+            error_detail=trial.error_detail,
+            latency_ms=trial.latency_ms,
+            verdict=None if trial.verdict is None else GradeOutcome(**trial.verdict),
+        )
 
 
 class ProgressOut(ResponseModel):
@@ -194,10 +279,12 @@ class EvaluationList(ResponseModel):
 
 
 class ResultOut(ResponseModel):
-    """One case's result: graded (``details``) or ended by an ``error`` reason."""
+    """One case's result: graded (``details``) or ended by an ``error`` reason. ``number`` (from 1) and
+    ``key`` name the case as every surface does; ``case_id`` is the database's id of the case."""
 
     case_id: int
-    position: int
+    number: int
+    key: str | None
     input: str
     expected_output: str
     agent_response: str | None
@@ -252,7 +339,8 @@ class FlippedCaseOut(ResponseModel):
     """A case that passed in one evaluation and failed in the other."""
 
     case_id: int
-    position: int
+    number: int
+    key: str | None
     flip: Flip
     input: str
     expected_output: str
@@ -264,7 +352,8 @@ class FlippedCaseOut(ResponseModel):
         """The schema of a service record."""
         return cls(
             case_id=flipped.case_id,
-            position=flipped.position,
+            number=flipped.number,
+            key=flipped.key,
             flip=flipped.flip,
             input=flipped.input,
             expected_output=flipped.expected_output,

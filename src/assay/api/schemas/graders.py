@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import Field, JsonValue
 
-from assay.api.schemas.common import RequestModel, ResponseModel
+from assay.api.schemas.common import ProblemOut, RequestModel, ResponseModel
 from assay.graders import VerdictReport
 
 MAX_BATCH = 10_000
@@ -123,15 +123,10 @@ class GradeBatchResult(ResponseModel):
     pass_rate: float = Field(ge=0.0, le=1.0)
 
 
-class ConfigProblemOut(ResponseModel):
-    """One problem of a config; ``path`` is empty when it concerns the config as a whole."""
-
-    path: str
-    message: str
-
-
 class ValidationResult(ResponseModel):
     """Whether a config is valid, and every problem found."""
 
     valid: bool
-    problems: list[ConfigProblemOut]
+    problems: list[ProblemOut] = Field(
+        description='Each problem, located in the request body: ["config", ...] (["config"]: all of it)'
+    )

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Annotated, Any
 
-from pydantic import Field, JsonValue, StringConstraints
+from pydantic import AfterValidator, Field, JsonValue, StringConstraints
 
 from assay.api.schemas.common import RequestModel, ResponseModel
+from assay.domain import MAX_KEY_CHARS
+from assay.services.case_keys import is_text
 from assay.services.preflight import PreflightReport
 from assay.services.suite_service import Case, NewCase, Suite
 
@@ -22,20 +25,47 @@ SuiteName = Annotated[
 Description = str
 
 
+# Text a person could type: no control characters, no space at either end (as a file's key is trimmed).
+KEY_PATTERN = r"^[^\x00-\x20\x7f]([^\x00-\x1f\x7f]*[^\x00-\x20\x7f])?$"
+_KEY = re.compile(KEY_PATTERN)
+
+
+def _checked_key(key: str) -> str:
+    """``key`` when it is one (checked here rather than by pydantic, whose message would quote the regex)."""
+    if not 1 <= len(key) <= MAX_KEY_CHARS:
+        raise ValueError(f"a key has 1 to {MAX_KEY_CHARS} characters")
+    if not _KEY.match(key) or not is_text(key):
+        raise ValueError("a key is text without control characters and without spaces at either end")
+    return key
+
+
+CaseKey = Annotated[
+    str,
+    AfterValidator(_checked_key),
+    Field(
+        description="Your own name for the case (a file's `key` or `id` field), unique in its suite. Every "
+        "case of a suite has one or none; recorded answers then name cases by key instead of number.",
+        examples=["q-17"],
+        json_schema_extra={"minLength": 1, "maxLength": MAX_KEY_CHARS, "pattern": KEY_PATTERN},
+    ),
+]
+
+
 class CaseIn(RequestModel):
     """A case to store: the input for the agent and the expected output."""
 
     input: str
     expected_output: str
     metadata: dict[str, JsonValue] = Field(default_factory=dict)
+    key: CaseKey = Field(default=None)  # type: ignore[assignment]  # omitted: none; null is refused
 
     def to_new_case(self) -> NewCase:
         """The service's record of this case."""
-        return NewCase(self.input, self.expected_output, dict(self.metadata))
+        return NewCase(self.input, self.expected_output, dict(self.metadata), key=self.key)
 
 
 class SuiteCreate(RequestModel):
-    """A new suite, with its first cases."""
+    """A new suite, with its first cases (every case with a ``key`` or none)."""
 
     name: SuiteName
     description: Description = ""
@@ -50,7 +80,7 @@ class SuitePatch(RequestModel):
 
 
 class CasesAppend(RequestModel):
-    """Cases to add after the last one."""
+    """Cases to add after the last one: with keys when the suite's cases have keys, else without."""
 
     cases: list[CaseIn] = Field(min_length=1, max_length=MAX_CASES_PER_REQUEST)
 
@@ -79,10 +109,12 @@ class SuiteOut(ResponseModel):
 
 
 class CaseOut(ResponseModel):
-    """A stored case; ``position`` is its place in the suite, from 0."""
+    """A stored case: ``number`` is its place in the suite from 1 (the ``#`` shown everywhere), ``key``
+    your own name for it (``null`` in a suite without keys); ``id`` is the database's."""
 
     id: int
-    position: int
+    number: int
+    key: str | None
     input: str
     expected_output: str
     metadata: dict[str, Any]
@@ -92,7 +124,8 @@ class CaseOut(ResponseModel):
         """The schema of a service record."""
         return cls(
             id=case.id,
-            position=case.position,
+            number=case.number,
+            key=case.key,
             input=case.input,
             expected_output=case.expected_output,
             metadata=case.metadata,
@@ -143,7 +176,8 @@ class ExpectedProblemOut(ResponseModel):
     """A case whose expected output the grader can never match."""
 
     case_id: int
-    position: int
+    number: int
+    key: str | None
     reason: str
 
 
@@ -159,7 +193,7 @@ class PreflightOut(ResponseModel):
     def of(cls, grader_id: str, report: PreflightReport) -> PreflightOut:
         """The response for a service report."""
         problems = [
-            ExpectedProblemOut(case_id=p.case_id, position=p.position, reason=p.reason)
+            ExpectedProblemOut(case_id=p.case_id, number=p.number, key=p.key, reason=p.reason)
             for p in report.problems
         ]
         return cls(grader_id=grader_id, checked=report.checked, invalid=report.invalid, problems=problems)

@@ -5,8 +5,8 @@ triggers) is applied here, at the version of procrastinate that ``pyproject.toml
 of procrastinate that changes its schema comes with a new revision applying its migration files
 (``procrastinate/sql/migrations``) in order, as procrastinate's documentation asks of migration tools.
 
-Revision ID: 0004_workers
-Revises: 0003_result_reason_code
+Revision ID: 0005_workers
+Revises: 0004_case_keys
 Create Date: 2026-11-24
 """
 
@@ -15,8 +15,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0004_workers"
-down_revision = "0003_result_reason_code"
+revision = "0005_workers"
+down_revision = "0004_case_keys"
 branch_labels = None
 depends_on = None
 

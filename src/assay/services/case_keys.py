@@ -1,0 +1,157 @@
+"""How users name a case, the same on every surface: its number, and its key when its suite has keys.
+
+A case's **number** is its 1-based place in its suite: ``#1`` is the first case in the UI, the CLI, JUnit
+and every export. Its **key** is the user's own name for it, read from an imported file's ``key`` field
+(or ``id``, when there is no ``key``). In one suite either every case has a key or none does, and no two
+share one. Recorded answers find their case by key in a keyed suite and by number otherwise; an answer
+that names no case is reported, never dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from assay.domain import MAX_KEY_CHARS
+from assay.errors import Loc, Problem, location
+
+KEY_FIELDS = ("key", "id")
+"""Fields of a suite file (or of a row of answers) that name a case, first found wins."""
+MAX_LISTED = 10
+
+
+@dataclass(frozen=True, slots=True)
+class ReadKey:
+    """The key a record gives (``None``: it gives none), the field it came from, or what is wrong with it."""
+
+    key: str | None = None
+    field: str | None = None
+    problem: str | None = None
+
+
+def is_text(value: str) -> bool:
+    """Whether ``value`` is text a person could type: no control character, no lone surrogate."""
+    if any(ord(char) < 0x20 or ord(char) == 0x7F for char in value):
+        return False
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def key_text(value: object) -> str | None:
+    """A key as stored: text trimmed, a whole number as its digits; ``None`` for none (null, blank text)."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, str):
+        return value.strip() or None
+    return None
+
+
+def read_key(record: Mapping[str, Any], fields: Sequence[str] = KEY_FIELDS) -> ReadKey:
+    """The key of a record: its first non-blank field of ``fields`` (text or a whole number)."""
+    for name in fields:
+        value = record.get(name)
+        if value is None or (isinstance(value, str) and not value.strip()):
+            continue
+        key = key_text(value)
+        if key is None:
+            return ReadKey(field=name, problem=f"'{name}' must be text or a whole number")
+        if len(key) > MAX_KEY_CHARS:
+            return ReadKey(field=name, problem=f"'{name}' is longer than {MAX_KEY_CHARS} characters")
+        if not is_text(key):
+            return ReadKey(field=name, problem=f"'{name}' holds a control character or a lone surrogate")
+        return ReadKey(key=key, field=name)
+    return ReadKey()
+
+
+def shown(name: str, limit: int = 60) -> str:
+    """A name as quoted in a message: in quotes, cut to ``limit`` characters."""
+    return repr(name) if len(name) <= limit else repr(name[:limit]) + "..."
+
+
+def listed(problems: Sequence[Problem], total: int | None = None, limit: int = MAX_LISTED) -> list[Problem]:
+    """The first ``limit`` of ``problems`` (of ``total`` found) and one saying how many more there are."""
+    total = len(problems) if total is None else total
+    kept = list(problems[:limit])
+    if total > len(kept):
+        kept.append(Problem((), f"... and {total - len(kept)} more"))
+    return kept
+
+
+def case_label(number: int, key: str | None) -> str:
+    """A case as users read it everywhere: ``case #3``, or ``case #3 (key q-7)``."""
+    return f"case #{number}" if key is None else f"case #{number} (key {key})"
+
+
+@dataclass(frozen=True, slots=True)
+class KeyProblems:
+    """What is wrong with the keys of new cases: some with a key and some without (``mixed``: a malformed
+    request), or a key given twice (``repeated``: a conflict, as a suite name taken twice is)."""
+
+    mixed: list[Problem]
+    repeated: list[Problem]
+
+    @property
+    def all(self) -> list[Problem]:
+        """Every problem, the mixed ones first."""
+        return [*self.mixed, *self.repeated]
+
+
+def key_problems(
+    keys: Sequence[str | None], places: Sequence[Loc], *, keyed: bool | None = None
+) -> KeyProblems:
+    """What is wrong with the keys of new cases (``places`` locate them: ``("line", 3)``).
+
+    Every case has a key or none has, counting the suite's own cases (``keyed``: whether they have keys,
+    ``None`` for a new or empty suite); no key is given twice.
+    """
+    mixed: list[Problem] = []
+    repeated: list[Problem] = []
+    rule = (
+        None if keyed is None else ("the suite's cases have keys" if keyed else "the suite's cases have none")
+    )
+    seen: dict[str, Loc] = {}
+    for key, place in zip(keys, places, strict=True):
+        if keyed is None:
+            keyed = key is not None
+            rule = f"{location(place)} has one" if keyed else f"{location(place)} has none"
+        if (key is not None) != keyed:
+            given = "no key" if key is None else f"key '{key}'"
+            mixed.append(Problem(place, f"{given}, while {rule}; give every case a key or none"))
+        elif key is not None and key in seen:
+            repeated.append(Problem(place, f"key '{key}' is also the key of {location(seen[key])}"))
+        elif key is not None:
+            seen[key] = place
+    return KeyProblems(mixed, repeated)
+
+
+def unmatched_names(names: Iterable[str], *, keyed: bool, count: int, keys: Iterable[str] = ()) -> list[str]:
+    """The answer names (in order given) that name no case: an unknown key in a keyed suite, else anything
+    but a number from 1 to ``count``."""
+    if keyed:
+        known = set(keys)
+        return [name for name in names if name not in known]
+    return [name for name in names if not is_number_of(name, count)]
+
+
+def is_number_of(name: str, count: int) -> bool:
+    """Whether ``name`` is a case's number (``1`` to ``count``, as written: no sign, no leading zero)."""
+    return name.isascii() and name.isdigit() and str(int(name)) == name and 1 <= int(name) <= count
+
+
+def naming_rule(*, keyed: bool, count: int, by_key: bool | None = None) -> str:
+    """Why an answer names no case: how the suite's cases are named (by key, when ``by_key``; else by
+    number, which a keyed suite's cases have too)."""
+    by_key = keyed if by_key is None else by_key
+    if by_key:
+        return "no case of the suite has this key"
+    if keyed:
+        return f"the suite's cases are numbered 1 to {count}"
+    return f"the suite's cases have no keys: they are numbered 1 to {count}"

@@ -1,0 +1,74 @@
+"""Telling an agent that cannot be reached from one that answers badly.
+
+When the first cases of a run all fail to connect (a wrong URL, an agent not started), every other case
+would fail the same way, each after its retries, and the run would end "completed" at 0 %. A
+:class:`ReachabilityWatch` sees each result as it comes: once the first :data:`FIRST_CASES` results all
+failed to reach the agent, with no reply from it at all, the run is stopped and ends ``failed`` with the
+cause (``connection refused to http://127.0.0.1:9/``). A run whose every result failed so ends ``failed``
+too, however few its cases. Once the agent has answered anything, even an HTTP error, the watch is off.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from assay.targets import ErrorReason
+
+FIRST_CASES = 5
+"""How many results, all unreachable and first of the run, stop it."""
+
+UNREACHABLE_REASONS = frozenset(
+    {ErrorReason.CONNECTION_ERROR_AFTER_RETRIES.value, ErrorReason.EGRESS_REFUSED.value}
+)
+"""Reasons that say the agent was never reached: no connection, or one the egress policy refused.
+A timeout is not one of them: a slow agent was reached."""
+
+CALLING_TARGETS = frozenset({"http", "openai"})
+"""Target types that reach an agent over the network (recorded and replayed answers cannot be unreachable)."""
+
+
+@dataclass(slots=True)
+class ReachabilityWatch:
+    """Counts the unreachable results at the start of a run; whether to stop it, and why it failed."""
+
+    limit: int = FIRST_CASES
+    unreachable: int = 0
+    reached: bool = False
+    reason: str | None = None
+    detail: str | None = None
+
+    def observe(self, error: str | None, detail: str | None = None) -> bool:
+        """Count one result (its error reason and detail); whether the run should stop now."""
+        if self.reached:
+            return False
+        if error not in UNREACHABLE_REASONS:
+            self.reached = True
+            return False
+        self.unreachable += 1
+        if self.detail is None and detail:
+            self.reason, self.detail = error, detail
+        self.reason = self.reason or error
+        return self.unreachable >= self.limit
+
+    def observe_all(self, errors: Iterable[str | None]) -> None:
+        """Count results stored before (a resumed run)."""
+        for error in errors:
+            self.observe(error)
+
+    @property
+    def is_unreachable(self) -> bool:
+        """Whether every result so far failed to reach the agent (and there is at least one)."""
+        return not self.reached and self.unreachable > 0
+
+    def message(self) -> str:
+        """The evaluation's error: the cause, and how many cases showed it."""
+        cause = self.detail or self.reason or "no connection"
+        if self.unreachable >= self.limit:
+            scope = f"the first {self.limit} cases all failed to connect, so the run was stopped"
+        elif self.unreachable == 1:
+            scope = "the one case run failed to connect"
+        else:
+            scope = f"all {self.unreachable} cases failed to connect"
+        hint = "check the target's URL and that the agent runs"
+        return f"the agent could not be reached: {cause} ({scope}; {hint})"
