@@ -39,7 +39,7 @@ from assay.targets import TargetCase, TargetPolicy, TargetReply, TargetSpec, bui
 
 logger = logging.getLogger(__name__)
 
-SHARD_CASES = 250
+SHARD_CASES = 500
 """Cases (by position) in one shard."""
 LANE_CONCURRENCY = 16
 """Most calls in flight in one lane: an evaluation of concurrency 64 runs in 4 lanes, on up to 4 workers."""
