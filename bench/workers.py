@@ -195,9 +195,8 @@ def overhead(server_url: str, cases: int, workdir: Path, compare: Path | None) -
             suite_id = import_suite(client, cases, workdir)
             target = {"type": "recorded", "metadata_key": "answer"}
             figures[label] = seconds = run_evaluation(client, suite_id, target, CONCURRENCY)
-        print(
-            f"{label:>14}: {seconds:.2f} s, {cases / seconds:,.0f} cases/s, {seconds / cases * 1e6:.0f} µs a case"
-        )
+        per_case_us = seconds / cases * 1e6
+        print(f"{label:>14}: {seconds:.2f} s, {cases / seconds:,.0f} cases/s, {per_case_us:.0f} µs a case")
     if compare:
         print(f"{'ratio':>14}: {figures['this tree'] / figures['--compare-src']:.2f}x (target <= 1.5x)")
 
