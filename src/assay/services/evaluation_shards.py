@@ -43,6 +43,8 @@ SHARD_CASES = 500
 """Cases (by position) in one shard."""
 LANE_CONCURRENCY = 16
 """Most calls in flight in one lane: an evaluation of concurrency 64 runs in 4 lanes, on up to 4 workers."""
+INSTANT_SPAN = 20
+"""Shards run at once by the one lane of an evaluation that calls no agent (recorded or stored answers)."""
 JOB_BUDGET_S = 2.0
 """A lane's turn: after this long it hands its next shard back to the queue, so evaluations take turns."""
 STATUS_POLL_S = 0.5
@@ -72,7 +74,11 @@ class Shard:
     @property
     def positions(self) -> tuple[int, int]:
         """The positions ``(low, high)`` the shard covers, ``low`` included."""
-        return self.index * SHARD_CASES, (self.index + 1) * SHARD_CASES
+        return self.positions_of(1)
+
+    def positions_of(self, span: int) -> tuple[int, int]:
+        """The positions of ``span`` shards from this one on."""
+        return self.index * SHARD_CASES, (self.index + span) * SHARD_CASES
 
 
 def first_shards(evaluation_id: int, concurrency: int) -> list[Shard]:
@@ -94,6 +100,9 @@ class _Plan:
     source_id: int | None
     reachability: ReachabilityWatch | None
     """Shared by this worker's shards of the evaluation: stops it when the agent cannot be reached."""
+    lanes: int
+    """The lanes that run shards: one when nothing is called (recorded or stored answers need no
+    concurrency, and lanes would only take turns at writing), else :func:`lanes_of` the concurrency."""
 
 
 class _StoppedError(Exception):
@@ -161,13 +170,20 @@ class ShardRunner:
             plan = await finish_in_thread(self._plan, evaluation_id)
             if plan is None:
                 return None
+            if plan.lanes == 1 and shard.lane > 0:
+                return None  # lane 0 runs every shard (see _Plan.lanes)
             started = time.monotonic()
-            lanes = lanes_of(plan.concurrency)
+            lanes = plan.lanes
+            # Without calls, one lane runs shards many at a time: its writes overlap its grading, as if
+            # the turn were one shard (per-shard queries and final writes would double the time per case).
+            span = 1 if lanes > 1 else INSTANT_SPAN
             while current is not None and current.positions[0] < plan.position_limit:
                 if self.stopping.is_set():
                     return current
-                ran = await self._run_shard(current, plan)
-                current = Shard(evaluation_id=evaluation_id, lane=shard.lane, index=current.index + lanes)
+                ran = await self._run_shard(current, plan, span)
+                current = Shard(
+                    evaluation_id=evaluation_id, lane=shard.lane, index=current.index + max(lanes, span)
+                )
                 if ran and time.monotonic() - started >= JOB_BUDGET_S:
                     break
             if current is not None and current.positions[0] < plan.position_limit:
@@ -224,6 +240,7 @@ class ShardRunner:
                 grader=grader,
                 source_id=target.get("evaluation_id") if target.get("type") == "evaluation" else None,
                 reachability=None,
+                lanes=lanes_of(row.concurrency) if target.get("type") in CALLING_TARGETS else 1,
             )
             if target.get("type") in CALLING_TARGETS:
                 watch = ReachabilityWatch()
@@ -234,20 +251,24 @@ class ShardRunner:
             self._plans.popitem(last=False)
         return plan
 
-    def _cases(self, shard: Shard, plan: _Plan) -> tuple[list[CaseRow], dict[int, TargetReply] | None]:
+    def _cases(
+        self, shard: Shard, plan: _Plan, span: int
+    ) -> tuple[list[CaseRow], dict[int, TargetReply] | None]:
         with Session(self.engine) as session:
             cases = list(
-                store.cases_without_result(session, shard.evaluation_id, plan.suite_id, shard.positions)
+                store.cases_without_result(
+                    session, shard.evaluation_id, plan.suite_id, shard.positions_of(span)
+                )
             )
             replies = None
             if plan.source_id is not None and cases:  # re-grading: the source's replies to these cases
                 replies = stored_replies(session, plan.source_id, [case.id for case in cases])
         return cases, replies
 
-    async def _run_shard(self, shard: Shard, plan: _Plan) -> bool:
+    async def _run_shard(self, shard: Shard, plan: _Plan, span: int = 1) -> bool:
         """Run the shard's cases that have no result; whether there were any. :class:`_StoppedError` if the
         evaluation ended or this runner stops meanwhile."""
-        cases, replies = await finish_in_thread(self._cases, shard, plan)
+        cases, replies = await finish_in_thread(self._cases, shard, plan, span)
         if not cases:
             return False
         ended = asyncio.Event()
