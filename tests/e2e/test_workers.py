@@ -161,8 +161,10 @@ def test_a_worker_killed_five_times_loses_and_doubles_nothing(tmp_path: Path, po
             worker.stop()
             logs = server_a.log_tail() + server_b.log_tail() + worker.log_tail()
         requests = list(agent.requests)
+        most_at_once = agent.max_in_flight
 
     assert final["status"] == "completed", logs
+    assert most_at_once <= concurrency  # the evaluation's limit, over three processes
     inputs, row = stored(postgres_url, evaluation_id)
     expected = {f"question {n}" for n in range(cases)}
     assert len(inputs) == cases  # none stored twice ...

@@ -92,7 +92,9 @@ class Scheduler(ABC):
         Every shard, on any worker, reads the status within half a second and stops; no result is
         stored after this returns.
         """
-        return finish_evaluation(self.engine, self.graders, evaluation_id, EvaluationStatus.CANCELLED)
+        ended = finish_evaluation(self.engine, self.graders, evaluation_id, EvaluationStatus.CANCELLED)
+        self.runner.end(evaluation_id)
+        return ended
 
     @abstractmethod
     async def start(self) -> None:

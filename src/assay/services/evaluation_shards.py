@@ -100,6 +100,8 @@ class _Plan:
     source_id: int | None
     reachability: ReachabilityWatch | None
     """Shared by this worker's shards of the evaluation: stops it when the agent cannot be reached."""
+    calls_agent: bool
+    """Whether the target calls an agent (HTTP, OpenAI), rather than reading answers already given."""
     lanes: int
     """The lanes that run shards: one when nothing is called (recorded or stored answers need no
     concurrency, and lanes would only take turns at writing), else :func:`lanes_of` the concurrency."""
@@ -152,10 +154,22 @@ class ShardRunner:
         self._gate = asyncio.Semaphore(max_in_flight)
         self._summaries = SummaryRefresher(engine, graders)
         self._plans: OrderedDict[int, _Plan] = OrderedDict()
+        self._running: dict[int, set[asyncio.Event]] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     def stop(self) -> None:
         """Ask every running shard to stop soon (a shutdown): their shards stay to run again."""
         self.stopping.set()
+
+    def end(self, evaluation_id: int) -> None:
+        """Stop this process's shards of an evaluation that just ended here (a cancel), at once rather
+        than at their next look at its status; callable from any thread."""
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(self._end, evaluation_id)
+
+    def _end(self, evaluation_id: int) -> None:
+        for ended in self._running.get(evaluation_id, ()):
+            ended.set()
 
     async def run_lane(self, shard: Shard) -> Shard | None:
         """Run ``shard``, then the lane's next shards until its turn (:data:`JOB_BUDGET_S`) is over.
@@ -170,13 +184,13 @@ class ShardRunner:
             plan = await finish_in_thread(self._plan, evaluation_id)
             if plan is None:
                 return None
-            if plan.lanes == 1 and shard.lane > 0:
+            if not plan.calls_agent and shard.lane > 0:
                 return None  # lane 0 runs every shard (see _Plan.lanes)
             started = time.monotonic()
             lanes = plan.lanes
             # Without calls, one lane runs shards many at a time: its writes overlap its grading, as if
             # the turn were one shard (per-shard queries and final writes would double the time per case).
-            span = 1 if lanes > 1 else INSTANT_SPAN
+            span = 1 if plan.calls_agent else INSTANT_SPAN
             while current is not None and current.positions[0] < plan.position_limit:
                 if self.stopping.is_set():
                     return current
@@ -240,6 +254,7 @@ class ShardRunner:
                 grader=grader,
                 source_id=target.get("evaluation_id") if target.get("type") == "evaluation" else None,
                 reachability=None,
+                calls_agent=target.get("type") in CALLING_TARGETS,
                 lanes=lanes_of(row.concurrency) if target.get("type") in CALLING_TARGETS else 1,
             )
             if target.get("type") in CALLING_TARGETS:
@@ -273,6 +288,8 @@ class ShardRunner:
             return False
         ended = asyncio.Event()
         stop = asyncio.Event()
+        self._loop = asyncio.get_running_loop()
+        self._running.setdefault(shard.evaluation_id, set()).add(ended)
         watcher = asyncio.create_task(self._watch(shard.evaluation_id, ended, stop))
         sink = DatabaseSink(self.engine, shard.evaluation_id, ended)
         run = [
@@ -302,6 +319,10 @@ class ShardRunner:
                 )
         finally:
             watcher.cancel()
+            running = self._running.get(shard.evaluation_id, set())
+            running.discard(ended)
+            if not running:
+                self._running.pop(shard.evaluation_id, None)
         if plan.reachability is not None and plan.reachability.unreachable >= plan.reachability.limit:
             raise _UnreachableError(plan.reachability.message())
         if outcome.stopped or ended.is_set():

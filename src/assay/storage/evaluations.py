@@ -224,9 +224,13 @@ def write_results(
     The evaluation's row is locked first, in the caller's transaction: a cancel waits for a batch being
     written, and no batch is written after it, so the summary counted at the end covers every stored row.
     """
-    locked = select(EvaluationRow.status).where(EvaluationRow.id == evaluation_id).with_for_update()
-    status = connection.execute(locked).scalar()
-    if status is None or EvaluationStatus(status).is_terminal:
+    # A write first: it takes the row lock (PostgreSQL) or the database's write lock (SQLite, where a
+    # read would not), so the status it checks cannot change before this transaction commits.
+    unfinished = [status.value for status in UNFINISHED]
+    locked = update(EvaluationRow).where(
+        EvaluationRow.id == evaluation_id, EvaluationRow.status.in_(unfinished)
+    )
+    if not getattr(connection.execute(locked.values(done=EvaluationRow.done)), "rowcount", 0):
         return None
     inserted = 0
     if rows:
