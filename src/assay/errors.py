@@ -16,15 +16,18 @@ Loc = tuple[str | int, ...]
 """Where a problem is: keys and list indexes into the input (``("target", "url")``, ``("config",
 "labels", 2)``), or a line or case of a file (``("line", 4)``, ``("case", 3)``); empty for the whole input."""
 
-_NUMBERED = frozenset({"line", "case"})
+_NUMBERED = {"line": "line ", "case": "case #"}
+"""Parts followed by a number people read as one: ``line 4``, ``case #3`` (as every surface names a case)."""
 
 
 def location(loc: Loc) -> str:
-    """``loc`` as people read it: ``target.url``, ``config.labels[2]``, ``line 4``."""
+    """``loc`` as people read it: ``target.url``, ``config.labels[2]``, ``line 4``, ``case #3``."""
     text, previous = "", None
     for part in loc:
-        if isinstance(part, int):
-            text += f" {part}" if previous in _NUMBERED else f"[{part}]"
+        if isinstance(part, int) and isinstance(previous, str) and previous in _NUMBERED:
+            text = text[: -len(previous)] + f"{_NUMBERED[previous]}{part}"
+        elif isinstance(part, int):
+            text += f"[{part}]"
         else:
             text += f".{part}" if text else part
         previous = part

@@ -8,7 +8,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from assay.services.statistics import wilson_interval
-from tests.api.test_evaluations import case_ids, recorded, results, start, wait_until_finished
+from tests.api.test_evaluations import results, start, wait_until_finished
 
 
 def suite_with(client: TestClient, metadata: list[dict[str, Any]]) -> int:
@@ -22,24 +22,11 @@ def suite_with(client: TestClient, metadata: list[dict[str, Any]]) -> int:
 
 def evaluate(client: TestClient, suite_id: int, answers: list[str | None]) -> int:
     """A completed recorded evaluation; a ``None`` answer leaves the case without one (a target error)."""
-    ids = case_ids(client, suite_id) if len(answers) <= 50 else all_case_ids(client, suite_id)
-    target = recorded(
-        [i for i, a in zip(ids, answers, strict=True) if a is not None], [a for a in answers if a is not None]
-    )
+    responses = {str(number): a for number, a in enumerate(answers, 1) if a is not None}
+    target = {"type": "recorded", "responses": responses}
     created = start(client, suite_id=suite_id, target=target)
     assert wait_until_finished(client, created["id"])["status"] == "completed"
     return int(created["id"])
-
-
-def all_case_ids(client: TestClient, suite_id: int) -> list[int]:
-    ids: list[int] = []
-    while True:
-        page = client.get(f"/api/suites/{suite_id}/cases", params={"skip": len(ids), "limit": 500}).json()[
-            "data"
-        ]
-        ids += [case["id"] for case in page["cases"]]
-        if len(ids) >= page["total"]:
-            return ids
 
 
 def breakdown(client: TestClient, evaluation_id: int, key: str) -> dict[str, Any]:

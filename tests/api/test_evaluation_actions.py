@@ -32,12 +32,11 @@ def test_rename(client: TestClient) -> None:
 
 def test_rerun_keeps_the_settings_and_the_recorded_answers(client: TestClient) -> None:
     suite = make_suite(client)
-    ids = case_ids(client, suite["id"])
     config = {"aliases": {"true": ["yes", "maybe"], "false": ["no"]}}
     source = start(
         client,
         suite_id=suite["id"],
-        target=recorded(ids, ["yes", "yes", "maybe", "no"]),
+        target=recorded(["yes", "yes", "maybe", "no"]),
         grader_config=config,
         concurrency=3,
         name="first",
@@ -84,8 +83,7 @@ def test_rerun_carries_write_only_headers_and_secrets_by_name(
 def test_rerun_is_checked_like_a_new_evaluation(client: TestClient) -> None:
     assert client.post("/api/evaluations/999/rerun").status_code == 404
     suite = make_suite(client, [("Is it?", "perhaps")])
-    ids = case_ids(client, suite["id"])
-    source = start(client, suite_id=suite["id"], target=recorded(ids, ["yes"]), allow_invalid_expected=True)
+    source = start(client, suite_id=suite["id"], target=recorded(["yes"]), allow_invalid_expected=True)
     wait_until_finished(client, source["id"])
     refused = client.post(f"/api/evaluations/{source['id']}/rerun")
     assert (refused.status_code, refused.json()["error"]["code"]) == (422, "VALIDATION_ERROR")
@@ -96,10 +94,10 @@ def test_rerun_is_checked_like_a_new_evaluation(client: TestClient) -> None:
 def test_one_result_by_case_id(client: TestClient) -> None:
     suite = make_suite(client)
     ids = case_ids(client, suite["id"])
-    evaluation = start(client, suite_id=suite["id"], target=recorded(ids, ["yes", "no", "maybe", "no"]))
+    evaluation = start(client, suite_id=suite["id"], target=recorded(["yes", "no", "maybe", "no"]))
     wait_until_finished(client, evaluation["id"])
     result = client.get(f"/api/evaluations/{evaluation['id']}/results/{ids[2]}").json()["data"]
-    assert (result["case_id"], result["position"], result["agent_response"]) == (ids[2], 2, "maybe")
+    assert (result["case_id"], result["number"], result["agent_response"]) == (ids[2], 3, "maybe")
     assert result["match_status"] == "invalid_response"
     assert result["details"]
     for path in (f"{evaluation['id']}/results/999999", f"999/results/{ids[0]}"):

@@ -331,7 +331,7 @@ def test_verdicts_are_counted_and_filtered_by_their_reason_code(client: TestClie
     suite = make_suite(client)
     ids = case_ids(client, suite["id"])
     answers = ["The answer is: yes", "Maybe false, I think.", "It is not true.", "Final answer: no"]
-    evaluation = start(client, suite_id=suite["id"], grader_id="extract", target=recorded(ids, answers))
+    evaluation = start(client, suite_id=suite["id"], grader_id="extract", target=recorded(answers))
     summary = wait_until_finished(client, evaluation["id"])["summary"]
     assert summary["by_reason_code"] == {"hedged": 1, "negated": 1}
     assert summary["by_match_status"] == {"invalid_response": 2, "match": 2}
@@ -349,7 +349,7 @@ def test_verdicts_are_counted_and_filtered_by_their_reason_code(client: TestClie
     lines = client.get(
         f"/api/evaluations/{evaluation['id']}/export", params={"format": "jsonl", "reason_code": "negated"}
     ).text.splitlines()
-    assert [json.loads(line)["case_id"] for line in lines] == [ids[2]]
+    assert [json.loads(line)["number"] for line in lines] == [3]
     too_long = client.get(f"/api/evaluations/{evaluation['id']}/results", params={"reason_code": "x" * 41})
     assert too_long.status_code == 422
     assert too_long.json()["error"]["code"] == "VALIDATION_ERROR"
@@ -480,9 +480,18 @@ def test_recorded_answers_name_cases_by_key_and_one_naming_no_case_is_refused(cl
     error = response.json()["error"]
     assert error["message"].startswith("3 recorded answer(s) name no case of the suite")
     assert error["problems"] == [
-        "target.recorded.responses: 'q-9' names no case (no case of the suite has this key)",
-        "target.recorded.responses: '1' names no case (no case of the suite has this key)",
-        "target.recorded.responses: 'nul\\x00' names no case (no case of the suite has this key)",
+        {
+            "loc": ["target", "recorded", "responses"],
+            "message": "'q-9' names no case (no case of the suite has this key)",
+        },
+        {
+            "loc": ["target", "recorded", "responses"],
+            "message": "'1' names no case (no case of the suite has this key)",
+        },
+        {
+            "loc": ["target", "recorded", "responses"],
+            "message": "'nul\\x00' names no case (no case of the suite has this key)",
+        },
     ]
 
 
@@ -495,4 +504,7 @@ def test_answers_numbered_from_0_are_refused_not_shifted(client: TestClient) -> 
     )
     assert response.status_code == 422, response.text
     rule = "the suite's cases have no keys: they are numbered 1 to 4"
-    assert response.json()["error"]["problems"] == [f"target.recorded.responses: '0' names no case ({rule})"]
+    problems = response.json()["error"]["problems"]
+    assert problems == [
+        {"loc": ["target", "recorded", "responses"], "message": f"'0' names no case ({rule})"}
+    ]

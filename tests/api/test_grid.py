@@ -8,15 +8,13 @@ from fastapi.testclient import TestClient
 
 from assay.api.app import create_app
 from assay.config import Settings
-from tests.api.test_evaluations import case_ids, make_suite, recorded, start, wait_until_finished
+from tests.api.test_evaluations import make_suite, recorded, start, wait_until_finished
 
 CASES = [(f"Is {n} even?", "true" if n % 2 == 0 else "false") for n in range(6)]
 
 
 def run(client: TestClient, suite_id: int, answers: list[str], name: str) -> int:
-    created = start(
-        client, suite_id=suite_id, target=recorded(case_ids(client, suite_id), answers), name=name
-    )
+    created = start(client, suite_id=suite_id, target=recorded(answers), name=name)
     wait_until_finished(client, created["id"])
     return int(created["id"])
 

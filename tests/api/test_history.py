@@ -17,7 +17,7 @@ def run(client: TestClient, suite_id: int, yes: int, name: str, **body: Any) -> 
     """A completed recorded evaluation answering ``yes`` to the first ``yes`` cases and ``no`` to the rest."""
     ids = case_ids(client, suite_id)
     answers = ["yes"] * yes + ["no"] * (len(ids) - yes)
-    created = start(client, suite_id=suite_id, target=recorded(ids, answers), name=name, **body)
+    created = start(client, suite_id=suite_id, target=recorded(answers), name=name, **body)
     assert wait_until_finished(client, created["id"])["status"] == "completed"
     return int(created["id"])
 

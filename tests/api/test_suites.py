@@ -13,6 +13,7 @@ from assay.errors import ConflictError
 from assay.services.suite_service import NewCase, SuiteService
 from assay.storage.database import create_db_engine, session_factory
 from tests.factories import case_payload, suite_payload
+from tests.support.problems import problem_lines
 
 
 def post_raw(client: TestClient, path: str, body: object) -> object:
@@ -253,36 +254,36 @@ def test_cases_may_carry_keys_all_or_none_each_once(client: TestClient) -> None:
     cases = client.get(f"/api/suites/{keyed['id']}/cases").json()["data"]["cases"]
     assert [(c["number"], c["key"]) for c in cases] == [(1, "a"), (2, "b")]
     refused = [
-        ([keyed_case("a"), keyed_case(None)], 422, "cases.1: no key, while cases.0 has one"),
-        ([keyed_case("a"), keyed_case("a")], 409, "cases.1: key 'a' is also the key of cases.0"),
-        ([{**case_payload(), "key": None}], 422, "cases.0.key: Input should be a valid string"),
+        ([keyed_case("a"), keyed_case(None)], 422, "cases[1]: no key, while cases[0] has one"),
+        ([keyed_case("a"), keyed_case("a")], 409, "cases[1]: key 'a' is also the key of cases[0]"),
+        ([{**case_payload(), "key": None}], 422, "cases[0].key: Input should be a valid string"),
         ([keyed_case(" a")], 422, "without spaces at either end"),
         ([keyed_case("x" * 201)], 422, "a key has 1 to 200 characters"),
     ]
     for cases_in, status, problem in refused:
         response = client.post("/api/suites", json={"name": "refused", "cases": cases_in})
         assert response.status_code == status, response.text
-        assert problem in response.json()["error"]["problems"][0]
+        assert problem in problem_lines(response.json()["error"])[0]
     path = f"/api/suites/{keyed['id']}/cases"
     appended = [
-        ([keyed_case(None)], 409, "the suite's cases have keys: give every new case one"),
-        ([keyed_case("c"), keyed_case("a")], 409, "cases.1: key 'a' is already the key of case #1"),
+        ([keyed_case(None)], 409, "cases: the suite's cases have keys: give every new case one"),
+        ([keyed_case("c"), keyed_case("a")], 409, "cases[1].key: 'a' is already the key of case #1"),
         ([keyed_case("c")], 201, None),
     ]
     for cases_in, status, problem in appended:
         response = client.post(path, json={"cases": cases_in})
         assert response.status_code == status, response.text
         if problem is not None:
-            assert response.json()["error"]["problems"] == [problem]
+            assert problem_lines(response.json()["error"]) == [problem]
     assert [(c["number"], c["key"]) for c in client.get(path).json()["data"]["cases"]] == [
         (1, "a"),
         (2, "b"),
         (3, "c"),
     ]
     response = client.post(f"/api/suites/{suite['id']}/cases", json={"cases": [keyed_case("a")]})
-    assert (response.status_code, response.json()["error"]["problems"]) == (
+    assert (response.status_code, problem_lines(response.json()["error"])) == (
         409,
-        ["the suite's cases have no keys: give the new cases none"],
+        ["cases: the suite's cases have no keys: give the new cases none"],
     )
     other = client.post("/api/suites", json={"name": "other", "cases": [keyed_case("a")]})
     assert other.status_code == 201  # a key is unique in its suite only

@@ -129,7 +129,7 @@ def test_refused_before_anything_is_sent(
     response = client.post(PATH, json={"suite_id": suite["id"], **body})
     assert (response.status_code, response.json()["error"]["code"]) == (status, code), response.text
     if problem is not None:
-        assert problem in response.json()["error"]["problems"][0]
+        assert problem in response.json()["error"]["problems"][0]["message"]
 
 
 def test_the_route_is_not_taken_for_an_evaluation_id(client: TestClient) -> None:

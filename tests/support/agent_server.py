@@ -202,10 +202,11 @@ def free_port() -> int:
 
 
 class AgentServer:
-    """Runs :class:`AgentApp` with uvicorn in a background thread on 127.0.0.1; a context manager."""
+    """Runs :class:`AgentApp` (or another ASGI ``app``) with uvicorn in a background thread on 127.0.0.1;
+    a context manager."""
 
-    def __init__(self, behaviour: AgentBehaviour | None = None) -> None:
-        self.app = AgentApp(behaviour or AgentBehaviour())
+    def __init__(self, behaviour: AgentBehaviour | None = None, *, app: Any = None) -> None:
+        self.app = app if app is not None else AgentApp(behaviour or AgentBehaviour())
         self._socket = socket.socket()
         self._socket.bind(("127.0.0.1", 0))
         self.port: int = self._socket.getsockname()[1]

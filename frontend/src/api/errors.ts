@@ -20,7 +20,8 @@ export class ApiError extends Error {
   }
 }
 
-const NUMBERED = new Set<string | number>(["line", "case"]);
+/** Parts followed by a number people read as one: `line 4`, `case #3` (as every surface names a case). */
+const NUMBERED: Readonly<Record<string, string>> = { line: "line ", case: "case #" };
 
 /** A `loc` as a field path of a form: `["aliases", "false", 0]` is `aliases.false[0]`. */
 export function pathOf(loc: Loc): string {
@@ -30,12 +31,15 @@ export function pathOf(loc: Loc): string {
   }, "");
 }
 
-/** A `loc` as people read it, as the CLI writes it: `target.http.url`, `line 4`. */
+/** A `loc` as people read it, as the CLI writes it: `target.http.url`, `line 4`, `case #3`. */
 export function locationOf(loc: Loc): string {
   let text = "";
   loc.forEach((part, index) => {
     const previous = index > 0 ? loc[index - 1] : undefined;
-    if (typeof part === "number") text += previous !== undefined && NUMBERED.has(previous) ? ` ${part}` : `[${part}]`;
+    const numbered = typeof previous === "string" ? NUMBERED[previous] : undefined;
+    if (typeof part === "number" && numbered !== undefined && typeof previous === "string") {
+      text = text.slice(0, text.length - previous.length) + `${numbered}${part}`;
+    } else if (typeof part === "number") text += `[${part}]`;
     else text += text === "" ? part : `.${part}`;
   });
   return text;

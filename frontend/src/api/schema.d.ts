@@ -75,7 +75,8 @@ export interface paths {
         put?: never;
         /**
          * Grade one answer
-         * @description Grade one answer (a playground); a bad config is ``VALIDATION_ERROR`` listing each problem.
+         * @description Grade one answer (a playground); a bad config is ``VALIDATION_ERROR`` listing each problem. A model
+         *     judge is asked through the server's egress policy, its key read by name (``ASSAY_SECRET_*``...).
          */
         post: operations["grade_api_graders__grader_id__grade_post"];
         delete?: never;
@@ -95,7 +96,7 @@ export interface paths {
         put?: never;
         /**
          * Grade many answers with one config
-         * @description Grade up to 10,000 answers in order (run in a worker thread: a big batch takes a while).
+         * @description Grade up to 10,000 answers in order (up to 100 with a grader that calls out, a model judge).
          */
         post: operations["grade_batch_api_graders__grader_id__grade_batch_post"];
         delete?: never;
@@ -1924,9 +1925,11 @@ export interface components {
             } | null;
             /**
              * Error
+             * @description Why the case has no verdict: the target's failure (timeout_after_retries...), or its grader's (invalid_judgement, judge_<reason>: a model judge that failed; details then say more)
              * @example timeout_after_retries
              * @example http_503_after_retries
              * @example bad_response
+             * @example invalid_judgement
              */
             error: string | null;
             /** Error Detail */

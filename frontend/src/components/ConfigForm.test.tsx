@@ -22,6 +22,26 @@ const TRUE_FALSE_SCHEMA: JsonSchema = {
 };
 
 describe("ConfigForm", () => {
+  it("makes a nullable field null when it is left empty (a key's variable name, a token limit)", () => {
+    const schema: JsonSchema = {
+      type: "object",
+      properties: {
+        api_key_env: { type: ["string", "null"], default: "OPENAI_API_KEY" },
+        max_tokens: { type: ["integer", "null"], default: 1024 },
+        model: { type: "string", default: "gpt-4o-mini" },
+      },
+    };
+    const onChange = vi.fn();
+    const config = defaultsFromSchema(schema);
+    render(<ConfigForm schema={schema} value={config} onChange={onChange} />);
+    fireEvent.change(screen.getByLabelText("api_key_env"), { target: { value: "" } });
+    expect(onChange).toHaveBeenLastCalledWith({ ...config, api_key_env: null });
+    fireEvent.change(screen.getByLabelText("max_tokens"), { target: { value: "" } });
+    expect(onChange).toHaveBeenLastCalledWith({ ...config, max_tokens: null });
+    fireEvent.change(screen.getByLabelText("model"), { target: { value: "" } });
+    expect(onChange).toHaveBeenLastCalledWith({ ...config, model: "" });
+  });
+
   it("shows aliases as editable lists and case_sensitive as a switch", () => {
     const config = defaultsFromSchema(TRUE_FALSE_SCHEMA);
     render(<ConfigForm schema={TRUE_FALSE_SCHEMA} value={config} onChange={() => {}} />);

@@ -80,6 +80,8 @@ export function SchemaField(props: SchemaFieldProps) {
 function PlainField({ name, path, schema, value, onChange, problems }: SchemaFieldProps) {
   const id = useId();
   const type = schemaType(schema);
+  // A field that may be null (an optional key name, "no limit") is null when left empty.
+  const nullable = Array.isArray(schema.type) && schema.type.includes("null");
   const label = schema.title ?? name;
   const hintId = `${id}-hint`;
   const problemsId = `${id}-problems`;
@@ -155,7 +157,8 @@ function PlainField({ name, path, schema, value, onChange, problems }: SchemaFie
           type="number"
           step={type === "integer" ? 1 : "any"}
           value={typeof value === "number" ? value : ""}
-          onChange={(e) => onChange(e.target.value === "" ? undefined : Number(e.target.value))}
+          placeholder={nullable ? "null" : undefined}
+          onChange={(e) => onChange(e.target.value === "" ? (nullable ? null : undefined) : Number(e.target.value))}
         />
         {hint}
         {messages}
@@ -166,7 +169,12 @@ function PlainField({ name, path, schema, value, onChange, problems }: SchemaFie
     return (
       <div className="field" data-field={path}>
         <label htmlFor={id}>{label}</label>
-        <input id={id} value={typeof value === "string" ? value : ""} onChange={(e) => onChange(e.target.value)} />
+        <input
+          id={id}
+          value={typeof value === "string" ? value : ""}
+          placeholder={nullable ? "null" : undefined}
+          onChange={(e) => onChange(e.target.value === "" && nullable ? null : e.target.value)}
+        />
         {hint}
         {messages}
       </div>

@@ -7,7 +7,7 @@ const OUTCOMES: { value: OutcomeFilter; label: string; title: string }[] = [
   { value: "passed", label: "Passed", title: "Graded and passed" },
   { value: "failed", label: "Failed", title: "Graded and not passed (invalid answers included)" },
   { value: "invalid", label: "Invalid", title: "The response or the expected_output is not a valid value" },
-  { value: "error", label: "Error", title: "The target failed: no answer to grade" },
+  { value: "error", label: "Error", title: "No verdict: the target failed, or the grader could not judge (its judge)" },
 ];
 
 interface ResultFiltersProps {
@@ -16,16 +16,21 @@ interface ResultFiltersProps {
   counts: Partial<Record<OutcomeFilter, number>>;
   /** Verdicts by the reason code their grader gave (the summary's `by_reason_code`). */
   reasons: Readonly<Record<string, number>>;
+  /** Results by error reason (the summary's `errors_by_reason`): the error reasons offered. */
+  errorReasons?: Readonly<Record<string, number>>;
 }
 
 /**
  * Which results to show: by outcome (and failure group, shown as a chip), by the reason code of the
- * verdict (offered when the grader gives any), and by text found in the input, expected_output or
- * agent_response.
+ * verdict (offered when the grader gives any), by error reason (`invalid_judgement`,
+ * `timeout_after_retries`...), and by text found in the input, expected_output or agent_response.
  */
-export function ResultFilters({ query, onChange, counts, reasons }: ResultFiltersProps) {
+export function ResultFilters({ query, onChange, counts, reasons, errorReasons = {} }: ResultFiltersProps) {
   const codes = Object.keys(reasons);
   if (query.reason !== "" && !codes.includes(query.reason)) codes.push(query.reason); // a shared link's
+  const errors = Object.entries(errorReasons).sort(([a], [b]) => a.localeCompare(b));
+  // A reason picked from a link or a shared URL stays offered even when the summary no longer lists it.
+  if (query.error !== null && !(query.error in errorReasons)) errors.push([query.error, 0]);
   const [search, setSearch] = useState(query.search);
   const settled = useDebouncedValue(search, 250);
   // Only a settled search reaches the query (once per pause in typing), merged into the query as it is then.
@@ -68,7 +73,24 @@ export function ResultFilters({ query, onChange, counts, reasons }: ResultFilter
           ))}
         </select>
       )}
-      {(query.matchStatus !== null || query.error !== null) && (
+      {errors.length > 0 && (
+        <select
+          aria-label="Error reason"
+          value={query.error ?? ""}
+          onChange={(event) => {
+            const error = event.target.value === "" ? null : event.target.value;
+            onChange({ ...query, error, outcome: error !== null ? "error" : query.outcome });
+          }}
+        >
+          <option value="">any error reason</option>
+          {errors.map(([reason, n]) => (
+            <option key={reason} value={reason}>
+              {reason} ({n.toLocaleString("en")})
+            </option>
+          ))}
+        </select>
+      )}
+      {(query.matchStatus !== null || (query.error !== null && errors.length === 0)) && (
         <span className="group-chip" data-testid="group-filter">
           <span className="mono">{query.error !== null ? `error: ${query.error}` : query.matchStatus}</span>
           <button

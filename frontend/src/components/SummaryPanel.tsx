@@ -25,7 +25,7 @@ export function SummaryPanel({ summary }: { summary: EvaluationSummary }) {
         value: n,
         color: STATUS_COLOURS[status as MatchStatus] ?? "#6b7a99",
       })),
-      ...(summary.error_count > 0 ? [{ label: "target error", value: summary.error_count, color: "#7a5af8" }] : []),
+      ...(summary.error_count > 0 ? [{ label: "error", value: summary.error_count, color: "#7a5af8" }] : []),
     ],
     [summary.by_match_status, summary.error_count],
   );
@@ -51,7 +51,7 @@ export function SummaryPanel({ summary }: { summary: EvaluationSummary }) {
           <span className="hint">of {plural(summary.total_cases, "case")}</span>
         </div>
         <div className="stat">
-          <span className="stat-label">Target errors</span>
+          <span className="stat-label">Errors</span>
           <span className="stat-value">{count(summary.error_count)}</span>
           <span className="hint">
             {Object.entries(summary.errors_by_reason)

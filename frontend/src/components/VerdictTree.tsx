@@ -1,5 +1,6 @@
 import { DetailsTable } from "./DetailsTable";
-import { verdictOutcome } from "./outcome";
+import { EXPLANATION_KEY, verdictError, verdictOutcome } from "./outcome";
+import { TextBlock } from "./TextBlock";
 import { Verdict } from "./Verdict";
 import { CHILDREN_KEY, type VerdictNode, detailsBesideTree, extractionTrace, verdictTree } from "./verdictTree";
 
@@ -64,13 +65,30 @@ interface VerdictDetailsProps {
   details: Readonly<Record<string, unknown>>;
 }
 
-/** A verdict's details: a composite's children drawn as a tree, then every other key in a table. */
+/**
+ * A verdict's details: why a grader could not judge (`error`) and a judge's reasoning (`explanation`) first,
+ * then a composite's children drawn as a tree, then every other key in a table.
+ */
 export function VerdictDetails({ graderId, passed, score, details }: VerdictDetailsProps) {
   const tree = verdictTree({ graderId, passed, score, details });
+  const error = verdictError(details);
+  const explanation = typeof details[EXPLANATION_KEY] === "string" ? (details[EXPLANATION_KEY] as string) : null;
+  const omit = [...(tree ? [CHILDREN_KEY] : []), ...(explanation !== null ? [EXPLANATION_KEY] : [])];
   return (
     <>
+      {error !== null && (
+        <div className="verdict-error" data-testid="verdict-error">
+          <span className="mono">{error}</span> {typeof details.reason === "string" && details.reason}
+        </div>
+      )}
+      {explanation !== null && (
+        <section className="reasoning" aria-label="Reasoning" data-testid="reasoning">
+          <h4>Reasoning</h4>
+          <TextBlock value={explanation} label="reasoning" />
+        </section>
+      )}
       {tree && <VerdictTree root={tree} />}
-      <DetailsTable details={details} omit={tree ? [CHILDREN_KEY] : []} />
+      <DetailsTable details={details} omit={omit} />
     </>
   );
 }

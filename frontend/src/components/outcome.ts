@@ -30,3 +30,21 @@ export function outcomeOf(result: Pick<CaseResult, "passed" | "error" | "match_s
   if (result.error) return "error";
   return verdictOutcome(result.passed, result.match_status);
 }
+
+/** The details key of a judge's reasoning (a model judge's `explanation`), shown apart from the other details. */
+export const EXPLANATION_KEY = "explanation";
+
+/**
+ * The error reason of a verdict whose grader could not judge (a model judge that failed): `details.error`, a
+ * reason code such as `invalid_judgement`; `null` for a verdict on the answer.
+ */
+export function verdictError(details: Readonly<Record<string, unknown>>): string | null {
+  const error = details.error;
+  return typeof error === "string" && /^[a-z][a-z0-9_]{0,99}$/.test(error) ? error : null;
+}
+
+/** A grading result's outcome as the playground shows it: a grader that could not judge is an error. */
+export function gradeOutcome(passed: boolean, details: Readonly<Record<string, unknown>>): Outcome {
+  if (!passed && verdictError(details) !== null) return "error";
+  return verdictOutcome(passed, typeof details.match_status === "string" ? details.match_status : null);
+}

@@ -75,6 +75,7 @@ export function EvaluationPage() {
           onChange={setQuery}
           counts={outcomeCounts(data.summary)}
           reasons={data.summary?.by_reason_code ?? {}}
+          errorReasons={data.summary?.errors_by_reason ?? {}}
         />
         <div className={openCaseId !== undefined ? "results-layout with-panel" : "results-layout"}>
           <ResultsTable

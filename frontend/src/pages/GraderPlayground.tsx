@@ -4,7 +4,7 @@ import { type GraderDetail, type JsonObject, configSchemaOf } from "../api/types
 import { defaultsFromSchema } from "../components/configSchema";
 import { ErrorMessage } from "../components/ErrorMessage";
 import { GraderConfigEditor } from "../components/GraderConfigEditor";
-import { verdictOutcome } from "../components/outcome";
+import { gradeOutcome } from "../components/outcome";
 import { Verdict } from "../components/Verdict";
 import { VerdictDetails } from "../components/VerdictTree";
 
@@ -56,7 +56,7 @@ export function GraderPlayground({ grader }: { grader: GraderDetail }) {
       {grade.data && (
         <div className="grade-result" data-testid="grade-result">
           <p>
-            <Verdict outcome={verdictOutcome(grade.data.passed, String(grade.data.details.match_status ?? ""))} /> score{" "}
+            <Verdict outcome={gradeOutcome(grade.data.passed, grade.data.details)} /> score{" "}
             <span className="mono">{grade.data.score.toFixed(2)}</span>
           </p>
           <VerdictDetails

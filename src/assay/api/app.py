@@ -19,12 +19,15 @@ from assay.config import Settings
 from assay.services.demo_suite import seed_demo_suite
 from assay.services.evaluation_scheduling import EmbeddedScheduler, Scheduler, WorkerOptions
 from assay.services.grader_service import GraderService
+from assay.services.grading import open_calls
 from assay.services.runner import finish_in_thread
 from assay.services.target_policy import target_policy
 from assay.storage.database import create_db_engine, migrate, session_factory
 
 WORKER_THREADS = 4
 """Requests served on worker threads at once (sync routes); more wait their turn."""
+GRADER_CALLS = 16
+"""Calls the grade routes may have in flight to graders' endpoints (model judges) at once."""
 
 Extension = Callable[[FastAPI], AbstractAsyncContextManager[None]]
 """Something to run while the app runs: entered after the database is ready, exited at shutdown."""
@@ -79,7 +82,16 @@ async def _evaluations(app: FastAPI) -> AsyncIterator[None]:
         await scheduler.close()
 
 
-EXTENSIONS: tuple[Extension, ...] = (_database, _evaluations)
+@asynccontextmanager
+async def _grader_calls(app: FastAPI) -> AsyncIterator[None]:
+    # The grade routes' transport for graders that call out (a model judge), under the targets' policy.
+    calls = open_calls(app.state.scheduler.target_policy, concurrency=GRADER_CALLS)
+    app.state.grader_calls = calls
+    async with calls:
+        yield
+
+
+EXTENSIONS: tuple[Extension, ...] = (_database, _evaluations, _grader_calls)
 
 
 @asynccontextmanager

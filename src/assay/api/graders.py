@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 from weakref import WeakKeyDictionary
 
+from anyio import to_thread
 from fastapi import APIRouter, Path, Request, Response
 
 from assay.api.deps import DEFAULT_LIMIT, GraderServiceDep, Limit, Skip
@@ -25,13 +26,18 @@ from assay.api.schemas.graders import (
     ValidateRequest,
     ValidationResult,
 )
+from assay.errors import Problem, ValidationError
+from assay.graders import CallTransport, GraderInterface
 from assay.graders import GradeResult as Grading
-from assay.graders import GraderInterface
 from assay.services.grader_service import GraderService
+from assay.services.grading import check_calls, grade_answer, grade_answers, needs_calls
 
 router = APIRouter(prefix="/api/graders", tags=["graders"], responses=ERROR_RESPONSES)
 
 GraderId = Annotated[str, Path(description="Grader id, e.g. string-match", max_length=200)]
+MAX_CALLING_BATCH = 100
+"""Answers per batch for a grader that makes an outbound call for each (a model judge)."""
+CALLING_BATCH_CONCURRENCY = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,13 +100,30 @@ def _outcome(result: Grading) -> GradeOutcome:
     return GradeOutcome(passed=result["passed"], score=result["score"], details=result["details"])
 
 
-# Grading and config checks are CPU work: the routes are plain functions, which FastAPI runs on worker
-# threads, so that a big config or answer never holds the event loop (health checks, live evaluations).
+def _calls(request: Request, grader: GraderInterface) -> CallTransport:
+    """The app's transport for a grader that calls out (a model judge), its endpoint checked first under the
+    targets' policy: a key that is not available or a refused URL is ``VALIDATION_ERROR``, as for a target."""
+    check_calls(grader, request.app.state.scheduler.target_policy)
+    calls: CallTransport = request.app.state.grader_calls
+    return calls
+
+
+# Grading and config checks are CPU work: they run on worker threads, so that a big config or answer never
+# holds the event loop (health checks, live evaluations). A grader that calls out (a model judge) waits for
+# its reply on the loop instead: a worker thread must not be held for the length of a model's answer.
 @router.post("/{grader_id}/grade", summary="Grade one answer")
-def grade(grader_id: GraderId, body: GradeRequest, graders: GraderServiceDep) -> Envelope[GradeResult]:
-    """Grade one answer (a playground); a bad config is ``VALIDATION_ERROR`` listing each problem."""
-    grader = graders.build(grader_id, body.config)
-    result = grader.grade(body.agent_response, body.expected_output)
+async def grade(
+    grader_id: GraderId, body: GradeRequest, graders: GraderServiceDep, request: Request
+) -> Envelope[GradeResult]:
+    """Grade one answer (a playground); a bad config is ``VALIDATION_ERROR`` listing each problem. A model
+    judge is asked through the server's egress policy, its key read by name (``ASSAY_SECRET_*``...)."""
+    grader = await to_thread.run_sync(graders.build, grader_id, body.config)
+    if needs_calls(grader):
+        result = await grade_answer(
+            grader, body.agent_response, body.expected_output, _calls(request, grader)
+        )
+    else:
+        result = await to_thread.run_sync(grader.grade, body.agent_response, body.expected_output)
     return ok(GradeResult(**_outcome(result).model_dump(), grader=_spec(grader)))
 
 
@@ -109,10 +132,31 @@ def grade(grader_id: GraderId, body: GradeRequest, graders: GraderServiceDep) ->
     summary="Grade many answers with one config",
     response_model=Envelope[GradeBatchResult],
 )
-def grade_batch(grader_id: GraderId, body: GradeBatchRequest, graders: GraderServiceDep) -> Response:
-    """Grade up to 10,000 answers in order (run in a worker thread: a big batch takes a while)."""
-    grader = graders.build(grader_id, body.config)
-    outcomes = [_outcome(grader.grade(item.agent_response, item.expected_output)) for item in body.items]
+async def grade_batch(
+    grader_id: GraderId, body: GradeBatchRequest, graders: GraderServiceDep, request: Request
+) -> Response:
+    """Grade up to 10,000 answers in order (up to 100 with a grader that calls out, a model judge)."""
+    grader = await to_thread.run_sync(graders.build, grader_id, body.config)
+    pairs = [(item.agent_response, item.expected_output) for item in body.items]
+    if needs_calls(grader):
+        if len(pairs) > MAX_CALLING_BATCH:
+            message = (
+                f"at most {MAX_CALLING_BATCH} answers per batch for grader '{grader_id}', which makes "
+                f"an outbound call for each (got {len(pairs)}); run an evaluation for more"
+            )
+            raise ValidationError.of(Problem(("items",), message))
+        results = await grade_answers(
+            grader, pairs, _calls(request, grader), concurrency=CALLING_BATCH_CONCURRENCY
+        )
+    else:
+        results = await to_thread.run_sync(
+            lambda: [grader.grade(response, expected) for response, expected in pairs]
+        )
+    return await to_thread.run_sync(_batch_reply, grader, results)
+
+
+def _batch_reply(grader: GraderInterface, results: list[Grading]) -> Response:
+    outcomes = [_outcome(result) for result in results]
     passed = sum(outcome.passed for outcome in outcomes)
     return rendered(
         GradeBatchResult(

@@ -17,8 +17,10 @@ from assay.cli.gate import check_gate
 from assay.cli.graders import ConfigOption, GraderOption, PresetOption
 from assay.cli.options import check_rate, grader_config
 from assay.errors import NotFoundError
+from assay.graders import GraderInterface
 from assay.services.file_grading import GradeTally, grade_stream
 from assay.services.grader_service import GraderService
+from assay.services.grading import GradePairs, blocking_grading, needs_calls
 from assay.services.row_reader import BadRow, RowFormat
 
 _PROGRESS_EVERY_ROWS = 8192
@@ -39,7 +41,7 @@ def _summary(tally: GradeTally, console: Console) -> None:
     table = Table("rows", "passed", "pass rate", "bad rows", title="Summary")
     table.add_row(str(tally.rows), str(tally.passed), f"{tally.pass_rate:.2%}", str(len(tally.bad_rows)))
     console.print(table)
-    statuses = Table("match_status", "count")
+    statuses = Table("match_status / error", "count")
     for status, count in tally.by_status.most_common():
         statuses.add_row(status, str(count))
     console.print(statuses)
@@ -65,12 +67,25 @@ def grade_file(
             help="Exit 1 when the pass rate (bad rows count as failed) is below this (0-1); default 1",
         ),
     ] = None,
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", "-j", min=1, max=1024, help="Calls in flight (a model judge)")
+    ] = 8,
 ) -> None:
     """Grade every row of FILE; one JSON result per row and a summary. Exit 0 when the pass rate reaches
     the gate (default: every row passed), 1 when not (unreadable rows count as failed), 2 on a usage error."""
     check_rate(min_pass_rate)
     graders = GraderService()
     grader = graders.build(grader_id, grader_config(graders, grader_id, config, preset))
+    with blocking_grading(grader, concurrency=concurrency) as grade_pairs:
+        tally = _grade_rows(file, grader, output, grade_pairs if needs_calls(grader) else None)
+    _summary(tally, out if output is not None else err)
+    check_gate(passed=tally.passed, counted=tally.counted, min_pass_rate=min_pass_rate)
+
+
+def _grade_rows(
+    file: Path, grader: GraderInterface, output: Path | None, grade_pairs: GradePairs | None
+) -> GradeTally:
+    """Grade FILE's rows into ``output`` (stdout by default); what was seen."""
     try:
         source = file.open("rb")
     except OSError as exc:
@@ -92,7 +107,14 @@ def grade_file(
             ) as progress,
         ):
             task = progress.add_task(f"grading {file.name}", total=size)
-            lines = grade_stream(grader, source, RowFormat.for_path(file), tally, _report_bad_row(tally))
+            lines = grade_stream(
+                grader,
+                source,
+                RowFormat.for_path(file),
+                tally,
+                _report_bad_row(tally),
+                grade_pairs=grade_pairs,
+            )
             write = sink.write  # the buffered writer batches; holding lines in a list here was 75% slower
             for count, line in enumerate(lines, 1):
                 write(line)
@@ -102,5 +124,4 @@ def grade_file(
     finally:
         if output is not None:
             sink.close()
-    _summary(tally, out if output is not None else err)
-    check_gate(passed=tally.passed, counted=tally.counted, min_pass_rate=min_pass_rate)
+    return tally

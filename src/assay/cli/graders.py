@@ -15,6 +15,7 @@ from assay.cli.options import grader_config
 from assay.graders import GraderInterface, why_unavailable
 from assay.serialization import json_text
 from assay.services.grader_service import GraderService
+from assay.services.grading import blocking_grading
 
 GraderOption = Annotated[str, typer.Option("--grader", "-g", help="Grader id, e.g. true-false")]
 ConfigOption = Annotated[
@@ -69,9 +70,11 @@ def grade(
     config: ConfigOption = None,
     preset: PresetOption = None,
 ) -> None:
-    """Grade one response; prints the result as JSON, exits 0 when it passed and 1 when it did not."""
+    """Grade one response; prints the result as JSON, exits 0 when it passed and 1 when it did not. A model
+    judge (llm-judge) is asked over HTTP, its key read from the variable its config names."""
     graders = GraderService()
     grader = graders.build(grader_id, grader_config(graders, grader_id, config, preset))
-    result = grader.grade(response, expected)
+    with blocking_grading(grader) as grade_pairs:
+        (result,) = grade_pairs([(response, expected)])
     out.print(json_text(result, indent=2), markup=False)
     check_gate(passed=int(result["passed"]), counted=1, min_pass_rate=None)

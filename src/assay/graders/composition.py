@@ -13,6 +13,8 @@ Rules every composite keeps:
 - A child's ``invalid_expected`` makes the composite ``invalid_expected`` (a suite bug, not an answer's).
 - A child that raises or returns something malformed makes the composite ``invalid_response``: never a pass.
 - The tree is bounded: at most ``MAX_DEPTH`` composites nested and ``MAX_NODES`` graders in all.
+- A grader that needs an outbound call (:class:`~assay.graders.calls.CallingGrader`, a model judge) is not
+  a child: composites grade synchronously and could only ever report its call as not made.
 
 Version: the class version (``"1.0.0"``) covers the combination's own rules; a configured instance reports
 ``"<class version>+<digest>"``, the digest covering each child's id and version (a nested composite's
@@ -30,6 +32,7 @@ from typing import Any, ClassVar
 
 from assay.graders import catalog
 from assay.graders.base import GraderInterface, why_unavailable
+from assay.graders.calls import CallingGrader
 from assay.graders.config_check import ConfigProblem, ProblemKind, fill_defaults, schema_problems
 from assay.graders.text import read_text
 from assay.graders.verdict import EMPTY_RESPONSE_REASON, GradeResult, MatchStatus, status_of
@@ -288,6 +291,15 @@ class CompositeGrader(GraderInterface):
             if child_class is None:
                 known = ", ".join(catalog.known_ids())
                 message = f"no grader has the id '{grader_id}' (known ids: {known})"
+                problems.append(
+                    ConfigProblem(f"{at}.grader_id", f"'{at}.grader_id': {message}", ProblemKind.VALUE)
+                )
+                continue
+            if issubclass(child_class, CallingGrader):  # its call is made by the runner for the root only
+                message = (
+                    f"'{grader_id}' needs an outbound call for each answer, which a composite grader cannot "
+                    "make; use it as the evaluation's own grader"
+                )
                 problems.append(
                     ConfigProblem(f"{at}.grader_id", f"'{at}.grader_id': {message}", ProblemKind.VALUE)
                 )

@@ -58,6 +58,11 @@ class GradeResult(TypedDict):
 
 EMPTY_RESPONSE_REASON = "Empty or null response"
 
+ERROR_KEY = "error"
+"""A details key set only when the grader could not judge at all (its model judge failed, say): the value is
+an error reason (``invalid_judgement``...). Such a verdict is ``invalid_response`` and fails; an evaluation
+stores it as a case error with that reason, like a target's, so it can be counted and filtered apart."""
+
 
 _NO_EXTRA: Mapping[str, Any] = MappingProxyType({})
 
@@ -128,6 +133,20 @@ def status_of(result: Mapping[str, Any]) -> MatchStatus:
     if raw in _BY_VALUE:
         return _BY_VALUE[raw]
     return MatchStatus.MATCH if result.get("passed") is True else MatchStatus.MISMATCH
+
+
+def error_of(result: Mapping[str, Any]) -> str | None:
+    """The error reason of a verdict whose grader could not judge (see ``ERROR_KEY``), else ``None``."""
+    details = result.get("details")
+    error = details.get(ERROR_KEY) if isinstance(details, Mapping) else None
+    if type(error) is str and result.get("passed") is not True and _REASON_CODE.fullmatch(error):
+        return error
+    return None
+
+
+_REASON_CODE = re.compile(r"[a-z][a-z0-9_]{0,99}")
+"""A reason code (``invalid_judgement``, ``judge_http_503_after_retries``), as stored in a 100-character
+column; any other value under the key is a grader's own detail, not an error."""
 
 
 _BY_VALUE: dict[object, MatchStatus] = {status.value: status for status in MatchStatus}

@@ -16,6 +16,7 @@ from assay.services.evaluation_records import Evaluation, Result, evaluation_of,
 from assay.services.evaluation_scheduling import Scheduler
 from assay.services.evaluation_summary import recount
 from assay.services.grader_service import GraderService
+from assay.services.grading import check_calls
 from assay.services.preflight import preflight_suite
 from assay.services.regrade import check_source
 from assay.services.runner import RunCase
@@ -166,6 +167,7 @@ class EvaluationService:
             raise NotFoundError("Suite not found")
         # NotFoundError or ConfigError, its problems located in the request
         grader = self.graders.build(request.grader_id, request.grader_config, where=("grader_config",))
+        check_calls(grader, self.scheduler.target_policy, where=("grader_config",))  # a judge's key and URL
         spec = parse_target_spec(request.target, allowed=allowed_targets)
         check_target(spec, self.scheduler.target_policy)
         if isinstance(spec, EvaluationTargetSpec):

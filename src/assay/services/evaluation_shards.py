@@ -27,6 +27,7 @@ from assay.graders import GraderInterface
 from assay.services.evaluation_records import result_columns
 from assay.services.evaluation_summary import SummaryRefresher, finish_evaluation
 from assay.services.grader_service import GraderService
+from assay.services.grading import calls_for
 from assay.services.reachability import CALLING_TARGETS, ReachabilityWatch
 from assay.services.regrade import stored_replies
 from assay.services.runner import CaseResult, RunCase, finish_in_thread, run_cases
@@ -306,7 +307,9 @@ class ShardRunner:
             target = build_target(
                 plan.spec, concurrency=concurrency, policy=self.policy, stored_replies=replies
             )
-            async with target:
+            # A model judge's calls go out under the targets' policy; other graders open nothing.
+            judge = calls_for(plan.grader, self.policy, concurrency=concurrency)
+            async with target, judge as calls:
                 outcome = await run_cases(
                     run,
                     target,
@@ -316,6 +319,7 @@ class ShardRunner:
                     stop=stop,
                     gate=self._gate,
                     reachability=plan.reachability,
+                    calls=calls,
                 )
         finally:
             watcher.cancel()

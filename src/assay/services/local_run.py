@@ -17,6 +17,7 @@ from assay.errors import NotFoundError, Problem, ValidationError
 from assay.graders import GraderInterface
 from assay.serialization import json_line
 from assay.services.case_keys import key_text, listed, naming_rule, read_key
+from assay.services.grading import calls_for, check_calls
 from assay.services.reachability import ReachabilityWatch
 from assay.services.row_reader import BadRow, Row, RowFormat, read_rows
 from assay.services.runner import CaseResult, RunCase, RunOutcome, run_cases
@@ -121,7 +122,7 @@ def load_responses(path: Path, suite: LocalSuite) -> dict[str, str | None]:
                 answered_on[name] = row.line
                 responses[name] = response_text(row.data["agent_response"])
     if problems:
-        message = f"{len(problems)} answer(s) in {path.name} cannot be used; first: {problems[0]}"
+        message = f"{len(problems)} answer(s) in {path.name} cannot be used"
         raise ValidationError(message, problems=listed(problems, limit=_MAX_BAD_ROWS_LISTED))
     return responses
 
@@ -156,7 +157,11 @@ async def run_local(
 
     A ``reachability`` watch stops the run when the first cases all fail to reach the agent."""
     check_target(spec)
-    async with build_target(spec, concurrency=concurrency) as target:
+    check_calls(grader)
+    async with (
+        build_target(spec, concurrency=concurrency) as target,
+        calls_for(grader, concurrency=concurrency) as calls,
+    ):
         outcome = await run_cases(
             suite.cases,
             target,
@@ -165,6 +170,7 @@ async def run_local(
             concurrency=concurrency,
             on_written=on_written,
             reachability=reachability,
+            calls=calls,
         )
     sink.results.sort(key=lambda result: result.number)
     return outcome

@@ -29,13 +29,18 @@ def check_source(session: Session, spec: EvaluationTargetSpec, suite_id: int) ->
 def stored_replies(
     session: Session, evaluation_id: int, case_ids: Sequence[int] | None = None
 ) -> dict[int, TargetReply]:
-    """Each case's stored reply (of ``case_ids`` only, when given), by case id: the answer, or the error
-    with its detail (it stays an error)."""
+    """Each case's stored reply (of ``case_ids`` only, when given), by case id: the answer, or the target's
+    error with its detail (it stays an error). An error its grader gave (a model judge that failed) is no
+    error of the reply: the answer is graded again."""
     return {
         case_id: TargetReply(
-            response, error=error, error_detail=detail, latency_ms=latency, attempts=attempts
+            response,
+            error=None if graded else error,
+            error_detail=None if graded else detail,
+            latency_ms=latency,
+            attempts=attempts,
         )
-        for case_id, response, error, detail, latency, attempts in store.replies_by_case(
+        for case_id, response, error, detail, latency, attempts, graded in store.replies_by_case(
             session, evaluation_id, case_ids
         )
     }

@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from assay.graders import GraderInterface
-from assay.graders.verdict import status_of
+from assay.graders import CallingGrader, CallTransport, GraderInterface, grade_calling
+from assay.graders.verdict import GradeResult, error_of, status_of
 from assay.services.reachability import ReachabilityWatch
 from assay.services.summary import ReportShape, ResultFacts
 from assay.targets import Target, TargetCase, TargetReply
@@ -100,12 +100,53 @@ class RunOutcome:
 
 def grade_reply(case: RunCase, reply: TargetReply, grader: GraderInterface) -> CaseResult:
     """The result of one case: a target error is kept as data (failed, unscored); a reply is graded."""
+    if reply.error is not None:
+        return _result(case, reply)
+    return _graded(case, reply, grader.grade(reply.output, case.expected_output))
+
+
+async def grade_reply_calling(
+    case: RunCase, reply: TargetReply, grader: CallingGrader, calls: CallTransport
+) -> CaseResult:
+    """:func:`grade_reply` for a grader that needs an outbound call (a model judge), sent by ``calls``."""
+    if reply.error is not None:
+        return _result(case, reply)
+    verdict = await grade_calling(grader, reply.output, case.expected_output, calls)
+    return _graded(case, reply, verdict)
+
+
+def _graded(case: RunCase, reply: TargetReply, verdict: GradeResult) -> CaseResult:
+    """The result of a graded reply; a verdict whose grader could not judge (``error_of``) is stored as a case
+    error with that reason, its details kept (what the judge was asked and answered)."""
+    details = verdict["details"]
+    error = error_of(verdict)
+    if error is not None:
+        return _result(case, reply, details=details, error=error, error_detail=details.get("reason") or None)
+    return _result(
+        case,
+        reply,
+        passed=bool(verdict["passed"]),
+        score=float(verdict["score"]),
+        details=details,
+        match_status=status_of(verdict).value,
+    )
+
+
+def _result(
+    case: RunCase,
+    reply: TargetReply,
+    *,
+    passed: bool = False,
+    score: float | None = None,
+    details: dict[str, Any] | None = None,
+    match_status: str | None = None,
+    error: str | None = None,
+    error_detail: str | None = None,
+) -> CaseResult:
+    """The record of one case's reply and verdict; without a verdict, the target's error (if any)."""
     target_case = case.target_case
-    passed, score, details, match_status = False, None, None, None
-    if reply.error is None:
-        verdict = grader.grade(reply.output, case.expected_output)
-        passed, score = bool(verdict["passed"]), float(verdict["score"])
-        details, match_status = verdict["details"], status_of(verdict).value
+    if reply.error is not None:
+        error, error_detail = reply.error, reply.error_detail
     return CaseResult(
         case_id=target_case.case_id,
         number=target_case.place,
@@ -117,8 +158,8 @@ def grade_reply(case: RunCase, reply: TargetReply, grader: GraderInterface) -> C
         score=score,
         details=details,
         match_status=match_status,
-        error=reply.error,
-        error_detail=reply.error_detail if reply.error is not None else None,
+        error=error,
+        error_detail=error_detail,
         latency_ms=reply.latency_ms,
         attempts=reply.attempts,
     )
@@ -204,17 +245,21 @@ async def run_cases(
     batch_size: int = BATCH_SIZE,
     flush_interval: float = FLUSH_INTERVAL_S,
     reachability: ReachabilityWatch | None = None,
+    calls: CallTransport | None = None,
 ) -> RunOutcome:
     """Run every case through ``target`` and ``grader`` into ``sink``.
 
-    Setting ``stop`` ends the run early: calls in flight are abandoned (those cases get no result, so a
-    later resume runs them) and every result graded so far is still written. A ``reachability`` watch
-    sees every result and sets ``stop`` when the agent cannot be reached at all. ``gate``, shared by
-    runs, bounds the calls in flight of them all (a worker's cap).
+    A grader that needs an outbound call per answer (a model judge) has it made through ``calls``, in the
+    same worker as the case, so ``concurrency`` bounds the judge's calls too. Setting ``stop`` ends the run
+    early: calls in flight are abandoned (those cases get no result, so a later resume runs them) and every
+    result graded so far is still written. A ``reachability`` watch sees every result and sets ``stop``
+    when the agent cannot be reached at all. ``gate``, shared by runs, bounds the agent calls in flight of
+    them all (a worker's cap).
     """
     queue: asyncio.Queue[CaseResult | None] = asyncio.Queue()
     remaining = iter(cases)
     stop = stop or asyncio.Event()
+    calling = grader if isinstance(grader, CallingGrader) and calls is not None else None
 
     async def work() -> None:
         for count, case in enumerate(remaining, 1):
@@ -223,7 +268,10 @@ async def run_cases(
             else:
                 async with gate:
                     reply = await target.respond(case.target_case)
-            result = grade_reply(case, reply, grader)
+            if calling is not None and calls is not None:
+                result = await grade_reply_calling(case, reply, calling, calls)
+            else:
+                result = grade_reply(case, reply, grader)
             queue.put_nowait(result)
             if reachability is not None and reachability.observe(result.error, result.error_detail):
                 stop.set()

@@ -508,8 +508,9 @@ def flipped_case_ids(
 def replies_by_case(
     session: Session, evaluation_id: int, case_ids: Sequence[int] | None = None
 ) -> Iterator[tuple[Any, ...]]:
-    """``(case_id, response, error, error_detail, latency_ms, attempts)`` of every result (re-grading), or
-    of those of ``case_ids``."""
+    """``(case_id, response, error, error_detail, latency_ms, attempts, graded)`` of every result
+    (re-grading), or of those of ``case_ids``; ``graded``: the result has details, so an error on it is its
+    grader's, not the target's."""
     query = select(
         ResultRow.case_id,
         ResultRow.agent_response,
@@ -517,6 +518,7 @@ def replies_by_case(
         ResultRow.error_detail,
         ResultRow.latency_ms,
         ResultRow.attempts,
+        ResultRow.details.is_not(None),
     ).where(ResultRow.evaluation_id == evaluation_id)
     if case_ids is not None:
         query = query.where(ResultRow.case_id.in_(case_ids))

@@ -88,11 +88,12 @@ class HttpSession:
             self._session = aiohttp.ClientSession(connector=connector, timeout=self._timeout)
         return self._session
 
-    async def request(self, method: str, url: str, **kwargs: Any) -> Reply:
-        """One request, redirects not followed, its body read up to the cap."""
+    async def request(self, method: str, url: str, *, body_limit: int | None = None, **kwargs: Any) -> Reply:
+        """One request, redirects not followed, its body read up to the cap (``body_limit`` bytes when
+        given, else the answer cap plus room for the JSON around it)."""
         self._egress.check_url(url)
         async with self._open().request(method, url, allow_redirects=False, **kwargs) as response:
-            body = await _read_capped(response, self.max_answer_bytes)
+            body = await _read_capped(response, self.max_answer_bytes, body_limit)
             return Reply(response.status, response.headers, body)
 
     async def aclose(self) -> None:
@@ -101,19 +102,24 @@ class HttpSession:
             await self._session.close()
 
 
-async def _read_capped(response: aiohttp.ClientResponse, max_answer_bytes: int) -> bytes:
-    limit = max_answer_bytes + _BODY_OVERHEAD_BYTES
+async def _read_capped(
+    response: aiohttp.ClientResponse, max_answer_bytes: int, body_limit: int | None = None
+) -> bytes:
+    limit = max_answer_bytes + _BODY_OVERHEAD_BYTES if body_limit is None else body_limit
     chunks: list[bytes] = []
     size = 0
     async for chunk in response.content.iter_chunked(64 * 1024):
         chunks.append(chunk)
         size += len(chunk)
         if size > limit:
-            cut = b"".join(chunks)[:max_answer_bytes].decode(errors="ignore")
+            cut = b"".join(chunks)[: min(max_answer_bytes, limit)].decode(errors="ignore")
+            cap = (
+                f"ASSAY_MAX_ANSWER_BYTES is {max_answer_bytes:,}"
+                if body_limit is None
+                else "the cap of this call"
+            )
             raise TargetCallError(
-                ErrorReason.ANSWER_TOO_LARGE.value,
-                f"reply body over {limit:,} bytes (ASSAY_MAX_ANSWER_BYTES is {max_answer_bytes:,})",
-                output=cut,
+                ErrorReason.ANSWER_TOO_LARGE.value, f"reply body over {limit:,} bytes ({cap})", output=cut
             )
     return b"".join(chunks)
 
@@ -155,6 +161,7 @@ async def send(
     timeout: float,
     *,
     follow_redirects: bool = False,
+    body_limit: int | None = None,
     **kwargs: Any,
 ) -> Reply:
     """One request; transport failures and 408/429/5xx raise a retryable :class:`TargetCallError`.
@@ -164,7 +171,7 @@ async def send(
     may hold secrets meant for the first one). Header values are never put into a failure's detail.
     """
     for _ in range(MAX_REDIRECTS + 1):
-        reply = await _send_once(session, method, url, timeout, **kwargs)
+        reply = await _send_once(session, method, url, timeout, body_limit=body_limit, **kwargs)
         keep_raw(partial(_raw, reply, url))
         location = reply.headers.get("location")
         if reply.status not in _REDIRECTS or location is None:
@@ -179,9 +186,11 @@ async def send(
     raise TargetCallError(ErrorReason.HTTP_REDIRECT.value, f"more than {MAX_REDIRECTS} redirects")
 
 
-async def _send_once(session: HttpSession, method: str, url: str, timeout: float, **kwargs: Any) -> Reply:
+async def _send_once(
+    session: HttpSession, method: str, url: str, timeout: float, *, body_limit: int | None, **kwargs: Any
+) -> Reply:
     try:
-        return await session.request(method, url, **kwargs)
+        return await session.request(method, url, body_limit=body_limit, **kwargs)
     except EgressRefusedError as exc:
         raise TargetCallError(ErrorReason.EGRESS_REFUSED.value, exc.rule) from exc
     except TimeoutError as exc:

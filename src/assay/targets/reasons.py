@@ -19,6 +19,10 @@ class ErrorReason(StrEnum):
     ANSWER_TOO_LARGE = "answer_too_large"
     EGRESS_REFUSED = "egress_refused"
     HTTP_REDIRECT = "http_redirect"
+    SECRET_UNAVAILABLE = "secret_unavailable"
+    """A grader's call names a key its process may not read, or one that is unset (checked again per call)."""
+    BAD_REQUEST = "bad_request"
+    """A grader's request could not be encoded (never sent)."""
 
 
 def http_reason(status: int, *, retried: bool) -> str:

@@ -57,7 +57,7 @@ def test_bad_recorded_answers_are_listed_with_their_line_numbers(tmp_path: Path)
     proc = assay("run", str(suite(tmp_path)), "-g", "true-false", "--responses", str(answers))
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
-    assert lines[0] == "error: 3 bad rows in answers.jsonl"
+    assert lines[0] == "error: 3 answer(s) in answers.jsonl cannot be used"
     assert [line.split(":")[0] for line in lines[1:]] == ["  line 2", "  line 3", "  line 4"]
     assert "missing field(s): agent_response" in lines[2]
 

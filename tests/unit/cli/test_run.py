@@ -218,7 +218,7 @@ def test_answers_keyed_from_0_for_a_suite_without_keys_are_refused_naming_their_
     assert proc.returncode == 2, proc.stderr
     stderr = " ".join(proc.stderr.split())
     rule = "the suite's cases have no keys: they are numbered 1 to 20"
-    assert f"answers.jsonl line 1: id '0' matches no case ({rule})" in stderr
+    assert f"line 1: id '0' matches no case ({rule})" in stderr
     # numbered from 1, they all land where they belong
     answers = write_rows(
         tmp_path / "answers.jsonl", [{"id": n + 1, "agent_response": "yes"} for n in range(20)]
@@ -245,8 +245,8 @@ def test_a_suite_with_ids_matches_answers_by_key_whatever_their_order(tmp_path: 
     proc = run(str(suite), "-g", "true-false", "--responses", str(answers))
     assert proc.returncode == 2
     stderr = " ".join(proc.stderr.split())
-    assert "answers.jsonl line 21: id '20' matches no case (no case of the suite has this key)" in stderr
-    assert "answers.jsonl line 22: id '3' names a case line 4 already answered" in stderr
+    assert "line 21: id '20' matches no case (no case of the suite has this key)" in stderr
+    assert "line 22: id '3' names a case line 4 already answered" in stderr
 
 
 def test_a_suite_file_with_a_key_given_twice_names_both_lines(tmp_path: Path) -> None:

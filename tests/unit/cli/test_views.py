@@ -148,8 +148,9 @@ def test_failures_by_group_and_one_group_s_cases(stored: Stored) -> None:
     mismatches = assay("failures", str(stored.worse), "--group", "mismatch", url=stored.url)
     assert mismatches.returncode == 0, mismatches.stderr
     table = rows(mismatches.stdout)
-    assert [row[1] for row in table] == [str(stored.case_ids[n]) for n in (5, 6, 7)]
-    assert table[0][2:] == ["Is statement 5 true?", "true", "no", "Expected true but got false"]
+    assert [row[0] for row in table] == ["6", "7", "8"]  # numbered from 1
+    assert [row[2] for row in table] == [str(stored.case_ids[n]) for n in (5, 6, 7)]
+    assert table[0][3:] == ["Is statement 5 true?", "true", "no", "Expected true but got false"]
 
     group = ["--group", "no_recorded_response", "--json"]
     errors = json.loads(assay("failures", str(stored.worse), *group, url=stored.url).stdout)

@@ -13,7 +13,15 @@ from typing import Any
 
 import pytest
 
-from assay.graders import BUILTIN_GRADERS, GraderInterface, catalog, why_unavailable
+from assay.graders import (
+    BUILTIN_GRADERS,
+    CallReply,
+    GraderInterface,
+    LLMJudgeGrader,
+    OutboundCall,
+    catalog,
+    why_unavailable,
+)
 from tests.support.requirements import require
 
 PINNED = {
@@ -35,6 +43,7 @@ PINNED = {
     "any": ("1.0.0+2fc465321044", "0268b174314a905c"),
     "at-least": ("1.0.0+2fc465321044", "5b42b3af55642670"),
     "weighted": ("1.0.0+2fc465321044", "651c522911f35525"),
+    "llm-judge": ("1.0.0", "41c927c7adcbfb26"),
 }
 TF: dict[str, Any] = {"grader_id": "true-false"}
 SM: dict[str, Any] = {"grader_id": "string-match"}
@@ -164,4 +173,47 @@ def test_version_pins_verdicts_of_configured_composites(grader_id: str) -> None:
     grader = grader_class(grader_id, config)
     assert (grader.version, verdict_digest(grader)) == (version, digest), (
         f"{grader_id}: verdicts or version changed; bump the version and update CONFIGURED"
+    )
+
+
+JUDGE_REPLIES: list[object] = [
+    {"explanation": "ok", "pass": True, "score": 0.9},
+    {"explanation": "no", "pass": False, "score": 0.1},
+    {"explanation": "edge", "pass": True, "score": 0.5},
+    {"explanation": "edge", "pass": False, "score": 0.5},
+    {"explanation": "x", "pass": True, "score": 0.2},
+    {"explanation": "x", "pass": False, "score": 0.8},
+    {"explanation": "x", "pass": "true", "score": 1},
+    {"explanation": "x", "pass": True},
+    {"pass": True, "score": 1},
+    {"explanation": "x", "pass": True, "score": 1, "verdict": "fail"},
+    {"explanation": "x", "label": "correct"},
+    {"explanation": "x", "label": "incorrect"},
+    {"explanation": "x", "label": "Correct"},
+    '```json\n{"explanation": "ok", "pass": true, "score": 1}\n```',
+    'Yes. {"explanation": "ok", "pass": true, "score": 1}',
+    "PASS",
+    "",
+    None,
+]
+JUDGE_CONFIGS: list[dict[str, Any]] = [{}, {"mode": "classify"}, {"threshold": 0.9}]
+JUDGE_READINGS = "7f533cbd6c13473d"
+"""Digest of the llm-judge's readings of scripted replies: its verdicts come from these, not from grade()."""
+
+
+def test_version_pins_judge_readings() -> None:
+    digest = hashlib.sha256()
+    for config in JUDGE_CONFIGS:
+        grader = LLMJudgeGrader(config=config)
+        call = grader.plan("Paris", "Paris")
+        assert isinstance(call, OutboundCall)
+        for content in JUDGE_REPLIES:
+            text = content if content is None or isinstance(content, str) else json.dumps(content)
+            body = json.dumps({"choices": [{"message": {"content": text}, "finish_reason": "stop"}]})
+            result = grader.read("Paris", "Paris", call, CallReply(status=200, body=body.encode()))
+            details = result["details"]
+            verdict = [result["passed"], result["score"], details["match_status"], details["reason"]]
+            digest.update(json.dumps([*verdict, details.get("error")], ensure_ascii=True).encode())
+    assert (LLMJudgeGrader.version, digest.hexdigest()[:16]) == ("1.0.0", JUDGE_READINGS), (
+        "llm-judge: its readings or version changed; bump the version and update JUDGE_READINGS"
     )

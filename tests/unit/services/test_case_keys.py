@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from assay.errors import Problem
 from assay.services.case_keys import (
     case_label,
     is_number_of,
@@ -41,16 +42,18 @@ def test_read_key(record: dict[str, object], key: str | None, problem: str | Non
 
 
 def test_all_or_none_and_each_once() -> None:
-    places = ["line 1", "line 2", "line 3", "line 4"]
+    places = [("line", 1), ("line", 2), ("line", 3), ("line", 4)]
     assert key_problems([None, None, None, None], places).all == []
     problems = key_problems(["a", None, "b", "a"], places)
-    assert problems.mixed == ["line 2: no key, while line 1 has one; give every case a key or none"]
-    assert problems.repeated == ["line 4: key 'a' is also the key of line 1"]
-    assert key_problems([None, "a"], places[:2]).mixed == [
+    assert problems.mixed == [
+        Problem(("line", 2), "no key, while line 1 has one; give every case a key or none")
+    ]
+    assert problems.repeated == [Problem(("line", 4), "key 'a' is also the key of line 1")]
+    assert list(map(str, key_problems([None, "a"], places[:2]).mixed)) == [
         "line 2: key 'a', while line 1 has none; give every case a key or none"
     ]
-    assert key_problems(["a"], ["cases.0"], keyed=False).mixed == [
-        "cases.0: key 'a', while the suite's cases have none; give every case a key or none"
+    assert list(map(str, key_problems(["a"], [("cases", 0)], keyed=False).mixed)) == [
+        "cases[0]: key 'a', while the suite's cases have none; give every case a key or none"
     ]
 
 
@@ -74,5 +77,6 @@ def test_a_number_of_a_case_is_written_one_way(name: str, count: int) -> None:
 def test_labels_and_listings() -> None:
     assert case_label(3, None) == "case #3"
     assert case_label(3, "q-7") == "case #3 (key q-7)"
-    assert listed(["a", "b", "c"], limit=2) == ["a", "b", "... and 1 more"]
-    assert listed(["a"], total=5) == ["a", "... and 4 more"]
+    a, b, c = (Problem(("line", n), "bad") for n in (1, 2, 3))
+    assert listed([a, b, c], limit=2) == [a, b, Problem((), "... and 1 more")]
+    assert listed([a], total=5) == [a, Problem((), "... and 4 more")]

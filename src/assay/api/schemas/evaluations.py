@@ -292,7 +292,11 @@ class ResultOut(ResponseModel):
     score: float | None
     match_status: MatchStatus | None
     details: dict[str, Any] | None
-    error: str | None = Field(examples=["timeout_after_retries", "http_503_after_retries", "bad_response"])
+    error: str | None = Field(
+        description="Why the case has no verdict: the target's failure (timeout_after_retries...), or its "
+        "grader's (invalid_judgement, judge_<reason>: a model judge that failed; details then say more)",
+        examples=["timeout_after_retries", "http_503_after_retries", "bad_response", "invalid_judgement"],
+    )
     error_detail: str | None
     latency_ms: float | None
     attempts: int

@@ -1,0 +1,135 @@
+"""Sends the calls graders ask for (a model judge's) through the targets' HTTP code, under the same policy.
+
+A grader's call goes where an agent's would: the egress policy checks the URL and every resolved address,
+redirects are not followed, the key is read by name through the secret policy (on a server:
+``ASSAY_SECRET_*`` or ``ASSAY_TARGET_SECRETS`` only), each attempt has a timeout, retryable failures are
+retried with backoff honouring ``Retry-After``, and the reply body is capped. The key's value is sent in the
+``Authorization`` header only: it is taken out of anything handed back (a body or an error's detail that
+echoes it), so it cannot reach a verdict's details, the database or a log.
+"""
+
+from __future__ import annotations
+
+import time
+from types import TracebackType
+
+import orjson
+
+from assay.errors import Loc, Problem, ValidationError
+from assay.graders.calls import CallReply, Endpoint, OutboundCall
+from assay.targets.egress import EgressRefusedError
+from assay.targets.http import HttpSession, send
+from assay.targets.policy import TargetPolicy
+from assay.targets.reasons import ErrorReason, TargetCallError
+from assay.targets.retry import RetryPolicy, call_with_retries
+from assay.targets.specs import REDACTED
+
+__all__ = ["GraderCalls", "check_endpoint"]
+
+SESSION_TIMEOUT_S = 600.0
+"""The pool's own limit; each attempt has the endpoint's (shorter) timeout."""
+
+
+def check_endpoint(endpoint: Endpoint, policy: TargetPolicy, *, where: Loc = ("config",)) -> None:
+    """Refuse, before any call, an endpoint whose key is not available or whose URL the egress policy
+    refuses as written (a ``ValidationError`` naming the config field, as for a target)."""
+    if endpoint.api_key_env is not None:
+        policy.secrets.value(endpoint.api_key_env, where=(*where, endpoint.key_field))
+    try:
+        policy.egress.check_url(endpoint.url)
+    except EgressRefusedError as exc:
+        raise ValidationError.of(Problem((*where, endpoint.url_field), exc.rule)) from None
+
+
+class GraderCalls:
+    """The transport of graders' calls for one run (or one server): a keep-alive pool of ``concurrency``.
+
+    Use it as an async context manager so the pool is closed.
+    """
+
+    def __init__(self, policy: TargetPolicy | None = None, *, concurrency: int = 8) -> None:
+        self._policy = policy if policy is not None else TargetPolicy.unrestricted()
+        self._session = HttpSession(
+            SESSION_TIMEOUT_S,
+            concurrency,
+            egress=self._policy.egress,
+            max_answer_bytes=self._policy.max_answer_bytes,
+        )
+
+    async def send(self, call: OutboundCall) -> CallReply:
+        """POST the call's body; never raises but for cancellation (failures are a reply's ``error``)."""
+        started = time.perf_counter()
+        endpoint = call.endpoint
+        key: str | None = None
+        try:
+            if endpoint.api_key_env is not None:
+                key = self._policy.secrets.value(endpoint.api_key_env, where=(endpoint.key_field,))
+            data = orjson.dumps(call.body)
+        except ValidationError as exc:
+            reason = ErrorReason.SECRET_UNAVAILABLE.value
+            return CallReply(error=reason, error_detail=exc.message, latency_ms=_ms(started))
+        except (TypeError, orjson.JSONEncodeError) as exc:
+            reason = ErrorReason.BAD_REQUEST.value
+            return CallReply(error=reason, error_detail=str(exc), latency_ms=_ms(started))
+        headers = {"content-type": "application/json"}
+        if key is not None:
+            headers["authorization"] = f"Bearer {key}"
+        retry = RetryPolicy(attempts=endpoint.max_attempts, timeout=endpoint.timeout)
+        try:
+            reply, attempts = await call_with_retries(
+                lambda: send(
+                    self._session,
+                    "POST",
+                    endpoint.url,
+                    endpoint.timeout,
+                    body_limit=endpoint.max_reply_bytes,
+                    data=data,
+                    headers=headers,
+                ),
+                retry,
+            )
+        except TargetCallError as failure:
+            return CallReply(
+                error=failure.final_reason,
+                error_detail=_scrub_text(failure.detail, key) or None,
+                latency_ms=_ms(started),
+                attempts=failure.attempts,
+            )
+        except Exception as exc:  # a bug in the HTTP code must fail one answer, not the run
+            return CallReply(
+                error=ErrorReason.TARGET_ERROR.value,
+                error_detail=_scrub_text(f"{type(exc).__name__}: {exc}", key),
+                latency_ms=_ms(started),
+            )
+        return CallReply(
+            status=reply.status, body=_scrub(reply.body, key), latency_ms=_ms(started), attempts=attempts
+        )
+
+    async def aclose(self) -> None:
+        """Close the pool."""
+        await self._session.aclose()
+
+    async def __aenter__(self) -> GraderCalls:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000.0, 3)
+
+
+def _scrub(body: bytes, key: str | None) -> bytes:
+    """``body`` with every copy of the key replaced (raw, and as JSON would escape it)."""
+    if not key:
+        return body
+    for form in {key.encode(), orjson.dumps(key)[1:-1]}:
+        body = body.replace(form, REDACTED.encode())
+    return body
+
+
+def _scrub_text(text: str, key: str | None) -> str:
+    return text.replace(key, REDACTED) if key else text

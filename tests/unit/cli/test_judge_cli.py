@@ -1,0 +1,133 @@
+"""The llm-judge grader from the CLI (``grade``, ``grade-file``, ``run``), as a real process against a
+loopback judge speaking the OpenAI protocol."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.judge_server import JudgeReply, JudgeServer, verdict
+
+ASSAY = [sys.executable, "-m", "assay.cli"]
+KEY = "sk-cli-test-SECRET-42"
+SCRIPT: dict[str, JudgeReply | list[JudgeReply]] = {
+    "Paris": verdict(True, 1.0, "Correct."),
+    "Lyon": verdict(False, 0.0, "Wrong city."),
+    "Paris?": JudgeReply('{"explanation": "unsure", "pass": true}'),
+}
+
+
+@pytest.fixture(scope="module")
+def judge() -> Iterator[JudgeServer]:
+    with JudgeServer(SCRIPT) as server:
+        yield server
+
+
+def config(judge: JudgeServer, **extra: Any) -> str:
+    return json.dumps(
+        {"base_url": judge.base_url, "model": "judge-1", "api_key_env": "MY_JUDGE_KEY", **extra}
+    )
+
+
+def assay(*args: str, key: str | None = KEY) -> subprocess.CompletedProcess[str]:
+    env = {name: value for name, value in os.environ.items() if name != "MY_JUDGE_KEY"}
+    if key is not None:
+        env["MY_JUDGE_KEY"] = key  # the CLI runs as its user: any variable it is told to read
+    return subprocess.run([*ASSAY, *args], capture_output=True, text=True, timeout=60, check=False, env=env)
+
+
+def test_grade_asks_the_judge(judge: JudgeServer) -> None:
+    proc = assay("grade", "-g", "llm-judge", "-c", config(judge), "-e", "Paris", "-r", "Paris")
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["details"]["explanation"] == "Correct."
+    assert judge.judged[-1].headers["authorization"] == f"Bearer {KEY}"
+    assert KEY not in proc.stdout + proc.stderr
+
+
+def test_grade_with_an_invalid_judgement_fails(judge: JudgeServer) -> None:
+    proc = assay("grade", "-g", "llm-judge", "-c", config(judge), "-e", "Paris", "-r", "Paris?")
+    assert proc.returncode == 1
+    details = json.loads(proc.stdout)["details"]
+    assert details["error"] == "invalid_judgement"
+    assert "lacks 'score'" in details["reason"]
+
+
+def test_grade_without_the_key_is_a_usage_error(judge: JudgeServer) -> None:
+    proc = assay("grade", "-g", "llm-judge", "-c", config(judge), "-e", "Paris", "-r", "Paris", key=None)
+    assert proc.returncode == 2
+    assert "grader.config.api_key_env: environment variable MY_JUDGE_KEY is not set" in proc.stderr
+
+
+def test_grade_file_judges_every_row(judge: JudgeServer, tmp_path: Path) -> None:
+    rows = tmp_path / "answers.jsonl"
+    answers = ["Paris", "Lyon", "Paris?"] * 30
+    rows.write_text(
+        "".join(json.dumps({"agent_response": a, "expected_output": "Paris"}) + "\n" for a in answers)
+    )
+    out = tmp_path / "graded.jsonl"
+    proc = assay(
+        "grade-file",
+        str(rows),
+        "-g",
+        "llm-judge",
+        "-c",
+        config(judge),
+        "-o",
+        str(out),
+        "--min-pass-rate",
+        "0.3",
+    )
+    assert proc.returncode == 0, proc.stderr
+    graded = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [g["agent_response"] for g in graded] == answers  # in file order
+    assert [g["passed"] for g in graded[:3]] == [True, False, False]
+    assert graded[2]["details"]["error"] == "invalid_judgement"
+    assert "invalid_judgement" in proc.stdout
+    assert KEY not in out.read_text()
+
+
+def test_run_stores_judge_errors_by_reason(judge: JudgeServer, tmp_path: Path) -> None:
+    suite = tmp_path / "suite.jsonl"
+    suite.write_text(
+        "".join(
+            json.dumps({"id": f"c{n}", "input": "Capital?", "expected_output": "Paris"}) + "\n"
+            for n in range(3)
+        )
+    )
+    responses = tmp_path / "responses.jsonl"
+    responses.write_text(
+        "".join(
+            json.dumps({"case_id": f"c{n}", "agent_response": a}) + "\n"
+            for n, a in enumerate(["Paris", "Lyon", "Paris?"])
+        )
+    )
+    out = tmp_path / "results.jsonl"
+    proc = assay(
+        "run",
+        str(suite),
+        "-g",
+        "llm-judge",
+        "-c",
+        config(judge),
+        "--responses",
+        str(responses),
+        "-o",
+        str(out),
+    )
+    assert proc.returncode == 1  # not every case passed
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [(r["passed"], r["error"]) for r in rows] == [
+        (True, None),
+        (False, None),
+        (False, "invalid_judgement"),
+    ]
+    assert "invalid_judgement" in proc.stderr  # the summary's errors by reason
+    assert KEY not in out.read_text() + proc.stderr
