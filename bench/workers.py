@@ -6,6 +6,8 @@
 2. Overhead: 10,000 cases with recorded answers (no agent: all the time is Assay's) through the API on
    PostgreSQL, by the server's embedded worker; ``--compare-src`` runs the same on another source tree
    (e.g. the in-process engine before workers: ``git archive a69ece8 | tar -x -C /tmp/before``).
+3. Polls: 100,000 cases whose target holds every recorded answer, run unpolled and then polled every
+   10 ms: both times, and the p50/p95 time of ``GET /api/evaluations/{id}`` while it runs.
 
 Every scenario runs on a new database on the server of ``--database-url`` (default
 ``ASSAY_TEST_POSTGRES_URL``). Not a test: figures depend on the machine.
@@ -138,16 +140,28 @@ def import_suite(client: httpx.Client, cases: int, workdir: Path) -> int:
     return int(suite["id"])
 
 
-def run_evaluation(client: httpx.Client, suite_id: int, target: dict[str, Any], concurrency: int) -> float:
-    """Seconds from creating the evaluation to its completion (polled every 0.1 s)."""
+def run_evaluation(
+    client: httpx.Client,
+    suite_id: int,
+    target: dict[str, Any],
+    concurrency: int,
+    *,
+    poll_s: float = 0.1,
+    latencies: list[float] | None = None,
+) -> float:
+    """Seconds from creating the evaluation to its completion (polled every ``poll_s``; the time of each
+    GET is added to ``latencies``)."""
     body = {"suite_id": suite_id, "grader_id": "true-false", "target": target, "concurrency": concurrency}
     started = time.perf_counter()
-    evaluation_id = data(client.post("/api/evaluations", json=body))["id"]
+    evaluation_id = data(client.post("/api/evaluations", json=body, timeout=300))["id"]
     while True:
+        asked = time.perf_counter()
         evaluation = data(client.get(f"/api/evaluations/{evaluation_id}"))
+        if latencies is not None:
+            latencies.append(time.perf_counter() - asked)
         if evaluation["status"] in {"completed", "failed", "cancelled"}:
             break
-        time.sleep(0.1)
+        time.sleep(poll_s)
     elapsed = time.perf_counter() - started
     if (
         evaluation["status"] != "completed"
@@ -201,6 +215,29 @@ def overhead(server_url: str, cases: int, workdir: Path, compare: Path | None) -
         print(f"{'ratio':>14}: {figures['this tree'] / figures['--compare-src']:.2f}x (target <= 1.5x)")
 
 
+def poll(server_url: str, cases: int, workdir: Path, compare: Path | None) -> None:
+    """An evaluation whose target holds every recorded answer, polled every 10 ms or not at all: its
+    time, and how long a GET of it takes while it runs (a poll should cost the same at any size)."""
+    print(f"\n3. {cases:,} cases answered by a recorded target holding every answer, polled every 10 ms")
+    print(f"{'tree':>14} {'no polls':>9} {'polled':>8} {'GET p50':>8} {'GET p95':>8}")
+    answers = {str(number): "yes" for number in range(1, cases + 1)}
+    trees = [("this tree", ROOT / "src")] + ([("--compare-src", compare)] if compare else [])
+    for label, src in trees:
+        with (
+            new_database(server_url) as database_url,
+            processes(database_url, src, 0, workdir / "poll.log", serve_runs=True) as url,
+            httpx.Client(base_url=url, timeout=60) as client,
+        ):
+            suite_id = import_suite(client, cases, workdir)
+            target = {"type": "recorded", "responses": answers}
+            quiet = run_evaluation(client, suite_id, target, CONCURRENCY, poll_s=0.5)
+            latencies: list[float] = []
+            polled = run_evaluation(client, suite_id, target, CONCURRENCY, poll_s=0.01, latencies=latencies)
+        latencies.sort()
+        p50, p95 = latencies[len(latencies) // 2], latencies[int(len(latencies) * 0.95)]
+        print(f"{label:>14} {quiet:>8.1f}s {polled:>7.1f}s {p50 * 1000:>6.1f}ms {p95 * 1000:>6.1f}ms")
+
+
 def main() -> None:
     """Run the scenarios."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
@@ -208,19 +245,23 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=20_000, help="cases of the throughput scenario")
     parser.add_argument("--recorded", type=int, default=10_000, help="cases of the overhead scenario")
     parser.add_argument("--compare-src", type=Path, default=None, help="another tree's src/ for scenario 2")
-    parser.add_argument("--quick", action="store_true", help="2,000 cases in each scenario")
-    parser.add_argument("--only", choices=("throughput", "overhead"), default=None)
+    parser.add_argument("--polled", type=int, default=100_000, help="cases of the poll scenario")
+    parser.add_argument("--quick", action="store_true", help="2,000 cases (20,000 polled) in each scenario")
+    parser.add_argument("--only", choices=("throughput", "overhead", "poll"), default=None)
     args = parser.parse_args()
     if not args.database_url:
         parser.error("a PostgreSQL server is needed: --database-url or ASSAY_TEST_POSTGRES_URL")
     if args.quick:
         args.cases = args.recorded = 2000
+        args.polled = 20_000
     with tempfile.TemporaryDirectory() as folder:
         workdir = Path(folder)
         if args.only in (None, "throughput"):
             throughput(args.database_url, args.cases, workdir)
         if args.only in (None, "overhead"):
             overhead(args.database_url, args.recorded, workdir, args.compare_src)
+        if args.only in (None, "poll"):
+            poll(args.database_url, args.polled, workdir, args.compare_src)
 
 
 if __name__ == "__main__":
