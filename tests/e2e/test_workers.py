@@ -134,12 +134,11 @@ def jobs_running_on(url: str, worker_id: int) -> int:
 def test_a_worker_killed_five_times_loses_and_doubles_nothing(tmp_path: Path, postgres_url: str) -> None:
     cases, concurrency = 4000, 48  # three lanes of 16: one on each of the three processes
     with AgentServer(AgentBehaviour(default="yes", delay=0.25)) as agent:
-        worker = WorkerProcess(tmp_path, database_url=postgres_url, env=FAST_WORKERS)
         with (
             AssayProcess(tmp_path, database_url=postgres_url, env=FAST_WORKERS, name="serve-a") as server_a,
             AssayProcess(tmp_path, database_url=postgres_url, env=FAST_WORKERS, name="serve-b") as server_b,
+            WorkerProcess(tmp_path, database_url=postgres_url, env=FAST_WORKERS) as worker,
         ):
-            worker.start()
             evaluation_id = start_evaluation(server_a, agent, cases, concurrency)
             kill_times: list[float] = []
             worker_id = 0
@@ -197,10 +196,8 @@ def test_a_cancel_through_one_server_stops_a_worker_within_two_seconds(
     tmp_path: Path, postgres_url: str
 ) -> None:
     with AgentServer(AgentBehaviour(default="yes", delay=0.05)) as agent:
-        worker = WorkerProcess(tmp_path, database_url=postgres_url, env=FAST_WORKERS)
         server = AssayProcess(tmp_path, database_url=postgres_url, env=FAST_WORKERS, args=("--no-worker",))
-        with server:
-            worker.start()
+        with server, WorkerProcess(tmp_path, database_url=postgres_url, env=FAST_WORKERS) as worker:
             evaluation_id = start_evaluation(server, agent, 5000, 32)
             wait_for(server, evaluation_id, done=300)
             cancelled = data(server.client.post(f"/api/evaluations/{evaluation_id}/cancel"))

@@ -198,6 +198,14 @@ class WorkerProcess:
             except subprocess.TimeoutExpired:
                 self.kill()
 
+    def __enter__(self) -> WorkerProcess:
+        return self.start()
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
     def log_tail(self) -> str:
         """The end of the worker's output."""
         try:
