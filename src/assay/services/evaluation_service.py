@@ -153,7 +153,7 @@ class EvaluationService:
         self.max_page_bytes = max_page_bytes
 
     def _row(self, evaluation_id: int) -> EvaluationRow:
-        row = store.find_evaluation(self.session, evaluation_id, with_target=False)
+        row = store.find_evaluation(self.session, evaluation_id)
         if row is None:
             raise NotFoundError("Evaluation not found")
         return row

@@ -223,7 +223,7 @@ class ShardRunner:
     def _plan(self, evaluation_id: int) -> _Plan | None:
         """The evaluation's plan (cached), after moving it to ``running``; ``None`` if it has ended."""
         with Session(self.engine, expire_on_commit=False) as session:
-            row = store.find_evaluation(session, evaluation_id, with_target=False)
+            row = store.find_evaluation(session, evaluation_id)
             if row is None or EvaluationStatus(row.status).is_terminal:
                 self._plans.pop(evaluation_id, None)
                 return None

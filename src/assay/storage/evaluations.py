@@ -124,13 +124,10 @@ class ResultRow(Base):
 # ---- Evaluations --------------------------------------------------------------------------------------
 
 
-def find_evaluation(
-    session: Session, evaluation_id: int, *, with_target: bool = True
-) -> EvaluationRow | None:
-    """The evaluation with this id, if any; without ``with_target``, its stored target (which may hold every
-    recorded answer) is read only if asked for, so that showing an evaluation costs the same at any size."""
-    options = [] if with_target else [defer(EvaluationRow.target)]
-    return session.get(EvaluationRow, evaluation_id, options=options)
+def find_evaluation(session: Session, evaluation_id: int) -> EvaluationRow | None:
+    """The evaluation with this id, if any. Its stored target (which may hold every recorded answer) is read
+    only when used, so that showing an evaluation costs the same at any size."""
+    return session.get(EvaluationRow, evaluation_id, options=[defer(EvaluationRow.target)])
 
 
 def _filtered(
