@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.api.test_evaluations import case_ids, make_suite, recorded, results, start, wait_until_finished
+from tests.api.test_evaluations import make_suite, recorded, results, start, wait_until_finished
 from tests.support.judge_server import JudgeReply, JudgeServer, verdict
 
 KEY = "sk-api-test-9f8e7d6c5b4aSECRET"
@@ -115,7 +115,7 @@ def test_batch_with_a_judge_is_bounded(client: TestClient, judge: JudgeServer) -
 def test_a_composite_cannot_hold_a_judge(client: TestClient) -> None:
     body = {"config": {"graders": [{"grader_id": "llm-judge"}]}}
     problems = client.post("/api/graders/all/validate", json=body).json()["data"]["problems"]
-    assert problems[0]["path"] == "graders[0].grader_id"
+    assert problems[0]["loc"] == ["config", "graders", 0, "grader_id"]
     assert "needs an outbound call" in problems[0]["message"]
 
 
@@ -124,13 +124,12 @@ def test_evaluation_stores_judge_errors_by_reason_and_regrades_them(
 ) -> None:
     caplog.set_level(logging.DEBUG)
     suite = make_suite(client, CASES, name="capitals")
-    ids = case_ids(client, suite["id"])
     evaluation = start(
         client,
         suite_id=suite["id"],
         grader_id="llm-judge",
         grader_config=config(judge),
-        target=recorded(ids, ANSWERS),
+        target=recorded(ANSWERS),
     )
     finished = wait_until_finished(client, evaluation["id"])
     assert finished["status"] == "completed", finished
@@ -173,14 +172,13 @@ def test_an_evaluation_with_a_refused_key_is_refused_before_it_runs(
     client: TestClient, judge: JudgeServer
 ) -> None:
     suite = make_suite(client, CASES[:1], name="one")
-    ids = case_ids(client, suite["id"])
     response = client.post(
         "/api/evaluations",
         json={
             "suite_id": suite["id"],
             "grader_id": "llm-judge",
             "grader_config": config(judge, api_key_env="OPENAI_API_KEY"),
-            "target": recorded(ids, ["Paris"]),
+            "target": recorded(["Paris"]),
         },
     )
     assert response.status_code == 422
@@ -192,13 +190,12 @@ def test_an_evaluation_with_a_refused_key_is_refused_before_it_runs(
 
 def test_stored_grader_config_holds_no_secret(client: TestClient, judge: JudgeServer) -> None:
     suite = make_suite(client, CASES[:1], name="one")
-    ids = case_ids(client, suite["id"])
     evaluation = start(
         client,
         suite_id=suite["id"],
         grader_id="llm-judge",
         grader_config=config(judge),
-        target=recorded(ids, ["Paris"]),
+        target=recorded(["Paris"]),
     )
     wait_until_finished(client, evaluation["id"])
     shown = client.get(f"/api/evaluations/{evaluation['id']}").json()["data"]

@@ -61,14 +61,13 @@ def test_evaluation_filters_judge_errors_and_the_case_panel_shows_the_reasoning(
 ) -> None:
     answers = ["Paris", "Lyon", "PARIS!!", "Paris, I think"]
     suite_id = assay.create_suite([("Capital of France?", "Paris", answer) for answer in answers], "capitals")
-    cases = assay.data(assay.client.get(f"/api/suites/{suite_id}/cases"))["cases"]
     body = {
         "suite_id": suite_id,
         "grader_id": "llm-judge",
         "grader_config": {"base_url": judge.base_url, "api_key_env": None, "model": "judge-1"},
         "target": {
             "type": "recorded",
-            "responses": {str(case["id"]): answer for case, answer in zip(cases, answers, strict=True)},
+            "responses": {str(number): answer for number, answer in enumerate(answers, 1)},
         },
         "name": "judged capitals",
     }
@@ -87,6 +86,6 @@ def test_evaluation_filters_judge_errors_and_the_case_panel_shows_the_reasoning(
 
     page.get_by_role("button", name=re.compile("^Failed")).click()
     expect(page.get_by_label("Error reason")).to_have_value("")
-    expect(_rows(page)).to_have_count(1)
-    _rows(page).first.click()
+    expect(_rows(page)).to_have_count(3)  # failed counts the judge's errors too, as the summary does
+    _rows(page).filter(has_text="Lyon").click()
     expect(panel.get_by_test_id("reasoning")).to_contain_text("Lyon is not the capital of France.")

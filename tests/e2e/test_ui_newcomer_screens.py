@@ -15,9 +15,9 @@ pytestmark = pytest.mark.browser
 
 
 def recorded_evaluation(assay: AssayServer, suite_id: int, answers: dict[int, str | None]) -> int:
-    """A finished true-false evaluation whose answers are recorded, by case position."""
+    """A finished true-false evaluation whose answers are recorded, by case number (from 1)."""
     cases = assay.data(assay.client.get(f"/api/suites/{suite_id}/cases", params={"limit": 500}))["cases"]
-    responses = {str(case["id"]): answers.get(case["position"], "yes") for case in cases}
+    responses = {str(case["number"]): answers.get(case["number"], "yes") for case in cases}
     body = {
         "suite_id": suite_id,
         "grader_id": "true-false",
@@ -70,7 +70,7 @@ def test_counts_catch_up_with_the_rows_when_the_evaluation_was_read_first(
 def test_with_the_panel_open_the_texts_keep_their_room(page: Page, assay: AssayServer) -> None:
     long_input = "How long can a question be before nobody reads it to the end? " * 3
     suite_id = assay.create_suite([(long_input, "true", "yes"), *BOOLEAN_CASES])
-    evaluation_id = recorded_evaluation(assay, suite_id, {0: None})
+    evaluation_id = recorded_evaluation(assay, suite_id, {1: None})
     page.set_viewport_size({"width": 1280, "height": 900})
     page.goto(f"/evaluations/{evaluation_id}")
     rows = page.get_by_test_id("results-scroll").locator('[role="row"][data-case-id]')

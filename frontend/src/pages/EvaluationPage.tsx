@@ -41,14 +41,15 @@ export function EvaluationPage() {
   useDocumentTitle(evaluation.data ? evaluation.data.name || `Evaluation ${evaluationId}` : "Evaluation");
   // A fast run can finish between the evaluation's poll and the results' fetch: every case listed while
   // the progress says fewer are done means the progress is stale, so it is fetched again at once rather
-  // than a second later ("0 / 20 cases done" above 20 rows). Only then: while a run goes on, the rows
-  // are always a little ahead of the last poll, and refetching on each would poll without pause.
+  // than a second later ("0 / 20 cases done" above 20 rows). While a run goes on, only then: the rows
+  // are always a little ahead of the last poll, and refetching on each would poll without pause. Once it
+  // has ended (no more polls), any row beyond the progress means the evaluation was read too early.
   const client = useQueryClient();
   const done = evaluation.data?.progress.done ?? 0;
   const cases = evaluation.data?.progress.total ?? 0;
   const onTotal = useCallback(
     (total: number) => {
-      if (refreshKey >= 0 && total > done && total >= cases) {
+      if (total > done && (refreshKey < 0 || total >= cases)) {
         void client.invalidateQueries({ queryKey: ["evaluations", evaluationId], exact: true });
       }
     },

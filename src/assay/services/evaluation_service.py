@@ -167,7 +167,7 @@ class EvaluationService:
             raise NotFoundError("Suite not found")
         # NotFoundError or ConfigError, its problems located in the request
         grader = self.graders.build(request.grader_id, request.grader_config, where=("grader_config",))
-        check_calls(grader, self.scheduler.target_policy, where=("grader_config",))  # a judge's key and URL
+        check_calls(grader, self.scheduler.target_policy)  # a judge's key and URL, as a target's
         spec = parse_target_spec(request.target, allowed=allowed_targets)
         check_target(spec, self.scheduler.target_policy)
         if isinstance(spec, EvaluationTargetSpec):

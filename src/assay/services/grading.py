@@ -39,7 +39,7 @@ def needs_calls(grader: GraderInterface) -> bool:
 
 
 def check_calls(
-    grader: GraderInterface, policy: TargetPolicy | None = None, *, where: Loc = ("config",)
+    grader: GraderInterface, policy: TargetPolicy | None = None, *, where: Loc = ("grader", "config")
 ) -> None:
     """Refuse a grader whose calls could not be made under ``policy`` (a key that is not available, a URL
     refused as written): a ``ValidationError`` naming the config field under ``where``, before any run."""

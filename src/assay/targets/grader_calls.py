@@ -30,7 +30,7 @@ SESSION_TIMEOUT_S = 600.0
 """The pool's own limit; each attempt has the endpoint's (shorter) timeout."""
 
 
-def check_endpoint(endpoint: Endpoint, policy: TargetPolicy, *, where: Loc = ("config",)) -> None:
+def check_endpoint(endpoint: Endpoint, policy: TargetPolicy, *, where: Loc = ("grader", "config")) -> None:
     """Refuse, before any call, an endpoint whose key is not available or whose URL the egress policy
     refuses as written (a ``ValidationError`` naming the config field, as for a target)."""
     if endpoint.api_key_env is not None:

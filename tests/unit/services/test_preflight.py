@@ -21,7 +21,7 @@ def test_counts_every_case_and_keeps_the_first_problems() -> None:
     error = report.error("string-match", "--allow-invalid-expected")
     assert error.problems[0].loc == ("case", 3)
     assert str(error.problems[0]).startswith("case #3: ")
-    assert str(error.problems[2]).startswith("case 9: key k9: ")
+    assert str(error.problems[2]).startswith("case #9: key k9: ")
     assert "3333 of 10000" in error.message
 
 
