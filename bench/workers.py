@@ -171,8 +171,9 @@ def run_evaluation(
     return elapsed
 
 
-def throughput(server_url: str, cases: int, workdir: Path) -> None:
-    """Cases/s of one evaluation on 1, 2 and 4 workers, beside the ideal."""
+def throughput(server_url: str, cases: int, workdir: Path, compare: Path | None) -> None:
+    """Cases/s of one evaluation on 1, 2 and 4 workers, beside the ideal (and, with ``compare``, the other
+    tree's server running it in its own process: what this machine carries at all)."""
     print(
         f"\n1. {cases:,} cases, agent {AGENT_DELAY_S * 1000:.0f} ms, concurrency {CONCURRENCY}, "
         f"workers capped at {WORKER_CAP} in flight"
@@ -193,6 +194,19 @@ def throughput(server_url: str, cases: int, workdir: Path) -> None:
             rate = cases / seconds
             ideal = min(CONCURRENCY, WORKER_CAP * workers) / AGENT_DELAY_S
             print(f"{workers:>8} {seconds:>8.1f} {rate:>8.0f} {ideal:>8.0f} {rate / ideal:>8.0%}")
+        if compare is not None:
+            with (
+                new_database(server_url) as database_url,
+                processes(database_url, compare, 0, workdir / "workers.log", serve_runs=True) as url,
+                httpx.Client(base_url=url, timeout=60) as client,
+            ):
+                suite_id = import_suite(client, cases, workdir)
+                target = {"type": "http", "url": agent_url, "timeout": 10}
+                seconds = run_evaluation(client, suite_id, target, CONCURRENCY)
+            rate, ideal = cases / seconds, CONCURRENCY / AGENT_DELAY_S
+            print(
+                f"{'in-proc.':>8} {seconds:>8.1f} {rate:>8.0f} {ideal:>8.0f} {rate / ideal:>8.0%}  (--compare-src)"
+            )
 
 
 def overhead(server_url: str, cases: int, workdir: Path, compare: Path | None) -> None:
@@ -257,7 +271,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         workdir = Path(folder)
         if args.only in (None, "throughput"):
-            throughput(args.database_url, args.cases, workdir)
+            throughput(args.database_url, args.cases, workdir, args.compare_src)
         if args.only in (None, "overhead"):
             overhead(args.database_url, args.recorded, workdir, args.compare_src)
         if args.only in (None, "poll"):

@@ -24,8 +24,9 @@ from assay.storage.types import utc_now
 
 REFRESH_MIN_S = 2.0
 """Least time between two recounts of a running evaluation's summary."""
-REFRESH_COST_SHARE = 0.05
-"""At most this share of time goes to recounting: a recount that took 1 s waits 20 s for the next."""
+REFRESH_COST_SHARE = 0.02
+"""At most this share of time goes to recounting: a recount that took 1 s waits 50 s for the next (the
+progress count, exact at every batch, is what moves on screen meanwhile)."""
 
 
 def report_shape(row: EvaluationRow, graders: GraderService) -> ReportShape:
