@@ -204,9 +204,8 @@ def throughput(server_url: str, cases: int, workdir: Path, compare: Path | None)
                 target = {"type": "http", "url": agent_url, "timeout": 10}
                 seconds = run_evaluation(client, suite_id, target, CONCURRENCY)
             rate, ideal = cases / seconds, CONCURRENCY / AGENT_DELAY_S
-            print(
-                f"{'in-proc.':>8} {seconds:>8.1f} {rate:>8.0f} {ideal:>8.0f} {rate / ideal:>8.0%}  (--compare-src)"
-            )
+            figures = f"{seconds:>8.1f} {rate:>8.0f} {ideal:>8.0f} {rate / ideal:>8.0%}"
+            print(f"{'in-proc.':>8} {figures}  (--compare-src: one process, no queue)")
 
 
 def overhead(server_url: str, cases: int, workdir: Path, compare: Path | None) -> None:
