@@ -107,6 +107,10 @@ class AgentApp:
         self.requests: list[RecordedRequest] = []
         self._counts: Counter[str] = Counter()
         self._lock = threading.Lock()
+        self.in_flight = 0
+        """Requests being answered now."""
+        self.max_in_flight = 0
+        """The most requests ever answered at once."""
 
     def count(self, text: str) -> int:
         """How many requests asked about ``text``."""
@@ -130,6 +134,15 @@ class AgentApp:
             self.requests.append(RecordedRequest(path, text, headers, time.monotonic(), body))
             self._counts[text or ""] += 1
             seen = self._counts[text or ""]
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            await self._answer(text, seen, is_chat, send)
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+
+    async def _answer(self, text: str | None, seen: int, is_chat: bool, send: Send) -> None:
         behaviour = self.behaviour
         if behaviour.delay:
             await asyncio.sleep(behaviour.delay)
@@ -230,6 +243,11 @@ class AgentServer:
     def count(self, text: str) -> int:
         """How many requests asked about ``text``."""
         return self.app.count(text)
+
+    @property
+    def max_in_flight(self) -> int:
+        """The most requests the agent answered at once."""
+        return self.app.max_in_flight
 
     def start(self) -> AgentServer:
         """Start serving; returns once the server accepts connections."""

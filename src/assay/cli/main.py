@@ -12,6 +12,7 @@ from assay.cli.graders import grade, list_graders
 from assay.cli.run import run
 from assay.cli.serve import serve
 from assay.cli.views import show_breakdown, show_failures, show_history
+from assay.cli.worker import worker
 from assay.errors import AssayError
 
 app = typer.Typer(
@@ -26,6 +27,7 @@ app.command("grade")(grade)
 app.command("grade-file")(grade_file)
 app.command("run")(run)
 app.command("serve")(serve)
+app.command("worker")(worker)
 app.command("history")(show_history)
 app.command("breakdown")(show_breakdown)
 app.command("failures")(show_failures)

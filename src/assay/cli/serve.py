@@ -104,6 +104,13 @@ def database_line(url: str) -> str:
 def serve(
     host: Annotated[str, typer.Option(help="Address to listen on")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on")] = 8000,
+    run_evaluations: Annotated[
+        bool,
+        typer.Option(
+            "--worker/--no-worker",
+            help="Run evaluations in this process too (PostgreSQL: `assay worker` processes can run them)",
+        ),
+    ] = True,
 ) -> None:
     """Serve the Assay API and web UI; refuses a non-loopback host unless ASSAY_API_KEY is set."""
     import uvicorn
@@ -115,6 +122,8 @@ def serve(
     if host.startswith("[") and host.endswith("]"):
         host = host[1:-1]  # an IPv6 address as written in a URL; the socket wants it bare
     os.environ.setdefault("ASSAY_SEED_DEMO", "true")  # a first `assay serve` shows a demo suite
+    if not run_evaluations:
+        os.environ["ASSAY_RUN_EVALUATIONS"] = "false"
     # The app (built by uvicorn from the environment) must know where it listens: no target may call it.
     os.environ["ASSAY_LISTEN_HOST"], os.environ["ASSAY_LISTEN_PORT"] = host, str(port)
     settings = load_settings()
