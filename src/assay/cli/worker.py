@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import logging
 from typing import Annotated
 
 import typer
@@ -23,6 +21,9 @@ def worker(
 ) -> None:
     """Run evaluations from the queue of a PostgreSQL database (ASSAY_DATABASE_URL) until stopped."""
     # Imported here, as in every command (see assay.cli.graders): the other commands start without them.
+    import asyncio
+    import logging
+
     from assay.services.evaluation_scheduling import WorkerOptions
     from assay.services.grader_service import GraderService
     from assay.services.target_policy import target_policy
