@@ -3,8 +3,8 @@
 Run: ``.venv/bin/python bench/health.py [--seconds 10] [--rounds 3] [--connections 64]``.
 
 Starts ``assay serve`` (one Uvicorn worker, a fresh SQLite file) and a minimal FastAPI app with one route
-returning a constant, served by the same ``uvicorn.run`` call with the same settings, each in its own
-process on a loopback port. Then loads one and the other in turn, ``--rounds`` times, with many keep-alive
+returning a constant, served by the same ``uvicorn.run`` call (no access log: ``assay serve`` writes none for
+a successful health check), each in its own process on a loopback port. Then loads one and the other in turn, ``--rounds`` times, with many keep-alive
 connections: ``wrk`` (one thread) when installed, else an asyncio client written with the standard
 library (``--python-client`` forces it; it measures less, as Python is then the bottleneck). Prints each
 one's median requests/s and the p50/p99 latency of its median round, and the ratio to the minimal app
@@ -47,9 +47,10 @@ async def health() -> dict[str, str]:
     return {"status": "ok"}
 
 
-uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), workers=1, log_level="info")
+uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), workers=1, log_level="info", access_log=False)
 """
-"""The floor: FastAPI under Uvicorn as ``assay serve`` runs it (one worker, access log on), one route."""
+"""The floor: FastAPI under Uvicorn as ``assay serve`` runs it (one worker), one route, nothing logged per
+request (``assay serve`` leaves successful health checks out of its access log)."""
 
 
 @dataclass(frozen=True, slots=True)

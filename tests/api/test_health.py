@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from pathlib import Path
 
@@ -54,3 +55,17 @@ def test_only_a_failing_or_hanging_database_is_unavailable(tmp_path: Path) -> No
     watch.failure, watch.asked_at = None, 101.0
     assert watch.problem(101.0 + STALE_AFTER_S + 1) is not None  # a check under way for too long
     watch.close()
+
+
+def test_successful_health_checks_stay_out_of_the_access_log(client: TestClient) -> None:
+    access_log = logging.getLogger("uvicorn.access")
+
+    def line(path: str, status: int) -> logging.LogRecord:  # as Uvicorn writes one
+        args = ("127.0.0.1:5000", "GET", path, "1.1", status)
+        message = '%s - "%s %s HTTP/%s" %d'
+        return access_log.makeRecord(access_log.name, logging.INFO, "", 0, message, args, None)
+
+    assert not access_log.filter(line("/api/health", 200))
+    assert not access_log.filter(line("/api/health?probe=1", 200))
+    assert access_log.filter(line("/api/health", 503))  # a failed check is logged
+    assert access_log.filter(line("/api/graders", 200))
