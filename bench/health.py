@@ -4,9 +4,10 @@ Run: ``.venv/bin/python bench/health.py [--seconds 10] [--rounds 3] [--connectio
 
 Starts ``assay serve`` (one Uvicorn worker, a fresh SQLite file) and a minimal FastAPI app with one route
 returning a constant, served by the same ``uvicorn.run`` call (no access log: ``assay serve`` writes none for
-a successful health check), each in its own process on a loopback port. Then loads one and the other in turn, ``--rounds`` times, with many keep-alive
-connections: ``wrk`` (one thread) when installed, else an asyncio client written with the standard
-library (``--python-client`` forces it; it measures less, as Python is then the bottleneck). Prints each
+a successful health check), each in its own process on a loopback port. Then loads one and the other in
+turn, ``--rounds`` times, with many keep-alive connections: ``wrk`` (one thread) when installed, else an
+asyncio client written with the standard library (``--python-client`` forces it; it measures less, as
+Python is then the bottleneck). Prints each
 one's median requests/s and the p50/p99 latency of its median round, and the ratio to the minimal app
 (target: Assay ≥ 5,000 req/s). ``--src`` serves other source trees beside (e.g. ``git archive main src | tar
 -x -C /tmp/main``, then ``--src src /tmp/main/src``). The load average is printed: compare one run's figures.
