@@ -94,13 +94,7 @@ async def _grader_calls(app: FastAPI) -> AsyncIterator[None]:
         yield
 
 
-EXTENSIONS: tuple[Extension, ...] = (
-    _database,
-    health.database_watch,
-    health.quiet_health_checks,
-    _evaluations,
-    _grader_calls,
-)
+EXTENSIONS: tuple[Extension, ...] = (_database, health.database_watch, _evaluations, _grader_calls)
 
 
 @asynccontextmanager

@@ -38,7 +38,6 @@ STALE_AFTER_S = 5.0
 """Health fails when the database's last answer is older than this (a ping that hangs or fails)."""
 
 router = APIRouter(prefix="/api", tags=["health"], responses=ERROR_RESPONSES)
-HEALTH_PATH = "/api/health"
 
 
 class Health(ResponseModel):
@@ -133,32 +132,6 @@ async def database_watch(app: FastAPI) -> AsyncIterator[None]:
         task.cancel()
         await asyncio.wait({task})
         await asyncio.to_thread(watch.close)  # before the engine is disposed
-
-
-class _QuietHealthChecks(logging.Filter):
-    """Drops the access-log line of a health check answered 200 (Uvicorn's record: client, method, path,
-    HTTP version, status): load balancers ask every few seconds, and writing each line costs more than the
-    answer. A failed check is still logged."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        args = record.args
-        if isinstance(args, tuple) and len(args) == 5 and args[4] == 200:
-            return str(args[2]).partition("?")[0] != HEALTH_PATH
-        return True
-
-
-_QUIET_HEALTH_CHECKS = _QuietHealthChecks()
-
-
-@asynccontextmanager
-async def quiet_health_checks(app: FastAPI) -> AsyncIterator[None]:
-    """Keep successful health checks out of Uvicorn's access log while the app runs (an extension)."""
-    access_log = logging.getLogger("uvicorn.access")
-    access_log.addFilter(_QUIET_HEALTH_CHECKS)
-    try:
-        yield
-    finally:
-        access_log.removeFilter(_QUIET_HEALTH_CHECKS)
 
 
 @router.get(

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import copy
 import errno
 import ipaddress
 import os
 import socket
 import sys
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -143,4 +144,24 @@ def serve(
     sys.setswitchinterval(0.001)
     # By name, as a factory: the CLI and the API are sibling layers, and create_app() reads the same
     # ASSAY_* environment that was just checked.
-    uvicorn.run("assay.api.app:create_app", factory=True, host=host, port=port, workers=1, log_level="info")
+    uvicorn.run(
+        "assay.api.app:create_app",
+        factory=True,
+        host=host,
+        port=port,
+        workers=1,
+        log_level="info",
+        log_config=_log_config(),
+    )
+
+
+def _log_config() -> dict[str, Any]:
+    """Uvicorn's logging, but the access lines come from the app (``assay.access``, see assay.api.edge),
+    through Uvicorn's access handler and format: Uvicorn's access logger has no handler, so it writes none."""
+    from uvicorn.config import LOGGING_CONFIG
+
+    config = copy.deepcopy(LOGGING_CONFIG)
+    loggers = config["loggers"]
+    loggers["assay.access"] = loggers["uvicorn.access"]
+    loggers["uvicorn.access"] = {"handlers": [], "level": "INFO", "propagate": False}
+    return config
