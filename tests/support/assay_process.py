@@ -20,6 +20,7 @@ import sys
 import time
 from pathlib import Path
 from types import TracebackType
+from typing import Self
 
 import httpx
 
@@ -30,8 +31,102 @@ STOP_TIMEOUT_S = 10.0
 _LOG_TAIL_CHARS = 3000
 
 
-class AssayProcess:
-    """One ``assay serve`` subprocess, restartable on the same port and database."""
+class _AssayCommand:
+    """One ``assay`` subprocess writing to a log: start until ready, SIGKILL, stop, start again."""
+
+    command: str
+    """The ``assay`` subcommand run."""
+    stop_timeout_s = STOP_TIMEOUT_S
+
+    def __init__(self, log_path: Path, database_url: str, env: dict[str, str] | None) -> None:
+        self.log_path = log_path
+        self.database_url = database_url
+        # Only the settings given here: the tester's own ASSAY_* must not leak into the process.
+        inherited = {name: value for name, value in os.environ.items() if not name.startswith("ASSAY_")}
+        self._env = {**inherited, "ASSAY_DATABASE_URL": database_url, "PYTHONUNBUFFERED": "1", **(env or {})}
+        self.process: subprocess.Popen[bytes] | None = None
+        self.starts = 0
+
+    @property
+    def is_running(self) -> bool:
+        """Whether the process is alive."""
+        return self.process is not None and self.process.poll() is None
+
+    def _arguments(self) -> tuple[str, ...]:
+        """The options after the subcommand."""
+        return ()
+
+    def _is_ready(self, log_before: int) -> bool:
+        """Whether the started process serves (``log_before``: the log's length before it started)."""
+        raise NotImplementedError
+
+    def start(self) -> Self:
+        """Start the process and return once it is ready."""
+        if self.is_running:
+            raise RuntimeError(f"assay {self.command} is already running")
+        log_before = self.log_path.stat().st_size if self.log_path.exists() else 0
+        with self.log_path.open("ab") as log:
+            log.write(f"\n---- start {self.starts + 1} ----\n".encode())
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "assay.cli", self.command, *self._arguments()],
+                env=self._env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        self.starts += 1
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if not self.is_running:
+                raise RuntimeError(f"assay {self.command} exited while starting:\n{self.log_tail()}")
+            if self._is_ready(log_before):
+                return self
+            time.sleep(0.05)
+        self.kill()
+        raise RuntimeError(
+            f"assay {self.command} was not ready within {START_TIMEOUT_S} s:\n{self.log_tail()}"
+        )
+
+    def kill(self) -> None:
+        """SIGKILL the process (a crash: no shutdown code runs) and reap it."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait(timeout=STOP_TIMEOUT_S)
+
+    def restart(self) -> Self:
+        """SIGKILL if running, then start again."""
+        self.kill()
+        return self.start()
+
+    def stop(self) -> None:
+        """Stop gracefully (SIGTERM), killing it if it does not exit in time."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=self.stop_timeout_s)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+    def log_tail(self) -> str:
+        """The end of the process's output."""
+        try:
+            return self.log_path.read_text(errors="replace")[-_LOG_TAIL_CHARS:]
+        except OSError:
+            return ""
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+
+class AssayProcess(_AssayCommand):
+    """One ``assay serve`` subprocess, restartable on the same port and database; ready when
+    ``/api/health`` answers 200."""
+
+    command = "serve"
 
     def __init__(
         self,
@@ -51,164 +146,46 @@ class AssayProcess:
         args: more options of ``assay serve`` (``--no-worker``).
         name: the log's name (``<name>.log`` in ``directory``), for several servers in one test.
         """
+        super().__init__(
+            directory / f"{name}.log", database_url or f"sqlite:///{directory / 'assay.db'}", env
+        )
         self.directory = directory
-        self.database_url = database_url or f"sqlite:///{directory / 'assay.db'}"
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.log_path = directory / f"{name}.log"
         self.args = args
         self.client = httpx.Client(base_url=self.url, timeout=30.0)
-        inherited = {name: value for name, value in os.environ.items() if not name.startswith("ASSAY_")}
-        self._env = {
-            **inherited,
-            "ASSAY_DATABASE_URL": self.database_url,
-            "PYTHONUNBUFFERED": "1",
-            **(env or {}),
-        }
         if seed_demo is not None:
             self._env["ASSAY_SEED_DEMO"] = "true" if seed_demo else "false"
-        self.process: subprocess.Popen[bytes] | None = None
-        self.starts = 0
 
-    @property
-    def is_running(self) -> bool:
-        """Whether the process is alive."""
-        return self.process is not None and self.process.poll() is None
+    def _arguments(self) -> tuple[str, ...]:
+        return ("--host", "127.0.0.1", "--port", str(self.port), *self.args)
 
-    def start(self) -> AssayProcess:
-        """Start the server and return once ``/api/health`` answers 200."""
-        if self.is_running:
-            raise RuntimeError("assay serve is already running")
-        with self.log_path.open("ab") as log:
-            log.write(f"\n---- start {self.starts + 1} ----\n".encode())
-            self.process = subprocess.Popen(
-                [
-                    *(sys.executable, "-m", "assay.cli", "serve"),
-                    *("--host", "127.0.0.1", "--port", str(self.port), *self.args),
-                ],
-                env=self._env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
-        self.starts += 1
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while time.monotonic() < deadline:
-            if not self.is_running:
-                raise RuntimeError(f"assay serve exited while starting:\n{self.log_tail()}")
-            try:
-                if self.client.get("/api/health", timeout=1.0).status_code == 200:
-                    return self
-            except httpx.TransportError:
-                pass
-            time.sleep(0.05)
-        self.kill()
-        raise RuntimeError(f"assay serve was not healthy within {START_TIMEOUT_S} s:\n{self.log_tail()}")
-
-    def kill(self) -> None:
-        """SIGKILL the server (a crash: no shutdown code runs) and reap it."""
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGKILL)
-            self.process.wait(timeout=STOP_TIMEOUT_S)
-
-    def restart(self) -> AssayProcess:
-        """SIGKILL if running, then start again on the same port and database."""
-        self.kill()
-        return self.start()
-
-    def stop(self) -> None:
-        """Stop gracefully (SIGTERM), killing it if it does not exit in time."""
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=STOP_TIMEOUT_S)
-            except subprocess.TimeoutExpired:
-                self.kill()
-
-    def log_tail(self) -> str:
-        """The end of the server's output."""
+    def _is_ready(self, log_before: int) -> bool:
         try:
-            return self.log_path.read_text(errors="replace")[-_LOG_TAIL_CHARS:]
-        except OSError:
-            return ""
-
-    def __enter__(self) -> AssayProcess:
-        return self.start()
+            return self.client.get("/api/health", timeout=1.0).status_code == 200
+        except httpx.TransportError:
+            return False
 
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
-        self.stop()
+        super().__exit__(exc_type, exc, tb)
         self.client.close()
 
 
-class WorkerProcess:
-    """One ``assay worker`` subprocess on a PostgreSQL database: start, SIGKILL, start again."""
+class WorkerProcess(_AssayCommand):
+    """One ``assay worker`` subprocess on a PostgreSQL database: start, SIGKILL, start again; ready once it
+    logs that it takes jobs."""
 
+    command = "worker"
+    stop_timeout_s = STOP_TIMEOUT_S + 10  # a worker drains its jobs first
     READY = "runs evaluations"
     """What the worker logs once it takes jobs."""
 
     def __init__(self, directory: Path, *, database_url: str, env: dict[str, str] | None = None) -> None:
-        self.log_path = directory / "assay-worker.log"
-        inherited = {name: value for name, value in os.environ.items() if not name.startswith("ASSAY_")}
-        self._env = {**inherited, "ASSAY_DATABASE_URL": database_url, "PYTHONUNBUFFERED": "1", **(env or {})}
-        self.process: subprocess.Popen[bytes] | None = None
-        self.starts = 0
+        super().__init__(directory / "assay-worker.log", database_url, env)
 
-    @property
-    def is_running(self) -> bool:
-        """Whether the process is alive."""
-        return self.process is not None and self.process.poll() is None
-
-    def start(self) -> WorkerProcess:
-        """Start the worker and return once it logs that it takes jobs."""
-        if self.is_running:
-            raise RuntimeError("assay worker is already running")
-        before = self.log_path.read_text(errors="replace").count(self.READY) if self.log_path.exists() else 0
-        with self.log_path.open("ab") as log:
-            log.write(f"\n---- start {self.starts + 1} ----\n".encode())
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "assay.cli", "worker"],
-                env=self._env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
-        self.starts += 1
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while time.monotonic() < deadline:
-            if not self.is_running:
-                raise RuntimeError(f"assay worker exited while starting:\n{self.log_tail()}")
-            if self.log_path.read_text(errors="replace").count(self.READY) > before:
-                return self
-            time.sleep(0.05)
-        self.kill()
-        raise RuntimeError(f"assay worker was not ready within {START_TIMEOUT_S} s:\n{self.log_tail()}")
-
-    def kill(self) -> None:
-        """SIGKILL the worker (no shutdown code runs) and reap it."""
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGKILL)
-            self.process.wait(timeout=STOP_TIMEOUT_S)
-
-    def stop(self) -> None:
-        """Stop gracefully (SIGTERM), killing it if it does not exit in time."""
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=STOP_TIMEOUT_S + 10)
-            except subprocess.TimeoutExpired:
-                self.kill()
-
-    def __enter__(self) -> WorkerProcess:
-        return self.start()
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.stop()
-
-    def log_tail(self) -> str:
-        """The end of the worker's output."""
-        try:
-            return self.log_path.read_text(errors="replace")[-_LOG_TAIL_CHARS:]
-        except OSError:
-            return ""
+    def _is_ready(self, log_before: int) -> bool:
+        with self.log_path.open("rb") as log:
+            log.seek(log_before)
+            return self.READY.encode() in log.read()
