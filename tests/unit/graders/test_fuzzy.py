@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from assay.graders import FuzzyGrader
 from assay.graders.fuzzy import MAX_CHARS, METHODS
+from tests.support.scored import assert_scored
 from tests.unit.graders.test_properties import anything, whitespace
 
 SYMMETRIC = ("ratio", "token_sort", "levenshtein")
@@ -55,10 +56,7 @@ SYMMETRIC = ("ratio", "token_sort", "levenshtein")
 def test_real_answers(
     config: dict[str, Any] | None, expected: str, response: str, score: float, passed: bool
 ) -> None:
-    result = FuzzyGrader(config=config).grade(response, expected)
-    assert result["score"] == pytest.approx(score, abs=1e-9)
-    assert result["passed"] is passed
-    assert result["details"]["match_status"] == ("match" if passed else "mismatch")
+    assert_scored(FuzzyGrader(config=config).grade(response, expected), passed=passed, score=score)
 
 
 def test_defaults_and_details() -> None:

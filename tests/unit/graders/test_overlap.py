@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from assay.graders import OverlapGrader
 from assay.graders.overlap import LCS_SIDE, METRICS
+from tests.support.scored import assert_scored
 from tests.unit.graders.test_properties import anything, whitespace
 
 ROUGE = {"metric": "rouge_l"}
@@ -74,10 +75,7 @@ JUDGED = {"match", "mismatch"}
 def test_real_answers(
     config: dict[str, Any] | None, expected: str, response: str, score: float, passed: bool
 ) -> None:
-    result = OverlapGrader(config=config).grade(response, expected)
-    assert result["score"] == pytest.approx(score, abs=1e-9)
-    assert result["passed"] is passed
-    assert result["details"]["match_status"] == ("match" if passed else "mismatch")
+    assert_scored(OverlapGrader(config=config).grade(response, expected), passed=passed, score=score)
 
 
 def test_defaults_and_details() -> None:

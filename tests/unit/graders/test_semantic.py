@@ -19,6 +19,7 @@ from assay.errors import GraderUnavailableError
 from assay.graders import SemanticGrader, embedding
 from assay.graders.embedding import INSTALL_COMMAND
 from assay.services.grader_service import GraderService
+from tests.support.scored import assert_scored
 from tests.support.semantic import hidden_semantic_extra, require_semantic_extra
 
 __all__ = ["hidden_semantic_extra"]  # a fixture, used by name
@@ -52,9 +53,7 @@ def model() -> None:
     ],
 )
 def test_paraphrases_pass_and_other_statements_fail(response: str, expected: str, passed: bool) -> None:
-    result = SemanticGrader().grade(response, expected)
-    assert result["passed"] is passed, result["details"]["reason"]
-    assert result["details"]["match_status"] == ("match" if passed else "mismatch")
+    assert_scored(SemanticGrader().grade(response, expected), passed=passed)
 
 
 @pytest.mark.usefixtures("model")
