@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -44,34 +44,9 @@ class Evaluation:
         return round((end - self.started_at).total_seconds(), 3)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Result:
-    """One case's stored outcome; ``number`` and ``key`` name its case as every surface shows it."""
-
-    case_id: int
-    number: int
-    key: str | None
-    input: str
-    expected_output: str
-    agent_response: str | None
-    passed: bool
-    score: float | None
-    match_status: str | None
-    details: dict[str, Any] | None
-    error: str | None
-    error_detail: str | None
-    latency_ms: float | None
-    attempts: int
-
-    def as_dict(self) -> dict[str, Any]:
-        """The result as a JSON object (the API's)."""
-        return asdict(self)
-
-    def as_export(self) -> dict[str, Any]:
-        """The result as a line of an export: the case by number and key (not the database's id)."""
-        record = asdict(self)
-        del record["case_id"]
-        return record
+Result = CaseResult
+"""One case's stored outcome: the runner's record, read back (``number`` and ``key`` name its case as every
+surface shows it)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

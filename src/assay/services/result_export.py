@@ -33,7 +33,7 @@ _ROWS_PER_CHUNK = 500
 def jsonl_lines(results: Iterable[Result]) -> Iterator[bytes]:
     """One JSON object per result."""
     for result in results:
-        yield json_line(result.as_export())
+        yield json_line(result.as_record())
 
 
 def _cell(value: object) -> str:
@@ -54,7 +54,7 @@ def csv_lines(results: Iterable[Result]) -> Iterator[bytes]:
     writer = csv.writer(buffer)
     writer.writerow(CSV_COLUMNS)
     for count, result in enumerate(results, 1):
-        record = result.as_export()
+        record = result.as_record()
         writer.writerow([_cell(record[column]) for column in CSV_COLUMNS])
         if not count % _ROWS_PER_CHUNK:
             yield buffer.getvalue().encode("utf-8", "replace")

@@ -51,15 +51,19 @@ class CaseResult:
     agent_response: str | None
     passed: bool
     score: float | None
-    details: dict[str, Any] | None
     match_status: str | None
+    details: dict[str, Any] | None
     error: str | None
     error_detail: str | None
     latency_ms: float | None
     attempts: int
 
+    def as_dict(self) -> dict[str, Any]:
+        """The result as a JSON object (the API's): ``as_record`` with the database's ``case_id``."""
+        return {"case_id": self.case_id, **self.as_record()}
+
     def as_record(self) -> dict[str, Any]:
-        """The result as users see it, by name: a line of a results file (no database id)."""
+        """The result as users see it, by name: a line of a results file or an export (no database id)."""
         return {
             "number": self.number,
             "key": self.key,
