@@ -22,21 +22,18 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
-from sqlalchemy import create_engine, text
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests.support.agent_server import free_port  # noqa: E402
-
-from assay.storage.database import normalize_url  # noqa: E402
+from tests.support.postgres import new_database  # noqa: E402
 
 AGENT_DELAY_S = 0.1
 CONCURRENCY = 64
@@ -48,21 +45,6 @@ def data(response: httpx.Response) -> Any:
     if response.status_code >= 400:
         raise RuntimeError(f"{response.request.url}: {response.status_code} {response.text[:500]}")
     return response.json()["data"]
-
-
-@contextmanager
-def new_database(server_url: str) -> Iterator[str]:
-    """A new database on the server, dropped afterwards."""
-    server = create_engine(normalize_url(server_url), isolation_level="AUTOCOMMIT")
-    name = f"assay_bench_{uuid.uuid4().hex[:10]}"
-    with server.connect() as connection:
-        connection.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield normalize_url(server_url).set(database=name).render_as_string(hide_password=False)
-    finally:
-        with server.connect() as connection:
-            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        server.dispose()
 
 
 def _env(database_url: str, src: Path) -> dict[str, str]:
@@ -182,7 +164,7 @@ def throughput(server_url: str, cases: int, workdir: Path, compare: Path | None)
     with agent(AGENT_DELAY_S) as agent_url:
         for workers in (1, 2, 4):
             with (
-                new_database(server_url) as database_url,
+                new_database(server_url, "assay_bench") as database_url,
                 processes(
                     database_url, ROOT / "src", workers, workdir / "workers.log", serve_runs=False
                 ) as url,
@@ -196,7 +178,7 @@ def throughput(server_url: str, cases: int, workdir: Path, compare: Path | None)
             print(f"{workers:>8} {seconds:>8.1f} {rate:>8.0f} {ideal:>8.0f} {rate / ideal:>8.0%}")
         if compare is not None:
             with (
-                new_database(server_url) as database_url,
+                new_database(server_url, "assay_bench") as database_url,
                 processes(database_url, compare, 0, workdir / "workers.log", serve_runs=True) as url,
                 httpx.Client(base_url=url, timeout=60) as client,
             ):
@@ -215,7 +197,7 @@ def overhead(server_url: str, cases: int, workdir: Path, compare: Path | None) -
     figures = {}
     for label, src in trees:
         with (
-            new_database(server_url) as database_url,
+            new_database(server_url, "assay_bench") as database_url,
             processes(database_url, src, 0, workdir / "overhead.log", serve_runs=True) as url,
             httpx.Client(base_url=url, timeout=60) as client,
         ):
@@ -237,7 +219,7 @@ def poll(server_url: str, cases: int, workdir: Path, compare: Path | None) -> No
     trees = [("this tree", ROOT / "src")] + ([("--compare-src", compare)] if compare else [])
     for label, src in trees:
         with (
-            new_database(server_url) as database_url,
+            new_database(server_url, "assay_bench") as database_url,
             processes(database_url, src, 0, workdir / "poll.log", serve_runs=True) as url,
             httpx.Client(base_url=url, timeout=60) as client,
         ):

@@ -7,25 +7,20 @@ a database of its own, created and dropped here, so that concurrent runs do not 
 
 from __future__ import annotations
 
-import os
 import shutil
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from sqlalchemy import Engine, create_engine, text
+from sqlalchemy import Engine, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import OperationalError
 
 from assay.api.app import create_app
 from assay.config import Settings
-from assay.storage.database import create_db_engine, migrate, normalize_url
-from tests.support.requirements import require
-
-POSTGRES_URL = os.environ.get("ASSAY_TEST_POSTGRES_URL", "")
+from assay.storage.database import create_db_engine, migrate
+from tests.support.postgres import new_database, require_postgres
 
 
 @pytest.fixture(scope="session")
@@ -38,37 +33,11 @@ def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def _server_reachable(url: str) -> bool:
-    if not url:
-        return False
-    engine = create_engine(normalize_url(url))
-    try:
-        with engine.connect():
-            return True
-    except OperationalError:
-        return False
-    finally:
-        engine.dispose()
-
-
 @pytest.fixture(scope="session")
 def postgres_url() -> Iterator[str]:
     """A migrated database of this test session's own on the PostgreSQL server."""
-    require(_server_reachable(POSTGRES_URL), "a PostgreSQL server (ASSAY_TEST_POSTGRES_URL)")
-    server = create_engine(normalize_url(POSTGRES_URL), isolation_level="AUTOCOMMIT")
-    name = f"assay_api_{uuid.uuid4().hex[:12]}"
-    with server.connect() as connection:
-        connection.execute(text(f'CREATE DATABASE "{name}"'))
-    url = normalize_url(POSTGRES_URL).set(database=name).render_as_string(hide_password=False)
-    engine = create_db_engine(url)
-    migrate(engine)
-    engine.dispose()
-    try:
+    with new_database(require_postgres(), "assay_api", migrated=True) as url:
         yield url
-    finally:
-        with server.connect() as connection:
-            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        server.dispose()
 
 
 def _truncate_all(engine: Engine) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,15 +10,14 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import Column, Engine, Integer, MetaData, Table, create_engine, inspect, select, text
+from sqlalchemy import Column, Engine, Integer, MetaData, Table, inspect, select, text
 from sqlalchemy.exc import IntegrityError
 
 from assay.config import Settings, default_database_url
 from assay.storage import evaluations, suites  # noqa: F401  (their tables are in Base.metadata)
 from assay.storage.database import MIGRATIONS, Base, create_db_engine, is_assay_name, migrate, normalize_url
 from assay.storage.types import SafeJSON, SafeText
-from tests.api.conftest import POSTGRES_URL
-from tests.support.requirements import require
+from tests.support.postgres import new_database, require_postgres
 
 ODD_TEXT = ["", "plain", "nul\x00", "\x00\x00", "\ud800", "a\udfffb", "🙂 ünï", '"\\', "\u2028\n\t"]
 
@@ -106,17 +104,8 @@ def blank_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterat
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'blank.db'}"
         return
-    require(bool(POSTGRES_URL), "a PostgreSQL server (ASSAY_TEST_POSTGRES_URL)")
-    server = create_engine(normalize_url(POSTGRES_URL), isolation_level="AUTOCOMMIT")
-    name = f"assay_migrations_{uuid.uuid4().hex[:12]}"
-    with server.connect() as connection:
-        connection.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield normalize_url(POSTGRES_URL).set(database=name).render_as_string(hide_password=False)
-    finally:
-        with server.connect() as connection:
-            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        server.dispose()
+    with new_database(require_postgres(), "assay_migrations") as url:
+        yield url
 
 
 def _alembic(engine: Engine, action: str, revision: str) -> None:

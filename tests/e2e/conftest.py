@@ -8,7 +8,6 @@ tests skip when it is missing locally and fail in CI, where ``.ci/run`` installs
 
 from __future__ import annotations
 
-import os
 import time
 import uuid
 from collections.abc import Iterator
@@ -20,16 +19,14 @@ from typing import Any
 import httpx
 import pytest
 from playwright.sync_api import Browser, Dialog, Page, Playwright, sync_playwright
-from sqlalchemy import create_engine, text
 
-from assay.storage.database import normalize_url
 from tests.support.agent_server import AgentBehaviour, AgentServer
 from tests.support.assay_process import AssayProcess
 from tests.support.browser import CHROMIUM, launch_chromium
+from tests.support.postgres import POSTGRES_URL, new_database
 from tests.support.requirements import require
 
 RUN_TIMEOUT_S = 60.0
-POSTGRES_URL = os.environ.get("ASSAY_TEST_POSTGRES_URL", "")
 XSS_RESPONSE = '<img src=x onerror="window.__xss = 1; alert(1)">'
 
 # The boolean suite of these tests: input, expected_output, and what the agent answers.
@@ -101,16 +98,8 @@ def database_for(workdir: Path) -> Iterator[str]:
     if not POSTGRES_URL:
         yield f"sqlite:///{workdir / 'assay.db'}"
         return
-    server = create_engine(normalize_url(POSTGRES_URL), isolation_level="AUTOCOMMIT")
-    name = f"assay_ui_{uuid.uuid4().hex[:12]}"
-    try:
-        with server.connect() as connection:
-            connection.execute(text(f'CREATE DATABASE "{name}"'))
-        yield normalize_url(POSTGRES_URL).set(database=name).render_as_string(hide_password=False)
-    finally:
-        with server.connect() as connection:
-            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        server.dispose()
+    with new_database(POSTGRES_URL, "assay_ui") as url:
+        yield url
 
 
 @contextmanager

@@ -7,28 +7,22 @@ agent's answer to that case.
 
 from __future__ import annotations
 
-import os
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from sqlalchemy import create_engine, text
-from sqlalchemy.exc import OperationalError
 
 from assay.storage.database import normalize_url
 from tests.support.agent_server import AgentBehaviour, AgentServer
 from tests.support.assay_process import AssayProcess
-from tests.support.requirements import require
+from tests.support.postgres import new_database, require_postgres
 
 CASES = 300
 KILLS = 3
 RUN_TIMEOUT_S = 60.0
-
-
-POSTGRES_URL = os.environ.get("ASSAY_TEST_POSTGRES_URL", "")
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -37,22 +31,8 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'assay.db'}"
         return
-    server = create_engine(normalize_url(POSTGRES_URL or "postgresql://-"), isolation_level="AUTOCOMMIT")
-    try:
-        with server.connect():
-            reachable = True
-    except OperationalError:
-        reachable = False
-    require(bool(POSTGRES_URL) and reachable, "a PostgreSQL server (ASSAY_TEST_POSTGRES_URL)")
-    name = f"assay_crash_{uuid.uuid4().hex[:12]}"
-    with server.connect() as connection:
-        connection.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield normalize_url(POSTGRES_URL).set(database=name).render_as_string(hide_password=False)
-    finally:
-        with server.connect() as connection:
-            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        server.dispose()
+    with new_database(require_postgres(), "assay_crash") as url:
+        yield url
 
 
 def data(response: Any) -> Any:

@@ -9,7 +9,6 @@ run an evaluation once between them.
 
 from __future__ import annotations
 
-import os
 import time
 import uuid
 from collections import Counter
@@ -19,16 +18,14 @@ from typing import Any
 
 import pytest
 from sqlalchemy import create_engine, text
-from sqlalchemy.exc import OperationalError
 
-from assay.storage.database import create_db_engine, migrate, normalize_url
+from assay.storage.database import normalize_url
 from tests.support.agent_server import AgentBehaviour, AgentServer
 from tests.support.assay_process import AssayProcess, WorkerProcess
-from tests.support.requirements import require
+from tests.support.postgres import new_database, require_postgres
 
 pytestmark = pytest.mark.slow
 
-POSTGRES_URL = os.environ.get("ASSAY_TEST_POSTGRES_URL", "")
 RUN_TIMEOUT_S = 50.0
 MAX_IN_FLIGHT = 16
 KILLS = 5
@@ -43,26 +40,8 @@ FAST_WORKERS = {
 @pytest.fixture
 def postgres_url() -> Iterator[str]:
     """A new, migrated database of this test's own on the PostgreSQL server."""
-    server = create_engine(normalize_url(POSTGRES_URL or "postgresql://-"), isolation_level="AUTOCOMMIT")
-    try:
-        with server.connect():
-            reachable = True
-    except OperationalError:
-        reachable = False
-    require(bool(POSTGRES_URL) and reachable, "a PostgreSQL server (ASSAY_TEST_POSTGRES_URL)")
-    name = f"assay_workers_{uuid.uuid4().hex[:12]}"
-    with server.connect() as connection:
-        connection.execute(text(f'CREATE DATABASE "{name}"'))
-    url = normalize_url(POSTGRES_URL).set(database=name).render_as_string(hide_password=False)
-    engine = create_db_engine(url)
-    migrate(engine)  # once, before several processes start on it
-    engine.dispose()
-    try:
+    with new_database(require_postgres(), "assay_workers", migrated=True) as url:
         yield url
-    finally:
-        with server.connect() as connection:
-            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        server.dispose()
 
 
 def data(response: Any) -> Any:

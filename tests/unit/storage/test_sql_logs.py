@@ -4,18 +4,16 @@ parameters, and a database error is logged without the failing row PostgreSQL pu
 from __future__ import annotations
 
 import logging
-import os
 import traceback
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, text
+from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
 
-from assay.storage.database import create_db_engine, loggable, migrate, normalize_url
-from tests.support.requirements import require
+from assay.storage.database import create_db_engine, loggable, migrate
+from tests.support.postgres import new_database, require_postgres
 
 SECRET = "Bearer sk-live-0123456789abcdef"
 logger = logging.getLogger("assay.test")
@@ -26,19 +24,8 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'assay.db'}"
         return
-    url = os.environ.get("ASSAY_TEST_POSTGRES_URL", "")
-    require(bool(url), "a PostgreSQL server (ASSAY_TEST_POSTGRES_URL)")
-    # A database of its own: the server's may be migrated by another checkout to revisions this one lacks
-    server = create_engine(normalize_url(url), isolation_level="AUTOCOMMIT")
-    name = f"assay_logs_{uuid.uuid4().hex[:12]}"
-    with server.connect() as connection:
-        connection.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield normalize_url(url).set(database=name).render_as_string(hide_password=False)
-    finally:
-        with server.connect() as connection:
-            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        server.dispose()
+    with new_database(require_postgres(), "assay_logs") as url:
+        yield url
 
 
 def test_a_failing_insert_is_logged_without_its_values(
