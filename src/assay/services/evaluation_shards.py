@@ -140,6 +140,15 @@ class DatabaseSink:
             self._loop.call_soon_threadsafe(self._on_ended.set)
 
 
+def _failure_message(exc: Exception) -> str:
+    """What an evaluation that failed on ``exc`` says; a database error's values (a failing row holds
+    answers and headers) are left out, as in the log."""
+    if isinstance(exc, AssayError):
+        return exc.message
+    safe = loggable(exc)
+    return str(safe) if safe is not exc else f"{type(exc).__name__}: {exc}"
+
+
 class ShardRunner:
     """Runs shards in this process, all its shards' calls bounded by one cap (``max_in_flight``)."""
 
@@ -213,8 +222,7 @@ class ShardRunner:
             await finish_in_thread(self._fail, evaluation_id, str(exc))
             return None
         except Exception as exc:  # a failure ends this evaluation as data, never the worker
-            message = exc.message if isinstance(exc, AssayError) else f"{type(exc).__name__}: {exc}"
-            if await finish_in_thread(self._fail, evaluation_id, message):
+            if await finish_in_thread(self._fail, evaluation_id, _failure_message(exc)):
                 logger.error("evaluation %s failed", evaluation_id, exc_info=loggable(exc))
             return None
 

@@ -12,6 +12,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
 
+from assay.services.evaluation_shards import _failure_message
 from assay.storage.database import create_db_engine, loggable, migrate
 from tests.support.postgres import new_database, require_postgres
 
@@ -48,6 +49,10 @@ def test_a_failing_insert_is_logged_without_its_values(
         assert "updated_at" in logged  # what failed is still said
         assert "test_a_failing_insert_is_logged_without_its_values" in logged  # and where: the traceback
         assert SECRET not in logged
+        # An evaluation that fails on it says what failed, not the row: the API returns that message.
+        stored = _failure_message(failure.value)
+        assert "updated_at" in stored
+        assert SECRET not in stored
     finally:
         engine.dispose()
 
