@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 
 from assay.api.app import create_app
 from assay.config import Settings
-from tests.api.test_evaluations import TERMINAL, make_suite, start, wait_until_finished
+from tests.api.test_evaluations import TERMINAL, make_suite, recorded, start, wait_until_finished
 from tests.support.agent_server import AgentBehaviour, AgentServer
 
 pytestmark = pytest.mark.slow
@@ -67,3 +67,22 @@ def test_a_cancel_stops_the_calls_and_keeps_the_summary_a_recount(capped: TestCl
     later = progress(capped, evaluation_id)
     assert later["progress"]["done"] == cancelled["progress"]["done"]  # nothing stored after the cancel
     assert later["summary"]["finished"] == later["progress"]["done"]
+
+
+def test_a_case_added_after_an_evaluation_was_created_is_not_run_by_it(database_url: str) -> None:
+    held = Settings(database_url=database_url, api_key=None, run_evaluations=False)
+    with TestClient(create_app(held)) as client:  # creates the evaluation, runs nothing
+        suite = make_suite(client, [("q1", "true"), ("q2", "false"), ("q3", "true")])
+        evaluation_id = start(client, suite_id=suite["id"], target=recorded(["yes", "no", "yes"]))["id"]
+        added = client.post(
+            f"/api/suites/{suite['id']}/cases", json={"cases": [{"input": "q4", "expected_output": "false"}]}
+        )
+        assert added.status_code == 201, added.text
+    running = Settings(database_url=database_url, api_key=None)
+    with TestClient(create_app(running)) as client:  # picks the pending evaluation up
+        final = wait_until_finished(client, evaluation_id)
+        results = client.get(f"/api/evaluations/{evaluation_id}/results").json()["data"]
+    assert final["status"] == "completed"
+    assert final["progress"] == {**final["progress"], "done": 3, "total": 3}
+    assert final["summary"]["finished"] == final["summary"]["passed"] == 3
+    assert [result["input"] for result in results["results"]] == ["q1", "q2", "q3"]

@@ -96,6 +96,8 @@ class _Plan:
     suite_id: int
     concurrency: int
     position_limit: int
+    """The evaluation's ``total``: its cases are the suite's first ``total`` (positions run from 0, with no
+    gap), so a case added to the suite after it was created is not part of it."""
     spec: TargetSpec
     grader: GraderInterface
     source_id: int | None
@@ -106,6 +108,10 @@ class _Plan:
     lanes: int
     """The lanes that run shards: one when nothing is called (recorded or stored answers need no
     concurrency, and lanes would only take turns at writing), else :func:`lanes_of` the concurrency."""
+
+    def bounded(self, positions: tuple[int, int]) -> tuple[int, int]:
+        """``positions`` without those past the evaluation's cases."""
+        return positions[0], min(positions[1], self.position_limit)
 
 
 class _StoppedError(Exception):
@@ -258,7 +264,7 @@ class ShardRunner:
             plan = _Plan(
                 suite_id=row.suite_id,
                 concurrency=row.concurrency,
-                position_limit=store.position_limit(session, row.suite_id),
+                position_limit=row.total,
                 spec=parse_target_spec(target),
                 grader=grader,
                 source_id=target.get("evaluation_id") if target.get("type") == "evaluation" else None,
@@ -281,7 +287,7 @@ class ShardRunner:
         with Session(self.engine) as session:
             cases = list(
                 store.cases_without_result(
-                    session, shard.evaluation_id, plan.suite_id, shard.positions_of(span)
+                    session, shard.evaluation_id, plan.suite_id, plan.bounded(shard.positions_of(span))
                 )
             )
             replies = None

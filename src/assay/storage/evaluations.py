@@ -269,12 +269,6 @@ def cases_without_result(
     return session.scalars(query.where(CaseRow.id.not_in(done)).order_by(CaseRow.position)).all()
 
 
-def position_limit(session: Session, suite_id: int) -> int:
-    """One past the last case position of the suite (0 when it has no case): where shards end."""
-    last = session.scalar(select(func.max(CaseRow.position)).where(CaseRow.suite_id == suite_id))
-    return 0 if last is None else last + 1
-
-
 def status_of(connection: Connection | Session, evaluation_id: int) -> EvaluationStatus | None:
     """The evaluation's status (one indexed read: what running shards poll), ``None`` once deleted."""
     status = connection.execute(
