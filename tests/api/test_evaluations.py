@@ -327,6 +327,20 @@ def test_an_export_covers_what_the_filters_show(client: TestClient) -> None:
     assert [json.loads(line)["agent_response"] for line in searched] == ["maybe"]
 
 
+def test_the_summary_reports_as_the_configured_grader(client: TestClient) -> None:
+    # extract over fuzzy reports scores, as fuzzy does; its default (over true-false) reports a matrix.
+    suite = make_suite(client, [("Capital of France?", "Paris"), ("Capital of Italy?", "Rome")])
+    config = {"grader": {"grader_id": "fuzzy"}}
+    answers = ["The answer is: Paris", "Final answer: Milan"]
+    evaluation = start(
+        client, suite_id=suite["id"], grader_id="extract", grader_config=config, target=recorded(answers)
+    )
+    summary = wait_until_finished(client, evaluation["id"])["summary"]
+    assert summary["passed"] == 1
+    assert summary["binary"] is None
+    assert sum(bin_["count"] for bin_ in summary["score_distribution"]["bins"]) == 2
+
+
 def test_verdicts_are_counted_and_filtered_by_their_reason_code(client: TestClient) -> None:
     suite = make_suite(client)
     ids = case_ids(client, suite["id"])

@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
+from assay.errors import AssayError
 from assay.services.evaluation_records import facts_of
 from assay.services.grader_service import GraderService
 from assay.services.summary import ReportShape, summarize
@@ -30,8 +31,13 @@ progress count, exact at every batch, is what moves on screen meanwhile)."""
 
 
 def report_shape(row: EvaluationRow, graders: GraderService) -> ReportShape:
-    """What the evaluation's report holds, as its grader declares it (a binary matrix, scores...)."""
-    return ReportShape.of(graders.graders.get(row.grader_id))
+    """What the evaluation's report holds, as its grader declares it (a binary matrix, scores...): the
+    grader as the evaluation configured it (an ``extract`` reports as the grader it wraps); pass/fail only
+    when it can no longer be built (unregistered, or its package gone)."""
+    try:
+        return ReportShape.of(graders.build(row.grader_id, row.grader_config))
+    except AssayError:
+        return ReportShape.of(None)
 
 
 def recount(session: Session, row: EvaluationRow, graders: GraderService) -> dict[str, Any]:
