@@ -522,3 +522,26 @@ def test_answers_numbered_from_0_are_refused_not_shifted(client: TestClient) -> 
     assert problems == [
         {"loc": ["target", "recorded", "responses"], "message": f"'0' names no case ({rule})"}
     ]
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["q=a%00b", "error=x%00", "reason_code=%00", "outcome=passed&q=%00"],
+)
+def test_a_nul_in_a_query_parameter_is_a_422_envelope(client: TestClient, query: str) -> None:
+    suite = make_suite(client)
+    evaluation = start(client, suite_id=suite["id"], target=recorded(["yes", "no", "yes", "no"]))
+    wait_until_finished(client, evaluation["id"])
+    for path in (
+        f"/api/evaluations/{evaluation['id']}/results",
+        f"/api/evaluations/{evaluation['id']}/export",
+    ):
+        response = client.get(f"{path}?{query}")
+        assert response.status_code == 422, response.text
+        error = response.json()["error"]
+        assert error["code"] == "VALIDATION_ERROR"
+        assert error["problems"] == [
+            {"loc": ["query"], "message": "a query parameter holds a NUL character (%00)"}
+        ]
+    breakdown = client.get(f"/api/evaluations/{evaluation['id']}/breakdown?key=la%00ng")
+    assert breakdown.status_code == 422, breakdown.text

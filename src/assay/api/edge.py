@@ -17,7 +17,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from assay.api.docs import DOCS_PATHS
 from assay.api.envelope import busy_response, error_response, internal_error_response
-from assay.errors import AssayError, NotFoundError, PayloadTooLargeError
+from assay.errors import AssayError, NotFoundError, PayloadTooLargeError, Problem, ValidationError
 from assay.storage.database import is_busy, loggable
 
 logger = logging.getLogger(__name__)
@@ -64,6 +64,9 @@ def _security_headers(path: str) -> list[tuple[bytes, bytes]]:
     ]
 
 
+_NUL_IN_QUERY = ValidationError.of(Problem(("query",), "a query parameter holds a NUL character (%00)"))
+
+
 class EdgeMiddleware:
     """Adds security headers to every response; turns any unhandled error into a bare 500 envelope."""
 
@@ -88,6 +91,10 @@ class EdgeMiddleware:
         if "\x00" in scope["path"]:
             # No file, route or page has a NUL in its name; file lookups would fail on it with a 500.
             await error_response(NotFoundError("Not found"))(scope, receive, send_with_headers)
+            return
+        if b"%00" in scope.get("query_string", b""):
+            # No parameter means anything with a NUL, and PostgreSQL refuses one in a bound value (a 500).
+            await error_response(_NUL_IN_QUERY)(scope, receive, send_with_headers)
             return
         try:
             await self.app(scope, receive, send_with_headers)
