@@ -289,7 +289,7 @@ def show_failures(
     for result in cases.items:
         table.add_row(
             str(result.number),
-            result.key or "",
+            Text(result.key or ""),
             str(result.case_id),
             _cut(result.input),
             _cut(result.expected_output),

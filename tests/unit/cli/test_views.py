@@ -48,12 +48,22 @@ def _finished(client: TestClient, evaluation_id: int) -> None:
     raise AssertionError(f"evaluation {evaluation_id} did not complete")
 
 
+def key(n: int) -> str:
+    """The key of case ``n`` (from 0): Rich markup, which the tables must print as it is."""
+    return f"[/q{n}]"
+
+
 @pytest.fixture(scope="module")
 def stored(tmp_path_factory: pytest.TempPathFactory) -> Stored:
     url = f"sqlite:///{tmp_path_factory.mktemp('views') / 'assay.db'}"
     with TestClient(create_app(Settings(database_url=url, api_key=None))) as client:
         cases = [
-            {"input": f"Is statement {n} true?", "expected_output": "true", "metadata": {"lang": lang}}
+            {
+                "input": f"Is statement {n} true?",
+                "expected_output": "true",
+                "metadata": {"lang": lang},
+                "key": key(n),
+            }
             for n, lang in enumerate(LANGS)
         ]
         suite_id = client.post("/api/suites", json={"name": "cli views", "cases": cases}).json()["data"]["id"]
@@ -61,7 +71,7 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> Stored:
         case_ids = [case["id"] for case in listed]
         ids = []
         for name, answers in (("first", ALL_RIGHT), ("worse [red]run[/red]", WORSE), ("fixed", ALL_RIGHT)):
-            responses = {str(i): a for i, a in zip(case_ids, answers, strict=True) if a is not None}
+            responses = {key(n): a for n, a in enumerate(answers) if a is not None}
             body = {
                 "suite_id": suite_id,
                 "grader_id": "true-false",
@@ -149,6 +159,7 @@ def test_failures_by_group_and_one_group_s_cases(stored: Stored) -> None:
     assert mismatches.returncode == 0, mismatches.stderr
     table = rows(mismatches.stdout)
     assert [row[0] for row in table] == ["6", "7", "8"]  # numbered from 1
+    assert [row[1] for row in table] == [key(n) for n in (5, 6, 7)]
     assert [row[2] for row in table] == [str(stored.case_ids[n]) for n in (5, 6, 7)]
     assert table[0][3:] == ["Is statement 5 true?", "true", "no", "Expected true but got false"]
 
