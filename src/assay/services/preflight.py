@@ -10,12 +10,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
-
-from sqlalchemy.orm import Session
+from typing import TYPE_CHECKING
 
 from assay.errors import NotFoundError, Problem, ValidationError
 from assay.graders import GraderInterface
-from assay.storage import suites as suite_store
+
+if TYPE_CHECKING:  # the database is needed for stored suites only; ``assay run`` reads a file
+    from sqlalchemy.orm import Session
 
 logger = logging.getLogger(__name__)
 
@@ -95,6 +96,8 @@ def preflight_suite(
     session: Session, suite_id: int, grader: GraderInterface, *, limit: int = MAX_LISTED
 ) -> PreflightReport:
     """Check every case of a stored suite; ``NotFoundError`` when there is no such suite."""
+    from assay.storage import suites as suite_store
+
     if suite_store.find_suite(session, suite_id) is None:
         raise NotFoundError("Suite not found")
     cases = (
