@@ -182,9 +182,9 @@ def _check_output(output: Path | None, *, resume: bool, test_target: bool) -> bo
     return resume and holds_results
 
 
-def _facts(shape: ReportShape, record: dict[str, Any]) -> Any:
-    """The summary facts of a result read back from a results file."""
-    return shape.facts(
+def _count(tally: SummaryTally, record: dict[str, Any]) -> None:
+    """Count a result read back from a results file."""
+    tally.add_result(
         record["passed"],
         record["score"],
         record["error"],
@@ -458,17 +458,16 @@ def run(
             spec = parse_target_spec({"type": "recorded", "responses": found})
         _test_target(spec, case, grader)
         return
-    shape = ReportShape.of(grader)
-    tally = SummaryTally(shape)
+    tally = SummaryTally(ReportShape.of(grader))
     done = None
     if resuming and output is not None:
-        done = read_results(output, facts, lambda record: tally.add(_facts(shape, record)))
+        done = read_results(output, facts, lambda record: _count(tally, record))
         err.print(
             f"resuming: {tally.finished} of {facts.count} cases already have a result in {output}",
             markup=False,
         )
     with _results_file(output, keep=junit is not None) as results:
-        sink = LocalSink(tally, shape, ResultAppender(results) if results is not None else None)
+        sink = LocalSink(tally, ResultAppender(results) if results is not None else None)
         watch = ReachabilityWatch() if spec.type in CALLING_TARGETS else None
         stopper = _Stopper()
         started = time.perf_counter()

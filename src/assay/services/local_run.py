@@ -22,7 +22,7 @@ from assay.services.grading import calls_for, check_calls
 from assay.services.reachability import ReachabilityWatch
 from assay.services.result_file import ResultAppender
 from assay.services.runner import BATCH_SIZE, CaseResult, RunCase, RunOutcome, run_cases
-from assay.services.summary import ReportShape, SummaryTally
+from assay.services.summary import SummaryTally
 from assay.targets import RecordedTargetSpec, Target, TargetSpec, build_target, check_target
 
 MAX_PENDING = 4 * BATCH_SIZE
@@ -48,16 +48,22 @@ class LocalSink:
     """Appends each batch of results to the results file, when there is one, and counts it in the summary."""
 
     tally: SummaryTally
-    shape: ReportShape
     output: ResultAppender | None = None
 
     def write(self, results: Sequence[CaseResult]) -> None:
         """Keep the batch: written out, then counted (so the summary never counts a result not written)."""
         if self.output is not None:
             self.output.append(results)
-        shape, add = self.shape, self.tally.add
+        add = self.tally.add_result
         for result in results:
-            add(result.facts(shape))
+            add(
+                result.passed,
+                result.score,
+                result.error,
+                result.latency_ms,
+                result.match_status,
+                result.details,
+            )
 
 
 def _paired(cases: Iterable[RunCase], answers: Iterator[Answer]) -> Iterator[tuple[RunCase, Answer | None]]:

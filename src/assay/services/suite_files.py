@@ -95,7 +95,11 @@ def suite_name_from(text: str) -> str:
     return "".join(ch for ch in text if ch.isprintable()).strip()[:200].strip()
 
 
-def _case(record: dict[str, Any]) -> NewCase | str:
+CaseFields = tuple[str, str, dict[str, Any], str | None]
+"""A case as a file gives it: input, expected output, metadata, key (a tuple: a suite file makes millions)."""
+
+
+def _case(record: dict[str, Any]) -> CaseFields | str:
     """The case a record describes, or what is wrong with it."""
     input_text, expected = record.get("input"), record.get("expected_output")
     metadata = record.get("metadata")
@@ -114,7 +118,12 @@ def _case(record: dict[str, Any]) -> NewCase | str:
             if name not in CASE_FIELDS and (name != read.field or read.key is None)
         }
         metadata = {**extra, **metadata}
-    return NewCase(input_text, expected, metadata, key=read.key)
+    return input_text, expected, metadata, read.key
+
+
+def _new_case(fields: CaseFields) -> NewCase:
+    input_text, expected, metadata, key = fields
+    return NewCase(input_text, expected, metadata, key=key)
 
 
 def _case_problem(record: dict[str, Any], metadata: object, read: ReadKey) -> str:
@@ -139,7 +148,7 @@ def _decode(content: bytes) -> str:
         raise ValidationError.of(Problem(("line", line), "not valid UTF-8 text")) from exc
 
 
-def read_cases(stream: BinaryIO, row_format: RowFormat) -> Iterator[tuple[Loc, NewCase | str]]:
+def read_cases(stream: BinaryIO, row_format: RowFormat) -> Iterator[tuple[Loc, CaseFields | str]]:
     """Each row of a JSONL or CSV file as it is read: where it is, and its case or what is wrong with it.
 
     Read by the one row reader that ``assay grade-file`` uses too; keys are not compared here (see
@@ -170,7 +179,7 @@ def _lines(content: bytes, row_format: RowFormat, problems: FileProblems) -> Par
         if isinstance(case, str):
             problems.add(place, case)
         else:
-            parsed.add(case, place)
+            parsed.add(_new_case(case), place)
     return parsed
 
 
@@ -199,7 +208,7 @@ def _json(text: str, problems: FileProblems) -> ParsedSuite:
         if isinstance(case, str):
             problems.add(("case", number), case)
         else:
-            parsed.add(case, ("case", number))
+            parsed.add(_new_case(case), ("case", number))
     return parsed
 
 

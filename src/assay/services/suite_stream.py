@@ -16,7 +16,6 @@ from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from assay.domain import NewCase
 from assay.errors import Loc, NotFoundError, Problem, ValidationError, location
 from assay.graders import GraderInterface
 from assay.services.case_keys import KeyCheck
@@ -24,7 +23,7 @@ from assay.services.preflight import PreflightReport, check_cases
 from assay.services.row_reader import RowFormat
 from assay.services.runner import RunCase
 from assay.services.scratch_db import scratch_database
-from assay.services.suite_files import FileProblems, SuiteFormat, read_cases, read_suite_file
+from assay.services.suite_files import CaseFields, FileProblems, SuiteFormat, read_cases, read_suite_file
 from assay.targets import TargetCase
 
 _ROW_FORMATS = {".jsonl": SuiteFormat.JSONL, ".ndjson": SuiteFormat.JSONL, ".csv": SuiteFormat.CSV}
@@ -100,9 +99,9 @@ class SuiteFile:
         suffix = path.suffix.lower()
         self.format = SuiteFormat.JSON if suffix == ".json" else _ROW_FORMATS.get(suffix, SuiteFormat.JSONL)
         self.name = path.stem
-        self._whole: list[tuple[Loc, NewCase | str]] | None = None
+        self._whole: list[tuple[Loc, CaseFields | str]] | None = None
 
-    def _rows(self) -> Iterator[tuple[Loc, NewCase | str]]:
+    def _rows(self) -> Iterator[tuple[Loc, CaseFields | str]]:
         """Each row's place, and its case or what is wrong with it."""
         if self.format is SuiteFormat.JSON:
             yield from self._document()
@@ -114,7 +113,7 @@ class SuiteFile:
         with stream:
             yield from read_cases(stream, RowFormat(self.format.value))
 
-    def _document(self) -> list[tuple[Loc, NewCase | str]]:
+    def _document(self) -> list[tuple[Loc, CaseFields | str]]:
         """A JSON suite, parsed whole once (every problem raised as the suite import raises them)."""
         if self._whole is None:
             try:
@@ -123,7 +122,10 @@ class SuiteFile:
                 raise NotFoundError(f"cannot read {self.path}: {exc.strerror}") from exc
             parsed = read_suite_file(content, SuiteFormat.JSON)
             self.name = parsed.name or self.name
-            self._whole = list(zip(parsed.places, parsed.cases, strict=True))
+            self._whole = [
+                (place, (case.input, case.expected_output, case.metadata, case.key))
+                for place, case in zip(parsed.places, parsed.cases, strict=True)
+            ]
         return self._whole
 
     def scan(
@@ -145,14 +147,15 @@ class SuiteFile:
                 if isinstance(case, str):
                     problems.add(place, case)
                     continue
+                input_text, expected, _, key = case
                 number += 1
                 keys.number = number
-                found = check.check(case.key, place)
+                found = check.check(key, place)
                 if found is not None:
                     problems.add(found[1].loc, found[1].message)
                 if prints is not None:
-                    prints.append(fingerprint(case.key, case.input, case.expected_output))
-                yield number, number, case.key, case.expected_output
+                    prints.append(fingerprint(key, input_text, expected))
+                yield number, number, key, expected
 
         report = None
         try:
@@ -180,8 +183,8 @@ class SuiteFile:
                 raise ValidationError(
                     f"{self.path.name} changed while it was read: {location(place)}: {case}"
                 )
-            target_case = TargetCase(number, case.input, case.metadata, number=number, key=case.key)
-            yield RunCase(target_case, case.expected_output)
+            input_text, expected, metadata, key = case
+            yield RunCase(TargetCase(number, input_text, metadata, number=number, key=key), expected)
 
     def first_case(self) -> RunCase:
         """The first case (the file is scanned first)."""

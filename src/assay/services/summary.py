@@ -57,9 +57,7 @@ class ReportShape:
         details: Mapping[str, Any] | None,
     ) -> ResultFacts:
         """The facts of one result; labels are read only when the report needs them."""
-        expected = actual = None
-        if self.kind is VerdictReport.BINARY and self.grader is not None and details:
-            expected, actual = self.grader.report_labels(details)
+        expected, actual = self.labels_of(details)
         return ResultFacts(
             passed=passed,
             score=score,
@@ -71,6 +69,12 @@ class ReportShape:
             reason_code=reason_code_of(details),
         )
 
+    def labels_of(self, details: Mapping[str, Any] | None) -> tuple[str | None, str | None]:
+        """The expected and actual labels a result's details give, when the report has a label matrix."""
+        if self.kind is VerdictReport.BINARY and self.grader is not None and details:
+            return self.grader.report_labels(details)
+        return None, None
+
 
 class _LabelMatrix:
     """A ``binary`` report's counts, gathered one result at a time."""
@@ -80,15 +84,14 @@ class _LabelMatrix:
         self.matrix = {expected: dict.fromkeys((*labels, INVALID), 0) for expected in labels}
         self.invalid_expected = 0
 
-    def add(self, fact: ResultFacts) -> None:
+    def add(self, error: str | None, status: str | None, expected: str | None, actual: str | None) -> None:
         """Count one result: graded with a labelled expected value, or apart as an invalid expected one."""
-        if fact.error is not None:
+        if error is not None:
             return
-        if fact.expected_label not in self.matrix:
-            self.invalid_expected += fact.match_status == MatchStatus.INVALID_EXPECTED
+        if expected not in self.matrix:
+            self.invalid_expected += status == MatchStatus.INVALID_EXPECTED
             return
-        actual = fact.actual_label if fact.actual_label in self.matrix else INVALID
-        self.matrix[fact.expected_label][actual] += 1
+        self.matrix[expected][actual if actual in self.matrix else INVALID] += 1
 
     def report(self) -> dict[str, Any]:
         """The report of the results counted so far."""
@@ -129,7 +132,7 @@ def binary_report(facts: Iterable[ResultFacts], labels: tuple[str, ...]) -> dict
     """
     matrix = _LabelMatrix(labels)
     for fact in facts:
-        matrix.add(fact)
+        matrix.add(fact.error, fact.match_status, fact.expected_label, fact.actual_label)
     return matrix.report()
 
 
@@ -155,7 +158,7 @@ class SummaryTally:
     scores) that percentiles need, 8 bytes each; never the results, so a million of them cost a few MB."""
 
     def __init__(self, shape: ReportShape | None = None) -> None:
-        self.shape = shape
+        self.shape = shape or ReportShape()
         self.kind = shape.kind if shape is not None else VerdictReport.PASS_FAIL
         self.finished = 0
         self.passed = 0
@@ -171,23 +174,49 @@ class SummaryTally:
 
     def add(self, fact: ResultFacts) -> None:
         """Count one result."""
-        self.finished += 1
-        self.passed += fact.passed
-        if fact.error is not None:
-            self.errors[fact.error] += 1
-        if fact.score is not None:
-            self.score_sum += fact.score
-            self.score_count += 1
-            if fact.error is None and self.kind is VerdictReport.SCORE:
-                self.graded_scores.append(fact.score)
-        if fact.latency_ms is not None:
-            self.latencies.append(fact.latency_ms)
-        if fact.match_status is not None:
-            self.by_status[fact.match_status] += 1
-        if fact.reason_code is not None:
-            self.by_code[fact.reason_code] += 1
+        self._count(fact.passed, fact.score, fact.error, fact.latency_ms, fact.match_status, fact.reason_code)
         if self.matrix is not None:
-            self.matrix.add(fact)
+            self.matrix.add(fact.error, fact.match_status, fact.expected_label, fact.actual_label)
+
+    def add_result(
+        self,
+        passed: bool,
+        score: float | None,
+        error: str | None,
+        latency_ms: float | None,
+        match_status: str | None,
+        details: Mapping[str, Any] | None,
+    ) -> None:
+        """Count one result from its fields, as :meth:`add` counts its :meth:`ReportShape.facts` (a run of a
+        million results makes no record per result)."""
+        self._count(passed, score, error, latency_ms, match_status, reason_code_of(details))
+        if self.matrix is not None:
+            self.matrix.add(error, match_status, *self.shape.labels_of(details))
+
+    def _count(
+        self,
+        passed: bool,
+        score: float | None,
+        error: str | None,
+        latency_ms: float | None,
+        match_status: str | None,
+        reason_code: str | None,
+    ) -> None:
+        self.finished += 1
+        self.passed += passed
+        if error is not None:
+            self.errors[error] += 1
+        if score is not None:
+            self.score_sum += score
+            self.score_count += 1
+            if error is None and self.kind is VerdictReport.SCORE:
+                self.graded_scores.append(score)
+        if latency_ms is not None:
+            self.latencies.append(latency_ms)
+        if match_status is not None:
+            self.by_status[match_status] += 1
+        if reason_code is not None:
+            self.by_code[reason_code] += 1
 
     def summary(self, total_cases: int) -> dict[str, Any]:
         """The summary of the results counted so far, over a suite of ``total_cases``."""
