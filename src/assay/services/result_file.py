@@ -148,7 +148,10 @@ class ResultAppender:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise ValidationError(f"cannot write {path}: {exc.strerror}") from exc
 
     def append(self, results: Sequence[CaseResult]) -> None:
         """Write ``results`` at the end of the file."""
