@@ -117,6 +117,9 @@ class AnswerFile:
             message: str | None = None
             if isinstance(row, BadRow):
                 message = row.message
+            elif len(row.data) == 1 and place <= self.suite.count and not answered_on[place]:
+                answered_on[place] = row.line  # the answer alone: the case at its place (the usual file)
+                in_order, last = in_order and place > last, place
             else:
                 named = _answer_name(row, place)
                 number = None if named.problem is not None else self._number(named)
@@ -151,8 +154,11 @@ class AnswerFile:
         for place, row in self._rows():
             if isinstance(row, BadRow):
                 raise ValidationError(f"{self.path.name} changed while it was read: line {row.line}")
-            named = _answer_name(row, place)
             text = response_text(row.data["agent_response"])
+            if len(row.data) == 1:
+                yield Answer(place, None, text)
+                continue
+            named = _answer_name(row, place)
             if named.place is not None:
                 yield Answer(named.place, None, text)
             elif self._by_key(named):
