@@ -7,6 +7,7 @@ both sides, decide, build the same result dict. It is the floor a grader is meas
 from __future__ import annotations
 
 import json
+import math
 import random
 import re
 from collections.abc import Callable
@@ -14,8 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import jmespath
 import re2
 
+from assay.graders.extract import ExtractGrader
 from assay.graders.extraction import DEFAULT_RULES, compiled
 
 Pair = tuple[str, str]
@@ -45,6 +48,8 @@ class Workload:
     make_pairs: Callable[[int, random.Random], list[Pair]]
     bare: Callable[[], Grade] | None = None
     config: dict[str, Any] | None = None
+    label: str = ""
+    """Names a second workload of one grader (another config) in the printed table."""
     max_cases: int | None = None
     """A slow grader (a model per call) is timed on at most this many pairs."""
     before_pass: Callable[[], None] | None = None
@@ -86,8 +91,12 @@ def boolean_pairs(count: int, rng: random.Random) -> list[Pair]:
     return pairs
 
 
-def bare_true_false() -> Grade:
-    table = {a.casefold(): "true" for a in TRUE_SPELLINGS} | {a.casefold(): "false" for a in FALSE_SPELLINGS}
+def bare_true_false(trues: list[str] | None = None, falses: list[str] | None = None) -> Grade:
+    """A dict from each folded spelling to its side (``trues``/``falses``: the aliases, default the
+    spellings the boolean pairs use)."""
+    trues = [*(TRUE_SPELLINGS if trues is None else trues), "true"]
+    falses = [*(FALSE_SPELLINGS if falses is None else falses), "false"]
+    table = {a.strip().casefold(): "true" for a in trues} | {a.strip().casefold(): "false" for a in falses}
 
     def grade(response: str, expected: str) -> dict[str, Any]:
         ne = expected.strip().casefold()
@@ -293,6 +302,161 @@ def bare_choice() -> Grade:
     return grade
 
 
+NUMERIC_PAIRS: list[Pair] = [
+    ("42", "42"), ("The answer is 42.", "42"), ("The answer is 1,234.5.", "1234.5"), ("45%", "45"),
+    ("-3e2", "-300"), ("about 12 apples", "12"), ("**7**", "7"), ("It costs $1,234.", "1234"),
+    ("There are 3 apples left after giving away 4 of the 7.", "3"), ("3 or 4", "3"), ("", "42"),
+    ("I cannot determine the number.", "12"), ("0.5", "0.5"), ("The total is 1,000,000 dollars.", "1e6"),
+    ("Roughly 3.14", "3.14159"), ("42. The answer is 42", "42"), ("-300", "-3e2"), ("41", "42"),
+    ("The result is 1234.4", "1234.5"), ("So x = -7.", "-7"), ("12 apples and 12 pears", "12"),
+    ("Let me compute: 6 times 7 is 42, so the answer is 42.", "42"), ("  0.25\n", "0.25"),
+    ("The probability is 0.0001", "1e-4"), ("Between 10 and 20", "15"), ("15", "15.0"),
+]  # fmt: skip
+
+
+def numeric_pairs(count: int, rng: random.Random) -> list[Pair]:
+    """Answers an agent gives to a number question: bare, in sentences, with separators, percent and
+    exponent notation, a wrong number, several numbers, none; each against its own expected number."""
+    return [rng.choice(NUMERIC_PAIRS) for _ in range(count)]
+
+
+def bare_numeric() -> Grade:
+    """One compiled regex for the number tokens (not touching a word or another digit run), several
+    different numbers rejected, float() after removing separators, math.isclose."""
+    token = re.compile(r"(?<![\w.,])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w])%?")
+
+    def read(text: str) -> tuple[float | None, str | None, str | None, list[str]]:
+        found: dict[float, str] = {}
+        for match in token.finditer(text):
+            written = match.group()
+            found.setdefault(float(written.rstrip("%").replace(",", "")), written)
+        if not found:
+            return None, None, "holds no number", []
+        if len(found) > 1:
+            numbers = list(found.values())
+            return None, None, f"holds several different numbers ({', '.join(numbers)})", numbers
+        ((value, written),) = found.items()
+        return value, written, None, []
+
+    def grade(response: str, expected: str) -> dict[str, Any]:
+        e, e_token, e_problem, _ = read(expected)
+        a = a_token = difference = allowed = None
+        numbers: list[str] = []
+        if e is None:
+            status, reason = "invalid_expected", f"Expected output {e_problem}"
+        elif not response.strip():
+            status, reason = "invalid_response", "Empty or null response"
+        else:
+            a, a_token, a_problem, numbers = read(response)
+            if a is None:
+                status, reason = "invalid_response", f"Response {a_problem}"
+            else:
+                difference = abs(a - e)
+                allowed = max(1e-9 * max(abs(a), abs(e)), 0.0)
+                if math.isclose(a, e, rel_tol=1e-9):
+                    status, reason = "match", f"Response states {a_token!r}, equal to the expected {e!r}"
+                else:
+                    status = "mismatch"
+                    reason = f"Response states {a_token!r} but {e!r} was expected (off by {difference:.6g})"
+        return _result(
+            status, reason, response, expected, e, a, expected_number=e_token, actual_number=a_token,
+            numbers_found=numbers, difference=difference, allowed_difference=allowed,
+        )  # fmt: skip
+
+    return grade
+
+
+JSON_PAIRS: list[Pair] = [
+    ('{"answer": 42}', '{"answer": 42}'),
+    ('{"name": "Paris", "country": "France"}', '{"country": "France", "name": "Paris"}'),
+    ('{"name": "Lyon", "country": "France"}', '{"name": "Paris", "country": "France"}'),
+    ('Here is the result:\n```json\n{"answer": 42, "unit": "kg"}\n```', '{"answer": 42, "unit": "kg"}'),
+    ('```json\n{"ok": true, "items": [1, 2, 3]}\n```', '{"ok": true, "items": [1, 2, 3]}'),
+    ('```\n{"ok": false}\n```\nDone.', '{"ok": true}'),
+    ('{"items": [{"id": 1, "tags": ["a", "b"]}, {"id": 2, "tags": []}]}',
+     '{"items": [{"id": 1, "tags": ["a", "b"]}, {"id": 2, "tags": []}]}'),
+    ('[1, 2, 3]', '[1, 2, 3]'), ('[1, 2]', '[1, 2, 3]'), ('"Paris"', '"Paris"'), ("42", "42.0"),
+    ("The answer is 42.", '{"answer": 42}'), ("{'answer': 42}", '{"answer": 42}'), ("", '{"answer": 42}'),
+    ('{"answer": 42, "confidence": 0.9}', '{"answer": 42}'), ("null", "null"),
+    ('Sure! {"answer": 42}', '{"answer": 42}'),
+]  # fmt: skip
+
+
+def json_pairs(count: int, rng: random.Random) -> list[Pair]:
+    """Small objects and lists, whole or in a fenced block, equal or not; prose, Python dicts, empty."""
+    return [rng.choice(JSON_PAIRS) for _ in range(count)]
+
+
+JSON_PICK = "answer.value"
+JSON_PICK_PAIRS: list[Pair] = [
+    ('{"answer": {"value": 42, "unit": "kg"}, "steps": ["weigh", "sum"]}', "42"),
+    ('{"answer": {"value": 41, "unit": "kg"}}', "42"),
+    ('```json\n{"answer": {"value": "Paris"}}\n```', '"Paris"'),
+    ('{"answer": {"unit": "kg"}}', "42"), ('{"answer": 42}', "42"), ("42", "42"),
+    ('{"answer": {"value": [1, 2]}, "note": "sorted"}', "[1, 2]"), ("not json", "42"),
+]  # fmt: skip
+
+
+def json_pick_pairs(count: int, rng: random.Random) -> list[Pair]:
+    """Answers whose ``answer.value`` is compared (a pick), found, differing or missing."""
+    return [rng.choice(JSON_PICK_PAIRS) for _ in range(count)]
+
+
+def bare_json(pick: str | None = None) -> Callable[[], Grade]:
+    """json.loads on both sides (one regex for a fenced block when the whole text is not JSON), an
+    optional compiled JMESPath pick, == and, on a difference, the first differing key."""
+
+    def build() -> Grade:
+        fence = re.compile(r"^```(?:json)?[ \t]*\n(.*?)\n```[ \t]*$", re.S | re.M)
+        picker = None if pick is None else jmespath.compile(pick)
+
+        def read(text: str) -> tuple[Any, str | None, str | None]:
+            try:
+                return json.loads(text), "whole", None
+            except ValueError:
+                pass
+            block = fence.search(text)
+            if block is not None:
+                try:
+                    return json.loads(block.group(1)), "fenced", None
+                except ValueError:
+                    pass
+            return None, None, "is not JSON and holds no fenced JSON block"
+
+        def grade(response: str, expected: str) -> dict[str, Any]:
+            e, _, e_problem = read(expected)
+            a = source = picked = path = None
+            if e_problem is not None:
+                status, reason = "invalid_expected", f"Expected output {e_problem}"
+            elif not response.strip():
+                status, reason = "invalid_response", "Empty or null response"
+            else:
+                a, source, a_problem = read(response)
+                if a_problem is None:
+                    picked = a if picker is None else picker.search(a)
+                if a_problem is not None:
+                    status, reason = "invalid_response", f"Response {a_problem}"
+                elif picker is not None and picked is None:
+                    status, reason = "mismatch", f"Response JSON has nothing at the pick {pick!r}"
+                elif picked == e:
+                    status, reason = "match", "Response JSON equals the expected JSON"
+                else:
+                    status, path = "mismatch", "$"
+                    if isinstance(e, dict) and isinstance(picked, dict):
+                        key = next((k for k in e if e[k] != picked.get(k, e)), None)
+                        key = key or next(k for k in picked if k not in e)
+                        path = f"$.{key}"
+                    reason = f"Response JSON differs from the expected at {path}"
+            return _result(
+                status, reason, response, expected, e, a, source=source, compare="equal", picked=picked,
+                difference_path=path, schema_error=None,
+            )  # fmt: skip
+
+        return grade
+
+    return build
+
+
 CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "answer_corpus.jsonl"
 REASONING = (
     "Let me think this through step by step. The statement concerns the claim given in the question, and "
@@ -321,7 +485,9 @@ def bare_extract() -> Grade:
     hand for a baseline), then the bare true-false on the span, building the same dict and trace: what
     is left to compare is the wrapper (config, tree, child call)."""
     extractor = compiled(DEFAULT_RULES)
-    true_false = bare_true_false()
+    # The default wrapped true-false knows the English answer words extraction reads ("correct", "nope").
+    aliases = ExtractGrader.config_schema["properties"]["grader"]["default"]["config"]["aliases"]
+    true_false = bare_true_false(aliases["true"], aliases["false"])
 
     def grade(response: str, expected: str) -> dict[str, Any]:
         extraction = extractor.extract(response)
@@ -379,16 +545,18 @@ def semantic_pairs(count: int, rng: random.Random) -> list[Pair]:
     return pairs
 
 
-WORKLOADS: dict[str, Workload] = {
-    workload.grader_id: workload
-    for workload in (
-        Workload("true-false", boolean_pairs, bare_true_false),
-        Workload("string-match", text_pairs, bare_string_match),
-        Workload("contains", text_pairs, bare_contains),
-        Workload("regex", regex_pairs, bare_regex),
-        Workload("choice", choice_pairs, bare_choice),
-        Workload("extract", extract_pairs, bare_extract),
-        Workload("semantic", semantic_pairs, max_cases=200, before_pass=_clear_embeddings),
-    )
+WORKLOADS: dict[str, tuple[Workload, ...]] = {
+    "true-false": (Workload("true-false", boolean_pairs, bare_true_false),),
+    "string-match": (Workload("string-match", text_pairs, bare_string_match),),
+    "contains": (Workload("contains", text_pairs, bare_contains),),
+    "regex": (Workload("regex", regex_pairs, bare_regex),),
+    "choice": (Workload("choice", choice_pairs, bare_choice),),
+    "numeric": (Workload("numeric", numeric_pairs, bare_numeric),),
+    "extract": (Workload("extract", extract_pairs, bare_extract),),
+    "semantic": (Workload("semantic", semantic_pairs, max_cases=200, before_pass=_clear_embeddings),),
+    "json": (
+        Workload("json", json_pairs, bare_json()),
+        Workload("json", json_pick_pairs, bare_json(JSON_PICK), {"pick": JSON_PICK}, "pick"),
+    ),
 }
 """By grader id; a registered grader without one is timed on the boolean pairs, with no bare loop."""

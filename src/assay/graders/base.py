@@ -46,6 +46,10 @@ class GraderInterface(ABC):
     """What the verdicts support beyond pass/fail (a confusion matrix, a score distribution)."""
     presets: ClassVar[Mapping[str, Preset]] = {}
     """Named configurations, each valid for ``config_schema``; listed and offered by the API and UI."""
+    fresh_results: ClassVar[bool] = False
+    """Whether every ``grade()`` call returns a new result dict the grader keeps no reference to, which the
+    caller may add keys to: a composite then puts a child's result in its tree as it is, rather than a copy.
+    Never set it on a grader that returns a shared or remembered dict."""
 
     __slots__ = ("_config", "_frozen", "_grader_id")
 

@@ -42,7 +42,7 @@ from typing import Any, ClassVar, NamedTuple
 from assay.graders.base import GraderInterface, Preset
 from assay.graders.config_check import ConfigProblem, ProblemKind
 from assay.graders.text import collapse_whitespace, excerpt, read_text
-from assay.graders.verdict import EMPTY_RESPONSE_REASON, GradeResult, MatchStatus, verdict_result
+from assay.graders.verdict import EMPTY_RESPONSE_REASON, GradeResult, MatchStatus
 from assay.graders.words import is_whole_word, token_pattern
 
 DEFAULT_LABELS = ("A", "B", "C", "D", "E")
@@ -95,6 +95,15 @@ _WRAPPERS = (("**", "**"), ("__", "__"), ("(", ")"), ("[", "]"), ("*", "*"), ("`
 _OPENER_ENDS = frozenset(opener[-1] for opener, _ in _WRAPPERS)
 _WHOLE_BEFORE = re.compile(rf"[{_OPEN}]*+")
 _WHOLE_AFTER = re.compile(rf"[{_CLOSE}.!]*+")
+_PLAIN_EDGE = frozenset(
+    chr(code) for code in range(128) if not chr(code).isalnum() and chr(code) not in "_.,"
+)
+"""ASCII characters that end no word or number: a label beside one is whole on that side."""
+# Plain strings, read once: an enum member's ``.value`` costs a lookup per access.
+_MATCH = MatchStatus.MATCH.value
+_MISMATCH = MatchStatus.MISMATCH.value
+_INVALID_RESPONSE = MatchStatus.INVALID_RESPONSE.value
+_INVALID_EXPECTED = MatchStatus.INVALID_EXPECTED.value
 
 
 class _Mention(NamedTuple):
@@ -158,6 +167,7 @@ class ChoiceGrader(GraderInterface):
     )
     type: ClassVar[str] = "choice"
     version: ClassVar[str] = "1.0.0"
+    fresh_results: ClassVar[bool] = True
     config_schema: ClassVar[dict[str, Any]] = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "type": "object",
@@ -197,10 +207,13 @@ class ChoiceGrader(GraderInterface):
     __slots__ = (
         "_by_key",
         "_case_sensitive",
+        "_exact",
         "_fold",
         "_label_pattern",
         "_labels",
+        "_listed",
         "_lower_pattern",
+        "_on_match",
         "_spaced",
     )
 
@@ -210,6 +223,13 @@ class ChoiceGrader(GraderInterface):
         self._labels: tuple[str, ...] = tuple(collapse_whitespace(label) for label in self._config["labels"])
         self._fold: Callable[[str], str] = str if case_sensitive else str.casefold
         self._by_key: dict[str, str] = {self._fold(label): label for label in self._labels}
+        # Texts that are a label exactly as written (the label, its folded key): found without collapsing
+        # and folding, which is what most expected outputs and many answers are.
+        self._exact: dict[str, str] = {**{label: label for label in self._labels}, **self._by_key}
+        self._listed = _label_list(self._labels)
+        self._on_match: dict[str, str] = {
+            label: f"Response chooses {excerpt(label, 20)}, as expected" for label in self._labels
+        }
         self._spaced = any(" " in label for label in self._labels)
         longest_first = sorted(self._labels, key=len, reverse=True)
         alternatives = "|".join(r"\s+".join(map(re.escape, label.split())) for label in longest_first)
@@ -251,13 +271,15 @@ class ChoiceGrader(GraderInterface):
 
     def _expected_label(self, expected_output: Any) -> tuple[str, str | None]:
         """(the expected output as text, whitespace collapsed; the label it is, else ``None``)."""
+        if type(expected_output) is str:
+            label = self._exact.get(expected_output)
+            if label is not None:  # a label's exact spelling collapses and folds to itself
+                return expected_output, label
         text = collapse_whitespace(read_text(expected_output))
         return text, self._by_key.get(self._fold(text))
 
     def _invalid_expected_reason(self, expected_text: str) -> str:
-        return (
-            f"Expected output {excerpt(expected_text)} is not one of the labels {_label_list(self._labels)}"
-        )
+        return f"Expected output {excerpt(expected_text)} is not one of the labels {self._listed}"
 
     def check_expected(self, expected_output: Any) -> str | None:
         """Why the expected output is not one of the labels, else ``None``."""
@@ -271,7 +293,9 @@ class ChoiceGrader(GraderInterface):
     def read(self, answer: str) -> Reading:
         """The label ``answer`` chooses, by the rules of the module docstring."""
         bare = answer.strip(_DECORATION)
-        alone = self._by_key.get(self._fold(collapse_whitespace(bare))) if len(bare) <= _MAX_ALONE else None
+        alone = self._exact.get(bare)
+        if alone is None and len(bare) <= _MAX_ALONE:
+            alone = self._by_key.get(self._fold(collapse_whitespace(bare)))
         if alone is not None:
             return Reading(alone, (alone,), (alone,))
         mentions = self._mentions(answer)
@@ -282,22 +306,20 @@ class ChoiceGrader(GraderInterface):
         explicit: list[str] = []
         other: list[str] = []
         for group in _groups(answer, mentions):
-            start, end = group[0].start, group[-1].end
-            labels = (mention.label for mention in group)
-            position = _position(answer, start, end)
+            position = _position(answer, group[0].start, group[-1].end)
             if position is _Position.EXPLICIT:
-                explicit.extend(labels)
+                explicit.extend([mention.label for mention in group])
             elif position is _Position.OTHER:
-                other.extend(labels)
+                other.extend([mention.label for mention in group])
         named = _unique(explicit or other)
         if len(named) == 1:
             return Reading(named[0], named, named)
-        return Reading(None, named, _unique(mention.label for mention in mentions))
+        return Reading(None, named, _unique([mention.label for mention in mentions]))
 
     def _mentions(self, text: str) -> list[_Mention] | None:
         """Every label standing as a token of its own and not read as prose, in order (``None``: too many)."""
         mentions = []
-        by_key, fold, spaced = self._by_key, self._fold, self._spaced
+        by_key, fold, spaced, size = self._by_key, self._fold, self._spaced, len(text)
         haystack, pattern = text, self._label_pattern
         if not self._case_sensitive:
             lowered = text.lower()
@@ -306,61 +328,70 @@ class ChoiceGrader(GraderInterface):
         for count, match in enumerate(pattern.finditer(haystack)):
             if count == MAX_CANDIDATES:
                 return None
-            written = text[match.start() : match.end()]
-            label = by_key.get(fold(collapse_whitespace(written) if spaced else written))
             start, end = match.span()
-            if label is not None and is_whole_word(text, start, end) and not _is_prose(text, written, end):
+            written = text[start:end]
+            label = by_key.get(fold(collapse_whitespace(written) if spaced else written))
+            if label is None:
+                continue
+            # is_whole_word decides only beside a number separator or a non-ASCII character: the pattern
+            # already keeps ASCII letters and digits off both ends.
+            whole = (start == 0 or text[start - 1] in _PLAIN_EDGE) and (
+                end == size or text[end] in _PLAIN_EDGE
+            )
+            if (whole or is_whole_word(text, start, end)) and not _is_prose(text, written, end):
                 mentions.append(_Mention(start, end, label))
         return mentions
 
     def grade(self, agent_response: Any, expected_output: Any) -> GradeResult:
         """Grade one response; details give the expected label, the label read and the labels named."""
         normalized_expected, expected_label = self._expected_label(expected_output)
-        answer = read_text(agent_response)
-        reading: Reading | None = None
+        answer = agent_response if type(agent_response) is str else read_text(agent_response)
+        actual_label: str | None = None
+        named: list[str] = []
         if expected_label is None:
-            status, reason = MatchStatus.INVALID_EXPECTED, self._invalid_expected_reason(normalized_expected)
-        elif not answer.strip():
-            status, reason = MatchStatus.INVALID_RESPONSE, EMPTY_RESPONSE_REASON
+            status, reason = _INVALID_EXPECTED, self._invalid_expected_reason(normalized_expected)
+        elif not answer or answer.isspace():
+            status, reason = _INVALID_RESPONSE, EMPTY_RESPONSE_REASON
         else:
             reading = self.read(answer)
             status, reason = self._judge(reading, expected_label)
-        actual_label = reading.label if reading else None
-        return verdict_result(
-            status,
-            reason,
-            expected_output,
-            agent_response,
-            expected_label if expected_label is not None else normalized_expected,
-            actual_label,
-            extra={
+            actual_label, named = reading.label, list(reading.named)
+        # The dict verdict_result() gives, with the grader's keys last, built in one literal: this grader
+        # runs within twice a hand-written loop's time, and merging a second dict costs a tenth of that.
+        return {
+            "passed": status == _MATCH,
+            "score": 1.0 if status == _MATCH else 0.0,
+            "details": {
+                "match_status": status,
+                "reason": reason,
+                "expected_original": expected_output,
+                "actual_original": agent_response,
+                "normalized_expected": normalized_expected if expected_label is None else expected_label,
+                "normalized_actual": actual_label,
                 "expected_label": expected_label,
                 "actual_label": actual_label,
-                "named_labels": list(reading.named) if reading else [],
+                "named_labels": named,
             },
-        )
+        }
 
-    def _judge(self, reading: Reading, expected_label: str) -> tuple[MatchStatus, str]:
+    def _judge(self, reading: Reading, expected_label: str) -> tuple[str, str]:
         if reading.label == expected_label:
-            return MatchStatus.MATCH, f"Response chooses {excerpt(expected_label, 20)}, as expected"
+            return _MATCH, self._on_match[expected_label]
         if reading.label is not None:
             chosen, wanted = excerpt(reading.label, 20), excerpt(expected_label, 20)
-            return MatchStatus.MISMATCH, f"Response chooses {chosen}; expected {wanted}"
+            return _MISMATCH, f"Response chooses {chosen}; expected {wanted}"
         if reading.crowded:
-            return MatchStatus.INVALID_RESPONSE, (
+            return _INVALID_RESPONSE, (
                 f"Response holds more than {MAX_CANDIDATES:,} label-like tokens: too many to read one choice"
             )
         if reading.named:
-            return (
-                MatchStatus.INVALID_RESPONSE,
-                f"Response names more than one choice: {_quoted(reading.named)}",
-            )
+            return _INVALID_RESPONSE, f"Response names more than one choice: {_quoted(reading.named)}"
         if reading.mentioned:
-            return MatchStatus.INVALID_RESPONSE, (
+            return _INVALID_RESPONSE, (
                 f"Response mentions {_quoted(reading.mentioned)} only in passing, not as its choice "
                 "(alone, after 'answer is', at a line start, in brackets or bold)"
             )
-        return MatchStatus.INVALID_RESPONSE, f"Response names none of the labels {_label_list(self._labels)}"
+        return _INVALID_RESPONSE, f"Response names none of the labels {self._listed}"
 
 
 def _is_prose(text: str, written: str, end: int) -> bool:

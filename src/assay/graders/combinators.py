@@ -31,6 +31,8 @@ _CHILDREN = child_list_schema(
 )
 _MAX_WEIGHT = 1_000_000
 _SCORE_TOLERANCE = 1e-9
+_MAX_REMEMBERED = 1024
+"""Reasons a weighted grader keeps by score (each a short line)."""
 """A weighted score this close under the threshold reaches it: float sums must not fail a perfect answer."""
 
 
@@ -99,12 +101,14 @@ class AllGrader(CompositeGrader):
     }
     _spec_key: ClassVar[str] = "graders"
 
-    __slots__ = ("_all_matched",)
+    __slots__ = ("_all_matched", "_failed", "_unjudged")
 
     def __init__(self, grader_id: str = "all", config: dict[str, Any] | None = None) -> None:
         super().__init__(grader_id, config)
         count = len(self._children)
         self._all_matched = f"{self._labels[0]} matched" if count == 1 else f"All {count} graders matched"
+        self._failed = tuple(f"{label} did not match: " for label in self._labels)
+        self._unjudged = tuple(f"{label} could not judge the response: " for label in self._labels)
         self._freeze()
 
     def _decide(
@@ -112,12 +116,10 @@ class AllGrader(CompositeGrader):
     ) -> tuple[str, str, float, int | None]:
         if MISMATCH in statuses:
             index = statuses.index(MISMATCH)
-            reason = f"{self._labels[index]} did not match: {children[index]['reason']}"
-            return MISMATCH, reason, 0.0, index
+            return MISMATCH, self._failed[index] + children[index]["reason"], 0.0, index
         if INVALID_RESPONSE in statuses:
             index = statuses.index(INVALID_RESPONSE)
-            reason = f"{self._labels[index]} could not judge the response: {children[index]['reason']}"
-            return INVALID_RESPONSE, reason, 0.0, index
+            return INVALID_RESPONSE, self._unjudged[index] + children[index]["reason"], 0.0, index
         return MATCH, self._all_matched, 1.0, None
 
 
@@ -141,13 +143,18 @@ class AnyGrader(CompositeGrader):
     }
     _spec_key: ClassVar[str] = "graders"
 
-    __slots__ = ("_none_matched",)
+    __slots__ = ("_matched", "_none_matched", "_single", "_unjudged")
 
     def __init__(self, grader_id: str = "any", config: dict[str, Any] | None = None) -> None:
         super().__init__(grader_id, config)
         count = len(self._children)
+        self._single = count == 1
         self._none_matched = (
             f"{self._labels[0]} did not match" if count == 1 else f"None of the {count} graders matched"
+        )
+        self._matched = tuple(f"{label} matched: " for label in self._labels)
+        self._unjudged = tuple(
+            f"No grader matched and {label} could not judge the response: " for label in self._labels
         )
         self._freeze()
 
@@ -156,15 +163,11 @@ class AnyGrader(CompositeGrader):
     ) -> tuple[str, str, float, int | None]:
         if MATCH in statuses:
             index = statuses.index(MATCH)
-            return MATCH, f"{self._labels[index]} matched: {children[index]['reason']}", 1.0, index
+            return MATCH, self._matched[index] + children[index]["reason"], 1.0, index
         if INVALID_RESPONSE in statuses:
             index = statuses.index(INVALID_RESPONSE)
-            reason = (
-                f"No grader matched and {self._labels[index]} could not judge the response: "
-                f"{children[index]['reason']}"
-            )
-            return INVALID_RESPONSE, reason, 0.0, index
-        if len(statuses) == 1:
+            return INVALID_RESPONSE, self._unjudged[index] + children[index]["reason"], 0.0, index
+        if self._single:
             return MISMATCH, f"{self._none_matched}: {children[0]['reason']}", 0.0, 0
         return MISMATCH, self._none_matched, 0.0, None
 
@@ -198,13 +201,29 @@ class AtLeastGrader(CompositeGrader):
     }
     _spec_key: ClassVar[str] = "graders"
 
-    __slots__ = ("_count", "_k")
+    __slots__ = ("_count", "_k", "_reached", "_short", "_undecided")
 
     def __init__(self, grader_id: str = "at-least", config: dict[str, Any] | None = None) -> None:
         super().__init__(grader_id, config)
         self._k: int = int(self._config["k"])
         self._config["k"] = self._k
-        self._count = len(self._children)
+        count = self._count = len(self._children)
+        # Every reason but the child's own words, by how many matched (and could not judge): read, not built.
+        needed = f"at least {self._k} needed"
+        self._reached = tuple(
+            f"{matched} of {count} graders matched, {needed}" for matched in range(count + 1)
+        )
+        self._short = tuple(
+            f"Only {matched} of {count} graders matched, {needed}" for matched in range(count + 1)
+        )
+        self._undecided = tuple(
+            tuple(
+                f"{matched} of {count} graders matched and {unjudged} could not judge the response, "
+                f"{needed}; "
+                for unjudged in range(count + 1)
+            )
+            for matched in range(count + 1)
+        )
         self._freeze()
 
     @property
@@ -228,18 +247,13 @@ class AtLeastGrader(CompositeGrader):
         self, statuses: list[str], children: list[dict[str, Any]]
     ) -> tuple[str, str, float, int | None]:
         matched = statuses.count(MATCH)
-        needed = f"at least {self._k} needed"
         if matched >= self._k:
-            return MATCH, f"{matched} of {self._count} graders matched, {needed}", 1.0, None
+            return MATCH, self._reached[matched], 1.0, None
         unjudged = statuses.count(INVALID_RESPONSE)
         if matched + unjudged < self._k:
-            return MISMATCH, f"Only {matched} of {self._count} graders matched, {needed}", 0.0, None
+            return MISMATCH, self._short[matched], 0.0, None
         index = statuses.index(INVALID_RESPONSE)
-        reason = (
-            f"{matched} of {self._count} graders matched and {unjudged} could not judge the response, "
-            f"{needed}; "
-            f"{self._labels[index]}: {children[index]['reason']}"
-        )
+        reason = f"{self._undecided[matched][unjudged]}{self._labels[index]}: {children[index]['reason']}"
         return INVALID_RESPONSE, reason, 0.0, index
 
 
@@ -286,7 +300,7 @@ class WeightedGrader(CompositeGrader):
     report: ClassVar[VerdictReport] = VerdictReport.SCORE
     _spec_key: ClassVar[str] = "graders"
 
-    __slots__ = ("_threshold", "_total", "_weights")
+    __slots__ = ("_below", "_could_reach", "_reaches", "_threshold", "_total", "_weights")
 
     def __init__(self, grader_id: str = "weighted", config: dict[str, Any] | None = None) -> None:
         super().__init__(grader_id, config)
@@ -296,6 +310,15 @@ class WeightedGrader(CompositeGrader):
             total += weight
         self._total = total
         self._threshold: float = float(self._config["threshold"])
+        # Reasons by score, remembered: a composite's scores take few values (weighted sums of its children's)
+        # and printing a float costs more than the rest of the node. Thread-safe: a dict's get and set are
+        # atomic, and two threads printing one score write the same text.
+        self._reaches: dict[float, str] = {}
+        self._below: dict[float, str] = {}
+        self._could_reach = tuple(
+            f", but {label} could not judge the response and could have reached it: "
+            for label in self._labels
+        )
         self._freeze()
 
     @property
@@ -329,7 +352,8 @@ class WeightedGrader(CompositeGrader):
     ) -> tuple[str, str, float, int | None]:
         scored = 0.0
         unjudged = 0.0
-        for weight, child, status in zip(self._weights, children, statuses, strict=True):
+        # One length by construction: a keyword argument (strict) would cost a tenth of the node.
+        for weight, child, status in zip(self._weights, children, statuses):  # noqa: B905
             if status == INVALID_RESPONSE:
                 unjudged += weight
                 continue
@@ -337,15 +361,30 @@ class WeightedGrader(CompositeGrader):
             if not 0.0 <= score <= 1.0:  # a plugin's out-of-range or NaN score counts as its verdict
                 score = 1.0 if status == MATCH else 0.0
             scored += weight * score
-        low = min(scored / self._total, 1.0)
+        low = scored / self._total
+        if low > 1.0:  # float sums; min() costs a call
+            low = 1.0
         threshold = self._threshold - _SCORE_TOLERANCE
         if low >= threshold:
-            return MATCH, f"Weighted score {low:.3f} reaches the threshold {self._threshold:g}", low, None
+            reason = self._reaches.get(low)
+            if reason is None:
+                reason = _remember(
+                    self._reaches, low, f"Weighted score {low:.3f} reaches the threshold {self._threshold:g}"
+                )
+            return MATCH, reason, low, None
+        below = self._below.get(low)
+        if below is None:
+            below = _remember(
+                self._below, low, f"Weighted score {low:.3f} is below the threshold {self._threshold:g}"
+            )
         if (scored + unjudged) / self._total < threshold:
-            return MISMATCH, f"Weighted score {low:.3f} is below the threshold {self._threshold:g}", low, None
+            return MISMATCH, below, low, None
         index = statuses.index(INVALID_RESPONSE)
-        reason = (
-            f"Weighted score {low:.3f} is below the threshold {self._threshold:g}, but {self._labels[index]} "
-            f"could not judge the response and could have reached it: {children[index]['reason']}"
-        )
-        return INVALID_RESPONSE, reason, low, index
+        return INVALID_RESPONSE, below + self._could_reach[index] + children[index]["reason"], low, index
+
+
+def _remember(texts: dict[float, str], score: float, text: str) -> str:
+    """``text``, kept in ``texts`` under ``score`` while they hold fewer than _MAX_REMEMBERED."""
+    if len(texts) < _MAX_REMEMBERED:
+        texts[score] = text
+    return text

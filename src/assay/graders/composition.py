@@ -16,6 +16,9 @@ Rules every composite keeps:
 - A grader that needs an outbound call (:class:`~assay.graders.calls.CallingGrader`, a model judge) is not
   a child: composites grade synchronously and could only ever report its call as not made.
 
+Details: ``children`` holds each child's verdict in config order, as its result with three keys added
+(``{passed, score, details, grader_id, match_status, reason}``); ``decided_by`` names the child that decided.
+
 Version: the class version (``"1.0.0"``) covers the combination's own rules; a configured instance reports
 ``"<class version>+<digest>"``, the digest covering each child's id and version (a nested composite's
 version carries its own children's), so a stored result's version changes whenever a child's verdicts could.
@@ -42,6 +45,7 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_NODES",
     "CompositeGrader",
+    "child_entry",
     "child_list_schema",
     "child_spec_schema",
 ]
@@ -63,6 +67,16 @@ _KNOWN_STATUSES = frozenset(status.value for status in MatchStatus)
 # Plain strings, read once: an enum member's ``.value`` costs about 0.3 µs per access.
 
 _REFUSED = "Expected output refused by "
+_DETAILS: dict[str, Any] = {  # copied and filled in: cheaper than a literal of eight keys
+    "match_status": None,
+    "reason": None,
+    "expected_original": None,
+    "actual_original": None,
+    "normalized_expected": None,
+    "normalized_actual": None,
+    "decided_by": None,
+    "children": None,
+}
 DEFAULT_CHILD: dict[str, Any] = {"grader_id": "string-match"}
 
 
@@ -108,6 +122,28 @@ def child_list_schema(description: str, item: dict[str, Any]) -> dict[str, Any]:
         "maxItems": MAX_CHILDREN,
         "items": item,
         "default": [dict(DEFAULT_CHILD)],
+    }
+
+
+def child_entry(grader_id: str, result: Any, status: str, fresh: bool) -> dict[str, Any]:
+    """A child's verdict as a details tree holds it: its ``result`` with its id, status and reason added.
+
+    In place when the child's class says its results are ``fresh`` (no copy, a tenth of a node's budget),
+    else in a new dict with the same keys in the same order. ``status`` is the child's, as a known kind.
+    """
+    details = result["details"]
+    if fresh:
+        result["grader_id"] = grader_id
+        result["match_status"] = status
+        result["reason"] = details["reason"]
+        return result  # type: ignore[no-any-return]
+    return {
+        "passed": result["passed"],
+        "score": result["score"],
+        "details": details,
+        "grader_id": grader_id,
+        "match_status": status,
+        "reason": details["reason"],
     }
 
 
@@ -157,11 +193,13 @@ class CompositeGrader(GraderInterface):
     """A grader whose verdict combines child graders' verdicts; subclasses say how (``_decide``)."""
 
     version = _TreeVersion("1.0.0")
+    fresh_results: ClassVar[bool] = True
     _spec_key: ClassVar[str]
     """The config key holding the child spec (``grader``) or the list of them (``graders``)."""
 
     __slots__ = (
         "_calls",
+        "_checks",
         "_children",
         "_ids",
         "_is_composite",
@@ -195,9 +233,19 @@ class CompositeGrader(GraderInterface):
         self._labels: tuple[str, ...] = tuple(f"{p} ({i})" for p, i in zip(paths, self._ids, strict=True))
         self._own_expected: tuple[str | None, ...] = tuple(spec["expected_output"] for spec in specs)
         self._is_composite: tuple[bool, ...] = tuple(isinstance(c, CompositeGrader) for c in children)
-        # (id, bound grade, own expected or None): what grade() loops over, nothing else looked up per call.
-        self._calls: tuple[tuple[str, Any, str | None], ...] = tuple(
-            zip(self._ids, [child.grade for child in children], self._own_expected, strict=True)
+        # (id, bound grade, own expected or None, fresh results): what grade() loops over, nothing else
+        # looked up per call; and (bound preflight, own expected) for a blank answer's D9 check.
+        self._calls: tuple[tuple[str, Any, str | None, bool], ...] = tuple(
+            zip(
+                self._ids,
+                [child.grade for child in children],
+                self._own_expected,
+                [type(child).fresh_results for child in children],
+                strict=True,
+            )
+        )
+        self._checks: tuple[tuple[Any, str | None], ...] = tuple(
+            zip([child.check_expected for child in children], self._own_expected, strict=True)
         )
         pairs = [[child.grader_id, str(child.version)] for child in children]
         digest = hashlib.sha256(json.dumps(pairs, ensure_ascii=True).encode()).hexdigest()[:12]
@@ -322,9 +370,9 @@ class CompositeGrader(GraderInterface):
 
     def _first_refusal(self, expected_output: Any) -> tuple[int, str] | None:
         """(index, reason) of the first child refusing the expected output it would get, else ``None``."""
-        for index, (child, own) in enumerate(zip(self._children, self._own_expected, strict=True)):
+        for index, (check, own) in enumerate(self._checks):
             try:
-                reason = child.check_expected(expected_output if own is None else own)
+                reason = check(expected_output if own is None else own)
             except Exception:  # a broken preflight says nothing; grading still judges every case
                 reason = None
             if isinstance(reason, str) and reason:
@@ -362,23 +410,20 @@ class CompositeGrader(GraderInterface):
             # One plain loop: calls, statuses and the details tree in a pass (a comprehension costs a call).
             statuses: list[str] = []
             children: list[dict[str, Any]] = []
-            for grader_id, grade, own in self._calls:
+            for grader_id, grade, own, fresh in self._calls:
                 result = grade(agent_response, expected_output if own is None else own)
                 details = result["details"]
                 status = details["match_status"]
                 if status not in _KNOWN_STATUSES:
                     status = status_of(result).value
                 statuses.append(status)
-                children.append(
-                    {
-                        "grader_id": grader_id,
-                        "passed": result["passed"],
-                        "score": result["score"],
-                        "match_status": status,
-                        "reason": details["reason"],
-                        "details": details,
-                    }
-                )
+                if fresh:  # child_entry's first branch, inlined: the call would cost a fifth of a node
+                    result["grader_id"] = grader_id
+                    result["match_status"] = status
+                    result["reason"] = details["reason"]
+                    children.append(result)
+                else:
+                    children.append(child_entry(grader_id, result, status, fresh))
             decided: int | None
             if INVALID_EXPECTED in statuses:
                 decided = statuses.index(INVALID_EXPECTED)
@@ -389,22 +434,17 @@ class CompositeGrader(GraderInterface):
                 )
             else:
                 status, reason, score, decided = self._decide(statuses, children)
-            # Built here rather than through Verdict(...).result(), which costs ~3 µs (six times a node's
-            # budget); same keys (a test keeps them in step), plus the tree.
-            return {
-                "passed": status == MATCH,
-                "score": score,
-                "details": {
-                    "match_status": status,
-                    "reason": reason,
-                    "expected_original": expected_output,
-                    "actual_original": agent_response,
-                    "normalized_expected": None,
-                    "normalized_actual": None,
-                    "decided_by": None if decided is None else self._paths[decided],
-                    "children": children,
-                },
-            }
+            # Built here rather than through Verdict(...).result(), which costs several times a node's
+            # budget; same keys (a test keeps them in step), plus the tree.
+            details = _DETAILS.copy()
+            details["match_status"] = status
+            details["reason"] = reason
+            details["expected_original"] = expected_output
+            details["actual_original"] = agent_response
+            if decided is not None:
+                details["decided_by"] = self._paths[decided]
+            details["children"] = children
+            return {"passed": status == MATCH, "score": score, "details": details}
         except Exception as exc:
             return self._broken(agent_response, expected_output, exc)
 
@@ -429,7 +469,7 @@ class CompositeGrader(GraderInterface):
     def _broken(self, agent_response: Any, expected_output: Any, error: Exception) -> GradeResult:
         """A child raised or gave a malformed verdict: nothing was judged, so the answer cannot pass."""
         reason = f"The children's verdicts could not be combined ({type(error).__name__})"
-        for index, (_, grade, own) in enumerate(self._calls):
+        for index, (_, grade, own, _) in enumerate(self._calls):
             try:
                 _read_verdict(grade(agent_response, expected_output if own is None else own))
             except Exception as exc:

@@ -30,6 +30,7 @@ from assay.graders.composition import (
     MATCH,
     CompositeGrader,
     _TreeVersion,
+    child_entry,
     child_spec_schema,
 )
 from assay.graders.extraction import RULES_SCHEMA, Extraction, ExtractionRules, compiled
@@ -132,7 +133,7 @@ class ExtractGrader(CompositeGrader):
     report = _ChildReport()
     _spec_key: ClassVar[str] = _SPEC_KEY
 
-    __slots__ = ("_child", "_extractor", "_label", "_own", "_rules")
+    __slots__ = ("_child", "_extractor", "_fresh", "_label", "_own", "_rules")
 
     def __init__(self, grader_id: str = "extract", config: dict[str, Any] | None = None) -> None:
         super().__init__(grader_id, config)
@@ -140,6 +141,7 @@ class ExtractGrader(CompositeGrader):
         self._rules = ExtractionRules.from_config(options)
         self._extractor = compiled(self._rules)
         self._child: GraderInterface = self._children[0]
+        self._fresh = type(self._child).fresh_results
         self._own = self._own_expected[0]
         self._label = self._labels[0]
         self._freeze()
@@ -195,14 +197,7 @@ class ExtractGrader(CompositeGrader):
             status = details["match_status"]
             if status not in _KNOWN_STATUSES:
                 status = status_of(result).value
-            child = {
-                "grader_id": self._child.grader_id,
-                "passed": result["passed"],
-                "score": result["score"],
-                "match_status": status,
-                "reason": details["reason"],
-                "details": details,
-            }
+            child = child_entry(self._child.grader_id, result, status, self._fresh)
             decided: int | None = 0
             if status == INVALID_EXPECTED:
                 reason, score = self._refusal(0, details["reason"]), 0.0

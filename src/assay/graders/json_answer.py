@@ -28,16 +28,18 @@ import jmespath.functions
 from assay.graders.base import GraderInterface, Preset
 from assay.graders.config_check import ConfigProblem, ProblemKind
 from assay.graders.json_reading import (
+    MAX_GROWTH,
     detail_value,
     excerpt_json,
     excerpt_text,
     json_equal,
     json_path,
+    may_hold_booleans,
     read_json,
 )
 from assay.graders.json_schema_check import compile_schema, first_violation, schema_problems
 from assay.graders.text import read_text
-from assay.graders.verdict import EMPTY_RESPONSE_REASON, GradeResult, MatchStatus, Verdict
+from assay.graders.verdict import EMPTY_RESPONSE_REASON, GradeResult, MatchStatus, verdict_result
 
 MAX_PICK_CHARS = 1_000
 MAX_PICK_DEPTH = 50
@@ -152,14 +154,13 @@ def _pick_problems(expression: str) -> list[str]:
     return problems
 
 
-class _Expected(NamedTuple):
-    comparison: Comparison
-    """``EQUAL``, ``SUPERSET`` or ``NONE`` (what ``AUTO`` came to for this expected output)."""
-    value: Any = None
-    problem: str | None = None
-    chars: int = 0
+_Expected = tuple[Comparison, Any, str | None, int]
+"""``(comparison, value, problem, chars)``: what ``AUTO`` came to for this expected output (``EQUAL``,
+``SUPERSET`` or ``NONE``), its JSON value (``chars`` long as text) or why it has none."""
 
 
+_MATCH, _MISMATCH = MatchStatus.MATCH, MatchStatus.MISMATCH
+_INVALID_RESPONSE, _INVALID_EXPECTED = MatchStatus.INVALID_RESPONSE, MatchStatus.INVALID_EXPECTED
 _NO_SCHEMA_NOR_EXPECTED = "Expected output is empty and no schema is configured: there is nothing to check"
 _EMPTY_EXPECTED = "Expected output is empty: there is no JSON to compare with"
 _NULL_WITH_PICK = "Expected output is null, which a pick finding nothing would equal"
@@ -176,6 +177,7 @@ class JsonGrader(GraderInterface):
     )
     type: ClassVar[str] = "json"
     version: ClassVar[str] = "1.0.0"
+    fresh_results: ClassVar[bool] = True
     config_schema: ClassVar[dict[str, Any]] = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "type": "object",
@@ -244,7 +246,7 @@ class JsonGrader(GraderInterface):
         ),
     }
 
-    __slots__ = ("_allow_fenced", "_comparison", "_pick", "_pick_expression", "_validator")
+    __slots__ = ("_allow_fenced", "_comparison", "_pick", "_pick_expression", "_pick_label", "_validator")
 
     def __init__(self, grader_id: str = "json", config: dict[str, Any] | None = None) -> None:
         super().__init__(grader_id, config)
@@ -254,6 +256,7 @@ class JsonGrader(GraderInterface):
         self._validator: Any = None if schema is None else compile_schema(schema)
         self._pick_expression: str | None = self._config["pick"]
         self._pick: Any = None if self._pick_expression is None else jmespath.compile(self._pick_expression)
+        self._pick_label = repr(excerpt_text(self._pick_expression or "", 60))
         self._freeze()
 
     @classmethod
@@ -281,92 +284,102 @@ class JsonGrader(GraderInterface):
     def _expected(self, expected_output: Any) -> _Expected:
         """What this expected output asks for: the comparison and the JSON value, or why it cannot."""
         if self._comparison is Comparison.NONE:
-            return _Expected(Comparison.NONE)
+            return Comparison.NONE, None, None, 0
         text = read_text(expected_output)
-        if not text.strip():
+        if not text or text.isspace():
             if self._comparison is not Comparison.AUTO:
-                return _Expected(self._comparison, problem=_EMPTY_EXPECTED)
+                return self._comparison, None, _EMPTY_EXPECTED, 0
             if self._validator is None:
-                return _Expected(Comparison.NONE, problem=_NO_SCHEMA_NOR_EXPECTED)
-            return _Expected(Comparison.NONE)
+                return Comparison.NONE, None, _NO_SCHEMA_NOR_EXPECTED, 0
+            return Comparison.NONE, None, None, 0
         comparison = Comparison.EQUAL if self._comparison is Comparison.AUTO else self._comparison
-        reading = read_json(text, allow_fenced=self._allow_fenced)
-        if reading.problem is not None:
-            return _Expected(comparison, problem=f"Expected output {reading.problem}")
-        if self._pick is not None and reading.value is None:
-            return _Expected(comparison, problem=_NULL_WITH_PICK)
-        return _Expected(comparison, reading.value, None, reading.chars)
+        value, problem, _, chars = read_json(text, allow_fenced=self._allow_fenced)
+        if problem is not None:
+            return comparison, None, f"Expected output {problem}", 0
+        if self._pick is not None and value is None:
+            return comparison, None, _NULL_WITH_PICK, 0
+        return comparison, value, None, chars
 
     def check_expected(self, expected_output: Any) -> str | None:
         """Why this expected output can never be matched (not JSON; empty with nothing else to check)."""
-        return self._expected(expected_output).problem
+        return self._expected(expected_output)[2]
 
     def grade(self, agent_response: Any, expected_output: Any) -> GradeResult:
         """Grade one response; details give the values read, the pick's result and where they differ."""
-        expected = self._expected(expected_output)
+        comparison, expected, expected_problem, expected_chars = self._expected(expected_output)
         response_text = read_text(agent_response)
         actual: Any = None
         actual_chars = 0
         source = picked = difference_path = schema_error = None
-        if expected.problem is not None:
-            status, reason = MatchStatus.INVALID_EXPECTED, expected.problem
-        elif not response_text.strip():
-            status, reason = MatchStatus.INVALID_RESPONSE, EMPTY_RESPONSE_REASON
+        if expected_problem is not None:
+            status, reason = _INVALID_EXPECTED, expected_problem
+        elif not response_text or response_text.isspace():
+            status, reason = _INVALID_RESPONSE, EMPTY_RESPONSE_REASON
         else:
-            reading = read_json(response_text, allow_fenced=self._allow_fenced)
-            actual, source, actual_chars = reading.value, reading.source, reading.chars
+            actual, problem, source, actual_chars = read_json(response_text, allow_fenced=self._allow_fenced)
             violation = None
-            if reading.problem is not None:
-                status, reason = MatchStatus.INVALID_RESPONSE, f"Response {reading.problem}"
+            if problem is not None:
+                status, reason = _INVALID_RESPONSE, f"Response {problem}"
             elif self._validator is not None and (violation := first_violation(self._validator, actual)):
                 schema_error = violation._asdict()
-                status = MatchStatus.MISMATCH
+                status = _MISMATCH
                 reason = f"Response JSON breaks the schema at {violation.path}: {violation.message}"
-            elif expected.comparison is Comparison.NONE:
-                status = MatchStatus.MATCH
+            elif comparison is Comparison.NONE:
+                status = _MATCH
                 reason = "Response is JSON" + (" valid against the schema" if self._validator else "")
             else:
-                status, reason, picked, difference_path = self._compare(expected, actual)
-        return Verdict(
+                booleans = (
+                    self._pick is not None  # a pick can make a boolean of any answer
+                    or may_hold_booleans(response_text)
+                    or may_hold_booleans(read_text(expected_output))
+                )
+                status, reason, picked, difference_path = self._compare(
+                    comparison, expected, actual, booleans
+                )
+        return verdict_result(
             status,
             reason,
             expected_output,
             agent_response,
-            detail_value(expected.value, expected.chars),
+            detail_value(expected, expected_chars),
             detail_value(actual, actual_chars),
             extra={
                 "source": source,
-                "compare": expected.comparison.value,
-                "picked": detail_value(picked),
+                "compare": comparison._value_,
+                # without a pick the answer itself was compared: its text bounds its written length
+                "picked": detail_value(picked, actual_chars * MAX_GROWTH if picked is actual else None),
                 "difference_path": difference_path,
                 "schema_error": schema_error,
             },
-        ).result()
+        )
 
-    def _compare(self, expected: _Expected, actual: Any) -> tuple[MatchStatus, str, Any, str | None]:
-        """(status, reason, the pick's result, the path of the first difference) for a JSON answer."""
+    def _compare(
+        self, comparison: Comparison, expected: Any, actual: Any, booleans: bool
+    ) -> tuple[MatchStatus, str, Any, str | None]:
+        """(status, reason, the pick's result, the path of the first difference) for a JSON answer;
+        ``booleans`` is false when neither value can hold true or false (then ``==`` is JSON equality)."""
         picked = actual
         after = ""
         if self._pick is not None:
-            label = repr(excerpt_text(self._pick_expression or "", 60))
+            label = self._pick_label
             after = f" after the pick {label}"
             try:
                 picked = self._pick.search(actual)
             except Exception as exc:  # a function given the wrong type by this answer: it lacks the shape
                 reason = f"Response JSON does not fit the pick {label}: {excerpt_text(str(exc), 150)}"
-                return MatchStatus.MISMATCH, reason, None, None
+                return _MISMATCH, reason, None, None
             if picked is None:
-                return MatchStatus.MISMATCH, f"Response JSON has nothing at the pick {label}", None, None
-        superset = expected.comparison is Comparison.SUPERSET
+                return _MISMATCH, f"Response JSON has nothing at the pick {label}", None, None
+        superset = comparison is Comparison.SUPERSET
         # the common case first, without building paths: Python's == is a fast necessary condition
-        if not superset and expected.value == picked and json_equal(expected.value, picked):
+        if not superset and expected == picked and (not booleans or json_equal(expected, picked)):
             difference = None
         else:
-            difference = first_difference(expected.value, picked, superset=superset)
+            difference = first_difference(expected, picked, superset=superset)
         if difference is None:
             agreed = "contains the expected JSON" if superset else "equals the expected JSON"
-            return MatchStatus.MATCH, f"Response JSON {agreed}{after}", picked, None
+            return _MATCH, f"Response JSON {agreed}{after}", picked, None
         reason = (
             f"Response JSON{after} differs from the expected at {difference.path}: {difference.description}"
         )
-        return MatchStatus.MISMATCH, reason, picked, difference.path
+        return _MISMATCH, reason, picked, difference.path

@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any, NamedTuple
+from collections.abc import Callable
+from typing import Any
 
 MAX_JSON_CHARS = 1_000_000
 MAX_JSON_DEPTH = 100
@@ -23,16 +24,12 @@ _STRUCTURE = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
 """Strings (skipped whole, so a bracket inside one does not count) and the brackets that nest."""
 
 
-class JsonReading(NamedTuple):
-    """One side's JSON value, or why none was read."""
-
-    value: Any
-    problem: str | None
-    """Completes a sentence starting with the side's name ("Response is not JSON ..."); ``None`` when read."""
-    source: str | None = None
-    """``"whole"`` when the whole text is the value, ``"fenced"`` when it came from a fenced block."""
-    chars: int = 0
-    """The length of the JSON text the value was read from."""
+JsonReading = tuple[Any, str | None, str | None, int]
+"""One side's ``(value, problem, source, chars)``: the JSON value, or why none was read (``problem``
+completes a sentence starting with the side's name, "Response is not JSON ...", and is ``None`` when read);
+``source`` is ``"whole"`` when the whole text is the value, ``"fenced"`` when it came from a fenced block;
+``chars`` is the length of the JSON text the value was read from. A plain tuple: a named tuple costs as
+much to build as parsing a short answer."""
 
 
 class _DuplicateKeyError(ValueError):
@@ -82,12 +79,30 @@ def _too_deep(text: str) -> bool:
     return False
 
 
+_SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
+"""The decoder's own scanner (the C one), called directly; typeshed does not declare the attribute."""
+_SPACE = re.compile(r"[ \t\n\r]*")
+"""JSON's whitespace, as the standard library's decoder skips it."""
+
+
+def _after_space(text: str, index: int) -> int:
+    space = _SPACE.match(text, index)
+    return space.end() if space else index
+
+
 def parse_json(text: str) -> tuple[Any, str | None]:
     """``(value, None)`` for strict JSON text, else ``(None, why it is not)``. Never raises."""
     if _too_deep(text):
         return None, f"is nested deeper than {MAX_JSON_DEPTH} levels"
     try:
-        value = _DECODER.decode(text)
+        # JSONDecoder.decode and raw_decode, inlined (two Python calls a side are a tenth of a small
+        # answer's cost), with their errors
+        try:
+            value, end = _SCAN(text, _after_space(text, 0))
+        except StopIteration as stop:
+            raise json.JSONDecodeError("Expecting value", text, stop.value) from None
+        if end != len(text) and (end := _after_space(text, end)) != len(text):
+            raise json.JSONDecodeError("Extra data", text, end)
     except json.JSONDecodeError as exc:
         return None, f"is not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
     except _DuplicateKeyError as exc:
@@ -125,6 +140,11 @@ def fenced_blocks(text: str) -> list[tuple[str, str]]:
     return blocks
 
 
+_VALUE_STARTS = frozenset('"{[-0123456789tfnNI')
+"""The characters the standard library's scanner can begin a value with (NaN and Infinity too, which
+are then refused by name): a text beginning otherwise is not JSON."""
+
+
 def read_json(text: str, *, allow_fenced: bool) -> JsonReading:
     """The JSON value ``text`` holds: all of it, or else (when allowed) its one fenced ``json`` block.
 
@@ -133,13 +153,17 @@ def read_json(text: str, *, allow_fenced: bool) -> JsonReading:
     blocks repeating one value are one value.
     """
     if len(text) > MAX_JSON_CHARS:
-        return JsonReading(None, f"is longer than {MAX_JSON_CHARS:,} characters")
+        return None, f"is longer than {MAX_JSON_CHARS:,} characters", None, 0
     stripped = text.strip()
-    value, problem = parse_json(stripped)
-    if problem is None:
-        return JsonReading(value, None, "whole", len(stripped))
-    if not allow_fenced or ("```" not in text and "~~~" not in text):
-        return JsonReading(None, problem)
+    fenced = allow_fenced and ("```" in text or "~~~" in text)
+    problem = None
+    if not fenced or stripped[:1] in _VALUE_STARTS:
+        value, problem = parse_json(stripped)
+        if problem is None:
+            return value, None, "whole", len(stripped)
+        if not fenced:
+            return None, problem, None, 0
+    # else the whole text cannot be JSON ("```json ..."): why is worded below, only if no block is found
     found: list[Any] = []
     chars = 0
     for language, content in fenced_blocks(text):
@@ -151,14 +175,14 @@ def read_json(text: str, *, allow_fenced: bool) -> JsonReading:
                 found.append(block_value)
                 chars = max(chars, len(content))
         elif language == "json":
-            return JsonReading(None, f"holds a json block that {block_problem}")
+            return None, f"holds a json block that {block_problem}", None, 0
     if not found:
-        return JsonReading(None, f"{problem} and holds no fenced JSON block")
+        if problem is None:
+            _, problem = parse_json(stripped)
+        return None, f"{problem} and holds no fenced JSON block", None, 0
     if len(found) > 1:
-        return JsonReading(
-            None, f"holds {len(found)} different JSON blocks, so which one is meant is unclear"
-        )
-    return JsonReading(found[0], None, "fenced", chars)
+        return None, f"holds {len(found)} different JSON blocks, so which one is meant is unclear", None, 0
+    return found[0], None, "fenced", chars
 
 
 def json_equal(left: Any, right: Any) -> bool:
@@ -178,18 +202,35 @@ def json_equal(left: Any, right: Any) -> bool:
 _NUMBER_CLASSES = frozenset({int, float})
 
 
+def may_hold_booleans(text: str) -> bool:
+    """Whether JSON read from ``text`` (or a part of it) may hold ``true`` or ``false``: the parser makes
+    booleans of these words only. Where neither side can, Python's ``==`` is :func:`json_equal`."""
+    return "true" in text or "false" in text
+
+
 def excerpt_text(text: str, limit: int = 200) -> str:
     """``text`` cut to ``limit`` characters, for a reason sentence."""
     return text if len(text) <= limit else text[:limit] + "…"
 
 
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+_DETAIL = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
+"""What ``json.dumps`` with these options uses, built once (given options, ``dumps`` builds one a call)."""
+
+
 def excerpt_json(value: Any, limit: int = 60) -> str:
     """``value`` written as compact JSON and cut to ``limit`` characters, for a reason sentence."""
     try:
-        written = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        written = _COMPACT.encode(value)
     except (TypeError, ValueError, RecursionError):
         written = repr(value)
     return excerpt_text(written, limit)
+
+
+MAX_GROWTH = 5
+"""Written out by ``json.dumps``, a value read from strict JSON text of n characters takes under 5n: only
+a float grows much ("1e15" is written "1000000000000000.0"), a ',' or ':' gains a space, and strings,
+integers and literals never grow."""
 
 
 def detail_value(value: Any, chars: int | None = None) -> Any:
@@ -197,12 +238,13 @@ def detail_value(value: Any, chars: int | None = None) -> Any:
 
     Details are stored with every result: a large answer is not stored twice, and a value that is not
     strict JSON (an infinite number a pick produced) is stored as its text. ``chars``, the length of the
-    strict JSON text ``value`` was read from, saves writing a small value out to measure it.
+    strict JSON text ``value`` was read from (or a bound of its length written out), saves writing a small
+    value out to measure it.
     """
     if value is None or (chars is not None and chars <= _PREVIEW_CHARS):
         return value
     try:
-        written = json.dumps(value, ensure_ascii=False, allow_nan=False)
+        written = _DETAIL.encode(value)
     except (TypeError, ValueError, RecursionError):
         return excerpt_json(value, _PREVIEW_CHARS)
     return value if len(written) <= _PREVIEW_CHARS else written[:_PREVIEW_CHARS] + "…"

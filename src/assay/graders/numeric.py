@@ -19,7 +19,7 @@ from typing import Any, ClassVar, NamedTuple
 from assay.graders.base import GraderInterface, Preset
 from assay.graders.config_check import ConfigProblem, ProblemKind
 from assay.graders.text import excerpt, read_text
-from assay.graders.verdict import EMPTY_RESPONSE_REASON, GradeResult, MatchStatus, Verdict
+from assay.graders.verdict import EMPTY_RESPONSE_REASON, GradeResult, MatchStatus, verdict_result
 
 _SIGNS = "-+\u2212\ufe63\uff0d"  # hyphen-minus, plus, minus sign, small and fullwidth hyphen-minus
 _MINUS = frozenset("-\u2212\ufe63\uff0d")
@@ -40,7 +40,13 @@ MAX_TOKEN_CHARS = 400
 """A number written longer than this is not read (it would cost more than it could mean)."""
 _DROP_GROUP_MARKS = str.maketrans("", "", ".," + _GROUP_SPACES)
 _MAX_LISTED = 5
-_FAST_PATH_DIGITS = 300  # fewer digits than a double's range (1e308), so float() is finite
+_FAST_PATH_CHARS = 300
+"""A whole text this short written as one plain number is read by ``float()`` alone (if finite)."""
+_PLAIN_POINT = re.compile(r"([-+]?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)(%?)")
+_PLAIN_COMMA = re.compile(r"([-+]?[0-9]+(?:[eE][-+]?[0-9]+)?)(%?)")
+"""The commonest answer, one plain ASCII number and nothing else ("42", "-3e2", "0.25", "45%"): the full
+reading would give exactly what ``float()`` gives. Under decimal_comma a '.' is a group mark ("1.234" is
+1234), so that notation's plain numbers have none."""
 
 
 def _number_pattern(*, decimal_comma: bool, allow_fractions: bool) -> re.Pattern[str]:
@@ -57,6 +63,9 @@ def _number_pattern(*, decimal_comma: bool, allow_fractions: bool) -> re.Pattern
         # both mean 0.45, so an answer spelling the word is never read as 45
         rf"(?:[ {_GROUP_SPACES}]?(?P<pct>[{_PERCENT}]|(?<=\s)(?i:per ?cent)(?!\w)))?"
     )
+
+
+_Read = tuple[float | None, str | None, str | None, tuple[str, ...]]
 
 
 class Reading(NamedTuple):
@@ -94,89 +103,111 @@ _UNCOMPUTABLE = "which is out of range or divides by zero"
 _TOO_LONG = f"a number longer than {MAX_TOKEN_CHARS} characters"
 
 
+def _look_before(text: str, start: int) -> tuple[int, bool, str | None]:
+    """Where a number whose digits start at ``start`` begins once the signs and currency symbol written
+    before them are taken ("-3", "$5", "-$5", "$-5", "US$5"), whether it is negative, and why the text
+    before it makes it not one number (``None`` when nothing does)."""
+    negative = False
+    signs = 0
+    if text[start - 1] in _SIGNS:
+        start -= 1
+        negative, signs = text[start] in _MINUS, 1
+    currency = bool(start) and text[start - 1] in _CURRENCY
+    if currency:
+        start -= 1
+        if start and text[start - 1] in _SIGNS:
+            start -= 1
+            negative, signs = text[start] in _MINUS, signs + 1
+    if signs > 1:
+        return start, negative, _TWO_SIGNS
+    if not start:
+        return start, negative, None
+    before = text[start - 1]
+    if _is_word_char(before):
+        if not (currency and not signs and before.isalpha()):
+            return start, negative, _WORD_BEFORE
+    elif before in _DASHES:
+        return start, negative, _WORD_BEFORE
+    elif before in _SIGNS:
+        return start, negative, _TWO_SIGNS
+    elif before in _OPERATORS:
+        return start, negative, _OPERATED
+    elif before in ".,":  # ".5" under decimal_comma, ",5" otherwise
+        return start, negative, _OTHER_NOTATION
+    return start, negative, None
+
+
 class _Reader:
     """Reads the one number a text states, with the options of one grader."""
 
-    __slots__ = ("_pattern", "_percent_as_fraction")
+    __slots__ = ("_pattern", "_percent_as_fraction", "_plain")
 
     def __init__(self, *, decimal_comma: bool, allow_fractions: bool, percent_as_fraction: bool) -> None:
         self._pattern = _number_pattern(decimal_comma=decimal_comma, allow_fractions=allow_fractions)
         self._percent_as_fraction = percent_as_fraction
+        self._plain = (_PLAIN_COMMA if decimal_comma else _PLAIN_POINT).fullmatch
 
-    def read(self, text: str) -> Reading:
+    def read(self, text: str) -> _Read:
+        """``(value, token, problem, numbers)``: the fields of a :class:`Reading`, as a plain tuple (building
+        the named tuple costs more than reading a short answer's number)."""
         stripped = text.strip()
-        if stripped.isdigit() and stripped.isascii() and len(stripped) <= _FAST_PATH_DIGITS:
-            return Reading(float(stripped), stripped, None)
-        value: float | None = None
-        token = ""
-        seen: dict[float, str] = {}
+        if len(stripped) <= _FAST_PATH_CHARS:
+            plain = self._plain(stripped)
+            if plain is not None and not (plain[2] and self._percent_as_fraction):
+                value = float(plain[1])
+                if math.isfinite(value):  # 1e999 is read below, to say why it is not a number
+                    return value, stripped, None, ()
+        seen: dict[float, str] = {}  # each different number, as first written, in order
         length = len(text)
+        percent_as_fraction = self._percent_as_fraction
         for match in self._pattern.finditer(text):
             start, end = match.span()
-            # signs and a currency symbol written before the digits: "-3", "$5", "-$5", "$-5", "US$5"
             negative = False
-            signs = 0
-            if start and text[start - 1] in _SIGNS:
-                start -= 1
-                negative, signs = text[start] in _MINUS, 1
-            currency = bool(start) and text[start - 1] in _CURRENCY
-            if currency:
-                start -= 1
-                if start and text[start - 1] in _SIGNS:
-                    start -= 1
-                    negative, signs = text[start] in _MINUS, signs + 1
             problem = None
+            if start and not text[start - 1].isspace():
+                start, negative, problem = _look_before(text, start)
             if end - start > MAX_TOKEN_CHARS:
                 problem = _TOO_LONG
-            elif signs > 1:
-                problem = _TWO_SIGNS
-            elif start:
-                before = text[start - 1]
-                if _is_word_char(before):
-                    if not (currency and not signs and before.isalpha()):
-                        problem = _WORD_BEFORE
-                elif before in _DASHES:
-                    problem = _WORD_BEFORE
-                elif before in _SIGNS:
-                    problem = _TWO_SIGNS
-                elif before in _OPERATORS:
-                    problem = _OPERATED
-                elif before in ".,":  # ".5" under decimal_comma, ",5" otherwise
-                    problem = _OTHER_NOTATION
-            if problem is None and end < length:
+            elif problem is None and end < length and not text[end].isspace():
                 after = text[end]
-                if _is_word_char(after):
+                if after.isalnum() or after == "_":
                     problem = _WORD_AFTER
                 elif after in _PER_MILLE:
                     problem = _PER_MILLE_VALUE
-                elif not after.isspace() and end + 1 < length and text[end + 1].isdecimal():
+                elif end + 1 < length and text[end + 1].isdecimal():
                     problem = _GLUED
             if problem is not None:
-                return Reading(None, None, f"holds {excerpt(_glued_token(text, start, end))}, {problem}")
-            number = self._value(match.groups())
+                return None, None, f"holds {excerpt(_glued_token(text, start, end))}, {problem}", ()
+            _, _, whole, fraction, _, exponent, percent = groups = match.groups()
+            if whole is not None and exponent is None and not (percent and percent_as_fraction):
+                # the usual number, "1,234.5": float() reads it once its group marks are dropped
+                written = whole.translate(_DROP_GROUP_MARKS) if len(whole) > 3 else whole
+                parsed = float(f"{written}.{fraction}" if fraction else written)
+                number: float | None = parsed if math.isfinite(parsed) else None
+            else:
+                number = self._value(groups)
             if number is None:
-                return Reading(None, None, f"holds {excerpt(text[start:end])}, {_UNCOMPUTABLE}")
+                return None, None, f"holds {excerpt(text[start:end])}, {_UNCOMPUTABLE}", ()
             if negative:
                 number = -number
-            if value is None:
-                value, token = number, text[start:end]
             if number not in seen:
                 seen[number] = text[start:end]
                 if len(seen) > _MAX_LISTED:
                     break
-        if value is None:
-            return Reading(None, None, "holds no number")
+        if not seen:
+            return None, None, "holds no number", ()
         if len(seen) > 1:
             listed = tuple(seen.values())[:_MAX_LISTED]
             names = ", ".join(excerpt(number, 20) for number in listed)
             names += ", …" if len(seen) > _MAX_LISTED else ""
-            return Reading(
+            return (
                 None,
                 None,
                 f"holds several different numbers ({names}), so which one is meant is unclear",
                 listed,
             )
-        return Reading(value, token, None)
+        ((value, token),) = seen.items()
+        return value, token, None, ()
 
     def _value(self, groups: tuple[str | None, ...]) -> float | None:
         """The magnitude a matched number means, or ``None`` when it is out of range or divides by zero."""
@@ -199,6 +230,8 @@ class _Reader:
         return value if math.isfinite(value) else None
 
 
+_MATCH, _MISMATCH = MatchStatus.MATCH, MatchStatus.MISMATCH
+_INVALID_RESPONSE, _INVALID_EXPECTED = MatchStatus.INVALID_RESPONSE, MatchStatus.INVALID_EXPECTED
 _EXPECTED_SUBJECT = "Expected output"
 _RESPONSE_SUBJECT = "Response"
 
@@ -218,6 +251,7 @@ class NumericGrader(GraderInterface):
     )
     type: ClassVar[str] = "numeric"
     version: ClassVar[str] = "1.0.0"
+    fresh_results: ClassVar[bool] = True
     config_schema: ClassVar[dict[str, Any]] = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "type": "object",
@@ -295,55 +329,57 @@ class NumericGrader(GraderInterface):
 
     def read(self, value: object) -> Reading:
         """The number ``value`` states under this grader's options, or why it states none."""
-        return self._reader.read(read_text(value))
+        return Reading(*self._reader.read(read_text(value)))
 
     def check_expected(self, expected_output: Any) -> str | None:
         """The reason an expected output holding no single readable number can never be matched."""
-        problem = self.read(expected_output).problem
+        problem = self._reader.read(read_text(expected_output))[2]
         return None if problem is None else f"{_EXPECTED_SUBJECT} {problem}"
 
     def grade(self, agent_response: Any, expected_output: Any) -> GradeResult:
         """Grade one response; details give the numbers read, as written and as floats, and the difference."""
-        expected = self.read(expected_output)
+        read = self._reader.read
+        e, e_token, e_problem, _ = read(read_text(expected_output))
         response_text = read_text(agent_response)
-        actual = Reading(None, None, None)
-        difference = allowed = None
-        if expected.value is None:
-            status, reason = MatchStatus.INVALID_EXPECTED, f"{_EXPECTED_SUBJECT} {expected.problem}"
-        elif not response_text.strip():
-            status, reason = MatchStatus.INVALID_RESPONSE, EMPTY_RESPONSE_REASON
+        a = a_token = difference = allowed = None
+        numbers: tuple[str, ...] = ()
+        if e is None:
+            status, reason = _INVALID_EXPECTED, f"{_EXPECTED_SUBJECT} {e_problem}"
+        elif not response_text or response_text.isspace():
+            status, reason = _INVALID_RESPONSE, EMPTY_RESPONSE_REASON
         else:
-            actual = self._reader.read(response_text)
-            if actual.value is None:
-                status, reason = MatchStatus.INVALID_RESPONSE, f"{_RESPONSE_SUBJECT} {actual.problem}"
+            a, a_token, a_problem, numbers = read(response_text)
+            if a is None:
+                status, reason = _INVALID_RESPONSE, f"{_RESPONSE_SUBJECT} {a_problem}"
             else:
-                a, e, said = actual.value, expected.value, excerpt(actual.token or "")
+                said = excerpt(a_token or "")
+                rel_tol, abs_tol = self._rel_tol, self._abs_tol
                 difference = abs(a - e)
-                allowed = max(self._rel_tol * max(abs(a), abs(e)), self._abs_tol)
-                if math.isclose(a, e, rel_tol=self._rel_tol, abs_tol=self._abs_tol):
-                    status = MatchStatus.MATCH
+                allowed = max(rel_tol * max(abs(a), abs(e)), abs_tol)
+                if math.isclose(a, e, rel_tol=rel_tol, abs_tol=abs_tol):
+                    status = _MATCH
                     within = "" if a == e else " within tolerance"
                     reason = f"Response states {said}, equal to the expected {_describe(e)}{within}"
                 else:
-                    status = MatchStatus.MISMATCH
+                    status = _MISMATCH
                     reason = (
                         f"Response states {said} but {_describe(e)} was expected "
                         f"(off by {difference:.6g}, allowed {allowed:.6g})"
                     )
                 if not math.isfinite(difference):
                     difference = allowed = None
-        return Verdict(
+        return verdict_result(
             status,
             reason,
             expected_output,
             agent_response,
-            expected.value,
-            actual.value,
+            e,
+            a,
             extra={
-                "expected_number": expected.token,
-                "actual_number": actual.token,
-                "numbers_found": list(actual.numbers),
+                "expected_number": e_token,
+                "actual_number": a_token,
+                "numbers_found": list(numbers),
                 "difference": difference,
                 "allowed_difference": allowed,
             },
-        ).result()
+        )

@@ -110,6 +110,7 @@ class RegexGrader(GraderInterface):
     )
     type: ClassVar[str] = "regex"
     version: ClassVar[str] = "1.0.0"
+    fresh_results: ClassVar[bool] = True
     config_schema: ClassVar[dict[str, Any]] = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "type": "object",

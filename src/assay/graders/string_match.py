@@ -38,6 +38,7 @@ class StringMatchGrader(GraderInterface):
     description: ClassVar[str] = "Exact or fuzzy string matching with case and whitespace options"
     type: ClassVar[str] = "string-match"
     version: ClassVar[str] = "1.2.0"
+    fresh_results: ClassVar[bool] = True
     config_schema: ClassVar[dict[str, Any]] = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "type": "object",

@@ -95,6 +95,7 @@ class TrueFalseGrader(GraderInterface):
     description: ClassVar[str] = "Boolean value matching with support for multiple formats"
     type: ClassVar[str] = "true-false"
     version: ClassVar[str] = "1.0.0"
+    fresh_results: ClassVar[bool] = True
     config_schema: ClassVar[dict[str, Any]] = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "type": "object",

@@ -106,7 +106,24 @@ class OddStatusGrader(_TestGrader):
         return {"passed": passed, "score": 7.0, "details": {"match_status": "great", "reason": "odd"}}
 
 
-for _test_class in (RaisingGrader, GarbageGrader, OddStatusGrader):
+SHARED_RESULT: dict[str, Any] = {
+    "passed": True,
+    "score": 1.0,
+    "details": {"match_status": "match", "reason": "always"},
+}
+
+
+class SharedResultGrader(_TestGrader):
+    """A plugin returning one dict every time: it does not say ``fresh_results``, so it is never extended."""
+
+    default_id = type = "test-shared-result"
+    __slots__ = ()
+
+    def grade(self, agent_response: Any, expected_output: Any) -> Any:
+        return SHARED_RESULT
+
+
+for _test_class in (RaisingGrader, GarbageGrader, OddStatusGrader, SharedResultGrader):
     catalog.add(_test_class)
 
 
@@ -578,6 +595,20 @@ def test_a_child_with_an_unknown_status_word_is_read_by_passed_and_its_score_kep
     failing = grader.grade("a", "b")
     assert (status(failing), failing["score"]) == ("mismatch", 0.0)
     assert NotGrader(config={"grader": {"grader_id": "test-odd-status"}}).grade("a", "b")["passed"] is True
+
+
+def test_tree_entries_have_one_shape_and_a_plugin_result_is_copied() -> None:
+    grader = AllGrader(
+        config={"graders": [{"grader_id": "test-shared-result"}, {"grader_id": "string-match"}] * 2}
+    )
+    first, second = (grader.grade("Paris", "paris")["details"]["children"] for _ in range(2))
+    keys = ["passed", "score", "details", "grader_id", "match_status", "reason"]
+    assert [list(entry) for entry in first] == [keys] * 4
+    assert list(SHARED_RESULT) == ["passed", "score", "details"]  # the plugin's own dict, untouched
+    assert [entry["grader_id"] for entry in first] == ["test-shared-result", "string-match"] * 2
+    assert first[1] is not first[3]  # each string-match result, a new one per call, extended in place
+    assert first[1] is not second[1]
+    assert first == second
 
 
 class Unprintable:

@@ -301,6 +301,9 @@ def test_anchors_and_data_keys_are_not_mistaken_for_keywords() -> None:
         ("length(items)", '{"items": 5}', "3", "mismatch"),  # a function given the wrong type
         ("{n: name}", '{"name": "Ann", "age": 3}', '{"n": "Ann"}', "match"),
         ("[0]", '```json\n["first", "second"]\n```', '"first"', "match"),
+        # a pick makes true of an answer without booleans: still not 1
+        ("a == `2`", '{"a": 2}', "1", "mismatch"),
+        ("a == `2`", '{"a": 2}', "true", "match"),
     ],
 )
 def test_pick(pick: str, response: str, expected: str, status: str) -> None:

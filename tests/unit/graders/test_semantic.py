@@ -256,7 +256,7 @@ def test_without_the_extra_the_service_refuses_to_build_it(
         service.build(grader_id, config)
     assert raised.value.code == "GRADER_UNAVAILABLE"
     assert named in str(raised.value)
-    assert INSTALL_COMMAND in raised.value.problems[0]
+    assert INSTALL_COMMAND in raised.value.problems[0].message
     assert service.problems(grader_id, config) == []  # the config itself is valid: only this machine lacks
 
 
