@@ -1,9 +1,7 @@
 """``assay run``: evaluate a suite file against a target without a server, with a CI pass-rate gate.
 
 Results are appended to ``--output`` as they come, so a run that is killed keeps what it graded, and
-``--resume`` continues it. SIGINT and SIGTERM stop a run cleanly: no new case is sent, the cases in flight
-get :data:`DRAIN_S` seconds to finish (a second signal abandons them), the summary and the JUnit report
-cover what was graded, and the exit code is 128 + the signal's number (:data:`INTERRUPTED`).
+``--resume`` continues it; SIGINT and SIGTERM stop a run cleanly (:mod:`assay.cli.interruption`).
 """
 
 from __future__ import annotations
@@ -11,13 +9,11 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import signal
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from types import FrameType
 from typing import Annotated, Any
 
 import typer
@@ -27,6 +23,7 @@ from rich.table import Table
 from assay.cli.console import err, out
 from assay.cli.gate import check_gate
 from assay.cli.graders import ConfigOption, GraderOption, PresetOption
+from assay.cli.interruption import Stopper, report_interrupted
 from assay.cli.options import check_rate, grader_config
 from assay.errors import ValidationError
 from assay.graders import GraderInterface
@@ -42,11 +39,6 @@ from assay.services.summary import ReportShape, SummaryTally
 from assay.targets import TargetSpec, parse_target_spec
 
 _TARGET_OPTIONS = "--target-url, --openai-model, --responses, --python or --command"
-DRAIN_S = 5.0
-"""Seconds the cases in flight get to finish once a run is asked to stop (a CI job's grace is often 10 s)."""
-INTERRUPTED = {signal.SIGINT: 130, signal.SIGTERM: 143}
-"""Exit code of a run a signal stopped: 128 + its number, as a shell reports a process the signal ended.
-Neither a verdict (0, 1: the gate was not reached) nor a bug (3); its results are kept for ``--resume``."""
 
 
 def _headers(values: list[str]) -> dict[str, str]:
@@ -208,74 +200,16 @@ def _results_file(output: Path | None, *, keep: bool) -> Iterator[Path | None]:
         os.unlink(name)
 
 
-class _Stopper:
-    """SIGINT and SIGTERM during a run: the first drains it (no new case; those in flight get :data:`DRAIN_S`
-    seconds), a second abandons the cases in flight. Once the run is over the report is still written; a
-    second signal then ends the process at once."""
-
-    def __init__(self) -> None:
-        self.signal: int | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._control: RunControl | None = None
-
-    def __call__(self, signum: int, frame: FrameType | None) -> None:
-        first = self.signal is None
-        if first:
-            self.signal = signum
-        if self._loop is not None:
-            self._loop.call_soon_threadsafe(self._drain if first else self._halt)
-        elif not first:
-            signal.signal(signum, signal.SIG_DFL)
-            os.kill(os.getpid(), signum)
-
-    def _drain(self) -> None:
-        if self._control is None or self._loop is None:
-            return
-        self._control.drain()
-        self._loop.call_later(DRAIN_S, self._control.halt.set)
-        name = signal.Signals(self.signal).name if self.signal is not None else "signal"
-        err.print(
-            f"{name}: stopping; no new case is sent, those in flight get {DRAIN_S:g} s to finish "
-            "(send it again to stop now)",
-            markup=False,
-        )
-
-    def _halt(self) -> None:
-        if self._control is not None:
-            self._control.halt.set()
-
-    @contextmanager
-    def watching(self) -> Iterator[None]:
-        """Handle SIGINT and SIGTERM inside the block; the handlers before it come back after it."""
-        previous = {sig: signal.signal(sig, self) for sig in INTERRUPTED}
-        try:
-            yield
-        finally:
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
-
-    @contextmanager
-    def running(self, control: RunControl) -> Iterator[None]:
-        """Stop ``control``'s run on a signal (inside the event loop running it)."""
-        self._loop, self._control = asyncio.get_running_loop(), control
-        if self.signal is not None:  # a signal came before the run began
-            self._drain()
-        try:
-            yield
-        finally:
-            self._loop = self._control = None
-
-
 def _run_with_progress(
     suite: SuiteFile,
     facts: SuiteFacts,
     spec: TargetSpec,
     grader: GraderInterface,
     sink: LocalSink,
-    stopper: _Stopper,
+    stopper: Stopper,
     *,
     concurrency: int,
-    done: Any,
+    done: Sequence[int] | None,
     answers: AnswerFile | None,
     watch: ReachabilityWatch | None,
 ) -> None:
@@ -307,17 +241,6 @@ def _run_with_progress(
                 )
 
         asyncio.run(run())
-
-
-def _report_interrupted(signum: int, finished: int, total: int, output: Path | None) -> None:
-    """Say what an interrupted run kept and how to finish it; exit 128 + the signal's number."""
-    name = signal.Signals(signum).name
-    if output is not None:
-        rest = f"the results are in {output}; run again with --resume to run the other {total - finished}"
-    else:
-        rest = "no --output was given, so a rerun starts afresh"
-    err.print(f"interrupted by {name}: {finished} of {total} cases have a result; {rest}", markup=False)
-    raise typer.Exit(INTERRUPTED.get(signal.Signals(signum), 128 + signum))
 
 
 def run(
@@ -469,7 +392,7 @@ def run(
     with _results_file(output, keep=junit is not None) as results:
         sink = LocalSink(tally, ResultAppender(results) if results is not None else None)
         watch = ReachabilityWatch() if spec.type in CALLING_TARGETS else None
-        stopper = _Stopper()
+        stopper = Stopper()
         started = time.perf_counter()
         try:
             with stopper.watching():
@@ -496,7 +419,7 @@ def run(
     if output is None:
         out.print(f"{summary['passed']}/{summary['finished']} passed", markup=False)
     if stopper.signal is not None and summary["finished"] < facts.count:
-        _report_interrupted(stopper.signal, summary["finished"], facts.count, output)
+        report_interrupted(stopper.signal, summary["finished"], facts.count, output)
     if watch is not None and watch.is_unreachable:
         err.print(f"error: {watch.message()}", markup=False)
         raise typer.Exit(2)  # nothing was evaluated: a setup problem, not a pass rate below the gate
