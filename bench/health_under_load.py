@@ -6,20 +6,25 @@ Starts a real ``assay serve`` on SQLite, prepares a 10,000-case evaluation, then
 ``--workers`` clients sending the heaviest requests a caller may send, in turn: a grade with a near-1 MiB
 body and two 1,000-alias lists, a 10,000-item grade-batch, a 1,000-alias config validation, a 20,000-line
 suite import, a CSV export of the 10,000 results, a comparison of two 10,000-case evaluations. Meanwhile one
-client asks ``/api/health`` every 20 ms. Prints health's p50/p99/max latency (target: p99 under 100 ms) and
-the heavy requests' count and median by kind.
+client, in a process of its own, asks ``/api/health`` every 20 ms. Prints health's p50/p99/max latency
+(target: p99 under 100 ms) and the heavy requests' count and median by kind. ``--src`` serves other source
+trees in turn in the same run (e.g. ``git archive main src | tar -x -C /tmp/main``, then ``--src src
+/tmp/main/src``), to compare them under the same load.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
+import os
 import statistics
 import sys
 import tempfile
 import threading
 import time
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -86,15 +91,32 @@ def heavy_requests(
     ]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--seconds", type=float, default=20.0)
-    parser.add_argument("--workers", type=int, default=6)
-    parser.add_argument("--only", nargs="*", default=None, help="heavy request kinds to send (default: all)")
-    args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp, AssayProcess(Path(tmp)) as assay:
+def _probe(url: str, stop_at: float, queue: multiprocessing.Queue[list[float]]) -> None:
+    """Ask ``/api/health`` every 20 ms until ``stop_at``; the latencies (in a process of its own, so that
+    the load clients' threads do not delay the measure)."""
+    latencies = []
+    with httpx.Client(base_url=url, timeout=60) as client:
+        while time.time() < stop_at:
+            started = time.perf_counter()
+            client.get("/api/health").raise_for_status()
+            latencies.append(time.perf_counter() - started)
+            time.sleep(0.02)
+    queue.put(latencies)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """Health latencies alone and under load (seconds), the heavy requests' times by kind and statuses."""
+
+    quiet: list[float]
+    loaded: list[float]
+    timings: dict[str, list[float]]
+    statuses: dict[int, int]
+
+
+def measure(src: Path, seconds: float, workers: int, only: list[str] | None) -> Outcome:
+    """The whole scenario against ``assay serve`` run from the source tree ``src``."""
+    with tempfile.TemporaryDirectory() as tmp, AssayProcess(Path(tmp), env={"PYTHONPATH": str(src)}) as assay:
         cases = [
             {
                 "input": f"Is {n} odd?",
@@ -121,12 +143,11 @@ def main() -> None:
             json.dumps({"input": f"q{n}", "expected_output": "true"}) + "\n" for n in range(20_000)
         ).encode()
         requests = heavy_requests(suite["id"], ids[0], ids[1], import_body)
-        if args.only:
-            requests = [(kind, request) for kind, request in requests if kind.split()[0] in args.only]
+        if only:
+            requests = [(kind, request) for kind, request in requests if kind.split()[0] in only]
         stop = threading.Event()
         timings: dict[str, list[float]] = defaultdict(list)
         statuses: dict[int, int] = defaultdict(int)
-        health: list[float] = []
 
         def load(worker: int) -> None:
             with httpx.Client(base_url=assay.url, timeout=120) as client:
@@ -139,14 +160,6 @@ def main() -> None:
                     timings[kind].append(time.perf_counter() - started)
                     statuses[response.status_code] += 1
 
-        def probe() -> None:
-            with httpx.Client(base_url=assay.url, timeout=60) as client:
-                while not stop.is_set():
-                    started = time.perf_counter()
-                    client.get("/api/health").raise_for_status()
-                    health.append(time.perf_counter() - started)
-                    time.sleep(0.02)
-
         quiet: list[float] = []
         with httpx.Client(base_url=assay.url, timeout=60) as client:
             for _ in range(10):  # warm up: the first requests load code
@@ -155,25 +168,53 @@ def main() -> None:
                 started = time.perf_counter()
                 client.get("/api/health").raise_for_status()
                 quiet.append(time.perf_counter() - started)
-        threads = [threading.Thread(target=load, args=(n,)) for n in range(args.workers)]
-        threads.append(threading.Thread(target=probe))
+        threads = [threading.Thread(target=load, args=(n,)) for n in range(workers)]
         for thread in threads:
             thread.start()
-        time.sleep(args.seconds)
+        time.sleep(1.0)  # the heavy requests under way before the probe starts
+        queue: multiprocessing.Queue[list[float]] = multiprocessing.Queue()
+        probe = multiprocessing.Process(target=_probe, args=(assay.url, time.time() + seconds, queue))
+        probe.start()
+        loaded = queue.get()
+        probe.join()
         stop.set()
         for thread in threads:
             thread.join()
-    ms = [value * 1000 for value in health]
-    quiet_ms = [value * 1000 for value in quiet]
-    print(f"/api/health alone: p50 {percentile(quiet_ms, 50):.1f} ms, p99 {percentile(quiet_ms, 99):.1f} ms")
-    print(
-        f"/api/health under load ({len(ms)} probes, {args.workers} heavy clients, {args.seconds:g} s): "
-        f"p50 {percentile(ms, 50):.1f} ms, p99 {percentile(ms, 99):.1f} ms, max {max(ms):.1f} ms "
-        f"(target p99 < 100 ms: {'met' if percentile(ms, 99) < 100 else 'NOT met'})"
+    return Outcome(quiet=quiet, loaded=loaded, timings=dict(timings), statuses=dict(statuses))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    for kind, values in timings.items():
-        print(f"  {kind:<22} {len(values):4d} requests, median {statistics.median(values) * 1000:8.1f} ms")
-    print(f"  heavy request statuses: {dict(sorted(statuses.items()))}")
+    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--workers", type=int, default=6)
+    parser.add_argument("--only", nargs="*", default=None, help="heavy request kinds to send (default: all)")
+    parser.add_argument(
+        "--src",
+        nargs="*",
+        type=Path,
+        default=[ROOT / "src"],
+        help="source trees to serve, one after the other (e.g. this one and an export of main's)",
+    )
+    args = parser.parse_args()
+    print(f"{len(os.sched_getaffinity(0))} CPUs, load average {os.getloadavg()[0]:.2f} at the start")
+    for src in args.src:
+        outcome = measure(src, args.seconds, args.workers, args.only)
+        ms = [value * 1000 for value in outcome.loaded]
+        quiet_ms = [value * 1000 for value in outcome.quiet]
+        print(f"== assay serve from {src} (load average {os.getloadavg()[0]:.2f} at the end)")
+        alone = f"p50 {percentile(quiet_ms, 50):.1f} ms, p99 {percentile(quiet_ms, 99):.1f} ms"
+        print(f"/api/health alone: {alone}")
+        print(
+            f"/api/health under load ({len(ms)} probes, {args.workers} heavy clients, {args.seconds:g} s): "
+            f"p50 {percentile(ms, 50):.1f} ms, p99 {percentile(ms, 99):.1f} ms, max {max(ms):.1f} ms "
+            f"(target p99 < 100 ms: {'met' if percentile(ms, 99) < 100 else 'NOT met'})"
+        )
+        for kind, values in outcome.timings.items():
+            median = statistics.median(values) * 1000
+            print(f"  {kind:<22} {len(values):4d} requests, median {median:8.1f} ms")
+        print(f"  heavy request statuses: {dict(sorted(outcome.statuses.items()))}", flush=True)
 
 
 if __name__ == "__main__":

@@ -42,6 +42,14 @@ class Settings(BaseSettings):
     """Largest page of evaluation results, about, in bytes: a page holds fewer rows rather than more."""
     max_answer_bytes: int = Field(default=MIB, ge=1)
     """Longest agent answer kept; a longer one is cut and its case fails with ``answer_too_large``."""
+    run_evaluations: bool = True
+    """Run evaluations in this process (``assay serve --no-worker``: off, ``assay worker`` runs them)."""
+    worker_max_in_flight: int = Field(default=64, ge=1, le=4096)
+    """Most agent calls one process has in flight, over all the evaluations it runs."""
+    worker_heartbeat_s: float = Field(default=2.0, gt=0, le=60)
+    """How often a worker says it is alive (in the database)."""
+    worker_stalled_s: float = Field(default=15.0, gt=0, le=3600)
+    """A worker silent this long is taken for dead: its shards run again elsewhere (at least 3 heartbeats)."""
     listen_host: str | None = None
     """Set by ``assay serve``: the address the server listens on (no target may call the server itself)."""
     listen_port: int | None = Field(default=None, ge=0, le=65535)

@@ -149,6 +149,14 @@ class BusyError(AssayError):
     exit_code = 3
 
 
+class UnavailableError(AssayError):
+    """Something the server needs does not answer (its database, for the health check); try again later."""
+
+    code = "UNAVAILABLE"
+    http_status = 503
+    exit_code = 3
+
+
 class SettingsError(AssayError):
     """A server setting (an ``ASSAY_*`` variable) is invalid or names something that cannot be reached."""
 

@@ -108,6 +108,10 @@ class AgentApp:
         self.requests: list[RecordedRequest] = []
         self._counts: Counter[str] = Counter()
         self._lock = threading.Lock()
+        self.in_flight = 0
+        """Requests being answered now."""
+        self.max_in_flight = 0
+        """The most requests ever answered at once."""
         self._released = threading.Event()
 
     def release(self) -> None:
@@ -136,6 +140,15 @@ class AgentApp:
             self.requests.append(RecordedRequest(path, text, headers, time.monotonic(), body))
             self._counts[text or ""] += 1
             seen = self._counts[text or ""]
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            await self._answer(text, seen, is_chat, send)
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+
+    async def _answer(self, text: str | None, seen: int, is_chat: bool, send: Send) -> None:
         behaviour = self.behaviour
         if behaviour.delay:
             await asyncio.sleep(behaviour.delay)
@@ -243,6 +256,11 @@ class AgentServer:
     def release(self) -> None:
         """Answer the requests held by ``hold`` faults."""
         self.app.release()
+
+    @property
+    def max_in_flight(self) -> int:
+        """The most requests the agent answered at once."""
+        return self.app.max_in_flight
 
     def start(self) -> AgentServer:
         """Start serving; returns once the server accepts connections."""

@@ -13,7 +13,7 @@ export interface paths {
         };
         /**
          * Health check
-         * @description ``ok`` when the server answers and the database runs a query.
+         * @description ``ok`` when the server answers and the database answered a check in the last few seconds.
          */
         get: operations["health_api_health_get"];
         put?: never;
@@ -1540,6 +1540,11 @@ export interface components {
             version: string;
             /** Database */
             database: string;
+            /**
+             * Database Age Ms
+             * @description Milliseconds since the database last answered a check (one runs every second)
+             */
+            database_age_ms: number;
         };
         /**
          * HistoryOut
@@ -2304,7 +2309,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database has not answered a check for 5 s (`UNAVAILABLE`) */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -1,4 +1,5 @@
-"""ASGI middleware at the edge of the app: security headers, body size limits, and the last-resort 500.
+"""ASGI middleware at the edge of the app: security headers, the access log, body size limits, and the
+last-resort 500.
 
 Written as plain ASGI (not ``BaseHTTPMiddleware``) to keep the per-request cost low. A middleware refuses a
 request by raising an error of :mod:`assay.errors`; :class:`EdgeMiddleware`, outermost, turns it into its
@@ -8,6 +9,7 @@ envelope (the app's own handlers never see what happens outside the app).
 from __future__ import annotations
 
 import logging
+import urllib.parse
 from collections.abc import Callable
 
 from starlette.datastructures import Headers
@@ -19,6 +21,11 @@ from assay.errors import AssayError, NotFoundError, PayloadTooLargeError
 from assay.storage.database import is_busy, loggable
 
 logger = logging.getLogger(__name__)
+access_log = logging.getLogger("assay.access")
+"""The access log, written here rather than by Uvicorn (``assay serve`` gives this logger Uvicorn's access
+handler and format, and Uvicorn's own logger none): the same lines, but none for a successful health check,
+which load balancers ask every few seconds and whose line would cost more than its answer."""
+QUIET_PATHS = frozenset({"/api/health"})
 
 # A Vite React build needs nothing inline: scripts and styles come from /assets, data from /api.
 # Inline style *attributes* set through the DOM by React are not affected by style-src.
@@ -33,6 +40,18 @@ DOCS_CSP = (
     "font-src 'self' data:; worker-src 'self' blob:; connect-src 'self'; object-src 'none'; base-uri 'self'; "
     "frame-ancestors 'none'"
 )
+
+
+def _log_access(scope: Scope, status: int) -> None:
+    """Uvicorn's access line for this request (client, method, path and query, HTTP version, status)."""
+    if (status == 200 and scope["path"] in QUIET_PATHS) or not access_log.isEnabledFor(logging.INFO):
+        return
+    client = scope.get("client")
+    path = urllib.parse.quote(scope["path"])
+    if scope.get("query_string"):
+        path += "?" + scope["query_string"].decode("ascii", "replace")
+    where = f"{client[0]}:{client[1]}" if client else ""
+    access_log.info('%s - "%s %s HTTP/%s" %d', where, scope["method"], path, scope["http_version"], status)
 
 
 def _security_headers(path: str) -> list[tuple[bytes, bytes]]:
@@ -63,6 +82,7 @@ class EdgeMiddleware:
             if message["type"] == "http.response.start":
                 started = True
                 message["headers"] = [*message.get("headers", []), *extra]
+                _log_access(scope, message["status"])
             await send(message)
 
         if "\x00" in scope["path"]:

@@ -28,7 +28,7 @@ from assay.graders import MatchStatus
 from assay.graders.verdict import MAX_REASON_CODE_LENGTH
 from assay.services.breakdown import breakdown, failure_groups, metadata_keys
 from assay.services.comparison import Flip, compare
-from assay.services.evaluation_jobs import EvaluationJobs
+from assay.services.evaluation_scheduling import Scheduler
 from assay.services.evaluation_service import EvaluationService, ResultQuery
 from assay.services.result_export import csv_lines, jsonl_lines
 from assay.storage.evaluations import EvaluationStatus, Outcome, ResultSort
@@ -42,10 +42,10 @@ EvaluationId = Annotated[int, Path(ge=1, le=MAX_ID, description="Evaluation id")
 def get_evaluation_service(
     request: Request, session: SessionDep, graders: GraderServiceDep
 ) -> EvaluationService:
-    """Evaluation use cases on this request's session, with the app's job runner."""
-    jobs: EvaluationJobs = request.app.state.evaluation_jobs
+    """Evaluation use cases on this request's session, with the app's scheduler."""
+    scheduler: Scheduler = request.app.state.scheduler
     max_page_bytes = request.app.state.settings.max_results_page_bytes
-    return EvaluationService(session, graders, jobs, max_page_bytes=max_page_bytes)
+    return EvaluationService(session, graders, scheduler, max_page_bytes=max_page_bytes)
 
 
 EvaluationServiceDep = Annotated[EvaluationService, Depends(get_evaluation_service)]

@@ -103,7 +103,7 @@ def _outcome(result: Grading) -> GradeOutcome:
 def _calls(request: Request, grader: GraderInterface) -> CallTransport:
     """The app's transport for a grader that calls out (a model judge), its endpoint checked first under the
     targets' policy: a key that is not available or a refused URL is ``VALIDATION_ERROR``, as for a target."""
-    check_calls(grader, request.app.state.evaluation_jobs.target_policy)
+    check_calls(grader, request.app.state.scheduler.target_policy)
     calls: CallTransport = request.app.state.grader_calls
     return calls
 

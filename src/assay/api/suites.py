@@ -122,10 +122,7 @@ def delete_suite(
     ] = False,
 ) -> Envelope[Deleted]:
     """Delete a suite and its cases; 409 ``CONFLICT`` when it has evaluations, unless ``cascade``."""
-    jobs = request.app.state.evaluation_jobs
-    suites.delete(
-        suite_id, cascade=cascade, stop_evaluation=lambda evaluation_id: jobs.stop(evaluation_id, wait=True)
-    )
+    suites.delete(suite_id, cascade=cascade, stop_evaluation=request.app.state.scheduler.stop)
     return ok(Deleted(id=suite_id))
 
 

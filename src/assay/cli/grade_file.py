@@ -5,23 +5,23 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, Progress, TaskProgressColumn, TimeRemainingColumn
-from rich.table import Table
 
 from assay.cli.console import err, out
 from assay.cli.gate import check_gate
 from assay.cli.graders import ConfigOption, GraderOption, PresetOption
 from assay.cli.options import check_rate, grader_config
 from assay.errors import NotFoundError
-from assay.graders import GraderInterface
-from assay.services.file_grading import GradeTally, grade_stream
-from assay.services.grader_service import GraderService
-from assay.services.grading import GradePairs, blocking_grading, needs_calls
-from assay.services.row_reader import BadRow, RowFormat
+
+if TYPE_CHECKING:  # the rest is imported when the command runs (see assay.cli.graders)
+    from rich.console import Console
+
+    from assay.graders import GraderInterface
+    from assay.services.file_grading import GradeTally
+    from assay.services.grading import GradePairs
+    from assay.services.row_reader import BadRow
 
 _PROGRESS_EVERY_ROWS = 8192
 _OUTPUT_BUFFER_BYTES = 1 << 20
@@ -38,6 +38,8 @@ def _report_bad_row(tally: GradeTally) -> Callable[[BadRow], None]:
 
 
 def _summary(tally: GradeTally, console: Console) -> None:
+    from rich.table import Table
+
     table = Table("rows", "passed", "pass rate", "bad rows", title="Summary")
     table.add_row(str(tally.rows), str(tally.passed), f"{tally.pass_rate:.2%}", str(len(tally.bad_rows)))
     console.print(table)
@@ -73,6 +75,9 @@ def grade_file(
 ) -> None:
     """Grade every row of FILE; one JSON result per row and a summary. Exit 0 when the pass rate reaches
     the gate (default: every row passed), 1 when not (unreadable rows count as failed), 2 on a usage error."""
+    from assay.services.grader_service import GraderService
+    from assay.services.grading import blocking_grading, needs_calls
+
     check_rate(min_pass_rate)
     graders = GraderService()
     grader = graders.build(grader_id, grader_config(graders, grader_id, config, preset))
@@ -86,6 +91,11 @@ def _grade_rows(
     file: Path, grader: GraderInterface, output: Path | None, grade_pairs: GradePairs | None
 ) -> GradeTally:
     """Grade FILE's rows into ``output`` (stdout by default); what was seen."""
+    from rich.progress import BarColumn, Progress, TaskProgressColumn, TimeRemainingColumn
+
+    from assay.services.file_grading import GradeTally, grade_stream
+    from assay.services.row_reader import RowFormat
+
     try:
         source = file.open("rb")
     except OSError as exc:

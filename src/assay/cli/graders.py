@@ -1,21 +1,22 @@
-"""``assay graders`` and ``assay grade``: list the graders, grade one answer."""
+"""``assay graders`` and ``assay grade``: list the graders, grade one answer.
+
+What a command needs is imported when it runs (as in every command module): ``assay`` loads all of them to
+know its options, and each should start as fast as it can.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
-from rich.text import Text
 
 from assay.cli.console import out
 from assay.cli.gate import check_gate
 from assay.cli.options import grader_config
-from assay.graders import GraderInterface, why_unavailable
-from assay.serialization import json_text
-from assay.services.grader_service import GraderService
-from assay.services.grading import blocking_grading
+
+if TYPE_CHECKING:
+    from assay.graders import GraderInterface
 
 GraderOption = Annotated[str, typer.Option("--grader", "-g", help="Grader id, e.g. true-false")]
 ConfigOption = Annotated[
@@ -34,6 +35,13 @@ def list_graders(
     ] = False,
 ) -> None:
     """List the registered graders."""
+    from rich.table import Table
+    from rich.text import Text
+
+    from assay.graders import why_unavailable
+    from assay.serialization import json_text
+    from assay.services.grader_service import GraderService
+
     graders = GraderService().list()
     if as_json:
         out.print(json_text([grader.metadata() for grader in graders], indent=2), markup=False)
@@ -72,6 +80,10 @@ def grade(
 ) -> None:
     """Grade one response; prints the result as JSON, exits 0 when it passed and 1 when it did not. A model
     judge (llm-judge) is asked over HTTP, its key read from the variable its config names."""
+    from assay.serialization import json_text
+    from assay.services.grader_service import GraderService
+    from assay.services.grading import blocking_grading
+
     graders = GraderService()
     grader = graders.build(grader_id, grader_config(graders, grader_id, config, preset))
     with blocking_grading(grader) as grade_pairs:

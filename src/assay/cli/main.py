@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-import traceback
 
 import typer
 
@@ -13,6 +12,7 @@ from assay.cli.graders import grade, list_graders
 from assay.cli.run import run
 from assay.cli.serve import serve
 from assay.cli.views import show_breakdown, show_failures, show_history
+from assay.cli.worker import worker
 from assay.errors import AssayError
 
 app = typer.Typer(
@@ -27,6 +27,7 @@ app.command("grade")(grade)
 app.command("grade-file")(grade_file)
 app.command("run")(run)
 app.command("serve")(serve)
+app.command("worker")(worker)
 app.command("history")(show_history)
 app.command("breakdown")(show_breakdown)
 app.command("failures")(show_failures)
@@ -66,6 +67,8 @@ def main() -> None:
         report(exc)
         sys.exit(exc.exit_code)
     except Exception as exc:  # a bug: the trace helps report it, and the exit code is not a verdict
+        import traceback  # only here: it loads the source-reading modules
+
         traceback.print_exc()
         err.print(
             f"error: assay stopped on an unexpected {type(exc).__name__} (a bug; please report it)",

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assay.errors import ValidationError
-from assay.services.grader_service import GraderService
+
+if TYPE_CHECKING:
+    from assay.services.grader_service import GraderService
 
 
 def parse_config(text: str | None) -> dict[str, Any] | None:

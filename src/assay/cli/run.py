@@ -6,7 +6,6 @@ Results are appended to ``--output`` as they come, so a run that is killed keeps
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import tempfile
@@ -14,29 +13,26 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-from rich.table import Table
 
 from assay.cli.console import err, out
 from assay.cli.gate import check_gate
 from assay.cli.graders import ConfigOption, GraderOption, PresetOption
-from assay.cli.interruption import Stopper, report_interrupted
 from assay.cli.options import check_rate, grader_config
 from assay.errors import ValidationError
-from assay.graders import GraderInterface
-from assay.services.answer_stream import AnswerFile
-from assay.services.case_keys import case_label
-from assay.services.grader_service import GraderService
-from assay.services.local_run import LocalSink, RunControl, run_local
-from assay.services.reachability import CALLING_TARGETS, ReachabilityWatch
-from assay.services.result_file import ResultAppender, read_records, read_results
-from assay.services.runner import RunCase
-from assay.services.suite_stream import SuiteFacts, SuiteFile
-from assay.services.summary import ReportShape, SummaryTally
-from assay.targets import TargetSpec, parse_target_spec
+
+if TYPE_CHECKING:  # the rest is imported when the command runs (see assay.cli.graders)
+    from assay.cli.interruption import Stopper
+    from assay.graders import GraderInterface
+    from assay.services.answer_stream import AnswerFile
+    from assay.services.local_run import LocalSink
+    from assay.services.reachability import ReachabilityWatch
+    from assay.services.runner import RunCase
+    from assay.services.suite_stream import SuiteFacts, SuiteFile
+    from assay.services.summary import SummaryTally
+    from assay.targets import TargetSpec
 
 _TARGET_OPTIONS = "--target-url, --openai-model, --responses, --python or --command"
 
@@ -63,6 +59,8 @@ def _target(
     openai: dict[str, Any],
 ) -> TargetSpec:
     """The target the options name; recorded answers (``--responses``) are read apart, as the cases run."""
+    from assay.targets import parse_target_spec
+
     chosen = [
         name
         for name, value in (
@@ -99,6 +97,8 @@ def _number(value: float | None, digits: int = 1) -> str:
 
 
 def _print_summary(summary: dict[str, Any], duration_s: float) -> None:
+    from rich.table import Table
+
     interval = summary["pass_rate_ci95"]
     table = Table(
         "cases", "passed", "failed", "errors", "pass rate", "95% CI", "mean score", "p50 ms", "p95 ms"
@@ -140,6 +140,7 @@ def _print_summary(summary: dict[str, Any], duration_s: float) -> None:
 
 def _test_target(spec: TargetSpec, case: RunCase, grader: GraderInterface) -> None:
     """Send the first case once and print what came back and what was read from it (exit 2: no answer)."""
+    from assay.services.case_keys import case_label
     from assay.services.target_trial import try_target
 
     trial = try_target(spec, case, grader=grader)
@@ -214,6 +215,12 @@ def _run_with_progress(
     watch: ReachabilityWatch | None,
 ) -> None:
     """Run the cases without a result, a progress bar on a terminal."""
+    import asyncio
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    from assay.services.local_run import RunControl, run_local
+
     with Progress(
         "[progress.description]{task.description}",
         BarColumn(),
@@ -328,6 +335,16 @@ def run(
     ] = False,
 ) -> None:
     """Evaluate SUITE_FILE against one target, print a summary, and gate on the pass rate (for CI)."""
+    from assay.cli.interruption import Stopper, report_interrupted
+    from assay.services.answer_stream import AnswerFile
+    from assay.services.grader_service import GraderService
+    from assay.services.local_run import LocalSink
+    from assay.services.reachability import CALLING_TARGETS, ReachabilityWatch
+    from assay.services.result_file import ResultAppender, read_records, read_results
+    from assay.services.suite_stream import SuiteFile
+    from assay.services.summary import ReportShape, SummaryTally
+    from assay.targets import parse_target_spec
+
     check_rate(min_pass_rate)
     resuming = _check_output(output, resume=resume, test_target=test_target)
     graders = GraderService()

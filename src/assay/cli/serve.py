@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
+import copy
 import errno
 import ipaddress
 import os
 import socket
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
-import pydantic
 import typer
-import uvicorn
 
 from assay.cli.console import err
-from assay.config import Settings
 from assay.errors import Problem, SettingsError, ValidationError
-from assay.services.target_policy import target_policy
-from assay.storage.database import check_database, normalize_url
+
+if TYPE_CHECKING:  # the server stack (settings, database, uvicorn) is imported when a command needs it
+    from assay.config import Settings
 
 _BIND_FIXES = {
     errno.EADDRINUSE: "another program listens there: stop it, or choose another --port",
@@ -41,6 +40,10 @@ def load_settings() -> Settings:
 
     The value itself is left out of the message: it may be a secret.
     """
+    import pydantic
+
+    from assay.config import Settings
+
     try:
         return Settings()
     except pydantic.ValidationError as exc:
@@ -49,6 +52,8 @@ def load_settings() -> Settings:
 
 
 def _setting_problem(loc: tuple[str | int, ...], message: str) -> Problem:
+    from assay.config import Settings
+
     name = str(loc[0]) if loc else ""
     field = Settings.model_fields.get(name)
     fix = "fix it or unset it"
@@ -89,6 +94,8 @@ def check_web_dist(settings: Settings) -> None:
 
 def database_line(url: str) -> str:
     """Where the data is, for the log: a SQLite file's path, or the server's URL without its password."""
+    from assay.storage.database import normalize_url
+
     parsed = normalize_url(url)
     if parsed.get_backend_name() == "sqlite" and parsed.database and parsed.database != ":memory:":
         return f"database: SQLite file {os.path.abspath(os.path.expanduser(parsed.database))}"
@@ -98,12 +105,26 @@ def database_line(url: str) -> str:
 def serve(
     host: Annotated[str, typer.Option(help="Address to listen on")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on")] = 8000,
+    run_evaluations: Annotated[
+        bool,
+        typer.Option(
+            "--worker/--no-worker",
+            help="Run evaluations in this process too (PostgreSQL: `assay worker` processes can run them)",
+        ),
+    ] = True,
 ) -> None:
     """Serve the Assay API and web UI; refuses a non-loopback host unless ASSAY_API_KEY is set."""
+    import uvicorn
+
+    from assay.services.target_policy import target_policy
+    from assay.storage.database import check_database
+
     host = host.strip()
     if host.startswith("[") and host.endswith("]"):
         host = host[1:-1]  # an IPv6 address as written in a URL; the socket wants it bare
     os.environ.setdefault("ASSAY_SEED_DEMO", "true")  # a first `assay serve` shows a demo suite
+    if not run_evaluations:
+        os.environ["ASSAY_RUN_EVALUATIONS"] = "false"
     # The app (built by uvicorn from the environment) must know where it listens: no target may call it.
     os.environ["ASSAY_LISTEN_HOST"], os.environ["ASSAY_LISTEN_PORT"] = host, str(port)
     settings = load_settings()
@@ -123,4 +144,24 @@ def serve(
     sys.setswitchinterval(0.001)
     # By name, as a factory: the CLI and the API are sibling layers, and create_app() reads the same
     # ASSAY_* environment that was just checked.
-    uvicorn.run("assay.api.app:create_app", factory=True, host=host, port=port, workers=1, log_level="info")
+    uvicorn.run(
+        "assay.api.app:create_app",
+        factory=True,
+        host=host,
+        port=port,
+        workers=1,
+        log_level="info",
+        log_config=_log_config(),
+    )
+
+
+def _log_config() -> dict[str, Any]:
+    """Uvicorn's logging, but the access lines come from the app (``assay.access``, see assay.api.edge),
+    through Uvicorn's access handler and format: Uvicorn's access logger has no handler, so it writes none."""
+    from uvicorn.config import LOGGING_CONFIG
+
+    config = copy.deepcopy(LOGGING_CONFIG)
+    loggers = config["loggers"]
+    loggers["assay.access"] = loggers["uvicorn.access"]
+    loggers["uvicorn.access"] = {"handlers": [], "level": "INFO", "propagate": False}
+    return config

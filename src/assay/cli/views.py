@@ -9,21 +9,19 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 from datetime import datetime
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.table import Column, Table
-from rich.text import Text
 
 from assay.cli.console import err, out
-from assay.cli.database import database_session
 from assay.errors import ValidationError
-from assay.services.breakdown import FailureGroup, breakdown, failure_groups, metadata_keys
-from assay.services.evaluation_records import Evaluation, Result
-from assay.services.evaluation_service import ResultQuery, page_of_results, stored_evaluation
-from assay.services.history import suite_history
 from assay.services.statistics import PassRate, Shift
-from assay.services.suite_service import SuiteService
+
+if TYPE_CHECKING:  # the database and the tables are imported when a command runs (see assay.cli.graders)
+    from rich.text import Text
+
+    from assay.services.breakdown import FailureGroup
+    from assay.services.evaluation_records import Evaluation, Result
 
 __all__ = ["show_breakdown", "show_failures", "show_history"]
 
@@ -63,6 +61,8 @@ def _interval(rate: PassRate) -> str:
 
 
 def _cut(text: str | None, missing: str = "") -> Text:
+    from rich.text import Text
+
     if text is None:
         return Text(missing, style="dim")
     line = " ".join(text.split())
@@ -88,6 +88,13 @@ def show_history(
 ) -> None:
     """Pass rate of each completed evaluation of SUITE over time, with its 95% interval (Wilson); a run is
     a regression when the run before it passed more than this run's interval allows."""
+    from rich.table import Table
+    from rich.text import Text
+
+    from assay.cli.database import database_session
+    from assay.services.history import suite_history
+    from assay.services.suite_service import SuiteService
+
     with database_session() as session:
         found = SuiteService(session).find(suite)
         history = suite_history(session, found.id, skip=0, limit=limit, grader_id=grader_id)
@@ -143,6 +150,13 @@ def show_breakdown(
     as_json: JsonOption = False,
 ) -> None:
     """Pass rate of an evaluation per value of a case metadata key, worst first, with 95% intervals."""
+    from rich.table import Column, Table
+    from rich.text import Text
+
+    from assay.cli.database import database_session
+    from assay.services.breakdown import breakdown, metadata_keys
+    from assay.services.evaluation_service import stored_evaluation
+
     with database_session() as session:
         evaluation = stored_evaluation(session, evaluation_id)
         if key is None:
@@ -215,6 +229,13 @@ def show_failures(
 ) -> None:
     """Failed cases of an evaluation grouped by match_status and error reason, largest first; with
     --group, that group's cases."""
+    from rich.table import Table
+    from rich.text import Text
+
+    from assay.cli.database import database_session
+    from assay.services.breakdown import failure_groups
+    from assay.services.evaluation_service import ResultQuery, page_of_results, stored_evaluation
+
     with database_session() as session:
         evaluation = stored_evaluation(session, evaluation_id)
         groups = failure_groups(session, evaluation_id)

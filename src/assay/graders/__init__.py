@@ -1,48 +1,53 @@
-"""Graders: pure functions from (agent_response, expected_output) to a verdict."""
+"""Graders: pure functions from (agent_response, expected_output) to a verdict.
+
+The grader classes are imported when first named (``from assay.graders import ChoiceGrader``, or through
+:mod:`assay.graders.catalog`): a command that grades with one grader loads that one only.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING
 
 from assay.graders import catalog
 from assay.graders.base import GraderInterface, Preset, why_unavailable
 from assay.graders.calls import CallingGrader, CallReply, CallTransport, Endpoint, OutboundCall, grade_calling
-from assay.graders.choice import ChoiceGrader
-from assay.graders.combinators import AllGrader, AnyGrader, AtLeastGrader, NotGrader, WeightedGrader
-from assay.graders.composition import CompositeGrader
 from assay.graders.config_check import ConfigProblem, ProblemKind
-from assay.graders.contains import ContainsGrader
-from assay.graders.extract import ExtractGrader
-from assay.graders.fuzzy import FuzzyGrader
-from assay.graders.json_answer import JsonGrader
-from assay.graders.llm_judge import LLMJudgeGrader
-from assay.graders.numeric import NumericGrader
-from assay.graders.overlap import OverlapGrader
-from assay.graders.regex import RegexGrader
-from assay.graders.semantic import SemanticGrader
-from assay.graders.string_match import StringMatchGrader
-from assay.graders.true_false import TrueFalseGrader
 from assay.graders.verdict import GradeResult, MatchStatus, Verdict, VerdictReport, error_of
 
-BUILTIN_GRADERS: tuple[type[GraderInterface], ...] = (
-    StringMatchGrader,
-    TrueFalseGrader,
-    ContainsGrader,
-    RegexGrader,
-    ChoiceGrader,
-    NumericGrader,
-    JsonGrader,
-    FuzzyGrader,
-    OverlapGrader,
-    SemanticGrader,
-    NotGrader,
-    AllGrader,
-    AnyGrader,
-    AtLeastGrader,
-    WeightedGrader,
-    ExtractGrader,
-    LLMJudgeGrader,
-)
-"""Grader classes that ship with Assay, registered by the grader service like any plugin."""
+if TYPE_CHECKING:
+    from assay.graders.choice import ChoiceGrader
+    from assay.graders.combinators import AllGrader, AnyGrader, AtLeastGrader, NotGrader, WeightedGrader
+    from assay.graders.composition import CompositeGrader
+    from assay.graders.contains import ContainsGrader
+    from assay.graders.extract import ExtractGrader
+    from assay.graders.fuzzy import FuzzyGrader
+    from assay.graders.json_answer import JsonGrader
+    from assay.graders.llm_judge import LLMJudgeGrader
+    from assay.graders.numeric import NumericGrader
+    from assay.graders.overlap import OverlapGrader
+    from assay.graders.regex import RegexGrader
+    from assay.graders.semantic import SemanticGrader
+    from assay.graders.string_match import StringMatchGrader
+    from assay.graders.true_false import TrueFalseGrader
 
-for _grader_class in BUILTIN_GRADERS:  # composites build their children from the catalog
-    catalog.add(_grader_class)
+    BUILTIN_GRADERS: tuple[type[GraderInterface], ...]
+    """Grader classes that ship with Assay (:data:`catalog.BUILTIN`, each imported), registered by the
+    grader service like any plugin."""
+
+_LAZY_CLASSES = {path.partition(":")[2]: path.partition(":")[0] for path in catalog.BUILTIN.values()} | {
+    "CompositeGrader": "assay.graders.composition"
+}
+
+
+def __getattr__(name: str) -> object:
+    if name == "BUILTIN_GRADERS":
+        return tuple(catalog.builtin_class(grader_id) for grader_id in catalog.BUILTIN)
+    module = _LAZY_CLASSES.get(name)
+    if module is None:
+        raise AttributeError(f"module 'assay.graders' has no attribute {name!r}")
+    return getattr(import_module(module), name)
+
 
 __all__ = [
     "BUILTIN_GRADERS",

@@ -1,27 +1,68 @@
 """Grader classes by id: what a composite grader builds and checks its children from.
 
 The graders layer cannot ask the grader service (a higher layer) which ids exist, so the classes live here
-too: the package adds the built-in ones when it is imported, and ``GraderService.register`` adds every
-class it registers (plugins included). An id names one class for the life of the process: adding the same
-class again is a no-op, another class under a taken id is refused.
+too: the built-in ones are listed in :data:`BUILTIN` and each is imported when it is first asked for (a
+command grading with one grader does not load the others' patterns and libraries), and
+``GraderService.register`` adds every class it registers (plugins included). An id names one class for the
+life of the process: adding the same class again is a no-op, another class under a taken id is refused.
 """
 
 from __future__ import annotations
 
 import threading
+from importlib import import_module
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from assay.graders.base import GraderInterface
 
-__all__ = ["add", "known_ids", "lookup"]
+__all__ = ["BUILTIN", "add", "builtin_class", "known_ids", "lookup"]
+
+BUILTIN: dict[str, str] = {
+    "string-match": "assay.graders.string_match:StringMatchGrader",
+    "true-false": "assay.graders.true_false:TrueFalseGrader",
+    "contains": "assay.graders.contains:ContainsGrader",
+    "regex": "assay.graders.regex:RegexGrader",
+    "choice": "assay.graders.choice:ChoiceGrader",
+    "numeric": "assay.graders.numeric:NumericGrader",
+    "json": "assay.graders.json_answer:JsonGrader",
+    "fuzzy": "assay.graders.fuzzy:FuzzyGrader",
+    "overlap": "assay.graders.overlap:OverlapGrader",
+    "semantic": "assay.graders.semantic:SemanticGrader",
+    "not": "assay.graders.combinators:NotGrader",
+    "all": "assay.graders.combinators:AllGrader",
+    "any": "assay.graders.combinators:AnyGrader",
+    "at-least": "assay.graders.combinators:AtLeastGrader",
+    "weighted": "assay.graders.combinators:WeightedGrader",
+    "extract": "assay.graders.extract:ExtractGrader",
+    "llm-judge": "assay.graders.llm_judge:LLMJudgeGrader",
+}
+"""The graders that ship with Assay: id → ``module:class``, in listing order (a test ties each id to its
+class's ``default_id``)."""
 
 _classes: dict[str, type[GraderInterface]] = {}
 _lock = threading.Lock()
 
 
+def builtin_class(grader_id: str) -> type[GraderInterface]:
+    """The built-in grader class with this id (``KeyError`` for another id), imported on first use."""
+    module, _, name = BUILTIN[grader_id].partition(":")
+    held = _classes.get(grader_id)
+    if held is not None:
+        return held
+    grader_class: type[GraderInterface] = getattr(import_module(module), name)
+    _add(grader_class)
+    return grader_class
+
+
 def add(grader_class: type[GraderInterface]) -> None:
     """Make ``grader_class`` buildable by its ``default_id``; ``ValueError`` if the id names another class."""
+    if grader_class.default_id in BUILTIN:
+        builtin_class(grader_class.default_id)  # a built-in id is the built-in's, even before it is loaded
+    _add(grader_class)
+
+
+def _add(grader_class: type[GraderInterface]) -> None:
     grader_id = grader_class.default_id
     with _lock:
         held = _classes.setdefault(grader_id, grader_class)
@@ -34,9 +75,14 @@ def add(grader_class: type[GraderInterface]) -> None:
 
 def lookup(grader_id: object) -> type[GraderInterface] | None:
     """The class registered under ``grader_id``, else ``None`` (also for a value that is no id at all)."""
-    return _classes.get(grader_id) if isinstance(grader_id, str) else None
+    if not isinstance(grader_id, str):
+        return None
+    held = _classes.get(grader_id)
+    if held is None and grader_id in BUILTIN:
+        return builtin_class(grader_id)
+    return held
 
 
 def known_ids() -> list[str]:
-    """Every id a composite may name, in the order the classes were added."""
-    return list(_classes)
+    """Every id a composite may name: the built-ins, then the classes added since, in the order added."""
+    return list(dict.fromkeys([*BUILTIN, *_classes]))

@@ -13,10 +13,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
-from jsonschema.exceptions import ValidationError as SchemaViolation
+if TYPE_CHECKING:  # imported when a config is first checked: a grader's defaults need no validator
+    import jsonschema
+    from jsonschema.exceptions import ValidationError as SchemaViolation
 
 
 class ProblemKind(Enum):
@@ -100,6 +101,8 @@ def _describe(violation: SchemaViolation, schema_at: Mapping[str, Any]) -> Confi
 @lru_cache(maxsize=64)
 def _validator_for(schema_json: str) -> jsonschema.protocols.Validator:
     import json
+
+    import jsonschema
 
     schema = json.loads(schema_json)
     validator_class = jsonschema.validators.validator_for(schema)

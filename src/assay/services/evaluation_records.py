@@ -16,7 +16,7 @@ from assay.storage.evaluations import EvaluationRow, EvaluationStatus, ResultRow
 from assay.targets.specs import target_view
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Evaluation:
     """An evaluation: what ran (grader spec, target without its secrets), where it is, and its summary."""
 
@@ -97,18 +97,21 @@ def outcome_of(row: ResultRow) -> CaseOutcome:
 
 
 def evaluation_of(row: EvaluationRow, summary: dict[str, Any] | None = None) -> Evaluation:
-    """The record of a row; ``summary`` overrides the stored one (a live summary while running)."""
+    """The record of a row; ``summary`` stands in for a stored one that is missing.
+
+    The shown target is the stored view; only evaluations stored before there was one read their target.
+    """
     return Evaluation(
         id=row.id,
         name=row.name,
         suite_id=row.suite_id,
         grader=GraderSpec(row.grader_id, row.grader_config, row.grader_version),
-        target=target_view(row.target),
+        target=row.target_view if row.target_view is not None else target_view(row.target),
         concurrency=row.concurrency,
         status=EvaluationStatus(row.status),
         done=row.done,
         total=row.total,
-        summary=summary if summary is not None else row.summary,
+        summary=row.summary if row.summary is not None else summary,
         error=row.error,
         created_at=row.created_at,
         started_at=row.started_at,

@@ -8,13 +8,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.orm import Session
-from sqlalchemy.orm.exc import StaleDataError
 
 from assay.domain import MAX_KEY_CHARS
 from assay.errors import NotFoundError, Problem, ValidationError
 from assay.services.case_keys import MAX_LISTED, is_text, listed, naming_rule, shown, unmatched_names
-from assay.services.evaluation_jobs import EvaluationJobs, compute_summary
 from assay.services.evaluation_records import Evaluation, Result, evaluation_of, listed_size, result_of
+from assay.services.evaluation_scheduling import Scheduler
+from assay.services.evaluation_summary import recount
 from assay.services.grader_service import GraderService
 from assay.services.grading import check_calls
 from assay.services.preflight import preflight_suite
@@ -34,6 +34,7 @@ from assay.targets import (
     check_target,
     parse_target_spec,
 )
+from assay.targets.specs import target_view
 
 DEFAULT_CONCURRENCY = 8
 MAX_CONCURRENCY = 256
@@ -136,19 +137,19 @@ def page_of_results(
 
 
 class EvaluationService:
-    """Use cases on evaluations within one database session; running is left to :class:`EvaluationJobs`."""
+    """Use cases on evaluations within one database session; running is left to the :class:`Scheduler`."""
 
     def __init__(
         self,
         session: Session,
         graders: GraderService,
-        jobs: EvaluationJobs,
+        scheduler: Scheduler,
         *,
         max_page_bytes: int = DEFAULT_MAX_PAGE_BYTES,
     ) -> None:
         self.session = session
         self.graders = graders
-        self.jobs = jobs
+        self.scheduler = scheduler
         self.max_page_bytes = max_page_bytes
 
     def _row(self, evaluation_id: int) -> EvaluationRow:
@@ -166,9 +167,9 @@ class EvaluationService:
             raise NotFoundError("Suite not found")
         # NotFoundError or ConfigError, its problems located in the request
         grader = self.graders.build(request.grader_id, request.grader_config, where=("grader_config",))
-        check_calls(grader, self.jobs.target_policy)  # a judge's key and URL, as a target's
+        check_calls(grader, self.scheduler.target_policy)  # a judge's key and URL, as a target's
         spec = parse_target_spec(request.target, allowed=allowed_targets)
-        check_target(spec, self.jobs.target_policy)
+        check_target(spec, self.scheduler.target_policy)
         if isinstance(spec, EvaluationTargetSpec):
             check_source(self.session, spec, suite.id)
         if isinstance(spec, RecordedTargetSpec) and spec.responses:
@@ -187,6 +188,7 @@ class EvaluationService:
             grader_config=grader_spec.config,
             grader_version=grader_spec.version,
             target=spec.model_dump(mode="json"),
+            target_view=target_view(spec.model_dump(mode="json")),
             concurrency=request.concurrency,
             status=EvaluationStatus.PENDING.value,
             total=suite_store.count_cases(self.session, suite.id),
@@ -195,7 +197,7 @@ class EvaluationService:
         )
         self.session.add(row)
         self.session.commit()
-        self.jobs.submit(row.id)
+        self.scheduler.submit(row.id, row.concurrency)
         return evaluation_of(row)
 
     def _check_answer_names(self, suite_id: int, names: list[str]) -> None:
@@ -229,7 +231,7 @@ class EvaluationService:
         if request.grader_id is not None:
             grader = self.graders.build(request.grader_id, request.grader_config)
         spec = parse_target_spec(request.target, allowed=allowed_targets - {"evaluation"})
-        check_target(spec, self.jobs.target_policy)
+        check_target(spec, self.scheduler.target_policy)
         if isinstance(spec, RecordedTargetSpec) and spec.responses:
             self._check_answer_names(suite.id, list(spec.responses))
         count = suite_store.count_cases(self.session, suite.id)
@@ -246,17 +248,14 @@ class EvaluationService:
             row.expected_output,
         )
         self.session.rollback()  # no transaction held open while the agent is called
-        return try_target(spec, case, policy=self.jobs.target_policy, grader=grader)
+        return try_target(spec, case, policy=self.scheduler.target_policy, grader=grader)
 
     def get(self, evaluation_id: int) -> Evaluation:
-        """The evaluation; while it runs, its summary is computed from the results so far."""
+        """The evaluation, read in one row whatever its size: its stored summary is the latest recount
+        (a running evaluation's is recounted every few seconds); one that has none yet is counted now."""
         row = self._row(evaluation_id)
-        live = None
-        if not EvaluationStatus(row.status).is_terminal:
-            live = self.jobs.live_summary(evaluation_id)
-        if live is None and (not EvaluationStatus(row.status).is_terminal or row.summary is None):
-            live = compute_summary(self.session, row, self.graders)
-        return evaluation_of(row, live)
+        summary = None if row.summary is not None else recount(self.session, row, self.graders)
+        return evaluation_of(row, summary)
 
     def list(
         self, *, skip: int, limit: int, suite_id: int | None = None, status: EvaluationStatus | None = None
@@ -268,27 +267,10 @@ class EvaluationService:
         return Page([evaluation_of(row) for row in rows], total)
 
     def cancel(self, evaluation_id: int) -> Evaluation:
-        """Stop an evaluation, keeping its results so far; cancelling a finished one changes nothing."""
-        row = self._row(evaluation_id)
-        if not EvaluationStatus(row.status).is_terminal:
-            unfinished = (EvaluationStatus.PENDING, EvaluationStatus.RUNNING)
-            store.set_status(
-                self.session,
-                evaluation_id,
-                EvaluationStatus.CANCELLED,
-                only_from=unfinished,
-                finished_at=utc_now(),
-            )
-            self.session.commit()
-            if not self.jobs.stop(evaluation_id, wait=True):
-                self.session.expire_all()
-                row = self._row(evaluation_id)  # a NOT_FOUND when deleted meanwhile, not a stale row
-                row.summary = compute_summary(self.session, row, self.graders)
-                try:
-                    self.session.commit()
-                except StaleDataError:
-                    self.session.rollback()
-                    raise NotFoundError("Evaluation not found") from None
+        """Stop an evaluation on every worker, keeping its results so far (its summary recounts them);
+        cancelling a finished one changes nothing."""
+        self._row(evaluation_id)
+        self.scheduler.stop(evaluation_id)
         self.session.expire_all()
         return self.get(evaluation_id)
 
@@ -325,7 +307,7 @@ class EvaluationService:
     def delete(self, evaluation_id: int) -> None:
         """Delete an evaluation and its results, stopping it first if it runs."""
         self._row(evaluation_id)
-        self.jobs.stop(evaluation_id, wait=True)
+        self.scheduler.stop(evaluation_id)  # no shard writes after this, on any worker
         store.delete_evaluation(self.session, evaluation_id)
         self.session.commit()
 

@@ -2,6 +2,11 @@
 
 Built-in graders and third-party ones (entry-point group ``assay.graders``) go through the same
 :meth:`GraderService.register`, with the same checks; an id can be registered only once.
+
+Graders are loaded when first needed, so that a command grading with one grader starts fast: a built-in
+when its id is asked for; the plugins (reading every installed package's entry points takes longer than
+Assay's own start-up) when an id that is not built in is asked for, a config is checked (a composite may
+name a plugin), or every grader is listed. A server loads everything at start-up (:meth:`load_all`).
 """
 
 from __future__ import annotations
@@ -10,10 +15,8 @@ import builtins
 import copy
 import difflib
 import logging
-from importlib.metadata import entry_points
+import threading
 from typing import Any
-
-import jsonschema
 
 from assay.domain import GraderSpec
 from assay.errors import (
@@ -24,7 +27,7 @@ from assay.errors import (
     NotFoundError,
     Problem,
 )
-from assay.graders import BUILTIN_GRADERS, GraderInterface, catalog, why_unavailable
+from assay.graders import GraderInterface, catalog, why_unavailable
 
 logger = logging.getLogger(__name__)
 
@@ -32,19 +35,22 @@ ENTRY_POINT_GROUP = "assay.graders"
 _REQUIRED_METADATA = ("name", "description", "type", "version", "config_schema", "scoring_guide")
 
 
-def _check_grader_class(grader_class: object) -> type[GraderInterface]:
+def _check_grader_class(grader_class: object, *, check_schema: bool = True) -> type[GraderInterface]:
     if not (isinstance(grader_class, type) and issubclass(grader_class, GraderInterface)):
         raise GraderRegistrationError(f"{grader_class!r} is not a GraderInterface subclass")
     missing = [attr for attr in _REQUIRED_METADATA if not getattr(grader_class, attr, None)]
     if missing:
         raise GraderRegistrationError(f"grader {grader_class.__name__} lacks metadata: {', '.join(missing)}")
     schema = grader_class.config_schema
-    try:
-        jsonschema.validators.validator_for(schema).check_schema(schema)
-    except jsonschema.SchemaError as exc:
-        raise GraderRegistrationError(
-            f"grader {grader_class.__name__}: bad config_schema: {exc.message}"
-        ) from exc
+    if check_schema:
+        import jsonschema
+
+        try:
+            jsonschema.validators.validator_for(schema).check_schema(schema)
+        except jsonschema.SchemaError as exc:
+            raise GraderRegistrationError(
+                f"grader {grader_class.__name__}: bad config_schema: {exc.message}"
+            ) from exc
     if schema.get("additionalProperties") is not False:
         raise GraderRegistrationError(
             f"grader {grader_class.__name__}: config_schema must set additionalProperties to false"
@@ -68,41 +74,96 @@ class GraderService:
     """Registered graders by id, each with its default configuration, and configured copies on demand."""
 
     def __init__(self, *, load_plugins: bool = True) -> None:
-        self.graders: dict[str, GraderInterface] = {}
-        self.plugin_errors: builtins.list[str] = []
-        for grader_class in BUILTIN_GRADERS:
-            self.register(grader_class)
-        if load_plugins:
+        self._graders: dict[str, GraderInterface] = {}
+        self._plugin_errors: builtins.list[str] = []
+        self._unloaded = dict.fromkeys(catalog.BUILTIN)
+        """Built-in ids not registered yet (an ordered set)."""
+        self._plugins_pending = load_plugins
+        self._loading = threading.RLock()
+
+    @property
+    def graders(self) -> dict[str, GraderInterface]:
+        """Every registered grader by id (all loaded): the built-ins in catalogue order, then plugins."""
+        self.load_all()
+        return self._graders
+
+    @property
+    def plugin_errors(self) -> builtins.list[str]:
+        """Why each refused plugin was refused (the plugins are loaded first)."""
+        self._load_plugins()
+        return self._plugin_errors
+
+    def load_all(self) -> None:
+        """Import and register every grader now: a server does at start-up, so that a broken plugin is
+        logged then and no request waits for an import."""
+        if not self._unloaded and not self._plugins_pending:
+            return  # all loaded: no lock to take (every listing request asks)
+        with self._loading:
+            for grader_id in builtins.list(self._unloaded):
+                self._load_builtin(grader_id)
             self._load_plugins()
+            ordered = {grader_id: self._graders[grader_id] for grader_id in catalog.BUILTIN}
+            self._graders = ordered | self._graders
 
     def register(self, grader_class: type[GraderInterface]) -> GraderInterface:
         """Check and add a grader class under its default id; a duplicate id is refused."""
-        checked = _check_grader_class(grader_class)
+        with self._loading:
+            grader_id = getattr(grader_class, "default_id", None)
+            if grader_id in self._unloaded:  # a built-in id is the built-in's, loaded or not
+                self._load_builtin(grader_id)
+            return self._register(grader_class, check_schema=True)
+
+    def _register(self, grader_class: type[GraderInterface], *, check_schema: bool) -> GraderInterface:
+        checked = _check_grader_class(grader_class, check_schema=check_schema)
         try:
             grader = checked()
         except Exception as exc:  # a plugin that cannot build its default is refused, not half-registered
             raise GraderRegistrationError(f"grader {checked.__name__} cannot be built: {exc}") from exc
-        if grader.grader_id in self.graders:
+        if grader.grader_id in self._graders:
             raise GraderRegistrationError(f"a grader with id '{grader.grader_id}' is already registered")
         try:  # composite graders build their children from the catalog, plugins included
             catalog.add(checked)
         except ValueError as exc:  # another class took the id in this process (another registry)
             raise GraderRegistrationError(f"grader {checked.__name__} cannot be registered: {exc}") from exc
-        self.graders[grader.grader_id] = grader
+        self._graders[grader.grader_id] = grader
         return grader
 
+    def _load_builtin(self, grader_id: str) -> None:
+        # A built-in's config schema is checked against the JSON Schema meta-schema by the grader contract
+        # tests, not at every start: the check loads jsonschema's meta-schemas (a tenth of a second).
+        del self._unloaded[grader_id]
+        self._register(catalog.builtin_class(grader_id), check_schema=False)
+
     def _load_plugins(self) -> None:
-        for entry_point in entry_points(group=ENTRY_POINT_GROUP):
-            try:
-                self.register(entry_point.load())
-            except Exception as exc:  # one broken plugin must not take the others (or the server) down
-                message = f"grader plugin '{entry_point.name}' ({entry_point.value}) refused: {exc}"
-                logger.error(message)
-                self.plugin_errors.append(message)
+        with self._loading:
+            if not self._plugins_pending:
+                return
+            self._plugins_pending = False
+            from importlib.metadata import entry_points
+
+            for entry_point in entry_points(group=ENTRY_POINT_GROUP):
+                try:
+                    self.register(entry_point.load())
+                except Exception as exc:  # one broken plugin must not take the others (or the server) down
+                    message = f"grader plugin '{entry_point.name}' ({entry_point.value}) refused: {exc}"
+                    logger.error(message)
+                    self._plugin_errors.append(message)
+
+    def _find(self, grader_id: str) -> GraderInterface | None:
+        """The registered grader with this id, loading it (a built-in) or the plugins when need be."""
+        grader = self._graders.get(grader_id)
+        if grader is not None:
+            return grader
+        with self._loading:
+            if grader_id in self._unloaded:
+                self._load_builtin(grader_id)
+            else:
+                self._load_plugins()
+            return self._graders.get(grader_id)
 
     def get(self, grader_id: str) -> GraderInterface:
         """The registered grader with its default config; ``NotFoundError`` for an unknown id."""
-        grader = self.graders.get(grader_id)
+        grader = self._find(grader_id)
         if grader is None:
             unknown = Problem(("grader_id",), self._unknown(grader_id))
             raise NotFoundError(f"Grader not found: {unknown.message}", problems=[unknown])
@@ -131,6 +192,7 @@ class GraderService:
     def problems(self, grader_id: str, config: object, *, where: Loc = ("config",)) -> builtins.list[Problem]:
         """Every problem of ``config`` for this grader, located under ``where``; empty when it is valid."""
         grader = self.get(grader_id)
+        self._load_plugins()  # a composite's config may name a plugin
         return [
             Problem((*where, *problem.parts), problem.message)
             for problem in type(grader).config_problems(config)
@@ -164,5 +226,5 @@ class GraderService:
         return GraderSpec(grader.grader_id, grader.config, grader.version)
 
     def list(self) -> builtins.list[GraderInterface]:
-        """Every registered grader, in registration order."""
+        """Every registered grader: the built-ins in catalogue order, then the plugins."""
         return builtins.list(self.graders.values())

@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from assay.errors import NotFoundError, Problem, ValidationError
-from assay.graders import GraderInterface
 
-if TYPE_CHECKING:  # the database is needed for stored suites only; ``assay run`` reads a file
+if TYPE_CHECKING:  # `assay run` checks a suite file's cases and needs no database (nor SQLAlchemy)
     from sqlalchemy.orm import Session
+
+    from assay.graders import GraderInterface
 
 logger = logging.getLogger(__name__)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from sqlalchemy.orm import Session
 
 from assay.errors import Problem, ValidationError
@@ -24,10 +26,12 @@ def check_source(session: Session, spec: EvaluationTargetSpec, suite_id: int) ->
         raise ValidationError.of(Problem(("target", "evaluation", "evaluation_id"), problem))
 
 
-def stored_replies(session: Session, evaluation_id: int) -> dict[int, TargetReply]:
-    """Each case's stored reply, by case id: the answer, or the target's error with its detail (it stays an
-    error). An error its grader gave (a model judge that failed) is no error of the reply: the answer is
-    graded again."""
+def stored_replies(
+    session: Session, evaluation_id: int, case_ids: Sequence[int] | None = None
+) -> dict[int, TargetReply]:
+    """Each case's stored reply (of ``case_ids`` only, when given), by case id: the answer, or the target's
+    error with its detail (it stays an error). An error its grader gave (a model judge that failed) is no
+    error of the reply: the answer is graded again."""
     return {
         case_id: TargetReply(
             response,
@@ -37,6 +41,6 @@ def stored_replies(session: Session, evaluation_id: int) -> dict[int, TargetRepl
             attempts=attempts,
         )
         for case_id, response, error, detail, latency, attempts, graded in store.replies_by_case(
-            session, evaluation_id
+            session, evaluation_id, case_ids
         )
     }

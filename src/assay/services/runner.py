@@ -240,6 +240,7 @@ async def run_cases(
     *,
     concurrency: int,
     stop: asyncio.Event | None = None,
+    gate: asyncio.Semaphore | None = None,
     on_written: Callable[[int], None] = lambda count: None,
     batch_size: int = BATCH_SIZE,
     flush_interval: float = FLUSH_INTERVAL_S,
@@ -253,9 +254,10 @@ async def run_cases(
     same worker as the case, so ``concurrency`` bounds the judge's calls too. Setting ``stop`` ends the run
     early: calls in flight are abandoned (those cases get no result, so a later resume runs them) and every
     result graded so far is still written. A ``reachability`` watch sees every result and sets ``stop``
-    when the agent cannot be reached at all. With ``max_pending``, a worker whose result finds that many
-    waiting for the sink waits for room: a target faster than the sink (recorded answers) then slows down
-    instead of piling results up in memory.
+    when the agent cannot be reached at all. ``gate``, shared by runs, bounds the agent calls in flight of
+    them all (a worker's cap). With ``max_pending``, a worker whose result finds that many waiting for the
+    sink waits for room: a target faster than the sink (recorded answers) then slows down instead of piling
+    results up in memory.
     """
     queue: asyncio.Queue[CaseResult | None] = asyncio.Queue(max_pending)
     remaining = iter(cases)
@@ -264,7 +266,11 @@ async def run_cases(
 
     async def work() -> None:
         for count, case in enumerate(remaining, 1):
-            reply = await target.respond(case.target_case)
+            if gate is None:
+                reply = await target.respond(case.target_case)
+            else:
+                async with gate:
+                    reply = await target.respond(case.target_case)
             if calling is not None and calls is not None:
                 result = await grade_reply_calling(case, reply, calling, calls)
             else:

@@ -14,7 +14,7 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from alembic.util import CommandError
-from sqlalchemy import Engine, MetaData, create_engine, event
+from sqlalchemy import Engine, MetaData, create_engine, event, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
@@ -28,6 +28,7 @@ BUSY_RETRY_ATTEMPTS = 12
 """Tries of a busy write: with the busy timeout before each, about two minutes in all."""
 _ACCEPTED = "use sqlite:///path/to/assay.db or postgresql://user:password@host:5432/database"
 SQLITE_BUSY_TIMEOUT_MS = 5000
+_MIGRATION_LOCK = 0x61737361  # "assa": the advisory lock held while migrating a PostgreSQL database
 
 # Named constraints, so that migrations can refer to them on every database.
 NAMING_CONVENTION = {
@@ -165,6 +166,12 @@ def retry_when_busy(
     raise AssertionError("unreachable")
 
 
+def is_assay_name(name: str | None, type_: str, parent_names: Any) -> bool:
+    """Whether a database object is Assay's to migrate: procrastinate's queue tables (PostgreSQL) are not
+    (their schema comes whole with a migration, not from Assay's models). An Alembic ``include_name``."""
+    return not (type_ == "table" and name is not None and name.startswith("procrastinate_"))
+
+
 def _alembic_config() -> Config:
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
@@ -203,6 +210,9 @@ def migrate(engine: Engine) -> None:
     """Bring the database of ``engine`` to the newest schema (Alembic ``upgrade head``)."""
     config = _alembic_config()
     with engine.begin() as connection:
+        if connection.dialect.name == "postgresql":
+            # Servers and workers started together migrate one at a time (the others find it done).
+            connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _MIGRATION_LOCK})
         config.attributes["connection"] = connection
         command.upgrade(config, "head")
 

@@ -31,7 +31,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.orm import Mapped, Session, mapped_column
+from sqlalchemy.orm import Mapped, Session, defer, mapped_column
 
 from assay.graders.verdict import INVALID_STATUSES as INVALID_VERDICTS
 from assay.storage.database import Base
@@ -55,6 +55,10 @@ class EvaluationStatus(StrEnum):
 
 
 _TERMINAL = frozenset({EvaluationStatus.COMPLETED, EvaluationStatus.FAILED, EvaluationStatus.CANCELLED})
+UNFINISHED: tuple[EvaluationStatus, ...] = tuple(
+    status for status in EvaluationStatus if not status.is_terminal
+)
+"""The statuses of an evaluation that still runs or will: the one place this set is written."""
 
 
 class EvaluationRow(Base):
@@ -70,12 +74,18 @@ class EvaluationRow(Base):
     grader_config: Mapped[dict[str, Any]] = mapped_column(SafeJSON)
     grader_version: Mapped[str] = mapped_column(String(100))
     target: Mapped[dict[str, Any]] = mapped_column(SafeJSON)
-    """The full target spec, secrets included (needed to resume); the API shows a redacted view."""
+    """The full target spec, secrets included (needed to resume); never read to show the evaluation."""
+    target_view: Mapped[dict[str, Any] | None] = mapped_column(SafeJSON, nullable=True)
+    """The redacted view of ``target`` the API shows, kept apart so that showing an evaluation does not read
+    every recorded answer (``None`` for evaluations stored before it: computed from ``target`` then)."""
     concurrency: Mapped[int] = mapped_column(Integer)
     status: Mapped[str] = mapped_column(String(20), index=True)
     total: Mapped[int] = mapped_column(Integer)
     done: Mapped[int] = mapped_column(Integer, default=0)
     summary: Mapped[dict[str, Any] | None] = mapped_column(SafeJSON, nullable=True)
+    """A recount of the stored results: the latest one while the evaluation runs, the final one after."""
+    summary_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    """When a worker last claimed a recount of ``summary`` (running evaluations refresh it now and then)."""
     error: Mapped[str | None] = mapped_column(SafeText, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utc_now)
     started_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
@@ -115,8 +125,9 @@ class ResultRow(Base):
 
 
 def find_evaluation(session: Session, evaluation_id: int) -> EvaluationRow | None:
-    """The evaluation with this id, if any."""
-    return session.get(EvaluationRow, evaluation_id)
+    """The evaluation with this id, if any. Its stored target (which may hold every recorded answer) is read
+    only when used, so that showing an evaluation costs the same at any size."""
+    return session.get(EvaluationRow, evaluation_id, options=[defer(EvaluationRow.target)])
 
 
 def _filtered(
@@ -143,6 +154,7 @@ def page_of_evaluations(
     """A page of evaluations, newest first, and how many match the filters in all."""
     filters = (suite_id, status, grader_id)
     query = _filtered(select(EvaluationRow), *filters).order_by(EvaluationRow.id.desc())
+    query = query.options(defer(EvaluationRow.target))
     rows = session.scalars(query.offset(skip).limit(limit)).all()
     total = session.scalar(_filtered(select(func.count()).select_from(EvaluationRow), *filters)) or 0
     return rows, total
@@ -159,6 +171,16 @@ def evaluation_ids_of_suite(session: Session, suite_id: int) -> list[int]:
     """Ids of the suite's evaluations, oldest first."""
     query = select(EvaluationRow.id).where(EvaluationRow.suite_id == suite_id).order_by(EvaluationRow.id)
     return list(session.scalars(query))
+
+
+def unfinished_evaluations(session: Session) -> list[tuple[int, int]]:
+    """``(id, concurrency)`` of every evaluation pending or running, oldest first."""
+    query = (
+        select(EvaluationRow.id, EvaluationRow.concurrency)
+        .where(EvaluationRow.status.in_([status.value for status in UNFINISHED]))
+        .order_by(EvaluationRow.id)
+    )
+    return [(evaluation_id, concurrency) for evaluation_id, concurrency in session.execute(query)]
 
 
 def evaluation_ids_with_status(session: Session, statuses: Sequence[str]) -> list[int]:
@@ -189,18 +211,44 @@ def set_status(
 # ---- Results ------------------------------------------------------------------------------------------
 
 
-def insert_results(connection: Connection, evaluation_id: int, rows: Sequence[Mapping[str, Any]]) -> None:
-    """Insert result rows, skipping any (evaluation, case) already stored; then refresh ``done``.
+def write_results(
+    connection: Connection, evaluation_id: int, rows: Sequence[Mapping[str, Any]]
+) -> int | None:
+    """Insert result rows of an unfinished evaluation, skipping any (evaluation, case) already stored, and
+    add the rows inserted to ``done``; how many were inserted, or ``None`` (nothing written) when the
+    evaluation has ended or is gone.
 
-    Both happen in the caller's transaction, so progress never disagrees with the rows.
+    The evaluation's row is locked first, in the caller's transaction: a cancel waits for a batch being
+    written, and no batch is written after it, so the summary counted at the end covers every stored row.
     """
+    # A write first: it takes the row lock (PostgreSQL) or the database's write lock (SQLite, where a
+    # read would not), so the status it checks cannot change before this transaction commits.
+    unfinished = [status.value for status in UNFINISHED]
+    locked = update(EvaluationRow).where(
+        EvaluationRow.id == evaluation_id, EvaluationRow.status.in_(unfinished)
+    )
+    if not getattr(connection.execute(locked.values(done=EvaluationRow.done)), "rowcount", 0):
+        return None
+    inserted = 0
     if rows:
+        # Rows already stored are counted first (the lock keeps anyone from adding some meanwhile), so
+        # that the insert runs as a plain executemany, several times faster than one that returns rows.
+        # Read by range: an IN list of a batch's ids costs more than the insert itself.
+        case_ids = {row["case_id"] for row in rows}
+        stored = select(ResultRow.case_id).where(
+            ResultRow.evaluation_id == evaluation_id,
+            ResultRow.case_id >= min(case_ids),
+            ResultRow.case_id <= max(case_ids),
+        )
+        inserted = len(case_ids - set(connection.execute(stored).scalars()))
         dialect = connection.dialect.name
         insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
         statement = insert(ResultRow).on_conflict_do_nothing(index_elements=["evaluation_id", "case_id"])
         connection.execute(statement, [dict(row, evaluation_id=evaluation_id) for row in rows])
-    done = select(func.count()).where(ResultRow.evaluation_id == evaluation_id).scalar_subquery()
-    connection.execute(update(EvaluationRow).where(EvaluationRow.id == evaluation_id).values(done=done))
+    if inserted:
+        done = EvaluationRow.done + inserted
+        connection.execute(update(EvaluationRow).where(EvaluationRow.id == evaluation_id).values(done=done))
+    return inserted
 
 
 def count_results(session: Session, evaluation_id: int) -> int:
@@ -208,15 +256,80 @@ def count_results(session: Session, evaluation_id: int) -> int:
     return session.scalar(select(func.count()).where(ResultRow.evaluation_id == evaluation_id)) or 0
 
 
-def cases_without_result(session: Session, evaluation_id: int, suite_id: int) -> Sequence[CaseRow]:
-    """The suite's cases that this evaluation has no result for yet, in order."""
+def cases_without_result(
+    session: Session, evaluation_id: int, suite_id: int, positions: tuple[int, int] | None = None
+) -> Sequence[CaseRow]:
+    """The suite's cases that this evaluation has no result for yet, in order; with ``positions``
+    ``(low, high)``, only those at ``low <= position < high`` (one shard)."""
     done = select(ResultRow.case_id).where(ResultRow.evaluation_id == evaluation_id)
-    query = (
-        select(CaseRow)
-        .where(CaseRow.suite_id == suite_id, CaseRow.id.not_in(done))
-        .order_by(CaseRow.position)
+    query = select(CaseRow).where(CaseRow.suite_id == suite_id)
+    if positions is not None:
+        query = query.where(CaseRow.position >= positions[0], CaseRow.position < positions[1])
+        done = done.where(ResultRow.position >= positions[0], ResultRow.position < positions[1])
+    return session.scalars(query.where(CaseRow.id.not_in(done)).order_by(CaseRow.position)).all()
+
+
+def position_limit(session: Session, suite_id: int) -> int:
+    """One past the last case position of the suite (0 when it has no case): where shards end."""
+    last = session.scalar(select(func.max(CaseRow.position)).where(CaseRow.suite_id == suite_id))
+    return 0 if last is None else last + 1
+
+
+def status_of(connection: Connection | Session, evaluation_id: int) -> EvaluationStatus | None:
+    """The evaluation's status (one indexed read: what running shards poll), ``None`` once deleted."""
+    status = connection.execute(
+        select(EvaluationRow.status).where(EvaluationRow.id == evaluation_id)
+    ).scalar()
+    return None if status is None else EvaluationStatus(status)
+
+
+def store_live_summary(connection: Connection | Session, evaluation_id: int, summary: dict[str, Any]) -> None:
+    """Store a recount as the summary of an evaluation that still runs (an ended one keeps its final one)."""
+    statement = update(EvaluationRow).where(
+        EvaluationRow.id == evaluation_id, EvaluationRow.status.in_([status.value for status in UNFINISHED])
     )
-    return session.scalars(query).all()
+    connection.execute(statement.values(summary=summary))
+
+
+def target_of(session: Session, evaluation_id: int) -> dict[str, Any] | None:
+    """The stored target spec of an evaluation (secrets and recorded answers included)."""
+    return session.execute(select(EvaluationRow.target).where(EvaluationRow.id == evaluation_id)).scalar()
+
+
+def has_case_without_result(session: Session, evaluation_id: int, suite_id: int, position_limit: int) -> bool:
+    """Whether any case of the suite below ``position_limit`` still lacks a result in this evaluation."""
+    done = select(ResultRow.case_id).where(ResultRow.evaluation_id == evaluation_id)
+    query = select(CaseRow.id).where(
+        CaseRow.suite_id == suite_id, CaseRow.position < position_limit, CaseRow.id.not_in(done)
+    )
+    query = query.limit(1)
+    return session.scalar(query) is not None
+
+
+def some_errors(session: Session, evaluation_id: int, *, limit: int) -> list[str | None]:
+    """The error reasons of up to ``limit`` stored results, a success first if there is one (whether the
+    agent was ever reached, read without going through every row)."""
+    reached = select(ResultRow.error).where(
+        ResultRow.evaluation_id == evaluation_id, ResultRow.error.is_(None)
+    )
+    if session.execute(reached.limit(1)).first() is not None:
+        return [None]
+    query = select(ResultRow.error).where(ResultRow.evaluation_id == evaluation_id).limit(limit)
+    return list(session.scalars(query))
+
+
+def claim_summary_recount(connection: Connection, evaluation_id: int, *, older_than: datetime) -> bool:
+    """Take the turn to recount a running evaluation's summary, unless someone did since ``older_than``.
+
+    One conditional update: of the shards of one evaluation on any number of workers, one wins a turn.
+    """
+    statement = (
+        update(EvaluationRow)
+        .where(EvaluationRow.id == evaluation_id)
+        .where((EvaluationRow.summary_at.is_(None)) | (EvaluationRow.summary_at < older_than))
+        .values(summary_at=utc_now())
+    )
+    return bool(getattr(connection.execute(statement), "rowcount", 0))
 
 
 class Outcome(StrEnum):
@@ -392,9 +505,12 @@ def flipped_case_ids(
     return [(case_id, passed) for case_id, passed in session.execute(query)]
 
 
-def replies_by_case(session: Session, evaluation_id: int) -> Iterator[tuple[Any, ...]]:
+def replies_by_case(
+    session: Session, evaluation_id: int, case_ids: Sequence[int] | None = None
+) -> Iterator[tuple[Any, ...]]:
     """``(case_id, response, error, error_detail, latency_ms, attempts, graded)`` of every result
-    (re-grading); ``graded``: the result has details, so an error on it is its grader's, not the target's."""
+    (re-grading), or of those of ``case_ids``; ``graded``: the result has details, so an error on it is its
+    grader's, not the target's."""
     query = select(
         ResultRow.case_id,
         ResultRow.agent_response,
@@ -404,7 +520,17 @@ def replies_by_case(session: Session, evaluation_id: int) -> Iterator[tuple[Any,
         ResultRow.attempts,
         ResultRow.details.is_not(None),
     ).where(ResultRow.evaluation_id == evaluation_id)
-    yield from session.execute(query.execution_options(yield_per=1000))
+    if case_ids is None:
+        yield from session.execute(query.execution_options(yield_per=1000))
+        return
+    if not case_ids:
+        return
+    # A range, then the ids: an IN list of thousands of ids is slow to send.
+    wanted = set(case_ids)
+    query = query.where(ResultRow.case_id >= min(wanted), ResultRow.case_id <= max(wanted))
+    for row in session.execute(query.execution_options(yield_per=1000)):
+        if row[0] in wanted:
+            yield row
 
 
 def results_of_cases(session: Session, evaluation_id: int, case_ids: Sequence[int]) -> dict[int, ResultRow]:

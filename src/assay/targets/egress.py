@@ -21,8 +21,6 @@ import ipaddress
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from yarl import URL
-
 if TYPE_CHECKING:
     from aiohttp.abc import AbstractResolver
 
@@ -211,6 +209,8 @@ class EgressPolicy:
         numeric host that is not a canonical address, or a literal address the rules refuse."""
         if not self.restricted:
             return
+        from yarl import URL  # when a URL is checked: a recorded or local target has none
+
         parsed = URL(url)
         host = parsed.raw_host or ""
         if parsed.raw_user is not None or parsed.raw_password is not None:

@@ -6,12 +6,12 @@ import asyncio
 import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TypeVar
-
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
-from tenacity.wait import wait_base, wait_exponential_jitter
+from typing import TYPE_CHECKING, TypeVar
 
 from assay.targets.reasons import TargetCallError, timeout_failure
+
+if TYPE_CHECKING:  # tenacity is imported at the first retry: most runs never retry
+    from tenacity import RetryCallState
 
 T = TypeVar("T")
 
@@ -37,10 +37,12 @@ class RetryPolicy:
     max_retry_after: float = 60.0
 
 
-class _WaitHonouringRetryAfter(wait_base):
+class _WaitHonouringRetryAfter:
     """Exponential backoff with jitter, but never shorter than the server's ``Retry-After``."""
 
     def __init__(self, policy: RetryPolicy, *, retries_done: int = 0) -> None:
+        from tenacity.wait import wait_exponential_jitter
+
         self._backoff = wait_exponential_jitter(
             multiplier=policy.initial_wait * 2**retries_done, max=policy.max_wait, jitter=policy.jitter
         )
@@ -87,6 +89,8 @@ async def call_with_retries(call: Callable[[], Awaitable[T]], policy: RetryPolic
         if not failure.retryable or policy.attempts <= 1:
             raise
         await asyncio.sleep(_WaitHonouringRetryAfter(policy).first(failure))
+    from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
+
     retrying = AsyncRetrying(
         stop=stop_after_attempt(policy.attempts - 1),
         wait=_WaitHonouringRetryAfter(policy, retries_done=1),

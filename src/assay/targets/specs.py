@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Annotated, Any, Literal
 
@@ -70,7 +71,8 @@ WebUrl = Annotated[str, Field(pattern=_URL_PATTERN, max_length=2048), WrapValida
 
 
 class _TargetSpecBase(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    # Validators are built at the first parse, not at import: most commands never parse a target.
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, defer_build=True)
 
     timeout: float = Field(default=30.0, gt=0, le=600, description="Seconds one call may take.")
     max_attempts: int = Field(
@@ -192,7 +194,11 @@ TargetSpec = Annotated[
     | CommandTargetSpec,
     Field(discriminator="type"),
 ]
-_ADAPTER: TypeAdapter[TargetSpec] = TypeAdapter(TargetSpec)
+
+
+@functools.cache
+def _adapter() -> TypeAdapter[TargetSpec]:
+    return TypeAdapter(TargetSpec)
 
 
 def _placeholders(value: Any) -> set[str]:
@@ -218,7 +224,7 @@ def secret_names(spec: TargetSpec) -> set[str]:
 def parse_target_spec(data: object, *, allowed: frozenset[str] | None = None) -> TargetSpec:
     """A checked target spec from JSON data; ``ValidationError`` listing every problem otherwise."""
     try:
-        spec = _ADAPTER.validate_python(data)
+        spec = _adapter().validate_python(data)
     except pydantic.ValidationError as exc:
         problems = [Problem(("target", *error["loc"]), error["msg"]) for error in exc.errors()]
         shown = "; ".join(map(str, problems))

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -168,3 +171,41 @@ def test_another_class_under_an_id_the_catalog_holds_is_refused() -> None:
     with pytest.raises(GraderRegistrationError, match="already names"):
         service.register(Impostor)
     assert catalog.lookup("string-match") is StringMatchGrader
+
+
+def test_builtin_ids_name_their_classes() -> None:
+    for grader_id in catalog.BUILTIN:
+        assert catalog.builtin_class(grader_id).default_id == grader_id
+
+
+def test_a_composite_config_may_name_a_plugin_not_yet_loaded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    install_plugin(tmp_path, "[assay.graders]\nnon-empty = assay_test_plugin:NonEmptyGrader\n", monkeypatch)
+    negated = GraderService().build("not", {"grader": {"grader_id": "non-empty"}})
+    assert negated.grade("hi", "x")["passed"] is False
+
+
+def test_a_plugin_cannot_take_a_builtin_id_before_the_builtin_is_loaded() -> None:
+    class Impostor(StringMatchGrader):
+        default_id = "choice"
+        __slots__ = ()
+
+    service = GraderService(load_plugins=False)
+    with pytest.raises(GraderRegistrationError, match="'choice' already names"):
+        service.register(Impostor)
+    assert type(service.get("choice")).__name__ == "ChoiceGrader"
+
+
+def test_one_grader_asked_for_loads_no_other_and_no_plugin() -> None:
+    # In a fresh process: this one has imported every grader already.
+    code = (
+        "import sys; from assay.services.grader_service import GraderService; "
+        "GraderService().get('true-false'); "
+        "print(sorted(m for m in sys.modules if m.startswith('assay.graders.') or m == 'importlib.metadata'))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = set(json.loads(done.stdout.replace("'", '"')))
+    graders = {path.partition(":")[0] for path in catalog.BUILTIN.values()}
+    assert loaded & graders == {"assay.graders.true_false"}
+    assert "importlib.metadata" not in loaded

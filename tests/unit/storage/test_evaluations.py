@@ -7,7 +7,7 @@ from pathlib import Path
 from sqlalchemy.orm import Session
 
 from assay.storage.database import create_db_engine, migrate
-from assay.storage.evaluations import EvaluationRow, count_results, insert_results
+from assay.storage.evaluations import EvaluationRow, count_results, write_results
 from assay.storage.suites import SuiteRow
 from assay.storage.types import utc_now
 
@@ -55,7 +55,7 @@ def test_writing_a_batch_twice_stores_it_once(tmp_path: Path) -> None:
         evaluation_id = evaluation.id
     for batch in ([row(1), row(2)], [row(2), row(3)], [row(1), row(2), row(3)]):
         with engine.begin() as connection:
-            insert_results(connection, evaluation_id, batch)
+            write_results(connection, evaluation_id, batch)
     with Session(engine) as session:
         assert count_results(session, evaluation_id) == 3
         stored = session.get(EvaluationRow, evaluation_id)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import Connection
 
-from assay.storage.database import Base
+from assay.storage.database import Base, is_assay_name
 
 
 def _run(connection: Connection) -> None:
@@ -14,6 +14,7 @@ def _run(connection: Connection) -> None:
         target_metadata=Base.metadata,
         render_as_batch=connection.dialect.name == "sqlite",  # SQLite alters tables by copying them
         compare_type=True,
+        include_name=is_assay_name,
     )
     with context.begin_transaction():
         context.run_migrations()

@@ -1,0 +1,189 @@
+"""Benchmark: start-up of the ``assay`` command, whole processes beside a standard-library floor.
+
+Run: ``.venv/bin/python bench/startup.py [--repeats 15] [--cases 300]``.
+
+Times, as whole processes (start to exit, wall clock), run in turn so that each round meets the same load:
+
+* ``python -c pass``: the interpreter alone;
+* ``floor``: ``bench/run_floor.py``, which reads the same suite and answers, grades them by the true-false
+  rules and writes one SQLite transaction, with the standard library only;
+* ``import assay.cli.main``: the import the ``assay`` script makes before anything else (also timed inside
+  the process, without the interpreter's own start-up);
+* ``assay --help``, ``assay grade -g true-false -e true -r yes`` and ``assay run`` over N recorded answers
+  (``-o`` a JSONL file);
+* ``typer+rich+asyncio alone``: a Typer command with ``assay run``'s options, parsed from the same arguments,
+  that prints a Rich table and runs an event loop, and does nothing else: what the frameworks cost.
+
+Prints medians of wall-clock and CPU time (user + system, steadier on a loaded machine) and each one's ratio
+to the floor's (target: ``assay run`` ≤ 4x). Bytecode is written and used as an installed package has it
+(``PYTHONDONTWRITEBYTECODE`` is dropped); a first round warms it up. ``--src`` times other source trees
+beside (e.g. ``git archive main src | tar -x -C /tmp/main``, then ``--src src /tmp/main/src``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+_SCRIPT = Path(sys.executable).with_name("assay")
+ASSAY = [str(_SCRIPT)] if _SCRIPT.is_file() else [sys.executable, "-m", "assay.cli"]
+FRAMEWORK = """
+import asyncio, functools
+
+import typer
+from rich.progress import Progress
+from rich.table import Table
+
+from assay.cli.console import err
+from assay.cli.run import run
+
+
+@functools.wraps(run)
+def stand_in(**options: object) -> None:
+    asyncio.run(asyncio.sleep(0))
+    table = Table("cases", "passed")
+    table.add_row("300", "200")
+    err.print(table)
+
+
+app = typer.Typer(add_completion=False)
+app.command("run")(stand_in)
+app.command("grade")(stand_in)
+app()
+"""
+"""The frameworks alone: a Typer app whose ``run`` has ``assay run``'s options (parsed the same way) and does
+what ``assay run`` does with Rich and asyncio (a table, an event loop), and nothing else."""
+IMPORT_TIMER = (
+    "import time; started = time.perf_counter(); import assay.cli.main; print(time.perf_counter() - started)"
+)
+
+
+def write_suite(directory: Path, count: int) -> tuple[Path, Path]:
+    """A true-false suite of ``count`` cases and a recorded answer for each (two thirds right)."""
+    suite = directory / "suite.jsonl"
+    suite.write_text(
+        "".join(
+            json.dumps({"input": f"Is {n} odd?", "expected_output": "true" if n % 2 else "false"}) + "\n"
+            for n in range(count)
+        )
+    )
+    responses = directory / "responses.jsonl"
+    responses.write_text(
+        "".join(json.dumps({"agent_response": "yes" if n % 3 else "no"}) + "\n" for n in range(count))
+    )
+    return suite, responses
+
+
+def environment(src: Path) -> dict[str, str]:
+    """The source tree ``src`` first on the path, bytecode cached as in an installed package."""
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(src), env.get("PYTHONPATH")]))
+    env.pop("ASSAY_DATABASE_URL", None)
+    return env
+
+
+@dataclass(frozen=True, slots=True)
+class Timing:
+    """One process run: wall seconds, CPU seconds (user + system) and what it printed."""
+
+    wall: float
+    cpu: float
+    stdout: str
+
+
+def timed(command: list[str], env: dict[str, str]) -> Timing:
+    """One process run, which must exit 0."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    elapsed = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise RuntimeError(f"{command} exited {done.returncode}: {done.stderr[-2000:]}")
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return Timing(elapsed, cpu, done.stdout)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Time every command in turn, ``--repeats`` rounds; print medians and ratios to the floor."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument("--cases", type=int, default=300)
+    parser.add_argument(
+        "--src",
+        nargs="*",
+        type=Path,
+        default=[ROOT / "src"],
+        help="source trees to time side by side (e.g. this one and an export of main's)",
+    )
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="assay-bench-startup-") as name:
+        directory = Path(name)
+        suite, responses = write_suite(directory, args.cases)
+        files = [str(suite), str(responses), str(directory / "floor.sqlite")]
+        plain = environment(ROOT / "src")
+        commands: dict[str, tuple[list[str], dict[str, str]]] = {
+            "python -c pass": ([sys.executable, "-c", "pass"], plain),
+            "floor": ([sys.executable, str(ROOT / "bench" / "run_floor.py"), *files], plain),
+        }
+        for number, src in enumerate(args.src):
+            env = environment(src)
+            tag = "" if len(args.src) == 1 else f" [{'ABCDEFGH'[number]}]"
+            output = str(directory / f"out-{number}.jsonl")
+            run = [*ASSAY, "run", str(suite), "-g", "true-false", "--responses", str(responses)]
+            if number == 0:
+                stand_in = [sys.executable, "-c", FRAMEWORK, "run", str(suite), "-g", "true-false"]
+                commands["typer+rich+asyncio alone"] = ([*stand_in, "--responses", str(responses)], env)
+            commands |= {
+                f"import assay.cli.main{tag}": ([sys.executable, "-c", IMPORT_TIMER], env),
+                f"assay --help{tag}": ([*ASSAY, "--help"], env),
+                f"assay grade{tag}": ([*ASSAY, "grade", "-g", "true-false", "-e", "true", "-r", "yes"], env),
+                f"assay run ({args.cases}){tag}": ([*run, "-o", output, "--min-pass-rate", "0"], env),
+            }
+        timings: dict[str, list[Timing]] = {label: [] for label in commands}
+        load_before = os.getloadavg()
+        for round_ in range(args.repeats + 1):  # round 0 warms the bytecode and the page cache up
+            for label, (command, env) in commands.items():
+                timing = timed(command, env)
+                if round_:
+                    timings[label].append(timing)
+        load_after = os.getloadavg()
+        for number in range(len(args.src)):
+            lines = (directory / f"out-{number}.jsonl").read_text().count("\n")
+            assert lines == args.cases, f"assay run wrote {lines} results, not {args.cases}"
+
+    cpus = len(os.sched_getaffinity(0))
+    print(f"{cpus} CPUs; load average {load_before[0]:.2f} before, {load_after[0]:.2f} after")
+    if len(args.src) > 1:
+        print("; ".join(f"[{'ABCDEFGH'[number]}] {src}" for number, src in enumerate(args.src)))
+    floor_wall = statistics.median(timing.wall for timing in timings["floor"])
+    floor_cpu = statistics.median(timing.cpu for timing in timings["floor"])
+    width = max(map(len, timings)) + 1
+    print(f"{'command':{width}} {'wall s':>7} {'min s':>7} {'x floor':>8} {'CPU s':>7} {'x floor':>8}")
+    for label, runs in timings.items():
+        wall = statistics.median(timing.wall for timing in runs)
+        cpu = statistics.median(timing.cpu for timing in runs)
+        least = min(timing.wall for timing in runs)
+        ratios = f"{wall / floor_wall:8.2f} {cpu:7.3f} {cpu / floor_cpu:8.2f}"
+        print(f"{label:{width}} {wall:7.3f} {least:7.3f} {ratios}")
+        if label.startswith("import assay.cli.main"):
+            inside = statistics.median(float(timing.stdout) for timing in runs)
+            print(f"{'  (the import alone, inside)':{width}} {inside:7.3f}")
+    print(
+        f"medians of {args.repeats} rounds, each command once a round (wall clock, and CPU time of the "
+        "process); target: assay run <= 4x floor"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,69 @@
+"""Scheduling: evaluations running at once take turns (none waits for another to end), a process keeps
+to its cap of calls in flight, and a cancel stops an evaluation's calls; on SQLite and PostgreSQL alike."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from assay.api.app import create_app
+from assay.config import Settings
+from tests.api.test_evaluations import TERMINAL, make_suite, start, wait_until_finished
+from tests.support.agent_server import AgentBehaviour, AgentServer
+
+pytestmark = pytest.mark.slow
+
+CAP = 16
+"""The process's calls in flight: one lane of 16 at a time on PostgreSQL."""
+
+
+@pytest.fixture
+def capped(database_url: str) -> Any:
+    settings = Settings(database_url=database_url, api_key=None, worker_max_in_flight=CAP)
+    with TestClient(create_app(settings)) as client:
+        yield client
+
+
+def progress(client: TestClient, evaluation_id: int) -> dict[str, Any]:
+    evaluation: dict[str, Any] = client.get(f"/api/evaluations/{evaluation_id}").json()["data"]
+    return evaluation
+
+
+def test_evaluations_running_at_once_progress_side_by_side(capped: TestClient) -> None:
+    cases = 3000
+    with AgentServer(AgentBehaviour(default="yes", delay=0.02)) as agent:
+        target = {"type": "http", "url": agent.url + "/answer", "timeout": 10}
+        ids = []
+        for name in ("first", "second"):
+            suite = make_suite(capped, [(f"{name} {n}", "true") for n in range(cases)], name=name)
+            ids.append(start(capped, suite_id=suite["id"], target=target, concurrency=CAP)["id"])
+        deadline = time.monotonic() + 60
+        first = progress(capped, ids[0])
+        while first["status"] not in TERMINAL and time.monotonic() < deadline:
+            time.sleep(0.02)
+            first = progress(capped, ids[0])
+        second = progress(capped, ids[1])  # when the first one ends, the second is well on its way
+        assert first["status"] == "completed"
+        assert second["progress"]["done"] >= cases // 4, second["progress"]
+        assert wait_until_finished(capped, ids[1], timeout=60)["status"] == "completed"
+        assert agent.max_in_flight <= CAP
+
+
+def test_a_cancel_stops_the_calls_and_keeps_the_summary_a_recount(capped: TestClient) -> None:
+    with AgentServer(AgentBehaviour(default="yes", delay=0.05)) as agent:
+        suite = make_suite(capped, [(f"q {n}", "true") for n in range(2000)])
+        target = {"type": "http", "url": agent.url + "/answer", "timeout": 10}
+        evaluation_id = start(capped, suite_id=suite["id"], target=target, concurrency=CAP)["id"]
+        while progress(capped, evaluation_id)["progress"]["done"] < 100:
+            time.sleep(0.02)
+        cancelled = capped.post(f"/api/evaluations/{evaluation_id}/cancel").json()["data"]
+        asked = len(agent.requests)
+        time.sleep(1.5)
+        assert len(agent.requests) - asked <= CAP  # only calls already on their way when it was cancelled
+    assert cancelled["status"] == "cancelled"
+    later = progress(capped, evaluation_id)
+    assert later["progress"]["done"] == cancelled["progress"]["done"]  # nothing stored after the cancel
+    assert later["summary"]["finished"] == later["progress"]["done"]

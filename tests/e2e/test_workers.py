@@ -1,0 +1,235 @@
+"""Several processes, one database: real ``assay serve`` and ``assay worker`` processes share evaluations.
+
+On PostgreSQL, two servers and a worker run one evaluation while the worker is SIGKILLed five times: no
+case is lost or stored twice, the summary is a recount of the stored rows, and a case is asked twice only
+when its first call was in flight (or graded, unwritten) in the killed worker at the kill. A cancel
+through one server stops the calls of a worker within two seconds. On SQLite, two servers on one file
+run an evaluation once between them.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.exc import OperationalError
+
+from assay.storage.database import create_db_engine, migrate, normalize_url
+from tests.support.agent_server import AgentBehaviour, AgentServer
+from tests.support.assay_process import AssayProcess, WorkerProcess
+from tests.support.requirements import require
+
+pytestmark = pytest.mark.slow
+
+POSTGRES_URL = os.environ.get("ASSAY_TEST_POSTGRES_URL", "")
+RUN_TIMEOUT_S = 50.0
+MAX_IN_FLIGHT = 16
+KILLS = 5
+FAST_WORKERS = {
+    # Heartbeats every 0.3 s, a silent worker dead after 2 s: kills are noticed within the test's time.
+    "ASSAY_WORKER_HEARTBEAT_S": "0.3",
+    "ASSAY_WORKER_STALLED_S": "2",
+    "ASSAY_WORKER_MAX_IN_FLIGHT": str(MAX_IN_FLIGHT),
+}
+
+
+@pytest.fixture
+def postgres_url() -> Iterator[str]:
+    """A new, migrated database of this test's own on the PostgreSQL server."""
+    server = create_engine(normalize_url(POSTGRES_URL or "postgresql://-"), isolation_level="AUTOCOMMIT")
+    try:
+        with server.connect():
+            reachable = True
+    except OperationalError:
+        reachable = False
+    require(bool(POSTGRES_URL) and reachable, "a PostgreSQL server (ASSAY_TEST_POSTGRES_URL)")
+    name = f"assay_workers_{uuid.uuid4().hex[:12]}"
+    with server.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+    url = normalize_url(POSTGRES_URL).set(database=name).render_as_string(hide_password=False)
+    engine = create_db_engine(url)
+    migrate(engine)  # once, before several processes start on it
+    engine.dispose()
+    try:
+        yield url
+    finally:
+        with server.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        server.dispose()
+
+
+def data(response: Any) -> Any:
+    assert response.status_code < 400, response.text
+    return response.json()["data"]
+
+
+def start_evaluation(server: AssayProcess, agent: AgentServer, cases: int, concurrency: int) -> int:
+    inputs = [{"input": f"question {n}", "expected_output": "true"} for n in range(cases)]
+    suite = data(
+        server.client.post("/api/suites", json={"name": f"workers {uuid.uuid4().hex[:6]}", "cases": inputs})
+    )
+    target = {"type": "http", "url": agent.url, "timeout": 10}
+    body = {"suite_id": suite["id"], "grader_id": "true-false", "target": target, "concurrency": concurrency}
+    return int(data(server.client.post("/api/evaluations", json=body))["id"])
+
+
+def wait_for(
+    server: AssayProcess, evaluation_id: int, *, done: int = 0, ended: bool = False
+) -> dict[str, Any]:
+    deadline = time.monotonic() + RUN_TIMEOUT_S
+    while time.monotonic() < deadline:
+        evaluation: dict[str, Any] = data(server.client.get(f"/api/evaluations/{evaluation_id}"))
+        if evaluation["status"] in {"completed", "failed", "cancelled"}:
+            return evaluation
+        if not ended and evaluation["progress"]["done"] >= done:
+            return evaluation
+        time.sleep(0.05)
+    raise AssertionError(f"evaluation {evaluation_id} did not get there in time:\n{server.log_tail()}")
+
+
+def stored(url: str, evaluation_id: int) -> tuple[list[str], dict[str, Any]]:
+    """The inputs of the stored results, and the evaluation's stored columns."""
+    engine = create_engine(normalize_url(url))
+    try:
+        with engine.connect() as db:
+            inputs = db.execute(
+                text("SELECT input FROM results WHERE evaluation_id = :id"), {"id": evaluation_id}
+            ).scalars()
+            row = db.execute(
+                text("SELECT status, done, total FROM evaluations WHERE id = :id"), {"id": evaluation_id}
+            ).one()
+            return [value.strip('"') for value in inputs], dict(row._mapping)
+    finally:
+        engine.dispose()
+
+
+def newest_worker_id(url: str) -> int | None:
+    """The id procrastinate gave the worker registered last."""
+    engine = create_engine(normalize_url(url))
+    try:
+        with engine.connect() as db:
+            return db.execute(text("SELECT max(id) FROM procrastinate_workers")).scalar()
+    finally:
+        engine.dispose()
+
+
+def jobs_running_on(url: str, worker_id: int) -> int:
+    engine = create_engine(normalize_url(url))
+    try:
+        with engine.connect() as db:
+            query = text("SELECT count(*) FROM procrastinate_jobs WHERE status = 'doing' AND worker_id = :w")
+            return int(db.execute(query, {"w": worker_id}).scalar() or 0)
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.postgres
+def test_a_worker_killed_five_times_loses_and_doubles_nothing(tmp_path: Path, postgres_url: str) -> None:
+    cases, concurrency = 4000, 48  # three lanes of 16: one on each of the three processes
+    with AgentServer(AgentBehaviour(default="yes", delay=0.25)) as agent:
+        with (
+            AssayProcess(tmp_path, database_url=postgres_url, env=FAST_WORKERS, name="serve-a") as server_a,
+            AssayProcess(tmp_path, database_url=postgres_url, env=FAST_WORKERS, name="serve-b") as server_b,
+            WorkerProcess(tmp_path, database_url=postgres_url, env=FAST_WORKERS) as worker,
+        ):
+            evaluation_id = start_evaluation(server_a, agent, cases, concurrency)
+            kill_times: list[float] = []
+            worker_id = 0
+            for kill in range(1, KILLS + 1):
+                deadline = time.monotonic() + RUN_TIMEOUT_S
+                while (newest_worker_id(postgres_url) or 0) <= worker_id and time.monotonic() < deadline:
+                    time.sleep(0.02)  # the worker started is the one registered last
+                worker_id = newest_worker_id(postgres_url) or 0
+                while jobs_running_on(postgres_url, worker_id) == 0 and time.monotonic() < deadline:
+                    time.sleep(0.02)
+                time.sleep(0.3)  # well into its shard: calls in flight, results being written
+                evaluation = wait_for(server_b, evaluation_id, done=kill * cases // (KILLS + 3))
+                assert evaluation["status"] == "running", "the run ended before every kill; slow the agent"
+                kill_times.append(time.monotonic())
+                print(f"kill {kill} at {evaluation['progress']['done']} done")
+                worker.kill()
+                worker.start()
+            final = wait_for(server_b, evaluation_id, ended=True)
+            worker.stop()
+            logs = server_a.log_tail() + server_b.log_tail() + worker.log_tail()
+        requests = list(agent.requests)
+        most_at_once = agent.max_in_flight
+
+    assert final["status"] == "completed", logs
+    assert most_at_once <= concurrency  # the evaluation's limit, over three processes
+    inputs, row = stored(postgres_url, evaluation_id)
+    expected = {f"question {n}" for n in range(cases)}
+    assert len(inputs) == cases  # none stored twice ...
+    assert set(inputs) == expected  # ... and none lost
+    assert row["done"] == cases == final["progress"]["done"]
+    assert final["summary"]["finished"] == cases == final["summary"]["passed"]  # a recount of the rows
+    assert "stopped answering; queued again" in logs
+
+    calls = Counter(request.input for request in requests)
+    assert set(calls) == expected
+    first_call = {}
+    for request in requests:
+        first_call.setdefault(request.input, request.at)
+    twice = [text for text, count in calls.items() if count > 1]
+    # Asked again only if first asked just before a kill (in flight, or graded and not yet written) ...
+    window_s = 1.5
+    since_first_call = [
+        min(kill - first_call[text_] for kill in kill_times if kill >= first_call[text_]) for text_ in twice
+    ]
+    print(f"re-asked cases: first asked at most {max(since_first_call, default=0):.2f} s before a kill")
+    assert max(since_first_call, default=0) <= window_s
+    # ... and no more than the killed worker could have had in flight, and written in one batch, per kill.
+    print(f"cases asked twice: {len(twice)} over {KILLS} kills")
+    assert len(twice) <= KILLS * 2 * MAX_IN_FLIGHT
+    assert max(calls.values()) <= 2 + KILLS // 2
+
+
+@pytest.mark.postgres
+def test_a_cancel_through_one_server_stops_a_worker_within_two_seconds(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    with AgentServer(AgentBehaviour(default="yes", delay=0.05)) as agent:
+        server = AssayProcess(tmp_path, database_url=postgres_url, env=FAST_WORKERS, args=("--no-worker",))
+        with server, WorkerProcess(tmp_path, database_url=postgres_url, env=FAST_WORKERS) as worker:
+            evaluation_id = start_evaluation(server, agent, 5000, 32)
+            wait_for(server, evaluation_id, done=300)
+            cancelled = data(server.client.post(f"/api/evaluations/{evaluation_id}/cancel"))
+            cancelled_at = time.monotonic()
+            time.sleep(3.0)
+            later = data(server.client.get(f"/api/evaluations/{evaluation_id}"))
+            worker.stop()
+        requests = list(agent.requests)
+    assert cancelled["status"] == "cancelled"
+    late = [request for request in requests if request.at > cancelled_at + 2.0]
+    assert late == [], f"{len(late)} calls more than 2 s after the cancel"
+    assert len(requests) < 5000
+    inputs, row = stored(postgres_url, evaluation_id)
+    assert row["status"] == "cancelled"
+    assert len(inputs) == len(set(inputs)) == row["done"] == later["progress"]["done"]
+    assert later["summary"]["finished"] == len(inputs)  # recounted when cancelled; nothing stored since
+
+
+def test_two_servers_on_one_sqlite_file_run_an_evaluation_once(tmp_path: Path) -> None:
+    env = {"ASSAY_WORKER_HEARTBEAT_S": "0.3", "ASSAY_WORKER_STALLED_S": "3"}
+    cases = 600
+    with AgentServer(AgentBehaviour(default="yes", delay=0.02)) as agent:
+        with (
+            AssayProcess(tmp_path, env=env, name="serve-a"),
+            AssayProcess(tmp_path, env=env, name="serve-b") as second,
+        ):
+            evaluation_id = start_evaluation(second, agent, cases, 16)  # created on the one without the lease
+            final = wait_for(second, evaluation_id, ended=True)
+            second_log = second.log_tail()
+        calls = Counter(request.input for request in agent.requests)
+    assert final["status"] == "completed"
+    assert final["summary"]["finished"] == cases
+    assert len(calls) == cases
+    assert set(calls.values()) == {1}
+    assert "runs the evaluations of this SQLite database" in second_log

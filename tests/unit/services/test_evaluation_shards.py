@@ -1,0 +1,36 @@
+"""Lanes share an evaluation's concurrency out exactly; shards cover every position once per lane plan."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from assay.services.evaluation_shards import (
+    LANE_CONCURRENCY,
+    SHARD_CASES,
+    Shard,
+    first_shards,
+    lane_concurrency,
+    lanes_of,
+)
+
+
+@given(st.integers(min_value=1, max_value=256))
+def test_lanes_share_the_concurrency_out_exactly(concurrency: int) -> None:
+    lanes = lanes_of(concurrency)
+    shares = [lane_concurrency(concurrency, lane) for lane in range(lanes)]
+    assert sum(shares) == concurrency  # all workers together never exceed it
+    assert max(shares) <= LANE_CONCURRENCY
+    assert max(shares) - min(shares) <= 1
+
+
+@given(st.integers(min_value=1, max_value=256), st.integers(min_value=0, max_value=20_000))
+def test_the_lanes_shards_cover_every_position_once(concurrency: int, cases: int) -> None:
+    covered: list[int] = []
+    for first in first_shards(7, concurrency):
+        index = first.index
+        while index * SHARD_CASES < cases:
+            low, high = Shard(evaluation_id=7, lane=first.lane, index=index).positions
+            covered.extend(range(low, min(high, cases)))
+            index += lanes_of(concurrency)
+    assert sorted(covered) == list(range(cases))
