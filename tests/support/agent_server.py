@@ -41,7 +41,7 @@ Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
-FaultKind = Literal["status", "hang", "bad_json", "no_output"]
+FaultKind = Literal["status", "hang", "bad_json", "no_output", "hold"]
 _START_TIMEOUT_S = 10.0
 
 
@@ -51,7 +51,8 @@ class Fault:
 
     Attributes:
         kind: ``status`` (reply ``status``), ``hang`` (sleep ``hang_s`` before answering), ``bad_json``
-            (a 200 whose body is not JSON) or ``no_output`` (a 200 JSON reply without ``output``).
+            (a 200 whose body is not JSON), ``no_output`` (a 200 JSON reply without ``output``) or ``hold``
+            (answer normally once the test calls :meth:`AgentApp.release`: calls held in flight on cue).
         status: the HTTP status of a ``status`` fault.
         retry_after: seconds sent in ``Retry-After`` with a ``status`` fault.
         times: fail only the first ``times`` requests for the input, then answer; ``None`` = always.
@@ -111,6 +112,11 @@ class AgentApp:
         """Requests being answered now."""
         self.max_in_flight = 0
         """The most requests ever answered at once."""
+        self._released = threading.Event()
+
+    def release(self) -> None:
+        """Answer the requests ``hold`` faults keep waiting, and those to come."""
+        self._released.set()
 
     def count(self, text: str) -> int:
         """How many requests asked about ``text``."""
@@ -147,7 +153,10 @@ class AgentApp:
         if behaviour.delay:
             await asyncio.sleep(behaviour.delay)
         fault = behaviour.faults.get(text or "")
-        if fault is not None and (fault.times is None or seen <= fault.times):
+        if fault is not None and fault.kind == "hold":
+            while not self._released.is_set():
+                await asyncio.sleep(0.01)
+        elif fault is not None and (fault.times is None or seen <= fault.times):
             await _send_fault(fault, send)
             return
         answer = behaviour.answer(text or "")
@@ -243,6 +252,10 @@ class AgentServer:
     def count(self, text: str) -> int:
         """How many requests asked about ``text``."""
         return self.app.count(text)
+
+    def release(self) -> None:
+        """Answer the requests held by ``hold`` faults."""
+        self.app.release()
 
     @property
     def max_in_flight(self) -> int:

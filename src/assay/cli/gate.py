@@ -2,7 +2,8 @@
 
 0 when the pass rate reaches the gate (``--min-pass-rate``, or every case when there is none), 1 when it
 does not, 2 for a usage or configuration error (raised as :mod:`assay.errors` classes elsewhere), 3 when
-the command stopped otherwise (``assay.cli.main``). A row
+the command stopped otherwise (``assay.cli.main``); a ``run`` a signal stopped exits 130 (SIGINT) or 143
+(SIGTERM) (``assay.cli.interruption``). A row
 that could not be read and a case whose target failed count as failed: a gate never passes on what was
 not graded, and nothing graded at all is not a pass.
 """

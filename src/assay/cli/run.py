@@ -1,9 +1,17 @@
-"""``assay run``: evaluate a suite file against a target without a server, with a CI pass-rate gate."""
+"""``assay run``: evaluate a suite file against a target without a server, with a CI pass-rate gate.
+
+Results are appended to ``--output`` as they come, so a run that is killed keeps what it graded, and
+``--resume`` continues it; SIGINT and SIGTERM stop a run cleanly (:mod:`assay.cli.interruption`).
+"""
 
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -16,11 +24,16 @@ from assay.cli.options import check_rate, grader_config
 from assay.errors import ValidationError
 
 if TYPE_CHECKING:  # the rest is imported when the command runs (see assay.cli.graders)
+    from assay.cli.interruption import Stopper
     from assay.graders import GraderInterface
-    from assay.services.local_run import LocalSuite
+    from assay.services.answer_stream import AnswerFile
+    from assay.services.local_run import LocalSink
+    from assay.services.reachability import ReachabilityWatch
+    from assay.services.runner import RunCase
+    from assay.services.suite_stream import SuiteFacts, SuiteFile
+    from assay.services.summary import SummaryTally
     from assay.targets import TargetSpec
 
-_OUTPUT_BUFFER_BYTES = 1 << 20
 _TARGET_OPTIONS = "--target-url, --openai-model, --responses, --python or --command"
 
 
@@ -35,7 +48,6 @@ def _headers(values: list[str]) -> dict[str, str]:
 
 
 def _target(
-    suite: LocalSuite,
     *,
     target_url: str | None,
     openai_model: str | None,
@@ -46,7 +58,7 @@ def _target(
     http: dict[str, Any],
     openai: dict[str, Any],
 ) -> TargetSpec:
-    from assay.services.local_run import load_responses
+    """The target the options name; recorded answers (``--responses``) are read apart, as the cases run."""
     from assay.targets import parse_target_spec
 
     chosen = [
@@ -68,7 +80,7 @@ def _target(
     elif openai_model is not None:
         data = {"type": "openai", "model": openai_model, **openai}
     elif responses is not None:
-        return parse_target_spec({"type": "recorded", "responses": load_responses(responses, suite)})
+        return parse_target_spec({"type": "recorded"})
     elif python is not None:
         data = {"type": "python", "callable": python}
     else:
@@ -126,25 +138,12 @@ def _print_summary(summary: dict[str, Any], duration_s: float) -> None:
         )
 
 
-def _preflight(suite: LocalSuite, grader: GraderInterface) -> None:
-    """Exit 2 naming the first cases (by number, from 1, and key) the grader can never pass."""
-    from assay.services.preflight import check_cases
-
-    cases = (
-        (case.target_case.case_id, case.target_case.place, case.target_case.key, case.expected_output)
-        for case in suite.cases
-    )
-    report = check_cases(grader, cases)
-    if not report.ok:
-        raise report.error(grader.grader_id, "--allow-invalid-expected")
-
-
-def _test_target(spec: TargetSpec, suite: LocalSuite, grader: GraderInterface) -> None:
+def _test_target(spec: TargetSpec, case: RunCase, grader: GraderInterface) -> None:
     """Send the first case once and print what came back and what was read from it (exit 2: no answer)."""
     from assay.services.case_keys import case_label
     from assay.services.target_trial import try_target
 
-    trial = try_target(spec, suite.cases[0], grader=grader)
+    trial = try_target(spec, case, grader=grader)
     out.print(f"{case_label(trial.number, trial.key)}: {trial.input}", markup=False)
     if trial.raw is None:
         out.print("raw reply: none (nothing came back)", markup=False)
@@ -161,6 +160,94 @@ def _test_target(spec: TargetSpec, suite: LocalSuite, grader: GraderInterface) -
         details = trial.verdict["details"]
         outcome = "pass" if trial.verdict["passed"] else "fail"
         out.print(f"verdict: {outcome} ({details['match_status']}): {details['reason']}", markup=False)
+
+
+def _check_output(output: Path | None, *, resume: bool, test_target: bool) -> bool:
+    """Whether the run resumes from ``output``; a file holding results is never overwritten (exit 2)."""
+    holds_results = output is not None and output.is_file() and output.stat().st_size > 0
+    if resume and output is None:
+        raise ValidationError("--resume needs --output: the results file of the run to continue")
+    if holds_results and not resume and not test_target:
+        raise ValidationError(
+            f"{output} already holds results: give --resume to run only the cases it lacks, "
+            "or another --output"
+        )
+    return resume and holds_results
+
+
+def _count(tally: SummaryTally, record: dict[str, Any]) -> None:
+    """Count a result read back from a results file."""
+    tally.add_result(
+        record["passed"],
+        record["score"],
+        record["error"],
+        record["latency_ms"],
+        record["match_status"],
+        record["details"],
+    )
+
+
+@contextmanager
+def _results_file(output: Path | None, *, keep: bool) -> Iterator[Path | None]:
+    """Where results are written: ``--output``, else (when a report needs them) a temporary file."""
+    if output is not None or not keep:
+        yield output
+        return
+    descriptor, name = tempfile.mkstemp(prefix="assay-run-", suffix=".jsonl")
+    os.close(descriptor)
+    try:
+        yield Path(name)
+    finally:
+        os.unlink(name)
+
+
+def _run_with_progress(
+    suite: SuiteFile,
+    facts: SuiteFacts,
+    spec: TargetSpec,
+    grader: GraderInterface,
+    sink: LocalSink,
+    stopper: Stopper,
+    *,
+    concurrency: int,
+    done: Sequence[int] | None,
+    answers: AnswerFile | None,
+    watch: ReachabilityWatch | None,
+) -> None:
+    """Run the cases without a result, a progress bar on a terminal."""
+    import asyncio
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    from assay.services.local_run import RunControl, run_local
+
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        disable=not err.is_terminal,
+    ) as progress:
+        task = progress.add_task(facts.name, total=facts.count, completed=sink.tally.finished)
+
+        async def run() -> None:
+            control = RunControl()
+            with stopper.running(control):
+                await run_local(
+                    suite.cases(),
+                    spec,
+                    grader,
+                    sink,
+                    concurrency=concurrency,
+                    control=control,
+                    done=done,
+                    answers=answers.in_case_order() if answers is not None else None,
+                    on_written=lambda count: progress.advance(task, count),
+                    reachability=watch,
+                )
+
+        asyncio.run(run())
 
 
 def run(
@@ -215,7 +302,23 @@ def run(
         float | None, typer.Option("--min-pass-rate", help="Exit 1 when the pass rate is below this (0-1)")
     ] = None,
     junit: Annotated[Path | None, typer.Option("--junit", help="Write a JUnit XML report here")] = None,
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write results here (JSONL)")] = None,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Write each result here as it is graded (JSONL); a file already holding results is refused "
+            "without --resume",
+        ),
+    ] = None,
+    resume: Annotated[
+        bool,
+        typer.Option(
+            "--resume",
+            help="Continue the run whose results --output holds: run only the cases without a result there, "
+            "append theirs, and report on all (a missing or empty file starts afresh)",
+        ),
+    ] = False,
     allow_invalid_expected: Annotated[
         bool,
         typer.Option(
@@ -232,21 +335,25 @@ def run(
     ] = False,
 ) -> None:
     """Evaluate SUITE_FILE against one target, print a summary, and gate on the pass rate (for CI)."""
-    import asyncio
-
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
+    from assay.cli.interruption import Stopper, report_interrupted
+    from assay.services.answer_stream import AnswerFile
     from assay.services.grader_service import GraderService
-    from assay.services.local_run import FileSink, facts_of_results, load_suite, run_local
+    from assay.services.local_run import LocalSink
     from assay.services.reachability import CALLING_TARGETS, ReachabilityWatch
-    from assay.services.summary import ReportShape, summarize
+    from assay.services.result_file import ResultAppender, read_records, read_results
+    from assay.services.suite_stream import SuiteFile
+    from assay.services.summary import ReportShape, SummaryTally
+    from assay.targets import parse_target_spec
 
     check_rate(min_pass_rate)
+    resuming = _check_output(output, resume=resume, test_target=test_target)
     graders = GraderService()
     grader = graders.build(grader_id, grader_config(graders, grader_id, config, preset))
-    suite = load_suite(suite_file)
-    if not allow_invalid_expected and not test_target:
-        _preflight(suite, grader)
+    suite = SuiteFile(suite_file)
+    checked = None if allow_invalid_expected or test_target else grader
+    facts, report = suite.scan(preflight=checked, fingerprints=resuming)
+    if report is not None and not report.ok:
+        raise report.error(grader.grader_id, "--allow-invalid-expected")
     extra = {
         key: value
         for key, value in (("timeout", timeout), ("max_attempts", max_attempts))
@@ -271,7 +378,6 @@ def run(
         if value is not None
     }
     spec = _target(
-        suite,
         target_url=target_url,
         openai_model=openai_model,
         responses=responses,
@@ -281,47 +387,56 @@ def run(
         http=http,
         openai=openai,
     )
+    answers = AnswerFile(responses, facts) if responses is not None else None
+    if answers is not None:
+        answers.check()
     if test_target:
-        _test_target(spec, suite, grader)
+        case = suite.first_case()
+        if answers is not None:
+            first = next(answers.in_case_order(), None)
+            found = {case.target_case.name: first.text} if first and first.answers(case.target_case) else {}
+            spec = parse_target_spec({"type": "recorded", "responses": found})
+        _test_target(spec, case, grader)
         return
-    stream = output.open("wb", buffering=_OUTPUT_BUFFER_BYTES) if output is not None else None
-    sink = FileSink(stream)
-    watch = ReachabilityWatch() if spec.type in CALLING_TARGETS else None
-    started = time.perf_counter()
-    try:
-        with Progress(
-            "[progress.description]{task.description}",
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=err,
-            disable=not err.is_terminal,
-        ) as progress:
-            task = progress.add_task(f"{suite.name}", total=len(suite.cases))
-            asyncio.run(
-                run_local(
-                    suite,
-                    spec,
-                    grader,
-                    sink,
-                    concurrency=concurrency,
-                    on_written=lambda count: progress.advance(task, count),
-                    reachability=watch,
-                )
-            )
-    finally:
-        if stream is not None:
-            stream.close()
-    duration = time.perf_counter() - started
-    shape = ReportShape.of(grader)
-    summary = summarize(facts_of_results(sink.results, shape), total_cases=len(suite.cases), shape=shape)
-    _print_summary(summary, duration)
-    if junit is not None:
-        from assay.services.junit import write_junit  # only when asked: XML support takes time to load
+    tally = SummaryTally(ReportShape.of(grader))
+    done = None
+    if resuming and output is not None:
+        done = read_results(output, facts, lambda record: _count(tally, record))
+        err.print(
+            f"resuming: {tally.finished} of {facts.count} cases already have a result in {output}",
+            markup=False,
+        )
+    with _results_file(output, keep=junit is not None) as results:
+        sink = LocalSink(tally, ResultAppender(results) if results is not None else None)
+        watch = ReachabilityWatch() if spec.type in CALLING_TARGETS else None
+        stopper = Stopper()
+        started = time.perf_counter()
+        try:
+            with stopper.watching():
+                _run_with_progress(
+                    suite, facts, spec, grader, sink, stopper, concurrency=concurrency, done=done,
+                    answers=answers, watch=watch,
+                )  # fmt: skip
+                duration = time.perf_counter() - started
+                summary = tally.summary(facts.count)
+                _print_summary(summary, duration)
+                if junit is not None and results is not None:
+                    from assay.services.junit import (
+                        write_junit,
+                    )  # only when asked: XML support takes time to load
 
-        write_junit(junit, suite.name, sink.results, duration)
+                    write_junit(junit, facts.name, read_records(results), duration)
+        finally:
+            if sink.output is not None:
+                sink.output.close()
+            if answers is not None:
+                answers.close()
+            if facts.keys is not None:
+                facts.keys.close()
     if output is None:
         out.print(f"{summary['passed']}/{summary['finished']} passed", markup=False)
+    if stopper.signal is not None and summary["finished"] < facts.count:
+        report_interrupted(stopper.signal, summary["finished"], facts.count, output)
     if watch is not None and watch.is_unreachable:
         err.print(f"error: {watch.message()}", markup=False)
         raise typer.Exit(2)  # nothing was evaluated: a setup problem, not a pass rate below the gate

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from enum import Enum
+from typing import Any, Protocol
 
 from assay.domain import MAX_KEY_CHARS
 from assay.errors import Loc, Problem, location
@@ -68,7 +69,10 @@ def read_key(record: Mapping[str, Any], fields: Sequence[str] = KEY_FIELDS) -> R
         if not is_text(key):
             return ReadKey(field=name, problem=f"'{name}' holds a control character or a lone surrogate")
         return ReadKey(key=key, field=name)
-    return ReadKey()
+    return _NO_KEY
+
+
+_NO_KEY = ReadKey()
 
 
 def shown(name: str, limit: int = 60) -> str:
@@ -104,31 +108,76 @@ class KeyProblems:
         return [*self.mixed, *self.repeated]
 
 
+class KeyPlaces(Protocol):
+    """Where each key of a suite was first given: a dict, or an index on disk for a suite too big to hold."""
+
+    def first_place(self, key: str, place: Loc) -> Loc | None:
+        """Remember ``key`` at ``place`` unless it was given before; the place it was given first, if so."""
+
+
+class _PlacesInMemory:
+    def __init__(self) -> None:
+        self._seen: dict[str, Loc] = {}
+
+    def first_place(self, key: str, place: Loc) -> Loc | None:
+        first = self._seen.get(key)
+        if first is None:
+            self._seen[key] = place
+        return first
+
+
+class KeyIssue(Enum):
+    """What is wrong with a case's key: given where others have none or the reverse, or given twice."""
+
+    MIXED = "mixed"
+    REPEATED = "repeated"
+
+
+class KeyCheck:
+    """The keys of new cases checked one case at a time, as they are read (see :func:`key_problems`).
+
+    Every case has a key or none has, counting the suite's own cases (``keyed``: whether they have keys,
+    ``None`` for a new or empty suite); no key is given twice (``places`` remembers where each was given).
+    """
+
+    def __init__(self, *, keyed: bool | None = None, places: KeyPlaces | None = None) -> None:
+        self.keyed = keyed
+        self._rule = (
+            None
+            if keyed is None
+            else ("the suite's cases have keys" if keyed else "the suite's cases have none")
+        )
+        self._places = places if places is not None else _PlacesInMemory()
+
+    def check(self, key: str | None, place: Loc) -> tuple[KeyIssue, Problem] | None:
+        """What is wrong with ``key``, the key of the case at ``place`` (``("line", 3)``), if anything."""
+        if self.keyed is None:
+            self.keyed = key is not None
+            self._rule = f"{location(place)} has one" if self.keyed else f"{location(place)} has none"
+        if (key is not None) != self.keyed:
+            given = "no key" if key is None else f"key '{key}'"
+            return KeyIssue.MIXED, Problem(
+                place, f"{given}, while {self._rule}; give every case a key or none"
+            )
+        if key is not None:
+            first = self._places.first_place(key, place)
+            if first is not None:
+                return KeyIssue.REPEATED, Problem(place, f"key '{key}' is also the key of {location(first)}")
+        return None
+
+
 def key_problems(
     keys: Sequence[str | None], places: Sequence[Loc], *, keyed: bool | None = None
 ) -> KeyProblems:
-    """What is wrong with the keys of new cases (``places`` locate them: ``("line", 3)``).
-
-    Every case has a key or none has, counting the suite's own cases (``keyed``: whether they have keys,
-    ``None`` for a new or empty suite); no key is given twice.
-    """
+    """What is wrong with the keys of new cases (``places`` locate them: ``("line", 3)``); see
+    :class:`KeyCheck`."""
     mixed: list[Problem] = []
     repeated: list[Problem] = []
-    rule = (
-        None if keyed is None else ("the suite's cases have keys" if keyed else "the suite's cases have none")
-    )
-    seen: dict[str, Loc] = {}
+    check = KeyCheck(keyed=keyed)
     for key, place in zip(keys, places, strict=True):
-        if keyed is None:
-            keyed = key is not None
-            rule = f"{location(place)} has one" if keyed else f"{location(place)} has none"
-        if (key is not None) != keyed:
-            given = "no key" if key is None else f"key '{key}'"
-            mixed.append(Problem(place, f"{given}, while {rule}; give every case a key or none"))
-        elif key is not None and key in seen:
-            repeated.append(Problem(place, f"key '{key}' is also the key of {location(seen[key])}"))
-        elif key is not None:
-            seen[key] = place
+        found = check.check(key, place)
+        if found is not None:
+            (mixed if found[0] is KeyIssue.MIXED else repeated).append(found[1])
     return KeyProblems(mixed, repeated)
 
 

@@ -1,181 +1,150 @@
-"""Evaluations without a server (``assay run``): a suite file in, results in memory and in a JSONL file.
+"""Evaluations without a server (``assay run``): a suite file streamed through the runner into a results file.
 
-The same runner as the server's; only the sink differs. Cases are numbered by their place in the file
-(1, 2, ...), as everywhere; a case's ``key`` (or ``id``) field, when the file has one, is its key, and
-recorded answers are matched on it (see :mod:`assay.services.case_keys`).
+The same runner as the server's; only the sink differs. Nothing grows with the suite: cases and recorded
+answers are read as the runner asks for them (:mod:`assay.services.suite_stream`,
+:mod:`assay.services.answer_stream`), and each batch of results is appended to the results file
+(:mod:`assay.services.result_file`) and counted into the summary (:class:`SummaryTally`), then dropped.
+
+A run is stopped in two steps (:class:`RunControl`): ``drain`` hands out no new case, so the cases in flight
+finish and are written; ``halt`` abandons those still in flight (they get no result, so a resumed run runs
+them).
 """
 
 from __future__ import annotations
 
-import threading
+import asyncio
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import BinaryIO
 
-from assay.errors import NotFoundError, Problem, ValidationError
 from assay.graders import GraderInterface
-from assay.serialization import json_line
-from assay.services.case_keys import key_text, listed, naming_rule, read_key
+from assay.services.answer_stream import Answer
 from assay.services.grading import calls_for, check_calls
 from assay.services.reachability import ReachabilityWatch
-from assay.services.row_reader import BadRow, Row, RowFormat, read_rows
-from assay.services.runner import CaseResult, RunCase, RunOutcome, run_cases
-from assay.services.suite_files import SuiteFormat, read_suite_file
-from assay.services.summary import ReportShape, ResultFacts
-from assay.targets import TargetCase, TargetSpec, build_target, check_target
-from assay.targets.base import response_text
+from assay.services.result_file import ResultAppender
+from assay.services.runner import BATCH_SIZE, CaseResult, RunCase, RunOutcome, run_cases
+from assay.services.summary import SummaryTally
+from assay.targets import RecordedTargetSpec, Target, TargetSpec, build_target, check_target
 
-_MAX_BAD_ROWS_LISTED = 20
-ANSWER_NAME_FIELDS = ("key", "id", "case_id")
-"""Fields of a row of answers that name its case: a key in a keyed suite, a number otherwise."""
-
-
-@dataclass(frozen=True, slots=True)
-class LocalSuite:
-    """A suite read from a file: its cases (each numbered from 1, with its key when the suite has keys)."""
-
-    name: str
-    cases: list[RunCase]
-
-    @property
-    def is_keyed(self) -> bool:
-        """Whether the suite's cases have keys (then every one has)."""
-        return bool(self.cases) and self.cases[0].target_case.key is not None
-
-
-def load_suite(path: Path) -> LocalSuite:
-    """The cases of a JSONL, CSV or JSON suite file, read by the suite import's own reader."""
-    try:
-        content = path.read_bytes()
-    except OSError as exc:
-        raise NotFoundError(f"cannot read {path}: {exc.strerror}") from exc
-    known = path.suffix.lower() in {".csv", ".json", ".jsonl", ".ndjson"}
-    parsed = read_suite_file(content, SuiteFormat.for_filename(path.name) if known else SuiteFormat.JSONL)
-    cases = [
-        RunCase(
-            TargetCase(number, case.input, case.metadata, number=number, key=case.key), case.expected_output
-        )
-        for number, case in enumerate(parsed.cases, 1)
-    ]
-    return LocalSuite(parsed.name or path.stem, cases)
-
-
-@dataclass(frozen=True, slots=True)
-class _AnswerName:
-    """How a row of answers names its case: ``text`` (a key, or a number), how, for messages."""
-
-    text: str
-    how: str
-    is_number: bool
-    problem: str | None = None
-
-
-def _answer_name(row: Row, place: int) -> _AnswerName:
-    named = read_key(row.data, ANSWER_NAME_FIELDS)
-    if named.problem is not None:
-        return _AnswerName("", "", is_number=False, problem=named.problem)
-    if named.key is not None:
-        return _AnswerName(named.key, f"{named.field} '{named.key}'", is_number=False)
-    number = key_text(row.data.get("number"))
-    if number is not None:
-        return _AnswerName(number, f"number {number}", is_number=True)
-    return _AnswerName(str(place), f"row {place} (no key: matched by its place)", is_number=True)
-
-
-def load_responses(path: Path, suite: LocalSuite) -> dict[str, str | None]:
-    """Recorded answers (rows with ``agent_response``) by case name, for a ``recorded`` target.
-
-    A row names its case by ``key`` (or ``id``, ``case_id``): the case's key in a keyed suite, its number
-    otherwise; or by ``number``; a row naming none is the answer of the case at its own place (the third
-    row, the third case). A row that names no case, or a case another row answered, is a
-    ``ValidationError`` listing every such line: no answer is dropped unnoticed.
-    """
-    if not path.is_file():
-        raise NotFoundError(f"cannot read {path}: no such file")
-    row_format = RowFormat.CSV if path.suffix.lower() == ".csv" else RowFormat.JSONL
-    keyed = suite.is_keyed
-    names_by_number = {str(case.target_case.place): case.target_case.name for case in suite.cases}
-    keys = {case.target_case.name for case in suite.cases} if keyed else set()
-    responses: dict[str, str | None] = {}
-    answered_on: dict[str, int] = {}
-    problems: list[Problem] = []
-    with path.open("rb") as stream:
-        for place, row in enumerate(read_rows(stream, row_format, ("agent_response",)), 1):
-            where = ("line", row.line)
-            if isinstance(row, BadRow):
-                problems.append(Problem(where, row.message))
-                continue
-            named = _answer_name(row, place)
-            if named.problem is not None:
-                problems.append(Problem(where, named.problem))
-                continue
-            by_key = keyed and not named.is_number
-            name = named.text if by_key else names_by_number.get(named.text)
-            if name is None or (by_key and name not in keys):
-                rule = naming_rule(keyed=keyed, count=len(suite.cases), by_key=by_key)
-                problems.append(Problem(where, f"{named.how} matches no case ({rule})"))
-            elif name in answered_on:
-                message = f"{named.how} names a case line {answered_on[name]} already answered"
-                problems.append(Problem(where, message))
-            else:
-                answered_on[name] = row.line
-                responses[name] = response_text(row.data["agent_response"])
-    if problems:
-        message = f"{len(problems)} answer(s) in {path.name} cannot be used"
-        raise ValidationError(message, problems=listed(problems, limit=_MAX_BAD_ROWS_LISTED))
-    return responses
+MAX_PENDING = 4 * BATCH_SIZE
+"""Results waiting for the results file at most: recorded answers are graded faster than they are written."""
+_ANSWERS_KEPT_PER_WORKER = 4
+"""Answers kept per worker for cases handed out; a recorded target reads a case's at once, so one would do."""
 
 
 @dataclass
-class FileSink:
-    """Keeps every result, and writes each as a JSON line to ``stream`` when one is given."""
+class RunControl:
+    """How a local run stops: ``draining`` hands out no new case, ``halt`` abandons the cases in flight."""
 
-    stream: BinaryIO | None = None
-    results: list[CaseResult] = field(default_factory=list)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
+    draining: bool = False
+    halt: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def drain(self) -> None:
+        """Take no new case; the cases in flight finish and are written."""
+        self.draining = True
+
+
+@dataclass
+class LocalSink:
+    """Appends each batch of results to the results file, when there is one, and counts it in the summary."""
+
+    tally: SummaryTally
+    output: ResultAppender | None = None
 
     def write(self, results: Sequence[CaseResult]) -> None:
-        """Keep the batch, and write it out."""
-        with self._lock:
-            self.results.extend(results)
-            if self.stream is not None:
-                self.stream.write(b"".join(json_line(result.as_record()) for result in results))
+        """Keep the batch: written out, then counted (so the summary never counts a result not written)."""
+        if self.output is not None:
+            self.output.append(results)
+        add = self.tally.add_result
+        for result in results:
+            add(
+                result.passed,
+                result.score,
+                result.error,
+                result.latency_ms,
+                result.match_status,
+                result.details,
+            )
+
+
+def _paired(cases: Iterable[RunCase], answers: Iterator[Answer]) -> Iterator[tuple[RunCase, Answer | None]]:
+    """Each case with its recorded answer, if it has one: both come in case order."""
+    pending = next(answers, None)
+    for case in cases:
+        if pending is not None and pending.answers(case.target_case):
+            yield case, pending
+            pending = next(answers, None)
+        else:
+            yield case, None
+
+
+def _handed_out(
+    cases: Iterable[RunCase],
+    *,
+    control: RunControl,
+    done: Sequence[int] | None,
+    answers: Iterator[Answer] | None,
+    window: dict[str, str | None],
+    keep: int,
+) -> Iterator[RunCase]:
+    """The cases to run: none once draining, none that already has a result (``done[number]``); each
+    recorded answer put in ``window`` as its case is handed out, the oldest dropped past ``keep``."""
+    pairs = _paired(cases, answers) if answers is not None else ((case, None) for case in cases)
+    for case, answer in pairs:
+        if control.draining:
+            return
+        if done is not None and done[case.target_case.place]:
+            continue
+        if answer is not None:
+            window[case.target_case.name] = answer.text
+            if len(window) > keep:
+                del window[next(iter(window))]
+        yield case
 
 
 async def run_local(
-    suite: LocalSuite,
+    cases: Iterable[RunCase],
     spec: TargetSpec,
     grader: GraderInterface,
-    sink: FileSink,
+    sink: LocalSink,
     *,
     concurrency: int,
+    control: RunControl | None = None,
+    done: Sequence[int] | None = None,
+    answers: Iterator[Answer] | None = None,
     on_written: Callable[[int], None] = lambda count: None,
     reachability: ReachabilityWatch | None = None,
 ) -> RunOutcome:
-    """Run every case of ``suite`` into ``sink``; results are sorted into case order at the end.
+    """Run the ``cases`` without a result in ``done`` into ``sink``.
 
-    A ``reachability`` watch stops the run when the first cases all fail to reach the agent."""
+    With ``answers`` (recorded answers in case order) ``spec`` must be a recorded target: each case's answer
+    is read as the case is handed out. A ``reachability`` watch stops the run when the first cases all fail
+    to reach the agent.
+    """
+    control = control or RunControl()
     check_target(spec)
     check_calls(grader)
-    async with (
-        build_target(spec, concurrency=concurrency) as target,
-        calls_for(grader, concurrency=concurrency) as calls,
-    ):
-        outcome = await run_cases(
-            suite.cases,
+    window: dict[str, str | None] = {}
+    target: Target
+    if answers is not None:
+        from assay.targets.recorded import RecordedTarget
+
+        if not isinstance(spec, RecordedTargetSpec):
+            raise TypeError("recorded answers go with a recorded target")
+        target = RecordedTarget(spec, responses=window)
+    else:
+        target = build_target(spec, concurrency=concurrency)
+    keep = _ANSWERS_KEPT_PER_WORKER * concurrency
+    pending = _handed_out(cases, control=control, done=done, answers=answers, window=window, keep=keep)
+    async with target, calls_for(grader, concurrency=concurrency) as calls:
+        return await run_cases(
+            pending,
             target,
             grader,
             sink,
             concurrency=concurrency,
+            stop=control.halt,
             on_written=on_written,
             reachability=reachability,
             calls=calls,
+            max_pending=MAX_PENDING,
         )
-    sink.results.sort(key=lambda result: result.number)
-    return outcome
-
-
-def facts_of_results(results: Iterable[CaseResult], shape: ReportShape) -> Iterator[ResultFacts]:
-    """Summary facts of results held in memory."""
-    return (result.facts(shape) for result in results)

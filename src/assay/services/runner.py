@@ -250,6 +250,7 @@ async def run_cases(
     flush_interval: float = FLUSH_INTERVAL_S,
     reachability: ReachabilityWatch | None = None,
     calls: CallTransport | None = None,
+    max_pending: int = 0,
 ) -> RunOutcome:
     """Run every case through ``target`` and ``grader`` into ``sink``.
 
@@ -258,9 +259,11 @@ async def run_cases(
     early: calls in flight are abandoned (those cases get no result, so a later resume runs them) and every
     result graded so far is still written. A ``reachability`` watch sees every result and sets ``stop``
     when the agent cannot be reached at all. ``gate``, shared by runs, bounds the agent calls in flight of
-    them all (a worker's cap).
+    them all (a worker's cap). With ``max_pending``, a worker whose result finds that many waiting for the
+    sink waits for room: a target faster than the sink (recorded answers) then slows down instead of piling
+    results up in memory.
     """
-    queue: asyncio.Queue[CaseResult | None] = asyncio.Queue()
+    queue: asyncio.Queue[CaseResult | None] = asyncio.Queue(max_pending)
     remaining = iter(cases)
     stop = stop or asyncio.Event()
     calling = grader if isinstance(grader, CallingGrader) and calls is not None else None
@@ -276,7 +279,10 @@ async def run_cases(
                 result = await grade_reply_calling(case, reply, calling, calls)
             else:
                 result = grade_reply(case, reply, grader)
-            queue.put_nowait(result)
+            if queue.full():
+                await queue.put(result)
+            else:
+                queue.put_nowait(result)
             if reachability is not None and reachability.observe(result.error, result.error_detail):
                 stop.set()
             if not count % _YIELD_EVERY:
@@ -303,6 +309,7 @@ async def run_cases(
         stop_wait.cancel()
         for worker in workers:
             worker.cancel()
-        queue.put_nowait(None)
+        if not writer.done():
+            await queue.put(None)  # after the results still queued: the writer keeps taking them
         written = await writer
     return RunOutcome(written, stop.is_set())

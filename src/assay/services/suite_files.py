@@ -14,12 +14,12 @@ import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, BinaryIO
 
 from assay.domain import Case, NewCase
 from assay.errors import Loc, Problem, ValidationError
 from assay.serialization import json_text
-from assay.services.case_keys import key_problems, read_key
+from assay.services.case_keys import ReadKey, key_problems, read_key
 from assay.services.row_reader import BadRow, RowFormat, read_rows
 
 MAX_REPORTED_PROBLEMS = 1000
@@ -68,7 +68,7 @@ class ParsedSuite:
         self.places.append(place)
 
 
-class _Problems:
+class FileProblems:
     """Problems found so far, capped so that a garbage file does not make a giant response."""
 
     def __init__(self) -> None:
@@ -95,29 +95,49 @@ def suite_name_from(text: str) -> str:
     return "".join(ch for ch in text if ch.isprintable()).strip()[:200].strip()
 
 
-def _case(record: dict[str, Any]) -> NewCase | str:
+CaseFields = tuple[str, str, dict[str, Any], str | None]
+"""A case as a file gives it: input, expected output, metadata, key (a tuple: a suite file makes millions)."""
+
+
+def _case(record: dict[str, Any]) -> CaseFields | str:
     """The case a record describes, or what is wrong with it."""
+    input_text, expected = record.get("input"), record.get("expected_output")
+    metadata = record.get("metadata")
+    if metadata is None:
+        metadata = {}
+    read = read_key(record)
+    if not (isinstance(input_text, str) and isinstance(expected, str) and isinstance(metadata, dict)):
+        return _case_problem(record, metadata, read)
+    if read.problem is not None:
+        return read.problem
+    known = 2 + ("metadata" in record) + (read.key is not None)
+    if len(record) > known:  # other fields are kept in the metadata (a file's own columns)
+        extra = {
+            name: value
+            for name, value in record.items()
+            if name not in CASE_FIELDS and (name != read.field or read.key is None)
+        }
+        metadata = {**extra, **metadata}
+    return input_text, expected, metadata, read.key
+
+
+def _new_case(fields: CaseFields) -> NewCase:
+    input_text, expected, metadata, key = fields
+    return NewCase(input_text, expected, metadata, key=key)
+
+
+def _case_problem(record: dict[str, Any], metadata: object, read: ReadKey) -> str:
+    """What is wrong with a record that is not a case."""
     wrong = [
         f"'{name}' is missing" if name not in record else f"'{name}' must be a string"
         for name in ("input", "expected_output")
         if not isinstance(record.get(name), str)
     ]
-    metadata = record.get("metadata", {})
-    if metadata is None:
-        metadata = {}
     if not isinstance(metadata, dict):
         wrong.append("'metadata' must be an object")
-    read = read_key(record)
     if read.problem is not None:
         wrong.append(read.problem)
-    if wrong:
-        return "; ".join(wrong)
-    extra = {
-        name: value
-        for name, value in record.items()
-        if name not in CASE_FIELDS and (name != read.field or read.key is None)
-    }
-    return NewCase(record["input"], record["expected_output"], {**extra, **metadata}, key=read.key)
+    return "; ".join(wrong)
 
 
 def _decode(content: bytes) -> str:
@@ -128,33 +148,42 @@ def _decode(content: bytes) -> str:
         raise ValidationError.of(Problem(("line", line), "not valid UTF-8 text")) from exc
 
 
-def _lines(content: bytes, row_format: RowFormat, problems: _Problems) -> ParsedSuite:
-    """Cases of a JSONL or CSV file, read by the one row reader that ``assay grade-file`` uses too."""
-    parsed = ParsedSuite()
+def read_cases(stream: BinaryIO, row_format: RowFormat) -> Iterator[tuple[Loc, CaseFields | str]]:
+    """Each row of a JSONL or CSV file as it is read: where it is, and its case or what is wrong with it.
+
+    Read by the one row reader that ``assay grade-file`` uses too; keys are not compared here (see
+    :mod:`assay.services.case_keys`)."""
     required = ("input", "expected_output") if row_format is RowFormat.CSV else ()
-    for item in read_rows(io.BytesIO(content), row_format, required):
+    for item in read_rows(stream, row_format, required):
+        place: Loc = ("line", item.line)
         if isinstance(item, BadRow):
-            problems.add(("line", item.line), item.message)
+            yield place, item.message
             continue
         record: dict[str, Any] = item.data
         if row_format is RowFormat.CSV and "metadata" in record:
             try:
                 record["metadata"] = json.loads(record["metadata"]) if record["metadata"].strip() else {}
             except json.JSONDecodeError as exc:
-                problems.add(("line", item.line), f"'metadata' is not valid JSON ({exc.msg})")
+                yield place, f"'metadata' is not valid JSON ({exc.msg})"
                 continue
             except RecursionError:
-                problems.add(("line", item.line), "'metadata' is nested too deeply")
+                yield place, "'metadata' is nested too deeply"
                 continue
-        case = _case(record)
+        yield place, _case(record)
+
+
+def _lines(content: bytes, row_format: RowFormat, problems: FileProblems) -> ParsedSuite:
+    """Cases of a JSONL or CSV file."""
+    parsed = ParsedSuite()
+    for place, case in read_cases(io.BytesIO(content), row_format):
         if isinstance(case, str):
-            problems.add(("line", item.line), case)
+            problems.add(place, case)
         else:
-            parsed.add(case, ("line", item.line))
+            parsed.add(_new_case(case), place)
     return parsed
 
 
-def _json(text: str, problems: _Problems) -> ParsedSuite:
+def _json(text: str, problems: FileProblems) -> ParsedSuite:
     try:
         document = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -179,14 +208,14 @@ def _json(text: str, problems: _Problems) -> ParsedSuite:
         if isinstance(case, str):
             problems.add(("case", number), case)
         else:
-            parsed.add(case, ("case", number))
+            parsed.add(_new_case(case), ("case", number))
     return parsed
 
 
 def read_suite_file(content: bytes, file_format: SuiteFormat) -> ParsedSuite:
     """The cases of a file; ``ValidationError`` listing every bad line (or JSON item) by number."""
     text = _decode(content)
-    problems = _Problems()
+    problems = FileProblems()
     if file_format is SuiteFormat.JSON:
         parsed = _json(text, problems)
     else:

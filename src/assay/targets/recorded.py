@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import orjson
 
 from assay.targets.base import Target, TargetCase, TargetReply, response_text
@@ -17,11 +19,20 @@ _MISSING = TargetReply(
 
 class RecordedTarget(Target):
     """Looks each case up by name in ``responses`` (its key in a keyed suite, else its number), else in
-    its metadata under ``metadata_key``."""
+    its metadata under ``metadata_key``.
 
-    def __init__(self, spec: RecordedTargetSpec, *, max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES) -> None:
+    ``responses`` given apart replace the spec's: answers read from a file as their cases come (``assay run``
+    holds only those of the cases in flight)."""
+
+    def __init__(
+        self,
+        spec: RecordedTargetSpec,
+        *,
+        max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
+        responses: Mapping[str, str | None] | None = None,
+    ) -> None:
         super().__init__(max_answer_bytes=max_answer_bytes)
-        self._responses = spec.responses
+        self._responses = spec.responses if responses is None else responses
         self._metadata_key = spec.metadata_key
 
     def _lookup(self, case: TargetCase) -> tuple[bool, str | None]:

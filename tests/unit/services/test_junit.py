@@ -37,7 +37,7 @@ def test_counts_and_elements_with_text_xml_cannot_hold(tmp_path: Path) -> None:
         result(2, passed=False, text="nul \x00 and \ud800 and \x1b[31m"),
         result(3, passed=False, error="timeout_after_retries"),
     ]
-    write_junit(path, "suite", results, 1.25)
+    write_junit(path, "suite", [result.as_record() for result in results], 1.25)
     suite = ET.parse(path).getroot()
     assert (suite.get("tests"), suite.get("failures"), suite.get("errors"), suite.get("time")) == (
         "3",
