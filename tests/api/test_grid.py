@@ -39,7 +39,12 @@ def test_a_row_per_case_with_each_evaluation_s_answer(client: TestClient) -> Non
     assert data["columns"][0]["pass_rate"] == 1.0
     assert (data["count"], data["total"], data["next_skip"]) == (6, 6, None)
     first = data["rows"][0]
-    assert (first["position"], first["input"], first["expected_output"]) == (0, "Is 0 even?", "true")
+    assert (first["number"], first["key"], first["input"], first["expected_output"]) == (
+        1,
+        None,
+        "Is 0 even?",
+        "true",
+    )
     assert [(o["agent_response"], o["passed"], o["match_status"]) for o in first["outcomes"]] == [
         ("yes", True, "match"),
         ("no", False, "mismatch"),
@@ -47,11 +52,11 @@ def test_a_row_per_case_with_each_evaluation_s_answer(client: TestClient) -> Non
     ]
 
     page = grid(client, suite["id"], [right, mixed], skip=2, limit=2)
-    assert [row["position"] for row in page["rows"]] == [2, 3]
+    assert [row["number"] for row in page["rows"]] == [3, 4]
     assert page["next_skip"] == 4
     # Only the cases some passed and others failed: "always yes" fails the odd ones, "right" passes all.
     disagree = grid(client, suite["id"], [right, mixed], disagree="true")
-    assert [row["position"] for row in disagree["rows"]] == [1, 3, 5]
+    assert [row["number"] for row in disagree["rows"]] == [2, 4, 6]
     assert disagree["total"] == 3
 
 

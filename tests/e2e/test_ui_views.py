@@ -200,6 +200,7 @@ def test_history_breakdown_failure_group_case_link_and_side_by_side(sized_page: 
     expect(grid.locator("[data-case-id]")).to_have_count(12)
     ninth = grid.locator(f'[data-case-id="{runs.case_ids[8]}"]')
     expect(ninth).to_contain_text("maybe")
+    expect(ninth.locator(".grid-position")).to_have_text("9")  # numbered from 1, as on every surface
     expect(ninth.locator(".verdict")).to_have_text(["INVALID", "PASS", "PASS"])
     assert_fits(page)
     disagree = page.get_by_role("checkbox", name=re.compile("Only cases where they disagree"))

@@ -38,7 +38,8 @@ class GridRow:
     """One case and each evaluation's outcome on it, in the grid's column order (``None``: no result)."""
 
     case_id: int
-    position: int
+    number: int
+    key: str | None
     input: str
     expected_output: str
     outcomes: list[CaseOutcome | None]
@@ -115,7 +116,8 @@ def side_by_side(
     for case in cases:
         row = GridRow(
             case_id=case.id,
-            position=case.position,
+            number=case.position + 1,
+            key=case.case_key,
             input=case.input,
             expected_output=case.expected_output,
             outcomes=[outcome_of(by_case[case.id]) if case.id in by_case else None for by_case in results],
