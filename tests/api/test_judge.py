@@ -201,3 +201,19 @@ def test_stored_grader_config_holds_no_secret(client: TestClient, judge: JudgeSe
     shown = client.get(f"/api/evaluations/{evaluation['id']}").json()["data"]
     assert shown["grader"]["config"]["api_key_env"] == "ASSAY_SECRET_JUDGE_KEY"
     assert KEY not in json.dumps(shown)
+
+
+def test_testing_the_target_asks_the_judge(client: TestClient, judge: JudgeServer) -> None:
+    suite = make_suite(client, CASES, name="capitals")
+    body = {
+        "suite_id": suite["id"],
+        "target": recorded(["Paris"]),
+        "grader_id": "llm-judge",
+        "grader_config": config(judge),
+    }
+    response = client.post("/api/evaluations/test-target", json=body)
+    assert response.status_code == 200, response.text
+    verdict_ = response.json()["data"]["verdict"]
+    assert (verdict_["passed"], verdict_["score"]) == (True, 0.95)  # the judge's, not "judge unavailable"
+    assert verdict_["details"]["explanation"] == "It names Paris, as expected."
+    assert len(judge.judged) == 1

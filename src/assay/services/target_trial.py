@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from assay.graders import GraderInterface
 from assay.graders.verdict import GradeResult
+from assay.services.grading import calls_for, grade_answer
 from assay.services.runner import RunCase
 from assay.targets import TargetPolicy, TargetReply, TargetSpec, build_target
 from assay.targets.raw import RawReply, capturing_raw
@@ -43,15 +44,19 @@ class TargetTrial:
 
 
 async def _send_once(
-    spec: TargetSpec, case: RunCase, policy: TargetPolicy | None
-) -> tuple[TargetReply, RawReply | None]:
+    spec: TargetSpec, case: RunCase, policy: TargetPolicy | None, grader: GraderInterface | None
+) -> tuple[TargetReply, RawReply | None, GradeResult | None]:
     # One attempt: a test shows what happened, not what retries would have hidden; and a test is waited
     # for by a person (and holds an API worker), so it gets at most TRIAL_TIMEOUT_S.
     once = spec.model_copy(update={"max_attempts": 1, "timeout": min(spec.timeout, TRIAL_TIMEOUT_S)})
     async with build_target(once, concurrency=1, policy=policy) as target:
         with capturing_raw() as kept:
             reply = await target.respond(case.target_case)
-    return reply, kept[-1] if kept else None
+    verdict = None
+    if grader is not None and not reply.is_error:  # graded as a run grades it (a judge is called)
+        async with calls_for(grader, policy, concurrency=1) as calls:
+            verdict = await grade_answer(grader, reply.output, case.expected_output, calls)
+    return reply, kept[-1] if kept else None, verdict
 
 
 def try_target(
@@ -63,10 +68,7 @@ def try_target(
 ) -> TargetTrial:
     """Send ``case`` to the target ``spec`` describes, once, in an event loop of its own; grade the answer
     with ``grader`` when one is given and an answer came. The spec must already be checked (policy)."""
-    reply, raw = asyncio.run(_send_once(spec, case, policy))
-    verdict = None
-    if grader is not None and not reply.is_error:
-        verdict = grader.grade(reply.output, case.expected_output)
+    reply, raw, verdict = asyncio.run(_send_once(spec, case, policy, grader))
     target_case = case.target_case
     return TargetTrial(
         number=target_case.place,
