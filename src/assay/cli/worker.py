@@ -24,6 +24,7 @@ def worker(
     import asyncio
     import logging
 
+    from assay.cli.serve import database_line
     from assay.services.evaluation_scheduling import WorkerOptions
     from assay.services.grader_service import GraderService
     from assay.services.target_policy import target_policy
@@ -40,7 +41,7 @@ def worker(
         )
     policy = target_policy(settings)
     check_database(url)
-    err.print(f"database: {url.render_as_string(hide_password=True)}")
+    err.print(database_line(settings.database_url), markup=False)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     from assay.services.evaluation_queue import run_worker  # procrastinate takes 0.25 s to import
 
