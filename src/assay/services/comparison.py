@@ -144,7 +144,7 @@ def compare(
     flips = [
         FlippedCase(
             case_id=case,
-            number=rows_a[case].position + 1,
+            number=rows_a[case].number,
             key=rows_a[case].case_key,
             flip=Flip.REGRESSION if passed_in_a else Flip.IMPROVEMENT,
             input=rows_b[case].input,

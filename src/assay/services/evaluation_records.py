@@ -136,7 +136,7 @@ def result_of(row: ResultRow) -> Result:
     """The record of a result row."""
     return Result(
         case_id=row.case_id,
-        number=row.position + 1,
+        number=row.number,
         key=row.case_key,
         input=row.input,
         expected_output=row.expected_output,

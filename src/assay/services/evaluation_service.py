@@ -244,7 +244,7 @@ class EvaluationService:
             )
             raise ValidationError.of(Problem(("case_number",), message))
         case = RunCase(
-            TargetCase(row.id, row.input, row.case_metadata or {}, number=row.position + 1, key=row.case_key),
+            TargetCase(row.id, row.input, row.case_metadata or {}, number=row.number, key=row.case_key),
             row.expected_output,
         )
         self.session.rollback()  # no transaction held open while the agent is called

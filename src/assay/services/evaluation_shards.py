@@ -310,7 +310,7 @@ class ShardRunner:
         run = [
             RunCase(
                 TargetCase(
-                    case.id, case.input, case.case_metadata or {}, number=case.position + 1, key=case.case_key
+                    case.id, case.input, case.case_metadata or {}, number=case.number, key=case.case_key
                 ),
                 case.expected_output,
             )

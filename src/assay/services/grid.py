@@ -116,7 +116,7 @@ def side_by_side(
     for case in cases:
         row = GridRow(
             case_id=case.id,
-            number=case.position + 1,
+            number=case.number,
             key=case.case_key,
             input=case.input,
             expected_output=case.expected_output,

@@ -35,7 +35,7 @@ from sqlalchemy.orm import Mapped, Session, defer, mapped_column
 
 from assay.graders.verdict import INVALID_STATUSES as INVALID_VERDICTS
 from assay.storage.database import Base
-from assay.storage.suites import CaseRow
+from assay.storage.suites import CaseRow, Placed
 from assay.storage.types import SafeJSON, SafeText, UTCDateTime, utc_now
 
 
@@ -92,7 +92,7 @@ class EvaluationRow(Base):
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
 
 
-class ResultRow(Base):
+class ResultRow(Placed, Base):
     """The outcome of one case in one evaluation: graded, or an error reason."""
 
     __tablename__ = "results"

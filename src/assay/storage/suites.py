@@ -39,7 +39,18 @@ class SuiteRow(Base):
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utc_now)
 
 
-class CaseRow(Base):
+class Placed:
+    """A row of a case (the case itself, or a result of it) that knows its ``position`` in the suite."""
+
+    position: Mapped[int]
+
+    @property
+    def number(self) -> int:
+        """The case's place in its suite, from 1: the number every surface shows (``position`` is from 0)."""
+        return self.position + 1
+
+
+class CaseRow(Placed, Base):
     """One test case: an input for the agent and the output expected from it."""
 
     __tablename__ = "cases"
