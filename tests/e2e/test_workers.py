@@ -9,6 +9,7 @@ run an evaluation once between them.
 
 from __future__ import annotations
 
+import signal
 import time
 import uuid
 from collections import Counter
@@ -212,3 +213,38 @@ def test_two_servers_on_one_sqlite_file_run_an_evaluation_once(tmp_path: Path) -
     assert len(calls) == cases
     assert set(calls.values()) == {1}
     assert "runs the evaluations of this SQLite database" in second_log
+
+
+def test_a_sqlite_server_frozen_past_its_lease_stops_running_when_it_wakes(tmp_path: Path) -> None:
+    env = {"ASSAY_WORKER_HEARTBEAT_S": "0.3", "ASSAY_WORKER_STALLED_S": "2"}
+    cases, concurrency = 3000, 16
+    with AgentServer(AgentBehaviour(default="yes", delay=0.05)) as agent:
+        with (
+            AssayProcess(tmp_path, env=env, name="serve-a") as first,  # takes the lease: runs it
+            AssayProcess(tmp_path, env=env, name="serve-b") as second,
+        ):
+            evaluation_id = start_evaluation(second, agent, cases, concurrency)
+            wait_for(second, evaluation_id, done=300)
+            assert first.process is not None
+            first.process.send_signal(signal.SIGSTOP)  # frozen: its lease expires, the other takes it over
+            try:
+                frozen = wait_for(
+                    second, evaluation_id, done=wait_for(second, evaluation_id)["progress"]["done"] + 300
+                )
+            finally:
+                first.process.send_signal(signal.SIGCONT)
+            assert frozen["status"] == "running", (
+                "the run ended while the first server was frozen; slow the agent"
+            )
+            final = wait_for(second, evaluation_id, ended=True)
+            first_log = first.log_tail()
+        calls = Counter(request.input for request in agent.requests)
+    assert final["status"] == "completed"
+    assert final["summary"]["finished"] == cases
+    assert len(calls) == cases
+    # Asked twice: only what the frozen server had in flight, and what it sent before its first heartbeat
+    # after waking told it that the lease had gone.
+    twice = [text_ for text_, count in calls.items() if count > 1]
+    print(f"cases asked twice: {len(twice)}")
+    assert len(twice) <= 10 * concurrency  # a few lanes' worth (48 measured); it went on running: ~2,500
+    assert "lost the evaluation runner lease" in first_log

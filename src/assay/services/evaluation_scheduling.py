@@ -18,6 +18,7 @@ import asyncio
 import logging
 import os
 import socket
+import time
 import uuid
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
@@ -123,6 +124,8 @@ class EmbeddedScheduler(Scheduler):
         super().__init__(engine, graders, policy, options)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._holding = False
+        self._renewed_at = 0.0
+        """When this process last took or renewed the lease (monotonic seconds)."""
         self._running: dict[int, set[asyncio.Task[None]]] = {}
         self._keeper: asyncio.Task[None] | None = None
         self._told = False
@@ -164,8 +167,12 @@ class EmbeddedScheduler(Scheduler):
             holder = await finish_in_thread(self._take)
         except Exception as exc:  # a busy database: try again at the next heartbeat
             logger.warning("could not renew the evaluation runner lease: %s", loggable(exc))
+            if self._holding and time.monotonic() - self._renewed_at > self.options.stalled_s:
+                self._give_up_lanes()  # the lease has expired: another server may run them now
             return
         if holder is not None:
+            if self._holding:
+                self._give_up_lanes()
             if self._holding or not self._told:
                 logger.warning(
                     "another Assay process (%s) runs the evaluations of this SQLite database; this one "
@@ -178,6 +185,7 @@ class EmbeddedScheduler(Scheduler):
         if not self._holding:
             logger.info("this process runs the evaluations of this database (%s)", self.name)
         self._holding = True
+        self._renewed_at = time.monotonic()
         try:
             unfinished = await finish_in_thread(self.unfinished)
         except Exception as exc:
@@ -198,6 +206,16 @@ class EmbeddedScheduler(Scheduler):
         with self.engine.begin() as connection:
             release_lease(connection, LEASE_NAME, self.name)
 
+    def _give_up_lanes(self) -> None:
+        """Stop this process's lanes (their shards stay to run again): its lease expired, so another server
+        may run the same evaluations now. A fresh runner serves this process if it takes the lease again."""
+        logger.warning("this process lost the evaluation runner lease; it stops running evaluations")
+        stopped, self.runner = self.runner, ShardRunner(
+            self.engine, self.graders, self.target_policy, max_in_flight=self.options.max_in_flight
+        )
+        stopped.stop()
+        self._holding = False
+
     def _start_lanes(self, evaluation_id: int, concurrency: int) -> None:
         if evaluation_id in self._running or self.runner.stopping.is_set():
             return
@@ -215,9 +233,10 @@ class EmbeddedScheduler(Scheduler):
                 del self._running[evaluation_id]
 
     async def _run_lane(self, shard: Shard) -> None:
+        runner = self.runner  # a lane ends with the runner it started on (see _give_up_lanes)
         following: Shard | None = shard
-        while following is not None and not self.runner.stopping.is_set():
-            following = await self.runner.run_lane(following)
+        while following is not None and not runner.stopping.is_set():
+            following = await runner.run_lane(following)
 
     async def wait(self, evaluation_id: int) -> None:
         """Wait until no lane of the evaluation runs here (tests)."""
