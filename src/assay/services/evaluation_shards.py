@@ -341,7 +341,7 @@ class ShardRunner:
             running.discard(ended)
             if not running:
                 self._running.pop(shard.evaluation_id, None)
-        if plan.reachability is not None and plan.reachability.unreachable >= plan.reachability.limit:
+        if plan.reachability is not None and plan.reachability.gave_up:
             raise _UnreachableError(plan.reachability.message())
         if outcome.stopped or ended.is_set():
             raise _StoppedError

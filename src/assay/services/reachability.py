@@ -49,6 +49,12 @@ class ReachabilityWatch:
         if self.detail is None and detail:
             self.reason, self.detail = error, detail
         self.reason = self.reason or error
+        return self.gave_up
+
+    @property
+    def gave_up(self) -> bool:
+        """Whether the first ``limit`` results all failed to reach the agent (none reached it): the run stops
+        and fails, even if a call in flight meanwhile got through."""
         return self.unreachable >= self.limit
 
     def observe_all(self, errors: Iterable[str | None]) -> None:
@@ -64,7 +70,7 @@ class ReachabilityWatch:
     def message(self) -> str:
         """The evaluation's error: the cause, and how many cases showed it."""
         cause = self.detail or self.reason or "no connection"
-        if self.unreachable >= self.limit:
+        if self.gave_up:
             scope = f"the first {self.limit} cases all failed to connect, so the run was stopped"
         elif self.unreachable == 1:
             scope = "the one case run failed to connect"
