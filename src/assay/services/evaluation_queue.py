@@ -148,7 +148,7 @@ class QueueScheduler(Scheduler):
             if job.id is None:
                 continue
             try:
-                await manager.finish_job_by_id_async(job.id, status=JobStatus.FAILED, delete_job=False)
+                await manager.finish_job_by_id_async(job.id, status=JobStatus.FAILED, delete_job=True)
             except queue_errors.ConnectorException:
                 continue  # another worker ended it first
             shard = Shard(**job.task_kwargs)  # type: ignore[arg-type]

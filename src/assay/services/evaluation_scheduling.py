@@ -210,8 +210,11 @@ class EmbeddedScheduler(Scheduler):
         """Stop this process's lanes (their shards stay to run again): its lease expired, so another server
         may run the same evaluations now. A fresh runner serves this process if it takes the lease again."""
         logger.warning("this process lost the evaluation runner lease; it stops running evaluations")
-        stopped, self.runner = self.runner, ShardRunner(
-            self.engine, self.graders, self.target_policy, max_in_flight=self.options.max_in_flight
+        stopped, self.runner = (
+            self.runner,
+            ShardRunner(
+                self.engine, self.graders, self.target_policy, max_in_flight=self.options.max_in_flight
+            ),
         )
         stopped.stop()
         self._holding = False

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from assay.services.suite_service import Page
 from assay.services.target_trial import TargetTrial, try_target
 from assay.storage import evaluations as store
 from assay.storage import suites as suite_store
+from assay.storage.database import loggable
 from assay.storage.evaluations import EvaluationRow, EvaluationStatus, Outcome, ResultSort
 from assay.storage.types import utc_now
 from assay.targets import (
@@ -35,6 +37,8 @@ from assay.targets import (
     parse_target_spec,
 )
 from assay.targets.specs import target_view
+
+logger = logging.getLogger(__name__)
 
 DEFAULT_CONCURRENCY = 8
 MAX_CONCURRENCY = 256
@@ -197,7 +201,14 @@ class EvaluationService:
         )
         self.session.add(row)
         self.session.commit()
-        self.scheduler.submit(row.id, row.concurrency)
+        try:
+            self.scheduler.submit(row.id, row.concurrency)
+        except Exception as exc:  # it exists now: a retried request would create a second one
+            logger.warning(
+                "evaluation %s was created but not queued (%s); the queue's keeper queues it within seconds",
+                row.id,
+                loggable(exc),
+            )
         return evaluation_of(row)
 
     def _check_answer_names(self, suite_id: int, names: list[str]) -> None:
