@@ -12,8 +12,8 @@ The same code runs the shards of the embedded runner (SQLite) and of the job que
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -103,11 +103,17 @@ class _Plan:
     source_id: int | None
     reachability: ReachabilityWatch | None
     """Shared by this worker's shards of the evaluation: stops it when the agent cannot be reached."""
-    calls_agent: bool
-    """Whether the target calls an agent (HTTP, OpenAI), rather than reading answers already given."""
-    lanes: int
-    """The lanes that run shards: one when nothing is called (recorded or stored answers need no
-    concurrency, and lanes would only take turns at writing), else :func:`lanes_of` the concurrency."""
+
+    @property
+    def calls_agent(self) -> bool:
+        """Whether the target calls an agent (HTTP, OpenAI), rather than reading answers already given."""
+        return self.spec.type in CALLING_TARGETS
+
+    @property
+    def lanes(self) -> int:
+        """The lanes that run shards: one when nothing is called (recorded or stored answers need no
+        concurrency, and lanes would only take turns at writing), else :func:`lanes_of` the concurrency."""
+        return lanes_of(self.concurrency) if self.calls_agent else 1
 
     def bounded(self, positions: tuple[int, int]) -> tuple[int, int]:
         """``positions`` without those past the evaluation's cases."""
@@ -170,6 +176,7 @@ class ShardRunner:
         self._gate = asyncio.Semaphore(max_in_flight)
         self._summaries = SummaryRefresher(engine, graders)
         self._plans: OrderedDict[int, _Plan] = OrderedDict()
+        self._plans_lock = threading.Lock()  # shards of several evaluations read plans in worker threads
         self._running: dict[int, set[asyncio.Event]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
 
@@ -239,7 +246,7 @@ class ShardRunner:
         with Session(self.engine, expire_on_commit=False) as session:
             row = store.find_evaluation(session, evaluation_id)
             if row is None or EvaluationStatus(row.status).is_terminal:
-                self._plans.pop(evaluation_id, None)
+                self._forget(evaluation_id)
                 return None
             if row.status == EvaluationStatus.PENDING:
                 store.set_status(
@@ -250,9 +257,8 @@ class ShardRunner:
                     started_at=utc_now(),
                 )
                 session.commit()
-            plan = self._plans.get(evaluation_id)
+            plan = self._cached(evaluation_id)
             if plan is not None:
-                self._plans.move_to_end(evaluation_id)
                 return plan
             grader = self.graders.build(row.grader_id, row.grader_config)
             if grader.version != row.grader_version:
@@ -261,6 +267,10 @@ class ShardRunner:
                     f"{row.grader_version}; start a new evaluation"
                 )
             target = store.target_of(session, evaluation_id) or {}
+            watch = None
+            if target.get("type") in CALLING_TARGETS:
+                watch = ReachabilityWatch()
+                watch.observe_all(store.some_errors(session, evaluation_id, limit=watch.limit))
             plan = _Plan(
                 suite_id=row.suite_id,
                 concurrency=row.concurrency,
@@ -268,18 +278,24 @@ class ShardRunner:
                 spec=parse_target_spec(target),
                 grader=grader,
                 source_id=target.get("evaluation_id") if target.get("type") == "evaluation" else None,
-                reachability=None,
-                calls_agent=target.get("type") in CALLING_TARGETS,
-                lanes=lanes_of(row.concurrency) if target.get("type") in CALLING_TARGETS else 1,
+                reachability=watch,
             )
-            if target.get("type") in CALLING_TARGETS:
-                watch = ReachabilityWatch()
-                watch.observe_all(store.some_errors(session, evaluation_id, limit=watch.limit))
-                plan = dataclasses.replace(plan, reachability=watch)
-        self._plans[evaluation_id] = plan
-        while len(self._plans) > _CACHED_EVALUATIONS:
-            self._plans.popitem(last=False)
+        with self._plans_lock:
+            self._plans[evaluation_id] = plan
+            while len(self._plans) > _CACHED_EVALUATIONS:
+                self._plans.popitem(last=False)
         return plan
+
+    def _cached(self, evaluation_id: int) -> _Plan | None:
+        with self._plans_lock:
+            plan = self._plans.get(evaluation_id)
+            if plan is not None:
+                self._plans.move_to_end(evaluation_id)
+            return plan
+
+    def _forget(self, evaluation_id: int) -> None:
+        with self._plans_lock:
+            self._plans.pop(evaluation_id, None)
 
     def _cases(
         self, shard: Shard, plan: _Plan, span: int
@@ -379,11 +395,11 @@ class ShardRunner:
             if store.has_case_without_result(session, evaluation_id, plan.suite_id, plan.position_limit):
                 return  # another lane still runs; the last one to end completes the evaluation
         if finish_evaluation(self.engine, self.graders, evaluation_id, EvaluationStatus.COMPLETED):
-            self._plans.pop(evaluation_id, None)
+            self._forget(evaluation_id)
 
     def _fail(self, evaluation_id: int, message: str) -> bool:
         """End the evaluation as failed; whether it was still unfinished (not cancelled, not deleted)."""
-        self._plans.pop(evaluation_id, None)
+        self._forget(evaluation_id)
         return finish_evaluation(
             self.engine, self.graders, evaluation_id, EvaluationStatus.FAILED, error=message
         )

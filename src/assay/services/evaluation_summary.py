@@ -69,6 +69,7 @@ class SummaryRefresher:
         with Session(self._engine) as session:
             row = store.find_evaluation(session, evaluation_id)
             if row is None or EvaluationStatus(row.status).is_terminal:
+                self._pause_s.pop(evaluation_id, None)
                 return
             summary = recount(session, row, self._graders)
             # Only while it runs: the final summary of an ended evaluation is never overwritten.
