@@ -215,9 +215,11 @@ class CompositeGrader(GraderInterface):
         "_ids",
         "_is_composite",
         "_labels",
+        "_nested_refusal",
         "_own_expected",
         "_paths",
         "_refused_at",
+        "_refused_by",
         "_tree_version",
     )
 
@@ -260,6 +262,13 @@ class CompositeGrader(GraderInterface):
             zip([child.check_expected for child in children], self._own_expected, strict=True)
         )
         self._refused_at = self._decided_by(INVALID_EXPECTED)
+        # A refusal's reason but for the child's words: a nested composite's reason already starts with
+        # _REFUSED and its own path, which is put under this child's (see _refusal).
+        self._refused_by: tuple[str, ...] = tuple(f"{_REFUSED}{label}: " for label in self._labels)
+        self._nested_refusal: tuple[str | None, ...] = tuple(
+            f"{_REFUSED}{path}.config." if composite else None
+            for path, composite in zip(self._paths, self._is_composite, strict=True)
+        )
         pairs = [[child.grader_id, str(child.version)] for child in children]
         digest = hashlib.sha256(json.dumps(pairs, ensure_ascii=True).encode()).hexdigest()[:12]
         self._tree_version: str = f"{type(self).version}+{digest}"
@@ -403,9 +412,10 @@ class CompositeGrader(GraderInterface):
 
     def _refusal(self, index: int, reason: Any) -> str:
         """The composite's reason for a child's ``invalid_expected``: its place in the tree, then why."""
-        if self._is_composite[index] and isinstance(reason, str) and reason.startswith(_REFUSED):
-            return f"{_REFUSED}{self._paths[index]}.config.{reason[len(_REFUSED) :]}"
-        return f"{_REFUSED}{self._labels[index]}: {reason}"
+        nested = self._nested_refusal[index]
+        if nested is not None and isinstance(reason, str) and reason.startswith(_REFUSED):
+            return reason.replace(_REFUSED, nested, 1)  # the first occurrence is the start
+        return f"{self._refused_by[index]}{reason}"
 
     def check_expected(self, expected_output: Any) -> str | None:
         """The first child's preflight reason (with its place in the tree) for the expected value it gets."""
