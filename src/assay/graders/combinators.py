@@ -330,6 +330,7 @@ class WeightedGrader(CompositeGrader):
         "_failed",
         "_passed",
         "_reaches",
+        "_reaching",
         "_threshold",
         "_total",
         "_unjudged_at",
@@ -344,6 +345,7 @@ class WeightedGrader(CompositeGrader):
             total += weight
         self._total = total
         self._threshold: float = float(self._config["threshold"])
+        self._reaching = self._threshold - _SCORE_TOLERANCE  # the lowest score that reaches it
         # Reasons by score, remembered: a composite's scores take few values (weighted sums of its children's)
         # and printing a float costs more than the rest of the node. Thread-safe: a dict's get and set are
         # atomic, and two threads printing one score write the same text.
@@ -399,16 +401,19 @@ class WeightedGrader(CompositeGrader):
         low = scored / self._total
         if low > 1.0:  # float sums; min() costs a call
             low = 1.0
-        threshold = self._threshold - _SCORE_TOLERANCE
+        threshold = self._reaching
+        # Subscripts, not .get(): a method call costs more than the rare miss's exception.
         if low >= threshold:
-            reason = self._reaches.get(low)
-            if reason is None:
+            try:
+                reason = self._reaches[low]
+            except KeyError:
                 reason = _remember(
                     self._reaches, low, f"Weighted score {low:.3f} reaches the threshold {self._threshold:g}"
                 )
             return True, self._passed, reason, low
-        below = self._below.get(low)
-        if below is None:
+        try:
+            below = self._below[low]
+        except KeyError:
             below = _remember(
                 self._below, low, f"Weighted score {low:.3f} is below the threshold {self._threshold:g}"
             )
