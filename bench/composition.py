@@ -4,6 +4,11 @@ Run: ``.venv/bin/python bench/composition.py [--cases 20000] [--repeats 15]``. F
 ``grade()`` called in a plain loop (the floor) and the composite's ``grade()`` are timed alternately on the
 same cases, and the median over the repeats is printed: µs per call for both, and the difference divided by
 the number of composite nodes in the tree (the overhead per node; target ≤ 0.5 µs).
+
+On a shared machine, where other processes' load moves these times, count instructions instead: ``--side
+bare|composite --tree LABEL --calls N`` warms both sides up then makes N calls of one side and prints
+nothing, for a run under ``valgrind --tool=cachegrind``; the difference of the two sides' instruction counts,
+divided by N and the tree's nodes, is the overhead per node in instructions (bench/README.md).
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import argparse
 import gc
 import random
 import statistics
+import sys
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -104,12 +110,34 @@ def composite_nodes(grader: GraderInterface) -> int:
     return 1 + sum(composite_nodes(child) for child in grader.children)
 
 
+def one_side(service: GraderService, label: str, side: str, calls: int) -> None:
+    """Both sides warmed up on the same cases, then ``calls`` calls of ``side`` only."""
+    tree = TREES[label]
+    grader = service.build(tree["grader_id"], tree["config"])
+    floor = bare(leaves(grader))
+    cases = make_cases(2000)
+    for response, expected in cases[:300]:
+        floor(response, expected)
+        grader.grade(response, expected)
+    function = grader.grade if side == "composite" else floor
+    for index in range(calls):
+        response, expected = cases[index % len(cases)]
+        function(response, expected)
+    print(f"{label}: {composite_nodes(grader)} composite nodes", file=sys.stderr)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--cases", type=int, default=20_000)
     parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument("--side", choices=["bare", "composite"], help="only call this side (see above)")
+    parser.add_argument("--tree", choices=list(TREES), default="all(sm, tf)")
+    parser.add_argument("--calls", type=int, default=2000)
     args = parser.parse_args()
     service = GraderService(load_plugins=False)
+    if args.side is not None:
+        one_side(service, args.tree, args.side, args.calls)
+        return
     cases = make_cases(args.cases)
     print(f"{args.cases:,} cases, median of {args.repeats} alternating repeats; µs per grade() call")
     print(f"{'tree':44} {'nodes':>5} {'leaves':>6} {'bare':>7} {'composite':>9} {'per node':>8}")

@@ -16,6 +16,7 @@ from assay.graders.composition import (
     MAX_CHILDREN,
     MISMATCH,
     CompositeGrader,
+    Decision,
     child_list_schema,
     child_spec_schema,
 )
@@ -60,7 +61,7 @@ class NotGrader(CompositeGrader):
     }
     _spec_key: ClassVar[str] = "grader"
 
-    __slots__ = ("_on_invalid", "_on_match", "_on_mismatch")
+    __slots__ = ("_matched", "_on_invalid", "_on_match", "_on_mismatch", "_passed", "_unjudged")
 
     def __init__(self, grader_id: str = "not", config: dict[str, Any] | None = None) -> None:
         super().__init__(grader_id, config)
@@ -68,17 +69,18 @@ class NotGrader(CompositeGrader):
         self._on_match = f"{label} matched, so the negation fails: "
         self._on_mismatch = f"{label} did not match, so the negation passes: "
         self._on_invalid = f"{label} could not judge the response, so neither can the negation: "
+        self._passed = self._decided_by(MATCH)[0]
+        self._matched = self._decided_by(MISMATCH)[0]
+        self._unjudged = self._decided_by(INVALID_RESPONSE)[0]
         self._freeze()
 
-    def _decide(
-        self, statuses: list[str], children: list[dict[str, Any]]
-    ) -> tuple[str, str, float, int | None]:
+    def _decide(self, statuses: list[str], children: list[dict[str, Any]]) -> Decision:
         status, reason = statuses[0], children[0]["reason"]
         if status == MISMATCH:
-            return MATCH, f"{self._on_mismatch}{reason}", 1.0, 0
+            return True, self._passed, f"{self._on_mismatch}{reason}", 1.0
         if status == MATCH:
-            return MISMATCH, f"{self._on_match}{reason}", 0.0, 0
-        return INVALID_RESPONSE, f"{self._on_invalid}{reason}", 0.0, 0
+            return False, self._matched, f"{self._on_match}{reason}", 0.0
+        return False, self._unjudged, f"{self._on_invalid}{reason}", 0.0
 
 
 class AllGrader(CompositeGrader):
@@ -101,7 +103,7 @@ class AllGrader(CompositeGrader):
     }
     _spec_key: ClassVar[str] = "graders"
 
-    __slots__ = ("_all_matched", "_failed", "_unjudged")
+    __slots__ = ("_all_matched", "_failed", "_failed_at", "_passed", "_unjudged", "_unjudged_at")
 
     def __init__(self, grader_id: str = "all", config: dict[str, Any] | None = None) -> None:
         super().__init__(grader_id, config)
@@ -109,18 +111,19 @@ class AllGrader(CompositeGrader):
         self._all_matched = f"{self._labels[0]} matched" if count == 1 else f"All {count} graders matched"
         self._failed = tuple(f"{label} did not match: " for label in self._labels)
         self._unjudged = tuple(f"{label} could not judge the response: " for label in self._labels)
+        self._passed = self._undecided(MATCH)
+        self._failed_at = self._decided_by(MISMATCH)
+        self._unjudged_at = self._decided_by(INVALID_RESPONSE)
         self._freeze()
 
-    def _decide(
-        self, statuses: list[str], children: list[dict[str, Any]]
-    ) -> tuple[str, str, float, int | None]:
+    def _decide(self, statuses: list[str], children: list[dict[str, Any]]) -> Decision:
         if MISMATCH in statuses:
             index = statuses.index(MISMATCH)
-            return MISMATCH, self._failed[index] + children[index]["reason"], 0.0, index
+            return False, self._failed_at[index], self._failed[index] + children[index]["reason"], 0.0
         if INVALID_RESPONSE in statuses:
             index = statuses.index(INVALID_RESPONSE)
-            return INVALID_RESPONSE, self._unjudged[index] + children[index]["reason"], 0.0, index
-        return MATCH, self._all_matched, 1.0, None
+            return False, self._unjudged_at[index], self._unjudged[index] + children[index]["reason"], 0.0
+        return True, self._passed, self._all_matched, 1.0
 
 
 class AnyGrader(CompositeGrader):
@@ -143,7 +146,15 @@ class AnyGrader(CompositeGrader):
     }
     _spec_key: ClassVar[str] = "graders"
 
-    __slots__ = ("_matched", "_none_matched", "_single", "_unjudged")
+    __slots__ = (
+        "_failed",
+        "_matched",
+        "_matched_at",
+        "_none_matched",
+        "_single",
+        "_unjudged",
+        "_unjudged_at",
+    )
 
     def __init__(self, grader_id: str = "any", config: dict[str, Any] | None = None) -> None:
         super().__init__(grader_id, config)
@@ -156,20 +167,21 @@ class AnyGrader(CompositeGrader):
         self._unjudged = tuple(
             f"No grader matched and {label} could not judge the response: " for label in self._labels
         )
+        self._matched_at = self._decided_by(MATCH)
+        self._unjudged_at = self._decided_by(INVALID_RESPONSE)
+        self._failed = self._decided_by(MISMATCH)[0] if self._single else self._undecided(MISMATCH)
         self._freeze()
 
-    def _decide(
-        self, statuses: list[str], children: list[dict[str, Any]]
-    ) -> tuple[str, str, float, int | None]:
+    def _decide(self, statuses: list[str], children: list[dict[str, Any]]) -> Decision:
         if MATCH in statuses:
             index = statuses.index(MATCH)
-            return MATCH, self._matched[index] + children[index]["reason"], 1.0, index
+            return True, self._matched_at[index], self._matched[index] + children[index]["reason"], 1.0
         if INVALID_RESPONSE in statuses:
             index = statuses.index(INVALID_RESPONSE)
-            return INVALID_RESPONSE, self._unjudged[index] + children[index]["reason"], 0.0, index
+            return False, self._unjudged_at[index], self._unjudged[index] + children[index]["reason"], 0.0
         if self._single:
-            return MISMATCH, f"{self._none_matched}: {children[0]['reason']}", 0.0, 0
-        return MISMATCH, self._none_matched, 0.0, None
+            return False, self._failed, f"{self._none_matched}: {children[0]['reason']}", 0.0
+        return False, self._failed, self._none_matched, 0.0
 
 
 class AtLeastGrader(CompositeGrader):
@@ -201,7 +213,16 @@ class AtLeastGrader(CompositeGrader):
     }
     _spec_key: ClassVar[str] = "graders"
 
-    __slots__ = ("_count", "_k", "_reached", "_short", "_undecided")
+    __slots__ = (
+        "_count",
+        "_failed",
+        "_k",
+        "_passed",
+        "_reached",
+        "_short",
+        "_undecided_reasons",
+        "_unjudged_at",
+    )
 
     def __init__(self, grader_id: str = "at-least", config: dict[str, Any] | None = None) -> None:
         super().__init__(grader_id, config)
@@ -216,7 +237,7 @@ class AtLeastGrader(CompositeGrader):
         self._short = tuple(
             f"Only {matched} of {count} graders matched, {needed}" for matched in range(count + 1)
         )
-        self._undecided = tuple(
+        self._undecided_reasons = tuple(
             tuple(
                 f"{matched} of {count} graders matched and {unjudged} could not judge the response, "
                 f"{needed}; "
@@ -224,6 +245,9 @@ class AtLeastGrader(CompositeGrader):
             )
             for matched in range(count + 1)
         )
+        self._passed = self._undecided(MATCH)
+        self._failed = self._undecided(MISMATCH)
+        self._unjudged_at = self._decided_by(INVALID_RESPONSE)
         self._freeze()
 
     @property
@@ -243,18 +267,18 @@ class AtLeastGrader(CompositeGrader):
         )
         return [ConfigProblem("k", message, ProblemKind.VALUE)]
 
-    def _decide(
-        self, statuses: list[str], children: list[dict[str, Any]]
-    ) -> tuple[str, str, float, int | None]:
+    def _decide(self, statuses: list[str], children: list[dict[str, Any]]) -> Decision:
         matched = statuses.count(MATCH)
         if matched >= self._k:
-            return MATCH, self._reached[matched], 1.0, None
+            return True, self._passed, self._reached[matched], 1.0
         unjudged = statuses.count(INVALID_RESPONSE)
         if matched + unjudged < self._k:
-            return MISMATCH, self._short[matched], 0.0, None
+            return False, self._failed, self._short[matched], 0.0
         index = statuses.index(INVALID_RESPONSE)
-        reason = f"{self._undecided[matched][unjudged]}{self._labels[index]}: {children[index]['reason']}"
-        return INVALID_RESPONSE, reason, 0.0, index
+        reason = (
+            f"{self._undecided_reasons[matched][unjudged]}{self._labels[index]}: {children[index]['reason']}"
+        )
+        return False, self._unjudged_at[index], reason, 0.0
 
 
 class WeightedGrader(CompositeGrader):
@@ -300,7 +324,18 @@ class WeightedGrader(CompositeGrader):
     report: ClassVar[VerdictReport] = VerdictReport.SCORE
     _spec_key: ClassVar[str] = "graders"
 
-    __slots__ = ("_below", "_could_reach", "_reaches", "_threshold", "_total", "_weights")
+    __slots__ = (
+        "_below",
+        "_could_reach",
+        "_failed",
+        "_passed",
+        "_reaches",
+        "_reaching",
+        "_threshold",
+        "_total",
+        "_unjudged_at",
+        "_weights",
+    )
 
     def __init__(self, grader_id: str = "weighted", config: dict[str, Any] | None = None) -> None:
         super().__init__(grader_id, config)
@@ -310,6 +345,7 @@ class WeightedGrader(CompositeGrader):
             total += weight
         self._total = total
         self._threshold: float = float(self._config["threshold"])
+        self._reaching = self._threshold - _SCORE_TOLERANCE  # the lowest score that reaches it
         # Reasons by score, remembered: a composite's scores take few values (weighted sums of its children's)
         # and printing a float costs more than the rest of the node. Thread-safe: a dict's get and set are
         # atomic, and two threads printing one score write the same text.
@@ -319,6 +355,9 @@ class WeightedGrader(CompositeGrader):
             f", but {label} could not judge the response and could have reached it: "
             for label in self._labels
         )
+        self._passed = self._undecided(MATCH)
+        self._failed = self._undecided(MISMATCH)
+        self._unjudged_at = self._decided_by(INVALID_RESPONSE)
         self._freeze()
 
     @property
@@ -347,9 +386,7 @@ class WeightedGrader(CompositeGrader):
             )
         return problems
 
-    def _decide(
-        self, statuses: list[str], children: list[dict[str, Any]]
-    ) -> tuple[str, str, float, int | None]:
+    def _decide(self, statuses: list[str], children: list[dict[str, Any]]) -> Decision:
         scored = 0.0
         unjudged = 0.0
         # One length by construction: a keyword argument (strict) would cost a tenth of the node.
@@ -364,23 +401,31 @@ class WeightedGrader(CompositeGrader):
         low = scored / self._total
         if low > 1.0:  # float sums; min() costs a call
             low = 1.0
-        threshold = self._threshold - _SCORE_TOLERANCE
+        threshold = self._reaching
+        # Subscripts, not .get(): a method call costs more than the rare miss's exception.
         if low >= threshold:
-            reason = self._reaches.get(low)
-            if reason is None:
+            try:
+                reason = self._reaches[low]
+            except KeyError:
                 reason = _remember(
                     self._reaches, low, f"Weighted score {low:.3f} reaches the threshold {self._threshold:g}"
                 )
-            return MATCH, reason, low, None
-        below = self._below.get(low)
-        if below is None:
+            return True, self._passed, reason, low
+        try:
+            below = self._below[low]
+        except KeyError:
             below = _remember(
                 self._below, low, f"Weighted score {low:.3f} is below the threshold {self._threshold:g}"
             )
         if (scored + unjudged) / self._total < threshold:
-            return MISMATCH, below, low, None
+            return False, self._failed, below, low
         index = statuses.index(INVALID_RESPONSE)
-        return INVALID_RESPONSE, below + self._could_reach[index] + children[index]["reason"], low, index
+        return (
+            False,
+            self._unjudged_at[index],
+            below + self._could_reach[index] + children[index]["reason"],
+            low,
+        )
 
 
 def _remember(texts: dict[float, str], score: float, text: str) -> str:

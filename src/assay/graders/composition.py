@@ -79,6 +79,17 @@ _DETAILS: dict[str, Any] = {  # copied and filled in: cheaper than a literal of 
 }
 DEFAULT_CHILD: dict[str, Any] = {"grader_id": "string-match"}
 
+Decision = tuple[bool, dict[str, Any], str, float]
+"""What a combination decides: (passed, details template, reason, score); see ``CompositeGrader._decide``."""
+
+
+def _template(status: str, decided_by: str | None) -> dict[str, Any]:
+    """The details of a verdict with this status and deciding child, but for what each call fills in."""
+    template = _DETAILS.copy()
+    template["match_status"] = status
+    template["decided_by"] = decided_by
+    return template
+
 
 def child_spec_schema(description: str, **extra: dict[str, Any]) -> dict[str, Any]:
     """The JSON Schema of one child: which grader, its config, its own expected output (plus ``extra``)."""
@@ -204,8 +215,11 @@ class CompositeGrader(GraderInterface):
         "_ids",
         "_is_composite",
         "_labels",
+        "_nested_refusal",
         "_own_expected",
         "_paths",
+        "_refused_at",
+        "_refused_by",
         "_tree_version",
     )
 
@@ -247,9 +261,26 @@ class CompositeGrader(GraderInterface):
         self._checks: tuple[tuple[Any, str | None], ...] = tuple(
             zip([child.check_expected for child in children], self._own_expected, strict=True)
         )
+        self._refused_at = self._decided_by(INVALID_EXPECTED)
+        # A refusal's reason but for the child's words: a nested composite's reason already starts with
+        # _REFUSED and its own path, which is put under this child's (see _refusal).
+        self._refused_by: tuple[str, ...] = tuple(f"{_REFUSED}{label}: " for label in self._labels)
+        self._nested_refusal: tuple[str | None, ...] = tuple(
+            f"{_REFUSED}{path}.config." if composite else None
+            for path, composite in zip(self._paths, self._is_composite, strict=True)
+        )
         pairs = [[child.grader_id, str(child.version)] for child in children]
         digest = hashlib.sha256(json.dumps(pairs, ensure_ascii=True).encode()).hexdigest()[:12]
         self._tree_version: str = f"{type(self).version}+{digest}"
+
+    def _decided_by(self, status: str) -> tuple[dict[str, Any], ...]:
+        """Per child, the details template of a verdict with ``status`` that child decided (see _decide)."""
+        return tuple(_template(status, path) for path in self._paths)
+
+    @staticmethod
+    def _undecided(status: str) -> dict[str, Any]:
+        """The details template of a verdict with ``status`` no single child decided."""
+        return _template(status, None)
 
     # --- the tree, as configured ---------------------------------------------------------------------------
 
@@ -381,9 +412,10 @@ class CompositeGrader(GraderInterface):
 
     def _refusal(self, index: int, reason: Any) -> str:
         """The composite's reason for a child's ``invalid_expected``: its place in the tree, then why."""
-        if self._is_composite[index] and isinstance(reason, str) and reason.startswith(_REFUSED):
-            return f"{_REFUSED}{self._paths[index]}.config.{reason[len(_REFUSED) :]}"
-        return f"{_REFUSED}{self._labels[index]}: {reason}"
+        nested = self._nested_refusal[index]
+        if nested is not None and isinstance(reason, str) and reason.startswith(_REFUSED):
+            return reason.replace(_REFUSED, nested, 1)  # the first occurrence is the start
+        return f"{self._refused_by[index]}{reason}"
 
     def check_expected(self, expected_output: Any) -> str | None:
         """The first child's preflight reason (with its place in the tree) for the expected value it gets."""
@@ -393,12 +425,13 @@ class CompositeGrader(GraderInterface):
     # --- grading -------------------------------------------------------------------------------------------
 
     @abstractmethod
-    def _decide(
-        self, statuses: list[str], children: list[dict[str, Any]]
-    ) -> tuple[str, str, float, int | None]:
-        """(status, reason, score, index of the deciding child or None) once no child refused the expected.
+    def _decide(self, statuses: list[str], children: list[dict[str, Any]]) -> Decision:
+        """(passed, details template, reason, score) once no child refused the expected output.
 
-        ``children`` are the entries of the details tree (``reason``, ``score``... of each child).
+        ``children`` are the entries of the details tree (``reason``, ``score``... of each child). The
+        template, built once with the grader (``_decided_by``, ``_undecided``), holds the verdict's status
+        and deciding child: a call copies it and fills in the rest, rather than building every key anew.
+        ``passed`` is ``status == "match"``.
         """
 
     def grade(self, agent_response: Any, expected_output: Any) -> GradeResult:
@@ -424,27 +457,20 @@ class CompositeGrader(GraderInterface):
                     children.append(result)
                 else:
                     children.append(child_entry(grader_id, result, status, fresh))
-            decided: int | None
             if INVALID_EXPECTED in statuses:
-                decided = statuses.index(INVALID_EXPECTED)
-                status, reason, score = (
-                    INVALID_EXPECTED,
-                    self._refusal(decided, children[decided]["reason"]),
-                    0.0,
-                )
+                index = statuses.index(INVALID_EXPECTED)
+                passed, template = False, self._refused_at[index]
+                reason, score = self._refusal(index, children[index]["reason"]), 0.0
             else:
-                status, reason, score, decided = self._decide(statuses, children)
+                passed, template, reason, score = self._decide(statuses, children)
             # Built here rather than through Verdict(...).result(), which costs several times a node's
             # budget; same keys (a test keeps them in step), plus the tree.
-            details = _DETAILS.copy()
-            details["match_status"] = status
+            details = template.copy()
             details["reason"] = reason
             details["expected_original"] = expected_output
             details["actual_original"] = agent_response
-            if decided is not None:
-                details["decided_by"] = self._paths[decided]
             details["children"] = children
-            return {"passed": status == MATCH, "score": score, "details": details}
+            return {"passed": passed, "score": score, "details": details}
         except Exception as exc:
             return self._broken(agent_response, expected_output, exc)
 

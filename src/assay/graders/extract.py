@@ -28,7 +28,9 @@ from assay.graders.composition import (
     INVALID_EXPECTED,
     INVALID_RESPONSE,
     MATCH,
+    MISMATCH,
     CompositeGrader,
+    Decision,
     _TreeVersion,
     child_entry,
     child_spec_schema,
@@ -133,7 +135,7 @@ class ExtractGrader(CompositeGrader):
     report = _ChildReport()
     _spec_key: ClassVar[str] = _SPEC_KEY
 
-    __slots__ = ("_child", "_extractor", "_fresh", "_label", "_own", "_rules")
+    __slots__ = ("_as_child", "_child", "_extractor", "_fresh", "_label", "_own", "_rules")
 
     def __init__(self, grader_id: str = "extract", config: dict[str, Any] | None = None) -> None:
         super().__init__(grader_id, config)
@@ -144,6 +146,9 @@ class ExtractGrader(CompositeGrader):
         self._fresh = type(self._child).fresh_results
         self._own = self._own_expected[0]
         self._label = self._labels[0]
+        self._as_child = {
+            status: self._decided_by(status)[0] for status in (MATCH, MISMATCH, INVALID_RESPONSE)
+        }
         self._freeze()
 
     @property
@@ -172,15 +177,13 @@ class ExtractGrader(CompositeGrader):
 
     # --- grading --------------------------------------------------------------------------------------------
 
-    def _decide(
-        self, statuses: list[str], children: list[dict[str, Any]]
-    ) -> tuple[str, str, float, int | None]:
+    def _decide(self, statuses: list[str], children: list[dict[str, Any]]) -> Decision:
         """The wrapped grader's verdict on the span is the verdict (its refusals included)."""
         status, reason = statuses[0], children[0]["reason"]
         score = children[0]["score"]
         if self.report is not VerdictReport.SCORE or not 0.0 <= score <= 1.0:
             score = 1.0 if status == MATCH else 0.0
-        return status, reason, float(score), 0
+        return status == MATCH, self._as_child[status], reason, float(score)
 
     def grade(self, agent_response: Any, expected_output: Any) -> GradeResult:
         """Extract the answer, then grade it with the wrapped grader. Never raises."""
@@ -202,7 +205,8 @@ class ExtractGrader(CompositeGrader):
             if status == INVALID_EXPECTED:
                 reason, score = self._refusal(0, details["reason"]), 0.0
             else:
-                status, reason, score, decided = self._decide([status], [child])
+                _, template, reason, score = self._decide([status], [child])
+                status = template["match_status"]
                 reason = f"{extraction.reason}; {self._label}: {reason}"
             code = reason_code_of(details)  # the wrapped grader's own, if it gives one
             return _result(
