@@ -44,7 +44,7 @@ def _probe(
     """Ask ``/api/health`` every 20 ms until ``stop``; the latencies (in a process of its own, so that the
     bench's own polling does not delay the measure)."""
     latencies = []
-    with httpx.Client(base_url=url, timeout=60) as client:
+    with httpx.Client(base_url=url, timeout=600) as client:  # a held loop answers late, but answers
         while not stop.is_set():
             started = time.perf_counter()
             client.get("/api/health").raise_for_status()

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from assay.graders import CallingGrader, CallTransport, GraderInterface, grade_calling
+from assay.graders import CallingGrader, CallTransport, CaseContext, GraderInterface, grade_calling
 from assay.graders.verdict import GradeResult, error_of, status_of
 from assay.services.reachability import ReachabilityWatch
 from assay.services.summary import ReportShape, ResultFacts
@@ -120,10 +120,12 @@ def grade_reply(case: RunCase, reply: TargetReply, grader: GraderInterface) -> C
 async def grade_reply_calling(
     case: RunCase, reply: TargetReply, grader: CallingGrader, calls: CallTransport
 ) -> CaseResult:
-    """:func:`grade_reply` for a grader that needs an outbound call (a model judge), sent by ``calls``."""
+    """:func:`grade_reply` for a grader that needs an outbound call (a model judge), sent by ``calls``; the
+    grader is told the case's input (a judge sees the question)."""
     if reply.error is not None:
         return _result(case, reply)
-    verdict = await grade_calling(grader, reply.output, case.expected_output, calls)
+    context = CaseContext(input=case.target_case.input)
+    verdict = await grade_calling(grader, reply.output, case.expected_output, calls, context)
     return _graded(case, reply, verdict)
 
 
