@@ -68,7 +68,7 @@ def _evaluate(client: httpx.Client, suite_id: int) -> float:
         data = client.get(f"/api/evaluations/{evaluation_id}").json()["data"]
         if data["status"] not in ("pending", "queued", "running"):
             break
-        time.sleep(0.05)
+        time.sleep(0.5)  # a status read costs the server too: seldom, so as not to weigh on the run
     elapsed = time.perf_counter() - started
     if data["status"] != "completed":
         raise RuntimeError(f"the evaluation ended {data['status']}: {data.get('error')}")
