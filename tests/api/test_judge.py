@@ -217,3 +217,4 @@ def test_testing_the_target_asks_the_judge(client: TestClient, judge: JudgeServe
     assert (verdict_["passed"], verdict_["score"]) == (True, 0.95)  # the judge's, not "judge unavailable"
     assert verdict_["details"]["explanation"] == "It names Paris, as expected."
     assert len(judge.judged) == 1
+    assert judge.judged[0].input == "Capital of France?"  # the judge is told the question, as in a run

@@ -77,8 +77,18 @@ class JudgeRequest:
     @property
     def agent_response(self) -> str | None:
         """The answer the grader asked about (from its JSON user message)."""
+        value = self._field("agent_response")
+        return None if value is None else str(value)
+
+    @property
+    def input(self) -> str | None:
+        """The case's input the grader showed the judge (``None``: none, or no such field)."""
+        value = self._field("input")
+        return None if value is None else str(value)
+
+    def _field(self, key: str) -> Any:
         try:
-            return str(json.loads(self.body["messages"][-1]["content"])["agent_response"])
+            return json.loads(self.body["messages"][-1]["content"])[key]
         except (KeyError, IndexError, TypeError, ValueError):
             return None
 

@@ -11,7 +11,15 @@ from typing import TYPE_CHECKING
 
 from assay.graders import catalog
 from assay.graders.base import GraderInterface, Preset, why_unavailable
-from assay.graders.calls import CallingGrader, CallReply, CallTransport, Endpoint, OutboundCall, grade_calling
+from assay.graders.calls import (
+    CallingGrader,
+    CallReply,
+    CallTransport,
+    CaseContext,
+    Endpoint,
+    OutboundCall,
+    grade_calling,
+)
 from assay.graders.config_check import ConfigProblem, ProblemKind
 from assay.graders.verdict import GradeResult, MatchStatus, Verdict, VerdictReport, error_of
 
@@ -57,6 +65,7 @@ __all__ = [
     "CallReply",
     "CallTransport",
     "CallingGrader",
+    "CaseContext",
     "ChoiceGrader",
     "CompositeGrader",
     "ConfigProblem",

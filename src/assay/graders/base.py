@@ -50,6 +50,12 @@ class GraderInterface(ABC):
     """Whether every ``grade()`` call returns a new result dict the grader keeps no reference to, which the
     caller may add keys to: a composite then puts a child's result in its tree as it is, rather than a copy.
     Never set it on a grader that returns a shared or remembered dict."""
+    cpu_bound: ClassVar[bool] = False
+    """Whether ``grade()`` costs real CPU time per answer (a model's inference: milliseconds), so that an
+    evaluation grades with it on a worker thread, several answers per hop, never on the event loop (which
+    must stay free for health checks and every other request). Cheap graders leave it unset and are called
+    inline: a thread hop would cost more than their verdict. Set it only on a grader whose ``grade()`` is
+    safe to call from a thread other than the one that built it."""
 
     __slots__ = ("_config", "_frozen", "_grader_id")
 

@@ -1,9 +1,11 @@
 """Graders that need an outbound call (a model judge): what such a grader and the platform exchange.
 
 A grader stays pure. One that needs a call builds the request (:meth:`CallingGrader.plan`) and reads the
-reply (:meth:`CallingGrader.read`); whoever grades (the evaluation runner, the API's playground, the CLI)
-sends the request through the targets' HTTP code, which applies the egress policy, reads secrets by name,
-retries with backoff and ``Retry-After``, times out and caps the reply, and hands back a :class:`CallReply`.
+reply (:meth:`CallingGrader.read`), told the case's :class:`CaseContext` when the caller has one
+(:meth:`CallingGrader.plan_case`: the input the agent was asked, which a judge needs to tell a correct
+answer). Whoever grades (the evaluation runner, the API's playground, the CLI) sends the request through the
+targets' HTTP code, which applies the egress policy, reads secrets by name, retries with backoff and
+``Retry-After``, times out and caps the reply, and hands back a :class:`CallReply`.
 :func:`grade_calling` is that exchange, written once. The platform knows the capability (an instance of
 :class:`CallingGrader`), never a grader's id.
 
@@ -23,9 +25,11 @@ from assay.graders.verdict import GradeResult
 
 __all__ = [
     "CALL_UNAVAILABLE",
+    "NO_CONTEXT",
     "CallReply",
     "CallTransport",
     "CallingGrader",
+    "CaseContext",
     "Endpoint",
     "OutboundCall",
     "grade_calling",
@@ -87,6 +91,18 @@ class CallReply:
         )
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CaseContext:
+    """What a calling grader may be told of the case besides the answer and the expected output."""
+
+    input: str | None = None
+    """The input the agent was given (the question); ``None`` when the caller has none (a playground, a
+    file of answers)."""
+
+
+NO_CONTEXT = CaseContext()
+
+
 class CallTransport(Protocol):
     """What sends a grader's calls (the targets' HTTP code); ``send`` never raises but for cancellation."""
 
@@ -116,6 +132,24 @@ class CallingGrader(GraderInterface):
     ) -> GradeResult:
         """The verdict from the reply to ``call`` (planned for this answer)."""
 
+    def plan_case(
+        self, agent_response: Any, expected_output: Any, case: CaseContext
+    ) -> OutboundCall | GradeResult:
+        """:meth:`plan` told the case's context; a grader whose request uses it (a judge shown the question)
+        overrides this and :meth:`read_case`. By default the context is not used."""
+        return self.plan(agent_response, expected_output)
+
+    def read_case(
+        self,
+        agent_response: Any,
+        expected_output: Any,
+        case: CaseContext,
+        call: OutboundCall,
+        reply: CallReply,
+    ) -> GradeResult:
+        """:meth:`read` told the case's context (the one the call was planned with)."""
+        return self.read(agent_response, expected_output, call, reply)
+
     def grade(self, agent_response: Any, expected_output: Any) -> GradeResult:
         """Without a transport: a verdict that says the call could not be made (never a pass)."""
         planned = self.plan(agent_response, expected_output)
@@ -125,11 +159,16 @@ class CallingGrader(GraderInterface):
 
 
 async def grade_calling(
-    grader: CallingGrader, agent_response: Any, expected_output: Any, transport: CallTransport
+    grader: CallingGrader,
+    agent_response: Any,
+    expected_output: Any,
+    transport: CallTransport,
+    case: CaseContext = NO_CONTEXT,
 ) -> GradeResult:
-    """Grade one answer, making the call the grader plans through ``transport``. Never raises."""
-    planned = grader.plan(agent_response, expected_output)
+    """Grade one answer of the case ``case``, making the call the grader plans through ``transport``.
+    Never raises."""
+    planned = grader.plan_case(agent_response, expected_output, case)
     if not isinstance(planned, OutboundCall):
         return planned
     reply = await transport.send(planned)
-    return grader.read(agent_response, expected_output, planned, reply)
+    return grader.read_case(agent_response, expected_output, case, planned, reply)

@@ -200,11 +200,22 @@ class _TreeVersion:
         return tree if tree is not None else self._own
 
 
+class _TreeCpuBound:
+    """``cpu_bound`` of a composite: false on the class; on an instance, whether any grader in its tree is
+    (a cheap combination of an expensive child is as expensive as the child)."""
+
+    __slots__ = ()
+
+    def __get__(self, instance: object, owner: type[Any] | None = None) -> bool:
+        return bool(getattr(instance, "_cpu_bound", False)) if instance is not None else False
+
+
 class CompositeGrader(GraderInterface):
     """A grader whose verdict combines child graders' verdicts; subclasses say how (``_decide``)."""
 
     version = _TreeVersion("1.0.0")
     fresh_results: ClassVar[bool] = True
+    cpu_bound = _TreeCpuBound()
     _spec_key: ClassVar[str]
     """The config key holding the child spec (``grader``) or the list of them (``graders``)."""
 
@@ -212,6 +223,7 @@ class CompositeGrader(GraderInterface):
         "_calls",
         "_checks",
         "_children",
+        "_cpu_bound",
         "_ids",
         "_is_composite",
         "_labels",
@@ -242,6 +254,7 @@ class CompositeGrader(GraderInterface):
         single = "items" not in self.config_schema["properties"][self._spec_key]
         self._config = {**self._config, self._spec_key: specs[0] if single else specs}
         self._children: tuple[GraderInterface, ...] = tuple(children)
+        self._cpu_bound: bool = any(child.cpu_bound for child in children)
         self._ids: tuple[str, ...] = tuple(child.grader_id for child in children)
         self._paths: tuple[str, ...] = tuple(paths)
         self._labels: tuple[str, ...] = tuple(f"{p} ({i})" for p, i in zip(paths, self._ids, strict=True))

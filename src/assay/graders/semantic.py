@@ -46,6 +46,7 @@ class SemanticGrader(GraderInterface):
     type: ClassVar[str] = "semantic"
     version: ClassVar[str] = "1.0.0"
     fresh_results: ClassVar[bool] = True
+    cpu_bound: ClassVar[bool] = True  # two embeddings per answer, ~6 ms; the model is thread-safe
     config_schema: ClassVar[dict[str, Any]] = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "type": "object",

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from assay.errors import Loc
 from assay.graders import CallingGrader, CallTransport, GraderInterface, grade_calling
+from assay.graders.calls import NO_CONTEXT, CaseContext
 from assay.graders.verdict import GradeResult
 from assay.targets import TargetPolicy
 
@@ -73,11 +74,16 @@ async def calls_for(
 
 
 async def grade_answer(
-    grader: GraderInterface, agent_response: Any, expected_output: Any, calls: CallTransport | None
+    grader: GraderInterface,
+    agent_response: Any,
+    expected_output: Any,
+    calls: CallTransport | None,
+    case: CaseContext = NO_CONTEXT,
 ) -> GradeResult:
-    """One verdict; a grader that needs a call has it made through ``calls`` (without one, it says so)."""
+    """One verdict; a grader that needs a call has it made through ``calls`` (without one, it says so),
+    told of the ``case`` when there is one."""
     if isinstance(grader, CallingGrader) and calls is not None:
-        return await grade_calling(grader, agent_response, expected_output, calls)
+        return await grade_calling(grader, agent_response, expected_output, calls, case)
     return grader.grade(agent_response, expected_output)
 
 

@@ -4,17 +4,23 @@ Concurrency is a fixed pool of workers sharing one iterator of cases, so at most
 in flight. Results go through an :class:`asyncio.Queue` to a single writer task that passes them to the
 sink in batches (in a worker thread, so a database write never blocks the event loop). Storage is the
 sink's business; the runner only promises that every result it grades reaches the sink, in batches.
+
+Grading is inline for a cheap grader (microseconds: a thread hop would cost more). A grader that says it
+is ``cpu_bound`` (an embedding model: milliseconds per answer) is handed the replies instead, in arrival
+order, and grades them on a worker thread, up to :data:`GRADE_BATCH` per hop, so the loop stays free for
+health checks and every other request while an evaluation grades.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Iterable, Sequence
+from collections import deque
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from assay.graders import CallingGrader, CallTransport, GraderInterface, grade_calling
+from assay.graders import CallingGrader, CallTransport, CaseContext, GraderInterface, grade_calling
 from assay.graders.verdict import GradeResult, error_of, status_of
 from assay.services.reachability import ReachabilityWatch
 from assay.services.summary import ReportShape, ResultFacts
@@ -24,6 +30,12 @@ BATCH_SIZE = 500
 FLUSH_INTERVAL_S = 0.1
 """How long the writer waits for a batch to fill while replies trickle in (bounds work lost to a crash)."""
 _YIELD_EVERY = 256
+GRADE_BATCH = 16
+"""Replies a ``cpu_bound`` grader grades per hop to a worker thread: the hop's cost is shared by the batch,
+and a stop waits for one batch at most (about 0.1 s for the semantic grader's ~6 ms per answer)."""
+_GRADE_BACKLOG = 2 * GRADE_BATCH
+"""Replies waiting for such a grader before the workers wait too (a grader slower than the agent must not
+make the run hold every reply in memory)."""
 T = TypeVar("T")
 
 
@@ -112,10 +124,12 @@ def grade_reply(case: RunCase, reply: TargetReply, grader: GraderInterface) -> C
 async def grade_reply_calling(
     case: RunCase, reply: TargetReply, grader: CallingGrader, calls: CallTransport
 ) -> CaseResult:
-    """:func:`grade_reply` for a grader that needs an outbound call (a model judge), sent by ``calls``."""
+    """:func:`grade_reply` for a grader that needs an outbound call (a model judge), sent by ``calls``; the
+    grader is told the case's input (a judge sees the question)."""
     if reply.error is not None:
         return _result(case, reply)
-    verdict = await grade_calling(grader, reply.output, case.expected_output, calls)
+    context = CaseContext(input=case.target_case.input)
+    verdict = await grade_calling(grader, reply.output, case.expected_output, calls, context)
     return _graded(case, reply, verdict)
 
 
@@ -167,6 +181,70 @@ def _result(
         latency_ms=reply.latency_ms,
         attempts=reply.attempts,
     )
+
+
+def grade_replies(
+    pending: Sequence[tuple[RunCase, TargetReply]], grader: GraderInterface
+) -> tuple[list[CaseResult], Exception | None]:
+    """:func:`grade_reply` for each reply in turn (called on a worker thread): the results, and what the
+    grader raised if it did (a bug: the results before it are kept, the run then fails as it would inline)."""
+    results: list[CaseResult] = []
+    for case, reply in pending:
+        try:
+            results.append(grade_reply(case, reply, grader))
+        except Exception as exc:
+            return results, exc
+    return results, None
+
+
+class _ThreadGrading:
+    """Grades replies with a ``cpu_bound`` grader on a worker thread, in batches, in the order handed in;
+    each result is awaited into ``deliver`` (on the loop). At most :data:`_GRADE_BACKLOG` replies wait."""
+
+    def __init__(self, grader: GraderInterface, deliver: Callable[[CaseResult], Awaitable[None]]) -> None:
+        self._grader = grader
+        self._deliver = deliver
+        self._pending: deque[tuple[RunCase, TargetReply]] = deque()
+        self._room = asyncio.Semaphore(_GRADE_BACKLOG)
+        self._ready = asyncio.Event()
+        self._closed = False
+        self.task: asyncio.Task[None] = asyncio.create_task(self._run())
+
+    async def put(self, case: RunCase, reply: TargetReply) -> None:
+        """Hand a reply in; waits while the backlog is full."""
+        await self._room.acquire()
+        self._pending.append((case, reply))
+        self._ready.set()
+
+    async def finish(self, *, drain: bool) -> None:
+        """Grade and deliver every reply handed in (``drain``), or drop those not yet on a thread; raises
+        what the grader raised. A batch on a thread is always waited for (a thread cannot be stopped)."""
+        if self.task.done():
+            return
+        if drain:
+            self._closed = True
+            self._ready.set()
+            await self.task
+        else:
+            self.task.cancel()
+            await asyncio.wait({self.task})
+
+    async def _run(self) -> None:
+        while True:
+            await self._ready.wait()
+            if not self._pending:
+                if self._closed:
+                    return
+                self._ready.clear()
+                continue
+            batch = [self._pending.popleft() for _ in range(min(GRADE_BATCH, len(self._pending)))]
+            for _ in batch:
+                self._room.release()
+            results, error = await finish_in_thread(grade_replies, batch, self._grader)
+            for result in results:
+                await self._deliver(result)  # waits while a bounded queue (``max_pending``) is full
+            if error is not None:
+                raise error
 
 
 async def finish_in_thread(function: Callable[..., T], *args: Any) -> T:
@@ -255,18 +333,20 @@ async def run_cases(
     """Run every case through ``target`` and ``grader`` into ``sink``.
 
     A grader that needs an outbound call per answer (a model judge) has it made through ``calls``, in the
-    same worker as the case, so ``concurrency`` bounds the judge's calls too. Setting ``stop`` ends the run
-    early: calls in flight are abandoned (those cases get no result, so a later resume runs them) and every
-    result graded so far is still written. A ``reachability`` watch sees every result and sets ``stop``
-    when the agent cannot be reached at all. ``gate``, shared by runs, bounds the agent calls in flight of
-    them all (a worker's cap). With ``max_pending``, a worker whose result finds that many waiting for the
-    sink waits for room: a target faster than the sink (recorded answers) then slows down instead of piling
+    same worker as the case, so ``concurrency`` bounds the judge's calls too. A ``cpu_bound`` grader grades
+    on a worker thread, in batches (see the module's notes). Setting ``stop`` ends the run early: calls in
+    flight are abandoned (those cases get no result, so a later resume runs them) and every reply received
+    so far is still graded and written. A ``reachability`` watch sees every reply and sets ``stop`` when
+    the agent cannot be reached at all. ``gate``, shared by runs, bounds the agent calls in flight of them
+    all (a worker's cap). With ``max_pending``, a worker whose result finds that many waiting for the sink
+    waits for room: a target faster than the sink (recorded answers) then slows down instead of piling
     results up in memory.
     """
     queue: asyncio.Queue[CaseResult | None] = asyncio.Queue(max_pending)
     remaining = iter(cases)
     stop = stop or asyncio.Event()
     calling = grader if isinstance(grader, CallingGrader) and calls is not None else None
+    threaded = _ThreadGrading(grader, queue.put) if calling is None and grader.cpu_bound else None
 
     async def work() -> None:
         for count, case in enumerate(remaining, 1):
@@ -275,16 +355,20 @@ async def run_cases(
             else:
                 async with gate:
                     reply = await target.respond(case.target_case)
-            if calling is not None and calls is not None:
-                result = await grade_reply_calling(case, reply, calling, calls)
-            else:
-                result = grade_reply(case, reply, grader)
-            if queue.full():
-                await queue.put(result)
-            else:
-                queue.put_nowait(result)
-            if reachability is not None and reachability.observe(result.error, result.error_detail):
+            # Whether the agent was reached is the reply's to say (a grader's error never is one).
+            if reachability is not None and reachability.observe(reply.error, reply.error_detail):
                 stop.set()
+            if threaded is not None:
+                await threaded.put(case, reply)
+            else:
+                if calling is not None and calls is not None:
+                    result = await grade_reply_calling(case, reply, calling, calls)
+                else:
+                    result = grade_reply(case, reply, grader)
+                if queue.full():
+                    await queue.put(result)
+                else:
+                    queue.put_nowait(result)
             if not count % _YIELD_EVERY:
                 await asyncio.sleep(0)  # instant targets never suspend; let the writer and the stop run
             if stop.is_set():
@@ -297,10 +381,15 @@ async def run_cases(
     stop_wait: asyncio.Future[Any] = asyncio.create_task(stop.wait())
     try:
         watched: set[asyncio.Future[Any]] = {all_done, stop_wait, writer}
+        if threaded is not None:
+            watched.add(threaded.task)  # done early only when the grader raised
         await asyncio.wait(watched, return_when=asyncio.FIRST_COMPLETED)
         if writer.done():  # the sink failed: nothing more can be kept, so stop asking
             all_done.cancel()
             await writer  # raises the sink's error
+        if threaded is not None and threaded.task.done():
+            all_done.cancel()
+            await threaded.task  # raises the grader's error, as grading inline would
         if not all_done.done():
             all_done.cancel()
         with contextlib.suppress(asyncio.CancelledError):
@@ -309,7 +398,11 @@ async def run_cases(
         stop_wait.cancel()
         for worker in workers:
             worker.cancel()
-        if not writer.done():
-            await queue.put(None)  # after the results still queued: the writer keeps taking them
-        written = await writer
+        try:
+            if threaded is not None:  # the replies received are graded, unless the sink can keep nothing
+                await threaded.finish(drain=not writer.done())
+        finally:
+            if not writer.done():
+                await queue.put(None)  # after the results still queued: the writer keeps taking them
+            written = await writer
     return RunOutcome(written, stop.is_set())

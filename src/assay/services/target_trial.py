@@ -12,6 +12,7 @@ import asyncio
 from dataclasses import dataclass
 
 from assay.graders import GraderInterface
+from assay.graders.calls import CaseContext
 from assay.graders.verdict import GradeResult
 from assay.services.grading import calls_for, grade_answer
 from assay.services.runner import RunCase
@@ -55,7 +56,8 @@ async def _send_once(
     verdict = None
     if grader is not None and not reply.is_error:  # graded as a run grades it (a judge is called)
         async with calls_for(grader, policy, concurrency=1) as calls:
-            verdict = await grade_answer(grader, reply.output, case.expected_output, calls)
+            context = CaseContext(input=case.target_case.input)
+            verdict = await grade_answer(grader, reply.output, case.expected_output, calls, context)
     return reply, kept[-1] if kept else None, verdict
 
 

@@ -275,3 +275,49 @@ def test_a_model_file_that_is_not_the_pinned_one_is_refused(
             fresh.get()
     assert fresh.error is not None
     assert "could not be loaded (ValueError" in fresh.error
+
+
+# ---- what it costs: graded off the event loop --------------------------------------------------------
+
+
+def test_the_grader_says_it_is_cpu_bound_and_so_is_any_composite_holding_it() -> None:
+    service = GraderService(load_plugins=False)
+    semantic_child = {"grader_id": "semantic", "config": {}}
+    cheap_child = {"grader_id": "true-false", "config": {}}
+    assert SemanticGrader.cpu_bound
+    assert service.get("semantic").cpu_bound
+    assert not service.get("true-false").cpu_bound
+    assert service.build("all", {"graders": [cheap_child, semantic_child]}).cpu_bound
+    assert service.build(
+        "not", {"grader": {"grader_id": "all", "config": {"graders": [semantic_child]}}}
+    ).cpu_bound
+    assert service.build("extract", {"grader": semantic_child}).cpu_bound
+    assert not service.build("all", {"graders": [cheap_child, cheap_child]}).cpu_bound
+    assert not type(service.build("all", {"graders": [semantic_child]})).cpu_bound  # the class says nothing
+
+
+@pytest.mark.usefixtures("model")
+async def test_an_evaluation_grades_on_a_worker_thread_with_the_verdicts_of_inline_grading() -> None:
+    from assay.services.runner import CaseResult, RunCase, run_cases
+    from assay.targets import TargetCase, build_target, parse_target_spec
+
+    answers = {"1": "Paris is the capital of France.", "2": "Berlin is in Germany.", "3": "", "4": CAPITAL}
+    target = build_target(parse_target_spec({"type": "recorded", "responses": answers}))
+    grader = SemanticGrader()
+    written: list[CaseResult] = []
+    cases = [RunCase(TargetCase(int(key), f"q{key}", {}), CAPITAL) for key in answers]
+    outcome = await run_cases(cases, target, grader, _Sink(written), concurrency=2)
+    assert outcome.written == 4
+    by_id = {result.case_id: result for result in written}
+    for key, answer in answers.items():
+        inline = grader.grade(answer, CAPITAL)
+        assert (by_id[int(key)].passed, by_id[int(key)].details) == (inline["passed"], inline["details"])
+    assert [by_id[n].passed for n in (1, 2, 3, 4)] == [True, False, False, True]
+
+
+class _Sink:
+    def __init__(self, into: list[Any]) -> None:
+        self.into = into
+
+    def write(self, results: Any) -> None:
+        self.into.extend(results)

@@ -43,7 +43,7 @@ PINNED = {
     "any": ("1.0.0+2fc465321044", "0268b174314a905c"),
     "at-least": ("1.0.0+2fc465321044", "5b42b3af55642670"),
     "weighted": ("1.0.0+2fc465321044", "651c522911f35525"),
-    "llm-judge": ("1.0.0", "41c927c7adcbfb26"),
+    "llm-judge": ("1.1.0", "41c927c7adcbfb26"),
 }
 TF: dict[str, Any] = {"grader_id": "true-false"}
 SM: dict[str, Any] = {"grader_id": "string-match"}
@@ -214,6 +214,6 @@ def test_version_pins_judge_readings() -> None:
             details = result["details"]
             verdict = [result["passed"], result["score"], details["match_status"], details["reason"]]
             digest.update(json.dumps([*verdict, details.get("error")], ensure_ascii=True).encode())
-    assert (LLMJudgeGrader.version, digest.hexdigest()[:16]) == ("1.0.0", JUDGE_READINGS), (
+    assert (LLMJudgeGrader.version, digest.hexdigest()[:16]) == ("1.1.0", JUDGE_READINGS), (
         "llm-judge: its readings or version changed; bump the version and update JUDGE_READINGS"
     )

@@ -199,6 +199,30 @@ async def test_classify_mode_over_http() -> None:
     assert schema["properties"]["label"]["enum"] == ["correct", "partial", "incorrect"]
 
 
+async def test_the_judge_sees_each_case_input_in_a_run_and_none_in_a_playground() -> None:
+    rubric = "The response answers the question in the input correctly."
+    answers = ["Paris", "Lyon", "Paris, of course"]
+    with JudgeServer({"Paris": PASS, "Lyon": verdict(False, 0.0)}, default=PASS) as judge:
+        grader = LLMJudgeGrader(config=judge_config(judge, rubric=rubric))
+        results = await run_answers(grader, answers, server_policy())
+        asked = {request.agent_response: request.input for request in judge.judged}
+        async with GraderCalls(server_policy()) as calls:
+            alone = await grade_answer(grader, "Paris", "Paris", calls)
+        playground = judge.judged[-1]
+    assert asked == {"Paris": "question 1", "Lyon": "question 2", "Paris, of course": "question 3"}
+    assert [(r.passed, r.input) for r in results] == [
+        (True, "question 1"),
+        (False, "question 2"),
+        (True, "question 3"),
+    ]
+    details = results[1].details
+    assert details is not None
+    stored = json.loads(details["prompt"]["user"])
+    assert (stored["input"], stored["rubric"]) == ("question 2", rubric)
+    assert alone["passed"] is True
+    assert playground.input is None  # no case: the judge is told so (null), never another case's input
+
+
 async def test_text_mode_sends_no_response_format() -> None:
     with JudgeServer({"Paris": PASS}) as judge:
         grader = LLMJudgeGrader(config=judge_config(judge, structured_output=False))

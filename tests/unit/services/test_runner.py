@@ -6,11 +6,14 @@ import asyncio
 import threading
 import time
 from collections.abc import Sequence
+from typing import Any, ClassVar
 
 import pytest
 
+from assay.graders import GraderInterface
+from assay.graders.verdict import GradeResult, MatchStatus, Verdict
 from assay.services.grader_service import GraderService
-from assay.services.runner import CaseResult, RunCase, run_cases
+from assay.services.runner import GRADE_BATCH, CaseResult, RunCase, run_cases
 from assay.targets import TargetCase, build_target, parse_target_spec
 from tests.support.agent_server import AgentBehaviour, AgentServer, Fault
 
@@ -34,6 +37,58 @@ class ListSink:
     @property
     def results(self) -> list[CaseResult]:
         return [result for batch in self.batches for result in batch]
+
+
+class ThreadWatchingGrader(GraderInterface):
+    """Passes "yes"; notes the thread each ``grade()`` runs on. "boom" makes it raise (a plugin's bug)."""
+
+    default_id: ClassVar[str] = "thread-watching"
+    name: ClassVar[str] = "Thread watching"
+    description: ClassVar[str] = "A test grader"
+    type: ClassVar[str] = "test"
+    version: ClassVar[str] = "1.0.0"
+    config_schema: ClassVar[dict[str, Any]] = {"type": "object", "additionalProperties": False}
+    scoring_guide: ClassVar[dict[str, str]] = {"1.0": "yes", "0.0": "anything else"}
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.threads: list[int] = []
+
+    def grade(self, agent_response: Any, expected_output: Any) -> GradeResult:
+        self.threads.append(threading.get_ident())
+        self.wait()
+        if agent_response == "boom":
+            raise RuntimeError("a grader bug")
+        status = MatchStatus.MATCH if agent_response == "yes" else MatchStatus.MISMATCH
+        return Verdict(status, "test", expected_output, agent_response).result()
+
+    def wait(self) -> None:
+        """What the grader does besides (nothing, for a cheap one)."""
+
+
+class LoopWatchingGrader(ThreadWatchingGrader):
+    """A CPU-bound grader whose every ``grade()`` lasts until the event loop has turned (a heartbeat task
+    sets ``tick``): graded on the loop, no answer could ever see it turn."""
+
+    cpu_bound: ClassVar[bool] = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tick = threading.Event()
+        self.loop_turned: list[bool] = []
+
+    def wait(self) -> None:
+        if self.loop_turned and not self.loop_turned[-1]:
+            self.loop_turned.append(False)  # the loop is already known to be held: fail fast
+            return
+        self.tick.clear()
+        self.loop_turned.append(self.tick.wait(timeout=5))
+
+
+async def heartbeat(tick: threading.Event) -> None:
+    while True:
+        tick.set()
+        await asyncio.sleep(0.001)
 
 
 def cases(count: int, expected: str = "true") -> list[RunCase]:
@@ -101,3 +156,80 @@ async def test_a_trickle_of_replies_is_written_at_least_every_flush_interval() -
         async with target:
             await run_cases(cases(30), target, GRADER, sink, concurrency=1, flush_interval=0.1)
     assert len(sink.batches) >= 3  # about 0.6 s of replies, so a batch per 0.1 s rather than one at the end
+
+
+async def test_a_cpu_bound_grader_grades_off_the_loop_which_keeps_turning() -> None:
+    responses = {str(i): "yes" if i % 3 else "no" for i in range(1, 101)}
+    target = build_target(parse_target_spec({"type": "recorded", "responses": responses}))
+    grader = LoopWatchingGrader()
+    sink = ListSink()
+    beat = asyncio.create_task(heartbeat(grader.tick))
+    try:
+        outcome = await run_cases(cases(100), target, grader, sink, concurrency=4)
+    finally:
+        beat.cancel()
+    assert outcome.written == 100
+    assert len(grader.loop_turned) == 100
+    assert all(grader.loop_turned)  # the loop ran during every grade()
+    assert threading.get_ident() not in grader.threads
+    by_id = {r.case_id: r for r in sink.results}
+    assert sorted(by_id) == list(range(1, 101))
+    assert all(by_id[i].passed == bool(i % 3) and by_id[i].input == f"question {i}" for i in by_id)
+
+
+async def test_a_cheap_grader_grades_inline_on_the_loop() -> None:
+    target = build_target(parse_target_spec({"type": "recorded", "responses": {"1": "yes", "2": "no"}}))
+    grader = ThreadWatchingGrader()
+    outcome = await run_cases(cases(2), target, grader, ListSink(), concurrency=2)
+    assert outcome.written == 2
+    assert set(grader.threads) == {threading.get_ident()}  # no thread hop per case
+
+
+async def test_results_of_a_cpu_bound_grader_keep_the_reply_order() -> None:
+    # One worker, an instant target: replies come in case order, and so must the results.
+    count = 5 * GRADE_BATCH + 3
+    target = build_target(
+        parse_target_spec({"type": "recorded", "responses": {str(i): "yes" for i in range(1, count + 1)}})
+    )
+    grader = LoopWatchingGrader()
+    sink = ListSink()
+    beat = asyncio.create_task(heartbeat(grader.tick))
+    try:
+        await run_cases(cases(count), target, grader, sink, concurrency=1)
+    finally:
+        beat.cancel()
+    assert [r.case_id for r in sink.results] == list(range(1, count + 1))
+
+
+async def test_a_cpu_bound_grader_that_raises_fails_the_run_as_inline_keeping_earlier_results() -> None:
+    responses = {str(i): "boom" if i == 7 else "yes" for i in range(1, 41)}
+    target = build_target(parse_target_spec({"type": "recorded", "responses": responses}))
+    grader = LoopWatchingGrader()
+    sink = ListSink()
+    beat = asyncio.create_task(heartbeat(grader.tick))
+    try:
+        with pytest.raises(RuntimeError, match="a grader bug"):
+            await run_cases(cases(40), target, grader, sink, concurrency=1)
+    finally:
+        beat.cancel()
+    assert [r.case_id for r in sink.results] == list(range(1, 7))  # graded before the bug, and written
+
+
+async def test_a_stopped_run_with_a_cpu_bound_grader_grades_every_reply_it_received() -> None:
+    with AgentServer(AgentBehaviour(default="yes", delay=0.02)) as agent:
+        target = build_target(parse_target_spec({"type": "http", "url": agent.url}), concurrency=4)
+        grader = LoopWatchingGrader()
+        sink = ListSink()
+        stop = asyncio.Event()
+        asyncio.get_running_loop().call_later(0.3, stop.set)
+        beat = asyncio.create_task(heartbeat(grader.tick))
+        try:
+            async with target:
+                outcome = await run_cases(cases(200), target, grader, sink, concurrency=4, stop=stop)
+        finally:
+            beat.cancel()
+    assert outcome.stopped
+    assert 4 <= outcome.written < 200
+    assert len(grader.threads) == outcome.written  # every reply graded was written, and only once
+    assert len({r.case_id for r in sink.results}) == outcome.written
+    assert all(r.match_status == "match" for r in sink.results)
