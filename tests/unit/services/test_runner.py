@@ -233,3 +233,24 @@ async def test_a_stopped_run_with_a_cpu_bound_grader_grades_every_reply_it_recei
     assert len(grader.threads) == outcome.written  # every reply graded was written, and only once
     assert len({r.case_id for r in sink.results}) == outcome.written
     assert all(r.match_status == "match" for r in sink.results)
+
+
+async def test_a_cpu_bound_grader_delivers_into_a_bounded_result_queue() -> None:
+    # assay run bounds the results waiting for the sink (max_pending): the grading thread's deliveries
+    # wait for room instead of overflowing it, and every result is still written, in order.
+    count = 4 * GRADE_BATCH + 5
+    target = build_target(
+        parse_target_spec({"type": "recorded", "responses": {str(i): "yes" for i in range(1, count + 1)}})
+    )
+    grader = LoopWatchingGrader()
+    sink = ListSink()
+    beat = asyncio.create_task(heartbeat(grader.tick))
+    try:
+        outcome = await run_cases(
+            cases(count), target, grader, sink, concurrency=1, max_pending=2, batch_size=3
+        )
+    finally:
+        beat.cancel()
+    assert outcome.written == count
+    assert [r.case_id for r in sink.results] == list(range(1, count + 1))
+    assert all(len(batch) <= 3 for batch in sink.batches)
