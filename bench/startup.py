@@ -132,6 +132,7 @@ def main(argv: list[str] | None = None) -> None:
         suite, responses = write_suite(directory, args.cases)
         files = [str(suite), str(responses), str(directory / "floor.sqlite")]
         plain = environment(ROOT / "src")
+        written: dict[str, list[Path]] = {}
         commands: dict[str, tuple[list[str], dict[str, str]]] = {
             "python -c pass": ([sys.executable, "-c", "pass"], plain),
             "floor": ([sys.executable, str(ROOT / "bench" / "run_floor.py"), *files], plain),
@@ -150,10 +151,13 @@ def main(argv: list[str] | None = None) -> None:
                 f"assay grade{tag}": ([*ASSAY, "grade", "-g", "true-false", "-e", "true", "-r", "yes"], env),
                 f"assay run ({args.cases}){tag}": ([*run, "-o", output, "--min-pass-rate", "0"], env),
             }
+            written[f"assay run ({args.cases}){tag}"] = [Path(output)]
         timings: dict[str, list[Timing]] = {label: [] for label in commands}
         load_before = os.getloadavg()
         for round_ in range(args.repeats + 1):  # round 0 warms the bytecode and the page cache up
             for label, (command, env) in commands.items():
+                for path in written.get(label, ()):
+                    path.unlink(missing_ok=True)  # assay run refuses to overwrite results
                 timing = timed(command, env)
                 if round_:
                     timings[label].append(timing)

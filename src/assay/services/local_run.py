@@ -147,4 +147,5 @@ async def run_local(
             reachability=reachability,
             calls=calls,
             max_pending=MAX_PENDING,
+            write_inline=True,
         )
