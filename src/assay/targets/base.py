@@ -38,7 +38,9 @@ class TargetCase:
     @property
     def name(self) -> str:
         """What recorded answers know the case by: its key in a keyed suite, else its number."""
-        return self.key if self.key is not None else str(self.place)
+        if self.key is not None:
+            return self.key
+        return str(self.number if self.number is not None else self.case_id)  # :attr:`place`, inlined
 
 
 @dataclass(slots=True)  # not frozen: made for every case (see RunCase)
