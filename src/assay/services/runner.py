@@ -274,7 +274,7 @@ async def run_cases(
     calling = grader if isinstance(grader, CallingGrader) and calls is not None else None
 
     async def work() -> None:
-        at_once = target.reply_at_once
+        at_once, put = target.reply_at_once, queue.put_nowait
         for count, case in enumerate(remaining, 1):
             if gate is None:
                 reply = at_once(case.target_case) or await target.respond(case.target_case)
@@ -285,10 +285,10 @@ async def run_cases(
                 result = await grade_reply_calling(case, reply, calling, calls)
             else:
                 result = grade_reply(case, reply, grader)
-            if queue.full():
+            try:
+                put(result)
+            except asyncio.QueueFull:
                 await queue.put(result)
-            else:
-                queue.put_nowait(result)
             if reachability is not None and reachability.observe(result.error, result.error_detail):
                 stop.set()
             if not count % _YIELD_EVERY:
