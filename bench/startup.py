@@ -12,7 +12,10 @@ Times, as whole processes (start to exit, wall clock), run in turn so that each 
 * ``assay --help``, ``assay grade -g true-false -e true -r yes`` and ``assay run`` over N recorded answers
   (``-o`` a JSONL file);
 * ``typer+rich+asyncio alone``: a Typer command with ``assay run``'s options, parsed from the same arguments,
-  that prints a Rich table and runs an event loop, and does nothing else: what the frameworks cost.
+  that prints a Rich table and runs an event loop, and does nothing else: what the frameworks cost; the same
+  with Typer's pydantic coercion bypassed (a measure, through Typer's private API);
+* ``click+rich+asyncio``, ``click+rich`` and ``click`` alone: the same options on plain click, which Typer is
+  built on (what replacing the CLI layer would give).
 
 Prints medians of wall-clock and CPU time (user + system, steadier on a loaded machine) and each one's ratio
 to the floor's (target: ``assay run`` ≤ 4x). Bytecode is written and used as an installed package has it
@@ -63,6 +66,67 @@ app()
 """
 """The frameworks alone: a Typer app whose ``run`` has ``assay run``'s options (parsed the same way) and does
 what ``assay run`` does with Rich and asyncio (a table, an event loop), and nothing else."""
+NO_PYDANTIC = """
+from typer import core
+
+coerce = core._TyperParameter.process_value
+
+
+def process_value(self, ctx, value):  # as parsed: no pydantic TypeAdapter per option
+    if value is None or value == () or isinstance(value, str | bool | int | float):
+        if self.required and self.value_is_missing(value):
+            raise core._click.exceptions.MissingParameter(ctx=ctx, param=self)
+        return value
+    return coerce(self, ctx, value)
+
+
+core._TyperParameter.process_value = process_value
+"""
+"""Typer's coercion of each option through a pydantic TypeAdapter bypassed (Typer's private API: a measure
+of what the adapters cost, not something to ship)."""
+CLICK = """
+import sys
+from pathlib import Path
+
+import click
+
+path = click.Path(path_type=Path)
+texts = "config preset target-url openai-model python command body-template response-path openai-base-url"
+numbers = {"temperature": float, "timeout": float, "max-attempts": int, "min-pass-rate": float}
+
+
+def run(**options):
+    if "rich" in sys.argv[1]:
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table("cases", "passed")
+        table.add_row("300", "200")
+        Console(stderr=True, highlight=False, soft_wrap=True).print(table)
+    if "asyncio" in sys.argv[1]:
+        import asyncio
+
+        asyncio.run(asyncio.sleep(0))
+
+
+for name in [*texts.split(), "api-key-env", "system-prompt"]:
+    run = click.option(f"--{name}")(run)
+for name, kind in numbers.items():
+    run = click.option(f"--{name}", type=kind)(run)
+for name in ("responses", "junit"):
+    run = click.option(f"--{name}", type=path)(run)
+for name in ("resume", "allow-invalid-expected", "test-target"):
+    run = click.option(f"--{name}", is_flag=True)(run)
+run = click.option("--output", "-o", type=path)(run)
+run = click.option("--header", "-H", multiple=True)(run)
+run = click.option("--concurrency", "-j", type=click.IntRange(1, 1024), default=8)(run)
+run = click.option("--grader", "-g", "grader_id", required=True)(run)
+run = click.argument("suite_file", type=path)(click.command("run")(run))
+app = click.Group(commands=[run])
+app(sys.argv[2:])
+"""
+"""The same 24 options on plain click (which Typer is built on), ``argv[1]`` naming what else it does (a Rich
+table, an event loop): what replacing the CLI layer would give."""
 IMPORT_TIMER = (
     "import time; started = time.perf_counter(); import assay.cli.main; print(time.perf_counter() - started)"
 )
@@ -132,6 +196,7 @@ def main(argv: list[str] | None = None) -> None:
         suite, responses = write_suite(directory, args.cases)
         files = [str(suite), str(responses), str(directory / "floor.sqlite")]
         plain = environment(ROOT / "src")
+        written: dict[str, list[Path]] = {}
         commands: dict[str, tuple[list[str], dict[str, str]]] = {
             "python -c pass": ([sys.executable, "-c", "pass"], plain),
             "floor": ([sys.executable, str(ROOT / "bench" / "run_floor.py"), *files], plain),
@@ -143,17 +208,26 @@ def main(argv: list[str] | None = None) -> None:
             run = [*ASSAY, "run", str(suite), "-g", "true-false", "--responses", str(responses)]
             if number == 0:
                 stand_in = [sys.executable, "-c", FRAMEWORK, "run", str(suite), "-g", "true-false"]
-                commands["typer+rich+asyncio alone"] = ([*stand_in, "--responses", str(responses)], env)
+                stand_in += ["--responses", str(responses)]
+                commands["typer+rich+asyncio alone"] = (stand_in, env)
+                patched = [sys.executable, "-c", NO_PYDANTIC + FRAMEWORK, *stand_in[3:]]
+                commands["  the same, no pydantic coercion"] = (patched, env)
+                for does in ("rich+asyncio", "rich", "-"):
+                    label = "click alone" if does == "-" else f"click+{does} alone"
+                    commands[label] = ([sys.executable, "-c", CLICK, does, *stand_in[3:]], env)
             commands |= {
                 f"import assay.cli.main{tag}": ([sys.executable, "-c", IMPORT_TIMER], env),
                 f"assay --help{tag}": ([*ASSAY, "--help"], env),
                 f"assay grade{tag}": ([*ASSAY, "grade", "-g", "true-false", "-e", "true", "-r", "yes"], env),
                 f"assay run ({args.cases}){tag}": ([*run, "-o", output, "--min-pass-rate", "0"], env),
             }
+            written[f"assay run ({args.cases}){tag}"] = [Path(output)]
         timings: dict[str, list[Timing]] = {label: [] for label in commands}
         load_before = os.getloadavg()
         for round_ in range(args.repeats + 1):  # round 0 warms the bytecode and the page cache up
             for label, (command, env) in commands.items():
+                for path in written.get(label, ()):
+                    path.unlink(missing_ok=True)  # assay run refuses to overwrite results
                 timing = timed(command, env)
                 if round_:
                     timings[label].append(timing)

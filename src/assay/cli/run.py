@@ -10,7 +10,7 @@ import json
 import os
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -214,12 +214,31 @@ def _run_with_progress(
     answers: AnswerFile | None,
     watch: ReachabilityWatch | None,
 ) -> None:
-    """Run the cases without a result, a progress bar on a terminal."""
+    """Run the cases without a result, a progress bar on a terminal (Rich's progress is loaded only then)."""
     import asyncio
 
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
     from assay.services.local_run import RunControl, run_local
+
+    async def run(on_written: Callable[[int], None]) -> None:
+        control = RunControl()
+        with stopper.running(control):
+            await run_local(
+                suite.cases(),
+                spec,
+                grader,
+                sink,
+                concurrency=concurrency,
+                control=control,
+                done=done,
+                answers=answers.in_case_order() if answers is not None else None,
+                on_written=on_written,
+                reachability=watch,
+            )
+
+    if not err.is_terminal:
+        asyncio.run(run(lambda count: None))
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     with Progress(
         "[progress.description]{task.description}",
@@ -227,27 +246,9 @@ def _run_with_progress(
         MofNCompleteColumn(),
         TimeElapsedColumn(),
         console=err,
-        disable=not err.is_terminal,
     ) as progress:
         task = progress.add_task(facts.name, total=facts.count, completed=sink.tally.finished)
-
-        async def run() -> None:
-            control = RunControl()
-            with stopper.running(control):
-                await run_local(
-                    suite.cases(),
-                    spec,
-                    grader,
-                    sink,
-                    concurrency=concurrency,
-                    control=control,
-                    done=done,
-                    answers=answers.in_case_order() if answers is not None else None,
-                    on_written=lambda count: progress.advance(task, count),
-                    reachability=watch,
-                )
-
-        asyncio.run(run())
+        asyncio.run(run(lambda count: progress.advance(task, count)))
 
 
 def run(

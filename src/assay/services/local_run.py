@@ -66,17 +66,6 @@ class LocalSink:
             )
 
 
-def _paired(cases: Iterable[RunCase], answers: Iterator[Answer]) -> Iterator[tuple[RunCase, Answer | None]]:
-    """Each case with its recorded answer, if it has one: both come in case order."""
-    pending = next(answers, None)
-    for case in cases:
-        if pending is not None and pending.answers(case.target_case):
-            yield case, pending
-            pending = next(answers, None)
-        else:
-            yield case, None
-
-
 def _handed_out(
     cases: Iterable[RunCase],
     *,
@@ -87,15 +76,21 @@ def _handed_out(
     keep: int,
 ) -> Iterator[RunCase]:
     """The cases to run: none once draining, none that already has a result (``done[number]``); each
-    recorded answer put in ``window`` as its case is handed out, the oldest dropped past ``keep``."""
-    pairs = _paired(cases, answers) if answers is not None else ((case, None) for case in cases)
-    for case, answer in pairs:
+    recorded answer (``answers`` come in case order, as the cases do) put in ``window`` as its case is handed
+    out, the oldest dropped past ``keep``. One generator for all of it: it runs for every case."""
+    pending = next(answers, None) if answers is not None else None
+    for case in cases:
+        target_case = case.target_case
+        answer = None
+        if pending is not None and pending.answers(target_case):
+            answer = pending
+            pending = next(answers, None) if answers is not None else None
         if control.draining:
             return
-        if done is not None and done[case.target_case.place]:
+        if done is not None and done[target_case.place]:
             continue
         if answer is not None:
-            window[case.target_case.name] = answer.text
+            window[target_case.name] = answer.text
             if len(window) > keep:
                 del window[next(iter(window))]
         yield case
@@ -147,4 +142,5 @@ async def run_local(
             reachability=reachability,
             calls=calls,
             max_pending=MAX_PENDING,
+            write_inline=True,
         )

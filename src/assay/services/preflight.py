@@ -73,6 +73,11 @@ def expected_reason(grader: GraderInterface, expected_output: object) -> str | N
     return reason if isinstance(reason, str) and reason else None
 
 
+_REMEMBERED = 1024
+"""Distinct expected outputs whose check is remembered during one check of a suite."""
+_REMEMBERED_CHARS = 256
+
+
 def check_cases(
     grader: GraderInterface,
     cases: Iterable[tuple[int, int, str | None, object]],
@@ -82,9 +87,17 @@ def check_cases(
     """Check ``(case_id, number, key, expected_output)``: all counted, the first ``limit`` problems kept."""
     checked = invalid = 0
     problems: list[ExpectedProblem] = []
+    # Expected outputs repeat (labels, yes/no): each distinct text is checked once, a verdict on the expected
+    # output alone being a function of it. Bounded, so a suite of unique texts holds no more than this.
+    seen: dict[str, str | None] = {}
     for case_id, number, key, expected in cases:
         checked += 1
-        reason = expected_reason(grader, expected)
+        if isinstance(expected, str) and expected in seen:
+            reason = seen[expected]
+        else:
+            reason = expected_reason(grader, expected)
+            if isinstance(expected, str) and len(seen) < _REMEMBERED and len(expected) <= _REMEMBERED_CHARS:
+                seen[expected] = reason
         if reason is None:
             continue
         invalid += 1

@@ -46,8 +46,11 @@ class BadRow:
 
 
 def _missing(data: dict[str, Any], required: Sequence[str]) -> str | None:
-    absent = [name for name in required if name not in data]
-    return f"missing field(s): {', '.join(absent)}" if absent else None
+    for name in required:  # a loop, not a list per row: nearly every row has every field
+        if name not in data:
+            absent = [name for name in required if name not in data]
+            return f"missing field(s): {', '.join(absent)}"
+    return None
 
 
 def _jsonl_rows(stream: BinaryIO, required: Sequence[str]) -> Iterator[Row | BadRow]:

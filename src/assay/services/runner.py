@@ -39,15 +39,16 @@ make the run hold every reply in memory)."""
 T = TypeVar("T")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RunCase:
-    """A case to run: what the target sees, and what the grader compares the reply with."""
+    """A case to run: what the target sees, and what the grader compares the reply with (not frozen, like
+    the other records made for every case: a frozen dataclass costs twice as much to make)."""
 
     target_case: TargetCase
     expected_output: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class CaseResult:
     """The outcome of one case: graded (``details`` set) or an ``error`` reason with no grading.
 
@@ -297,13 +298,18 @@ async def _write_batches(
     on_written: Callable[[int], None],
     batch_size: int,
     flush_interval: float,
+    *,
+    inline: bool,
 ) -> int:
     written = 0
     finished = False
     while not finished:
         batch, finished = await _next_batch(queue, batch_size, flush_interval)
         if batch:
-            await finish_in_thread(sink.write, batch)
+            if inline:
+                sink.write(batch)
+            else:
+                await finish_in_thread(sink.write, batch)
             written += len(batch)
             on_written(len(batch))
     return written
@@ -329,6 +335,7 @@ async def run_cases(
     reachability: ReachabilityWatch | None = None,
     calls: CallTransport | None = None,
     max_pending: int = 0,
+    write_inline: bool = False,
 ) -> RunOutcome:
     """Run every case through ``target`` and ``grader`` into ``sink``.
 
@@ -340,7 +347,9 @@ async def run_cases(
     the agent cannot be reached at all. ``gate``, shared by runs, bounds the agent calls in flight of them
     all (a worker's cap). With ``max_pending``, a worker whose result finds that many waiting for the sink
     waits for room: a target faster than the sink (recorded answers) then slows down instead of piling
-    results up in memory.
+    results up in memory. With ``write_inline`` the sink's ``write`` is made in the event loop, not in a
+    worker thread: for a sink that never blocks for long (appending to a local file), where handing each
+    batch to a thread and back costs more than the write.
     """
     queue: asyncio.Queue[CaseResult | None] = asyncio.Queue(max_pending)
     remaining = iter(cases)
@@ -349,9 +358,10 @@ async def run_cases(
     threaded = _ThreadGrading(grader, queue.put) if calling is None and grader.cpu_bound else None
 
     async def work() -> None:
+        at_once, put = target.reply_at_once, queue.put_nowait
         for count, case in enumerate(remaining, 1):
             if gate is None:
-                reply = await target.respond(case.target_case)
+                reply = at_once(case.target_case) or await target.respond(case.target_case)
             else:
                 async with gate:
                     reply = await target.respond(case.target_case)
@@ -365,16 +375,18 @@ async def run_cases(
                     result = await grade_reply_calling(case, reply, calling, calls)
                 else:
                     result = grade_reply(case, reply, grader)
-                if queue.full():
+                try:
+                    put(result)
+                except asyncio.QueueFull:
                     await queue.put(result)
-                else:
-                    queue.put_nowait(result)
             if not count % _YIELD_EVERY:
                 await asyncio.sleep(0)  # instant targets never suspend; let the writer and the stop run
             if stop.is_set():
                 return
 
-    writer = asyncio.create_task(_write_batches(queue, sink, on_written, batch_size, flush_interval))
+    writer = asyncio.create_task(
+        _write_batches(queue, sink, on_written, batch_size, flush_interval, inline=write_inline)
+    )
     workers = [asyncio.create_task(work()) for _ in range(max(1, concurrency))]
     all_done: asyncio.Future[Any] = asyncio.gather(*workers)
     all_done.add_done_callback(_retrieve)  # a cancelled run must not log "exception never retrieved"

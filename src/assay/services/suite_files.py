@@ -102,6 +102,8 @@ CaseFields = tuple[str, str, dict[str, Any], str | None]
 def _case(record: dict[str, Any]) -> CaseFields | str:
     """The case a record describes, or what is wrong with it."""
     input_text, expected = record.get("input"), record.get("expected_output")
+    if len(record) == 2 and isinstance(input_text, str) and isinstance(expected, str):
+        return input_text, expected, {}, None  # the usual record, nothing else in it (read for every case)
     metadata = record.get("metadata")
     if metadata is None:
         metadata = {}
@@ -153,14 +155,15 @@ def read_cases(stream: BinaryIO, row_format: RowFormat) -> Iterator[tuple[Loc, C
 
     Read by the one row reader that ``assay grade-file`` uses too; keys are not compared here (see
     :mod:`assay.services.case_keys`)."""
-    required = ("input", "expected_output") if row_format is RowFormat.CSV else ()
+    is_csv = row_format is RowFormat.CSV
+    required = ("input", "expected_output") if is_csv else ()
     for item in read_rows(stream, row_format, required):
         place: Loc = ("line", item.line)
         if isinstance(item, BadRow):
             yield place, item.message
             continue
         record: dict[str, Any] = item.data
-        if row_format is RowFormat.CSV and "metadata" in record:
+        if is_csv and "metadata" in record:
             try:
                 record["metadata"] = json.loads(record["metadata"]) if record["metadata"].strip() else {}
             except json.JSONDecodeError as exc:

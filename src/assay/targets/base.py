@@ -16,7 +16,7 @@ from assay.targets.reasons import ErrorReason, TargetCallError, cut_answer
 from assay.targets.retry import RetryPolicy, call_with_retries
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: made for every case (see RunCase)
 class TargetCase:
     """What a target sees of a test case.
 
@@ -38,10 +38,12 @@ class TargetCase:
     @property
     def name(self) -> str:
         """What recorded answers know the case by: its key in a keyed suite, else its number."""
-        return self.key if self.key is not None else str(self.place)
+        if self.key is not None:
+            return self.key
+        return str(self.number if self.number is not None else self.case_id)  # :attr:`place`, inlined
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: made for every case (see RunCase)
 class TargetReply:
     """A target's answer to one case: ``output``, or ``error`` (a reason code) and ``error_detail``.
 
@@ -76,6 +78,11 @@ class Target(ABC):
     @abstractmethod
     async def call(self, case: TargetCase) -> str | None:
         """One attempt at answering ``case``; raises :class:`TargetCallError` when it fails."""
+
+    def reply_at_once(self, case: TargetCase) -> TargetReply | None:
+        """The reply to ``case`` when the target has it at hand without waiting (recorded answers), else
+        ``None``: then :meth:`respond` is awaited. Spares the runner a coroutine per case."""
+        return None
 
     async def respond(self, case: TargetCase) -> TargetReply:
         """The reply to ``case`` after retries; never raises except for cancellation."""

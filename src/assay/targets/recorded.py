@@ -56,7 +56,11 @@ class RecordedTarget(Target):
         return response
 
     async def respond(self, case: TargetCase) -> TargetReply:
-        """The recorded reply at once: no timeout, retries or timing, which would only cost time here."""
+        """The recorded reply at once (see :meth:`reply_at_once`)."""
+        return self.reply_at_once(case)
+
+    def reply_at_once(self, case: TargetCase) -> TargetReply:
+        """The recorded reply: no timeout, retries or timing, which would only cost time here."""
         found, response = self._lookup(case)
         if not found:
             return _MISSING

@@ -58,3 +58,5 @@ def test_a_recorded_run_loads_one_grader_and_no_server_stack(tmp_path: Path) -> 
     loaded = loaded_by("run", str(suite), "-g", "true-false", "--responses", str(answers))
     assert "assay.graders.true_false" in loaded  # it ran
     assert _any_of(loaded, SERVER_STACK + HTTP_CLIENTS + ("jsonschema", *OTHER_GRADERS)) == []
+    # Not on a terminal (here: a pipe), so no progress bar and none of its modules.
+    assert "rich.progress" not in loaded

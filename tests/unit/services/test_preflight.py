@@ -28,3 +28,24 @@ def test_counts_every_case_and_keeps_the_first_problems() -> None:
 def test_a_hook_that_raises_counts_as_no_problem() -> None:
     report = check_cases(RaisingHook(), [(1, 1, None, "maybe")])
     assert (report.checked, report.invalid, report.ok) == (1, 0, True)
+
+
+ASKED: list[object] = []
+
+
+class CountingHook(TrueFalseGrader):
+    """Graders are immutable once built: what it is asked goes to a list beside it."""
+
+    def check_expected(self, expected_output: Any) -> str | None:
+        ASKED.append(expected_output)
+        return super().check_expected(expected_output)
+
+
+def test_each_distinct_expected_output_is_checked_once() -> None:
+    ASKED.clear()
+    labels = ["true", "false", "maybe", "x" * 300]  # the last is too long to be remembered
+    report = check_cases(CountingHook(), ((n, n, None, labels[n % 4]) for n in range(1, 101)))
+    assert (report.checked, report.invalid) == (100, 50)
+    assert sorted(ASKED[:4], key=str) == sorted(labels, key=str)
+    assert ASKED.count("x" * 300) == 25
+    assert len(ASKED) == 3 + 25

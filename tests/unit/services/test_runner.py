@@ -109,6 +109,30 @@ async def test_recorded_run_grades_every_case_in_batches() -> None:
     assert "MainThread" not in sink.threads  # writes happen off the event loop
 
 
+async def test_an_inline_sink_is_written_in_the_event_loop_with_the_same_results() -> None:
+    responses = {str(i): "yes" if i % 4 else "maybe" for i in range(1, 1201)}
+    target = build_target(parse_target_spec({"type": "recorded", "responses": responses}))
+    threaded, inline = ListSink(), ListSink()
+    await run_cases(cases(1200), target, GRADER, threaded, concurrency=8)
+    outcome = await run_cases(cases(1200), target, GRADER, inline, concurrency=8, write_inline=True)
+    assert outcome.written == 1200
+    assert inline.threads == {"MainThread"}
+    by_case = {result.case_id: result for result in threaded.results}
+    assert [by_case[result.case_id] for result in inline.results] == inline.results
+
+
+async def test_a_recorded_reply_at_once_is_what_respond_gives() -> None:
+    responses = {"1": "yes", "2": None, "3": "x" * 100}
+    target = build_target(parse_target_spec({"type": "recorded", "responses": responses}))
+    target.max_answer_bytes = 10
+    for number in (1, 2, 3, 4):  # an answer, a null one, one past the size cap, none recorded
+        case = TargetCase(number, "question", {})
+        assert target.reply_at_once(case) == await target.respond(case)
+    missing = target.reply_at_once(TargetCase(4, "question", {}))
+    assert missing is not None
+    assert missing.error == "no_recorded_response"
+
+
 async def test_http_run_respects_concurrency_and_keeps_errors_as_data() -> None:
     behaviour = AgentBehaviour(default="yes", delay=0.05, faults={"question 3": Fault("status", 400)})
     with AgentServer(behaviour) as agent:
