@@ -1512,13 +1512,16 @@ export interface components {
         };
         /**
          * GridRowOut
-         * @description One case: its input and expected output (as they are now), then each evaluation's outcome.
+         * @description One case: its number (from 1) and key, its input and expected output (as they are now), then each
+         *     evaluation's outcome.
          */
         GridRowOut: {
             /** Case Id */
             case_id: number;
-            /** Position */
-            position: number;
+            /** Number */
+            number: number;
+            /** Key */
+            key: string | null;
             /** Input */
             input: string;
             /** Expected Output */

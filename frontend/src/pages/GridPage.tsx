@@ -4,6 +4,7 @@ import { useEvaluations } from "../api/evaluations";
 import { useSuite } from "../api/suites";
 import type { Evaluation, Grid, GridRow } from "../api/types";
 import { GRID_PAGE, useGrid } from "../api/views";
+import { CaseNumber } from "../components/CaseNumber";
 import { ErrorMessage } from "../components/ErrorMessage";
 import { StatusLabel } from "../components/StatusLabel";
 import { Verdict } from "../components/Verdict";
@@ -154,7 +155,7 @@ function GridLine({ row, grid }: { row: GridRow; grid: Grid }) {
   return (
     <div className="grid-row" role="row" data-case-id={row.case_id}>
       <span role="cell" className="mono grid-position">
-        {row.position}
+        <CaseNumber number={row.number} caseKey={row.key} />
       </span>
       <span role="cell" className="grid-text" data-label="input">
         <Clamped text={row.input} />

@@ -35,10 +35,12 @@ class GridColumn:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class GridRow:
-    """One case and each evaluation's outcome on it, in the grid's column order (``None``: no result)."""
+    """One case, named as everywhere (``number`` from 1, the user's ``key``), and each evaluation's outcome
+    on it, in the grid's column order (``None``: no result)."""
 
     case_id: int
-    position: int
+    number: int
+    key: str | None
     input: str
     expected_output: str
     outcomes: list[CaseOutcome | None]
@@ -115,7 +117,8 @@ def side_by_side(
     for case in cases:
         row = GridRow(
             case_id=case.id,
-            position=case.position,
+            number=case.position + 1,
+            key=case.case_key,
             input=case.input,
             expected_output=case.expected_output,
             outcomes=[outcome_of(by_case[case.id]) if case.id in by_case else None for by_case in results],

@@ -32,10 +32,12 @@ class GridColumnOut(ResponseModel):
 
 
 class GridRowOut(ResponseModel):
-    """One case: its input and expected output (as they are now), then each evaluation's outcome."""
+    """One case: its number (from 1) and key, its input and expected output (as they are now), then each
+    evaluation's outcome."""
 
     case_id: int
-    position: int
+    number: int
+    key: str | None
     input: str
     expected_output: str
     outcomes: list[SideOut | None] = Field(description="In the order of `columns`; null: no result")
@@ -45,7 +47,8 @@ class GridRowOut(ResponseModel):
         """The schema of a service record."""
         return cls(
             case_id=row.case_id,
-            position=row.position,
+            number=row.number,
+            key=row.key,
             input=row.input,
             expected_output=row.expected_output,
             outcomes=[SideOut.of(outcome) if outcome is not None else None for outcome in row.outcomes],
