@@ -112,6 +112,10 @@ def test_a_newcomers_first_hour(
     # 1. Import the suite file: twelve cases, named by number and key, the lang column kept as metadata.
     page.goto("/")
     page.get_by_role("link", name="Suites", exact=True).click()
+    import_form = page.get_by_role("form", name="Import a suite")
+    expect(import_form).to_contain_text(
+        "A key (or id) names the case; other fields, such as lang, go into its metadata."
+    )
     page.get_by_label("File (.jsonl, .csv or .json)").set_input_files(suite_file(tmp_path))
     page.get_by_label("Name (default: from the file)").fill(suite_name)
     page.get_by_role("button", name="Import").click()
