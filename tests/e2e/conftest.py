@@ -173,12 +173,9 @@ def watch() -> PageWatch:
     return PageWatch()
 
 
-@pytest.fixture
-def page(browser: Browser, assay: AssayServer, watch: PageWatch) -> Iterator[Page]:
-    """A fresh browser page on the Assay server; fails the test on any script or console error."""
-    context = browser.new_context(base_url=assay.url, viewport={"width": 1400, "height": 1000})
-    context.set_default_timeout(15_000)
-    tab = context.new_page()
+def watch_page(tab: Page, watch: PageWatch) -> Page:
+    """``tab`` with its script errors, console errors and dialogs recorded in ``watch`` (confirm dialogs are
+    dismissed unless the test sets ``watch.accept_dialogs``)."""
     tab.on("pageerror", lambda error: watch.errors.append(str(error)))
     tab.on(
         "console",
@@ -193,8 +190,51 @@ def page(browser: Browser, assay: AssayServer, watch: PageWatch) -> Iterator[Pag
             dialog.dismiss()
 
     tab.on("dialog", on_dialog)
-    yield tab
+    return tab
+
+
+@contextmanager
+def watched_page(
+    browser: Browser, base_url: str, watch: PageWatch, width: int, height: int
+) -> Iterator[Page]:
+    """A page in a context of its own, ``width`` by ``height`` px; fails on any unexpected error or console
+    error once the context is closed."""
+    context = browser.new_context(base_url=base_url, viewport={"width": width, "height": height})
+    context.set_default_timeout(15_000)
+    yield watch_page(context.new_page(), watch)
     context.close()
     assert watch.errors == [], f"uncaught errors in the page: {watch.errors}"
     unexpected = watch.unexpected_console_errors()
     assert unexpected == [], f"errors in the browser console: {unexpected}"
+
+
+@pytest.fixture
+def page(browser: Browser, assay: AssayServer, watch: PageWatch) -> Iterator[Page]:
+    """A fresh browser page on the Assay server; fails the test on any script or console error."""
+    with watched_page(browser, assay.url, watch, 1400, 1000) as tab:
+        yield tab
+
+
+PHONE_WIDTH = 390
+
+
+@pytest.fixture(params=[PHONE_WIDTH, 1280], ids=["390px", "1280px"])
+def sized_page(
+    request: pytest.FixtureRequest, browser: Browser, assay: AssayServer, watch: PageWatch
+) -> Iterator[Page]:
+    """A page at a phone's width (390 px) or a laptop's (1280 px), failing on any unexpected error."""
+    with watched_page(browser, assay.url, watch, request.param, 900) as tab:
+        yield tab
+
+
+def is_phone(page: Page) -> bool:
+    """Whether the page is as narrow as a phone's screen."""
+    return page.viewport_size is not None and page.viewport_size["width"] <= PHONE_WIDTH
+
+
+def assert_fits(page: Page) -> None:
+    """Nothing scrolls the page sideways at a phone's width."""
+    if is_phone(page):
+        width = page.viewport_size["width"] if page.viewport_size else 0
+        scroll_width = page.evaluate("document.documentElement.scrollWidth")
+        assert scroll_width <= width, f"the page is {scroll_width} px wide at {page.url}"

@@ -4,6 +4,7 @@ beside readable columns, a missing answer."""
 from __future__ import annotations
 
 import json
+import uuid
 from typing import Any
 
 import pytest
@@ -86,3 +87,29 @@ def test_with_the_panel_open_the_texts_keep_their_room(page: Page, assay: AssayS
     assert box is not None
     assert box["width"] >= 250, box  # about 30 characters of the input, not 12
     expect(first.locator(".cell-latency_ms")).to_be_hidden()  # the panel says it
+
+
+def test_a_cases_number_is_never_cut_in_the_results_table(sized_page: Page, assay: AssayServer) -> None:
+    """In the narrow # column a long key is cut, never the number ("1…" would name cases 1, 10 and 12)."""
+    page = sized_page
+    cases = [
+        {"key": f"question-{n:02d}", "input": f"Is {n} a number?", "expected_output": "true"}
+        for n in range(1, 13)
+    ]
+    suite_id = assay.data(
+        assay.client.post("/api/suites", json={"name": f"long keys {uuid.uuid4().hex[:8]}", "cases": cases})
+    )["id"]
+    target = {"type": "recorded", "responses": {case["key"]: "yes" for case in cases}}
+    body = {"suite_id": suite_id, "grader_id": "true-false", "target": target}
+    evaluation_id = assay.data(assay.client.post("/api/evaluations", json=body))["id"]
+    assay.wait_for(evaluation_id)
+    page.goto(f"/evaluations/{evaluation_id}")
+    rows = page.get_by_test_id("results-scroll").locator('[role="row"][data-case-id]')
+    expect(rows).to_have_count(12)
+    for n in range(12):
+        cell = rows.nth(n).locator(".cell-number")
+        number = cell.locator(".case-number-n")
+        expect(number).to_have_text(str(n + 1))
+        # Only the key's own box may cut its text: the cell cuts nothing, so the number shows whole.
+        assert cell.evaluate("cell => cell.scrollWidth <= cell.clientWidth"), f"case {n + 1}'s cell is cut"
+        expect(cell.locator(".case-key")).to_have_text(f"question-{n + 1:02d}")  # whole, though cut on screen

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
-from playwright.sync_api import Browser, Dialog, Locator, Page, expect
+from playwright.sync_api import Locator, Page, expect
 
-from tests.e2e.conftest import AssayServer, PageWatch
+from tests.e2e.conftest import AssayServer, PageWatch, assert_fits, is_phone
 
 pytestmark = pytest.mark.browser
 
@@ -62,49 +61,6 @@ def runs(assay: AssayServer) -> Runs:
         ids.append(int(assay.data(created)["id"]))
         assay.wait_for(ids[-1])
     return Runs(suite_id, case_ids, *ids)
-
-
-@pytest.fixture(params=[390, 1280], ids=["390px", "1280px"])
-def sized_page(
-    request: pytest.FixtureRequest, browser: Browser, assay: AssayServer, watch: PageWatch
-) -> Iterator[Page]:
-    """A page at a phone's width (390 px) or a laptop's (1280 px), failing on any unexpected error; confirm
-    dialogs are dismissed unless the test sets ``watch.accept_dialogs``."""
-    width: int = request.param
-    context = browser.new_context(base_url=assay.url, viewport={"width": width, "height": 900})
-    context.set_default_timeout(15_000)
-    page = context.new_page()
-    page.on("pageerror", lambda error: watch.errors.append(str(error)))
-    page.on(
-        "console",
-        lambda message: watch.console_errors.append(message.text) if message.type == "error" else None,
-    )
-
-    def on_dialog(dialog: Dialog) -> None:
-        watch.dialogs.append(f"{dialog.type}: {dialog.message}")
-        if watch.accept_dialogs:
-            dialog.accept()
-        else:
-            dialog.dismiss()
-
-    page.on("dialog", on_dialog)
-    yield page
-    context.close()
-    assert watch.errors == [], f"uncaught errors in the page: {watch.errors}"
-    unexpected = watch.unexpected_console_errors()
-    assert unexpected == [], f"errors in the browser console: {unexpected}"
-
-
-def assert_fits(page: Page) -> None:
-    """Nothing scrolls the page sideways at a phone's width."""
-    width = page.viewport_size["width"] if page.viewport_size else 0
-    if width <= 390:
-        scroll_width = page.evaluate("document.documentElement.scrollWidth")
-        assert scroll_width <= width, f"the page is {scroll_width} px wide at {page.url}"
-
-
-def is_phone(page: Page) -> bool:
-    return page.viewport_size is not None and page.viewport_size["width"] <= 390
 
 
 def assert_covers_screen(page: Page, panel: Locator) -> None:

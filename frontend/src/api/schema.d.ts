@@ -1512,8 +1512,8 @@ export interface components {
         };
         /**
          * GridRowOut
-         * @description One case, named by its number (from 1) and key as on every surface: its input and expected output
-         *     (as they are now), then each evaluation's outcome.
+         * @description One case: its number (from 1) and key, its input and expected output (as they are now), then each
+         *     evaluation's outcome.
          */
         GridRowOut: {
             /** Case Id */

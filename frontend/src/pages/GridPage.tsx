@@ -154,7 +154,7 @@ function GridTable({ grid }: { grid: Grid }) {
 function GridLine({ row, grid }: { row: GridRow; grid: Grid }) {
   return (
     <div className="grid-row" role="row" data-case-id={row.case_id}>
-      <span role="cell" className="grid-position">
+      <span role="cell" className="mono grid-position">
         <CaseNumber number={row.number} caseKey={row.key} />
       </span>
       <span role="cell" className="grid-text" data-label="input">

@@ -112,6 +112,7 @@ function ImportSuiteForm() {
         />
         <p className="hint">
           One case per line/row with <code>input</code> and <code>expected_output</code> (and optional <code>metadata</code>).
+          A <code>key</code> (or <code>id</code>) names the case; other fields, such as <code>lang</code>, go into its metadata.
         </p>
       </div>
       <div className="field">

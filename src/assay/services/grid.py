@@ -35,7 +35,8 @@ class GridColumn:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class GridRow:
-    """One case and each evaluation's outcome on it, in the grid's column order (``None``: no result)."""
+    """One case, named as everywhere (``number`` from 1, the user's ``key``), and each evaluation's outcome
+    on it, in the grid's column order (``None``: no result)."""
 
     case_id: int
     number: int

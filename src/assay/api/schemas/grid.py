@@ -32,8 +32,8 @@ class GridColumnOut(ResponseModel):
 
 
 class GridRowOut(ResponseModel):
-    """One case, named by its number (from 1) and key as on every surface: its input and expected output
-    (as they are now), then each evaluation's outcome."""
+    """One case: its number (from 1) and key, its input and expected output (as they are now), then each
+    evaluation's outcome."""
 
     case_id: int
     number: int
