@@ -7,6 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, File, Form, Query, Request, Response, UploadFile, status
 
+from assay.api.bodies import ThreadedBodyRoute
 from assay.api.deps import MAX_ID, GraderServiceDep, PaginationDep, SessionDep, SuiteId, SuiteServiceDep
 from assay.api.downloads import download, file_stem
 from assay.api.envelope import CONFLICT_RESPONSE, ERROR_RESPONSES, Envelope, ErrorEnvelope, ok, rendered
@@ -33,7 +34,9 @@ from assay.services.history import suite_history
 from assay.services.preflight import preflight_suite
 from assay.services.suite_files import SuiteFormat, csv_lines, jsonl_lines, read_suite_file, suite_name_from
 
-router = APIRouter(prefix="/api/suites", tags=["suites"], responses=ERROR_RESPONSES)
+router = APIRouter(
+    prefix="/api/suites", tags=["suites"], responses=ERROR_RESPONSES, route_class=ThreadedBodyRoute
+)
 
 IMPORT_PATH = "/api/suites/import"
 
