@@ -29,6 +29,12 @@ WORKER_THREADS = 4
 """Requests served on worker threads at once (sync routes); more wait their turn."""
 GRADER_CALLS = 16
 """Calls the grade routes may have in flight to graders' endpoints (model judges) at once."""
+GC_THRESHOLDS = (10_000, 10, 10)
+"""The garbage collector's thresholds while serving (Python's default: 700, 10, 10). Heavy requests build
+structures of tens of thousands of objects (verdicts, rows, cases) that live as long as the request; at the
+default, every 700 allocations a pass walks them, and a pass holds the interpreter, so the event loop too,
+whichever thread starts it. Under bench/health_under_load.py the default spent about a quarter of the wall
+time in such passes (full ones up to 0.1-1 s), these about an eighth (one full pass in 20 s, or none)."""
 
 Extension = Callable[[FastAPI], AbstractAsyncContextManager[None]]
 """Something to run while the app runs: entered after the database is ready, exited at shutdown."""
@@ -111,9 +117,12 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         # garbage collector's full passes, which would otherwise walk it all (a 0.1 s pause per pass).
         gc.collect()
         gc.freeze()
+        thresholds = gc.get_threshold()
+        gc.set_threshold(*GC_THRESHOLDS)
         try:
             yield
         finally:
+            gc.set_threshold(*thresholds)
             gc.unfreeze()
 
 

@@ -85,14 +85,15 @@ def ok(data: T) -> Envelope[T]:
     return Envelope[T](success=True, data=data, error=None)
 
 
-def rendered(data: BaseModel) -> Response:
+def rendered(data: BaseModel, status_code: int = 200) -> Response:
     """A successful envelope around ``data``, rendered to bytes where this is called.
 
     FastAPI turns a returned model into JSON on the event loop; a large one (a page of results, a batch of
     verdicts) returned from a sync route is rendered here instead, on the route's worker thread. The route
-    still declares its ``response_model`` for the OpenAPI document.
+    still declares its ``response_model`` (and its ``status_code``, passed here too) for the OpenAPI document.
     """
-    return SafeJSONResponse({"success": True, "data": data.model_dump(mode="json"), "error": None})
+    body = {"success": True, "data": data.model_dump(mode="json"), "error": None}
+    return SafeJSONResponse(body, status_code=status_code)
 
 
 def error_response(error: AssayError, headers: Mapping[str, str] | None = None) -> JSONResponse:

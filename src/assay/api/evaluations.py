@@ -7,6 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response, status
 
+from assay.api.bodies import ThreadedBodyRoute
 from assay.api.deps import MAX_ID, GraderServiceDep, PaginationDep, SessionDep
 from assay.api.downloads import download, file_stem
 from assay.api.envelope import ERROR_RESPONSES, Envelope, ok, rendered
@@ -33,7 +34,9 @@ from assay.services.evaluation_service import EvaluationService, ResultQuery
 from assay.services.result_export import csv_lines, jsonl_lines
 from assay.storage.evaluations import EvaluationStatus, Outcome, ResultSort
 
-router = APIRouter(prefix="/api/evaluations", tags=["evaluations"], responses=ERROR_RESPONSES)
+router = APIRouter(
+    prefix="/api/evaluations", tags=["evaluations"], responses=ERROR_RESPONSES, route_class=ThreadedBodyRoute
+)
 
 CREATE_PATH = "/api/evaluations"
 EvaluationId = Annotated[int, Path(ge=1, le=MAX_ID, description="Evaluation id")]

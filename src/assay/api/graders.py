@@ -9,6 +9,7 @@ from weakref import WeakKeyDictionary
 from anyio import to_thread
 from fastapi import APIRouter, Path, Request, Response
 
+from assay.api.bodies import ThreadedBodyRoute
 from assay.api.deps import DEFAULT_LIMIT, GraderServiceDep, Limit, Skip
 from assay.api.envelope import ERROR_RESPONSES, Envelope, ok, rendered
 from assay.api.rendering import SafeJSONResponse
@@ -32,7 +33,9 @@ from assay.graders import GradeResult as Grading
 from assay.services.grader_service import GraderService
 from assay.services.grading import check_calls, grade_answer, grade_answers, needs_calls
 
-router = APIRouter(prefix="/api/graders", tags=["graders"], responses=ERROR_RESPONSES)
+router = APIRouter(
+    prefix="/api/graders", tags=["graders"], responses=ERROR_RESPONSES, route_class=ThreadedBodyRoute
+)
 
 GraderId = Annotated[str, Path(description="Grader id, e.g. string-match", max_length=200)]
 MAX_CALLING_BATCH = 100
@@ -111,10 +114,10 @@ def _calls(request: Request, grader: GraderInterface) -> CallTransport:
 # Grading and config checks are CPU work: they run on worker threads, so that a big config or answer never
 # holds the event loop (health checks, live evaluations). A grader that calls out (a model judge) waits for
 # its reply on the loop instead: a worker thread must not be held for the length of a model's answer.
-@router.post("/{grader_id}/grade", summary="Grade one answer")
+@router.post("/{grader_id}/grade", summary="Grade one answer", response_model=Envelope[GradeResult])
 async def grade(
     grader_id: GraderId, body: GradeRequest, graders: GraderServiceDep, request: Request
-) -> Envelope[GradeResult]:
+) -> Response:
     """Grade one answer (a playground); a bad config is ``VALIDATION_ERROR`` listing each problem. A model
     judge is asked through the server's egress policy, its key read by name (``ASSAY_SECRET_*``...)."""
     grader = await to_thread.run_sync(graders.build, grader_id, body.config)
@@ -124,7 +127,12 @@ async def grade(
         )
     else:
         result = await to_thread.run_sync(grader.grade, body.agent_response, body.expected_output)
-    return ok(GradeResult(**_outcome(result).model_dump(), grader=_spec(grader)))
+    return await to_thread.run_sync(_reply, grader, result)
+
+
+def _reply(grader: GraderInterface, result: Grading) -> Response:
+    # Off the loop: the reply echoes the effective config (copied), which can be as large as the request.
+    return rendered(GradeResult(**_outcome(result).model_dump(), grader=_spec(grader)))
 
 
 @router.post(
@@ -137,20 +145,20 @@ async def grade_batch(
 ) -> Response:
     """Grade up to 10,000 answers in order (up to 100 with a grader that calls out, a model judge)."""
     grader = await to_thread.run_sync(graders.build, grader_id, body.config)
-    pairs = [(item.agent_response, item.expected_output) for item in body.items]
     if needs_calls(grader):
-        if len(pairs) > MAX_CALLING_BATCH:
+        if len(body.items) > MAX_CALLING_BATCH:
             message = (
                 f"at most {MAX_CALLING_BATCH} answers per batch for grader '{grader_id}', which makes "
-                f"an outbound call for each (got {len(pairs)}); run an evaluation for more"
+                f"an outbound call for each (got {len(body.items)}); run an evaluation for more"
             )
             raise ValidationError.of(Problem(("items",), message))
+        pairs = [(item.agent_response, item.expected_output) for item in body.items]
         results = await grade_answers(
             grader, pairs, _calls(request, grader), concurrency=CALLING_BATCH_CONCURRENCY
         )
     else:
         results = await to_thread.run_sync(
-            lambda: [grader.grade(response, expected) for response, expected in pairs]
+            lambda: [grader.grade(item.agent_response, item.expected_output) for item in body.items]
         )
     return await to_thread.run_sync(_batch_reply, grader, results)
 

@@ -7,6 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, File, Form, Query, Request, Response, UploadFile, status
 
+from assay.api.bodies import ThreadedBodyRoute
 from assay.api.deps import MAX_ID, GraderServiceDep, PaginationDep, SessionDep, SuiteId, SuiteServiceDep
 from assay.api.downloads import download, file_stem
 from assay.api.envelope import CONFLICT_RESPONSE, ERROR_RESPONSES, Envelope, ErrorEnvelope, ok, rendered
@@ -33,7 +34,9 @@ from assay.services.history import suite_history
 from assay.services.preflight import preflight_suite
 from assay.services.suite_files import SuiteFormat, csv_lines, jsonl_lines, read_suite_file, suite_name_from
 
-router = APIRouter(prefix="/api/suites", tags=["suites"], responses=ERROR_RESPONSES)
+router = APIRouter(
+    prefix="/api/suites", tags=["suites"], responses=ERROR_RESPONSES, route_class=ThreadedBodyRoute
+)
 
 IMPORT_PATH = "/api/suites/import"
 
@@ -126,12 +129,13 @@ def delete_suite(
     return ok(Deleted(id=suite_id))
 
 
-@router.get("/{suite_id:int}/cases", summary="List a suite's cases")
-def list_cases(suite_id: SuiteId, suites: SuiteServiceDep, page: PaginationDep) -> Envelope[CaseList]:
+# A page of cases and the cases just added can run to megabytes: rendered on the route's worker thread.
+@router.get("/{suite_id:int}/cases", summary="List a suite's cases", response_model=Envelope[CaseList])
+def list_cases(suite_id: SuiteId, suites: SuiteServiceDep, page: PaginationDep) -> Response:
     """Cases in their order, a page at a time."""
     found = suites.cases(suite_id, skip=page.skip, limit=page.limit)
     items = [CaseOut.of(case) for case in found.items]
-    return ok(CaseList(cases=items, count=len(items), total=found.total))
+    return rendered(CaseList(cases=items, count=len(items), total=found.total))
 
 
 @router.post(
@@ -139,12 +143,14 @@ def list_cases(suite_id: SuiteId, suites: SuiteServiceDep, page: PaginationDep) 
     status_code=status.HTTP_201_CREATED,
     summary="Append cases",
     responses=CONFLICT_RESPONSE,
+    response_model=Envelope[CasesAdded],
 )
-def append_cases(suite_id: SuiteId, body: CasesAppend, suites: SuiteServiceDep) -> Envelope[CasesAdded]:
+def append_cases(suite_id: SuiteId, body: CasesAppend, suites: SuiteServiceDep) -> Response:
     """Add cases after the suite's last one."""
     added = suites.add_cases(suite_id, [case.to_new_case() for case in body.cases])
     total = suites.get(suite_id).case_count
-    return ok(CasesAdded(cases=[CaseOut.of(case) for case in added], count=len(added), total=total))
+    cases = [CaseOut.of(case) for case in added]
+    return rendered(CasesAdded(cases=cases, count=len(added), total=total), status.HTTP_201_CREATED)
 
 
 @router.get(
