@@ -22,10 +22,16 @@ def test_health_reports_the_database_and_the_age_of_its_last_answer(client: Test
     assert data["version"]
 
 
-def test_health_is_unavailable_when_the_database_stopped_answering(client: TestClient) -> None:
+def test_health_is_unavailable_when_the_database_stopped_answering(
+    client: TestClient, tmp_path: Path
+) -> None:
     watch: DatabaseWatch = client.app.state.database_watch  # type: ignore[attr-defined]
-    watch.answered_at = time.monotonic() - STALE_AFTER_S - 1
-    watch.failure = "OperationalError"
+    watch.engine = create_engine(f"sqlite:///{tmp_path}/no/such/folder/assay.db")  # every check fails now
+    deadline = time.monotonic() + 30
+    while watch.failure is None and time.monotonic() < deadline:
+        time.sleep(0.05)  # the watch's next check (every second) finds it; no later one answers
+    assert watch.failure == "OperationalError"
+    watch.answered_at = time.monotonic() - STALE_AFTER_S - 1  # ... for longer than health allows
     error = assert_error(client.get("/api/health"), 503, "UNAVAILABLE")
     assert "OperationalError" in str(error["message"])
 
