@@ -106,12 +106,16 @@ class _AssayCommand:
             except subprocess.TimeoutExpired:
                 self.kill()
 
-    def log_tail(self) -> str:
-        """The end of the process's output."""
+    def log(self) -> str:
+        """The process's whole output so far (every start)."""
         try:
-            return self.log_path.read_text(errors="replace")[-_LOG_TAIL_CHARS:]
+            return self.log_path.read_text(errors="replace")
         except OSError:
             return ""
+
+    def log_tail(self) -> str:
+        """The end of the process's output (for a failure's message)."""
+        return self.log()[-_LOG_TAIL_CHARS:]
 
     def __enter__(self) -> Self:
         return self.start()
