@@ -17,6 +17,9 @@ MAX_LIMIT = 500
 DEFAULT_LIMIT = 50
 MAX_SKIP = 1_000_000_000  # far beyond any real listing, far below what a database integer overflows at
 MAX_ID = 2**31 - 1  # ids are 32-bit integers on PostgreSQL; a larger one cannot exist
+NO_NUL = r"^[^\x00]*$"
+"""The pattern of a free-text query parameter: no NUL, which PostgreSQL refuses in a bound value (the edge
+answers 422 for one in any parameter; the pattern says so in the OpenAPI document)."""
 
 
 # Trivial dependencies are ``async def``: FastAPI runs plain ``def`` ones in a thread pool, which costs more

@@ -8,7 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Path, Query, Request, Response, status
 
 from assay.api.bodies import ThreadedBodyRoute
-from assay.api.deps import MAX_ID, GraderServiceDep, PaginationDep, SessionDep
+from assay.api.deps import MAX_ID, NO_NUL, GraderServiceDep, PaginationDep, SessionDep
 from assay.api.downloads import download, file_stem
 from assay.api.envelope import ERROR_RESPONSES, Envelope, ok, rendered
 from assay.api.schemas.breakdown import BreakdownOut, FailureGroupsOut, MetadataKeyList, MetadataKeyOut
@@ -149,12 +149,17 @@ def result_query(
         ),
     ] = None,
     match_status: Annotated[MatchStatus | None, Query(examples=["mismatch"])] = None,
-    error: Annotated[str | None, Query(max_length=100, description="Only this error reason")] = None,
-    q: Annotated[str | None, Query(max_length=200, description="Text in input, expected or response")] = None,
+    error: Annotated[
+        str | None, Query(max_length=100, pattern=NO_NUL, description="Only this error reason")
+    ] = None,
+    q: Annotated[
+        str | None, Query(max_length=200, pattern=NO_NUL, description="Text in input, expected or response")
+    ] = None,
     reason_code: Annotated[
         str | None,
         Query(
             max_length=MAX_REASON_CODE_LENGTH,
+            pattern=NO_NUL,
             examples=["hedged"],
             description="Only verdicts with this reason code (e.g. the extract grader's refusals)",
         ),
@@ -222,7 +227,9 @@ def get_failure_groups(evaluation_id: EvaluationId, session: SessionDep) -> Enve
 def get_breakdown(
     evaluation_id: EvaluationId,
     session: SessionDep,
-    key: Annotated[str, Query(min_length=1, max_length=200, description="A key of the cases' metadata")],
+    key: Annotated[
+        str, Query(min_length=1, max_length=200, pattern=NO_NUL, description="A key of the cases' metadata")
+    ],
 ) -> Envelope[BreakdownOut]:
     """Pass rate with its Wilson 95 % interval per value of ``key``, worst first: the 200 most frequent
     values, the rest as ``other``, cases without the key as a ``missing`` group."""

@@ -8,7 +8,15 @@ from typing import Annotated
 from fastapi import APIRouter, File, Form, Query, Request, Response, UploadFile, status
 
 from assay.api.bodies import ThreadedBodyRoute
-from assay.api.deps import MAX_ID, GraderServiceDep, PaginationDep, SessionDep, SuiteId, SuiteServiceDep
+from assay.api.deps import (
+    MAX_ID,
+    NO_NUL,
+    GraderServiceDep,
+    PaginationDep,
+    SessionDep,
+    SuiteId,
+    SuiteServiceDep,
+)
 from assay.api.downloads import download, file_stem
 from assay.api.envelope import CONFLICT_RESPONSE, ERROR_RESPONSES, Envelope, ErrorEnvelope, ok, rendered
 from assay.api.schemas.grid import GridOut
@@ -202,7 +210,7 @@ def get_history(
     session: SessionDep,
     page: PaginationDep,
     grader_id: Annotated[
-        str | None, Query(max_length=200, description="Only this grader's evaluations")
+        str | None, Query(max_length=200, pattern=NO_NUL, description="Only this grader's evaluations")
     ] = None,
 ) -> Envelope[HistoryOut]:
     """The suite's completed evaluations, oldest first (page 0: the ``limit`` newest), each with its pass
