@@ -32,6 +32,8 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from source_trees import add_source_trees_option
+
 ROOT = Path(__file__).resolve().parents[1]
 TARGET_RPS = 5000
 MINIMAL_APP = """
@@ -157,13 +159,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="rounds per server; medians are shown")
     parser.add_argument("--connections", type=int, default=64, help="concurrent keep-alive connections")
     parser.add_argument("--python-client", action="store_true", help="use the asyncio load generator")
-    parser.add_argument(
-        "--src",
-        nargs="*",
-        type=Path,
-        default=[ROOT / "src"],
-        help="source trees to serve side by side (e.g. this one and an export of main's)",
-    )
+    add_source_trees_option(parser)
     args = parser.parse_args()
     use_wrk = shutil.which("wrk") is not None and not args.python_client
     load = run_wrk if use_wrk else run_python

@@ -36,6 +36,8 @@ sys.path.insert(0, str(ROOT))
 from tests.support import assay_process  # noqa: E402
 from tests.support.assay_process import AssayProcess  # noqa: E402
 
+from source_trees import add_source_trees_option  # noqa: E402
+
 ALIASES = {
     "true": [f"yes-{n:04d}-" + "x" * 180 for n in range(1000)],
     "false": [f"no-{n:04d}" for n in range(1000)],
@@ -191,13 +193,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--workers", type=int, default=6)
     parser.add_argument("--only", nargs="*", default=None, help="heavy request kinds to send (default: all)")
-    parser.add_argument(
-        "--src",
-        nargs="*",
-        type=Path,
-        default=[ROOT / "src"],
-        help="source trees to serve, one after the other (e.g. this one and an export of main's)",
-    )
+    add_source_trees_option(parser)
     args = parser.parse_args()
     assay_process.START_TIMEOUT_S = 120.0  # a busy machine can take longer than a test allows to start
     print(f"{len(os.sched_getaffinity(0))} CPUs, load average {os.getloadavg()[0]:.2f} at the start")

@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from tests.support.assay_process import AssayProcess  # noqa: E402
 
 from grader_workloads import semantic_pairs  # noqa: E402
+from source_trees import add_source_trees_option  # noqa: E402
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -117,13 +118,7 @@ def main() -> None:
     )
     parser.add_argument("--cases", type=int, default=2000)
     parser.add_argument("--runs", type=int, default=1, help="evaluations measured per source tree")
-    parser.add_argument(
-        "--src",
-        nargs="*",
-        type=Path,
-        default=[ROOT / "src"],
-        help="source trees to serve, one after the other (e.g. this one and an export of main's)",
-    )
+    add_source_trees_option(parser)
     args = parser.parse_args()
     print(f"{len(os.sched_getaffinity(0))} CPUs, load average {os.getloadavg()[0]:.2f} at the start")
     for src in args.src:
