@@ -237,6 +237,7 @@ class CompositeGrader(GraderInterface):
         "_checks",
         "_children",
         "_cpu_bound",
+        "_fresh_results",
         "_ids",
         "_is_composite",
         "_labels",
@@ -273,14 +274,19 @@ class CompositeGrader(GraderInterface):
         self._labels: tuple[str, ...] = tuple(f"{p} ({i})" for p, i in zip(paths, self._ids, strict=True))
         self._own_expected: tuple[str | None, ...] = tuple(spec["expected_output"] for spec in specs)
         self._is_composite: tuple[bool, ...] = tuple(isinstance(c, CompositeGrader) for c in children)
-        # (id, bound grade, own expected or None, fresh results): what grade() loops over, nothing else
-        # looked up per call; and (bound preflight, own expected) for a blank answer's D9 check.
+        self._fresh_results: tuple[bool, ...] = tuple(type(child).fresh_results for child in children)
+        # (id, bound grade, own expected or None, trusted: a built-in's fresh result): what grade() loops
+        # over, nothing else looked up per call; and (bound preflight, own expected) for a blank answer's D9
+        # check.
         self._calls: tuple[tuple[str, Any, str | None, bool], ...] = tuple(
             zip(
                 self._ids,
                 [child.grade for child in children],
                 self._own_expected,
-                [type(child).fresh_results for child in children],
+                [
+                    fresh and catalog.is_builtin(type(child))
+                    for fresh, child in zip(self._fresh_results, children, strict=True)
+                ],
                 strict=True,
             )
         )
@@ -469,17 +475,18 @@ class CompositeGrader(GraderInterface):
             # One plain loop: calls, statuses and the details tree in a pass (a comprehension costs a call).
             statuses: list[str] = []
             children: list[dict[str, Any]] = []
-            for grader_id, grade, own, fresh in self._calls:
+            for grader_id, grade, own, trusted in self._calls:
                 result = grade(agent_response, expected_output if own is None else own)
                 details = result["details"]
                 status = details["match_status"]
-                # child_entry's common case inlined (a fresh result of a known status with a reason: every
-                # built-in grader's): the call would cost a fifth of a node.
-                if fresh and status in _KNOWN_STATUSES and "reason" in details:
+                # A built-in child's fresh result goes in as it is: its status is a known kind and it has a
+                # reason (contract tests), so child_entry's checks, which would cost a third of a node, are
+                # made for plugins only.
+                if trusted:
                     result["grader_id"] = grader_id
                     children.append(result)
                 else:
-                    status, entry = child_entry(grader_id, result, fresh)
+                    status, entry = child_entry(grader_id, result, self._fresh_results[len(children)])
                     children.append(entry)
                 statuses.append(status)
             if INVALID_EXPECTED in statuses:
