@@ -3,31 +3,20 @@ import { describe, expect, it } from "vitest";
 import { VerdictDetails } from "./VerdictTree";
 import { childVerdicts } from "./verdictTree";
 
+/** A child's entry as composites write it: the child's result and its grader's id. */
+function entry(graderId: string, passed: boolean, matchStatus: string, reason: string, details: object = {}) {
+  return { passed, score: passed ? 1 : 0, details: { match_status: matchStatus, reason, ...details }, grader_id: graderId };
+}
+
 // An `all` of a words check and a negated exact match, the second child itself a composite.
 const DETAILS = {
   match_status: "mismatch",
   reason: "1 of 2 graders failed",
   children: [
-    {
-      grader_id: "x-words",
-      passed: true,
-      score: 1,
-      match_status: "match",
-      reason: "'Paris' occurs in the answer",
-      details: { match_status: "match", reason: "'Paris' occurs in the answer", position: 12 },
-    },
-    {
-      grader_id: "x-negation",
-      passed: false,
-      score: 0,
-      match_status: "mismatch",
-      reason: "The negated grader passed",
-      details: {
-        children: [
-          { grader_id: "x-exact", passed: true, score: 1, match_status: "match", reason: "Exact match", details: {} },
-        ],
-      },
-    },
+    entry("x-words", true, "match", "'Paris' occurs in the answer", { position: 12 }),
+    entry("x-negation", false, "mismatch", "The negated grader passed", {
+      children: [entry("x-exact", true, "match", "Exact match")],
+    }),
   ],
   combined_by: "all",
 };
@@ -80,7 +69,7 @@ describe("VerdictDetails", () => {
 
   it("marks an unusable input as invalid, whatever the child", () => {
     const details = {
-      children: [{ grader_id: "x-words", passed: false, score: 0, match_status: "invalid_response", reason: "Empty", details: {} }],
+      children: [entry("x-words", false, "invalid_response", "Empty")],
     };
     render(<VerdictDetails graderId="x-all" passed={false} score={0} details={details} />);
     expect(within(head("x-words")).getByText("INVALID")).toBeTruthy();
@@ -92,9 +81,7 @@ describe("the extraction trace", () => {
     match_status: "match",
     reason: "Found 'yes' by the labelled rule; grader (true-false): match",
     extraction: { span: "yes", rule: "labelled", reason: "Found 'yes' by the labelled rule" },
-    children: [
-      { grader_id: "true-false", passed: true, score: 1, match_status: "match", reason: "match", details: {} },
-    ],
+    children: [entry("true-false", true, "match", "match")],
   };
 
   it("shows the span picked and the rule that picked it, at the root and in a nested node", () => {
@@ -111,7 +98,7 @@ describe("the extraction trace", () => {
     const details = {
       match_status: "invalid_response",
       reason: "unjudged",
-      children: [{ grader_id: "extract", passed: false, score: 0, match_status: "invalid_response", reason: "no", details: refused }],
+      children: [{ passed: false, score: 0, details: { ...refused, reason: "no" }, grader_id: "extract" }],
     };
     render(<VerdictDetails graderId="not" passed={false} score={0} details={details} />);
     const trace = within(node("extract")).getByTestId("extraction-trace");
@@ -120,10 +107,25 @@ describe("the extraction trace", () => {
 });
 
 describe("childVerdicts", () => {
-  it("reads the verdict from the child's details when the child omits it", () => {
-    const [child] = childVerdicts({
-      children: [{ grader_id: "x", passed: false, score: 0, details: { match_status: "mismatch", reason: "no" } }],
-    }) ?? [];
+  it("reads the verdict from the child's details", () => {
+    const [child] = childVerdicts({ children: [entry("x", false, "mismatch", "no")] }) ?? [];
+    expect(child).toMatchObject({ graderId: "x", matchStatus: "mismatch", reason: "no", children: null });
+  });
+
+  it("takes the status the composite counted over a plugin's own word, and keeps the word in the details", () => {
+    const odd = { ...entry("x-plugin", true, "great", "odd"), match_status: "match" };
+    const [child] = childVerdicts({ children: [odd] }) ?? [];
+    expect(child).toMatchObject({ graderId: "x-plugin", matchStatus: "match", reason: "odd" });
+    render(<VerdictDetails graderId="x-all" passed score={1} details={{ match_status: "match", children: [odd] }} />);
+    expect(within(head("x-plugin")).getByText("PASS")).toBeTruthy();
+    const table = within(node("x-plugin")).getByTestId("details-table");
+    expect(table.querySelector('[data-detail="match_status"]')?.textContent).toContain("great");
+    expect(table.querySelector('[data-detail="reason"]')).toBeNull();
+  });
+
+  it("reads results stored before composites 1.1.0, whose entries repeat the status and reason", () => {
+    const old = { grader_id: "x", passed: false, score: 0, match_status: "mismatch", reason: "no", details: {} };
+    const [child] = childVerdicts({ children: [old] }) ?? [];
     expect(child).toMatchObject({ graderId: "x", matchStatus: "mismatch", reason: "no", children: null });
   });
 

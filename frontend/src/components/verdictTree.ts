@@ -23,6 +23,12 @@ function stringOrNull(value: unknown): string | null {
   return typeof value === "string" ? value : null;
 }
 
+/**
+ * One entry of `details.children`: the child's result (`passed`, `score`, `details`) and its `grader_id`. Its
+ * status and reason are those of its details, but for a status the composite read otherwise (a plugin's own
+ * word, counted by `passed`), which the entry says as `match_status`. Results stored before the composites'
+ * 1.1.0 also have `match_status` and `reason` in every entry: the entry's own are read first.
+ */
 function readChild(raw: unknown): VerdictNode | null {
   if (!isRecord(raw) || typeof raw.grader_id !== "string" || typeof raw.passed !== "boolean") return null;
   const details = isRecord(raw.details) ? raw.details : {};
@@ -86,8 +92,13 @@ export function extractionTrace(details: Readonly<Record<string, unknown>> | nul
   return { span: typeof raw.span === "string" ? raw.span : null, rule: raw.rule };
 }
 
-/** Details without what the tree already shows of a node (its verdict, reason and children). */
+/**
+ * Details without what the tree already shows of a node (its verdict, reason and children). A status word the
+ * node's head does not show (a plugin's own, which its composite counted as match or mismatch) stays.
+ */
 export function detailsBesideTree(node: VerdictNode): Record<string, unknown> {
-  const shown = new Set(["match_status", "reason", ...(node.children !== null ? [CHILDREN_KEY] : [])]);
+  const shown = new Set(node.children !== null ? [CHILDREN_KEY] : []);
+  if (node.details.match_status === node.matchStatus) shown.add("match_status");
+  if (node.details.reason === node.reason) shown.add("reason");
   return Object.fromEntries(Object.entries(node.details).filter(([key]) => !shown.has(key)));
 }

@@ -47,9 +47,10 @@ class GraderInterface(ABC):
     presets: ClassVar[Mapping[str, Preset]] = {}
     """Named configurations, each valid for ``config_schema``; listed and offered by the API and UI."""
     fresh_results: ClassVar[bool] = False
-    """Whether every ``grade()`` call returns a new result dict the grader keeps no reference to, which the
-    caller may add keys to: a composite then puts a child's result in its tree as it is, rather than a copy.
-    Never set it on a grader that returns a shared or remembered dict."""
+    """Whether every ``grade()`` call returns a new, well-formed result dict (a known ``match_status`` and a
+    ``reason`` in its details) the grader keeps no reference to, which the caller may add keys to: a composite
+    then puts a child's result in its tree as it is, rather than a copy, and checks only its status. Never set
+    it on a grader that returns a shared or remembered dict."""
     cpu_bound: ClassVar[bool] = False
     """Whether ``grade()`` costs real CPU time per answer (a model's inference: milliseconds), so that an
     evaluation grades with it on a worker thread, several answers per hop, never on the event loop (which

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from assay.graders.base import GraderInterface
 
-__all__ = ["BUILTIN", "add", "builtin_class", "known_ids", "lookup"]
+__all__ = ["BUILTIN", "add", "builtin_class", "is_builtin", "known_ids", "lookup"]
 
 BUILTIN: dict[str, str] = {
     "string-match": "assay.graders.string_match:StringMatchGrader",
@@ -53,6 +53,11 @@ def builtin_class(grader_id: str) -> type[GraderInterface]:
     grader_class: type[GraderInterface] = getattr(import_module(module), name)
     _add(grader_class)
     return grader_class
+
+
+def is_builtin(grader_class: type[GraderInterface]) -> bool:
+    """Whether ``grader_class`` is the built-in grader of its id (a plugin's class never is)."""
+    return grader_class.default_id in BUILTIN and _classes.get(grader_class.default_id) is grader_class
 
 
 def add(grader_class: type[GraderInterface]) -> None:

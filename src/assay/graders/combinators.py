@@ -75,7 +75,7 @@ class NotGrader(CompositeGrader):
         self._freeze()
 
     def _decide(self, statuses: list[str], children: list[dict[str, Any]]) -> Decision:
-        status, reason = statuses[0], children[0]["reason"]
+        status, reason = statuses[0], children[0]["details"]["reason"]
         if status == MISMATCH:
             return True, self._passed, f"{self._on_mismatch}{reason}", 1.0
         if status == MATCH:
@@ -119,10 +119,12 @@ class AllGrader(CompositeGrader):
     def _decide(self, statuses: list[str], children: list[dict[str, Any]]) -> Decision:
         if MISMATCH in statuses:
             index = statuses.index(MISMATCH)
-            return False, self._failed_at[index], self._failed[index] + children[index]["reason"], 0.0
+            reason = children[index]["details"]["reason"]
+            return False, self._failed_at[index], self._failed[index] + reason, 0.0
         if INVALID_RESPONSE in statuses:
             index = statuses.index(INVALID_RESPONSE)
-            return False, self._unjudged_at[index], self._unjudged[index] + children[index]["reason"], 0.0
+            reason = children[index]["details"]["reason"]
+            return False, self._unjudged_at[index], self._unjudged[index] + reason, 0.0
         return True, self._passed, self._all_matched, 1.0
 
 
@@ -175,12 +177,14 @@ class AnyGrader(CompositeGrader):
     def _decide(self, statuses: list[str], children: list[dict[str, Any]]) -> Decision:
         if MATCH in statuses:
             index = statuses.index(MATCH)
-            return True, self._matched_at[index], self._matched[index] + children[index]["reason"], 1.0
+            reason = children[index]["details"]["reason"]
+            return True, self._matched_at[index], self._matched[index] + reason, 1.0
         if INVALID_RESPONSE in statuses:
             index = statuses.index(INVALID_RESPONSE)
-            return False, self._unjudged_at[index], self._unjudged[index] + children[index]["reason"], 0.0
+            reason = children[index]["details"]["reason"]
+            return False, self._unjudged_at[index], self._unjudged[index] + reason, 0.0
         if self._single:
-            return False, self._failed, f"{self._none_matched}: {children[0]['reason']}", 0.0
+            return False, self._failed, f"{self._none_matched}: {children[0]['details']['reason']}", 0.0
         return False, self._failed, self._none_matched, 0.0
 
 
@@ -275,9 +279,8 @@ class AtLeastGrader(CompositeGrader):
         if matched + unjudged < self._k:
             return False, self._failed, self._short[matched], 0.0
         index = statuses.index(INVALID_RESPONSE)
-        reason = (
-            f"{self._undecided_reasons[matched][unjudged]}{self._labels[index]}: {children[index]['reason']}"
-        )
+        why = children[index]["details"]["reason"]
+        reason = f"{self._undecided_reasons[matched][unjudged]}{self._labels[index]}: {why}"
         return False, self._unjudged_at[index], reason, 0.0
 
 
@@ -423,7 +426,7 @@ class WeightedGrader(CompositeGrader):
         return (
             False,
             self._unjudged_at[index],
-            below + self._could_reach[index] + children[index]["reason"],
+            below + self._could_reach[index] + children[index]["details"]["reason"],
             low,
         )
 

@@ -16,12 +16,17 @@ Rules every composite keeps:
 - A grader that needs an outbound call (:class:`~assay.graders.calls.CallingGrader`, a model judge) is not
   a child: composites grade synchronously and could only ever report its call as not made.
 
-Details: ``children`` holds each child's verdict in config order, as its result with three keys added
-(``{passed, score, details, grader_id, match_status, reason}``); ``decided_by`` names the child that decided.
+Details: ``children`` holds each child's verdict in config order, as its result with the child's id added
+(``{passed, score, details, grader_id}``): its status and reason are its ``details.match_status`` and
+``details.reason``. Only a child whose status is not a :class:`~assay.graders.verdict.MatchStatus` (a plugin's
+own word) has its entry also say the status the composite read it as (``match_status``, by ``passed``).
+``decided_by`` names the child that decided. (Results stored by composites before 1.1.0 have ``match_status``
+and ``reason`` in every entry; readers take the entry's ``match_status`` first, then its details'.)
 
-Version: the class version (``"1.0.0"``) covers the combination's own rules; a configured instance reports
-``"<class version>+<digest>"``, the digest covering each child's id and version (a nested composite's
-version carries its own children's), so a stored result's version changes whenever a child's verdicts could.
+Version: the class version (``"1.1.0"``; 1.1.0 gave the tree's entries their present shape) covers the
+combination's own rules and its details' shape; a configured instance reports ``"<class version>+<digest>"``,
+the digest covering each child's id and version (a nested composite's version carries its own children's),
+so a stored result's version changes whenever a child's verdicts could.
 The digest keeps it short (stored versions are at most 100 characters) whatever the size of the tree.
 """
 
@@ -136,26 +141,34 @@ def child_list_schema(description: str, item: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def child_entry(grader_id: str, result: Any, status: str, fresh: bool) -> dict[str, Any]:
-    """A child's verdict as a details tree holds it: its ``result`` with its id, status and reason added.
+def child_entry(grader_id: str, result: Any, fresh: bool) -> tuple[str, dict[str, Any]]:
+    """(status, entry): a child's status as a known kind, and its verdict as a details tree holds it.
 
-    In place when the child's class says its results are ``fresh`` (no copy, a tenth of a node's budget),
-    else in a new dict with the same keys in the same order. ``status`` is the child's, as a known kind.
+    The entry is the child's ``result`` with ``grader_id`` added: in place when the child's class says its
+    results are ``fresh`` (no copy), else a new dict with the same keys in the same order. A status that is
+    not a known kind (a plugin's own word) is read from ``passed`` and stored in the entry as
+    ``match_status``, so the tree says how the composite counted it. Raises on a malformed result (no
+    ``details``, ``match_status`` or ``reason``), which the composite reports as its child failing.
     """
     details = result["details"]
+    raw = details["match_status"]
+    if "reason" not in details:  # malformed: the tree could not say why
+        raise KeyError("reason")
     if fresh:
-        result["grader_id"] = grader_id
-        result["match_status"] = status
-        result["reason"] = details["reason"]
-        return result  # type: ignore[no-any-return]
-    return {
-        "passed": result["passed"],
-        "score": result["score"],
-        "details": details,
-        "grader_id": grader_id,
-        "match_status": status,
-        "reason": details["reason"],
-    }
+        entry: dict[str, Any] = result
+        entry["grader_id"] = grader_id
+    else:
+        entry = {
+            "passed": result["passed"],
+            "score": result["score"],
+            "details": details,
+            "grader_id": grader_id,
+        }
+    if raw in _KNOWN_STATUSES:
+        return raw, entry
+    status = status_of(result).value
+    entry["match_status"] = status
+    return status, entry
 
 
 def _located(problem: ConfigProblem, prefix: str) -> ConfigProblem:
@@ -213,7 +226,7 @@ class _TreeCpuBound:
 class CompositeGrader(GraderInterface):
     """A grader whose verdict combines child graders' verdicts; subclasses say how (``_decide``)."""
 
-    version = _TreeVersion("1.0.0")
+    version = _TreeVersion("1.1.0")
     fresh_results: ClassVar[bool] = True
     cpu_bound = _TreeCpuBound()
     _spec_key: ClassVar[str]
@@ -224,6 +237,7 @@ class CompositeGrader(GraderInterface):
         "_checks",
         "_children",
         "_cpu_bound",
+        "_fresh_results",
         "_ids",
         "_is_composite",
         "_labels",
@@ -260,14 +274,19 @@ class CompositeGrader(GraderInterface):
         self._labels: tuple[str, ...] = tuple(f"{p} ({i})" for p, i in zip(paths, self._ids, strict=True))
         self._own_expected: tuple[str | None, ...] = tuple(spec["expected_output"] for spec in specs)
         self._is_composite: tuple[bool, ...] = tuple(isinstance(c, CompositeGrader) for c in children)
-        # (id, bound grade, own expected or None, fresh results): what grade() loops over, nothing else
-        # looked up per call; and (bound preflight, own expected) for a blank answer's D9 check.
+        self._fresh_results: tuple[bool, ...] = tuple(type(child).fresh_results for child in children)
+        # (id, bound grade, own expected or None, trusted: a built-in's fresh result): what grade() loops
+        # over, nothing else looked up per call; and (bound preflight, own expected) for a blank answer's D9
+        # check.
         self._calls: tuple[tuple[str, Any, str | None, bool], ...] = tuple(
             zip(
                 self._ids,
                 [child.grade for child in children],
                 self._own_expected,
-                [type(child).fresh_results for child in children],
+                [
+                    fresh and catalog.is_builtin(type(child))
+                    for fresh, child in zip(self._fresh_results, children, strict=True)
+                ],
                 strict=True,
             )
         )
@@ -441,7 +460,7 @@ class CompositeGrader(GraderInterface):
     def _decide(self, statuses: list[str], children: list[dict[str, Any]]) -> Decision:
         """(passed, details template, reason, score) once no child refused the expected output.
 
-        ``children`` are the entries of the details tree (``reason``, ``score``... of each child). The
+        ``children`` are the entries of the details tree (each child's result: ``score``, ``details``...). The
         template, built once with the grader (``_decided_by``, ``_undecided``), holds the verdict's status
         and deciding child: a call copies it and fills in the rest, rather than building every key anew.
         ``passed`` is ``status == "match"``.
@@ -456,24 +475,24 @@ class CompositeGrader(GraderInterface):
             # One plain loop: calls, statuses and the details tree in a pass (a comprehension costs a call).
             statuses: list[str] = []
             children: list[dict[str, Any]] = []
-            for grader_id, grade, own, fresh in self._calls:
+            for grader_id, grade, own, trusted in self._calls:
                 result = grade(agent_response, expected_output if own is None else own)
                 details = result["details"]
                 status = details["match_status"]
-                if status not in _KNOWN_STATUSES:
-                    status = status_of(result).value
-                statuses.append(status)
-                if fresh:  # child_entry's first branch, inlined: the call would cost a fifth of a node
+                # A built-in child's fresh result goes in as it is: its status is a known kind and it has a
+                # reason (contract tests), so child_entry's checks, which would cost a third of a node, are
+                # made for plugins only.
+                if trusted:
                     result["grader_id"] = grader_id
-                    result["match_status"] = status
-                    result["reason"] = details["reason"]
                     children.append(result)
                 else:
-                    children.append(child_entry(grader_id, result, status, fresh))
+                    status, entry = child_entry(grader_id, result, self._fresh_results[len(children)])
+                    children.append(entry)
+                statuses.append(status)
             if INVALID_EXPECTED in statuses:
                 index = statuses.index(INVALID_EXPECTED)
                 passed, template = False, self._refused_at[index]
-                reason, score = self._refusal(index, children[index]["reason"]), 0.0
+                reason, score = self._refusal(index, children[index]["details"]["reason"]), 0.0
             else:
                 passed, template, reason, score = self._decide(statuses, children)
             # Built here rather than through Verdict(...).result(), which costs several times a node's

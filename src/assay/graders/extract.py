@@ -42,15 +42,12 @@ from assay.graders.true_false import PRESETS as TRUE_FALSE_PRESETS
 from assay.graders.verdict import (
     REASON_CODE,
     GradeResult,
-    MatchStatus,
     VerdictReport,
     reason_code_of,
-    status_of,
 )
 
 __all__ = ["ExtractGrader"]
 
-_KNOWN_STATUSES = frozenset(status.value for status in MatchStatus)
 _SPEC_KEY = "grader"
 
 
@@ -107,8 +104,9 @@ class ExtractGrader(CompositeGrader):
         "replies are invalid"
     )
     type: ClassVar[str] = "extract"
-    version = _TreeVersion("1.0.0")
-    """Covers extraction's rules and words; an instance adds the wrapped grader's id and version."""
+    version = _TreeVersion("1.1.0")
+    """Covers extraction's rules and words and the details' shape (1.1.0: the composites' tree entries, the
+    child's result with its ``grader_id``); an instance adds the wrapped grader's id and version."""
     config_schema: ClassVar[dict[str, Any]] = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "type": "object",
@@ -179,7 +177,7 @@ class ExtractGrader(CompositeGrader):
 
     def _decide(self, statuses: list[str], children: list[dict[str, Any]]) -> Decision:
         """The wrapped grader's verdict on the span is the verdict (its refusals included)."""
-        status, reason = statuses[0], children[0]["reason"]
+        status, reason = statuses[0], children[0]["details"]["reason"]
         score = children[0]["score"]
         if self.report is not VerdictReport.SCORE or not 0.0 <= score <= 1.0:
             score = 1.0 if status == MATCH else 0.0
@@ -196,11 +194,8 @@ class ExtractGrader(CompositeGrader):
                 return self._refused(agent_response, expected_output, extraction)
             expected = expected_output if self._own is None else self._own
             result = self._child.grade(extraction.span, expected)
+            status, child = child_entry(self._child.grader_id, result, self._fresh)
             details = result["details"]
-            status = details["match_status"]
-            if status not in _KNOWN_STATUSES:
-                status = status_of(result).value
-            child = child_entry(self._child.grader_id, result, status, self._fresh)
             decided: int | None = 0
             if status == INVALID_EXPECTED:
                 reason, score = self._refusal(0, details["reason"]), 0.0

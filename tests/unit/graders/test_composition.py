@@ -123,7 +123,33 @@ class SharedResultGrader(_TestGrader):
         return SHARED_RESULT
 
 
-for _test_class in (RaisingGrader, GarbageGrader, OddStatusGrader, SharedResultGrader):
+class FreshOddStatusGrader(OddStatusGrader):
+    """The odd plugin saying its results are fresh: its entry is its result, extended in place."""
+
+    default_id = type = "test-fresh-odd-status"
+    fresh_results: ClassVar[bool] = True
+    __slots__ = ()
+
+
+class FreshReasonlessGrader(_TestGrader):
+    """A plugin saying its results are fresh but giving no reason: malformed, so never a pass."""
+
+    default_id = type = "test-fresh-reasonless"
+    fresh_results: ClassVar[bool] = True
+    __slots__ = ()
+
+    def grade(self, agent_response: Any, expected_output: Any) -> Any:
+        return {"passed": True, "score": 1.0, "details": {"match_status": "match"}}
+
+
+for _test_class in (
+    RaisingGrader,
+    GarbageGrader,
+    OddStatusGrader,
+    SharedResultGrader,
+    FreshOddStatusGrader,
+    FreshReasonlessGrader,
+):
     catalog.add(_test_class)
 
 
@@ -143,7 +169,7 @@ def test_not_truth_table(child: str, expected: str) -> None:
     result = NotGrader(config={"grader": CHILD[child]}).grade(ANSWER, EXPECTED)
     assert status(result) == expected
     assert result["passed"] is (expected == "match")
-    assert result["details"]["children"][0]["match_status"] == child
+    assert status(result["details"]["children"][0]) == child
 
 
 def combos(max_children: int = 3) -> list[tuple[str, ...]]:
@@ -171,7 +197,7 @@ def test_all_and_any_truth_tables(kind: str, children: tuple[str, ...]) -> None:
     assert status(result) == reference(kind, children)
     assert result["passed"] is (status(result) == "match")
     assert result["score"] == (1.0 if result["passed"] else 0.0)
-    assert [child["match_status"] for child in result["details"]["children"]] == list(children)
+    assert [status(child) for child in result["details"]["children"]] == list(children)
 
 
 @pytest.mark.parametrize("children", list(itertools.product(STATUSES, repeat=3)), ids="-".join)
@@ -350,12 +376,12 @@ def test_details_tree_nests_and_keeps_the_verdict_keys() -> None:
     assert details["expected_original"] == "true"
     assert details["actual_original"] == "no"
     (child,) = details["children"]
-    assert set(child) == {"grader_id", "passed", "score", "match_status", "reason", "details"}
-    assert (child["grader_id"], child["match_status"], child["passed"]) == ("any", "mismatch", False)
+    assert list(child) == ["passed", "score", "details", "grader_id"]  # the child's result and its id
+    assert (child["grader_id"], status(child), child["passed"]) == ("any", "mismatch", False)
     (leaf,) = child["details"]["children"]
     assert leaf["grader_id"] == "true-false"
     assert leaf["details"]["actual_bool"] == "false"
-    assert leaf["reason"] == "Expected true but got false"
+    assert leaf["details"]["reason"] == "Expected true but got false"
 
 
 @pytest.mark.parametrize(
@@ -575,7 +601,7 @@ def test_hostile_trees_are_refused_quickly_without_recursion_errors() -> None:
 # --- never raises -----------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("child", ["test-raises", "test-garbage"])
+@pytest.mark.parametrize("child", ["test-raises", "test-garbage", "test-fresh-reasonless"])
 def test_a_broken_child_is_never_a_pass(child: str) -> None:
     for kind in ("not", "any", "weighted"):
         config = {"grader": {"grader_id": child}} if kind == "not" else {"graders": [{"grader_id": child}]}
@@ -587,14 +613,20 @@ def test_a_broken_child_is_never_a_pass(child: str) -> None:
         assert grader.check_expected("paris") is None
 
 
-def test_a_child_with_an_unknown_status_word_is_read_by_passed_and_its_score_kept_in_range() -> None:
-    grader = WeightedGrader(config={"graders": [{"grader_id": "test-odd-status"}]})
+@pytest.mark.parametrize("child", ["test-odd-status", "test-fresh-odd-status"])
+def test_a_child_with_an_unknown_status_word_is_read_by_passed_and_its_score_kept_in_range(
+    child: str,
+) -> None:
+    grader = WeightedGrader(config={"graders": [{"grader_id": child}]})
     passing = grader.grade("a", "a")
     assert (status(passing), passing["score"]) == ("match", 1.0)
-    assert passing["details"]["children"][0]["match_status"] == "match"
+    (entry,) = passing["details"]["children"]
+    # The plugin's word stays in its details; the entry says how the composite counted it.
+    assert (entry["match_status"], entry["details"]["match_status"]) == ("match", "great")
+    assert list(entry) == ["passed", "score", "details", "grader_id", "match_status"]
     failing = grader.grade("a", "b")
     assert (status(failing), failing["score"]) == ("mismatch", 0.0)
-    assert NotGrader(config={"grader": {"grader_id": "test-odd-status"}}).grade("a", "b")["passed"] is True
+    assert NotGrader(config={"grader": {"grader_id": child}}).grade("a", "b")["passed"] is True
 
 
 def test_tree_entries_have_one_shape_and_a_plugin_result_is_copied() -> None:
@@ -602,7 +634,7 @@ def test_tree_entries_have_one_shape_and_a_plugin_result_is_copied() -> None:
         config={"graders": [{"grader_id": "test-shared-result"}, {"grader_id": "string-match"}] * 2}
     )
     first, second = (grader.grade("Paris", "paris")["details"]["children"] for _ in range(2))
-    keys = ["passed", "score", "details", "grader_id", "match_status", "reason"]
+    keys = ["passed", "score", "details", "grader_id"]
     assert [list(entry) for entry in first] == [keys] * 4
     assert list(SHARED_RESULT) == ["passed", "score", "details"]  # the plugin's own dict, untouched
     assert [entry["grader_id"] for entry in first] == ["test-shared-result", "string-match"] * 2
@@ -630,10 +662,10 @@ def test_odd_answers(answer: object) -> None:
 
 
 def test_instance_version_covers_the_children(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert NotGrader.version == "1.0.0"  # the class: the combination's own rules
+    assert NotGrader.version == "1.1.0"  # the class: the combination's own rules and details' shape
     over_text = NotGrader()
     over_boolean = NotGrader(config={"grader": {"grader_id": "true-false"}})
-    assert over_text.version.startswith("1.0.0+")
+    assert over_text.version.startswith("1.1.0+")
     assert over_text.version != over_boolean.version
     assert NotGrader().version == over_text.version  # deterministic
     assert over_text.metadata()["version"] == over_text.version

@@ -37,21 +37,23 @@ PINNED = {
     "semantic": ("1.0.0", "1a388cc0c828e34f"),
     # A composite's version is its class version + a digest of its children's ids and versions, so these
     # change when a child grader's version does (that is the point: its verdicts may have changed).
-    "not": ("1.0.0+2fc465321044", "6766a7b4a96ffbf5"),
-    "extract": ("1.0.0+6937ee9ad3a1", "c74f841b09f98ace"),
-    "all": ("1.0.0+2fc465321044", "9234ecd6160f7dcc"),
-    "any": ("1.0.0+2fc465321044", "0268b174314a905c"),
-    "at-least": ("1.0.0+2fc465321044", "5b42b3af55642670"),
-    "weighted": ("1.0.0+2fc465321044", "651c522911f35525"),
+    # 1.1.0 changed the details tree's entries only (no more match_status and reason beside the child's
+    # details), hence the same digests as 1.0.0.
+    "not": ("1.1.0+2fc465321044", "6766a7b4a96ffbf5"),
+    "extract": ("1.1.0+6937ee9ad3a1", "c74f841b09f98ace"),
+    "all": ("1.1.0+2fc465321044", "9234ecd6160f7dcc"),
+    "any": ("1.1.0+2fc465321044", "0268b174314a905c"),
+    "at-least": ("1.1.0+2fc465321044", "5b42b3af55642670"),
+    "weighted": ("1.1.0+2fc465321044", "651c522911f35525"),
     "llm-judge": ("1.1.0", "41c927c7adcbfb26"),
 }
 TF: dict[str, Any] = {"grader_id": "true-false"}
 SM: dict[str, Any] = {"grader_id": "string-match"}
 CONFIGURED: dict[str, tuple[dict[str, Any], str, str]] = {
     # Defaults use string-match only; these trees reach every rule (invalid children, own expected values).
-    "not": ({"grader": TF}, "1.0.0+6937ee9ad3a1", "70db81d2f4758419"),
-    "all": ({"graders": [TF, SM]}, "1.0.0+62bcdae3a943", "c5df7153898723e8"),
-    "any": ({"graders": [TF, {**SM, "expected_output": "paris"}]}, "1.0.0+62bcdae3a943", "0f645931acf6fb19"),
+    "not": ({"grader": TF}, "1.1.0+6937ee9ad3a1", "70db81d2f4758419"),
+    "all": ({"graders": [TF, SM]}, "1.1.0+62bcdae3a943", "c5df7153898723e8"),
+    "any": ({"graders": [TF, {**SM, "expected_output": "paris"}]}, "1.1.0+62bcdae3a943", "0f645931acf6fb19"),
     "at-least": (
         {
             "graders": [
@@ -61,17 +63,17 @@ CONFIGURED: dict[str, tuple[dict[str, Any], str, str]] = {
             ],
             "k": 2,
         },
-        "1.0.0+8eee26ece256",
+        "1.1.0+251c65830a24",
         "6848cb5a02cc45be",
     ),
     "extract": (
         {"grader": {"grader_id": "choice"}, "languages": ["english"]},
-        "1.0.0+b1d0ce9d4c5a",
+        "1.1.0+b1d0ce9d4c5a",
         "1785166f83429569",
     ),
     "weighted": (
         {"graders": [{**TF, "weight": 2}, {**SM, "weight": 1}], "threshold": 0.6},
-        "1.0.0+62bcdae3a943",
+        "1.1.0+62bcdae3a943",
         "9ab9fc8cf354aeab",
     ),
 }
