@@ -17,6 +17,11 @@ if TYPE_CHECKING:
     from assay.cli.tables import PlainTable
 
 
+_CONTROL = dict.fromkeys((0x07, 0x08, 0x0B, 0x0C, 0x0D))
+"""Bell, backspace, vertical tab, form feed, carriage return: dropped from a line, as Rich drops them (a
+quoted value cannot rewrite what a terminal shows)."""
+
+
 class Stream:
     """stdout or stderr: :meth:`print` writes a plain line itself and hands anything else to Rich."""
 
@@ -53,7 +58,7 @@ class Stream:
         goes through Rich."""
         if isinstance(value, str) and markup is False:
             file = self.file
-            file.write(value + "\n")
+            file.write(value.translate(_CONTROL) + "\n")
             file.flush()  # as Rich does: lines on stdout and stderr keep their order in one log
             return
         self.rich.print(value, markup=markup, soft_wrap=soft_wrap)

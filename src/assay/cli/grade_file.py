@@ -43,7 +43,7 @@ def _summary(tally: GradeTally, stream: Stream) -> None:
     stream.table(PlainTable(("match_status / error", "count"), statuses))
     hidden = len(tally.bad_rows) - _BAD_ROWS_SHOWN
     if hidden > 0:
-        err.print(f"... and {hidden} more bad rows")
+        err.print(f"... and {hidden} more bad rows", markup=False)
 
 
 @click.command("grade-file")
