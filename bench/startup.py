@@ -11,11 +11,9 @@ Times, as whole processes (start to exit, wall clock), run in turn so that each 
   the process, without the interpreter's own start-up);
 * ``assay --help``, ``assay grade -g true-false -e true -r yes`` and ``assay run`` over N recorded answers
   (``-o`` a JSONL file);
-* ``typer+rich+asyncio alone``: a Typer command with ``assay run``'s options, parsed from the same arguments,
-  that prints a Rich table and runs an event loop, and does nothing else: what the frameworks cost; the same
-  with Typer's pydantic coercion bypassed (a measure, through Typer's private API);
-* ``click+rich+asyncio``, ``click+rich`` and ``click`` alone: the same options on plain click, which Typer is
-  built on (what replacing the CLI layer would give).
+* ``click+rich+asyncio``, ``click+rich`` and ``click`` alone: a click command with ``assay run``'s options,
+  parsed from the same arguments, that prints a Rich table and runs an event loop (or only one of them, or
+  neither), and does nothing else: what the frameworks cost.
 
 Prints medians of wall-clock and CPU time (user + system, steadier on a loaded machine) and each one's ratio
 to the floor's (target: ``assay run`` ≤ 4x). Bytecode is written and used as an installed package has it
@@ -40,50 +38,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 _SCRIPT = Path(sys.executable).with_name("assay")
 ASSAY = [str(_SCRIPT)] if _SCRIPT.is_file() else [sys.executable, "-m", "assay.cli"]
-FRAMEWORK = """
-import asyncio, functools
-
-import typer
-from rich.progress import Progress
-from rich.table import Table
-
-from assay.cli.console import err
-from assay.cli.run import run
-
-
-@functools.wraps(run)
-def stand_in(**options: object) -> None:
-    asyncio.run(asyncio.sleep(0))
-    table = Table("cases", "passed")
-    table.add_row("300", "200")
-    err.print(table)
-
-
-app = typer.Typer(add_completion=False)
-app.command("run")(stand_in)
-app.command("grade")(stand_in)
-app()
-"""
-"""The frameworks alone: a Typer app whose ``run`` has ``assay run``'s options (parsed the same way) and does
-what ``assay run`` does with Rich and asyncio (a table, an event loop), and nothing else."""
-NO_PYDANTIC = """
-from typer import core
-
-coerce = core._TyperParameter.process_value
-
-
-def process_value(self, ctx, value):  # as parsed: no pydantic TypeAdapter per option
-    if value is None or value == () or isinstance(value, str | bool | int | float):
-        if self.required and self.value_is_missing(value):
-            raise core._click.exceptions.MissingParameter(ctx=ctx, param=self)
-        return value
-    return coerce(self, ctx, value)
-
-
-core._TyperParameter.process_value = process_value
-"""
-"""Typer's coercion of each option through a pydantic TypeAdapter bypassed (Typer's private API: a measure
-of what the adapters cost, not something to ship)."""
 CLICK = """
 import sys
 from pathlib import Path
@@ -125,8 +79,8 @@ run = click.argument("suite_file", type=path)(click.command("run")(run))
 app = click.Group(commands=[run])
 app(sys.argv[2:])
 """
-"""The same 24 options on plain click (which Typer is built on), ``argv[1]`` naming what else it does (a Rich
-table, an event loop): what replacing the CLI layer would give."""
+"""A click command with ``assay run``'s 24 options, ``argv[1]`` naming what else it does (a Rich table, an
+event loop): what the CLI's frameworks cost, without Assay."""
 IMPORT_TIMER = (
     "import time; started = time.perf_counter(); import assay.cli.main; print(time.perf_counter() - started)"
 )
@@ -207,14 +161,10 @@ def main(argv: list[str] | None = None) -> None:
             output = str(directory / f"out-{number}.jsonl")
             run = [*ASSAY, "run", str(suite), "-g", "true-false", "--responses", str(responses)]
             if number == 0:
-                stand_in = [sys.executable, "-c", FRAMEWORK, "run", str(suite), "-g", "true-false"]
-                stand_in += ["--responses", str(responses)]
-                commands["typer+rich+asyncio alone"] = (stand_in, env)
-                patched = [sys.executable, "-c", NO_PYDANTIC + FRAMEWORK, *stand_in[3:]]
-                commands["  the same, no pydantic coercion"] = (patched, env)
+                stand_in = ["run", str(suite), "-g", "true-false", "--responses", str(responses)]
                 for does in ("rich+asyncio", "rich", "-"):
                     label = "click alone" if does == "-" else f"click+{does} alone"
-                    commands[label] = ([sys.executable, "-c", CLICK, does, *stand_in[3:]], env)
+                    commands[label] = ([sys.executable, "-c", CLICK, does, *stand_in], env)
             commands |= {
                 f"import assay.cli.main{tag}": ([sys.executable, "-c", IMPORT_TIMER], env),
                 f"assay --help{tag}": ([*ASSAY, "--help"], env),

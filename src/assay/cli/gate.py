@@ -10,8 +10,6 @@ not graded, and nothing graded at all is not a pass.
 
 from __future__ import annotations
 
-import typer
-
 from assay.cli.console import err
 
 PASSED, FAILED = 0, 1
@@ -21,13 +19,13 @@ def check_gate(*, passed: int, counted: int, min_pass_rate: float | None) -> Non
     """Exit 1 (saying why) unless ``passed`` of ``counted`` reaches the gate; return when it does."""
     if counted == 0:
         err.print("nothing was graded", markup=False)
-        raise typer.Exit(FAILED)
+        raise SystemExit(FAILED)
     rate = passed / counted
     if min_pass_rate is None:
         if passed < counted:
             err.print(f"{counted - passed} of {counted} did not pass (pass rate {rate:.2%})", markup=False)
-            raise typer.Exit(FAILED)
+            raise SystemExit(FAILED)
         return
     if rate < min_pass_rate:
         err.print(f"pass rate {rate:.2%} is below the gate {min_pass_rate:.2%}", markup=False)
-        raise typer.Exit(FAILED)
+        raise SystemExit(FAILED)

@@ -3,21 +3,20 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING
 
-import typer
+import click
 
-from assay.cli.console import err, out
+from assay.cli.console import Stream, err, out
 from assay.cli.gate import check_gate
-from assay.cli.graders import ConfigOption, GraderOption, PresetOption
-from assay.cli.options import check_rate, grader_config
+from assay.cli.options import PATH, check_rate, grader_config, grader_options
+from assay.cli.tables import PlainTable
 from assay.errors import NotFoundError
 
 if TYPE_CHECKING:  # the rest is imported when the command runs (see assay.cli.graders)
-    from rich.console import Console
-
     from assay.graders import GraderInterface
     from assay.services.file_grading import GradeTally
     from assay.services.grading import GradePairs
@@ -37,41 +36,37 @@ def _report_bad_row(tally: GradeTally) -> Callable[[BadRow], None]:
     return report
 
 
-def _summary(tally: GradeTally, console: Console) -> None:
-    from rich.table import Table
-
-    table = Table("rows", "passed", "pass rate", "bad rows", title="Summary")
-    table.add_row(str(tally.rows), str(tally.passed), f"{tally.pass_rate:.2%}", str(len(tally.bad_rows)))
-    console.print(table)
-    statuses = Table("match_status / error", "count")
-    for status, count in tally.by_status.most_common():
-        statuses.add_row(status, str(count))
-    console.print(statuses)
+def _summary(tally: GradeTally, stream: Stream) -> None:
+    row = (str(tally.rows), str(tally.passed), f"{tally.pass_rate:.2%}", str(len(tally.bad_rows)))
+    stream.table(PlainTable(("rows", "passed", "pass rate", "bad rows"), [row], title="Summary"))
+    statuses = [(status, str(count)) for status, count in tally.by_status.most_common()]
+    stream.table(PlainTable(("match_status / error", "count"), statuses))
     hidden = len(tally.bad_rows) - _BAD_ROWS_SHOWN
     if hidden > 0:
-        err.print(f"... and {hidden} more bad rows")
+        err.print(f"... and {hidden} more bad rows", markup=False)
 
 
+@click.command("grade-file")
+@click.argument("file", help="JSONL or CSV with agent_response and expected_output per row", type=PATH)
+@grader_options
+@click.option("--output", "-o", type=PATH, help="Write results here (JSONL); default stdout")
+@click.option(
+    "--min-pass-rate",
+    type=float,
+    help="Exit 1 when the pass rate (bad rows count as failed) is below this (0-1); default 1",
+)
+@click.option(
+    "--concurrency", "-j", type=click.IntRange(1, 1024), default=8, help="Calls in flight (a model judge)"
+)
 def grade_file(
-    file: Annotated[
-        Path, typer.Argument(help="JSONL or CSV with agent_response and expected_output per row")
-    ],
-    grader_id: GraderOption,
-    config: ConfigOption = None,
-    preset: PresetOption = None,
-    output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Write results here (JSONL); default stdout")
-    ] = None,
-    min_pass_rate: Annotated[
-        float | None,
-        typer.Option(
-            "--min-pass-rate",
-            help="Exit 1 when the pass rate (bad rows count as failed) is below this (0-1); default 1",
-        ),
-    ] = None,
-    concurrency: Annotated[
-        int, typer.Option("--concurrency", "-j", min=1, max=1024, help="Calls in flight (a model judge)")
-    ] = 8,
+    *,
+    file: Path,
+    grader_id: str,
+    config: str | None,
+    preset: str | None,
+    output: Path | None,
+    min_pass_rate: float | None,
+    concurrency: int,
 ) -> None:
     """Grade every row of FILE; one JSON result per row and a summary. Exit 0 when the pass rate reaches
     the gate (default: every row passed), 1 when not (unreadable rows count as failed), 2 on a usage error."""
@@ -87,12 +82,25 @@ def grade_file(
     check_gate(passed=tally.passed, counted=tally.counted, min_pass_rate=min_pass_rate)
 
 
+@contextmanager
+def _progress(file: Path, size: int) -> Iterator[Callable[[int], None] | None]:
+    """A progress bar over a large file's bytes on a terminal (Rich's progress is loaded only then): a
+    function taking the bytes read so far, or ``None``."""
+    if size < _PROGRESS_FROM_BYTES or not err.is_terminal:
+        yield None
+        return
+    from rich.progress import BarColumn, Progress, TaskProgressColumn, TimeRemainingColumn
+
+    columns = (BarColumn(), TaskProgressColumn(), TimeRemainingColumn())
+    with Progress("[progress.description]{task.description}", *columns, console=err.rich) as progress:
+        task = progress.add_task(f"grading {file.name}", total=size)
+        yield lambda completed: progress.update(task, completed=completed)
+
+
 def _grade_rows(
     file: Path, grader: GraderInterface, output: Path | None, grade_pairs: GradePairs | None
 ) -> GradeTally:
     """Grade FILE's rows into ``output`` (stdout by default); what was seen."""
-    from rich.progress import BarColumn, Progress, TaskProgressColumn, TimeRemainingColumn
-
     from assay.services.file_grading import GradeTally, grade_stream
     from assay.services.row_reader import RowFormat
 
@@ -102,21 +110,8 @@ def _grade_rows(
         raise NotFoundError(f"cannot read {file}: {exc.strerror}") from exc
     tally = GradeTally()
     sink = output.open("wb", buffering=_OUTPUT_BUFFER_BYTES) if output is not None else sys.stdout.buffer
-    size = file.stat().st_size
-    show_progress = err.is_terminal and size >= _PROGRESS_FROM_BYTES
     try:
-        with (
-            source,
-            Progress(
-                "[progress.description]{task.description}",
-                BarColumn(),
-                TaskProgressColumn(),
-                TimeRemainingColumn(),
-                console=err,
-                disable=not show_progress,
-            ) as progress,
-        ):
-            task = progress.add_task(f"grading {file.name}", total=size)
+        with source, _progress(file, file.stat().st_size) as show_progress:
             lines = grade_stream(
                 grader,
                 source,
@@ -128,8 +123,8 @@ def _grade_rows(
             write = sink.write  # the buffered writer batches; holding lines in a list here was 75% slower
             for count, line in enumerate(lines, 1):
                 write(line)
-                if show_progress and not count % _PROGRESS_EVERY_ROWS:
-                    progress.update(task, completed=source.tell())
+                if show_progress is not None and not count % _PROGRESS_EVERY_ROWS:
+                    show_progress(source.tell())
             sink.flush()
     finally:
         if output is not None:

@@ -7,37 +7,25 @@ know its options, and each should start as fast as it can.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING
 
-import typer
+import click
 
 from assay.cli.console import out
 from assay.cli.gate import check_gate
-from assay.cli.options import grader_config
+from assay.cli.options import grader_config, grader_options, json_option
 
 if TYPE_CHECKING:
     from assay.graders import GraderInterface
 
-GraderOption = Annotated[str, typer.Option("--grader", "-g", help="Grader id, e.g. true-false")]
-ConfigOption = Annotated[
-    str | None, typer.Option("--config", "-c", help="Grader config as a JSON object", show_default=False)
-]
-PresetOption = Annotated[
-    str | None,
-    typer.Option("--preset", "-p", help="A named config of the grader (`assay graders`)", show_default=False),
-]
 
-
-def list_graders(
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON for machines")] = False,
-    as_markdown: Annotated[
-        bool, typer.Option("--markdown", help="Print a Markdown table (the README's grader catalogue)")
-    ] = False,
-) -> None:
+@click.command("graders")
+@json_option
+@click.option(
+    "--markdown", "as_markdown", is_flag=True, help="Print a Markdown table (the README's grader catalogue)"
+)
+def list_graders(*, as_json: bool, as_markdown: bool) -> None:
     """List the registered graders."""
-    from rich.table import Table
-    from rich.text import Text
-
     from assay.graders import why_unavailable
     from assay.serialization import json_text
     from assay.services.grader_service import GraderService
@@ -47,8 +35,11 @@ def list_graders(
         out.print(json_text([grader.metadata() for grader in graders], indent=2), markup=False)
         return
     if as_markdown:
-        out.print(markdown_catalogue(graders), markup=False, soft_wrap=True)
+        out.print(markdown_catalogue(graders), markup=False)
         return
+    from rich.table import Table
+    from rich.text import Text
+
     table = Table("id", "name", "version", "description", "presets", title="Graders")
     for grader in graders:
         presets = ", ".join(grader.presets)
@@ -71,13 +62,11 @@ def markdown_catalogue(graders: Sequence[GraderInterface]) -> str:
     return "\n".join(lines)
 
 
-def grade(
-    grader_id: GraderOption,
-    expected: Annotated[str, typer.Option("--expected", "-e", help="The expected output")],
-    response: Annotated[str, typer.Option("--response", "-r", help="The agent's response")],
-    config: ConfigOption = None,
-    preset: PresetOption = None,
-) -> None:
+@click.command("grade")
+@grader_options
+@click.option("--expected", "-e", required=True, help="The expected output")
+@click.option("--response", "-r", required=True, help="The agent's response")
+def grade(*, grader_id: str, expected: str, response: str, config: str | None, preset: str | None) -> None:
     """Grade one response; prints the result as JSON, exits 0 when it passed and 1 when it did not. A model
     judge (llm-judge) is asked over HTTP, its key read from the variable its config names."""
     from assay.serialization import json_text

@@ -15,8 +15,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
 
-import typer
-
 from assay.cli.console import err
 from assay.services.local_run import RunControl
 
@@ -93,4 +91,4 @@ def report_interrupted(signum: int, finished: int, total: int, output: Path | No
     else:
         rest = "no --output was given, so a rerun starts afresh"
     err.print(f"interrupted by {name}: {finished} of {total} cases have a result; {rest}", markup=False)
-    raise typer.Exit(INTERRUPTED.get(signal.Signals(signum), 128 + signum))
+    raise SystemExit(INTERRUPTED.get(signal.Signals(signum), 128 + signum))

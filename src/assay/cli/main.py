@@ -1,10 +1,10 @@
-"""The ``assay`` command: one Typer app, errors turned into one line and an exit code here only."""
+"""The ``assay`` command: one click group, errors turned into one line and an exit code here only."""
 
 from __future__ import annotations
 
 import sys
 
-import typer
+import click
 
 from assay.cli.console import err
 from assay.cli.grade_file import grade_file
@@ -15,22 +15,29 @@ from assay.cli.views import show_breakdown, show_failures, show_history
 from assay.cli.worker import worker
 from assay.errors import AssayError
 
-app = typer.Typer(
-    name="assay",
+
+class _Commands(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(self.commands)  # as declared below (click sorts them by name)
+
+
+app = _Commands(
+    "assay",
     help="Assay: evaluate AI agents against test suites with exact graders.",
     no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    add_completion=False,
+    commands=[
+        list_graders,
+        grade,
+        grade_file,
+        run,
+        serve,
+        worker,
+        show_history,
+        show_breakdown,
+        show_failures,
+    ],
+    context_settings={"show_default": True},  # defaults other than none and a false flag
 )
-app.command("graders")(list_graders)
-app.command("grade")(grade)
-app.command("grade-file")(grade_file)
-app.command("run")(run)
-app.command("serve")(serve)
-app.command("worker")(worker)
-app.command("history")(show_history)
-app.command("breakdown")(show_breakdown)
-app.command("failures")(show_failures)
 
 
 PROBLEMS_SHOWN = 20
@@ -62,7 +69,7 @@ UNEXPECTED = 3
 def main() -> None:
     """Entry point of the ``assay`` script."""
     try:
-        app()
+        app.main()
     except AssayError as exc:
         report(exc)
         sys.exit(exc.exit_code)

@@ -1,14 +1,41 @@
-"""Option parsing shared by the CLI commands."""
+"""Options shared by the CLI commands: their click declarations, and the parsing of their values."""
 
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
 
 from assay.errors import ValidationError
 
 if TYPE_CHECKING:
     from assay.services.grader_service import GraderService
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+PATH = click.Path(path_type=Path)
+"""A path as given (nothing checked here: the command says what it cannot read, in its own words)."""
+
+
+def grader_options(function: F) -> F:
+    """``--grader``/``-g`` (required), ``--config``/``-c`` and ``--preset``/``-p``."""
+    for declare in reversed(
+        (
+            click.option("--grader", "-g", "grader_id", required=True, help="Grader id, e.g. true-false"),
+            click.option("--config", "-c", help="Grader config as a JSON object"),
+            click.option("--preset", "-p", help="A named config of the grader (`assay graders`)"),
+        )
+    ):
+        function = declare(function)
+    return function
+
+
+def json_option(function: F) -> F:
+    """``--json``: print JSON for machines."""
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON for machines")(function)
 
 
 def parse_config(text: str | None) -> dict[str, Any] | None:

@@ -13,14 +13,14 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 
-import typer
+import click
 
 from assay.cli.console import err, out
 from assay.cli.gate import check_gate
-from assay.cli.graders import ConfigOption, GraderOption, PresetOption
-from assay.cli.options import check_rate, grader_config
+from assay.cli.options import PATH, check_rate, grader_config, grader_options
+from assay.cli.tables import PlainTable
 from assay.errors import ValidationError
 
 if TYPE_CHECKING:  # the rest is imported when the command runs (see assay.cli.graders)
@@ -37,7 +37,7 @@ if TYPE_CHECKING:  # the rest is imported when the command runs (see assay.cli.g
 _TARGET_OPTIONS = "--target-url, --openai-model, --responses, --python or --command"
 
 
-def _headers(values: list[str]) -> dict[str, str]:
+def _headers(values: Sequence[str]) -> dict[str, str]:
     headers: dict[str, str] = {}
     for value in values:
         name, colon, content = value.partition(":")
@@ -97,14 +97,9 @@ def _number(value: float | None, digits: int = 1) -> str:
 
 
 def _print_summary(summary: dict[str, Any], duration_s: float) -> None:
-    from rich.table import Table
-
     interval = summary["pass_rate_ci95"]
-    table = Table(
-        "cases", "passed", "failed", "errors", "pass rate", "95% CI", "mean score", "p50 ms", "p95 ms"
-    )
-    table.title = f"Summary ({duration_s:.2f} s)"
-    table.add_row(
+    headers = ("cases", "passed", "failed", "errors", "pass rate", "95% CI", "mean score", "p50 ms", "p95 ms")
+    row = (
         str(summary["finished"]),
         str(summary["passed"]),
         str(summary["failed"]),
@@ -115,17 +110,17 @@ def _print_summary(summary: dict[str, Any], duration_s: float) -> None:
         _number(summary["latency_ms"]["p50"]),
         _number(summary["latency_ms"]["p95"]),
     )
-    err.print(table)
-    counts = Table("match_status / error", "count")
-    for name, count in [*summary["by_match_status"].items(), *summary["errors_by_reason"].items()]:
-        counts.add_row(name, str(count))
-    err.print(counts)
+    err.table(PlainTable(headers, [row], title=f"Summary ({duration_s:.2f} s)"))
+    counts = [*summary["by_match_status"].items(), *summary["errors_by_reason"].items()]
+    err.table(PlainTable(("match_status / error", "count"), [(name, str(count)) for name, count in counts]))
     binary = summary.get("binary")
     if binary:
-        matrix = Table("expected \\ actual", "true", "false", "invalid", title="True/false report")
-        for label, row in binary["confusion_matrix"].items():
-            matrix.add_row(label, str(row["true"]), str(row["false"]), str(row["invalid"]))
-        err.print(matrix)
+        matrix = [
+            (label, str(row["true"]), str(row["false"]), str(row["invalid"]))
+            for label, row in binary["confusion_matrix"].items()
+        ]
+        matrix_headers = ("expected \\ actual", "true", "false", "invalid")
+        err.table(PlainTable(matrix_headers, matrix, title="True/false report"))
         scores = ", ".join(
             f"{label}: P {_number(s['precision'], 3)} R {_number(s['recall'], 3)} F1 {_number(s['f1'], 3)}"
             for label, s in binary["per_class"].items()
@@ -154,7 +149,7 @@ def _test_target(spec: TargetSpec, case: RunCase, grader: GraderInterface) -> No
         out.print(trial.raw.text if trial.raw.text is not None else "null", markup=False)
     if trial.error is not None:
         out.print(f"answer: none ({trial.error}: {trial.error_detail or 'no detail'})", markup=False)
-        raise typer.Exit(2)
+        raise SystemExit(2)
     out.print(f"answer: {json.dumps(trial.answer, ensure_ascii=False)}", markup=False)
     if trial.verdict is not None:
         details = trial.verdict["details"]
@@ -245,95 +240,87 @@ def _run_with_progress(
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
-        console=err,
+        console=err.rich,
     ) as progress:
         task = progress.add_task(facts.name, total=facts.count, completed=sink.tally.finished)
         asyncio.run(run(lambda count: progress.advance(task, count)))
 
 
+@click.command("run")
+@click.argument("suite_file", help="Suite file: JSONL, CSV or JSON with input, expected_output", type=PATH)
+@grader_options
+@click.option("--target-url", help='HTTP agent: POST {"input": ...}, read "output"')
+@click.option("--openai-model", help="Model of an OpenAI-compatible chat API")
+@click.option(
+    "--responses",
+    type=PATH,
+    help="Recorded answers: JSONL/CSV rows with agent_response, each naming its case by key (or id) in a "
+    "suite whose cases have keys, else by number (1 for the first case); a row naming none answers the case "
+    "at its own place",
+)
+@click.option("--python", help="Python callable module:function")
+@click.option("--command", help="Shell command: input on stdin, answer on stdout")
+@click.option("--header", "-H", multiple=True, help="'Name: value' for --target-url")
+@click.option("--body-template", help="JSON body with {{input}}, {{metadata.x}}")
+@click.option("--response-path", help="Dotted path of the answer in the reply")
+@click.option("--openai-base-url", help="Default https://api.openai.com/v1")
+@click.option("--api-key-env", help="Env var holding the API key (default OPENAI_API_KEY)")
+@click.option("--system-prompt", help="For --openai-model")
+@click.option("--temperature", type=float, help="For --openai-model")
+@click.option("--timeout", type=float, help="Seconds per call (default 30)")
+@click.option("--max-attempts", type=int, help="Tries per case with backoff (default 4)")
+@click.option("--concurrency", "-j", type=click.IntRange(1, 1024), default=8)
+@click.option("--min-pass-rate", type=float, help="Exit 1 when the pass rate is below this (0-1)")
+@click.option("--junit", type=PATH, help="Write a JUnit XML report here")
+@click.option(
+    "--output",
+    "-o",
+    type=PATH,
+    help="Write each result here as it is graded (JSONL); a file already holding results is refused without "
+    "--resume",
+)
+@click.option(
+    "--resume",
+    is_flag=True,
+    help="Continue the run whose results --output holds: run only the cases without a result there, append "
+    "theirs, and report on all (a missing or empty file starts afresh)",
+)
+@click.option(
+    "--allow-invalid-expected", is_flag=True, help="Run even with cases the grader can never pass (preflight)"
+)
+@click.option(
+    "--test-target",
+    is_flag=True,
+    help="Run nothing: send the first case once, print the raw reply, the answer read from it and its "
+    "verdict; exit 0 when an answer was read, 2 when not",
+)
 def run(
-    suite_file: Annotated[
-        Path, typer.Argument(help="Suite file: JSONL, CSV or JSON with input, expected_output")
-    ],
-    grader_id: GraderOption,
-    config: ConfigOption = None,
-    preset: PresetOption = None,
-    target_url: Annotated[
-        str | None, typer.Option("--target-url", help='HTTP agent: POST {"input": ...}, read "output"')
-    ] = None,
-    openai_model: Annotated[
-        str | None, typer.Option("--openai-model", help="Model of an OpenAI-compatible chat API")
-    ] = None,
-    responses: Annotated[
-        Path | None,
-        typer.Option(
-            "--responses",
-            help="Recorded answers: JSONL/CSV rows with agent_response, each naming its case by key (or "
-            "id) in a suite whose cases have keys, else by number (1 for the first case); a row naming none "
-            "answers the case at its own place",
-        ),
-    ] = None,
-    python: Annotated[str | None, typer.Option("--python", help="Python callable module:function")] = None,
-    command: Annotated[
-        str | None, typer.Option("--command", help="Shell command: input on stdin, answer on stdout")
-    ] = None,
-    header: Annotated[
-        list[str] | None, typer.Option("--header", "-H", help="'Name: value' for --target-url")
-    ] = None,
-    body_template: Annotated[
-        str | None, typer.Option("--body-template", help="JSON body with {{input}}, {{metadata.x}}")
-    ] = None,
-    response_path: Annotated[
-        str | None, typer.Option("--response-path", help="Dotted path of the answer in the reply")
-    ] = None,
-    openai_base_url: Annotated[
-        str | None, typer.Option("--openai-base-url", help="Default https://api.openai.com/v1")
-    ] = None,
-    api_key_env: Annotated[
-        str | None, typer.Option("--api-key-env", help="Env var holding the API key (default OPENAI_API_KEY)")
-    ] = None,
-    system_prompt: Annotated[str | None, typer.Option("--system-prompt", help="For --openai-model")] = None,
-    temperature: Annotated[float | None, typer.Option("--temperature", help="For --openai-model")] = None,
-    timeout: Annotated[float | None, typer.Option("--timeout", help="Seconds per call (default 30)")] = None,
-    max_attempts: Annotated[
-        int | None, typer.Option("--max-attempts", help="Tries per case with backoff (default 4)")
-    ] = None,
-    concurrency: Annotated[int, typer.Option("--concurrency", "-j", min=1, max=1024)] = 8,
-    min_pass_rate: Annotated[
-        float | None, typer.Option("--min-pass-rate", help="Exit 1 when the pass rate is below this (0-1)")
-    ] = None,
-    junit: Annotated[Path | None, typer.Option("--junit", help="Write a JUnit XML report here")] = None,
-    output: Annotated[
-        Path | None,
-        typer.Option(
-            "--output",
-            "-o",
-            help="Write each result here as it is graded (JSONL); a file already holding results is refused "
-            "without --resume",
-        ),
-    ] = None,
-    resume: Annotated[
-        bool,
-        typer.Option(
-            "--resume",
-            help="Continue the run whose results --output holds: run only the cases without a result there, "
-            "append theirs, and report on all (a missing or empty file starts afresh)",
-        ),
-    ] = False,
-    allow_invalid_expected: Annotated[
-        bool,
-        typer.Option(
-            "--allow-invalid-expected", help="Run even with cases the grader can never pass (preflight)"
-        ),
-    ] = False,
-    test_target: Annotated[
-        bool,
-        typer.Option(
-            "--test-target",
-            help="Run nothing: send the first case once, print the raw reply, the answer read from it and "
-            "its verdict; exit 0 when an answer was read, 2 when not",
-        ),
-    ] = False,
+    *,
+    suite_file: Path,
+    grader_id: str,
+    config: str | None,
+    preset: str | None,
+    target_url: str | None,
+    openai_model: str | None,
+    responses: Path | None,
+    python: str | None,
+    command: str | None,
+    header: Sequence[str],
+    body_template: str | None,
+    response_path: str | None,
+    openai_base_url: str | None,
+    api_key_env: str | None,
+    system_prompt: str | None,
+    temperature: float | None,
+    timeout: float | None,
+    max_attempts: int | None,
+    concurrency: int,
+    min_pass_rate: float | None,
+    junit: Path | None,
+    output: Path | None,
+    resume: bool,
+    allow_invalid_expected: bool,
+    test_target: bool,
 ) -> None:
     """Evaluate SUITE_FILE against one target, print a summary, and gate on the pass rate (for CI)."""
     from assay.cli.interruption import Stopper, report_interrupted
@@ -440,6 +427,6 @@ def run(
         report_interrupted(stopper.signal, summary["finished"], facts.count, output)
     if watch is not None and watch.is_unreachable:
         err.print(f"error: {watch.message()}", markup=False)
-        raise typer.Exit(2)  # nothing was evaluated: a setup problem, not a pass rate below the gate
+        raise SystemExit(2)  # nothing was evaluated: a setup problem, not a pass rate below the gate
     # Every case of the suite counts: one the run did not finish is not a pass.
     check_gate(passed=summary["passed"], counted=summary["total_cases"], min_pass_rate=min_pass_rate)

@@ -8,9 +8,9 @@ import ipaddress
 import os
 import socket
 import sys
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 
-import typer
+import click
 
 from assay.cli.console import err
 from assay.errors import Problem, SettingsError, ValidationError
@@ -102,17 +102,16 @@ def database_line(url: str) -> str:
     return f"database: {parsed.render_as_string(hide_password=True)}"
 
 
-def serve(
-    host: Annotated[str, typer.Option(help="Address to listen on")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on")] = 8000,
-    run_evaluations: Annotated[
-        bool,
-        typer.Option(
-            "--worker/--no-worker",
-            help="Run evaluations in this process too (PostgreSQL: `assay worker` processes can run them)",
-        ),
-    ] = True,
-) -> None:
+@click.command("serve")
+@click.option("--host", default="127.0.0.1", help="Address to listen on")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, help="Port to listen on")
+@click.option(
+    "--worker/--no-worker",
+    "run_evaluations",
+    default=True,
+    help="Run evaluations in this process too (PostgreSQL: `assay worker` processes can run them)",
+)
+def serve(*, host: str, port: int, run_evaluations: bool) -> None:
     """Serve the Assay API and web UI; refuses a non-loopback host unless ASSAY_API_KEY is set."""
     import uvicorn
 

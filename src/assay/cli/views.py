@@ -9,11 +9,12 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 
-import typer
+import click
 
 from assay.cli.console import err, out
+from assay.cli.options import json_option
 from assay.errors import ValidationError
 from assay.services.statistics import PassRate, Shift
 
@@ -29,8 +30,9 @@ BAR_WIDTH = 20
 CELL_CHARS = 60
 """Longest text shown in a cell of a case listing (input, answer...); the rest is cut with an ellipsis."""
 
-EvaluationArgument = Annotated[int, typer.Argument(min=1, help="Evaluation id (as the UI and the API show)")]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON for machines")]
+evaluation_argument = click.argument(
+    "evaluation_id", help="Evaluation id (as the UI and the API show)", type=click.IntRange(min=1)
+)
 
 
 def _json_default(value: object) -> str:
@@ -78,14 +80,12 @@ def _running_note(evaluation: Evaluation) -> None:
         )
 
 
-def show_history(
-    suite: Annotated[str, typer.Argument(help="Suite id or name")],
-    grader_id: Annotated[
-        str | None, typer.Option("--grader", "-g", help="Only this grader's evaluations")
-    ] = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=1000, help="The newest N")] = 20,
-    as_json: JsonOption = False,
-) -> None:
+@click.command("history")
+@click.argument("suite", help="Suite id or name")
+@click.option("--grader", "-g", "grader_id", help="Only this grader's evaluations")
+@click.option("--limit", "-n", type=click.IntRange(1, 1000), default=20, help="The newest N")
+@json_option
+def show_history(*, suite: str, grader_id: str | None, limit: int, as_json: bool) -> None:
     """Pass rate of each completed evaluation of SUITE over time, with its 95% interval (Wilson); a run is
     a regression when the run before it passed more than this run's interval allows."""
     from rich.table import Table
@@ -141,14 +141,11 @@ def show_history(
     out.print(table)
 
 
-def show_breakdown(
-    evaluation_id: EvaluationArgument,
-    key: Annotated[
-        str | None,
-        typer.Option("--key", "-k", help="Metadata key of the cases (default: the most common one)"),
-    ] = None,
-    as_json: JsonOption = False,
-) -> None:
+@click.command("breakdown")
+@evaluation_argument
+@click.option("--key", "-k", help="Metadata key of the cases (default: the most common one)")
+@json_option
+def show_breakdown(*, evaluation_id: int, key: str | None, as_json: bool) -> None:
     """Pass rate of an evaluation per value of a case metadata key, worst first, with 95% intervals."""
     from rich.table import Column, Table
     from rich.text import Text
@@ -218,15 +215,12 @@ def _reason(result: Result) -> str | None:
     return reason if isinstance(reason, str) else result.error_detail
 
 
-def show_failures(
-    evaluation_id: EvaluationArgument,
-    group: Annotated[
-        str | None,
-        typer.Option("--group", help="List this group's cases: a match_status or an error reason"),
-    ] = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=10_000, help="Cases listed at most")] = 50,
-    as_json: JsonOption = False,
-) -> None:
+@click.command("failures")
+@evaluation_argument
+@click.option("--group", help="List this group's cases: a match_status or an error reason")
+@click.option("--limit", "-n", type=click.IntRange(1, 10_000), default=50, help="Cases listed at most")
+@json_option
+def show_failures(*, evaluation_id: int, group: str | None, limit: int, as_json: bool) -> None:
     """Failed cases of an evaluation grouped by match_status and error reason, largest first; with
     --group, that group's cases."""
     from rich.table import Table

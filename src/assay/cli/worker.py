@@ -2,23 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
-import typer
+import click
 
 from assay.cli.console import err
 from assay.cli.serve import load_settings
 from assay.errors import SettingsError
 
 
-def worker(
-    max_in_flight: Annotated[
-        int | None,
-        typer.Option(
-            min=1, max=4096, help="Most agent calls in flight (default ASSAY_WORKER_MAX_IN_FLIGHT, 64)"
-        ),
-    ] = None,
-) -> None:
+@click.command("worker")
+@click.option(
+    "--max-in-flight",
+    type=click.IntRange(1, 4096),
+    help="Most agent calls in flight (default ASSAY_WORKER_MAX_IN_FLIGHT, 64)",
+)
+def worker(*, max_in_flight: int | None) -> None:
     """Run evaluations from the queue of a PostgreSQL database (ASSAY_DATABASE_URL) until stopped."""
     # Imported here, as in every command (see assay.cli.graders): the other commands start without them.
     import asyncio

@@ -39,6 +39,27 @@ def suite(tmp_path: Path) -> Path:
     return path
 
 
+def test_off_a_terminal_the_summary_is_plain_aligned_text(suite: Path, tmp_path: Path) -> None:
+    """A CI log gets the summary's figures as columns of text, no box drawing (and no Rich: test_startup)."""
+    responses = tmp_path / "answers.jsonl"
+    responses.write_text(
+        "".join(json.dumps({"agent_response": a}) + "\n" for a in ("yes", "no", "no", "maybe"))
+    )
+    proc = run(str(suite), "-g", "true-false", "--responses", str(responses), "--min-pass-rate", "0")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stderr.splitlines()
+    header = lines.index(
+        "cases  passed  failed  errors  pass rate  95% CI         mean score  p50 ms  p95 ms"
+    )
+    assert lines[header - 1].startswith("Summary (")
+    row = lines[header + 1]
+    assert row.split()[:5] == ["4", "2", "2", "0", "50.00%"]
+    assert row.index("50.00%") == lines[header].index("pass rate")  # aligned under its header
+    assert "expected \\ actual  true  false  invalid" in lines
+    assert "false              0     1      1" in lines  # expected false: one said false, one was invalid
+    assert not any(char in proc.stderr for char in "┃│━─")
+
+
 def test_recorded_responses_with_outputs_and_a_passing_gate(suite: Path, tmp_path: Path) -> None:
     responses = tmp_path / "answers.jsonl"
     # by case id, in another order, one missing
