@@ -22,7 +22,7 @@ import orjson
 from assay.errors import Problem, ValidationError
 from assay.serialization import json_line
 from assay.services.case_keys import case_label, listed
-from assay.services.runner import CaseResult
+from assay.services.case_results import CaseResult
 from assay.services.suite_stream import SuiteFacts, fingerprint
 
 MAX_LISTED = 10

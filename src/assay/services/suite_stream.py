@@ -19,9 +19,9 @@ from pathlib import Path
 from assay.errors import Loc, NotFoundError, Problem, ValidationError, location
 from assay.graders import GraderInterface
 from assay.services.case_keys import KeyCheck
+from assay.services.case_results import RunCase
 from assay.services.preflight import PreflightReport, check_cases
 from assay.services.row_reader import RowFormat
-from assay.services.runner import RunCase
 from assay.services.scratch_db import scratch_database
 from assay.services.suite_files import CaseFields, FileProblems, SuiteFormat, read_cases, read_suite_file
 from assay.targets import TargetCase

@@ -60,3 +60,6 @@ def test_a_recorded_run_loads_one_grader_and_no_server_stack(tmp_path: Path) -> 
     assert _any_of(loaded, SERVER_STACK + HTTP_CLIENTS + ("jsonschema", *OTHER_GRADERS)) == []
     # Not on a terminal (here: a pipe), so no progress bar and none of its modules.
     assert "rich.progress" not in loaded
+    # Nothing is waited for: graded in a plain loop, without an event loop, the runner or the target specs
+    # (pydantic models: the CLI framework may load pydantic, the run itself does not need it).
+    assert _any_of(loaded, ("asyncio", "assay.services.runner", "assay.targets.specs")) == []
