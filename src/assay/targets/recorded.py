@@ -8,9 +8,8 @@ from typing import TYPE_CHECKING
 import orjson
 
 from assay.targets.base import Target, TargetCase, TargetReply, response_text
-from assay.targets.policy import DEFAULT_MAX_ANSWER_BYTES
 from assay.targets.raw import RawReply, keep_raw
-from assay.targets.reasons import ErrorReason, TargetCallError, cut_answer
+from assay.targets.reasons import DEFAULT_MAX_ANSWER_BYTES, ErrorReason, TargetCallError, cut_answer
 
 if TYPE_CHECKING:
     from assay.targets.specs import RecordedTargetSpec
