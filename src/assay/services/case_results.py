@@ -84,7 +84,8 @@ class CaseResult:
 
 
 class ResultSink(Protocol):
-    """Where results go; ``write`` runs in a worker thread and must be idempotent per case."""
+    """Where results go; ``write`` may run in a worker thread (see ``run_cases``) and must be idempotent per
+    case."""
 
     def write(self, results: Sequence[CaseResult]) -> None:
         """Store one batch of results."""
