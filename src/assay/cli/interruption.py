@@ -3,20 +3,25 @@
 The first signal drains the run: no new case is sent, the cases in flight get :data:`DRAIN_S` seconds to
 finish and are written; a second signal (or the end of that time) abandons them. The summary and the JUnit
 report then cover what was graded, and the exit code is 128 + the signal's number (:data:`INTERRUPTED`).
+A run without an event loop (recorded answers) has one case in flight at most: it stops after that one.
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
 import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
+from typing import TYPE_CHECKING
 
 from assay.cli.console import err
-from assay.services.local_run import RunControl
+
+if TYPE_CHECKING:  # asyncio is loaded only by a run that needs an event loop
+    from asyncio import AbstractEventLoop
+
+    from assay.services.local_run import RunControl
 
 DRAIN_S = 5.0
 """Seconds the cases in flight get to finish once a run is asked to stop (a CI job's grace is often 10 s)."""
@@ -32,8 +37,9 @@ class Stopper:
 
     def __init__(self) -> None:
         self.signal: int | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop: AbstractEventLoop | None = None
         self._control: RunControl | None = None
+        self._unsaid = False
 
     def __call__(self, signum: int, frame: FrameType | None) -> None:
         first = self.signal is None
@@ -41,25 +47,35 @@ class Stopper:
             self.signal = signum
         if self._loop is not None:
             self._loop.call_soon_threadsafe(self._drain if first else self._halt)
+        elif self._control is not None:
+            # A run without an event loop sees its control between cases. Only flags are set here: printing
+            # inside a signal handler could re-enter a write the run was making to the same stream.
+            if first:
+                self._control.drain()
+                self._unsaid = True
+            else:
+                self._control.halt()
         elif not first:
             signal.signal(signum, signal.SIG_DFL)
             os.kill(os.getpid(), signum)
 
     def _drain(self) -> None:
-        if self._control is None or self._loop is None:
+        if self._control is None:
             return
         self._control.drain()
-        self._loop.call_later(DRAIN_S, self._control.halt.set)
-        name = signal.Signals(self.signal).name if self.signal is not None else "signal"
-        err.print(
-            f"{name}: stopping; no new case is sent, those in flight get {DRAIN_S:g} s to finish "
-            "(send it again to stop now)",
-            markup=False,
+        if self._loop is not None:
+            self._loop.call_later(DRAIN_S, self._control.halt)
+        self._say_stopping(
+            f"no new case is sent, those in flight get {DRAIN_S:g} s to finish (send it again to stop now)"
         )
+
+    def _say_stopping(self, how: str) -> None:
+        name = signal.Signals(self.signal).name if self.signal is not None else "signal"
+        err.print(f"{name}: stopping; {how}", markup=False)
 
     def _halt(self) -> None:
         if self._control is not None:
-            self._control.halt.set()
+            self._control.halt()
 
     @contextmanager
     def watching(self) -> Iterator[None]:
@@ -72,15 +88,19 @@ class Stopper:
                 signal.signal(sig, handler)
 
     @contextmanager
-    def running(self, control: RunControl) -> Iterator[None]:
-        """Stop ``control``'s run on a signal (inside the event loop running it)."""
-        self._loop, self._control = asyncio.get_running_loop(), control
+    def running(self, control: RunControl, loop: AbstractEventLoop | None = None) -> Iterator[None]:
+        """Stop ``control``'s run on a signal: in ``loop``, the event loop running it, if it has one (the
+        handler then only hands the stop to the loop)."""
+        self._loop, self._control = loop, control
         if self.signal is not None:  # a signal came before the run began
             self._drain()
         try:
             yield
         finally:
             self._loop = self._control = None
+            if self._unsaid:
+                self._unsaid = False
+                self._say_stopping("no new case was sent after the one being graded")
 
 
 def report_interrupted(signum: int, finished: int, total: int, output: Path | None) -> None:

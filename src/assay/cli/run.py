@@ -27,9 +27,9 @@ if TYPE_CHECKING:  # the rest is imported when the command runs (see assay.cli.g
     from assay.cli.interruption import Stopper
     from assay.graders import GraderInterface
     from assay.services.answer_stream import AnswerFile
+    from assay.services.case_results import RunCase
     from assay.services.local_run import LocalSink
     from assay.services.reachability import ReachabilityWatch
-    from assay.services.runner import RunCase
     from assay.services.suite_stream import SuiteFacts, SuiteFile
     from assay.services.summary import SummaryTally
     from assay.targets import TargetSpec
@@ -57,10 +57,9 @@ def _target(
     extra: dict[str, Any],
     http: dict[str, Any],
     openai: dict[str, Any],
-) -> TargetSpec:
-    """The target the options name; recorded answers (``--responses``) are read apart, as the cases run."""
-    from assay.targets import parse_target_spec
-
+) -> TargetSpec | None:
+    """The target the options name; ``None`` for recorded answers (``--responses``): they are read apart, as
+    the cases run (and a run over them that calls nothing needs no target spec, nor pydantic to load)."""
     chosen = [
         name
         for name, value in (
@@ -80,11 +79,13 @@ def _target(
     elif openai_model is not None:
         data = {"type": "openai", "model": openai_model, **openai}
     elif responses is not None:
-        return parse_target_spec({"type": "recorded"})
+        return None
     elif python is not None:
         data = {"type": "python", "callable": python}
     else:
         data = {"type": "command", "command": command}
+    from assay.targets import parse_target_spec
+
     return parse_target_spec({**data, **extra})
 
 
@@ -133,11 +134,19 @@ def _print_summary(summary: dict[str, Any], duration_s: float) -> None:
         )
 
 
-def _test_target(spec: TargetSpec, case: RunCase, grader: GraderInterface) -> None:
-    """Send the first case once and print what came back and what was read from it (exit 2: no answer)."""
+def _test_target(
+    spec: TargetSpec | None, case: RunCase, grader: GraderInterface, answers: AnswerFile | None
+) -> None:
+    """Send the first case once and print what came back and what was read from it (exit 2: no answer);
+    with recorded ``answers`` (``spec`` is ``None``), the first case's answer is the one read."""
     from assay.services.case_keys import case_label
     from assay.services.target_trial import try_target
+    from assay.targets import parse_target_spec
 
+    if spec is None:
+        first = next(answers.in_case_order(), None) if answers is not None else None
+        found = {case.target_case.name: first.text} if first and first.answers(case.target_case) else {}
+        spec = parse_target_spec({"type": "recorded", "responses": found})
     trial = try_target(spec, case, grader=grader)
     out.print(f"{case_label(trial.number, trial.key)}: {trial.input}", markup=False)
     if trial.raw is None:
@@ -199,7 +208,7 @@ def _results_file(output: Path | None, *, keep: bool) -> Iterator[Path | None]:
 def _run_with_progress(
     suite: SuiteFile,
     facts: SuiteFacts,
-    spec: TargetSpec,
+    spec: TargetSpec | None,
     grader: GraderInterface,
     sink: LocalSink,
     stopper: Stopper,
@@ -209,17 +218,34 @@ def _run_with_progress(
     answers: AnswerFile | None,
     watch: ReachabilityWatch | None,
 ) -> None:
-    """Run the cases without a result, a progress bar on a terminal (Rich's progress is loaded only then)."""
-    import asyncio
+    """Run the cases without a result, a progress bar on a terminal (Rich's progress is loaded only then).
 
-    from assay.services.local_run import RunControl, run_local
+    Recorded answers graded by a grader that calls nothing run in a plain loop (no event loop to load)."""
+    from assay.services.local_run import RunControl, plain_loop_grades, run_local, run_recorded
 
-    async def run(on_written: Callable[[int], None]) -> None:
+    def run_plain(recorded: AnswerFile, on_written: Callable[[int], None]) -> None:
         control = RunControl()
         with stopper.running(control):
+            run_recorded(
+                suite.cases(),
+                grader,
+                sink,
+                answers=recorded.in_case_order(),
+                control=control,
+                done=done,
+                on_written=on_written,
+            )
+
+    async def run_in_loop(on_written: Callable[[int], None]) -> None:
+        import asyncio
+
+        from assay.targets import parse_target_spec
+
+        control = RunControl()
+        with stopper.running(control, asyncio.get_running_loop()):
             await run_local(
                 suite.cases(),
-                spec,
+                spec if spec is not None else parse_target_spec({"type": "recorded"}),
                 grader,
                 sink,
                 concurrency=concurrency,
@@ -230,8 +256,16 @@ def _run_with_progress(
                 reachability=watch,
             )
 
+    def run(on_written: Callable[[int], None]) -> None:
+        if answers is not None and plain_loop_grades(grader):
+            run_plain(answers, on_written)
+        else:
+            import asyncio
+
+            asyncio.run(run_in_loop(on_written))
+
     if not err.is_terminal:
-        asyncio.run(run(lambda count: None))
+        run(lambda count: None)
         return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
@@ -243,7 +277,7 @@ def _run_with_progress(
         console=err.rich,
     ) as progress:
         task = progress.add_task(facts.name, total=facts.count, completed=sink.tally.finished)
-        asyncio.run(run(lambda count: progress.advance(task, count)))
+        run(lambda count: progress.advance(task, count))
 
 
 @click.command("run")
@@ -331,7 +365,6 @@ def run(
     from assay.services.result_file import ResultAppender, read_records, read_results
     from assay.services.suite_stream import SuiteFile
     from assay.services.summary import ReportShape, SummaryTally
-    from assay.targets import parse_target_spec
 
     check_rate(min_pass_rate)
     resuming = _check_output(output, resume=resume, test_target=test_target)
@@ -379,12 +412,7 @@ def run(
     if answers is not None:
         answers.check()
     if test_target:
-        case = suite.first_case()
-        if answers is not None:
-            first = next(answers.in_case_order(), None)
-            found = {case.target_case.name: first.text} if first and first.answers(case.target_case) else {}
-            spec = parse_target_spec({"type": "recorded", "responses": found})
-        _test_target(spec, case, grader)
+        _test_target(spec, suite.first_case(), grader, answers)
         return
     tally = SummaryTally(ReportShape.of(grader))
     done = None
@@ -396,7 +424,7 @@ def run(
         )
     with _results_file(output, keep=junit is not None) as results:
         sink = LocalSink(tally, ResultAppender(results) if results is not None else None)
-        watch = ReachabilityWatch() if spec.type in CALLING_TARGETS else None
+        watch = ReachabilityWatch() if spec is not None and spec.type in CALLING_TARGETS else None
         stopper = Stopper()
         started = time.perf_counter()
         try:

@@ -18,7 +18,6 @@ from pathlib import Path
 from assay.errors import NotFoundError, Problem, ValidationError
 from assay.services.case_keys import is_number_of, key_text, listed, naming_rule, read_key
 from assay.services.row_reader import BadRow, Row, RowFormat, read_rows
-from assay.services.scratch_db import scratch_database
 from assay.services.suite_stream import SuiteFacts
 from assay.targets import TargetCase
 from assay.targets.base import response_text
@@ -189,6 +188,8 @@ class _AnswersByNumber:
     surrogate, which JSON allows and agents do emit)."""
 
     def __init__(self, answers: Iterator[Answer]) -> None:
+        from assay.services.scratch_db import scratch_database  # only for answers out of case order
+
         self._db = scratch_database()
         self._db.execute("CREATE TABLE answers (number INTEGER PRIMARY KEY, text BLOB)")
         self._db.execute("BEGIN")

@@ -10,7 +10,7 @@ from typing import Any
 from assay.domain import GraderSpec
 from assay.graders.verdict import reason_code_of
 from assay.serialization import json_text
-from assay.services.runner import CaseResult
+from assay.services.case_results import CaseResult
 from assay.services.summary import ReportShape, ResultFacts
 from assay.storage.evaluations import EvaluationRow, EvaluationStatus, ResultRow
 from assay.targets.specs import target_view

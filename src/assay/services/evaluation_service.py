@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 from assay.domain import MAX_KEY_CHARS
 from assay.errors import NotFoundError, Problem, ValidationError
 from assay.services.case_keys import MAX_LISTED, is_text, listed, naming_rule, shown, unmatched_names
+from assay.services.case_results import RunCase
 from assay.services.evaluation_records import Evaluation, Result, evaluation_of, listed_size, result_of
 from assay.services.evaluation_scheduling import Scheduler
 from assay.services.evaluation_summary import recount
@@ -20,7 +21,6 @@ from assay.services.grader_service import GraderService
 from assay.services.grading import check_calls
 from assay.services.preflight import preflight_suite
 from assay.services.regrade import check_source
-from assay.services.runner import RunCase
 from assay.services.suite_service import Page
 from assay.services.target_trial import TargetTrial, try_target
 from assay.storage import evaluations as store

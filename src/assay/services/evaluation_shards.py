@@ -24,13 +24,14 @@ from sqlalchemy.orm import Session
 
 from assay.errors import AssayError
 from assay.graders import GraderInterface
+from assay.services.case_results import CaseResult, RunCase
 from assay.services.evaluation_records import result_columns
 from assay.services.evaluation_summary import SummaryRefresher, finish_evaluation
 from assay.services.grader_service import GraderService
 from assay.services.grading import calls_for
 from assay.services.reachability import CALLING_TARGETS, ReachabilityWatch
 from assay.services.regrade import stored_replies
-from assay.services.runner import CaseResult, RunCase, finish_in_thread, run_cases
+from assay.services.runner import finish_in_thread, run_cases
 from assay.storage import evaluations as store
 from assay.storage.database import loggable, retry_when_busy
 from assay.storage.evaluations import UNFINISHED, EvaluationStatus

@@ -1,29 +1,46 @@
 """Evaluations without a server (``assay run``): a suite file streamed through the runner into a results file.
 
-The same runner as the server's; only the sink differs. Nothing grows with the suite: cases and recorded
-answers are read as the runner asks for them (:mod:`assay.services.suite_stream`,
-:mod:`assay.services.answer_stream`), and each batch of results is appended to the results file
-(:mod:`assay.services.result_file`) and counted into the summary (:class:`SummaryTally`), then dropped.
+The same per-case step as the server's runner (:mod:`assay.services.case_results`); only the sink differs.
+Nothing grows with the suite: cases and recorded answers are read as the run asks for them
+(:mod:`assay.services.suite_stream`, :mod:`assay.services.answer_stream`), and each batch of results is
+appended to the results file (:mod:`assay.services.result_file`) and counted into the summary
+(:class:`SummaryTally`), then dropped.
+
+Two drivers: :func:`run_local` runs the event-loop runner (:mod:`assay.services.runner`), for a target or a
+grader that calls out; :func:`run_recorded` grades recorded answers with a grader that calls nothing in a
+plain loop, since nothing is ever waited for (an event loop would only cost: asyncio alone takes longer to
+load than a run of a few hundred cases). Neither asyncio nor the runner is loaded until :func:`run_local`
+runs.
 
 A run is stopped in two steps (:class:`RunControl`): ``drain`` hands out no new case, so the cases in flight
 finish and are written; ``halt`` abandons those still in flight (they get no result, so a resumed run runs
-them).
+them). A run in a plain loop has one case in flight at most, between the checks of ``draining``.
 """
 
 from __future__ import annotations
 
-import asyncio
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from assay.graders import GraderInterface
+from assay.graders import CallingGrader, GraderInterface
 from assay.services.answer_stream import Answer
-from assay.services.grading import calls_for, check_calls
-from assay.services.reachability import ReachabilityWatch
+from assay.services.case_results import (
+    BATCH_SIZE,
+    FLUSH_INTERVAL_S,
+    CaseResult,
+    RunCase,
+    RunOutcome,
+    grade_reply,
+)
 from assay.services.result_file import ResultAppender
-from assay.services.runner import BATCH_SIZE, CaseResult, RunCase, RunOutcome, run_cases
 from assay.services.summary import SummaryTally
-from assay.targets import RecordedTargetSpec, Target, TargetSpec, build_target, check_target
+from assay.targets.recorded import RecordedTarget
+
+if TYPE_CHECKING:
+    from assay.services.reachability import ReachabilityWatch
+    from assay.targets import Target, TargetSpec
 
 MAX_PENDING = 4 * BATCH_SIZE
 """Results waiting for the results file at most: recorded answers are graded faster than they are written."""
@@ -36,11 +53,24 @@ class RunControl:
     """How a local run stops: ``draining`` hands out no new case, ``halt`` abandons the cases in flight."""
 
     draining: bool = False
-    halt: asyncio.Event = field(default_factory=asyncio.Event)
+    halted: bool = False
+    _on_halt: list[Callable[[], None]] = field(default_factory=list)
 
     def drain(self) -> None:
         """Take no new case; the cases in flight finish and are written."""
         self.draining = True
+
+    def halt(self) -> None:
+        """Take no new case and abandon those in flight."""
+        self.draining = self.halted = True
+        for hook in self._on_halt:
+            hook()
+
+    def when_halted(self, hook: Callable[[], None]) -> None:
+        """Call ``hook`` on :meth:`halt` (at once if the run is halted already)."""
+        self._on_halt.append(hook)
+        if self.halted:
+            hook()
 
 
 @dataclass
@@ -96,6 +126,53 @@ def _handed_out(
         yield case
 
 
+def plain_loop_grades(grader: GraderInterface) -> bool:
+    """Whether a run over recorded answers graded by ``grader`` can do without an event loop
+    (:func:`run_recorded`): the grader makes no outbound call."""
+    return not isinstance(grader, CallingGrader)
+
+
+def run_recorded(
+    cases: Iterable[RunCase],
+    grader: GraderInterface,
+    sink: LocalSink,
+    *,
+    answers: Iterator[Answer],
+    control: RunControl | None = None,
+    done: Sequence[int] | None = None,
+    on_written: Callable[[int], None] = lambda count: None,
+) -> RunOutcome:
+    """:func:`run_local` over recorded ``answers`` (in case order) with a grader that calls nothing: each
+    case's answer is looked up and graded in turn (a ``cpu_bound`` grader too: there is no loop to keep free),
+    and the results go to ``sink`` in batches, as the runner's writer hands them over (full, or after
+    :data:`FLUSH_INTERVAL_S`). If grading raises, the results before it are written first."""
+    if not plain_loop_grades(grader):
+        raise TypeError("a grader that calls out is run by run_local")
+    control = control or RunControl()
+    window: dict[str, str | None] = {}
+    reply = RecordedTarget(window).reply_at_once
+    pending = _handed_out(cases, control=control, done=done, answers=answers, window=window, keep=1)
+    clock = time.monotonic
+    batch: list[CaseResult] = []
+    written = 0
+    due = clock() + FLUSH_INTERVAL_S
+    try:
+        for case in pending:
+            batch.append(grade_reply(case, reply(case.target_case), grader))
+            if len(batch) >= BATCH_SIZE or clock() >= due:
+                full, batch = batch, []  # emptied first: a sink that failed is not asked again
+                sink.write(full)
+                written += len(full)
+                on_written(len(full))
+                due = clock() + FLUSH_INTERVAL_S
+    finally:
+        if batch:
+            sink.write(batch)
+            written += len(batch)
+            on_written(len(batch))
+    return RunOutcome(written, control.draining)
+
+
 async def run_local(
     cases: Iterable[RunCase],
     spec: TargetSpec,
@@ -115,17 +192,23 @@ async def run_local(
     is read as the case is handed out. A ``reachability`` watch stops the run when the first cases all fail
     to reach the agent.
     """
+    import asyncio
+
+    from assay.services.grading import calls_for, check_calls
+    from assay.services.runner import run_cases
+    from assay.targets import RecordedTargetSpec, build_target, check_target
+
     control = control or RunControl()
+    halt = asyncio.Event()
+    control.when_halted(halt.set)
     check_target(spec)
     check_calls(grader)
     window: dict[str, str | None] = {}
     target: Target
     if answers is not None:
-        from assay.targets.recorded import RecordedTarget
-
         if not isinstance(spec, RecordedTargetSpec):
             raise TypeError("recorded answers go with a recorded target")
-        target = RecordedTarget(spec, responses=window)
+        target = RecordedTarget(window, metadata_key=spec.metadata_key)
     else:
         target = build_target(spec, concurrency=concurrency)
     keep = _ANSWERS_KEPT_PER_WORKER * concurrency
@@ -137,7 +220,7 @@ async def run_local(
             grader,
             sink,
             concurrency=concurrency,
-            stop=control.halt,
+            stop=halt,
             on_written=on_written,
             reachability=reachability,
             calls=calls,

@@ -22,7 +22,7 @@ import orjson
 from assay.errors import Problem, ValidationError
 from assay.serialization import json_line
 from assay.services.case_keys import case_label, listed
-from assay.services.runner import CaseResult
+from assay.services.case_results import CaseResult
 from assay.services.suite_stream import SuiteFacts, fingerprint
 
 MAX_LISTED = 10
@@ -155,7 +155,13 @@ class ResultAppender:
 
     def append(self, results: Sequence[CaseResult]) -> None:
         """Write ``results`` at the end of the file."""
-        data = memoryview(b"".join(json_line(result.as_record()) for result in results))
+        # Filled line by line rather than joined from a list: holding a batch's lines at once (each made in a
+        # larger buffer, then shrunk) had the C allocator grow and trim its heap on every batch, which cost
+        # a sixth of a large run's time in the kernel.
+        lines = bytearray()
+        for result in results:
+            lines += json_line(result.as_record())
+        data = memoryview(lines)
         while data:
             data = data[os.write(self._fd, data) :]
 

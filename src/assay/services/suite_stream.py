@@ -10,7 +10,6 @@ scratch database (:class:`KeyIndex`), where a key given twice is found and recor
 from __future__ import annotations
 
 import json
-import sqlite3
 from array import array
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass
@@ -19,10 +18,9 @@ from pathlib import Path
 from assay.errors import Loc, NotFoundError, Problem, ValidationError, location
 from assay.graders import GraderInterface
 from assay.services.case_keys import KeyCheck
+from assay.services.case_results import RunCase
 from assay.services.preflight import PreflightReport, check_cases
 from assay.services.row_reader import RowFormat
-from assay.services.runner import RunCase
-from assay.services.scratch_db import scratch_database
 from assay.services.suite_files import CaseFields, FileProblems, SuiteFormat, read_cases, read_suite_file
 from assay.targets import TargetCase
 
@@ -33,6 +31,11 @@ class KeyIndex:
     """The keys of a suite in a scratch database: each one's case number, and where it was given."""
 
     def __init__(self) -> None:
+        import sqlite3  # here: only a keyed suite needs a scratch database
+
+        from assay.services.scratch_db import scratch_database
+
+        self._given_twice = sqlite3.IntegrityError
         self._db = scratch_database()
         self._db.execute(
             "CREATE TABLE keys (key TEXT PRIMARY KEY, number INTEGER NOT NULL, place TEXT NOT NULL) "
@@ -44,7 +47,7 @@ class KeyIndex:
         """Keep ``key`` as case ``number``'s, unless another case has it: then where that case was given."""
         try:
             self._db.execute("INSERT INTO keys VALUES (?, ?, ?)", (key, number, json.dumps(place)))
-        except sqlite3.IntegrityError:
+        except self._given_twice:
             (first,) = self._db.execute("SELECT place FROM keys WHERE key = ?", (key,)).fetchone()
             return tuple(json.loads(first))
         return None

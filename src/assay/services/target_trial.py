@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from assay.graders import GraderInterface
 from assay.graders.calls import CaseContext
 from assay.graders.verdict import GradeResult
+from assay.services.case_results import RunCase
 from assay.services.grading import calls_for, grade_answer
-from assay.services.runner import RunCase
 from assay.targets import TargetPolicy, TargetReply, TargetSpec, build_target
 from assay.targets.raw import RawReply, capturing_raw
 

@@ -1,23 +1,56 @@
-"""Targets: what answers a case (HTTP, OpenAI-compatible, recorded, Python callable, shell command)."""
+"""Targets: what answers a case (HTTP, OpenAI-compatible, recorded, Python callable, shell command).
 
-from assay.targets.base import Target, TargetCase, TargetReply
-from assay.targets.egress import EgressPolicy
-from assay.targets.factory import build_target, check_target
-from assay.targets.policy import TargetPolicy
-from assay.targets.reasons import ErrorReason
-from assay.targets.retry import RetryPolicy
-from assay.targets.secrets import SecretPolicy
-from assay.targets.specs import (
-    API_TARGET_TYPES,
-    CommandTargetSpec,
-    EvaluationTargetSpec,
-    HttpTargetSpec,
-    OpenAITargetSpec,
-    PythonTargetSpec,
-    RecordedTargetSpec,
-    TargetSpec,
-    parse_target_spec,
-)
+Names are loaded on first use (PEP 562): a run over recorded answers needs :class:`Target` and its records,
+not the spec models (pydantic) nor the retry machinery's event loop, which cost more to load than such a
+run of a few hundred cases takes.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from assay.targets.base import Target, TargetCase, TargetReply
+    from assay.targets.egress import EgressPolicy
+    from assay.targets.factory import build_target, check_target
+    from assay.targets.policy import TargetPolicy
+    from assay.targets.reasons import ErrorReason
+    from assay.targets.retry import RetryPolicy
+    from assay.targets.secrets import SecretPolicy
+    from assay.targets.specs import (
+        API_TARGET_TYPES,
+        CommandTargetSpec,
+        EvaluationTargetSpec,
+        HttpTargetSpec,
+        OpenAITargetSpec,
+        PythonTargetSpec,
+        RecordedTargetSpec,
+        TargetSpec,
+        parse_target_spec,
+    )
+
+_HOMES = {
+    "base": ("Target", "TargetCase", "TargetReply"),
+    "egress": ("EgressPolicy",),
+    "factory": ("build_target", "check_target"),
+    "policy": ("TargetPolicy",),
+    "reasons": ("ErrorReason",),
+    "retry": ("RetryPolicy",),
+    "secrets": ("SecretPolicy",),
+    "specs": (
+        "API_TARGET_TYPES",
+        "CommandTargetSpec",
+        "EvaluationTargetSpec",
+        "HttpTargetSpec",
+        "OpenAITargetSpec",
+        "PythonTargetSpec",
+        "RecordedTargetSpec",
+        "TargetSpec",
+        "parse_target_spec",
+    ),
+}
+_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
 __all__ = [
     "API_TARGET_TYPES",
@@ -40,3 +73,16 @@ __all__ = [
     "check_target",
     "parse_target_spec",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOME_OF.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value  # found directly from now on
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

@@ -11,8 +11,7 @@ from typing import Any
 
 import orjson
 
-from assay.targets.policy import DEFAULT_MAX_ANSWER_BYTES
-from assay.targets.reasons import ErrorReason, TargetCallError, cut_answer
+from assay.targets.reasons import DEFAULT_MAX_ANSWER_BYTES, ErrorReason, TargetCallError, cut_answer
 from assay.targets.retry import RetryPolicy, call_with_retries
 
 

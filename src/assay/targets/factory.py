@@ -45,7 +45,7 @@ def build_target(
         case RecordedTargetSpec():
             from assay.targets.recorded import RecordedTarget
 
-            return RecordedTarget(spec, max_answer_bytes=policy.max_answer_bytes)
+            return RecordedTarget.of(spec, max_answer_bytes=policy.max_answer_bytes)
         case EvaluationTargetSpec():
             from assay.targets.replay import ReplayTarget
 

@@ -21,9 +21,15 @@ from yarl import URL
 
 from assay.targets.base import Target, TargetCase, response_text
 from assay.targets.egress import EgressPolicy, EgressRefusedError
-from assay.targets.policy import DEFAULT_MAX_ANSWER_BYTES, TargetPolicy
+from assay.targets.policy import TargetPolicy
 from assay.targets.raw import RawReply, keep_raw
-from assay.targets.reasons import ErrorReason, TargetCallError, http_reason, timeout_failure
+from assay.targets.reasons import (
+    DEFAULT_MAX_ANSWER_BYTES,
+    ErrorReason,
+    TargetCallError,
+    http_reason,
+    timeout_failure,
+)
 from assay.targets.resolver import connection_resolver
 from assay.targets.retry import RetryPolicy
 from assay.targets.specs import HttpTargetSpec, secret_names

@@ -7,9 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from assay.targets.egress import EgressPolicy
+from assay.targets.reasons import DEFAULT_MAX_ANSWER_BYTES
 from assay.targets.secrets import SecretPolicy
-
-DEFAULT_MAX_ANSWER_BYTES = 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+DEFAULT_MAX_ANSWER_BYTES = 1024 * 1024
+"""The size cap of an answer unless the process's :class:`~assay.targets.policy.TargetPolicy` sets another
+(here beside :func:`cut_answer`, so a target needs no policy, nor its egress rules, to know it)."""
+
 
 class ErrorReason(StrEnum):
     """Why a target gave no usable response; stored in ``results.error``."""

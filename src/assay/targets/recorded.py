@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import orjson
 
 from assay.targets.base import Target, TargetCase, TargetReply, response_text
-from assay.targets.policy import DEFAULT_MAX_ANSWER_BYTES
 from assay.targets.raw import RawReply, keep_raw
-from assay.targets.reasons import ErrorReason, TargetCallError, cut_answer
-from assay.targets.specs import RecordedTargetSpec
+from assay.targets.reasons import DEFAULT_MAX_ANSWER_BYTES, ErrorReason, TargetCallError, cut_answer
+
+if TYPE_CHECKING:
+    from assay.targets.specs import RecordedTargetSpec
 
 _MISSING = TargetReply(
     None, error=ErrorReason.NO_RECORDED_RESPONSE.value, error_detail="no recorded response for this case"
@@ -21,19 +23,26 @@ class RecordedTarget(Target):
     """Looks each case up by name in ``responses`` (its key in a keyed suite, else its number), else in
     its metadata under ``metadata_key``.
 
-    ``responses`` given apart replace the spec's: answers read from a file as their cases come (``assay run``
-    holds only those of the cases in flight)."""
+    ``responses`` may be filled as the cases come: answers read from a file (``assay run`` holds only those of
+    the cases in flight)."""
 
     def __init__(
         self,
-        spec: RecordedTargetSpec,
+        responses: Mapping[str, str | None],
         *,
+        metadata_key: str | None = None,
         max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
-        responses: Mapping[str, str | None] | None = None,
     ) -> None:
         super().__init__(max_answer_bytes=max_answer_bytes)
-        self._responses = spec.responses if responses is None else responses
-        self._metadata_key = spec.metadata_key
+        self._responses = responses
+        self._metadata_key = metadata_key
+
+    @classmethod
+    def of(
+        cls, spec: RecordedTargetSpec, *, max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES
+    ) -> RecordedTarget:
+        """The target ``spec`` describes."""
+        return cls(spec.responses, metadata_key=spec.metadata_key, max_answer_bytes=max_answer_bytes)
 
     def _lookup(self, case: TargetCase) -> tuple[bool, str | None]:
         key = case.name

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -69,6 +68,8 @@ def _is_retryable(exc: BaseException) -> bool:
 
 
 async def _attempt(call: Callable[[], Awaitable[T]], policy: RetryPolicy) -> T:
+    import asyncio  # here, not above: a run that never calls a target (recorded answers) needs no event loop
+
     try:
         async with asyncio.timeout(policy.timeout):
             return await call()
@@ -88,6 +89,8 @@ async def call_with_retries(call: Callable[[], Awaitable[T]], policy: RetryPolic
     except TargetCallError as failure:
         if not failure.retryable or policy.attempts <= 1:
             raise
+        import asyncio
+
         await asyncio.sleep(_WaitHonouringRetryAfter(policy).first(failure))
     from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 

@@ -6,11 +6,15 @@ flight when a signal lands is known, not a matter of timing.
 
 from __future__ import annotations
 
+import array
+import fcntl
 import json
+import os
 import queue
 import signal
 import subprocess
 import sys
+import termios
 import threading
 import time
 import xml.etree.ElementTree as ET
@@ -252,3 +256,52 @@ def test_resume_needs_output(suite: Path) -> None:
     proc = run(str(suite), "-g", "true-false", "--command", "cat", "--resume")
     assert proc.returncode == 2
     assert "--resume needs --output" in proc.stderr
+
+
+def _available(descriptor: int) -> int:
+    """Bytes waiting to be read from a pipe."""
+    waiting = array.array("i", [0])
+    fcntl.ioctl(descriptor, termios.FIONREAD, waiting)
+    return waiting[0]
+
+
+def test_a_signal_stops_a_recorded_run_after_the_case_being_graded(tmp_path: Path) -> None:
+    """Recorded answers are graded in a plain loop (no event loop): a signal stops it between two cases. Its
+    results go to a FIFO that the test leaves unread until the signal is sent, so the run is held in its
+    first writes (a batch is larger than a pipe holds) when the signal lands, and far from its end."""
+    count = 5000
+    suite, answers = tmp_path / "suite.jsonl", tmp_path / "answers.jsonl"
+    suite.write_text(
+        "".join(json.dumps({"input": question(n), "expected_output": "true"}) + "\n" for n in range(count))
+    )
+    answers.write_text('{"agent_response": "yes"}\n' * count)
+    output = tmp_path / "results.fifo"
+    os.mkfifo(output)
+    reader = os.open(output, os.O_RDONLY | os.O_NONBLOCK)
+    command = [*ASSAY, "run", str(suite), "-g", "true-false", "--responses", str(answers), "-o", str(output)]
+    received = bytearray()
+    try:
+        with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
+            wait_until(lambda: _available(reader) > 0, "the first results")
+            process.send_signal(signal.SIGTERM)
+            deadline = time.monotonic() + WAIT_S
+            while time.monotonic() < deadline:
+                try:
+                    chunk = os.read(reader, 1 << 16)
+                except BlockingIOError:
+                    time.sleep(0.01)
+                    continue
+                if not chunk:
+                    break  # the run closed its results file
+                received += chunk
+            _, stderr = process.communicate(timeout=WAIT_S)
+    finally:
+        os.close(reader)
+    assert process.returncode == 143, stderr
+    lines = [json.loads(line) for line in received.splitlines()]
+    assert received.endswith(b"\n")
+    assert 0 < len(lines) < count
+    assert [line["number"] for line in lines] == list(range(1, len(lines) + 1))
+    message = " ".join(stderr.split())
+    assert "SIGTERM: stopping; no new case was sent after the one being graded" in message
+    assert f"interrupted by SIGTERM: {len(lines)} of {count} cases have a result" in message

@@ -61,3 +61,6 @@ def test_a_recorded_run_loads_one_grader_and_no_server_stack(tmp_path: Path) -> 
     assert _any_of(loaded, SERVER_STACK + HTTP_CLIENTS + ("jsonschema", *OTHER_GRADERS)) == []
     # Not on a terminal (here: a pipe): no progress bar, and the summary is plain text, so no Rich at all.
     assert _any_of(loaded, ("rich", "typer")) == []
+    # Nothing is waited for: graded in a plain loop, without an event loop, the runner or the target specs
+    # (pydantic models).
+    assert _any_of(loaded, ("asyncio", "assay.services.runner", "assay.targets.specs", "pydantic")) == []

@@ -298,7 +298,8 @@ def test_the_grader_says_it_is_cpu_bound_and_so_is_any_composite_holding_it() ->
 
 @pytest.mark.usefixtures("model")
 async def test_an_evaluation_grades_on_a_worker_thread_with_the_verdicts_of_inline_grading() -> None:
-    from assay.services.runner import CaseResult, RunCase, run_cases
+    from assay.services.case_results import CaseResult, RunCase
+    from assay.services.runner import run_cases
     from assay.targets import TargetCase, build_target, parse_target_spec
 
     answers = {"1": "Paris is the capital of France.", "2": "Berlin is in Germany.", "3": "", "4": CAPITAL}

@@ -12,8 +12,9 @@ import pytest
 
 from assay.graders import GraderInterface
 from assay.graders.verdict import GradeResult, MatchStatus, Verdict
+from assay.services.case_results import CaseResult, RunCase
 from assay.services.grader_service import GraderService
-from assay.services.runner import GRADE_BATCH, CaseResult, RunCase, run_cases
+from assay.services.runner import GRADE_BATCH, run_cases
 from assay.targets import TargetCase, build_target, parse_target_spec
 from tests.support.agent_server import AgentBehaviour, AgentServer, Fault
 
