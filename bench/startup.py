@@ -35,7 +35,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from source_trees import ROOT, add_source_trees_option
+
 _SCRIPT = Path(sys.executable).with_name("assay")
 ASSAY = [str(_SCRIPT)] if _SCRIPT.is_file() else [sys.executable, "-m", "assay.cli"]
 CLICK = """
@@ -137,13 +138,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--cases", type=int, default=300)
-    parser.add_argument(
-        "--src",
-        nargs="*",
-        type=Path,
-        default=[ROOT / "src"],
-        help="source trees to time side by side (e.g. this one and an export of main's)",
-    )
+    add_source_trees_option(parser, "time side by side")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="assay-bench-startup-") as name:
         directory = Path(name)

@@ -2,40 +2,46 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 import click
 
 from assay.cli.console import err
-from assay.cli.grade_file import grade_file
-from assay.cli.graders import grade, list_graders
-from assay.cli.run import run
-from assay.cli.serve import serve
-from assay.cli.views import show_breakdown, show_failures, show_history
-from assay.cli.worker import worker
 from assay.errors import AssayError
+
+COMMANDS = {
+    "graders": "assay.cli.graders:list_graders",
+    "grade": "assay.cli.graders:grade",
+    "grade-file": "assay.cli.grade_file:grade_file",
+    "run": "assay.cli.run:run",
+    "serve": "assay.cli.serve:serve",
+    "worker": "assay.cli.worker:worker",
+    "history": "assay.cli.views:show_history",
+    "breakdown": "assay.cli.views:show_breakdown",
+    "failures": "assay.cli.views:show_failures",
+}
+"""Each command by name, as ``module:attribute``: a command's module is imported when that command runs
+(or help lists it), so ``assay run`` does not load the server's or the views' imports (click's lazy group
+pattern)."""
 
 
 class _Commands(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return list(self.commands)  # as declared below (click sorts them by name)
+        return list(COMMANDS)  # as declared (click sorts them by name)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return None
+        module, _, attribute = COMMANDS[cmd_name].partition(":")
+        command: click.Command = getattr(importlib.import_module(module), attribute)
+        return command
 
 
 app = _Commands(
     "assay",
     help="Assay: evaluate AI agents against test suites with exact graders.",
     no_args_is_help=True,
-    commands=[
-        list_graders,
-        grade,
-        grade_file,
-        run,
-        serve,
-        worker,
-        show_history,
-        show_breakdown,
-        show_failures,
-    ],
     context_settings={"show_default": True},  # defaults other than none and a false flag
 )
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import logging
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -11,8 +10,9 @@ from typing import Any, ClassVar
 
 from assay.graders.config_check import ConfigProblem, fill_defaults, schema_problems
 from assay.graders.verdict import GradeResult, VerdictReport
+from assay.logs import LazyLogger
 
-logger = logging.getLogger(__name__)
+logger = LazyLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)

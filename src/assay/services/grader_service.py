@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import builtins
 import copy
-import difflib
-import logging
 import threading
 from typing import Any
 
@@ -28,8 +26,9 @@ from assay.errors import (
     Problem,
 )
 from assay.graders import GraderInterface, catalog, why_unavailable
+from assay.logs import LazyLogger
 
-logger = logging.getLogger(__name__)
+logger = LazyLogger(__name__)
 
 ENTRY_POINT_GROUP = "assay.graders"
 _REQUIRED_METADATA = ("name", "description", "type", "version", "config_schema", "scoring_guide")
@@ -184,6 +183,8 @@ class GraderService:
 
     def _unknown(self, grader_id: str) -> str:
         """Says which id was not found, the closest registered one, and every registered id."""
+        import difflib  # only here: a lookup that failed
+
         shown = grader_id if len(grader_id) <= 100 else f"{grader_id[:100]}…"
         close = difflib.get_close_matches(grader_id[:100], self.graders, n=1)
         hint = f"did you mean '{close[0]}'? " if close else ""

@@ -7,19 +7,19 @@ so a suite of a million cases costs one pass and little memory.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from assay.errors import NotFoundError, Problem, ValidationError
+from assay.logs import LazyLogger
 
 if TYPE_CHECKING:  # `assay run` checks a suite file's cases and needs no database (nor SQLAlchemy)
     from sqlalchemy.orm import Session
 
     from assay.graders import GraderInterface
 
-logger = logging.getLogger(__name__)
+logger = LazyLogger(__name__)
 
 MAX_LISTED = 10
 """Problems named in a report; the rest are only counted."""

@@ -7,6 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
+
+from assay.cli.main import COMMANDS, app
 from assay.graders import catalog
 
 SERVER_STACK = ("sqlalchemy", "alembic", "uvicorn", "fastapi", "starlette", "pydantic_settings", "assay.api")
@@ -49,6 +52,14 @@ def test_importing_the_cli_loads_no_server_stack_no_grader_and_no_package_metada
     assert _any_of(loaded, (*OTHER_GRADERS, "assay.graders.true_false")) == []
     assert "importlib.metadata" not in loaded
     assert _any_of(loaded, ("rich", "typer")) == []
+    # Each command's module is imported when that command runs or help lists it.
+    assert _any_of(loaded, tuple(path.partition(":")[0] for path in COMMANDS.values())) == []
+
+
+def test_each_command_is_found_under_its_name() -> None:
+    context = click.Context(app)
+    assert [app.get_command(context, name).name for name in app.list_commands(context)] == list(COMMANDS)
+    assert app.get_command(context, "no-such-command") is None
 
 
 def test_a_recorded_run_loads_one_grader_and_no_server_stack(tmp_path: Path) -> None:
