@@ -19,10 +19,6 @@ class GraderSpec:
         return {"grader_id": self.grader_id, "config": self.config, "version": self.version}
 
 
-MAX_KEY_CHARS = 200
-"""Longest case key (the user's own name for a case, e.g. the ``id`` field of an imported file)."""
-
-
 @dataclass(frozen=True, slots=True)
 class NewCase:
     """A case to add to a suite: what the agent is asked, what it should answer, anything else known.

@@ -1,7 +1,8 @@
 """Graders: pure functions from (agent_response, expected_output) to a verdict.
 
-The grader classes are imported when first named (``from assay.graders import ChoiceGrader``, or through
-:mod:`assay.graders.catalog`): a command that grades with one grader loads that one only.
+The grader classes, and what a grader that makes calls needs, are imported when first named (``from
+assay.graders import ChoiceGrader``, or through :mod:`assay.graders.catalog`): a command that grades with
+one grader loads that one only.
 """
 
 from __future__ import annotations
@@ -11,19 +12,19 @@ from typing import TYPE_CHECKING
 
 from assay.graders import catalog
 from assay.graders.base import GraderInterface, Preset, why_unavailable
-from assay.graders.calls import (
-    CallingGrader,
-    CallReply,
-    CallTransport,
-    CaseContext,
-    Endpoint,
-    OutboundCall,
-    grade_calling,
-)
 from assay.graders.config_check import ConfigProblem, ProblemKind
 from assay.graders.verdict import GradeResult, MatchStatus, Verdict, VerdictReport, error_of
 
 if TYPE_CHECKING:
+    from assay.graders.calls import (
+        CallingGrader,
+        CallReply,
+        CallTransport,
+        CaseContext,
+        Endpoint,
+        OutboundCall,
+        grade_calling,
+    )
     from assay.graders.choice import ChoiceGrader
     from assay.graders.combinators import AllGrader, AnyGrader, AtLeastGrader, NotGrader, WeightedGrader
     from assay.graders.composition import CompositeGrader
@@ -43,15 +44,28 @@ if TYPE_CHECKING:
     """Grader classes that ship with Assay (:data:`catalog.BUILTIN`, each imported), registered by the
     grader service like any plugin."""
 
-_LAZY_CLASSES = {path.partition(":")[2]: path.partition(":")[0] for path in catalog.BUILTIN.values()} | {
-    "CompositeGrader": "assay.graders.composition"
-}
+_CALLS = (
+    "CallingGrader",
+    "CallReply",
+    "CallTransport",
+    "CaseContext",
+    "Endpoint",
+    "OutboundCall",
+    "grade_calling",
+)
+"""What a grader that makes calls and the platform exchange (:mod:`assay.graders.calls`): not loaded by a
+command that grades without a call."""
+_LAZY_NAMES = (
+    {path.partition(":")[2]: path.partition(":")[0] for path in catalog.BUILTIN.values()}
+    | {"CompositeGrader": "assay.graders.composition"}
+    | dict.fromkeys(_CALLS, "assay.graders.calls")
+)
 
 
 def __getattr__(name: str) -> object:
     if name == "BUILTIN_GRADERS":
         return tuple(catalog.builtin_class(grader_id) for grader_id in catalog.BUILTIN)
-    module = _LAZY_CLASSES.get(name)
+    module = _LAZY_NAMES.get(name)
     if module is None:
         raise AttributeError(f"module 'assay.graders' has no attribute {name!r}")
     return getattr(import_module(module), name)

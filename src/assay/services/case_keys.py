@@ -14,11 +14,12 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Protocol
 
-from assay.domain import MAX_KEY_CHARS
 from assay.errors import Loc, Problem, location
 
 KEY_FIELDS = ("key", "id")
 """Fields of a suite file (or of a row of answers) that name a case, first found wins."""
+MAX_KEY_CHARS = 200
+"""Longest case key (the user's own name for a case, e.g. the ``id`` field of an imported file)."""
 MAX_LISTED = 10
 
 

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from assay.graders import CallingGrader, CallTransport, CaseContext, GraderInterface, grade_calling
+from assay.graders import GraderInterface
 from assay.graders.verdict import GradeResult, error_of, status_of
 from assay.services.summary import ReportShape, ResultFacts
 from assay.targets.base import TargetCase, TargetReply
+
+if TYPE_CHECKING:
+    from assay.graders import CallingGrader, CallTransport
 
 BATCH_SIZE = 500
 """Results handed to a sink at once, at most."""
@@ -111,6 +114,8 @@ async def grade_reply_calling(
 ) -> CaseResult:
     """:func:`grade_reply` for a grader that needs an outbound call (a model judge), sent by ``calls``; the
     grader is told the case's input (a judge sees the question)."""
+    from assay.graders.calls import CaseContext, grade_calling  # loaded by a run that grades with calls only
+
     if reply.error is not None:
         return _result(case, reply)
     context = CaseContext(input=case.target_case.input)

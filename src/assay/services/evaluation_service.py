@@ -10,9 +10,16 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from assay.domain import MAX_KEY_CHARS
 from assay.errors import NotFoundError, Problem, ValidationError
-from assay.services.case_keys import MAX_LISTED, is_text, listed, naming_rule, shown, unmatched_names
+from assay.services.case_keys import (
+    MAX_KEY_CHARS,
+    MAX_LISTED,
+    is_text,
+    listed,
+    naming_rule,
+    shown,
+    unmatched_names,
+)
 from assay.services.case_results import RunCase
 from assay.services.evaluation_records import Evaluation, Result, evaluation_of, listed_size, result_of
 from assay.services.evaluation_scheduling import Scheduler

@@ -14,9 +14,8 @@ from __future__ import annotations
 import builtins
 import copy
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from assay.domain import GraderSpec
 from assay.errors import (
     ConfigError,
     GraderRegistrationError,
@@ -27,6 +26,9 @@ from assay.errors import (
 )
 from assay.graders import GraderInterface, catalog, why_unavailable
 from assay.logs import LazyLogger
+
+if TYPE_CHECKING:
+    from assay.domain import GraderSpec
 
 logger = LazyLogger(__name__)
 
@@ -224,6 +226,8 @@ class GraderService:
     @staticmethod
     def spec(grader: GraderInterface) -> GraderSpec:
         """What to store with a result so that it can always say exactly what graded it."""
+        from assay.domain import GraderSpec  # not loaded by `assay run`, which stores no spec
+
         return GraderSpec(grader.grader_id, grader.config, grader.version)
 
     def list(self) -> builtins.list[GraderInterface]:

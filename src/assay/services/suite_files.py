@@ -14,13 +14,15 @@ import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
-from assay.domain import Case, NewCase
 from assay.errors import Loc, Problem, ValidationError
 from assay.serialization import json_text
 from assay.services.case_keys import ReadKey, key_problems, read_key
 from assay.services.row_reader import BadRow, RowFormat, read_rows
+
+if TYPE_CHECKING:
+    from assay.domain import Case, NewCase
 
 MAX_REPORTED_PROBLEMS = 1000
 CASE_FIELDS = ("input", "expected_output", "metadata")
@@ -124,6 +126,8 @@ def _case(record: dict[str, Any]) -> CaseFields | str:
 
 
 def _new_case(fields: CaseFields) -> NewCase:
+    from assay.domain import NewCase  # here: `assay run` streams fields and makes no record
+
     input_text, expected, metadata, key = fields
     return NewCase(input_text, expected, metadata, key=key)
 

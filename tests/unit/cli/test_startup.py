@@ -75,3 +75,5 @@ def test_a_recorded_run_loads_one_grader_and_no_server_stack(tmp_path: Path) -> 
     # Nothing is waited for: graded in a plain loop, without an event loop, the runner or the target specs
     # (pydantic models).
     assert _any_of(loaded, ("asyncio", "assay.services.runner", "assay.targets.specs", "pydantic")) == []
+    # Nor what only a grader that makes calls needs, nor the records stored by a server.
+    assert _any_of(loaded, ("assay.graders.calls", "assay.domain", "logging")) == []

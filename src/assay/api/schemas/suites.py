@@ -9,8 +9,7 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, Field, JsonValue, StringConstraints
 
 from assay.api.schemas.common import RequestModel, ResponseModel
-from assay.domain import MAX_KEY_CHARS
-from assay.services.case_keys import is_text
+from assay.services.case_keys import MAX_KEY_CHARS, is_text
 from assay.services.preflight import PreflightReport
 from assay.services.suite_service import Case, NewCase, Suite
 
