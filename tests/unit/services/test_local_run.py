@@ -13,7 +13,7 @@ import pytest
 from assay.services.answer_stream import Answer
 from assay.services.case_results import RunCase
 from assay.services.grader_service import GraderService
-from assay.services.local_run import LocalSink, RunControl, run_local, run_recorded
+from assay.services.local_run import LocalSink, RunControl, plain_loop_grades, run_local, run_recorded
 from assay.services.result_file import ResultAppender, read_records
 from assay.services.summary import ReportShape, SummaryTally
 from assay.targets import TargetCase, parse_target_spec
@@ -81,3 +81,11 @@ def test_a_grader_bug_fails_the_run_after_writing_what_was_graded(tmp_path: Path
     with pytest.raises(RuntimeError, match="a grader bug"):
         run_recorded(cases(), grader, sink(tmp_path / "out.jsonl"), answers=recorded)
     assert [record["number"] for record in read_records(tmp_path / "out.jsonl")] == list(range(1, 701))
+
+
+def test_only_a_grader_that_makes_no_call_is_graded_in_a_plain_loop() -> None:
+    from assay.graders import LLMJudgeGrader
+
+    assert plain_loop_grades(GRADER)
+    assert plain_loop_grades(GraderService(load_plugins=False).build("all", {}))
+    assert not plain_loop_grades(LLMJudgeGrader())
