@@ -390,17 +390,22 @@ class WeightedGrader(CompositeGrader):
         return problems
 
     def _decide(self, statuses: list[str], children: list[dict[str, Any]]) -> Decision:
+        weights = self._weights
         scored = 0.0
         unjudged = 0.0
-        # One length by construction: a keyword argument (strict) would cost a tenth of the node.
-        for weight, child, status in zip(self._weights, children, statuses):  # noqa: B905
+        # Indexed rather than zipped: a zip of three costs a third of the node (one length by construction),
+        # and enumerate() a tenth.
+        index = 0
+        for child in children:
+            status = statuses[index]
             if status == INVALID_RESPONSE:
-                unjudged += weight
-                continue
-            score = child["score"]
-            if not 0.0 <= score <= 1.0:  # a plugin's out-of-range or NaN score counts as its verdict
-                score = 1.0 if status == MATCH else 0.0
-            scored += weight * score
+                unjudged += weights[index]
+            else:
+                score = child["score"]
+                if not 0.0 <= score <= 1.0:  # a plugin's out-of-range or NaN score counts as its verdict
+                    score = 1.0 if status == MATCH else 0.0
+                scored += weights[index] * score
+            index += 1  # noqa: SIM113
         low = scored / self._total
         if low > 1.0:  # float sums; min() costs a call
             low = 1.0
