@@ -86,10 +86,13 @@ def _specs(grader: GraderInterface) -> list[dict[str, Any]]:
 
 
 def bare(calls: list[tuple[Any, str | None]]) -> Callable[[Any, Any], Any]:
-    """The leaves called one after another, with no combination: the floor a composite is measured against."""
+    """The leaves called one after another in a plain loop, with no combination: the floor a composite is
+    measured against. (Not a list comprehension: in Python 3.11 that is a function call of its own, which
+    made the floor heavier than the leaves' calls by about 0.4 µs a call and flattered every composite.)"""
 
-    def run(response: Any, expected: Any) -> Any:
-        return [call(response, expected if own is None else own) for call, own in calls]
+    def run(response: Any, expected: Any) -> None:
+        for call, own in calls:
+            call(response, expected if own is None else own)
 
     return run
 
