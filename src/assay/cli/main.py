@@ -28,14 +28,25 @@ pattern)."""
 
 class _Commands(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return list(COMMANDS)  # as declared (click sorts them by name)
+        # As declared (click sorts them by name), then any added with add_command().
+        return [*COMMANDS, *(name for name in self.commands if name not in COMMANDS)]
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in COMMANDS:
-            return None
+            return super().get_command(ctx, cmd_name)
         module, _, attribute = COMMANDS[cmd_name].partition(":")
         command: click.Command = getattr(importlib.import_module(module), attribute)
         return command
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        try:
+            return super().resolve_command(ctx, args)
+        except click.NoSuchCommand as exc:  # click suggests from the loaded commands only: offer them all
+            raise click.NoSuchCommand(
+                exc.command_name, possibilities=self.list_commands(ctx), ctx=ctx
+            ) from None
 
 
 app = _Commands(

@@ -62,6 +62,10 @@ _LAZY_NAMES = (
 )
 
 
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
+
 def __getattr__(name: str) -> object:
     if name == "BUILTIN_GRADERS":
         return tuple(catalog.builtin_class(grader_id) for grader_id in catalog.BUILTIN)
