@@ -7,13 +7,13 @@ one grader loads that one only.
 
 from __future__ import annotations
 
-from importlib import import_module
 from typing import TYPE_CHECKING
 
 from assay.graders import catalog
 from assay.graders.base import GraderInterface, Preset, why_unavailable
 from assay.graders.config_check import ConfigProblem, ProblemKind
 from assay.graders.verdict import GradeResult, MatchStatus, Verdict, VerdictReport, error_of
+from assay.lazy_names import LazyNames
 
 if TYPE_CHECKING:
     from assay.graders.calls import (
@@ -55,24 +55,16 @@ _CALLS = (
 )
 """What a grader that makes calls and the platform exchange (:mod:`assay.graders.calls`): not loaded by a
 command that grades without a call."""
-_LAZY_NAMES = (
-    {path.partition(":")[2]: path.partition(":")[0] for path in catalog.BUILTIN.values()}
-    | {"CompositeGrader": "assay.graders.composition"}
-    | dict.fromkeys(_CALLS, "assay.graders.calls")
-)
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+    return _LAZY.names()
 
 
 def __getattr__(name: str) -> object:
-    if name == "BUILTIN_GRADERS":
+    if name == "BUILTIN_GRADERS":  # built anew: the tuple holds the classes, not a module's name
         return tuple(catalog.builtin_class(grader_id) for grader_id in catalog.BUILTIN)
-    module = _LAZY_NAMES.get(name)
-    if module is None:
-        raise AttributeError(f"module 'assay.graders' has no attribute {name!r}")
-    return getattr(import_module(module), name)
+    return _LAZY.load(name)
 
 
 __all__ = [
@@ -113,3 +105,11 @@ __all__ = [
     "grade_calling",
     "why_unavailable",
 ]
+
+_LAZY = LazyNames(
+    globals(),
+    {path.partition(":")[2]: path.partition(":")[0] for path in catalog.BUILTIN.values()}
+    | {"CompositeGrader": "assay.graders.composition"}
+    | dict.fromkeys(_CALLS, "assay.graders.calls"),
+    __all__,
+)

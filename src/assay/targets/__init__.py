@@ -7,8 +7,9 @@ run of a few hundred cases takes.
 
 from __future__ import annotations
 
-from importlib import import_module
 from typing import TYPE_CHECKING, Any
+
+from assay.lazy_names import LazyNames
 
 if TYPE_CHECKING:
     from assay.targets.base import Target, TargetCase, TargetReply
@@ -50,7 +51,6 @@ _HOMES = {
         "parse_target_spec",
     ),
 }
-_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
 __all__ = [
     "API_TARGET_TYPES",
@@ -74,15 +74,16 @@ __all__ = [
     "parse_target_spec",
 ]
 
+_LAZY = LazyNames(
+    globals(),
+    {name: f"{__name__}.{module}" for module, names in _HOMES.items() for name in names},
+    __all__,
+)
+
 
 def __getattr__(name: str) -> Any:
-    home = _HOME_OF.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value  # found directly from now on
-    return value
+    return _LAZY.load(name)
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *__all__])
+    return _LAZY.names()
