@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from assay.graders import CompositeGrader, GraderInterface
-from assay.services.grader_service import GraderService
+from assay.services.grading.registry import GraderService
 
 SM: dict[str, Any] = {"grader_id": "string-match"}
 TF: dict[str, Any] = {"grader_id": "true-false"}

@@ -1,9 +1,10 @@
-"""Plain domain records shared by the layers (no ORM, no API schema)."""
+"""Plain domain records and vocabulary shared by the layers (no ORM, no API schema)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from enum import StrEnum
+from typing import Any, Generic, TypeVar
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,3 +50,54 @@ class Case:
     def number(self) -> int:
         """The case's place in its suite, from 1: the number every surface shows."""
         return self.position + 1
+
+
+class EvaluationStatus(StrEnum):
+    """Where an evaluation is in its life: ``pending → running → completed | failed | cancelled``."""
+
+    PENDING = "pending"
+    RUNNING = "running"
+    COMPLETED = "completed"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+    @property
+    def is_terminal(self) -> bool:
+        """Whether the evaluation will not change any more."""
+        return self in _TERMINAL
+
+
+_TERMINAL = frozenset({EvaluationStatus.COMPLETED, EvaluationStatus.FAILED, EvaluationStatus.CANCELLED})
+UNFINISHED: tuple[EvaluationStatus, ...] = tuple(
+    status for status in EvaluationStatus if not status.is_terminal
+)
+"""The statuses of an evaluation that still runs or will: the one place this set is written."""
+
+
+class Outcome(StrEnum):
+    """Result filters: ``failed`` is every case not passed (graded and failed, or a target error), as in the
+    summary's ``failed`` count; ``error`` only the target errors; ``invalid`` an invalid response/expected."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    INVALID = "invalid"
+    ERROR = "error"
+
+
+class ResultSort(StrEnum):
+    """Result orderings; a leading ``-`` in the query means descending."""
+
+    NUMBER = "number"
+    SCORE = "score"
+    LATENCY_MS = "latency_ms"
+
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Page(Generic[T]):
+    """One page of a listing and the size of the whole listing."""
+
+    items: list[T]
+    total: int

@@ -6,7 +6,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from assay.graders import BUILTIN_GRADERS
-from assay.graders.embedding import INSTALL_COMMAND
+from assay.graders.semantic.embedding import INSTALL_COMMAND
 from tests.support.semantic import hidden_semantic_extra, require_semantic_extra
 
 __all__ = ["hidden_semantic_extra"]  # a fixture, used by name

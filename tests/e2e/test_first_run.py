@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from assay.services.demo_suite import DEMO_SUITE_NAME, RECORDED_KEY
+from assay.services.suites.demo import DEMO_SUITE_NAME, RECORDED_KEY
 from tests.support.assay_process import AssayProcess
 
 

@@ -17,12 +17,12 @@ from assay.api.envelope import install_error_handlers
 from assay.api.rendering import SafeJSONResponse
 from assay.api.spa import SinglePageApp
 from assay.config import Settings
-from assay.services.demo_suite import seed_demo_suite
-from assay.services.evaluation_scheduling import EmbeddedScheduler, Scheduler, WorkerOptions
-from assay.services.grader_service import GraderService
-from assay.services.grading import open_calls
-from assay.services.runner import finish_in_thread
-from assay.services.target_policy import target_policy
+from assay.services.evaluations.scheduling import EmbeddedScheduler, Scheduler, WorkerOptions
+from assay.services.execution.target_policy import target_policy
+from assay.services.execution.threads import finish_in_thread
+from assay.services.grading.answers import open_calls
+from assay.services.grading.registry import GraderService
+from assay.services.suites.demo import seed_demo_suite
 from assay.storage.database import create_db_engine, migrate, session_factory
 
 WORKER_THREADS = 4
@@ -64,7 +64,7 @@ def _scheduler(app: FastAPI) -> Scheduler:
     settings: Settings = app.state.settings
     scheduled: type[Scheduler] = EmbeddedScheduler
     if app.state.engine.dialect.name == "postgresql":
-        from assay.services.evaluation_queue import QueueScheduler  # procrastinate: 0.25 s to import
+        from assay.services.evaluations.queue import QueueScheduler  # procrastinate: 0.25 s to import
 
         scheduled = QueueScheduler
     return scheduled(

@@ -10,8 +10,8 @@ from fastapi import Depends, Path, Query, Request
 from sqlalchemy.orm import Session
 
 from assay.config import Settings
-from assay.services.grader_service import GraderService
-from assay.services.suite_service import SuiteService
+from assay.services.grading.registry import GraderService
+from assay.services.suites.service import SuiteService
 
 MAX_LIMIT = 500
 DEFAULT_LIMIT = 50

@@ -25,14 +25,14 @@ from assay.api.schemas.evaluations import (
     TargetTrialOut,
 )
 from assay.api.schemas.suites import Deleted
+from assay.domain import EvaluationStatus, Outcome, ResultSort
 from assay.graders import MatchStatus
-from assay.graders.verdict import MAX_REASON_CODE_LENGTH
-from assay.services.breakdown import breakdown, failure_groups, metadata_keys
-from assay.services.comparison import Flip, compare
-from assay.services.evaluation_scheduling import Scheduler
-from assay.services.evaluation_service import EvaluationService, ResultQuery
-from assay.services.result_export import csv_lines, jsonl_lines
-from assay.storage.evaluations import EvaluationStatus, Outcome, ResultSort
+from assay.graders.contract.verdict import MAX_REASON_CODE_LENGTH
+from assay.services.evaluations.scheduling import Scheduler
+from assay.services.evaluations.service import EvaluationService, ResultQuery
+from assay.services.views.breakdown import breakdown, failure_groups, metadata_keys
+from assay.services.views.comparison import Flip, compare
+from assay.services.views.result_export import csv_lines, jsonl_lines
 
 router = APIRouter(
     prefix="/api/evaluations", tags=["evaluations"], responses=ERROR_RESPONSES, route_class=ThreadedBodyRoute

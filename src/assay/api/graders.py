@@ -30,8 +30,8 @@ from assay.api.schemas.graders import (
 from assay.errors import Problem, ValidationError
 from assay.graders import CallTransport, GraderInterface
 from assay.graders import GradeResult as Grading
-from assay.services.grader_service import GraderService
-from assay.services.grading import check_calls, grade_answer, grade_answers, needs_calls
+from assay.services.grading.answers import check_calls, grade_answer, grade_answers, needs_calls
+from assay.services.grading.registry import GraderService
 
 router = APIRouter(
     prefix="/api/graders", tags=["graders"], responses=ERROR_RESPONSES, route_class=ThreadedBodyRoute

@@ -37,10 +37,10 @@ from assay.api.schemas.suites import (
     SuitePatch,
 )
 from assay.errors import NotFoundError, Problem, ValidationError
-from assay.services.grid import MAX_EVALUATIONS, side_by_side
-from assay.services.history import suite_history
-from assay.services.preflight import preflight_suite
-from assay.services.suite_files import SuiteFormat, csv_lines, jsonl_lines, read_suite_file, suite_name_from
+from assay.services.grading.preflight import preflight_suite
+from assay.services.suites.files import SuiteFormat, csv_lines, jsonl_lines, read_suite_file, suite_name_from
+from assay.services.views.grid import MAX_EVALUATIONS, side_by_side
+from assay.services.views.history import suite_history
 
 router = APIRouter(
     prefix="/api/suites", tags=["suites"], responses=ERROR_RESPONSES, route_class=ThreadedBodyRoute

@@ -18,9 +18,9 @@ from assay.errors import NotFoundError
 
 if TYPE_CHECKING:  # the rest is imported when the command runs (see assay.cli.graders)
     from assay.graders import GraderInterface
-    from assay.services.file_grading import GradeTally
-    from assay.services.grading import GradePairs
-    from assay.services.row_reader import BadRow
+    from assay.services.grading.answers import GradePairs
+    from assay.services.local_run.file_grading import GradeTally
+    from assay.services.suites.row_reader import BadRow
 
 _PROGRESS_EVERY_ROWS = 8192
 _OUTPUT_BUFFER_BYTES = 1 << 20
@@ -70,8 +70,8 @@ def grade_file(
 ) -> None:
     """Grade every row of FILE; one JSON result per row and a summary. Exit 0 when the pass rate reaches
     the gate (default: every row passed), 1 when not (unreadable rows count as failed), 2 on a usage error."""
-    from assay.services.grader_service import GraderService
-    from assay.services.grading import blocking_grading, needs_calls
+    from assay.services.grading.answers import blocking_grading, needs_calls
+    from assay.services.grading.registry import GraderService
 
     check_rate(min_pass_rate)
     graders = GraderService()
@@ -101,8 +101,8 @@ def _grade_rows(
     file: Path, grader: GraderInterface, output: Path | None, grade_pairs: GradePairs | None
 ) -> GradeTally:
     """Grade FILE's rows into ``output`` (stdout by default); what was seen."""
-    from assay.services.file_grading import GradeTally, grade_stream
-    from assay.services.row_reader import RowFormat
+    from assay.services.local_run.file_grading import GradeTally, grade_stream
+    from assay.services.suites.row_reader import RowFormat
 
     try:
         source = file.open("rb")

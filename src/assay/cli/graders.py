@@ -28,7 +28,7 @@ def list_graders(*, as_json: bool, as_markdown: bool) -> None:
     """List the registered graders."""
     from assay.graders import why_unavailable
     from assay.serialization import json_text
-    from assay.services.grader_service import GraderService
+    from assay.services.grading.registry import GraderService
 
     graders = GraderService().list()
     if as_json:
@@ -70,8 +70,8 @@ def grade(*, grader_id: str, expected: str, response: str, config: str | None, p
     """Grade one response; prints the result as JSON, exits 0 when it passed and 1 when it did not. A model
     judge (llm-judge) is asked over HTTP, its key read from the variable its config names."""
     from assay.serialization import json_text
-    from assay.services.grader_service import GraderService
-    from assay.services.grading import blocking_grading
+    from assay.services.grading.answers import blocking_grading
+    from assay.services.grading.registry import GraderService
 
     graders = GraderService()
     grader = graders.build(grader_id, grader_config(graders, grader_id, config, preset))

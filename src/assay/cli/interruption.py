@@ -21,7 +21,7 @@ from assay.cli.console import err
 if TYPE_CHECKING:  # asyncio is loaded only by a run that needs an event loop
     from asyncio import AbstractEventLoop
 
-    from assay.services.local_run import RunControl
+    from assay.services.local_run.run import RunControl
 
 DRAIN_S = 5.0
 """Seconds the cases in flight get to finish once a run is asked to stop (a CI job's grace is often 10 s)."""

@@ -12,7 +12,7 @@ import click
 from assay.errors import ValidationError
 
 if TYPE_CHECKING:
-    from assay.services.grader_service import GraderService
+    from assay.services.grading.registry import GraderService
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -26,12 +26,12 @@ from assay.errors import ValidationError
 if TYPE_CHECKING:  # the rest is imported when the command runs (see assay.cli.graders)
     from assay.cli.interruption import Stopper
     from assay.graders import GraderInterface
-    from assay.services.answer_stream import AnswerFile
-    from assay.services.case_results import RunCase
-    from assay.services.local_run import LocalSink
-    from assay.services.reachability import ReachabilityWatch
-    from assay.services.suite_stream import SuiteFacts, SuiteFile
-    from assay.services.summary import SummaryTally
+    from assay.services.execution.case_results import RunCase
+    from assay.services.execution.reachability import ReachabilityWatch
+    from assay.services.figures.summary import SummaryTally
+    from assay.services.local_run.answer_stream import AnswerFile
+    from assay.services.local_run.run import LocalSink
+    from assay.services.local_run.suite_stream import SuiteFacts, SuiteFile
     from assay.targets import TargetSpec
 
 _TARGET_OPTIONS = "--target-url, --openai-model, --responses, --python or --command"
@@ -139,8 +139,8 @@ def _test_target(
 ) -> None:
     """Send the first case once and print what came back and what was read from it (exit 2: no answer);
     with recorded ``answers`` (``spec`` is ``None``), the first case's answer is the one read."""
-    from assay.services.case_keys import case_label
-    from assay.services.target_trial import try_target
+    from assay.services.execution.target_trial import try_target
+    from assay.services.suites.case_keys import case_label
     from assay.targets import parse_target_spec
 
     if spec is None:
@@ -221,7 +221,7 @@ def _run_with_progress(
     """Run the cases without a result, a progress bar on a terminal (Rich's progress is loaded only then).
 
     Recorded answers graded by a grader that calls nothing run in a plain loop (no event loop to load)."""
-    from assay.services.local_run import RunControl, plain_loop_grades, run_local, run_recorded
+    from assay.services.local_run.run import RunControl, plain_loop_grades, run_local, run_recorded
 
     def run_plain(recorded: AnswerFile, on_written: Callable[[int], None]) -> None:
         control = RunControl()
@@ -358,13 +358,13 @@ def run(
 ) -> None:
     """Evaluate SUITE_FILE against one target, print a summary, and gate on the pass rate (for CI)."""
     from assay.cli.interruption import Stopper, report_interrupted
-    from assay.services.answer_stream import AnswerFile
-    from assay.services.grader_service import GraderService
-    from assay.services.local_run import LocalSink
-    from assay.services.reachability import CALLING_TARGETS, ReachabilityWatch
-    from assay.services.result_file import ResultAppender, read_records, read_results
-    from assay.services.suite_stream import SuiteFile
-    from assay.services.summary import ReportShape, SummaryTally
+    from assay.services.execution.reachability import CALLING_TARGETS, ReachabilityWatch
+    from assay.services.figures.summary import ReportShape, SummaryTally
+    from assay.services.grading.registry import GraderService
+    from assay.services.local_run.answer_stream import AnswerFile
+    from assay.services.local_run.result_file import ResultAppender, read_records, read_results
+    from assay.services.local_run.run import LocalSink
+    from assay.services.local_run.suite_stream import SuiteFile
 
     check_rate(min_pass_rate)
     resuming = _check_output(output, resume=resume, test_target=test_target)
@@ -437,7 +437,7 @@ def run(
                 summary = tally.summary(facts.count)
                 _print_summary(summary, duration)
                 if junit is not None and results is not None:
-                    from assay.services.junit import (
+                    from assay.services.local_run.junit import (
                         write_junit,
                     )  # only when asked: XML support takes time to load
 

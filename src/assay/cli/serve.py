@@ -115,7 +115,7 @@ def serve(*, host: str, port: int, run_evaluations: bool) -> None:
     """Serve the Assay API and web UI; refuses a non-loopback host unless ASSAY_API_KEY is set."""
     import uvicorn
 
-    from assay.services.target_policy import target_policy
+    from assay.services.execution.target_policy import target_policy
     from assay.storage.database import check_database
 
     host = host.strip()

@@ -16,13 +16,13 @@ import click
 from assay.cli.console import err, out
 from assay.cli.options import json_option
 from assay.errors import ValidationError
-from assay.services.statistics import PassRate, Shift
+from assay.services.figures.statistics import PassRate, Shift
 
 if TYPE_CHECKING:  # the database and the tables are imported when a command runs (see assay.cli.graders)
     from rich.text import Text
 
-    from assay.services.breakdown import FailureGroup
-    from assay.services.evaluation_records import Evaluation, Result
+    from assay.services.evaluations.records import Evaluation, Result
+    from assay.services.views.breakdown import FailureGroup
 
 __all__ = ["show_breakdown", "show_failures", "show_history"]
 
@@ -92,8 +92,8 @@ def show_history(*, suite: str, grader_id: str | None, limit: int, as_json: bool
     from rich.text import Text
 
     from assay.cli.database import database_session
-    from assay.services.history import suite_history
-    from assay.services.suite_service import SuiteService
+    from assay.services.suites.service import SuiteService
+    from assay.services.views.history import suite_history
 
     with database_session() as session:
         found = SuiteService(session).find(suite)
@@ -151,8 +151,8 @@ def show_breakdown(*, evaluation_id: int, key: str | None, as_json: bool) -> Non
     from rich.text import Text
 
     from assay.cli.database import database_session
-    from assay.services.breakdown import breakdown, metadata_keys
-    from assay.services.evaluation_service import stored_evaluation
+    from assay.services.evaluations.service import stored_evaluation
+    from assay.services.views.breakdown import breakdown, metadata_keys
 
     with database_session() as session:
         evaluation = stored_evaluation(session, evaluation_id)
@@ -227,8 +227,8 @@ def show_failures(*, evaluation_id: int, group: str | None, limit: int, as_json:
     from rich.text import Text
 
     from assay.cli.database import database_session
-    from assay.services.breakdown import failure_groups
-    from assay.services.evaluation_service import ResultQuery, page_of_results, stored_evaluation
+    from assay.services.evaluations.service import ResultQuery, page_of_results, stored_evaluation
+    from assay.services.views.breakdown import failure_groups
 
     with database_session() as session:
         evaluation = stored_evaluation(session, evaluation_id)

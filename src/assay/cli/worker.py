@@ -22,9 +22,9 @@ def worker(*, max_in_flight: int | None) -> None:
     import logging
 
     from assay.cli.serve import database_line
-    from assay.services.evaluation_scheduling import WorkerOptions
-    from assay.services.grader_service import GraderService
-    from assay.services.target_policy import target_policy
+    from assay.services.evaluations.scheduling import WorkerOptions
+    from assay.services.execution.target_policy import target_policy
+    from assay.services.grading.registry import GraderService
     from assay.storage.database import check_database, create_db_engine, migrate, normalize_url
 
     settings = load_settings()
@@ -40,7 +40,7 @@ def worker(*, max_in_flight: int | None) -> None:
     check_database(url)
     err.print(database_line(settings.database_url), markup=False)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    from assay.services.evaluation_queue import run_worker  # procrastinate takes 0.25 s to import
+    from assay.services.evaluations.queue import run_worker  # procrastinate takes 0.25 s to import
 
     engine = create_db_engine(url)
     try:

@@ -1,22 +1,39 @@
 """Graders: pure functions from (agent_response, expected_output) to a verdict.
 
 The grader classes, and what a grader that makes calls needs, are imported when first named (``from
-assay.graders import ChoiceGrader``, or through :mod:`assay.graders.catalog`): a command that grades with
-one grader loads that one only.
+assay.graders import ChoiceGrader``, or through :mod:`assay.graders.contract.catalog`): a command that grades
+with one grader loads that one only.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from assay.graders import catalog
-from assay.graders.base import GraderInterface, Preset, why_unavailable
-from assay.graders.config_check import ConfigProblem, ProblemKind
-from assay.graders.verdict import GradeResult, MatchStatus, Verdict, VerdictReport, error_of
+from assay.graders.contract import catalog
+from assay.graders.contract.base import GraderInterface, Preset, why_unavailable
+from assay.graders.contract.config_check import ConfigProblem, ProblemKind
+from assay.graders.contract.verdict import GradeResult, MatchStatus, Verdict, VerdictReport, error_of
 from assay.lazy_names import LazyNames
 
 if TYPE_CHECKING:
-    from assay.graders.calls import (
+    from assay.graders.builtin.choice import ChoiceGrader
+    from assay.graders.builtin.contains import ContainsGrader
+    from assay.graders.builtin.fuzzy import FuzzyGrader
+    from assay.graders.builtin.json_answer import JsonGrader
+    from assay.graders.builtin.numeric import NumericGrader
+    from assay.graders.builtin.overlap import OverlapGrader
+    from assay.graders.builtin.regex import RegexGrader
+    from assay.graders.builtin.string_match import StringMatchGrader
+    from assay.graders.builtin.true_false import TrueFalseGrader
+    from assay.graders.composite.combinators import (
+        AllGrader,
+        AnyGrader,
+        AtLeastGrader,
+        NotGrader,
+        WeightedGrader,
+    )
+    from assay.graders.composite.tree import CompositeGrader
+    from assay.graders.contract.calls import (
         CallingGrader,
         CallReply,
         CallTransport,
@@ -25,20 +42,9 @@ if TYPE_CHECKING:
         OutboundCall,
         grade_calling,
     )
-    from assay.graders.choice import ChoiceGrader
-    from assay.graders.combinators import AllGrader, AnyGrader, AtLeastGrader, NotGrader, WeightedGrader
-    from assay.graders.composition import CompositeGrader
-    from assay.graders.contains import ContainsGrader
-    from assay.graders.extract import ExtractGrader
-    from assay.graders.fuzzy import FuzzyGrader
-    from assay.graders.json_answer import JsonGrader
-    from assay.graders.llm_judge import LLMJudgeGrader
-    from assay.graders.numeric import NumericGrader
-    from assay.graders.overlap import OverlapGrader
-    from assay.graders.regex import RegexGrader
-    from assay.graders.semantic import SemanticGrader
-    from assay.graders.string_match import StringMatchGrader
-    from assay.graders.true_false import TrueFalseGrader
+    from assay.graders.extract.grader import ExtractGrader
+    from assay.graders.judge.grader import LLMJudgeGrader
+    from assay.graders.semantic.grader import SemanticGrader
 
     BUILTIN_GRADERS: tuple[type[GraderInterface], ...]
     """Grader classes that ship with Assay (:data:`catalog.BUILTIN`, each imported), registered by the
@@ -53,8 +59,8 @@ _CALLS = (
     "OutboundCall",
     "grade_calling",
 )
-"""What a grader that makes calls and the platform exchange (:mod:`assay.graders.calls`): not loaded by a
-command that grades without a call."""
+"""What a grader that makes calls and the platform exchange (:mod:`assay.graders.contract.calls`): not loaded
+by a command that grades without a call."""
 
 
 def __dir__() -> list[str]:
@@ -109,7 +115,7 @@ __all__ = [
 _LAZY = LazyNames(
     globals(),
     {path.partition(":")[2]: path.partition(":")[0] for path in catalog.BUILTIN.values()}
-    | {"CompositeGrader": "assay.graders.composition"}
-    | dict.fromkeys(_CALLS, "assay.graders.calls"),
+    | {"CompositeGrader": "assay.graders.composite.tree"}
+    | dict.fromkeys(_CALLS, "assay.graders.contract.calls"),
     __all__,
 )

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import (
@@ -33,32 +32,11 @@ from sqlalchemy import (
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Mapped, Session, defer, mapped_column
 
-from assay.graders.verdict import INVALID_STATUSES as INVALID_VERDICTS
+from assay.domain import UNFINISHED, EvaluationStatus, Outcome, ResultSort
+from assay.graders.contract.verdict import INVALID_STATUSES as INVALID_VERDICTS
 from assay.storage.database import Base
 from assay.storage.suites import CaseRow, Placed
 from assay.storage.types import SafeJSON, SafeText, UTCDateTime, utc_now
-
-
-class EvaluationStatus(StrEnum):
-    """Where an evaluation is in its life: ``pending → running → completed | failed | cancelled``."""
-
-    PENDING = "pending"
-    RUNNING = "running"
-    COMPLETED = "completed"
-    FAILED = "failed"
-    CANCELLED = "cancelled"
-
-    @property
-    def is_terminal(self) -> bool:
-        """Whether the evaluation will not change any more."""
-        return self in _TERMINAL
-
-
-_TERMINAL = frozenset({EvaluationStatus.COMPLETED, EvaluationStatus.FAILED, EvaluationStatus.CANCELLED})
-UNFINISHED: tuple[EvaluationStatus, ...] = tuple(
-    status for status in EvaluationStatus if not status.is_terminal
-)
-"""The statuses of an evaluation that still runs or will: the one place this set is written."""
 
 
 class EvaluationRow(Base):
@@ -324,24 +302,6 @@ def claim_summary_recount(connection: Connection, evaluation_id: int, *, older_t
         .values(summary_at=utc_now())
     )
     return bool(getattr(connection.execute(statement), "rowcount", 0))
-
-
-class Outcome(StrEnum):
-    """Result filters: ``failed`` is every case not passed (graded and failed, or a target error), as in the
-    summary's ``failed`` count; ``error`` only the target errors; ``invalid`` an invalid response/expected."""
-
-    PASSED = "passed"
-    FAILED = "failed"
-    INVALID = "invalid"
-    ERROR = "error"
-
-
-class ResultSort(StrEnum):
-    """Result orderings; a leading ``-`` in the query means descending."""
-
-    NUMBER = "number"
-    SCORE = "score"
-    LATENCY_MS = "latency_ms"
 
 
 INVALID_STATUSES = tuple(sorted(status.value for status in INVALID_VERDICTS))

@@ -16,7 +16,7 @@ from types import TracebackType
 import orjson
 
 from assay.errors import Loc, Problem, ValidationError
-from assay.graders.calls import CallReply, Endpoint, OutboundCall
+from assay.graders.contract.calls import CallReply, Endpoint, OutboundCall
 from assay.targets.egress import EgressRefusedError
 from assay.targets.http import HttpSession, send
 from assay.targets.policy import TargetPolicy

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from assay.cli.graders import markdown_catalogue
-from assay.services.grader_service import GraderService
+from assay.services.grading.registry import GraderService
 
 README = Path(__file__).resolve().parents[3] / "README.md"
 

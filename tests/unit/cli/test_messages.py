@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from assay.cli.main import PROBLEMS_SHOWN, main
-from assay.services.grader_service import GraderService
+from assay.services.grading.registry import GraderService
 
 ASSAY = [sys.executable, "-m", "assay.cli"]
 

@@ -11,7 +11,7 @@ import click
 from click.testing import CliRunner
 
 from assay.cli.main import COMMANDS, app
-from assay.graders import catalog
+from assay.graders.contract import catalog
 
 SERVER_STACK = ("sqlalchemy", "alembic", "uvicorn", "fastapi", "starlette", "pydantic_settings", "assay.api")
 HTTP_CLIENTS = ("aiohttp", "httpx")
@@ -50,7 +50,7 @@ def _any_of(modules: set[str], packages: tuple[str, ...]) -> list[str]:
 def test_importing_the_cli_loads_no_server_stack_no_grader_and_no_package_metadata() -> None:
     loaded = loaded_by()
     assert _any_of(loaded, SERVER_STACK + HTTP_CLIENTS + ("jsonschema",)) == []
-    assert _any_of(loaded, (*OTHER_GRADERS, "assay.graders.true_false")) == []
+    assert _any_of(loaded, (*OTHER_GRADERS, "assay.graders.builtin.true_false")) == []
     assert "importlib.metadata" not in loaded
     assert _any_of(loaded, ("rich", "typer")) == []
     # Each command's module is imported when that command runs or help lists it.
@@ -75,12 +75,15 @@ def test_a_recorded_run_loads_one_grader_and_no_server_stack(tmp_path: Path) -> 
     answers = tmp_path / "answers.jsonl"
     answers.write_text('{"agent_response": "yes"}\n')
     loaded = loaded_by("run", str(suite), "-g", "true-false", "--responses", str(answers))
-    assert "assay.graders.true_false" in loaded  # it ran
+    assert "assay.graders.builtin.true_false" in loaded  # it ran
     assert _any_of(loaded, SERVER_STACK + HTTP_CLIENTS + ("jsonschema", *OTHER_GRADERS)) == []
     # Not on a terminal (here: a pipe): no progress bar, and the summary is plain text, so no Rich at all.
     assert _any_of(loaded, ("rich", "typer")) == []
     # Nothing is waited for: graded in a plain loop, without an event loop, the runner or the target specs
     # (pydantic models).
-    assert _any_of(loaded, ("asyncio", "assay.services.runner", "assay.targets.specs", "pydantic")) == []
+    assert (
+        _any_of(loaded, ("asyncio", "assay.services.execution.runner", "assay.targets.specs", "pydantic"))
+        == []
+    )
     # Nor what only a grader that makes calls needs, nor the records stored by a server.
-    assert _any_of(loaded, ("assay.graders.calls", "assay.domain", "logging")) == []
+    assert _any_of(loaded, ("assay.graders.contract.calls", "assay.domain", "logging")) == []

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from assay.graders import FuzzyGrader
-from assay.graders.fuzzy import MAX_CHARS, METHODS
+from assay.graders.builtin.fuzzy import MAX_CHARS, METHODS
 from tests.support.scored import assert_scored
 from tests.unit.graders.test_properties import anything, whitespace
 

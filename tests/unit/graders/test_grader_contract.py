@@ -11,8 +11,8 @@ import pytest
 
 import assay.graders
 from assay.graders import GraderInterface, VerdictReport
-from assay.graders.verdict import MatchStatus, status_of
-from assay.services.grader_service import GraderService
+from assay.graders.contract.verdict import MatchStatus, status_of
+from assay.services.grading.registry import GraderService
 
 REGISTERED = GraderService().list()
 ODD_INPUTS: list[Any] = [

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from assay.graders import GraderInterface, StringMatchGrader, TrueFalseGrader, VerdictReport
-from assay.services.grader_service import GraderService
+from assay.services.grading.registry import GraderService
 
 ALIASES = ["true", "false", "yes", "no", "1", "0", "TRUE", "No", "maybe", ""]
 whitespace = st.text(alphabet=" \t\n\r\u00a0\u2003\u3000", max_size=4)

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from assay.errors import ConfigError, GraderRegistrationError, NotFoundError
-from assay.graders import BUILTIN_GRADERS, GraderInterface, StringMatchGrader, TrueFalseGrader, catalog
-from assay.services.grader_service import GraderService
+from assay.graders import BUILTIN_GRADERS, GraderInterface, StringMatchGrader, TrueFalseGrader
+from assay.graders.contract import catalog
+from assay.services.grading.registry import GraderService
 
 PLUGIN_MODULE = """
 from typing import Any, ClassVar
@@ -200,12 +201,12 @@ def test_a_plugin_cannot_take_a_builtin_id_before_the_builtin_is_loaded() -> Non
 def test_one_grader_asked_for_loads_no_other_and_no_plugin() -> None:
     # In a fresh process: this one has imported every grader already.
     code = (
-        "import sys; from assay.services.grader_service import GraderService; "
+        "import sys; from assay.services.grading.registry import GraderService; "
         "GraderService().get('true-false'); "
         "print(sorted(m for m in sys.modules if m.startswith('assay.graders.') or m == 'importlib.metadata'))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = set(json.loads(done.stdout.replace("'", '"')))
     graders = {path.partition(":")[0] for path in catalog.BUILTIN.values()}
-    assert loaded & graders == {"assay.graders.true_false"}
+    assert loaded & graders == {"assay.graders.builtin.true_false"}
     assert "importlib.metadata" not in loaded

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from assay.graders.true_false import TrueFalseGrader
-from assay.services.case_results import RunCase
-from assay.services.target_trial import try_target
+from assay.graders.builtin.true_false import TrueFalseGrader
+from assay.services.execution.case_results import RunCase
+from assay.services.execution.target_trial import try_target
 from assay.targets import TargetCase, parse_target_spec
 from assay.targets.raw import MAX_RAW_CHARS, RawReply, capturing_raw, keep_raw
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pydantic import Field, JsonValue
 
 from assay.api.schemas.common import PassRateOut, ResponseModel
+from assay.domain import Outcome
 from assay.graders import MatchStatus
-from assay.services.breakdown import Breakdown, FailureGroup, FailureGroups, MetadataKey, ValueGroup
-from assay.storage.evaluations import Outcome
+from assay.services.views.breakdown import Breakdown, FailureGroup, FailureGroups, MetadataKey, ValueGroup
 
 
 class ValueGroupOut(ResponseModel):

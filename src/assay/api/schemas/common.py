@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from assay.errors import Problem
-from assay.services.statistics import PassRate
+from assay.services.figures.statistics import PassRate
 
 
 class RequestModel(BaseModel):

@@ -9,17 +9,17 @@ from pydantic import Field, JsonValue, StringConstraints
 
 from assay.api.schemas.common import RequestModel, ResponseModel
 from assay.api.schemas.graders import GradeOutcome, GraderSpecOut
+from assay.domain import EvaluationStatus
 from assay.graders import MatchStatus
-from assay.services.comparison import Comparison, Flip, FlippedCase, Verdict
-from assay.services.evaluation_records import CaseOutcome, Evaluation, Result
-from assay.services.evaluation_service import (
+from assay.services.evaluations.records import CaseOutcome, Evaluation, Result
+from assay.services.evaluations.service import (
     DEFAULT_CONCURRENCY,
     MAX_CONCURRENCY,
     NewEvaluation,
     TargetTrialRequest,
 )
-from assay.services.target_trial import TargetTrial
-from assay.storage.evaluations import EvaluationStatus
+from assay.services.execution.target_trial import TargetTrial
+from assay.services.views.comparison import Comparison, Flip, FlippedCase, Verdict
 from assay.targets import EvaluationTargetSpec, HttpTargetSpec, OpenAITargetSpec, RecordedTargetSpec
 
 MAX_ID = 2**31 - 1

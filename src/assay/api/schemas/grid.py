@@ -6,8 +6,8 @@ from pydantic import Field
 
 from assay.api.schemas.common import ResponseModel
 from assay.api.schemas.evaluations import SideOut
-from assay.services.grid import Grid, GridColumn, GridRow
-from assay.storage.evaluations import EvaluationStatus
+from assay.domain import EvaluationStatus
+from assay.services.views.grid import Grid, GridColumn, GridRow
 
 
 class GridColumnOut(ResponseModel):

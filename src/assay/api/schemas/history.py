@@ -7,8 +7,8 @@ from datetime import datetime
 from pydantic import Field
 
 from assay.api.schemas.common import PassRateOut, ResponseModel
-from assay.services.history import History, HistoryPoint
-from assay.services.statistics import Shift
+from assay.services.figures.statistics import Shift
+from assay.services.views.history import History, HistoryPoint
 
 
 class HistoryPointOut(ResponseModel):

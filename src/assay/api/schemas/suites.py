@@ -9,9 +9,9 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, Field, JsonValue, StringConstraints
 
 from assay.api.schemas.common import RequestModel, ResponseModel
-from assay.services.case_keys import MAX_KEY_CHARS, is_text
-from assay.services.preflight import PreflightReport
-from assay.services.suite_service import Case, NewCase, Suite
+from assay.services.grading.preflight import PreflightReport
+from assay.services.suites.case_keys import MAX_KEY_CHARS, is_text
+from assay.services.suites.service import Case, NewCase, Suite
 
 MAX_CASES_PER_REQUEST = 10_000
 

@@ -1,0 +1,1 @@
+"""Graders of graders."""

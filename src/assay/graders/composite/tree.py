@@ -1,0 +1,577 @@
+"""Composite graders, once for all graders: the tree, its checks, its version and its verdict's shape.
+
+A composite grades an answer by asking child graders (any grader in :mod:`assay.graders.contract.catalog`,
+other composites included) and combining their verdicts in three-valued logic. This module holds what every
+composite shares; :mod:`assay.graders.composite.combinators` holds the five combinations (`not`, `all`, `any`,
+`at-least`, `weighted`).
+
+Rules every composite keeps:
+
+- A blank answer (``None``, empty, whitespace) is ``invalid_response`` at the composite before any child
+  runs, so no combination (a negation, a low threshold) can turn "no answer" into a pass. The D9 order
+  still holds: an expected output a child refuses (its preflight) is ``invalid_expected`` first.
+- A child's ``invalid_expected`` makes the composite ``invalid_expected`` (a suite bug, not an answer's).
+- A child that raises or returns something malformed makes the composite ``invalid_response``: never a pass.
+- The tree is bounded: at most ``MAX_DEPTH`` composites nested and ``MAX_NODES`` graders in all.
+- A grader that needs an outbound call (:class:`~assay.graders.contract.calls.CallingGrader`, a model judge)
+is not
+  a child: composites grade synchronously and could only ever report its call as not made.
+
+Details: ``children`` holds each child's verdict in config order, as its result with the child's id added
+(``{passed, score, details, grader_id}``): its status and reason are its ``details.match_status`` and
+``details.reason``. Only a child whose status is not a :class:`~assay.graders.contract.verdict.MatchStatus` (a
+plugin's own word) has its entry also say the status the composite read it as (``match_status``, by
+``passed``). ``decided_by`` names the child that decided. (Results stored by composites before 1.1.0 have
+``match_status`` and ``reason`` in every entry; readers take the entry's ``match_status`` first, then its
+details'.)
+
+Version: the class version (``"1.1.0"``; 1.1.0 gave the tree's entries their present shape) covers the
+combination's own rules and its details' shape; a configured instance reports ``"<class version>+<digest>"``,
+the digest covering each child's id and version (a nested composite's version carries its own children's),
+so a stored result's version changes whenever a child's verdicts could.
+The digest keeps it short (stored versions are at most 100 characters) whatever the size of the tree.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from abc import abstractmethod
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, ClassVar
+
+from assay.graders.contract import catalog
+from assay.graders.contract.base import GraderInterface, why_unavailable
+from assay.graders.contract.calls import CallingGrader
+from assay.graders.contract.config_check import ConfigProblem, ProblemKind, fill_defaults, schema_problems
+from assay.graders.contract.verdict import EMPTY_RESPONSE_REASON, GradeResult, MatchStatus, status_of
+from assay.graders.reading.text import read_text
+
+__all__ = [
+    "MAX_CHILDREN",
+    "MAX_DEPTH",
+    "MAX_NODES",
+    "CompositeGrader",
+    "child_entry",
+    "child_list_schema",
+    "child_spec_schema",
+]
+
+MAX_DEPTH = 5
+"""Composites nested in one tree (the root counts as 1); leaves do not count."""
+MAX_NODES = 50
+"""Graders in one tree, the root, every composite and every leaf included."""
+MAX_CHILDREN = 20
+"""Children of one composite."""
+MAX_EXPECTED_LENGTH = 10_000
+"""Characters of an expected output a child carries in the config."""
+
+MATCH = MatchStatus.MATCH.value
+MISMATCH = MatchStatus.MISMATCH.value
+INVALID_RESPONSE = MatchStatus.INVALID_RESPONSE.value
+INVALID_EXPECTED = MatchStatus.INVALID_EXPECTED.value
+_KNOWN_STATUSES = frozenset(status.value for status in MatchStatus)
+# Plain strings, read once: an enum member's ``.value`` costs about 0.3 µs per access.
+
+_REFUSED = "Expected output refused by "
+_DETAILS: dict[str, Any] = {  # copied and filled in: cheaper than a literal of eight keys
+    "match_status": None,
+    "reason": None,
+    "expected_original": None,
+    "actual_original": None,
+    "normalized_expected": None,
+    "normalized_actual": None,
+    "decided_by": None,
+    "children": None,
+}
+DEFAULT_CHILD: dict[str, Any] = {"grader_id": "string-match"}
+
+Decision = tuple[bool, dict[str, Any], str, float]
+"""What a combination decides: (passed, details template, reason, score); see ``CompositeGrader._decide``."""
+
+
+def _template(status: str, decided_by: str | None) -> dict[str, Any]:
+    """The details of a verdict with this status and deciding child, but for what each call fills in."""
+    template = _DETAILS.copy()
+    template["match_status"] = status
+    template["decided_by"] = decided_by
+    return template
+
+
+def child_spec_schema(description: str, **extra: dict[str, Any]) -> dict[str, Any]:
+    """The JSON Schema of one child: which grader, its config, its own expected output (plus ``extra``)."""
+    return {
+        "type": "object",
+        "format": "grader-spec",  # tells a form builder (the UI) to offer a grader picker and its config
+        "description": description,
+        "additionalProperties": False,
+        "required": ["grader_id"],
+        "properties": {
+            "grader_id": {
+                "type": "string",
+                "pattern": r"\S",
+                "maxLength": 100,
+                "description": "Id of the child grader: any registered grader, composites included",
+            },
+            "config": {
+                "type": "object",
+                "maxProperties": 100,
+                "description": "The child's own configuration, checked by the child grader",
+                "default": {},
+            },
+            "expected_output": {
+                "type": ["string", "null"],
+                "maxLength": MAX_EXPECTED_LENGTH,
+                "description": "An expected output for this child only; null gives it the composite's",
+                "default": None,
+            },
+            **extra,
+        },
+        "default": dict(DEFAULT_CHILD),
+    }
+
+
+def child_list_schema(description: str, item: dict[str, Any]) -> dict[str, Any]:
+    """The JSON Schema of a list of children (1..``MAX_CHILDREN``), defaulting to one string-match."""
+    return {
+        "type": "array",
+        "description": description,
+        "minItems": 1,
+        "maxItems": MAX_CHILDREN,
+        "items": item,
+        "default": [dict(DEFAULT_CHILD)],
+    }
+
+
+def child_entry(grader_id: str, result: Any, fresh: bool) -> tuple[str, dict[str, Any]]:
+    """(status, entry): a child's status as a known kind, and its verdict as a details tree holds it.
+
+    The entry is the child's ``result`` with ``grader_id`` added: in place when the child's class says its
+    results are ``fresh`` (no copy), else a new dict with the same keys in the same order. A status that is
+    not a known kind (a plugin's own word) is read from ``passed`` and stored in the entry as
+    ``match_status``, so the tree says how the composite counted it. Raises on a malformed result (no
+    ``details``, ``match_status`` or ``reason``), which the composite reports as its child failing.
+    """
+    details = result["details"]
+    raw = details["match_status"]
+    if "reason" not in details:  # malformed: the tree could not say why
+        raise KeyError("reason")
+    if fresh:
+        entry: dict[str, Any] = result
+        entry["grader_id"] = grader_id
+    else:
+        entry = {
+            "passed": result["passed"],
+            "score": result["score"],
+            "details": details,
+            "grader_id": grader_id,
+        }
+    if raw in _KNOWN_STATUSES:
+        return raw, entry
+    status = status_of(result).value
+    entry["match_status"] = status
+    return status, entry
+
+
+def _located(problem: ConfigProblem, prefix: str) -> ConfigProblem:
+    """``problem`` of a child's config, placed in the tree: path under ``prefix``, said in the message."""
+    if not prefix:
+        return problem
+    path = f"{prefix}.{problem.path}" if problem.path else prefix
+    return ConfigProblem(path, f"{prefix}: {problem.message}", problem.kind)
+
+
+def _child_problems(child_class: type[GraderInterface], config: object) -> list[ConfigProblem]:
+    """A non-composite child's own problems; a plugin whose check fails has a bad config, not a crash."""
+    try:
+        return child_class.config_problems(config)
+    except Exception as exc:
+        return [ConfigProblem("", f"config could not be checked ({type(exc).__name__})", ProblemKind.VALUE)]
+
+
+def _refusal_of_own_expected(
+    child_class: type[GraderInterface], grader_id: str, config: dict[str, Any], expected: str
+) -> str | None:
+    """Why a child refuses the expected output its spec carries (every case would be invalid), else None."""
+    try:
+        reason = child_class(grader_id, config).check_expected(expected)
+    except Exception as exc:
+        return f"the grader could not be built ({type(exc).__name__})"
+    return reason if isinstance(reason, str) and reason else None
+
+
+class _TreeVersion:
+    """``version`` of a composite: the class's own on the class, the whole tree's on an instance."""
+
+    __slots__ = ("_own",)
+
+    def __init__(self, own: str) -> None:
+        self._own = own
+
+    def __get__(self, instance: object, owner: type[Any] | None = None) -> str:
+        if instance is None:
+            return self._own
+        tree: str | None = getattr(instance, "_tree_version", None)
+        return tree if tree is not None else self._own
+
+
+class _TreeCpuBound:
+    """``cpu_bound`` of a composite: false on the class; on an instance, whether any grader in its tree is
+    (a cheap combination of an expensive child is as expensive as the child)."""
+
+    __slots__ = ()
+
+    def __get__(self, instance: object, owner: type[Any] | None = None) -> bool:
+        return bool(getattr(instance, "_cpu_bound", False)) if instance is not None else False
+
+
+class CompositeGrader(GraderInterface):
+    """A grader whose verdict combines child graders' verdicts; subclasses say how (``_decide``)."""
+
+    version = _TreeVersion("1.1.0")
+    fresh_results: ClassVar[bool] = True
+    cpu_bound = _TreeCpuBound()
+    _spec_key: ClassVar[str]
+    """The config key holding the child spec (``grader``) or the list of them (``graders``)."""
+
+    __slots__ = (
+        "_calls",
+        "_checks",
+        "_children",
+        "_cpu_bound",
+        "_fresh_results",
+        "_ids",
+        "_is_composite",
+        "_labels",
+        "_nested_refusal",
+        "_own_expected",
+        "_paths",
+        "_refused_at",
+        "_refused_by",
+        "_tree_version",
+    )
+
+    def __init__(self, grader_id: str | None = None, config: dict[str, Any] | None = None) -> None:
+        super().__init__(grader_id, config)
+        item_schema = self._item_schema()
+        specs: list[dict[str, Any]] = []
+        children: list[GraderInterface] = []
+        paths: list[str] = []
+        for path, raw in self._child_specs(self._config):
+            spec = fill_defaults(item_schema, raw)
+            child_class = catalog.lookup(spec["grader_id"])
+            if child_class is None:  # config_problems found it: only a catalog changed meanwhile gets here
+                raise ValueError(f"'{path}.grader_id': no grader has the id '{spec['grader_id']}'")
+            child = child_class(spec["grader_id"], spec["config"])
+            spec["config"] = child.config  # stored filled in: the spec says exactly what graded
+            specs.append(spec)
+            children.append(child)
+            paths.append(path)
+        single = "items" not in self.config_schema["properties"][self._spec_key]
+        self._config = {**self._config, self._spec_key: specs[0] if single else specs}
+        self._children: tuple[GraderInterface, ...] = tuple(children)
+        self._cpu_bound: bool = any(child.cpu_bound for child in children)
+        self._ids: tuple[str, ...] = tuple(child.grader_id for child in children)
+        self._paths: tuple[str, ...] = tuple(paths)
+        self._labels: tuple[str, ...] = tuple(f"{p} ({i})" for p, i in zip(paths, self._ids, strict=True))
+        self._own_expected: tuple[str | None, ...] = tuple(spec["expected_output"] for spec in specs)
+        self._is_composite: tuple[bool, ...] = tuple(isinstance(c, CompositeGrader) for c in children)
+        self._fresh_results: tuple[bool, ...] = tuple(type(child).fresh_results for child in children)
+        # (id, bound grade, own expected or None, trusted: a built-in's fresh result): what grade() loops
+        # over, nothing else looked up per call; and (bound preflight, own expected) for a blank answer's D9
+        # check.
+        self._calls: tuple[tuple[str, Any, str | None, bool], ...] = tuple(
+            zip(
+                self._ids,
+                [child.grade for child in children],
+                self._own_expected,
+                [
+                    fresh and catalog.is_builtin(type(child))
+                    for fresh, child in zip(self._fresh_results, children, strict=True)
+                ],
+                strict=True,
+            )
+        )
+        self._checks: tuple[tuple[Any, str | None], ...] = tuple(
+            zip([child.check_expected for child in children], self._own_expected, strict=True)
+        )
+        self._refused_at = self._decided_by(INVALID_EXPECTED)
+        # A refusal's reason but for the child's words: a nested composite's reason already starts with
+        # _REFUSED and its own path, which is put under this child's (see _refusal).
+        self._refused_by: tuple[str, ...] = tuple(f"{_REFUSED}{label}: " for label in self._labels)
+        self._nested_refusal: tuple[str | None, ...] = tuple(
+            f"{_REFUSED}{path}.config." if composite else None
+            for path, composite in zip(self._paths, self._is_composite, strict=True)
+        )
+        pairs = [[child.grader_id, str(child.version)] for child in children]
+        digest = hashlib.sha256(json.dumps(pairs, ensure_ascii=True).encode()).hexdigest()[:12]
+        self._tree_version: str = f"{type(self).version}+{digest}"
+
+    def _decided_by(self, status: str) -> tuple[dict[str, Any], ...]:
+        """Per child, the details template of a verdict with ``status`` that child decided (see _decide)."""
+        return tuple(_template(status, path) for path in self._paths)
+
+    @staticmethod
+    def _undecided(status: str) -> dict[str, Any]:
+        """The details template of a verdict with ``status`` no single child decided."""
+        return _template(status, None)
+
+    # --- the tree, as configured ---------------------------------------------------------------------------
+
+    @property
+    def children(self) -> tuple[GraderInterface, ...]:
+        """The child graders, in config order."""
+        return self._children
+
+    def unavailable_reason(self) -> str | None:
+        """The first child that cannot grade on this machine, by its path, and why."""
+        for label, child in zip(self._labels, self._children, strict=True):
+            reason = why_unavailable(child)
+            if reason is not None:
+                return f"{label}: {reason}"
+        return None
+
+    @classmethod
+    def _item_schema(cls) -> dict[str, Any]:
+        entry: dict[str, Any] = cls.config_schema["properties"][cls._spec_key]
+        return entry.get("items", entry)  # type: ignore[no-any-return]
+
+    @classmethod
+    def _child_specs(cls, config: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
+        """(path, raw spec) of each child; tolerant of any value, as the caps are measured before checks."""
+        default = cls.config_schema["properties"][cls._spec_key]["default"]
+        raw = config.get(cls._spec_key, default)
+        if isinstance(raw, list):
+            for index, spec in enumerate(raw[:MAX_NODES]):
+                yield f"{cls._spec_key}[{index}]", spec
+        else:
+            yield cls._spec_key, raw
+
+    @classmethod
+    def _own_problems(cls, config: dict[str, Any]) -> list[ConfigProblem]:
+        """Rules of this combination a schema cannot say (``k`` at most the number of children...)."""
+        return []
+
+    @classmethod
+    def semantic_problems(cls, config: dict[str, Any]) -> list[ConfigProblem]:
+        """The tree's caps, then every problem in it, each with its path (``graders[1].config.aliases``)."""
+        try:
+            caps = cls._cap_problems(config)
+            return caps or cls._problems_below(config, "")
+        except Exception as exc:  # never raises; a rule failing on odd input is a bad config
+            return [
+                ConfigProblem("", f"config could not be checked ({type(exc).__name__})", ProblemKind.VALUE)
+            ]
+
+    @classmethod
+    def _cap_problems(cls, config: Mapping[str, Any]) -> list[ConfigProblem]:
+        """Depth and size of the whole tree, measured on the raw config and stopping at the first excess."""
+        nodes = 1
+        stack: list[tuple[type[CompositeGrader], Mapping[str, Any], int]] = [(cls, config, 1)]
+        while stack:
+            composite, node_config, depth = stack.pop()
+            for _, spec in composite._child_specs(node_config):
+                nodes += 1
+                if nodes > MAX_NODES:
+                    message = f"the composition has more than {MAX_NODES} graders (composites and leaves)"
+                    return [ConfigProblem("", message, ProblemKind.VALUE)]
+                child_class = catalog.lookup(spec.get("grader_id")) if isinstance(spec, dict) else None
+                if child_class is None or not issubclass(child_class, CompositeGrader):
+                    continue
+                if depth + 1 > MAX_DEPTH:
+                    message = f"the composition nests composite graders more than {MAX_DEPTH} levels deep"
+                    return [ConfigProblem("", message, ProblemKind.VALUE)]
+                child_config = spec.get("config", {})
+                if isinstance(child_config, Mapping):
+                    stack.append((child_class, child_config, depth + 1))
+        return []
+
+    @classmethod
+    def _problems_at(cls, config: object, prefix: str) -> list[ConfigProblem]:
+        """Every problem of this composite's ``config`` found at ``prefix`` in a tree (caps excepted)."""
+        problems = [_located(problem, prefix) for problem in schema_problems(cls.config_schema, config)]
+        if problems or not isinstance(config, dict):
+            return problems
+        return cls._problems_below(config, prefix)
+
+    @classmethod
+    def _problems_below(cls, config: dict[str, Any], prefix: str) -> list[ConfigProblem]:
+        problems = [_located(problem, prefix) for problem in cls._own_problems(config)]
+        for path, spec in cls._child_specs(config):
+            at = f"{prefix}.{path}" if prefix else path
+            grader_id = spec["grader_id"]
+            child_class = catalog.lookup(grader_id)
+            if child_class is None:
+                known = ", ".join(catalog.known_ids())
+                message = f"no grader has the id '{grader_id}' (known ids: {known})"
+                problems.append(
+                    ConfigProblem(f"{at}.grader_id", f"'{at}.grader_id': {message}", ProblemKind.VALUE)
+                )
+                continue
+            if issubclass(child_class, CallingGrader):  # its call is made by the runner for the root only
+                message = (
+                    f"'{grader_id}' needs an outbound call for each answer, which a composite grader cannot "
+                    "make; use it as the evaluation's own grader"
+                )
+                problems.append(
+                    ConfigProblem(f"{at}.grader_id", f"'{at}.grader_id': {message}", ProblemKind.VALUE)
+                )
+                continue
+            child_config = spec.get("config", {})
+            if issubclass(child_class, CompositeGrader):
+                found = child_class._problems_at(child_config, f"{at}.config")
+            else:
+                found = [_located(p, f"{at}.config") for p in _child_problems(child_class, child_config)]
+            problems.extend(found)
+            expected = spec.get("expected_output")
+            if not found and expected is not None:
+                refusal = _refusal_of_own_expected(child_class, grader_id, child_config, expected)
+                if refusal is not None:
+                    path = f"{at}.expected_output"
+                    problems.append(ConfigProblem(path, f"'{path}' is refused: {refusal}", ProblemKind.VALUE))
+        return problems
+
+    # --- preflight -----------------------------------------------------------------------------------------
+
+    def _first_refusal(self, expected_output: Any) -> tuple[int, str] | None:
+        """(index, reason) of the first child refusing the expected output it would get, else ``None``."""
+        for index, (check, own) in enumerate(self._checks):
+            try:
+                reason = check(expected_output if own is None else own)
+            except Exception:  # a broken preflight says nothing; grading still judges every case
+                reason = None
+            if isinstance(reason, str) and reason:
+                return index, self._refusal(index, reason)
+        return None
+
+    def _refusal(self, index: int, reason: Any) -> str:
+        """The composite's reason for a child's ``invalid_expected``: its place in the tree, then why."""
+        nested = self._nested_refusal[index]
+        if nested is not None and isinstance(reason, str) and reason.startswith(_REFUSED):
+            return reason.replace(_REFUSED, nested, 1)  # the first occurrence is the start
+        return f"{self._refused_by[index]}{reason}"
+
+    def check_expected(self, expected_output: Any) -> str | None:
+        """The first child's preflight reason (with its place in the tree) for the expected value it gets."""
+        refusal = self._first_refusal(expected_output)
+        return refusal[1] if refusal is not None else None
+
+    # --- grading -------------------------------------------------------------------------------------------
+
+    @abstractmethod
+    def _decide(self, statuses: list[str], children: list[dict[str, Any]]) -> Decision:
+        """(passed, details template, reason, score) once no child refused the expected output.
+
+        ``children`` are the entries of the details tree (each child's result: ``score``, ``details``...). The
+        template, built once with the grader (``_decided_by``, ``_undecided``), holds the verdict's status
+        and deciding child: a call copies it and fills in the rest, rather than building every key anew.
+        ``passed`` is ``status == "match"``.
+        """
+
+    def grade(self, agent_response: Any, expected_output: Any) -> GradeResult:
+        """Grade with every child, then combine; the details hold each child's verdict. Never raises."""
+        try:
+            text = agent_response if type(agent_response) is str else read_text(agent_response)
+            if not text or text.isspace():
+                return self._blank(agent_response, expected_output)
+            # One plain loop: calls, statuses and the details tree in a pass (a comprehension costs a call).
+            statuses: list[str] = []
+            children: list[dict[str, Any]] = []
+            for grader_id, grade, own, trusted in self._calls:
+                result = grade(agent_response, expected_output if own is None else own)
+                details = result["details"]
+                status = details["match_status"]
+                # A built-in child's fresh result goes in as it is: its status is a known kind and it has a
+                # reason (contract tests), so child_entry's checks, which would cost a third of a node, are
+                # made for plugins only.
+                if trusted:
+                    result["grader_id"] = grader_id
+                    children.append(result)
+                else:
+                    status, entry = child_entry(grader_id, result, self._fresh_results[len(children)])
+                    children.append(entry)
+                statuses.append(status)
+            if INVALID_EXPECTED in statuses:
+                index = statuses.index(INVALID_EXPECTED)
+                passed, template = False, self._refused_at[index]
+                reason, score = self._refusal(index, children[index]["details"]["reason"]), 0.0
+            else:
+                passed, template, reason, score = self._decide(statuses, children)
+            # Built here rather than through Verdict(...).result(), which costs several times a node's
+            # budget; same keys (a test keeps them in step), plus the tree.
+            details = template.copy()
+            details["reason"] = reason
+            details["expected_original"] = expected_output
+            details["actual_original"] = agent_response
+            details["children"] = children
+            return {"passed": passed, "score": score, "details": details}
+        except Exception as exc:
+            return self._broken(agent_response, expected_output, exc)
+
+    def _blank(self, agent_response: Any, expected_output: Any) -> GradeResult:
+        refusal = self._first_refusal(expected_output)  # D9: a refused expected output is reported first
+        if refusal is not None:
+            index, reason = refusal
+            return _result(
+                INVALID_EXPECTED, reason, 0.0, agent_response, expected_output, index, self._paths, []
+            )
+        return _result(
+            INVALID_RESPONSE,
+            EMPTY_RESPONSE_REASON,
+            0.0,
+            agent_response,
+            expected_output,
+            None,
+            self._paths,
+            [],
+        )
+
+    def _broken(self, agent_response: Any, expected_output: Any, error: Exception) -> GradeResult:
+        """A child raised or gave a malformed verdict: nothing was judged, so the answer cannot pass."""
+        reason = f"The children's verdicts could not be combined ({type(error).__name__})"
+        for index, (_, grade, own, _) in enumerate(self._calls):
+            try:
+                _read_verdict(grade(agent_response, expected_output if own is None else own))
+            except Exception as exc:
+                reason = (
+                    f"{self._labels[index]} failed ({type(exc).__name__}), so the response was not judged"
+                )
+                break
+        return _result(INVALID_RESPONSE, reason, 0.0, agent_response, expected_output, None, self._paths, [])
+
+
+def _read_verdict(result: Any) -> tuple[Any, ...]:
+    """The fields a composite reads from a child's result (raises on a malformed one)."""
+    details = result["details"]
+    return details["match_status"], details["reason"], result["passed"], result["score"]
+
+
+def _result(
+    status: str,
+    reason: str,
+    score: float,
+    agent_response: Any,
+    expected_output: Any,
+    decided: int | None,
+    paths: Sequence[str],
+    children: list[dict[str, Any]],
+) -> GradeResult:
+    """The verdict dict, built directly: ``Verdict(...).result()`` costs ~3 µs, six times a node's budget.
+
+    Same keys as :class:`~assay.graders.contract.verdict.Verdict` gives (a test keeps them in step), plus the
+    tree.
+    """
+    return {
+        "passed": status == MATCH,
+        "score": score,
+        "details": {
+            "match_status": status,
+            "reason": reason,
+            "expected_original": expected_output,
+            "actual_original": agent_response,
+            "normalized_expected": None,
+            "normalized_actual": None,
+            "decided_by": paths[decided] if decided is not None else None,
+            "children": children,
+        },
+    }

@@ -1,0 +1,1 @@
+"""What a grader is and returns."""

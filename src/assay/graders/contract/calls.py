@@ -1,0 +1,174 @@
+"""Graders that need an outbound call (a model judge): what such a grader and the platform exchange.
+
+A grader stays pure. One that needs a call builds the request (:meth:`CallingGrader.plan`) and reads the
+reply (:meth:`CallingGrader.read`), told the case's :class:`CaseContext` when the caller has one
+(:meth:`CallingGrader.plan_case`: the input the agent was asked, which a judge needs to tell a correct
+answer). Whoever grades (the evaluation runner, the API's playground, the CLI) sends the request through the
+targets' HTTP code, which applies the egress policy, reads secrets by name, retries with backoff and
+``Retry-After``, times out and caps the reply, and hands back a :class:`CallReply`.
+:func:`grade_calling` is that exchange, written once. The platform knows the capability (an instance of
+:class:`CallingGrader`), never a grader's id.
+
+Plain :meth:`CallingGrader.grade` has no way out: it reads the reply :meth:`CallReply.unavailable`, which a
+grader must turn into a verdict that fails (an error, never a pass).
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from assay.graders.contract.base import GraderInterface
+from assay.graders.contract.verdict import GradeResult
+
+__all__ = [
+    "CALL_UNAVAILABLE",
+    "NO_CONTEXT",
+    "CallReply",
+    "CallTransport",
+    "CallingGrader",
+    "CaseContext",
+    "Endpoint",
+    "OutboundCall",
+    "grade_calling",
+]
+
+CALL_UNAVAILABLE = "call_unavailable"
+"""The reason of a reply that was never asked for: the grader was called without a way out."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Endpoint:
+    """Where a grader's calls go and how; checked by the platform's egress and secret policies.
+
+    ``url_field`` and ``key_field`` name the config keys the URL and the key's variable come from, so a
+    refusal can say which field to fix.
+    """
+
+    url: str
+    """The URL each call is POSTed to."""
+    api_key_env: str | None
+    """Name of the environment variable whose value is sent as ``Authorization: Bearer``; never the value."""
+    timeout: float
+    """Seconds one attempt may take."""
+    max_attempts: int
+    """Tries per call, the first included (retryable failures only: timeouts, 408, 429, 5xx)."""
+    max_reply_bytes: int
+    """A longer reply body is not read (the call fails)."""
+    url_field: str = "base_url"
+    key_field: str = "api_key_env"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OutboundCall:
+    """One request a grader asks the platform to make: a JSON body POSTed to its endpoint."""
+
+    endpoint: Endpoint
+    body: Mapping[str, Any]
+    """A JSON object (strings hold no lone surrogates)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CallReply:
+    """What came back: a 2xx reply's ``body``, or an ``error`` reason (``timeout_after_retries``,
+    ``http_401``, ``egress_refused``...) with its detail. Secret values are never in either."""
+
+    status: int | None = None
+    body: bytes = b""
+    error: str | None = None
+    error_detail: str | None = None
+    latency_ms: float | None = None
+    attempts: int = 0
+
+    @classmethod
+    def unavailable(cls) -> CallReply:
+        """The reply :meth:`CallingGrader.grade` reads: no call could be made."""
+        return cls(
+            error=CALL_UNAVAILABLE,
+            error_detail="grade() makes no outbound call; grade through an evaluation, the API or the CLI",
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CaseContext:
+    """What a calling grader may be told of the case besides the answer and the expected output."""
+
+    input: str | None = None
+    """The input the agent was given (the question); ``None`` when the caller has none (a playground, a
+    file of answers)."""
+
+
+NO_CONTEXT = CaseContext()
+
+
+class CallTransport(Protocol):
+    """What sends a grader's calls (the targets' HTTP code); ``send`` never raises but for cancellation."""
+
+    async def send(self, call: OutboundCall) -> CallReply:
+        """Make the call; failures are a reply with an ``error``."""
+        ...
+
+
+class CallingGrader(GraderInterface):
+    """A grader whose verdict needs one outbound call per answer (a model judge).
+
+    ``plan`` and ``read`` never raise, like ``grade``; a reply that cannot be read is a failing verdict.
+    """
+
+    @property
+    @abstractmethod
+    def endpoint(self) -> Endpoint:
+        """Where this grader's calls go (the same for every answer: checked once, before a run)."""
+
+    @abstractmethod
+    def plan(self, agent_response: Any, expected_output: Any) -> OutboundCall | GradeResult:
+        """The call that judges this answer, or the verdict when no call is needed (an empty answer)."""
+
+    @abstractmethod
+    def read(
+        self, agent_response: Any, expected_output: Any, call: OutboundCall, reply: CallReply
+    ) -> GradeResult:
+        """The verdict from the reply to ``call`` (planned for this answer)."""
+
+    def plan_case(
+        self, agent_response: Any, expected_output: Any, case: CaseContext
+    ) -> OutboundCall | GradeResult:
+        """:meth:`plan` told the case's context; a grader whose request uses it (a judge shown the question)
+        overrides this and :meth:`read_case`. By default the context is not used."""
+        return self.plan(agent_response, expected_output)
+
+    def read_case(
+        self,
+        agent_response: Any,
+        expected_output: Any,
+        case: CaseContext,
+        call: OutboundCall,
+        reply: CallReply,
+    ) -> GradeResult:
+        """:meth:`read` told the case's context (the one the call was planned with)."""
+        return self.read(agent_response, expected_output, call, reply)
+
+    def grade(self, agent_response: Any, expected_output: Any) -> GradeResult:
+        """Without a transport: a verdict that says the call could not be made (never a pass)."""
+        planned = self.plan(agent_response, expected_output)
+        if not isinstance(planned, OutboundCall):
+            return planned
+        return self.read(agent_response, expected_output, planned, CallReply.unavailable())
+
+
+async def grade_calling(
+    grader: CallingGrader,
+    agent_response: Any,
+    expected_output: Any,
+    transport: CallTransport,
+    case: CaseContext = NO_CONTEXT,
+) -> GradeResult:
+    """Grade one answer of the case ``case``, making the call the grader plans through ``transport``.
+    Never raises."""
+    planned = grader.plan_case(agent_response, expected_output, case)
+    if not isinstance(planned, OutboundCall):
+        return planned
+    reply = await transport.send(planned)
+    return grader.read_case(agent_response, expected_output, case, planned, reply)

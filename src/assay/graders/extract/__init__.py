@@ -1,0 +1,1 @@
+"""The extract grader and answer extraction: the final answer read from a reply, or a refusal."""

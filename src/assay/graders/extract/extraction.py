@@ -1,0 +1,493 @@
+"""Answer extraction: find the final answer in a reply written in sentences, or refuse — never guess.
+
+Agents answer "The answer is: yes", "**Answer:** True", "<answer>B</answer>", "Oui, c'est exact." This
+module returns the span a wrapped grader should judge, or ``span=None`` with the name of the reason it
+refused (:class:`Extraction`). It is pure, deterministic, thread-safe and never raises. Options are
+:class:`ExtractionRules` (``RULES_SCHEMA`` for a grader config); words per language are in
+:mod:`~assay.graders.extract.lexicon` (en, fr, de, es, it, pt, ja, zh, ru — true-false's presets).
+
+What is read
+    The last ``max_reply_chars`` characters (default 4,000: final answers come last, and the cap bounds
+    every reply's cost), NFKC-normalised (full-width colons and marks become ASCII), without markdown
+    emphasis, headings, quote marks and bullets, with runs of spaces collapsed; an emoji ends a clause
+    like punctuation; backticks stay, as quotes (`True` in code is a value shown, not a verdict given).
+
+Rules that find candidates, in priority order (``rules`` chooses which run)
+    tagged           ``<answer>…</answer>``, ``<final_answer>…`` (``tags``), ``\\boxed{…}``.
+    json_field       a JSON object in the reply holding one of ``json_keys`` (up to 3 levels deep).
+    labelled         "Answer:", "Final answer:", "The answer is", "La réponse est", "Antwort:",
+                     "La respuesta es", "Risposta:", "A resposta é", "答え:", "答案是", "Ответ:" (and
+                     ``extra_labels``); the span runs to the end of its clause ("Answer: No, it isn't"),
+                     narrowed to the truth word of a verdict ending it ("Answer: it's true" → "true").
+    leading_word     the reply opens with an answer word then punctuation ("Yes, that's correct.").
+    lone_word        a clause that is only an answer word, maybe after "so", "well", "wait", "enfin",
+                     "anzi", "等等"... ("The capital is Canberra. So, no.").
+    verdict          a truth word right after a copula ("That's correct", "C'est faux", "Das stimmt").
+    whole_reply      the reply is one short line (``short_line_words``); last_short_line: its last line.
+    Tagged, json_field and labelled are explicit. The first rule in this order with a candidate picks
+    (its last one); an explicit span of more than ``max_span_words`` words, or of more than three cut
+    at a comma, is prose and no candidate. Answer words: yes/no particles and truth words
+    (true/correct/false...) of every language; "是的" reads as "是", "はいです" as "はい".
+
+Refusals (``span=None``, ``rule`` names why), in the order they are checked
+    hedged                  a word of doubt anywhere ("maybe", "I think", "peut-être", "vielleicht",
+                            "quizás", "forse", "talvez", "たぶん", "也许", "возможно"; off with
+                            ``refuse_hedged``); always, in the answer's sentence, a qualifier
+                            ("usually", "at least") or a contrast or condition ("but", "if", "si", "wenn").
+    conflicting_candidates  explicit candidates that differ, or two candidates of any rule with opposite
+                            booleans ("Yes. Wait, no."); a negated truth word counts as its opposite.
+    question                the answer's sentence asks ("true?", "Is it yes?", "¿Es sí?", "ですか",
+                            "吗", "ли"), or a later question names an answer word ("Yes. Or is it no?").
+    negated                 a negator in the answer's clause before it, or right before it across commas
+                            and line breaks ("not true", "I don't think the answer is yes", "pas vrai",
+                            "no es cierto", "不是真的", "не верно"); inside the span; after a truth word
+                            in its clause ("Das stimmt nicht", "真ではない"); anywhere later in the
+                            sentence after a yes ("Yes, it isn't").
+    mixed                   two answers in the span ("yes and no", "true or false", "A or B"), or an
+                            opposite answer later in the sentence ("No, not yes"; "No, it's true"; "No,
+                            it isn't false").
+    no_answer               nothing found, or an explicit marker that is empty.
+    "No" is an answer and a negator (en, es, it; "non" fr, it): a no followed in its sentence by
+    negations is one clear NO ("No, no es cierto", "Non, ce n'est pas vrai"). Checks of the rest of the
+    sentence stop at "because", "car", "weil", "porque", "因为"...: an explanation may say "not" freely.
+
+Word lists, labels and verdicts run on RE2 (:mod:`~assay.graders.extract.patterns`): linear in the
+reply whatever the number of words. The few stdlib ``re`` patterns left here are short, with bounded
+repeats and fixed lookarounds, and no nested quantifiers.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from assay.graders.extract.patterns import Hit, Patterns
+from assay.graders.extract.rules import (
+    DEFAULT_RULES,
+    PICKING_RULES,
+    REFUSALS,
+    RULES_SCHEMA,
+    Extraction,
+    ExtractionRules,
+)
+from assay.graders.extract.view import (
+    SKIP_BACK,
+    TRIM,
+    Passage,
+    clause_around,
+    json_text,
+    json_values,
+    read_view,
+)
+
+__all__ = [
+    "DEFAULT_RULES",
+    "PICKING_RULES",
+    "REFUSALS",
+    "RULES_SCHEMA",
+    "Extraction",
+    "ExtractionRules",
+    "Extractor",
+    "compiled",
+    "extract_answer",
+]
+
+_EXPLICIT = frozenset({"tagged", "json_field", "labelled"})
+
+
+def extract_answer(reply: object, rules: ExtractionRules = DEFAULT_RULES) -> Extraction:
+    """The final answer in ``reply`` (any value, read as text), or a refusal. Never raises."""
+    return compiled(rules).extract(reply)
+
+
+@functools.lru_cache(maxsize=32)
+def compiled(rules: ExtractionRules) -> Extractor:
+    """The :class:`Extractor` for ``rules``, built once per distinct rules (a pure, thread-safe cache)."""
+    return Extractor(rules)
+
+
+_LETTER_OR_NUMBER = re.compile(r"(?-i:(?<![\w'])[A-J](?![\w']))|(?<![\w.,])\d[\d.,]*")
+_OR = re.compile(r"\S (?:or|ou|oder|oppure|или|либо) \S|\S ?(?:或者|或|还是|または) ?\S", re.IGNORECASE)
+_WORD_FOLLOWS = re.compile(r" \w")
+_QUOTED = re.compile(
+    "\"[^\"\n]{0,200}\"|“[^”\n]{0,200}”|«[^»\n]{0,200}»|「[^」\n]{0,200}」|(?<![\\w'])'[^'\n]{0,200}'(?![\\w'])"
+)
+"""Quoted text: a negator inside a quote ("the claim 'X is not Y' is false") is not the reply's own."""
+_BOXED = re.compile(r"\\boxed\{")
+_CJK_COPULA = re.compile(r"(?:です|でございます|である|だ)$")
+_VERDICT_TAIL = re.compile(r"[\s.!。]*(?:です|でございます|である|だ|的)?[\s.!。]*")
+"""What may follow a verdict's truth word at the end of an answer span: marks, a copula, 的."""
+_CJK_PARTICLE = re.compile(r"[的了啊呀哦]$")
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One possible answer: where it is, which rule found it, the boolean it names if any."""
+
+    rule: str
+    doc: Passage
+    start: int
+    end: int
+    polarity: str | None = None
+    """"+" or "-" when the span is exactly an answer word, else None."""
+    kind: str | None = None
+    """"particle" (yes/no) or "truth" (true/correct/false...) for an answer word."""
+    negated: bool = False
+    """For verdicts: a negator in its clause, so it reads as the opposite boolean."""
+    marker: str = field(default="", compare=False)
+
+    @property
+    def span(self) -> str:
+        return self.doc.text[self.start : self.end]
+
+    @property
+    def effective(self) -> str | None:
+        if self.polarity is None or not self.negated:
+            return self.polarity
+        return "-" if self.polarity == "+" else "+"
+
+
+def _refuse(rule: str, reason: str) -> Extraction:
+    return Extraction(None, rule, reason)
+
+
+class Extractor:
+    """Extraction with its rules compiled: build once (see :func:`compiled`), call :meth:`extract` often."""
+
+    __slots__ = ("_p", "_rules")
+
+    def __init__(self, rules: ExtractionRules = DEFAULT_RULES) -> None:
+        self._rules = rules
+        self._p = Patterns(
+            rules.languages,
+            extra_negators=rules.extra_negators,
+            extra_hedges=rules.extra_hedges,
+            extra_labels=rules.extra_labels,
+            tags=rules.tags,
+            max_span_chars=rules.max_span_chars,
+        )
+
+    # --- the entry point -------------------------------------------------------------------------------
+
+    def extract(self, reply: object) -> Extraction:
+        """The final answer in ``reply``, or a refusal naming why. Never raises."""
+        try:
+            return self._extract(reply)
+        except Exception:  # a reply must never crash grading: one we cannot read holds no answer
+            return _refuse("no_answer", "The reply could not be read")
+
+    def _extract(self, reply: object) -> Extraction:
+        raw, view = read_view(reply, self._rules.max_reply_chars)
+        if not view:
+            return _refuse("no_answer", "The reply is empty")
+        if self._rules.refuse_hedged and (hedge := self._p.hedges.search(view)):
+            return _refuse("hedged", f"The reply hedges ('{hedge.text}'), so it gives no clear answer")
+        doc = Passage(view)
+        candidates = list(self._candidates(doc, raw))
+        answered = [c for c in candidates if not c.doc.is_question(c.start, c.end)]
+        candidates = answered or candidates  # an echoed question is not an answer when an answer follows
+        if conflict := _conflict(candidates):
+            return conflict
+        chosen = self._choose(candidates) or self._short_line(doc)
+        if chosen is None:
+            return _refuse("no_answer", "No answer was found in the reply")
+        return self._judge(chosen)
+
+    # --- finding candidates ------------------------------------------------------------------------------
+
+    def _candidates(self, doc: Passage, raw: str) -> Iterator[Candidate]:
+        enabled = self._rules.rules
+        if "tagged" in enabled:
+            yield from self._tagged(doc)
+        if "json_field" in enabled:
+            yield from self._json(raw)
+        if "labelled" in enabled:
+            yield from self._labelled(doc)
+        if "leading_word" in enabled or "lone_word" in enabled:
+            yield from self._lone(doc)
+        if "verdict" in enabled:
+            yield from self._verdict(doc)
+
+    def _tagged(self, doc: Passage) -> Iterator[Candidate]:
+        for match in self._p.tag.finditer(doc.text):
+            group = 1 if match.group(1) is not None else 2
+            start, end = match.span(group)
+            marker = "an <answer> tag" if group == 1 else "\\boxed{}"
+            yield from self._region("tagged", doc, start, end, marker, empty_counts=True)
+
+    def _labelled(self, doc: Passage) -> Iterator[Candidate]:
+        for label in self._p.labels.finditer(doc.text):
+            if self._p.label_vetoes.ending_at(doc.text, label.start - 1) and doc.text[label.start - 1] == " ":
+                continue  # "Longer answer: while bats..." labels an explanation, not the answer
+            start = label.end
+            while start < len(doc.text) and doc.text[start] in " \n" and start - label.end < 4:
+                start += 1
+            yield from self._region(
+                "labelled", doc, start, len(doc.text), f"the label '{label.text.strip()}'"
+            )
+
+    def _region(
+        self, rule: str, doc: Passage, start: int, limit: int, marker: str, empty_counts: bool = False
+    ) -> Iterator[Candidate]:
+        """The span at the start of a marked region: up to its first clause end, trimmed, if short enough."""
+        cut = min(doc.clause_end(start), limit)
+        start, end = self._trim(doc.text, start, cut)
+        span = doc.text[start:end]
+        if not span:
+            if empty_counts:
+                yield Candidate(rule, doc, start, start, marker=marker)
+            return
+        words = len(span.split())
+        if len(span) > self._rules.max_span_chars or words > self._rules.max_span_words:
+            return
+        if words > 3 and cut < limit and cut != doc.sentence(start, start)[1]:
+            return  # a sentence going on past a comma is prose ("Longer answer: while bats..."), no answer
+        if span.casefold() not in self._p.vocabulary:
+            start, end = self._verdict_ending(doc.text, start, end)
+        yield self._candidate(rule, doc, start, end, marker)
+
+    def _verdict_ending(self, text: str, start: int, end: int) -> tuple[int, int]:
+        """[start, end) narrowed to the truth word of a verdict that ends it ("Answer: it's true" → "true",
+        "Réponse : c'est faux" → "faux", "答案:是正确的" → "正确的"); unchanged when no verdict ends it, or
+        when a negator stands in it (the whole span is then refused as negated)."""
+        if self._p.negators.search(text[start:end]):
+            return start, end
+        last = None
+        for hit, _ in self._p.verdicts.finditer(text[start:end]):
+            last = hit
+        if last is None or not _VERDICT_TAIL.fullmatch(text, start + last.end, end):
+            return start, end
+        return start + last.start, start + last.end
+
+    def _json(self, raw: str) -> Iterator[Candidate]:
+        keys = {k.casefold() for k in self._rules.json_keys}
+        decoder = json.JSONDecoder()
+        position, attempts = raw.find("{"), 0
+        while position >= 0 and attempts < 32:
+            attempts += 1
+            try:
+                value, end = decoder.raw_decode(raw, position)
+            except (ValueError, RecursionError):
+                position = raw.find("{", position + 1)
+                continue
+            for found in json_values(value, keys, depth=3):
+                text = json_text(found)
+                doc = Passage(text)
+                yield from self._region(
+                    "json_field", doc, 0, len(text), "a JSON answer field", empty_counts=True
+                )
+            position = raw.find("{", end)
+
+    def _lone(self, doc: Passage) -> Iterator[Candidate]:
+        enabled = self._rules.rules
+        opening = next((i for i, char in enumerate(doc.text) if char not in TRIM), 0)
+        for first, last in doc.clauses():
+            start, end = self._trim(doc.text, first, last, discourse=True)
+            if start == end or doc.text[start:end].casefold() not in self._p.vocabulary:
+                continue
+            rule = "leading_word" if start == opening else "lone_word"
+            if rule in enabled:
+                yield self._candidate(rule, doc, start, end, "")
+
+    def _verdict(self, doc: Passage) -> Iterator[Candidate]:
+        for hit, polarity in self._p.verdicts.finditer(doc.text):
+            start, end = self._trim(doc.text, hit.start, hit.end)
+            clause = doc.text[doc.clause_start(start) : start] + doc.text[end : doc.clause_end(end)]
+            negated = self._p.negators.search(clause) is not None
+            yield Candidate("verdict", doc, start, end, polarity, "truth", negated, "a verdict")
+
+    def _short_line(self, doc: Passage) -> Candidate | None:
+        """Whole reply when it is one short line, else its last line when short; None otherwise."""
+        text = doc.text
+        whole = "\n" not in text
+        rule = "whole_reply" if whole else "last_short_line"
+        if rule not in self._rules.rules:
+            return None
+        first = 0 if whole else text.rfind("\n") + 1
+        start, end = self._trim(text, first, len(text))
+        span = text[start:end]
+        if (
+            not span
+            or len(span.split()) > self._rules.short_line_words
+            or len(span) > self._rules.max_span_chars
+        ):
+            return None
+        return self._candidate(rule, doc, start, end, "")
+
+    def _candidate(self, rule: str, doc: Passage, start: int, end: int, marker: str) -> Candidate:
+        polarity, kind = self._p.vocabulary.get(doc.text[start:end].casefold(), (None, None))
+        if polarity is None and rule in _EXPLICIT and doc.text[start:end] in ("1", "0"):
+            polarity, kind = ("+" if doc.text[start:end] == "1" else "-"), "truth"
+        return Candidate(rule, doc, start, end, polarity, kind, marker=marker)
+
+    def _trim(self, text: str, start: int, end: int, discourse: bool = False) -> tuple[int, int]:
+        """[start, end) without quotes, marks and spaces around, a leading "so"/"definitely", a です/的."""
+        for _ in range(3):
+            before = (start, end)
+            while start < end and text[start] in TRIM:
+                start += 1
+            while end > start and text[end - 1] in TRIM:
+                end -= 1
+            prefixes = (self._p.discourse, self._p.intensifiers) if discourse else (self._p.intensifiers,)
+            for prefix in prefixes:
+                start += prefix.prefix_end(text[start:end])
+            if match := _BOXED.match(text, start, end):
+                start = match.end()
+            if (match := _CJK_COPULA.search(text, start, end)) and match.start() > start:
+                end = match.start()
+            if (match := _CJK_PARTICLE.search(text, start, end)) and text[
+                start : match.start()
+            ] in self._p.vocabulary:
+                end = match.start()
+            if (start, end) == before:
+                break
+        return start, end
+
+    def _choose(self, candidates: list[Candidate]) -> Candidate | None:
+        for rule in PICKING_RULES:
+            found = [c for c in candidates if c.rule == rule]
+            if found:
+                return found[-1]
+        return None
+
+    # --- judging the chosen span ---------------------------------------------------------------------------
+
+    def _judge(self, chosen: Candidate) -> Extraction:
+        doc, span = chosen.doc, chosen.span
+        where = f" ({chosen.marker})" if chosen.marker else ""
+        if not span:
+            return _refuse("no_answer", f"The answer marker{where} is empty")
+        first, last = doc.sentence(chosen.start, chosen.end)
+        if doc.is_question(chosen.start, chosen.end) or self._p.asks(doc.text[first:last]):
+            return _refuse("question", f"The answer '{span}' is asked as a question, not stated")
+        refusal = self._context_refusal(chosen)
+        if refusal is not None:
+            return refusal
+        if reopened := self._reopening_question(chosen):
+            return _refuse("question", f"A later question ('{reopened}') puts the answer '{span}' in doubt")
+        return Extraction(span, chosen.rule, f"Found '{span}' by the {chosen.rule} rule{where}")
+
+    def _context_refusal(self, chosen: Candidate) -> Extraction | None:
+        doc, span, polarity = chosen.doc, chosen.span, chosen.polarity
+        head = _QUOTED.sub(" ", doc.text[doc.clause_start(chosen.start) : chosen.start])
+        clause_tail = doc.text[chosen.end : doc.clause_end(chosen.end)]
+        tail = self._tail(chosen)
+        if negator := self._p.negators.search(head) or self._negator_before(chosen):
+            return _refuse("negated", f"'{negator.text}' stands before the answer '{span}'")
+        if mixed := self._mixed(span):
+            return _refuse("mixed", f"The answer '{span}' holds {mixed}")
+        if polarity != "-" and (negator := self._p.negators.search(span)):
+            return _refuse("negated", f"The answer '{span}' is negated by '{negator.text}'")
+        if chosen.kind == "truth" and (negator := self._p.negators.search(clause_tail)):
+            return _refuse("negated", f"The answer '{span}' is negated by '{negator.text}' after it")
+        # the whole sentence but an answer word itself (Spanish "si" is a yes, French "si" an "if")
+        sentence = doc.text[doc.sentence(chosen.start, chosen.end)[0] : chosen.start]
+        sentence += f" {span if polarity is None else ''} {tail}"
+        if word := self._p.qualifiers.search(sentence) or self._p.contrasts.search(sentence):
+            return _refuse("hedged", f"The answer '{span}' is qualified by '{word.text}'")
+        return self._tail_refusal(span, polarity, tail)
+
+    def _negator_before(self, chosen: Candidate) -> Hit | None:
+        """A negator right before the span, across spaces, commas and line breaks, not a sentence end."""
+        text, position = chosen.doc.text, chosen.start
+        while position > 0 and text[position - 1] in SKIP_BACK:
+            position -= 1
+        negator = self._p.negators.ending_at(text, position)
+        if negator is None:
+            return None
+        emphatic = chosen.polarity == "-" and self._p.vocabulary.get(negator.text.casefold(), ("",))[0] == "-"
+        return None if emphatic else negator  # "No, no." is one emphatic no
+
+    def _tail_refusal(self, span: str, polarity: str | None, tail: str) -> Extraction | None:
+        """What the rest of the sentence says about the answer: it must not take it back."""
+        if polarity == "+":
+            for word, _ in self._opposites(tail, "-"):
+                return _refuse("mixed", f"'{span}' is followed by the opposite answer '{word.text}'")
+            if negator := self._p.negators.search(tail):
+                return _refuse("negated", f"'{span}' is followed by the negation '{negator.text}'")
+        elif polarity == "-":
+            for word, kind in self._opposites(tail, "+"):
+                clause = clause_around(tail, word.start, word.end)
+                if kind == "particle" or not self._p.negators.search(clause):  # "No, that's not true" agrees
+                    return _refuse("mixed", f"'{span}' is followed by the opposite answer '{word.text}'")
+            for word, _ in self._opposites(tail, "-"):
+                # "No, not false", "No, it isn't wrong": a negated no says yes ("No, no" is one no)
+                head = clause_around(tail[: word.start], word.start, word.start)
+                negator = self._p.negators.search(head)
+                if negator and self._p.vocabulary.get(negator.text.casefold(), ("",))[0] != "-":
+                    return _refuse("mixed", f"'{span}' is followed by '{negator.text} … {word.text}', a yes")
+        elif negator := self._p.negators.starting(tail.lstrip(" ,;:、，-–—")):
+            return _refuse("negated", f"'{span}' is followed by the negation '{negator.text}'")
+        return None
+
+    def _opposites(self, tail: str, polarity: str) -> Iterator[tuple[Hit, str]]:
+        """Answer words meaning ``polarity`` in ``tail``, with their kind; a yes/no followed by a word is
+        no answer there ("yes, no doubt")."""
+        for word in self._p.scan_words.finditer(tail):
+            polarity_of, kind = self._p.vocabulary.get(word.text.casefold(), ("", ""))
+            if polarity_of == polarity and not (kind == "particle" and _WORD_FOLLOWS.match(tail, word.end)):
+                yield word, kind
+
+    def _tail(self, chosen: Candidate) -> str:
+        """The rest of the answer's sentence, up to an explanation ("because...")."""
+        doc = chosen.doc
+        tail = doc.text[chosen.end : doc.sentence(chosen.end, chosen.end)[1]]
+        if cause := self._p.causals.search(tail):
+            tail = tail[: cause.start]
+        return tail
+
+    def _mixed(self, span: str) -> str | None:
+        """What makes ``span`` two answers at once, if it is."""
+        polarities, previous = set(), None
+        for word in self._p.words.finditer(span):
+            polarity = self._p.vocabulary[word.text.casefold()][0]
+            # "不是真的", "no true": a no right before a yes negates it (the negation check refuses it)
+            negates = (
+                previous is not None and previous[0] == "-" and span[previous[1] : word.start].strip() == ""
+            )
+            if not negates:
+                polarities.add(polarity)
+            previous = (polarity, word.end)
+        if len(polarities) > 1:
+            return "both a yes and a no"
+        tokens = {t.group().rstrip(".,") for t in _LETTER_OR_NUMBER.finditer(span)}
+        if len(tokens) > 1:
+            return f"several answers ({', '.join(sorted(tokens))})"
+        if len(span.split()) <= 6 and (either := _OR.search(span)):
+            return f"alternatives ('{either.group()}')"
+        return None
+
+    def _reopening_question(self, chosen: Candidate) -> str | None:
+        """A question after the answer that names an answer word ("Yes. Or is it no?"), if any."""
+        doc = chosen.doc
+        position = doc.sentence(chosen.start, chosen.end)[1] + 1
+        while position < len(doc.text):
+            first, last = doc.sentence(position, position)
+            if doc.is_question(first, last) and self._p.scan_words.search(doc.text[first:last]):
+                return doc.text[first : last + 1].strip()
+            position = last + 1
+        return None
+
+
+def _conflict(candidates: list[Candidate]) -> Extraction | None:
+    """A refusal when two explicit answers differ or two candidates name opposite booleans."""
+    explicit: dict[str, Candidate] = {}
+    for c in candidates:
+        if c.rule in _EXPLICIT:
+            explicit.setdefault(c.polarity or " ".join(c.span.casefold().split()), c)
+    booleans: dict[str, Candidate] = {}
+    for c in candidates:
+        if c.effective is not None:
+            booleans.setdefault(c.effective, c)
+    for found in (explicit, booleans):
+        if len(found) > 1:
+            first, second = list(found.values())[:2]
+            return _refuse(
+                "conflicting_candidates",
+                f"The reply gives two different answers: '{first.span}' ({first.rule}) "
+                f"and '{second.span}' ({second.rule})",
+            )
+    return None

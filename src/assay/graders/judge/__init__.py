@@ -1,0 +1,1 @@
+"""The llm-judge grader and the strict reader of its chat reply."""

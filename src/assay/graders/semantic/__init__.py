@@ -1,0 +1,1 @@
+"""The semantic grader and the sentence embeddings it compares."""

@@ -1,0 +1,178 @@
+"""Evaluations and results as the outside sees them (plain records, no ORM), and their mapping from rows."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from assay.domain import EvaluationStatus, GraderSpec
+from assay.graders.contract.verdict import reason_code_of
+from assay.serialization import json_text
+from assay.services.execution.case_results import CaseResult
+from assay.services.figures.summary import ReportShape, ResultFacts
+from assay.storage.evaluations import EvaluationRow, ResultRow
+from assay.targets.specs import target_view
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Evaluation:
+    """An evaluation: what ran (grader spec, target without its secrets), where it is, and its summary."""
+
+    id: int
+    name: str
+    suite_id: int
+    grader: GraderSpec
+    target: dict[str, Any]
+    concurrency: int
+    status: EvaluationStatus
+    done: int
+    total: int
+    summary: dict[str, Any] | None
+    error: str | None
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+
+    @property
+    def duration_s(self) -> float | None:
+        """Seconds from start to finish (to now while it runs); ``None`` before it starts."""
+        if self.started_at is None:
+            return None
+        end = self.finished_at or datetime.now(self.started_at.tzinfo)
+        return round((end - self.started_at).total_seconds(), 3)
+
+
+Result = CaseResult
+"""One case's stored outcome: the runner's record, read back (``number`` and ``key`` name its case as every
+surface shows it)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CaseOutcome:
+    """One evaluation's verdict on a case, as shown beside another's (comparisons, side by side)."""
+
+    passed: bool
+    score: float | None
+    agent_response: str | None
+    match_status: str | None
+    error: str | None
+
+
+def outcome_of(row: ResultRow) -> CaseOutcome:
+    """The verdict a result row holds."""
+    return CaseOutcome(
+        passed=row.passed,
+        score=row.score,
+        agent_response=row.agent_response,
+        match_status=row.match_status,
+        error=row.error,
+    )
+
+
+def evaluation_of(row: EvaluationRow, summary: dict[str, Any] | None = None) -> Evaluation:
+    """The record of a row; ``summary`` stands in for a stored one that is missing.
+
+    The shown target is the stored view; only evaluations stored before there was one read their target.
+    """
+    return Evaluation(
+        id=row.id,
+        name=row.name,
+        suite_id=row.suite_id,
+        grader=GraderSpec(row.grader_id, row.grader_config, row.grader_version),
+        target=row.target_view if row.target_view is not None else target_view(row.target),
+        concurrency=row.concurrency,
+        status=EvaluationStatus(row.status),
+        done=row.done,
+        total=row.total,
+        summary=row.summary if row.summary is not None else summary,
+        error=row.error,
+        created_at=row.created_at,
+        started_at=row.started_at,
+        finished_at=row.finished_at,
+    )
+
+
+SAME_AS = "__same_as__"
+"""Marks a stored details value that repeats a column of its row: ``{"__same_as__": "agent_response"}``."""
+_REPEATABLE = ("agent_response", "expected_output", "input")
+_INLINE_CHARS = 64
+"""Short values are stored as they are: a marker would save nothing."""
+
+
+def stored_details(details: dict[str, Any] | None, columns: dict[str, Any]) -> dict[str, Any] | None:
+    """``details`` as stored: a value equal to the row's answer, expected output or input is a marker.
+
+    Graders copy the texts they judged into their details (true-false keeps ``actual_original``...), so a
+    long answer was stored several times. Which fields repeat is found by value, with no knowledge of any
+    grader, and the key order is kept, so :func:`restored_details` gives back exactly what was graded.
+    """
+    if not details:
+        return details
+    texts = {name: columns.get(name) for name in _REPEATABLE}
+    stored: dict[str, Any] = {}
+    for key, value in details.items():
+        same = None
+        if isinstance(value, str) and len(value) > _INLINE_CHARS:
+            same = next((name for name, text in texts.items() if text == value), None)
+        stored[key] = {SAME_AS: same} if same is not None else value
+    return stored
+
+
+def restored_details(details: dict[str, Any] | None, row: ResultRow) -> dict[str, Any] | None:
+    """The details a grader gave, from their stored form."""
+    if not details:
+        return details
+    restored: dict[str, Any] = {}
+    for key, value in details.items():
+        if isinstance(value, dict) and len(value) == 1 and value.get(SAME_AS) in _REPEATABLE:
+            value = getattr(row, value[SAME_AS])
+        restored[key] = value
+    return restored
+
+
+def result_of(row: ResultRow) -> Result:
+    """The record of a result row."""
+    return Result(
+        case_id=row.case_id,
+        number=row.number,
+        key=row.case_key,
+        input=row.input,
+        expected_output=row.expected_output,
+        agent_response=row.agent_response,
+        passed=row.passed,
+        score=row.score,
+        match_status=row.match_status,
+        details=restored_details(row.details, row),
+        error=row.error,
+        error_detail=row.error_detail,
+        latency_ms=row.latency_ms,
+        attempts=row.attempts,
+    )
+
+
+def result_columns(result: CaseResult) -> dict[str, Any]:
+    """The columns of a new result row (details stored without the texts the row already holds)."""
+    columns = result.as_record()
+    del columns["number"], columns["key"]
+    columns.update(
+        case_id=result.case_id,
+        position=result.number - 1,
+        case_key=result.key,
+        reason_code=reason_code_of(result.details),
+    )
+    columns["details"] = stored_details(result.details, columns)
+    return columns
+
+
+def listed_size(result: Result) -> int:
+    """About how many bytes a result takes in a listing (its texts and details as JSON)."""
+    texts = (result.input, result.expected_output, result.agent_response, result.error_detail)
+    return sum(len(text) for text in texts if text) + len(json_text(result.details)) + 200
+
+
+def facts_of(columns: Iterable[tuple[Any, ...]], shape: ReportShape) -> Iterable[ResultFacts]:
+    """Summary facts from ``(passed, score, error, latency_ms, match_status, details)`` tuples."""
+    for passed, score, error, latency_ms, match_status, details in columns:
+        yield shape.facts(passed, score, error, latency_ms, match_status, details)

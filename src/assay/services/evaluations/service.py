@@ -1,0 +1,365 @@
+"""Evaluations: create (everything checked before anything runs), list, read, cancel, delete, results."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from assay.domain import EvaluationStatus, Outcome, Page, ResultSort
+from assay.errors import NotFoundError, Problem, ValidationError
+from assay.services.evaluations.records import Evaluation, Result, evaluation_of, listed_size, result_of
+from assay.services.evaluations.recount import recount
+from assay.services.evaluations.regrade import check_source
+from assay.services.evaluations.scheduling import Scheduler
+from assay.services.execution.case_results import RunCase
+from assay.services.execution.target_trial import TargetTrial, try_target
+from assay.services.grading.answers import check_calls
+from assay.services.grading.preflight import preflight_suite
+from assay.services.grading.registry import GraderService
+from assay.services.suites.case_keys import (
+    MAX_KEY_CHARS,
+    MAX_LISTED,
+    is_text,
+    listed,
+    naming_rule,
+    shown,
+    unmatched_names,
+)
+from assay.storage import evaluations as store
+from assay.storage import suites as suite_store
+from assay.storage.database import loggable
+from assay.storage.evaluations import EvaluationRow
+from assay.storage.types import utc_now
+from assay.targets import (
+    API_TARGET_TYPES,
+    EvaluationTargetSpec,
+    RecordedTargetSpec,
+    TargetCase,
+    check_target,
+    parse_target_spec,
+)
+from assay.targets.specs import target_view
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_CONCURRENCY = 8
+MAX_CONCURRENCY = 256
+
+
+@dataclass(frozen=True, slots=True)
+class NewEvaluation:
+    """What a user asks to run."""
+
+    suite_id: int
+    grader_id: str
+    target: dict[str, Any]
+    grader_config: dict[str, Any] | None = None
+    name: str | None = None
+    concurrency: int = DEFAULT_CONCURRENCY
+    allow_invalid_expected: bool = False
+    """Run even when the grader's preflight finds cases it can never pass (they end ``invalid_expected``)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TargetTrialRequest:
+    """A target to test on one case of a suite (the first by default), before any run."""
+
+    suite_id: int
+    target: dict[str, Any]
+    case_number: int = 1
+    grader_id: str | None = None
+    grader_config: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ResultQuery:
+    """Which results to list and in which order."""
+
+    outcome: Outcome | None = None
+    match_status: str | None = None
+    error: str | None = None
+    search: str | None = None
+    reason_code: str | None = None
+    sort: ResultSort = ResultSort.NUMBER
+    descending: bool = False
+
+
+DEFAULT_MAX_PAGE_BYTES = 8 * 1024 * 1024
+MAX_NAME_CHARS = 200
+_RERUN_SUFFIX = re.compile(r" · re-run of #\d+$")
+
+
+def rerun_name(name: str, source_id: int) -> str:
+    """``"<name> · re-run of #<id>"``, without piling suffixes up, within the 200 characters a name has."""
+    suffix = f" · re-run of #{source_id}"
+    base = _RERUN_SUFFIX.sub("", name)
+    return base[: MAX_NAME_CHARS - len(suffix)] + suffix
+
+
+def stored_evaluation(session: Session, evaluation_id: int) -> Evaluation:
+    """The evaluation as stored (a running one without its live summary); ``NotFoundError`` if none."""
+    row = store.find_evaluation(session, evaluation_id)
+    if row is None:
+        raise NotFoundError(f"Evaluation not found: there is no evaluation {evaluation_id}")
+    return evaluation_of(row)
+
+
+def page_of_results(
+    session: Session,
+    evaluation_id: int,
+    query: ResultQuery,
+    *,
+    skip: int,
+    limit: int,
+    max_page_bytes: int = DEFAULT_MAX_PAGE_BYTES,
+) -> Page[Result]:
+    """A page of an evaluation's results, filtered and sorted (nothing when there is no such evaluation).
+
+    A page is bounded in bytes as well as rows: it stops before the result that would pass the budget
+    (always holding one), and the caller reads on from ``skip + len(items)``.
+    """
+    rows, total = store.page_of_results(
+        session,
+        evaluation_id,
+        skip=skip,
+        limit=limit,
+        outcome=query.outcome,
+        match_status=query.match_status,
+        error=query.error,
+        search=query.search,
+        reason_code=query.reason_code,
+        sort=query.sort,
+        descending=query.descending,
+    )
+    items: list[Result] = []
+    used = 0
+    for row in rows:
+        result = result_of(row)
+        used += listed_size(result)
+        if items and used > max_page_bytes:
+            break
+        items.append(result)
+    return Page(items, total)
+
+
+class EvaluationService:
+    """Use cases on evaluations within one database session; running is left to the :class:`Scheduler`."""
+
+    def __init__(
+        self,
+        session: Session,
+        graders: GraderService,
+        scheduler: Scheduler,
+        *,
+        max_page_bytes: int = DEFAULT_MAX_PAGE_BYTES,
+    ) -> None:
+        self.session = session
+        self.graders = graders
+        self.scheduler = scheduler
+        self.max_page_bytes = max_page_bytes
+
+    def _row(self, evaluation_id: int) -> EvaluationRow:
+        row = store.find_evaluation(self.session, evaluation_id)
+        if row is None:
+            raise NotFoundError("Evaluation not found")
+        return row
+
+    def create(
+        self, request: NewEvaluation, *, allowed_targets: frozenset[str] = API_TARGET_TYPES
+    ) -> Evaluation:
+        """A new ``pending`` evaluation, started at once; unknown suite/grader or a bad config is refused."""
+        suite = suite_store.find_suite(self.session, request.suite_id)
+        if suite is None:
+            raise NotFoundError("Suite not found")
+        # NotFoundError or ConfigError, its problems located in the request
+        grader = self.graders.build(request.grader_id, request.grader_config, where=("grader_config",))
+        check_calls(grader, self.scheduler.target_policy)  # a judge's key and URL, as a target's
+        spec = parse_target_spec(request.target, allowed=allowed_targets)
+        check_target(spec, self.scheduler.target_policy)
+        if isinstance(spec, EvaluationTargetSpec):
+            check_source(self.session, spec, suite.id)
+        if isinstance(spec, RecordedTargetSpec) and spec.responses:
+            self._check_answer_names(suite.id, list(spec.responses))
+        if not 1 <= request.concurrency <= MAX_CONCURRENCY:
+            raise ValidationError.of(Problem(("concurrency",), f"must be between 1 and {MAX_CONCURRENCY}"))
+        if not request.allow_invalid_expected:
+            report = preflight_suite(self.session, suite.id, grader)
+            if not report.ok:
+                raise report.error(grader.grader_id, '"allow_invalid_expected": true')
+        grader_spec = self.graders.spec(grader)
+        row = EvaluationRow(
+            name=request.name or f"{suite.name} · {grader.grader_id}",
+            suite_id=suite.id,
+            grader_id=grader_spec.grader_id,
+            grader_config=grader_spec.config,
+            grader_version=grader_spec.version,
+            target=spec.model_dump(mode="json"),
+            target_view=target_view(spec.model_dump(mode="json")),
+            concurrency=request.concurrency,
+            status=EvaluationStatus.PENDING.value,
+            total=suite_store.count_cases(self.session, suite.id),
+            done=0,
+            created_at=utc_now(),
+        )
+        self.session.add(row)
+        self.session.commit()
+        try:
+            self.scheduler.submit(row.id, row.concurrency)
+        except Exception as exc:  # it exists now: a retried request would create a second one
+            logger.warning(
+                "evaluation %s was created but not queued (%s); the queue's keeper queues it within seconds",
+                row.id,
+                loggable(exc),
+            )
+        return evaluation_of(row)
+
+    def _check_answer_names(self, suite_id: int, names: list[str]) -> None:
+        """Refuse recorded answers that name no case: a wrong key or number would only show as a low
+        pass rate (answers keyed 0..19 for cases numbered 1..20 lose one and shift the rest)."""
+        keyed = bool(suite_store.is_keyed(self.session, suite_id))
+        count = suite_store.count_cases(self.session, suite_id)
+        # only what could be a key is looked up (a NUL in a bound value fails on PostgreSQL)
+        candidates = [name for name in names if len(name) <= MAX_KEY_CHARS and is_text(name)]
+        keys = suite_store.positions_of_keys(self.session, suite_id, candidates) if keyed else {}
+        unmatched = unmatched_names(names, keyed=keyed, count=count, keys=keys)
+        if not unmatched:
+            return
+        rule = naming_rule(keyed=keyed, count=count)
+        problems = [
+            Problem(("target", "recorded", "responses"), f"{shown(name)} names no case ({rule})")
+            for name in unmatched[:MAX_LISTED]
+        ]
+        message = f"{len(unmatched)} recorded answer(s) name no case of the suite; first: {problems[0]}"
+        raise ValidationError(message, problems=listed(problems, len(unmatched)))
+
+    def try_target(
+        self, request: TargetTrialRequest, *, allowed_targets: frozenset[str] = API_TARGET_TYPES
+    ) -> TargetTrial:
+        """Send one case of the suite to the target, once (see :mod:`assay.services.execution.target_trial`);
+        the target is checked as :meth:`create` checks it. Nothing is stored."""
+        suite = suite_store.find_suite(self.session, request.suite_id)
+        if suite is None:
+            raise NotFoundError("Suite not found")
+        grader = None
+        if request.grader_id is not None:
+            grader = self.graders.build(request.grader_id, request.grader_config)
+        spec = parse_target_spec(request.target, allowed=allowed_targets - {"evaluation"})
+        check_target(spec, self.scheduler.target_policy)
+        if isinstance(spec, RecordedTargetSpec) and spec.responses:
+            self._check_answer_names(suite.id, list(spec.responses))
+        count = suite_store.count_cases(self.session, suite.id)
+        row = suite_store.case_at(self.session, suite.id, request.case_number - 1)
+        if row is None:
+            message = (
+                "the suite has no case to send"
+                if count == 0
+                else f"case_number must be between 1 and {count} (the suite's cases are numbered from 1)"
+            )
+            raise ValidationError.of(Problem(("case_number",), message))
+        case = RunCase(
+            TargetCase(row.id, row.input, row.case_metadata or {}, number=row.number, key=row.case_key),
+            row.expected_output,
+        )
+        self.session.rollback()  # no transaction held open while the agent is called
+        return try_target(spec, case, policy=self.scheduler.target_policy, grader=grader)
+
+    def get(self, evaluation_id: int) -> Evaluation:
+        """The evaluation, read in one row whatever its size: its stored summary is the latest recount
+        (a running evaluation's is recounted every few seconds); one that has none yet is counted now."""
+        row = self._row(evaluation_id)
+        summary = None if row.summary is not None else recount(self.session, row, self.graders)
+        return evaluation_of(row, summary)
+
+    def list(
+        self, *, skip: int, limit: int, suite_id: int | None = None, status: EvaluationStatus | None = None
+    ) -> Page[Evaluation]:
+        """A page of evaluations, newest first (stored summaries only: no live computation per row)."""
+        rows, total = store.page_of_evaluations(
+            self.session, skip=skip, limit=limit, suite_id=suite_id, status=status.value if status else None
+        )
+        return Page([evaluation_of(row) for row in rows], total)
+
+    def cancel(self, evaluation_id: int) -> Evaluation:
+        """Stop an evaluation on every worker, keeping its results so far (its summary recounts them);
+        cancelling a finished one changes nothing."""
+        self._row(evaluation_id)
+        self.scheduler.stop(evaluation_id)
+        self.session.expire_all()
+        return self.get(evaluation_id)
+
+    def rename(self, evaluation_id: int, name: str) -> Evaluation:
+        """Give the evaluation a new name (running or not)."""
+        if not store.rename_evaluation(self.session, evaluation_id, name):
+            raise NotFoundError("Evaluation not found")
+        self.session.commit()
+        self.session.expire_all()
+        return self.get(evaluation_id)
+
+    def rerun(
+        self, evaluation_id: int, *, name: str | None = None, allow_invalid_expected: bool = False
+    ) -> Evaluation:
+        """A new evaluation with the same suite, grader, config, target and concurrency, started at once.
+
+        The target is the stored spec, so literal header values (write-only, never shown) and recorded
+        answers carry over, and ``{{secret.NAME}}`` placeholders are read again when it starts. Everything
+        is checked again as for a new evaluation (the grader's current version grades it).
+        """
+        source = self._row(evaluation_id)
+        return self.create(
+            NewEvaluation(
+                suite_id=source.suite_id,
+                grader_id=source.grader_id,
+                target=source.target,
+                grader_config=source.grader_config,
+                name=name or rerun_name(source.name, source.id),
+                concurrency=source.concurrency,
+                allow_invalid_expected=allow_invalid_expected,
+            )
+        )
+
+    def delete(self, evaluation_id: int) -> None:
+        """Delete an evaluation and its results, stopping it first if it runs."""
+        self._row(evaluation_id)
+        self.scheduler.stop(evaluation_id)  # no shard writes after this, on any worker
+        store.delete_evaluation(self.session, evaluation_id)
+        self.session.commit()
+
+    def results(self, evaluation_id: int, query: ResultQuery, *, skip: int, limit: int) -> Page[Result]:
+        """A page of the evaluation's results, filtered and sorted."""
+        self._row(evaluation_id)
+        return page_of_results(
+            self.session, evaluation_id, query, skip=skip, limit=limit, max_page_bytes=self.max_page_bytes
+        )
+
+    def result(self, evaluation_id: int, case_id: int) -> Result:
+        """The result of one case of the evaluation."""
+        self._row(evaluation_id)
+        row = store.results_of_cases(self.session, evaluation_id, [case_id]).get(case_id)
+        if row is None:
+            raise NotFoundError(f"Evaluation {evaluation_id} has no result for case {case_id}")
+        return result_of(row)
+
+    def iter_results(self, evaluation_id: int, query: ResultQuery | None = None) -> Iterator[Result]:
+        """Every result of the evaluation that ``query`` filters in, in case order (exports)."""
+        self._row(evaluation_id)
+        query = query or ResultQuery()
+        rows = store.iter_results(
+            self.session,
+            evaluation_id,
+            outcome=query.outcome,
+            match_status=query.match_status,
+            error=query.error,
+            search=query.search,
+            reason_code=query.reason_code,
+        )
+        for row in rows:
+            yield result_of(row)
+
+    def name(self, evaluation_id: int) -> str:
+        """The evaluation's name (file names of exports)."""
+        return self._row(evaluation_id).name

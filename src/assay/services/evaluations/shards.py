@@ -1,0 +1,417 @@
+"""Shard execution: run one slice of an evaluation's cases and store its results, on any worker.
+
+An evaluation's cases are cut by position into shards of :data:`SHARD_CASES`, and its concurrency into
+lanes of at most :data:`LANE_CONCURRENCY` calls: lane ``k`` runs shards ``k, k + lanes, k + 2·lanes...``
+one after the other, so all lanes together never have more than the evaluation's concurrency in flight,
+whatever number of workers runs them. A shard calls only the cases without a stored result, and results
+are written idempotently, so a shard run again (its worker died) repeats only what was in flight.
+
+The same code runs the shards of the embedded runner (SQLite) and of the job queue (PostgreSQL).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import Engine
+from sqlalchemy.orm import Session
+
+from assay.domain import UNFINISHED, EvaluationStatus
+from assay.errors import AssayError
+from assay.graders import GraderInterface
+from assay.services.evaluations.records import result_columns
+from assay.services.evaluations.recount import SummaryRefresher, finish_evaluation
+from assay.services.evaluations.regrade import stored_replies
+from assay.services.execution.case_results import CaseResult, RunCase
+from assay.services.execution.reachability import CALLING_TARGETS, ReachabilityWatch
+from assay.services.execution.runner import run_cases
+from assay.services.execution.threads import finish_in_thread
+from assay.services.grading.answers import calls_for
+from assay.services.grading.registry import GraderService
+from assay.storage import evaluations as store
+from assay.storage.database import loggable, retry_when_busy
+from assay.storage.suites import CaseRow
+from assay.storage.types import utc_now
+from assay.targets import TargetCase, TargetPolicy, TargetReply, TargetSpec, build_target, parse_target_spec
+
+logger = logging.getLogger(__name__)
+
+SHARD_CASES = 500
+"""Cases (by position) in one shard."""
+LANE_CONCURRENCY = 16
+"""Most calls in flight in one lane: an evaluation of concurrency 64 runs in 4 lanes, on up to 4 workers."""
+INSTANT_SPAN = 20
+"""Shards run at once by the one lane of an evaluation that calls no agent (recorded or stored answers)."""
+JOB_BUDGET_S = 2.0
+"""A lane's turn: after this long it hands its next shard back to the queue, so evaluations take turns."""
+STATUS_POLL_S = 0.5
+"""How often a running shard reads its evaluation's status: a cancel on any server stops it this soon."""
+_CACHED_EVALUATIONS = 32
+
+
+def lanes_of(concurrency: int) -> int:
+    """How many lanes an evaluation of ``concurrency`` runs in."""
+    return max(1, -(-concurrency // LANE_CONCURRENCY))
+
+
+def lane_concurrency(concurrency: int, lane: int) -> int:
+    """The calls lane ``lane`` may have in flight: the evaluation's concurrency shared out (sums to it)."""
+    lanes = lanes_of(concurrency)
+    return max(1, concurrency // lanes + (1 if lane < concurrency % lanes else 0))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Shard:
+    """One shard of one lane of an evaluation: the cases at positions ``[index, index + 1) · SHARD_CASES``."""
+
+    evaluation_id: int
+    lane: int
+    index: int
+
+    @property
+    def positions(self) -> tuple[int, int]:
+        """The positions ``(low, high)`` the shard covers, ``low`` included."""
+        return self.positions_of(1)
+
+    def positions_of(self, span: int) -> tuple[int, int]:
+        """The positions of ``span`` shards from this one on."""
+        return self.index * SHARD_CASES, (self.index + span) * SHARD_CASES
+
+
+def first_shards(evaluation_id: int, concurrency: int) -> list[Shard]:
+    """The first shard of every lane: what starts (or restarts) an evaluation."""
+    return [
+        Shard(evaluation_id=evaluation_id, lane=lane, index=lane) for lane in range(lanes_of(concurrency))
+    ]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Plan:
+    """What every shard of an evaluation needs, read once per worker (the target may be large)."""
+
+    suite_id: int
+    concurrency: int
+    position_limit: int
+    """The evaluation's ``total``: its cases are the suite's first ``total`` (positions run from 0, with no
+    gap), so a case added to the suite after it was created is not part of it."""
+    spec: TargetSpec
+    grader: GraderInterface
+    source_id: int | None
+    reachability: ReachabilityWatch | None
+    """Shared by this worker's shards of the evaluation: stops it when the agent cannot be reached."""
+
+    @property
+    def calls_agent(self) -> bool:
+        """Whether the target calls an agent (HTTP, OpenAI), rather than reading answers already given."""
+        return self.spec.type in CALLING_TARGETS
+
+    @property
+    def lanes(self) -> int:
+        """The lanes that run shards: one when nothing is called (recorded or stored answers need no
+        concurrency, and lanes would only take turns at writing), else :func:`lanes_of` the concurrency."""
+        return lanes_of(self.concurrency) if self.calls_agent else 1
+
+    def bounded(self, positions: tuple[int, int]) -> tuple[int, int]:
+        """``positions`` without those past the evaluation's cases."""
+        return positions[0], min(positions[1], self.position_limit)
+
+
+class _StoppedError(Exception):
+    """The evaluation ended (cancelled, failed, deleted) while a shard ran."""
+
+
+class _UnreachableError(Exception):
+    """The agent could not be reached at all: the evaluation fails with the cause, nothing was evaluated."""
+
+
+class DatabaseSink:
+    """Writes result batches of one evaluation, each batch in one transaction with its progress."""
+
+    def __init__(self, engine: Engine, evaluation_id: int, on_ended: asyncio.Event) -> None:
+        self._engine = engine
+        self._evaluation_id = evaluation_id
+        self._on_ended = on_ended
+        self._loop = asyncio.get_running_loop()
+
+    def write(self, results: Sequence[CaseResult]) -> None:
+        """Insert the batch (idempotently) unless the evaluation ended (then ask the run to stop)."""
+        rows = [result_columns(result) for result in results]
+
+        def insert() -> int | None:
+            with self._engine.begin() as connection:
+                return store.write_results(connection, self._evaluation_id, rows)
+
+        written = retry_when_busy(
+            insert, what=f"evaluation {self._evaluation_id}: writing {len(rows)} results"
+        )
+        if written is None:  # ended meanwhile: nothing more of it is stored, so stop calling
+            self._loop.call_soon_threadsafe(self._on_ended.set)
+
+
+def _failure_message(exc: Exception) -> str:
+    """What an evaluation that failed on ``exc`` says; a database error's values (a failing row holds
+    answers and headers) are left out, as in the log."""
+    if isinstance(exc, AssayError):
+        return exc.message
+    safe = loggable(exc)
+    return str(safe) if safe is not exc else f"{type(exc).__name__}: {exc}"
+
+
+class ShardRunner:
+    """Runs shards in this process, all its shards' calls bounded by one cap (``max_in_flight``)."""
+
+    def __init__(
+        self, engine: Engine, graders: GraderService, policy: TargetPolicy, *, max_in_flight: int
+    ) -> None:
+        self.engine = engine
+        self.graders = graders
+        self.policy = policy
+        self.max_in_flight = max_in_flight
+        self.stopping = asyncio.Event()
+        """Set at shutdown: shards stop calling, write what they graded and hand their shard back."""
+        self._gate = asyncio.Semaphore(max_in_flight)
+        self._summaries = SummaryRefresher(engine, graders)
+        self._plans: OrderedDict[int, _Plan] = OrderedDict()
+        self._plans_lock = threading.Lock()  # shards of several evaluations read plans in worker threads
+        self._running: dict[int, set[asyncio.Event]] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def stop(self) -> None:
+        """Ask every running shard to stop soon (a shutdown): their shards stay to run again."""
+        self.stopping.set()
+
+    def end(self, evaluation_id: int) -> None:
+        """Stop this process's shards of an evaluation that just ended here (a cancel), at once rather
+        than at their next look at its status; callable from any thread."""
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(self._end, evaluation_id)
+
+    def _end(self, evaluation_id: int) -> None:
+        for ended in self._running.get(evaluation_id, ()):
+            ended.set()
+
+    async def run_lane(self, shard: Shard) -> Shard | None:
+        """Run ``shard``, then the lane's next shards until its turn (:data:`JOB_BUDGET_S`) is over.
+
+        Returns the shard the lane goes on with (to queue again), or ``None`` when the lane is done: the
+        evaluation ended, or the lane ran its last shard (then, if no case lacks a result, the evaluation
+        completes here). A failure to prepare the evaluation (a grader that changed) fails it.
+        """
+        evaluation_id = shard.evaluation_id
+        current: Shard | None = shard
+        try:
+            plan = await finish_in_thread(self._plan, evaluation_id)
+            if plan is None:
+                return None
+            if not plan.calls_agent and shard.lane > 0:
+                return None  # lane 0 runs every shard (see _Plan.lanes)
+            started = time.monotonic()
+            lanes = plan.lanes
+            # Without calls, one lane runs shards many at a time: its writes overlap its grading, as if
+            # the turn were one shard (per-shard queries and final writes would double the time per case).
+            span = 1 if plan.calls_agent else INSTANT_SPAN
+            while current is not None and current.positions[0] < plan.position_limit:
+                if self.stopping.is_set():
+                    return current
+                ran = await self._run_shard(current, plan, span)
+                current = Shard(
+                    evaluation_id=evaluation_id, lane=shard.lane, index=current.index + max(lanes, span)
+                )
+                if ran and time.monotonic() - started >= JOB_BUDGET_S:
+                    break
+            if current is not None and current.positions[0] < plan.position_limit:
+                return current
+            if plan.reachability is not None and plan.reachability.is_unreachable:
+                raise _UnreachableError(plan.reachability.message())  # every case failed to connect
+            await finish_in_thread(self._complete_if_done, evaluation_id, plan)
+            return None
+        except _StoppedError:
+            return current if self.stopping.is_set() else None
+        except _UnreachableError as exc:
+            await finish_in_thread(self._fail, evaluation_id, str(exc))
+            return None
+        except Exception as exc:  # a failure ends this evaluation as data, never the worker
+            if await finish_in_thread(self._fail, evaluation_id, _failure_message(exc)):
+                logger.error("evaluation %s failed", evaluation_id, exc_info=loggable(exc))
+            return None
+
+    # ---- One shard ----------------------------------------------------------------------------------
+
+    def _plan(self, evaluation_id: int) -> _Plan | None:
+        """The evaluation's plan (cached), after moving it to ``running``; ``None`` if it has ended."""
+        with Session(self.engine, expire_on_commit=False) as session:
+            row = store.find_evaluation(session, evaluation_id)
+            if row is None or EvaluationStatus(row.status).is_terminal:
+                self._forget(evaluation_id)
+                return None
+            if row.status == EvaluationStatus.PENDING:
+                store.set_status(
+                    session,
+                    evaluation_id,
+                    EvaluationStatus.RUNNING,
+                    only_from=UNFINISHED,
+                    started_at=utc_now(),
+                )
+                session.commit()
+            plan = self._cached(evaluation_id)
+            if plan is not None:
+                return plan
+            grader = self.graders.build(row.grader_id, row.grader_config)
+            if grader.version != row.grader_version:
+                raise AssayError(
+                    f"grader '{row.grader_id}' is now version {grader.version}, this evaluation ran with "
+                    f"{row.grader_version}; start a new evaluation"
+                )
+            target = store.target_of(session, evaluation_id) or {}
+            watch = None
+            if target.get("type") in CALLING_TARGETS:
+                watch = ReachabilityWatch()
+                watch.observe_all(store.some_errors(session, evaluation_id, limit=watch.limit))
+            plan = _Plan(
+                suite_id=row.suite_id,
+                concurrency=row.concurrency,
+                position_limit=row.total,
+                spec=parse_target_spec(target),
+                grader=grader,
+                source_id=target.get("evaluation_id") if target.get("type") == "evaluation" else None,
+                reachability=watch,
+            )
+        with self._plans_lock:
+            self._plans[evaluation_id] = plan
+            while len(self._plans) > _CACHED_EVALUATIONS:
+                self._plans.popitem(last=False)
+        return plan
+
+    def _cached(self, evaluation_id: int) -> _Plan | None:
+        with self._plans_lock:
+            plan = self._plans.get(evaluation_id)
+            if plan is not None:
+                self._plans.move_to_end(evaluation_id)
+            return plan
+
+    def _forget(self, evaluation_id: int) -> None:
+        with self._plans_lock:
+            self._plans.pop(evaluation_id, None)
+
+    def _cases(
+        self, shard: Shard, plan: _Plan, span: int
+    ) -> tuple[list[CaseRow], dict[int, TargetReply] | None]:
+        with Session(self.engine) as session:
+            cases = list(
+                store.cases_without_result(
+                    session, shard.evaluation_id, plan.suite_id, plan.bounded(shard.positions_of(span))
+                )
+            )
+            replies = None
+            if plan.source_id is not None and cases:  # re-grading: the source's replies to these cases
+                replies = stored_replies(session, plan.source_id, [case.id for case in cases])
+        return cases, replies
+
+    async def _run_shard(self, shard: Shard, plan: _Plan, span: int = 1) -> bool:
+        """Run the shard's cases that have no result; whether there were any. :class:`_StoppedError` if the
+        evaluation ended or this runner stops meanwhile."""
+        cases, replies = await finish_in_thread(self._cases, shard, plan, span)
+        if not cases:
+            return False
+        ended = asyncio.Event()
+        stop = asyncio.Event()
+        self._loop = asyncio.get_running_loop()
+        self._running.setdefault(shard.evaluation_id, set()).add(ended)
+        watcher = asyncio.create_task(self._watch(shard.evaluation_id, ended, stop))
+        sink = DatabaseSink(self.engine, shard.evaluation_id, ended)
+        run = [
+            RunCase(
+                TargetCase(
+                    case.id, case.input, case.case_metadata or {}, number=case.number, key=case.case_key
+                ),
+                case.expected_output,
+            )
+            for case in cases
+        ]
+        concurrency = lane_concurrency(plan.concurrency, shard.lane)
+        try:
+            target = build_target(
+                plan.spec, concurrency=concurrency, policy=self.policy, stored_replies=replies
+            )
+            # A model judge's calls go out under the targets' policy; other graders open nothing.
+            judge = calls_for(plan.grader, self.policy, concurrency=concurrency)
+            async with target, judge as calls:
+                outcome = await run_cases(
+                    run,
+                    target,
+                    plan.grader,
+                    sink,
+                    concurrency=concurrency,
+                    stop=stop,
+                    gate=self._gate,
+                    reachability=plan.reachability,
+                    calls=calls,
+                )
+        finally:
+            watcher.cancel()
+            running = self._running.get(shard.evaluation_id, set())
+            running.discard(ended)
+            if not running:
+                self._running.pop(shard.evaluation_id, None)
+        if plan.reachability is not None and plan.reachability.gave_up:
+            raise _UnreachableError(plan.reachability.message())
+        if outcome.stopped or ended.is_set():
+            raise _StoppedError
+        return True
+
+    async def _watch(self, evaluation_id: int, ended: asyncio.Event, stop: asyncio.Event) -> None:
+        """Set ``stop`` when the evaluation ends (on any server) or this runner stops; meanwhile, take
+        turns at recounting its summary (off the writer's path, so that results are never held up)."""
+        while True:
+            try:
+                await asyncio.wait_for(_either(ended, self.stopping), STATUS_POLL_S)
+                break
+            except TimeoutError:
+                pass
+            try:
+                status = await finish_in_thread(self._status, evaluation_id)
+                if status is not None and not status.is_terminal:
+                    await finish_in_thread(self._summaries.refresh, evaluation_id)
+            except Exception as exc:  # a busy or unreachable database: look again next time
+                logger.warning("evaluation %s: cannot read its status: %s", evaluation_id, loggable(exc))
+                continue
+            if status is None or status.is_terminal:
+                ended.set()
+                break
+        stop.set()
+
+    def _status(self, evaluation_id: int) -> EvaluationStatus | None:
+        with self.engine.connect() as connection:
+            return store.status_of(connection, evaluation_id)
+
+    # ---- The end ------------------------------------------------------------------------------------
+
+    def _complete_if_done(self, evaluation_id: int, plan: _Plan) -> None:
+        with Session(self.engine) as session:
+            if store.has_case_without_result(session, evaluation_id, plan.suite_id, plan.position_limit):
+                return  # another lane still runs; the last one to end completes the evaluation
+        if finish_evaluation(self.engine, self.graders, evaluation_id, EvaluationStatus.COMPLETED):
+            self._forget(evaluation_id)
+
+    def _fail(self, evaluation_id: int, message: str) -> bool:
+        """End the evaluation as failed; whether it was still unfinished (not cancelled, not deleted)."""
+        self._forget(evaluation_id)
+        return finish_evaluation(
+            self.engine, self.graders, evaluation_id, EvaluationStatus.FAILED, error=message
+        )
+
+
+async def _either(first: asyncio.Event, second: asyncio.Event) -> None:
+    """Return when either event is set."""
+    tasks = {asyncio.ensure_future(first.wait()), asyncio.ensure_future(second.wait())}
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in tasks:
+            task.cancel()

@@ -1,0 +1,1 @@
+"""Asking an agent about cases and grading each reply, for any driver."""

@@ -1,0 +1,190 @@
+"""The record of one case's run, and the step that makes it: a reply graded into a :class:`CaseResult`.
+
+Shared by every driver of a run: the event-loop runner (:mod:`assay.services.execution.runner`) and the
+loop-free local run over recorded answers (:mod:`assay.services.local_run.run`). Imports no asyncio: a run
+that never waits need not load an event loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from assay.graders import GraderInterface
+from assay.graders.contract.verdict import GradeResult, error_of, status_of
+from assay.services.figures.summary import ReportShape, ResultFacts
+from assay.targets.base import TargetCase, TargetReply
+
+if TYPE_CHECKING:
+    from assay.graders import CallingGrader, CallTransport
+
+BATCH_SIZE = 500
+"""Results handed to a sink at once, at most."""
+FLUSH_INTERVAL_S = 0.1
+"""How long a batch may wait to fill while replies trickle in (bounds work lost to a crash)."""
+
+
+@dataclass(slots=True)
+class RunCase:
+    """A case to run: what the target sees, and what the grader compares the reply with (not frozen, like
+    the other records made for every case: a frozen dataclass costs twice as much to make)."""
+
+    target_case: TargetCase
+    expected_output: str
+
+
+@dataclass(slots=True, kw_only=True)
+class CaseResult:
+    """The outcome of one case: graded (``details`` set) or an ``error`` reason with no grading.
+
+    ``number`` (1-based place in the suite) and ``key`` (the user's name for the case, if its suite has
+    keys) name the case to users; ``case_id`` is the database's id (the number, for the CLI).
+    """
+
+    case_id: int
+    number: int
+    key: str | None
+    input: str
+    expected_output: str
+    agent_response: str | None
+    passed: bool
+    score: float | None
+    match_status: str | None
+    details: dict[str, Any] | None
+    error: str | None
+    error_detail: str | None
+    latency_ms: float | None
+    attempts: int
+
+    def as_dict(self) -> dict[str, Any]:
+        """The result as a JSON object (the API's): ``as_record`` with the database's ``case_id``."""
+        return {"case_id": self.case_id, **self.as_record()}
+
+    def as_record(self) -> dict[str, Any]:
+        """The result as users see it, by name: a line of a results file or an export (no database id)."""
+        return {
+            "number": self.number,
+            "key": self.key,
+            "input": self.input,
+            "expected_output": self.expected_output,
+            "agent_response": self.agent_response,
+            "passed": self.passed,
+            "score": self.score,
+            "match_status": self.match_status,
+            "details": self.details,
+            "error": self.error,
+            "error_detail": self.error_detail,
+            "latency_ms": self.latency_ms,
+            "attempts": self.attempts,
+        }
+
+    def facts(self, shape: ReportShape) -> ResultFacts:
+        """What the summary needs of this result."""
+        return shape.facts(
+            self.passed, self.score, self.error, self.latency_ms, self.match_status, self.details
+        )
+
+
+class ResultSink(Protocol):
+    """Where results go; ``write`` may run in a worker thread (see ``run_cases``) and must be idempotent per
+    case."""
+
+    def write(self, results: Sequence[CaseResult]) -> None:
+        """Store one batch of results."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunOutcome:
+    """How a run ended: results written, and whether it stopped early because it was asked to."""
+
+    written: int
+    stopped: bool
+
+
+def grade_reply(case: RunCase, reply: TargetReply, grader: GraderInterface) -> CaseResult:
+    """The result of one case: a target error is kept as data (failed, unscored); a reply is graded."""
+    if reply.error is not None:
+        return _result(case, reply)
+    return _graded(case, reply, grader.grade(reply.output, case.expected_output))
+
+
+async def grade_reply_calling(
+    case: RunCase, reply: TargetReply, grader: CallingGrader, calls: CallTransport
+) -> CaseResult:
+    """:func:`grade_reply` for a grader that needs an outbound call (a model judge), sent by ``calls``; the
+    grader is told the case's input (a judge sees the question)."""
+    from assay.graders.contract.calls import (  # loaded by a run that grades with calls only
+        CaseContext,
+        grade_calling,
+    )
+
+    if reply.error is not None:
+        return _result(case, reply)
+    context = CaseContext(input=case.target_case.input)
+    verdict = await grade_calling(grader, reply.output, case.expected_output, calls, context)
+    return _graded(case, reply, verdict)
+
+
+def _graded(case: RunCase, reply: TargetReply, verdict: GradeResult) -> CaseResult:
+    """The result of a graded reply; a verdict whose grader could not judge (``error_of``) is stored as a case
+    error with that reason, its details kept (what the judge was asked and answered)."""
+    details = verdict["details"]
+    error = error_of(verdict)
+    if error is not None:
+        return _result(case, reply, details=details, error=error, error_detail=details.get("reason") or None)
+    return _result(
+        case,
+        reply,
+        passed=bool(verdict["passed"]),
+        score=float(verdict["score"]),
+        details=details,
+        match_status=status_of(verdict).value,
+    )
+
+
+def _result(
+    case: RunCase,
+    reply: TargetReply,
+    *,
+    passed: bool = False,
+    score: float | None = None,
+    details: dict[str, Any] | None = None,
+    match_status: str | None = None,
+    error: str | None = None,
+    error_detail: str | None = None,
+) -> CaseResult:
+    """The record of one case's reply and verdict; without a verdict, the target's error (if any)."""
+    target_case = case.target_case
+    if reply.error is not None:
+        error, error_detail = reply.error, reply.error_detail
+    return CaseResult(
+        case_id=target_case.case_id,
+        number=target_case.place,
+        key=target_case.key,
+        input=target_case.input,
+        expected_output=case.expected_output,
+        agent_response=reply.output,  # with an error: None, or what an answer cut at the size cap holds
+        passed=passed,
+        score=score,
+        details=details,
+        match_status=match_status,
+        error=error,
+        error_detail=error_detail,
+        latency_ms=reply.latency_ms,
+        attempts=reply.attempts,
+    )
+
+
+def grade_replies(
+    pending: Sequence[tuple[RunCase, TargetReply]], grader: GraderInterface
+) -> tuple[list[CaseResult], Exception | None]:
+    """:func:`grade_reply` for each reply in turn (called on a worker thread): the results, and what the
+    grader raised if it did (a bug: the results before it are kept, the run then fails as it would inline)."""
+    results: list[CaseResult] = []
+    for case, reply in pending:
+        try:
+            results.append(grade_reply(case, reply, grader))
+        except Exception as exc:
+            return results, exc
+    return results, None

@@ -1,0 +1,86 @@
+"""Test a target before a run: send one case, once, and show the raw reply beside the answer read from it.
+
+A newcomer's first question is whether the agent is reachable and whether the answer is read from the
+right place (``response_path``, the chat message, the recorded key). One call answers both: the reply as
+it came, the answer the evaluation would grade, or the error it would record, and what the grader makes
+of that answer. Nothing is stored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from assay.graders import GraderInterface
+from assay.graders.contract.calls import CaseContext
+from assay.graders.contract.verdict import GradeResult
+from assay.services.execution.case_results import RunCase
+from assay.services.grading.answers import calls_for, grade_answer
+from assay.targets import TargetPolicy, TargetReply, TargetSpec, build_target
+from assay.targets.raw import RawReply, capturing_raw
+
+TRIAL_TIMEOUT_S = 30.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TargetTrial:
+    """One case sent once: ``raw`` as the agent sent it (``None`` when nothing came back), ``answer`` as
+    read from it, or the ``error`` the evaluation would record; ``verdict`` when a grader was given."""
+
+    number: int
+    key: str | None
+    input: str
+    expected_output: str
+    raw: RawReply | None
+    answer: str | None
+    error: str | None
+    error_detail: str | None
+    latency_ms: float | None
+    verdict: GradeResult | None
+
+    @property
+    def reached(self) -> bool:
+        """Whether the agent sent something back (an error status counts: it answered)."""
+        return self.raw is not None
+
+
+async def _send_once(
+    spec: TargetSpec, case: RunCase, policy: TargetPolicy | None, grader: GraderInterface | None
+) -> tuple[TargetReply, RawReply | None, GradeResult | None]:
+    # One attempt: a test shows what happened, not what retries would have hidden; and a test is waited
+    # for by a person (and holds an API worker), so it gets at most TRIAL_TIMEOUT_S.
+    once = spec.model_copy(update={"max_attempts": 1, "timeout": min(spec.timeout, TRIAL_TIMEOUT_S)})
+    async with build_target(once, concurrency=1, policy=policy) as target:
+        with capturing_raw() as kept:
+            reply = await target.respond(case.target_case)
+    verdict = None
+    if grader is not None and not reply.is_error:  # graded as a run grades it (a judge is called)
+        async with calls_for(grader, policy, concurrency=1) as calls:
+            context = CaseContext(input=case.target_case.input)
+            verdict = await grade_answer(grader, reply.output, case.expected_output, calls, context)
+    return reply, kept[-1] if kept else None, verdict
+
+
+def try_target(
+    spec: TargetSpec,
+    case: RunCase,
+    *,
+    policy: TargetPolicy | None = None,
+    grader: GraderInterface | None = None,
+) -> TargetTrial:
+    """Send ``case`` to the target ``spec`` describes, once, in an event loop of its own; grade the answer
+    with ``grader`` when one is given and an answer came. The spec must already be checked (policy)."""
+    reply, raw, verdict = asyncio.run(_send_once(spec, case, policy, grader))
+    target_case = case.target_case
+    return TargetTrial(
+        number=target_case.place,
+        key=target_case.key,
+        input=target_case.input,
+        expected_output=case.expected_output,
+        raw=raw,
+        answer=reply.output,
+        error=reply.error,
+        error_detail=reply.error_detail,
+        latency_ms=reply.latency_ms,
+        verdict=verdict,
+    )

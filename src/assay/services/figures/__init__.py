@@ -1,0 +1,1 @@
+"""Pure figures of a run."""

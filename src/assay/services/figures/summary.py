@@ -1,0 +1,259 @@
+"""The report of an evaluation: pass rate with interval, scores, statuses, errors, latency, binary report."""
+
+from __future__ import annotations
+
+from array import array
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from assay.graders import GraderInterface, MatchStatus, VerdictReport
+from assay.graders.contract.verdict import reason_code_of
+from assay.services.figures.statistics import cohen_kappa, f1, percentile, ratio, wilson_interval
+
+INVALID = "invalid"
+SCORE_BINS = 10
+
+
+@dataclass(frozen=True, slots=True)
+class ResultFacts:
+    """What the report needs of one result."""
+
+    passed: bool
+    score: float | None
+    error: str | None
+    latency_ms: float | None
+    match_status: str | None
+    expected_label: str | None = None
+    actual_label: str | None = None
+    reason_code: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ReportShape:
+    """What an evaluation's report holds beyond pass/fail, as its grader declares it."""
+
+    kind: VerdictReport = VerdictReport.PASS_FAIL
+    grader: GraderInterface | None = None
+
+    @classmethod
+    def of(cls, grader: GraderInterface | None) -> ReportShape:
+        """The report of ``grader``'s verdicts (pass/fail only for a grader no longer registered)."""
+        return cls(grader.report, grader) if grader is not None else cls()
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """The labels of a ``binary`` report's matrix."""
+        return self.grader.verdict_labels if self.grader is not None else ()
+
+    def facts(
+        self,
+        passed: bool,
+        score: float | None,
+        error: str | None,
+        latency_ms: float | None,
+        match_status: str | None,
+        details: Mapping[str, Any] | None,
+    ) -> ResultFacts:
+        """The facts of one result; labels are read only when the report needs them."""
+        expected, actual = self.labels_of(details)
+        return ResultFacts(
+            passed=passed,
+            score=score,
+            error=error,
+            latency_ms=latency_ms,
+            match_status=match_status,
+            expected_label=expected,
+            actual_label=actual,
+            reason_code=reason_code_of(details),
+        )
+
+    def labels_of(self, details: Mapping[str, Any] | None) -> tuple[str | None, str | None]:
+        """The expected and actual labels a result's details give, when the report has a label matrix."""
+        if self.kind is VerdictReport.BINARY and self.grader is not None and details:
+            return self.grader.report_labels(details)
+        return None, None
+
+
+class _LabelMatrix:
+    """A ``binary`` report's counts, gathered one result at a time."""
+
+    def __init__(self, labels: tuple[str, ...]) -> None:
+        self.labels = labels
+        self.matrix = {expected: dict.fromkeys((*labels, INVALID), 0) for expected in labels}
+        self.invalid_expected = 0
+
+    def add(self, error: str | None, status: str | None, expected: str | None, actual: str | None) -> None:
+        """Count one result: graded with a labelled expected value, or apart as an invalid expected one."""
+        if error is not None:
+            return
+        if expected not in self.matrix:
+            self.invalid_expected += status == MatchStatus.INVALID_EXPECTED
+            return
+        self.matrix[expected][actual if actual in self.matrix else INVALID] += 1
+
+    def report(self) -> dict[str, Any]:
+        """The report of the results counted so far."""
+        labels, matrix = self.labels, self.matrix
+        total = sum(sum(row.values()) for row in matrix.values())
+        invalid = sum(row[INVALID] for row in matrix.values())
+        correct = sum(matrix[label][label] for label in labels)
+        per_class: dict[str, dict[str, Any]] = {}
+        for label in labels:
+            predicted = sum(matrix[expected][label] for expected in labels)
+            support = sum(matrix[label].values())
+            precision = ratio(matrix[label][label], predicted)
+            recall = ratio(matrix[label][label], support)
+            per_class[label] = {
+                "precision": precision,
+                "recall": recall,
+                "f1": f1(precision, recall),
+                "support": support,
+            }
+        return {
+            "labels": list(labels),
+            "confusion_matrix": matrix,
+            "per_class": per_class,
+            "total": total,
+            "invalid": invalid,
+            "invalid_expected": self.invalid_expected,
+            "accuracy": ratio(correct, total),
+            "accuracy_valid_only": ratio(correct, total - invalid),
+            "cohen_kappa": cohen_kappa(matrix),
+        }
+
+
+def binary_report(facts: Iterable[ResultFacts], labels: tuple[str, ...]) -> dict[str, Any]:
+    """Confusion matrix (expected by actual, with an ``invalid`` column), per-class scores, accuracy, κ.
+
+    Only graded results whose expected value has a label count; those with an invalid expected value
+    are counted apart (``invalid_expected``), target errors are left to the summary's error count.
+    """
+    matrix = _LabelMatrix(labels)
+    for fact in facts:
+        matrix.add(fact.error, fact.match_status, fact.expected_label, fact.actual_label)
+    return matrix.report()
+
+
+def score_distribution(scores: list[float]) -> dict[str, Any]:
+    """Graded scores in ``SCORE_BINS`` equal bins over [0, 1] (the last bin holds 1.0), with quartiles."""
+    counts = [0] * SCORE_BINS
+    for score in scores:
+        counts[min(int(score * SCORE_BINS), SCORE_BINS - 1) if score > 0 else 0] += 1
+    ordered = sorted(scores)
+    return {
+        "bins": [
+            {"low": index / SCORE_BINS, "high": (index + 1) / SCORE_BINS, "count": count}
+            for index, count in enumerate(counts)
+        ],
+        "p25": percentile(ordered, 25),
+        "p50": percentile(ordered, 50),
+        "p75": percentile(ordered, 75),
+    }
+
+
+class SummaryTally:
+    """The summary of results seen one at a time: counts, plus the latencies (and, for a score report, the
+    scores) that percentiles need, 8 bytes each; never the results, so a million of them cost a few MB."""
+
+    def __init__(self, shape: ReportShape | None = None) -> None:
+        self.shape = shape or ReportShape()
+        self.kind = shape.kind if shape is not None else VerdictReport.PASS_FAIL
+        self.finished = 0
+        self.passed = 0
+        self.errors: Counter[str] = Counter()
+        self.by_status: Counter[str] = Counter()
+        self.by_code: Counter[str] = Counter()
+        self.score_sum = 0.0
+        self.score_count = 0
+        self.latencies = array("d")
+        self.graded_scores = array("d")
+        labels = shape.labels if shape is not None and self.kind is VerdictReport.BINARY else ()
+        self.matrix = _LabelMatrix(labels) if labels else None
+
+    def add(self, fact: ResultFacts) -> None:
+        """Count one result."""
+        self._count(fact.passed, fact.score, fact.error, fact.latency_ms, fact.match_status, fact.reason_code)
+        if self.matrix is not None:
+            self.matrix.add(fact.error, fact.match_status, fact.expected_label, fact.actual_label)
+
+    def add_result(
+        self,
+        passed: bool,
+        score: float | None,
+        error: str | None,
+        latency_ms: float | None,
+        match_status: str | None,
+        details: Mapping[str, Any] | None,
+    ) -> None:
+        """Count one result from its fields, as :meth:`add` counts its :meth:`ReportShape.facts` (a run of a
+        million results makes no record per result)."""
+        self._count(passed, score, error, latency_ms, match_status, reason_code_of(details))
+        if self.matrix is not None:
+            self.matrix.add(error, match_status, *self.shape.labels_of(details))
+
+    def _count(
+        self,
+        passed: bool,
+        score: float | None,
+        error: str | None,
+        latency_ms: float | None,
+        match_status: str | None,
+        reason_code: str | None,
+    ) -> None:
+        self.finished += 1
+        self.passed += passed
+        if error is not None:
+            self.errors[error] += 1
+        if score is not None:
+            self.score_sum += score
+            self.score_count += 1
+            if error is None and self.kind is VerdictReport.SCORE:
+                self.graded_scores.append(score)
+        if latency_ms is not None:
+            self.latencies.append(latency_ms)
+        if match_status is not None:
+            self.by_status[match_status] += 1
+        if reason_code is not None:
+            self.by_code[reason_code] += 1
+
+    def summary(self, total_cases: int) -> dict[str, Any]:
+        """The summary of the results counted so far, over a suite of ``total_cases``."""
+        finished, passed, errors = self.finished, self.passed, self.errors
+        latencies = sorted(self.latencies)
+        interval = wilson_interval(passed, finished)
+        summary: dict[str, Any] = {
+            "total_cases": total_cases,
+            "finished": finished,
+            "graded": finished - errors.total(),
+            "passed": passed,
+            "failed": finished - passed,
+            "pass_rate": ratio(passed, finished),
+            "pass_rate_ci95": list(interval) if interval else None,
+            "mean_score": ratio(self.score_sum, self.score_count),
+            "by_match_status": dict(sorted(self.by_status.items())),
+            "by_reason_code": dict(sorted(self.by_code.items())),
+            "error_count": errors.total(),
+            "errors_by_reason": dict(sorted(errors.items())),
+            "latency_ms": {"p50": percentile(latencies, 50), "p95": percentile(latencies, 95)},
+        }
+        if self.matrix is not None:
+            summary["binary"] = self.matrix.report()
+        if self.kind is VerdictReport.SCORE:
+            summary["score_distribution"] = score_distribution(list(self.graded_scores))
+        return summary
+
+
+def summarize(
+    facts: Iterable[ResultFacts], *, total_cases: int, shape: ReportShape | None = None
+) -> dict[str, Any]:
+    """The summary of an evaluation's results so far.
+
+    The pass rate is over finished cases, target errors counted as failures (a CI gate must not pass
+    because the agent was down); the mean score is over graded cases only.
+    """
+    tally = SummaryTally(shape)
+    for fact in facts:
+        tally.add(fact)
+    return tally.summary(total_cases)

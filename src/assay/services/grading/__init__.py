@@ -1,0 +1,1 @@
+"""Graders as the platform uses them."""

@@ -1,0 +1,128 @@
+"""Grading answers with any grader, making the outbound call a grader needs (a model judge's) on the way.
+
+One path for every edge: the evaluation runner, the API's grade routes and the CLI. A grader that needs no
+call is simply called. One that does (:class:`~assay.graders.contract.calls.CallingGrader`) has its endpoint
+checked before anything runs (:func:`check_calls`) and its calls sent by :class:`~assay.targets.grader_calls.
+GraderCalls` under the process's target policy. The platform asks the capability, never a grader's id.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
+from typing import TYPE_CHECKING, Any
+
+from assay.errors import Loc
+from assay.graders import CallingGrader, CallTransport, GraderInterface, grade_calling
+from assay.graders.contract.calls import NO_CONTEXT, CaseContext
+from assay.graders.contract.verdict import GradeResult
+from assay.targets import TargetPolicy
+
+if TYPE_CHECKING:
+    from assay.targets.grader_calls import GraderCalls
+
+__all__ = [
+    "GradePairs",
+    "blocking_grading",
+    "calls_for",
+    "check_calls",
+    "grade_answer",
+    "grade_answers",
+    "needs_calls",
+    "open_calls",
+]
+
+
+def needs_calls(grader: GraderInterface) -> bool:
+    """Whether grading with ``grader`` makes an outbound call per answer."""
+    return isinstance(grader, CallingGrader)
+
+
+def check_calls(
+    grader: GraderInterface, policy: TargetPolicy | None = None, *, where: Loc = ("grader", "config")
+) -> None:
+    """Refuse a grader whose calls could not be made under ``policy`` (a key that is not available, a URL
+    refused as written): a ``ValidationError`` naming the config field under ``where``, before any run."""
+    if isinstance(grader, CallingGrader):
+        from assay.targets.grader_calls import check_endpoint  # loads the HTTP client: only when needed
+
+        check_endpoint(
+            grader.endpoint, policy if policy is not None else TargetPolicy.unrestricted(), where=where
+        )
+
+
+def open_calls(policy: TargetPolicy | None = None, *, concurrency: int = 8) -> GraderCalls:
+    """A transport for graders' calls under ``policy`` (the CLI's, unrestricted, by default)."""
+    from assay.targets.grader_calls import GraderCalls
+
+    return GraderCalls(policy, concurrency=concurrency)
+
+
+@asynccontextmanager
+async def calls_for(
+    grader: GraderInterface, policy: TargetPolicy | None = None, *, concurrency: int = 8
+) -> AsyncIterator[CallTransport | None]:
+    """The transport ``grader``'s calls need, its endpoint checked first; ``None`` for a grader that makes
+    none (nothing is opened, not even the HTTP client loaded). Closed on leaving."""
+    if not needs_calls(grader):
+        yield None
+        return
+    check_calls(grader, policy)
+    async with open_calls(policy, concurrency=concurrency) as calls:
+        yield calls
+
+
+async def grade_answer(
+    grader: GraderInterface,
+    agent_response: Any,
+    expected_output: Any,
+    calls: CallTransport | None,
+    case: CaseContext = NO_CONTEXT,
+) -> GradeResult:
+    """One verdict; a grader that needs a call has it made through ``calls`` (without one, it says so),
+    told of the ``case`` when there is one."""
+    if isinstance(grader, CallingGrader) and calls is not None:
+        return await grade_calling(grader, agent_response, expected_output, calls, case)
+    return grader.grade(agent_response, expected_output)
+
+
+async def grade_answers(
+    grader: GraderInterface,
+    pairs: Sequence[tuple[Any, Any]],
+    calls: CallTransport | None,
+    *,
+    concurrency: int = 8,
+) -> list[GradeResult]:
+    """Verdicts in the order of ``pairs``, with at most ``concurrency`` calls in flight."""
+    if not isinstance(grader, CallingGrader) or calls is None:
+        return [grader.grade(response, expected) for response, expected in pairs]
+    gate = asyncio.Semaphore(max(1, concurrency))
+
+    async def one(response: Any, expected: Any) -> GradeResult:
+        async with gate:
+            return await grade_calling(grader, response, expected, calls)
+
+    return list(await asyncio.gather(*(one(response, expected) for response, expected in pairs)))
+
+
+GradePairs = Callable[[Sequence[tuple[Any, Any]]], list[GradeResult]]
+"""Grades ``(agent_response, expected_output)`` pairs, verdicts in their order."""
+
+
+@contextmanager
+def blocking_grading(
+    grader: GraderInterface, policy: TargetPolicy | None = None, *, concurrency: int = 8
+) -> Iterator[GradePairs]:
+    """Grading from synchronous code (the CLI). A grader that calls out has its endpoint checked first and
+    its calls made on one event loop kept for the whole block, so the connection pool is reused."""
+    if not needs_calls(grader):
+        yield lambda pairs: [grader.grade(response, expected) for response, expected in pairs]
+        return
+    check_calls(grader, policy)
+    with asyncio.Runner() as runner:
+        calls = open_calls(policy, concurrency=concurrency)
+        try:
+            yield lambda pairs: runner.run(grade_answers(grader, pairs, calls, concurrency=concurrency))
+        finally:
+            runner.run(calls.aclose())

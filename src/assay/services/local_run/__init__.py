@@ -1,0 +1,1 @@
+"""Runs without a server (assay run, assay grade-file)."""

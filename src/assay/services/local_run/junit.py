@@ -1,0 +1,74 @@
+"""A JUnit XML report of a run, for CI systems: one test case per result, written as the results are read.
+
+Results come as a results file holds them (:meth:`CaseResult.as_record`), in its order; the test cases go to
+a temporary file first, as the counts of the ``<testsuite>`` element that encloses them come last, so a
+million results cost the memory of one.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+from xml.sax.saxutils import quoteattr
+
+from assay.services.suites.case_keys import case_label
+
+# Characters XML 1.0 cannot hold at all (control characters, lone surrogates, U+FFFE/U+FFFF).
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_NAME_CHARS = 80
+
+
+def _xml_text(value: object) -> str:
+    return _NOT_XML.sub("\ufffd", "" if value is None else str(value))
+
+
+def _test_case(suite_name: str, result: Mapping[str, Any]) -> ET.Element:
+    """The ``<testcase>`` of one result: with a ``<failure>`` when it failed, an ``<error>`` for a target
+    error."""
+    case = ET.Element(
+        "testcase",
+        classname=_xml_text(suite_name),
+        name=_xml_text(f"{case_label(result['number'], result['key'])}: {result['input'][:_NAME_CHARS]}"),
+        time=f"{(result['latency_ms'] or 0) / 1000:.3f}",
+    )
+    if result["error"] is not None:
+        error = ET.SubElement(
+            case, "error", message=_xml_text(result["error"]), type=_xml_text(result["error"])
+        )
+        error.text = _xml_text(result["error_detail"])
+    elif not result["passed"]:
+        reason = (result["details"] or {}).get("reason", "did not pass")
+        failure = ET.SubElement(
+            case, "failure", message=_xml_text(reason), type=_xml_text(result["match_status"])
+        )
+        failure.text = _xml_text(
+            f"expected: {result['expected_output']!r}\nagent_response: {result['agent_response']!r}"
+        )
+    return case
+
+
+def write_junit(path: Path, suite_name: str, results: Iterable[Mapping[str, Any]], duration_s: float) -> None:
+    """Write ``results`` as a JUnit ``<testsuite>``: a failure per failed case, an error per target error."""
+    tests = failures = errors = 0
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as body:
+        for result in results:
+            tests += 1
+            errors += result["error"] is not None
+            failures += result["error"] is None and not result["passed"]
+            case = _test_case(suite_name, result)
+            ET.indent(case, level=1)
+            body.write(f"  {ET.tostring(case, encoding='unicode')}\n")
+        body.seek(0)
+        with path.open("w", encoding="utf-8") as report:
+            report.write("<?xml version='1.0' encoding='utf-8'?>\n")
+            report.write(
+                f'<testsuite name={quoteattr(_xml_text(suite_name))} tests="{tests}" failures="{failures}" '
+                f'errors="{errors}" time="{duration_s:.3f}">\n'
+            )
+            shutil.copyfileobj(body, report)
+            report.write("</testsuite>\n")

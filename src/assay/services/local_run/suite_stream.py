@@ -1,0 +1,198 @@
+"""A suite file read as a stream, twice: checked whole before anything runs, then its cases run one by one.
+
+``assay run`` holds no case longer than it takes to run it, so a suite of a million cases costs about the
+memory of one of a thousand. JSONL and CSV files are read a row at a time; a JSON document is parsed whole
+(use JSONL for a large suite). Cases are numbered by their place in the file (1, 2, ...), as everywhere; a
+case's ``key`` (or ``id``) field, when the file has one, is its key. The keys of a keyed suite go to a
+scratch database (:class:`KeyIndex`), where a key given twice is found and recorded answers find their case.
+"""
+
+from __future__ import annotations
+
+import json
+from array import array
+from collections.abc import Generator, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from assay.errors import Loc, NotFoundError, Problem, ValidationError, location
+from assay.graders import GraderInterface
+from assay.services.execution.case_results import RunCase
+from assay.services.grading.preflight import PreflightReport, check_cases
+from assay.services.suites.case_keys import KeyCheck
+from assay.services.suites.files import CaseFields, FileProblems, SuiteFormat, read_cases, read_suite_file
+from assay.services.suites.row_reader import RowFormat
+from assay.targets import TargetCase
+
+_ROW_FORMATS = {".jsonl": SuiteFormat.JSONL, ".ndjson": SuiteFormat.JSONL, ".csv": SuiteFormat.CSV}
+
+
+class KeyIndex:
+    """The keys of a suite in a scratch database: each one's case number, and where it was given."""
+
+    def __init__(self) -> None:
+        import sqlite3  # here: only a keyed suite needs a scratch database
+
+        from assay.services.local_run.scratch_db import scratch_database
+
+        self._given_twice = sqlite3.IntegrityError
+        self._db = scratch_database()
+        self._db.execute(
+            "CREATE TABLE keys (key TEXT PRIMARY KEY, number INTEGER NOT NULL, place TEXT NOT NULL) "
+            "WITHOUT ROWID"
+        )
+        self._db.execute("BEGIN")
+
+    def add(self, key: str, number: int, place: Loc) -> Loc | None:
+        """Keep ``key`` as case ``number``'s, unless another case has it: then where that case was given."""
+        try:
+            self._db.execute("INSERT INTO keys VALUES (?, ?, ?)", (key, number, json.dumps(place)))
+        except self._given_twice:
+            (first,) = self._db.execute("SELECT place FROM keys WHERE key = ?", (key,)).fetchone()
+            return tuple(json.loads(first))
+        return None
+
+    def number_of(self, key: str) -> int | None:
+        """The number of the case whose key is ``key``, if there is one."""
+        if self._db.in_transaction:
+            self._db.execute("COMMIT")
+        row = self._db.execute("SELECT number FROM keys WHERE key = ?", (key,)).fetchone()
+        return None if row is None else int(row[0])
+
+    def close(self) -> None:
+        """Drop the index (its file goes with it)."""
+        self._db.close()
+
+
+class _NumberedKeys:
+    """The :class:`KeyCheck` memory of a streamed suite: its :class:`KeyIndex`, made on the first key."""
+
+    def __init__(self) -> None:
+        self.index: KeyIndex | None = None
+        self.number = 0
+
+    def first_place(self, key: str, place: Loc) -> Loc | None:
+        if self.index is None:
+            self.index = KeyIndex()
+        return self.index.add(key, self.number, place)
+
+
+def fingerprint(key: str | None, input_text: str, expected_output: str) -> int:
+    """What tells one case from another in this process: a resumed run checks the cases it skips by it."""
+    return hash((key, input_text, expected_output))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SuiteFacts:
+    """What a scan of a suite file found: its name, number of cases, keys, and cases' fingerprints (when
+    asked for: ``fingerprints[n - 1]`` is case ``n``'s)."""
+
+    name: str
+    count: int
+    keyed: bool
+    keys: KeyIndex | None
+    fingerprints: array[int] | None
+
+
+class SuiteFile:
+    """A suite file (JSONL, CSV or JSON), read as a stream; see the module's docstring."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        suffix = path.suffix.lower()
+        self.format = SuiteFormat.JSON if suffix == ".json" else _ROW_FORMATS.get(suffix, SuiteFormat.JSONL)
+        self.name = path.stem
+        self._whole: list[tuple[Loc, CaseFields | str]] | None = None
+
+    def _rows(self) -> Iterator[tuple[Loc, CaseFields | str]]:
+        """Each row's place, and its case or what is wrong with it."""
+        if self.format is SuiteFormat.JSON:
+            yield from self._document()
+            return
+        try:
+            stream = self.path.open("rb")
+        except OSError as exc:
+            raise NotFoundError(f"cannot read {self.path}: {exc.strerror}") from exc
+        with stream:
+            yield from read_cases(stream, RowFormat(self.format.value))
+
+    def _document(self) -> list[tuple[Loc, CaseFields | str]]:
+        """A JSON suite, parsed whole once (every problem raised as the suite import raises them)."""
+        if self._whole is None:
+            try:
+                content = self.path.read_bytes()
+            except OSError as exc:
+                raise NotFoundError(f"cannot read {self.path}: {exc.strerror}") from exc
+            parsed = read_suite_file(content, SuiteFormat.JSON)
+            self.name = parsed.name or self.name
+            self._whole = [
+                (place, (case.input, case.expected_output, case.metadata, case.key))
+                for place, case in zip(parsed.places, parsed.cases, strict=True)
+            ]
+        return self._whole
+
+    def scan(
+        self, *, preflight: GraderInterface | None, fingerprints: bool = False
+    ) -> tuple[SuiteFacts, PreflightReport | None]:
+        """Read the whole file once, holding nothing per case but an index of keys and the ``fingerprints``.
+
+        ``ValidationError`` listing every bad row, key given twice, or case with a key where others have none
+        (or the reverse); then, with a ``preflight`` grader, its report on every case.
+        """
+        problems = FileProblems()
+        keys = _NumberedKeys()
+        check = KeyCheck(places=keys)
+        prints: array[int] | None = array("q") if fingerprints else None
+
+        def cases() -> Iterator[tuple[int, int, str | None, object]]:
+            number = 0
+            for place, case in self._rows():
+                if isinstance(case, str):
+                    problems.add(place, case)
+                    continue
+                input_text, expected, _, key = case
+                number += 1
+                keys.number = number
+                found = check.check(key, place)
+                if found is not None:
+                    problems.add(found[1].loc, found[1].message)
+                if prints is not None:
+                    prints.append(fingerprint(key, input_text, expected))
+                yield number, number, key, expected
+
+        report = None
+        try:
+            if preflight is not None:
+                report = check_cases(preflight, cases())
+                count = report.checked
+            else:
+                count = sum(1 for _ in cases())
+            problems.raise_if_any()
+            if not count:
+                raise ValidationError.of(Problem((), "the file holds no cases"))
+        except BaseException:
+            if keys.index is not None:
+                keys.index.close()
+            raise
+        facts = SuiteFacts(
+            name=self.name, count=count, keyed=bool(check.keyed), keys=keys.index, fingerprints=prints
+        )
+        return facts, report
+
+    def cases(self) -> Generator[RunCase, None, None]:
+        """Every case in order, numbered from 1, read again from the file (checked by :meth:`scan` first)."""
+        for number, (place, case) in enumerate(self._rows(), 1):
+            if isinstance(case, str):
+                raise ValidationError(
+                    f"{self.path.name} changed while it was read: {location(place)}: {case}"
+                )
+            input_text, expected, metadata, key = case
+            yield RunCase(TargetCase(number, input_text, metadata, number=number, key=key), expected)
+
+    def first_case(self) -> RunCase:
+        """The first case (the file is scanned first)."""
+        cases = self.cases()
+        try:
+            return next(cases)
+        finally:
+            cases.close()

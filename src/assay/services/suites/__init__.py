@@ -1,0 +1,1 @@
+"""Test suites and their cases."""

@@ -1,0 +1,178 @@
+"""Comparing two evaluations of one suite case by case: flips, counts and McNemar's exact test."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from sqlalchemy.orm import Session
+
+from assay.errors import NotFoundError, Problem, ValidationError
+from assay.services.evaluations.records import CaseOutcome, outcome_of
+from assay.services.figures.statistics import mcnemar_exact, mcnemar_one_sided
+from assay.storage import evaluations as store
+
+SIGNIFICANCE = 0.05
+
+
+class Verdict(StrEnum):
+    """The answer to "is B worse than A?" at the 5 % level (one-sided exact McNemar tests)."""
+
+    B_WORSE = "b_worse"
+    B_BETTER = "b_better"
+    NO_SIGNIFICANT_DIFFERENCE = "no_significant_difference"
+
+
+class Flip(StrEnum):
+    """How a case changed from A to B."""
+
+    REGRESSION = "pass_to_fail"
+    IMPROVEMENT = "fail_to_pass"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FlippedCase:
+    """A case that passed in one evaluation and failed in the other."""
+
+    case_id: int
+    number: int
+    key: str | None
+    flip: Flip
+    input: str
+    expected_output: str
+    a: CaseOutcome
+    b: CaseOutcome
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """Counts over the cases both evaluations finished, the test, and one page of flipped cases."""
+
+    a_id: int
+    b_id: int
+    suite_id: int
+    common_cases: int
+    only_in_a: int
+    only_in_b: int
+    both_passed: int
+    both_failed: int
+    pass_to_fail: int
+    fail_to_pass: int
+    a_pass_rate: float | None
+    b_pass_rate: float | None
+    p_value: float
+    p_value_b_worse: float
+    p_value_b_better: float
+    verdict: Verdict
+    flips: list[FlippedCase]
+    flips_total: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Tally:
+    """What a comparison computes once: the counts and the tests (pages of flips come from the database)."""
+
+    counts: store.PairCounts
+    p_value: float
+    p_value_b_worse: float
+    p_value_b_better: float
+    verdict: Verdict
+
+
+_TALLIES: dict[tuple[object, ...], _Tally] = {}
+_TALLIES_KEPT = 64
+
+
+def _state(row: store.EvaluationRow) -> tuple[object, ...]:
+    return (row.id, row.created_at, row.status, row.done)
+
+
+def _tally(session: Session, a: store.EvaluationRow, b: store.EvaluationRow) -> _Tally:
+    """The counts and tests of the pair, computed once per state of both evaluations.
+
+    The key names each evaluation as it is now (id, creation, status, results stored): a finished pair is
+    counted and tested once however many pages are read, a running one again as its results arrive.
+    """
+    key = (_state(a), _state(b))
+    tally = _TALLIES.get(key)
+    if tally is not None:
+        return tally
+    counts = store.pair_counts(session, a.id, b.id)
+    worse_p = mcnemar_one_sided(counts.pass_to_fail, counts.fail_to_pass)
+    better_p = mcnemar_one_sided(counts.fail_to_pass, counts.pass_to_fail)
+    verdict = Verdict.NO_SIGNIFICANT_DIFFERENCE
+    if worse_p < SIGNIFICANCE:
+        verdict = Verdict.B_WORSE
+    elif better_p < SIGNIFICANCE:
+        verdict = Verdict.B_BETTER
+    tally = _Tally(
+        counts=counts,
+        p_value=mcnemar_exact(counts.pass_to_fail, counts.fail_to_pass),
+        p_value_b_worse=worse_p,
+        p_value_b_better=better_p,
+        verdict=verdict,
+    )
+    if len(_TALLIES) >= _TALLIES_KEPT:
+        _TALLIES.pop(next(iter(_TALLIES)), None)
+    _TALLIES[key] = tally
+    return tally
+
+
+def compare(
+    session: Session, a_id: int, b_id: int, *, skip: int = 0, limit: int = 100, flip: Flip | None = None
+) -> Comparison:
+    """Compare evaluation ``b`` with ``a``; both must have run on the same suite.
+
+    Errors count as failures, as in the pass rate. McNemar's test looks only at the discordant cases. The
+    counts and the test are computed once per state of the pair; each page of flips (of one kind, with
+    ``flip``) is one indexed query.
+    """
+    a = store.find_evaluation(session, a_id)
+    b = store.find_evaluation(session, b_id)
+    if a is None or b is None:
+        raise NotFoundError("Evaluation not found")
+    if a.suite_id != b.suite_id:
+        message = f"evaluations {a_id} and {b_id} ran on different suites; only runs of one suite compare"
+        raise ValidationError.of(Problem((), message))
+    tally = _tally(session, a, b)
+    counts = tally.counts
+    passed_in_a = None if flip is None else flip is Flip.REGRESSION
+    page = store.flipped_case_ids(session, a_id, b_id, skip=skip, limit=limit, passed_in_a=passed_in_a)
+    ids = [case for case, _ in page]
+    rows_a = store.results_of_cases(session, a_id, ids)
+    rows_b = store.results_of_cases(session, b_id, ids)
+    flips = [
+        FlippedCase(
+            case_id=case,
+            number=rows_a[case].number,
+            key=rows_a[case].case_key,
+            flip=Flip.REGRESSION if passed_in_a else Flip.IMPROVEMENT,
+            input=rows_b[case].input,
+            expected_output=rows_b[case].expected_output,
+            a=outcome_of(rows_a[case]),
+            b=outcome_of(rows_b[case]),
+        )
+        for case, passed_in_a in page
+    ]
+    flips.sort(key=lambda item: item.number)
+    both_passed = counts.a_passed - counts.pass_to_fail
+    return Comparison(
+        a_id=a_id,
+        b_id=b_id,
+        suite_id=a.suite_id,
+        common_cases=counts.common,
+        only_in_a=counts.in_a - counts.common,
+        only_in_b=counts.in_b - counts.common,
+        both_passed=both_passed,
+        both_failed=counts.common - both_passed - counts.pass_to_fail - counts.fail_to_pass,
+        pass_to_fail=counts.pass_to_fail,
+        fail_to_pass=counts.fail_to_pass,
+        a_pass_rate=counts.a_passed / counts.common if counts.common else None,
+        b_pass_rate=counts.b_passed / counts.common if counts.common else None,
+        p_value=tally.p_value,
+        p_value_b_worse=tally.p_value_b_worse,
+        p_value_b_better=tally.p_value_b_better,
+        verdict=tally.verdict,
+        flips=flips,
+        flips_total=counts.pass_to_fail + counts.fail_to_pass,
+    )
