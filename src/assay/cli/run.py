@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # the rest is imported when the command runs (see assay.cli.g
     from assay.graders import GraderInterface
     from assay.services.execution.case_results import RunCase
     from assay.services.execution.reachability import ReachabilityWatch
-    from assay.services.figures.summary import SummaryTally
+    from assay.services.figures.summary import BinaryReport, Summary, SummaryTally
     from assay.services.local_run.answer_stream import AnswerFile
     from assay.services.local_run.run import LocalSink
     from assay.services.local_run.suite_stream import SuiteFacts, SuiteFile
@@ -97,41 +97,47 @@ def _number(value: float | None, digits: int = 1) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
-def _print_summary(summary: dict[str, Any], duration_s: float) -> None:
-    interval = summary["pass_rate_ci95"]
+def _print_summary(summary: Summary, duration_s: float) -> None:
+    interval = summary.pass_rate_ci95
     headers = ("cases", "passed", "failed", "errors", "pass rate", "95% CI", "mean score", "p50 ms", "p95 ms")
     row = (
-        str(summary["finished"]),
-        str(summary["passed"]),
-        str(summary["failed"]),
-        str(summary["error_count"]),
-        _rate(summary["pass_rate"]),
+        str(summary.finished),
+        str(summary.passed),
+        str(summary.failed),
+        str(summary.error_count),
+        _rate(summary.pass_rate),
         f"{interval[0]:.1%} - {interval[1]:.1%}" if interval else "-",
-        _number(summary["mean_score"], 3),
-        _number(summary["latency_ms"]["p50"]),
-        _number(summary["latency_ms"]["p95"]),
+        _number(summary.mean_score, 3),
+        _number(summary.latency_ms.p50),
+        _number(summary.latency_ms.p95),
     )
     err.table(PlainTable(headers, [row], title=f"Summary ({duration_s:.2f} s)"))
-    counts = [*summary["by_match_status"].items(), *summary["errors_by_reason"].items()]
+    counts = [*summary.by_match_status.items(), *summary.errors_by_reason.items()]
     err.table(PlainTable(("match_status / error", "count"), [(name, str(count)) for name, count in counts]))
-    binary = summary.get("binary")
-    if binary:
-        matrix = [
-            (label, str(row["true"]), str(row["false"]), str(row["invalid"]))
-            for label, row in binary["confusion_matrix"].items()
-        ]
-        matrix_headers = ("expected \\ actual", "true", "false", "invalid")
-        err.table(PlainTable(matrix_headers, matrix, title="True/false report"))
-        scores = ", ".join(
-            f"{label}: P {_number(s['precision'], 3)} R {_number(s['recall'], 3)} F1 {_number(s['f1'], 3)}"
-            for label, s in binary["per_class"].items()
-        )
-        accuracy, valid_only = _rate(binary["accuracy"]), _rate(binary["accuracy_valid_only"])
-        err.print(
-            f"accuracy {accuracy} (invalid excluded: {valid_only}), "
-            f"Cohen's kappa {_number(binary['cohen_kappa'], 3)}; {scores}",
-            markup=False,
-        )
+    if summary.binary is not None:
+        _print_labels(summary.binary)
+
+
+def _print_labels(binary: BinaryReport) -> None:
+    """The label report; its columns are the grader's own labels (a plugin's as well as true/false's)."""
+    from assay.services.figures.summary import INVALID
+
+    columns = (*binary.labels, INVALID)
+    matrix = [
+        (label, *(str(row.get(column, 0)) for column in columns))
+        for label, row in binary.confusion_matrix.items()
+    ]
+    err.table(PlainTable(("expected \\ actual", *columns), matrix, title="Label report"))
+    scores = ", ".join(
+        f"{label}: P {_number(s.precision, 3)} R {_number(s.recall, 3)} F1 {_number(s.f1, 3)}"
+        for label, s in binary.per_class.items()
+    )
+    accuracy, valid_only = _rate(binary.accuracy), _rate(binary.accuracy_valid_only)
+    err.print(
+        f"accuracy {accuracy} (invalid excluded: {valid_only}), "
+        f"Cohen's kappa {_number(binary.cohen_kappa, 3)}; {scores}",
+        markup=False,
+    )
 
 
 def _test_target(
@@ -450,11 +456,11 @@ def run(
             if facts.keys is not None:
                 facts.keys.close()
     if output is None:
-        out.print(f"{summary['passed']}/{summary['finished']} passed", markup=False)
-    if stopper.signal is not None and summary["finished"] < facts.count:
-        report_interrupted(stopper.signal, summary["finished"], facts.count, output)
+        out.print(f"{summary.passed}/{summary.finished} passed", markup=False)
+    if stopper.signal is not None and summary.finished < facts.count:
+        report_interrupted(stopper.signal, summary.finished, facts.count, output)
     if watch is not None and watch.is_unreachable:
         err.print(f"error: {watch.message()}", markup=False)
         raise SystemExit(2)  # nothing was evaluated: a setup problem, not a pass rate below the gate
     # Every case of the suite counts: one the run did not finish is not a pass.
-    check_gate(passed=summary["passed"], counted=summary["total_cases"], min_pass_rate=min_pass_rate)
+    check_gate(passed=summary.passed, counted=summary.total_cases, min_pass_rate=min_pass_rate)

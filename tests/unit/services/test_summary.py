@@ -20,24 +20,25 @@ def error(reason: str = "timeout_after_retries") -> ResultFacts:
 def test_summary_counts_errors_as_failures_but_not_in_mean_score() -> None:
     facts = [fact("true", "true", "match"), fact("true", "false", "mismatch"), error(), error("http_400")]
     summary = summarize(facts, total_cases=5)
-    assert summary["finished"] == 4
-    assert summary["passed"] == 1
-    assert summary["pass_rate"] == 0.25
-    assert summary["mean_score"] == 0.5
-    assert summary["error_count"] == 2
-    assert summary["errors_by_reason"] == {"http_400": 1, "timeout_after_retries": 1}
-    assert summary["by_match_status"] == {"match": 1, "mismatch": 1}
-    low, high = summary["pass_rate_ci95"]
+    assert summary.finished == 4
+    assert summary.passed == 1
+    assert summary.pass_rate == 0.25
+    assert summary.mean_score == 0.5
+    assert summary.error_count == 2
+    assert summary.errors_by_reason == {"http_400": 1, "timeout_after_retries": 1}
+    assert summary.by_match_status == {"match": 1, "mismatch": 1}
+    assert summary.pass_rate_ci95 is not None
+    low, high = summary.pass_rate_ci95
     assert low < 0.25 < high
-    assert summary["latency_ms"]["p50"] == 20.0
-    assert "binary" not in summary
+    assert summary.latency_ms.p50 == 20.0
+    assert summary.binary is None
 
 
 def test_empty_summary_has_no_rates() -> None:
     summary = summarize([], total_cases=3)
-    assert summary["pass_rate"] is None
-    assert summary["pass_rate_ci95"] is None
-    assert summary["latency_ms"] == {"p50": None, "p95": None}
+    assert summary.pass_rate is None
+    assert summary.pass_rate_ci95 is None
+    assert (summary.latency_ms.p50, summary.latency_ms.p95) == (None, None)
 
 
 def test_binary_report() -> None:
@@ -51,21 +52,21 @@ def test_binary_report() -> None:
         + [error()]
     )
     report = binary_report(facts, ("true", "false"))
-    assert report["confusion_matrix"] == {
+    assert report.confusion_matrix == {
         "true": {"true": 40, "false": 5, "invalid": 5},
         "false": {"true": 5, "false": 45, "invalid": 0},
     }
-    assert report["total"] == 100
-    assert report["invalid"] == 5
-    assert report["invalid_expected"] == 2
-    assert report["accuracy"] == pytest.approx(0.85)
-    assert report["accuracy_valid_only"] == pytest.approx(85 / 95)
-    true_class = report["per_class"]["true"]
-    assert true_class["precision"] == pytest.approx(40 / 45)
-    assert true_class["recall"] == pytest.approx(40 / 50)
-    assert true_class["support"] == 50
-    assert report["per_class"]["false"]["recall"] == pytest.approx(0.9)
-    assert report["cohen_kappa"] == pytest.approx((0.85 - 0.475) / 0.525)
+    assert report.total == 100
+    assert report.invalid == 5
+    assert report.invalid_expected == 2
+    assert report.accuracy == pytest.approx(0.85)
+    assert report.accuracy_valid_only == pytest.approx(85 / 95)
+    true_class = report.per_class["true"]
+    assert true_class.precision == pytest.approx(40 / 45)
+    assert true_class.recall == pytest.approx(40 / 50)
+    assert true_class.support == 50
+    assert report.per_class["false"].recall == pytest.approx(0.9)
+    assert report.cohen_kappa == pytest.approx((0.85 - 0.475) / 0.525)
 
 
 def test_the_grader_declares_the_report_no_grader_id_is_compared() -> None:
@@ -75,9 +76,10 @@ def test_the_grader_declares_the_report_no_grader_id_is_compared() -> None:
     facts = true_false.facts(False, 0.0, None, 5.0, "mismatch", graded["details"])
     assert (facts.expected_label, facts.actual_label) == ("false", "true")
     summary = summarize([facts], total_cases=1, shape=true_false)
-    assert summary["binary"]["confusion_matrix"]["false"]["true"] == 1
+    assert summary.binary is not None
+    assert summary.binary.confusion_matrix["false"]["true"] == 1
     plain = ReportShape.of(StringMatchGrader())
-    assert "binary" not in summarize([fact(None, None, "match")], total_cases=1, shape=plain)
+    assert summarize([fact(None, None, "match")], total_cases=1, shape=plain).binary is None
     assert ReportShape.of(None).kind is VerdictReport.PASS_FAIL
 
 
@@ -90,7 +92,8 @@ def test_score_distribution_for_graded_graders() -> None:
     facts = [ResultFacts(score >= 0.5, score, None, 1.0, "match") for score in (0.0, 0.05, 0.55, 0.99, 1.0)]
     facts.append(error())
     summary = summarize(facts, total_cases=6, shape=shape)
-    bins = summary["score_distribution"]["bins"]
+    assert summary.score_distribution is not None
+    bins = summary.score_distribution.bins
     assert len(bins) == 10
-    assert [b["count"] for b in bins] == [2, 0, 0, 0, 0, 1, 0, 0, 0, 2]
-    assert summary["score_distribution"]["p50"] == 0.55
+    assert [b.count for b in bins] == [2, 0, 0, 0, 0, 1, 0, 0, 0, 2]
+    assert summary.score_distribution.p50 == 0.55

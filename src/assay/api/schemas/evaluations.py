@@ -19,6 +19,7 @@ from assay.services.evaluations.service import (
     TargetTrialRequest,
 )
 from assay.services.execution.target_trial import TargetTrial
+from assay.services.figures.summary import Summary
 from assay.services.views.comparison import Comparison, Flip, FlippedCase, Verdict
 from assay.targets import EvaluationTargetSpec, HttpTargetSpec, OpenAITargetSpec, RecordedTargetSpec
 
@@ -261,13 +262,17 @@ class EvaluationOut(ResponseModel):
             concurrency=evaluation.concurrency,
             status=evaluation.status,
             progress=ProgressOut(done=evaluation.done, total=evaluation.total),
-            summary=SummaryOut.model_validate(evaluation.summary) if evaluation.summary else None,
+            summary=_summary_out(evaluation.summary),
             error=evaluation.error,
             created_at=evaluation.created_at,
             started_at=evaluation.started_at,
             finished_at=evaluation.finished_at,
             duration_s=evaluation.duration_s,
         )
+
+
+def _summary_out(summary: Summary | None) -> SummaryOut | None:
+    return None if summary is None else SummaryOut.model_validate(summary, from_attributes=True)
 
 
 class EvaluationList(ResponseModel):

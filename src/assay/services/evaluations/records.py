@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cache
 from typing import Any
+
+from pydantic import TypeAdapter
+from pydantic import ValidationError as PydanticValidationError
 
 from assay.domain import EvaluationStatus, GraderSpec
 from assay.graders.contract.verdict import reason_code_of
 from assay.serialization import json_text
 from assay.services.execution.case_results import CaseResult
-from assay.services.figures.summary import ReportShape, ResultFacts
+from assay.services.figures.summary import ReportShape, ResultFacts, Summary
 from assay.storage.evaluations import EvaluationRow, ResultRow
 from assay.targets.specs import target_view
 
@@ -29,7 +33,7 @@ class Evaluation:
     status: EvaluationStatus
     done: int
     total: int
-    summary: dict[str, Any] | None
+    summary: Summary | None
     error: str | None
     created_at: datetime
     started_at: datetime | None
@@ -71,7 +75,22 @@ def outcome_of(row: ResultRow) -> CaseOutcome:
     )
 
 
-def evaluation_of(row: EvaluationRow, summary: dict[str, Any] | None = None) -> Evaluation:
+@cache
+def _summary_reader() -> TypeAdapter[Summary]:
+    return TypeAdapter(Summary)
+
+
+def stored_summary(data: Mapping[str, Any] | None) -> Summary | None:
+    """The summary stored with an evaluation, typed; ``None`` for none, or one this version cannot read."""
+    if not data:
+        return None
+    try:
+        return _summary_reader().validate_python(data)
+    except PydanticValidationError:
+        return None
+
+
+def evaluation_of(row: EvaluationRow, summary: Summary | None = None) -> Evaluation:
     """The record of a row; ``summary`` stands in for a stored one that is missing.
 
     The shown target is the stored view; only evaluations stored before there was one read their target.
@@ -86,7 +105,7 @@ def evaluation_of(row: EvaluationRow, summary: dict[str, Any] | None = None) -> 
         status=EvaluationStatus(row.status),
         done=row.done,
         total=row.total,
-        summary=row.summary if row.summary is not None else summary,
+        summary=stored_summary(row.summary) if row.summary is not None else summary,
         error=row.error,
         created_at=row.created_at,
         started_at=row.started_at,

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import time
 from datetime import timedelta
-from typing import Any
 
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session
@@ -17,7 +16,7 @@ from sqlalchemy.orm import Session
 from assay.domain import UNFINISHED, EvaluationStatus
 from assay.errors import AssayError
 from assay.services.evaluations.records import facts_of
-from assay.services.figures.summary import ReportShape, summarize
+from assay.services.figures.summary import ReportShape, Summary, summarize
 from assay.services.grading.registry import GraderService
 from assay.storage import evaluations as store
 from assay.storage.database import retry_when_busy
@@ -41,7 +40,7 @@ def report_shape(row: EvaluationRow, graders: GraderService) -> ReportShape:
         return ReportShape.of(None)
 
 
-def recount(session: Session, row: EvaluationRow, graders: GraderService) -> dict[str, Any]:
+def recount(session: Session, row: EvaluationRow, graders: GraderService) -> Summary:
     """The summary of everything stored for the evaluation, counted now."""
     shape = report_shape(row, graders)
     return summarize(
@@ -74,7 +73,7 @@ class SummaryRefresher:
                 return
             summary = recount(session, row, self._graders)
             # Only while it runs: the final summary of an ended evaluation is never overwritten.
-            store.store_live_summary(session, evaluation_id, summary)
+            store.store_live_summary(session, evaluation_id, summary.as_dict())
             session.commit()
         self._pause_s[evaluation_id] = (time.perf_counter() - started) / REFRESH_COST_SHARE
 
@@ -102,7 +101,7 @@ def finish_evaluation(
             if ended:
                 session.flush()
                 session.refresh(row)
-                row.summary = recount(session, row, graders)
+                row.summary = recount(session, row, graders).as_dict()
             session.commit()
             return ended
 

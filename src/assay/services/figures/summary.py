@@ -5,7 +5,7 @@ from __future__ import annotations
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from assay.graders import GraderInterface, MatchStatus, VerdictReport
@@ -14,6 +14,93 @@ from assay.services.figures.statistics import cohen_kappa, f1, percentile, ratio
 
 INVALID = "invalid"
 SCORE_BINS = 10
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LatencyFigures:
+    """Latency percentiles of the target's replies, in milliseconds."""
+
+    p50: float | None
+    p95: float | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClassScores:
+    """Precision, recall and F1 of one label (``None`` where undefined), and how many results had it."""
+
+    precision: float | None
+    recall: float | None
+    f1: float | None
+    support: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BinaryReport:
+    """A ``binary`` report: the confusion matrix ``[expected][actual]`` with an ``invalid`` column."""
+
+    labels: list[str]
+    confusion_matrix: dict[str, dict[str, int]]
+    per_class: dict[str, ClassScores]
+    total: int
+    invalid: int
+    invalid_expected: int
+    accuracy: float | None
+    """Invalid answers counted as wrong."""
+    accuracy_valid_only: float | None
+    """Invalid answers left out."""
+    cohen_kappa: float | None
+    """Invalid answers as a category of their own."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ScoreBin:
+    """Scores in ``[low, high)`` (the last bin includes 1.0)."""
+
+    low: float
+    high: float
+    count: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ScoreDistribution:
+    """Graded scores of a ``score`` report, in bins, with quartiles."""
+
+    bins: list[ScoreBin]
+    p25: float | None
+    p50: float | None
+    p75: float | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Summary:
+    """An evaluation's figures; target errors count as failures in the pass rate, not in the mean score."""
+
+    total_cases: int
+    finished: int
+    graded: int
+    passed: int
+    failed: int
+    pass_rate: float | None
+    pass_rate_ci95: tuple[float, float] | None
+    """Wilson 95 % interval of the pass rate."""
+    mean_score: float | None
+    by_match_status: dict[str, int]
+    by_reason_code: dict[str, int] = field(default_factory=dict)
+    """Verdicts by the reason code their grader gave (the extract grader's ``hedged``...)."""
+    error_count: int
+    errors_by_reason: dict[str, int]
+    latency_ms: LatencyFigures
+    binary: BinaryReport | None = None
+    score_distribution: ScoreDistribution | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON form stored with an evaluation (reports the grader does not declare are left out)."""
+        data = asdict(self)
+        data["pass_rate_ci95"] = list(self.pass_rate_ci95) if self.pass_rate_ci95 is not None else None
+        for report in ("binary", "score_distribution"):
+            if data[report] is None:
+                del data[report]
+        return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,38 +180,35 @@ class _LabelMatrix:
             return
         self.matrix[expected][actual if actual in self.matrix else INVALID] += 1
 
-    def report(self) -> dict[str, Any]:
+    def report(self) -> BinaryReport:
         """The report of the results counted so far."""
         labels, matrix = self.labels, self.matrix
         total = sum(sum(row.values()) for row in matrix.values())
         invalid = sum(row[INVALID] for row in matrix.values())
         correct = sum(matrix[label][label] for label in labels)
-        per_class: dict[str, dict[str, Any]] = {}
+        per_class: dict[str, ClassScores] = {}
         for label in labels:
             predicted = sum(matrix[expected][label] for expected in labels)
             support = sum(matrix[label].values())
             precision = ratio(matrix[label][label], predicted)
             recall = ratio(matrix[label][label], support)
-            per_class[label] = {
-                "precision": precision,
-                "recall": recall,
-                "f1": f1(precision, recall),
-                "support": support,
-            }
-        return {
-            "labels": list(labels),
-            "confusion_matrix": matrix,
-            "per_class": per_class,
-            "total": total,
-            "invalid": invalid,
-            "invalid_expected": self.invalid_expected,
-            "accuracy": ratio(correct, total),
-            "accuracy_valid_only": ratio(correct, total - invalid),
-            "cohen_kappa": cohen_kappa(matrix),
-        }
+            per_class[label] = ClassScores(
+                precision=precision, recall=recall, f1=f1(precision, recall), support=support
+            )
+        return BinaryReport(
+            labels=list(labels),
+            confusion_matrix=matrix,
+            per_class=per_class,
+            total=total,
+            invalid=invalid,
+            invalid_expected=self.invalid_expected,
+            accuracy=ratio(correct, total),
+            accuracy_valid_only=ratio(correct, total - invalid),
+            cohen_kappa=cohen_kappa(matrix),
+        )
 
 
-def binary_report(facts: Iterable[ResultFacts], labels: tuple[str, ...]) -> dict[str, Any]:
+def binary_report(facts: Iterable[ResultFacts], labels: tuple[str, ...]) -> BinaryReport:
     """Confusion matrix (expected by actual, with an ``invalid`` column), per-class scores, accuracy, κ.
 
     Only graded results whose expected value has a label count; those with an invalid expected value
@@ -136,21 +220,21 @@ def binary_report(facts: Iterable[ResultFacts], labels: tuple[str, ...]) -> dict
     return matrix.report()
 
 
-def score_distribution(scores: list[float]) -> dict[str, Any]:
+def score_distribution(scores: list[float]) -> ScoreDistribution:
     """Graded scores in ``SCORE_BINS`` equal bins over [0, 1] (the last bin holds 1.0), with quartiles."""
     counts = [0] * SCORE_BINS
     for score in scores:
         counts[min(int(score * SCORE_BINS), SCORE_BINS - 1) if score > 0 else 0] += 1
     ordered = sorted(scores)
-    return {
-        "bins": [
-            {"low": index / SCORE_BINS, "high": (index + 1) / SCORE_BINS, "count": count}
+    return ScoreDistribution(
+        bins=[
+            ScoreBin(low=index / SCORE_BINS, high=(index + 1) / SCORE_BINS, count=count)
             for index, count in enumerate(counts)
         ],
-        "p25": percentile(ordered, 25),
-        "p50": percentile(ordered, 50),
-        "p75": percentile(ordered, 75),
-    }
+        p25=percentile(ordered, 25),
+        p50=percentile(ordered, 50),
+        p75=percentile(ordered, 75),
+    )
 
 
 class SummaryTally:
@@ -218,36 +302,33 @@ class SummaryTally:
         if reason_code is not None:
             self.by_code[reason_code] += 1
 
-    def summary(self, total_cases: int) -> dict[str, Any]:
+    def summary(self, total_cases: int) -> Summary:
         """The summary of the results counted so far, over a suite of ``total_cases``."""
         finished, passed, errors = self.finished, self.passed, self.errors
         latencies = sorted(self.latencies)
         interval = wilson_interval(passed, finished)
-        summary: dict[str, Any] = {
-            "total_cases": total_cases,
-            "finished": finished,
-            "graded": finished - errors.total(),
-            "passed": passed,
-            "failed": finished - passed,
-            "pass_rate": ratio(passed, finished),
-            "pass_rate_ci95": list(interval) if interval else None,
-            "mean_score": ratio(self.score_sum, self.score_count),
-            "by_match_status": dict(sorted(self.by_status.items())),
-            "by_reason_code": dict(sorted(self.by_code.items())),
-            "error_count": errors.total(),
-            "errors_by_reason": dict(sorted(errors.items())),
-            "latency_ms": {"p50": percentile(latencies, 50), "p95": percentile(latencies, 95)},
-        }
-        if self.matrix is not None:
-            summary["binary"] = self.matrix.report()
-        if self.kind is VerdictReport.SCORE:
-            summary["score_distribution"] = score_distribution(list(self.graded_scores))
-        return summary
+        return Summary(
+            total_cases=total_cases,
+            finished=finished,
+            graded=finished - errors.total(),
+            passed=passed,
+            failed=finished - passed,
+            pass_rate=ratio(passed, finished),
+            pass_rate_ci95=interval,
+            mean_score=ratio(self.score_sum, self.score_count),
+            by_match_status=dict(sorted(self.by_status.items())),
+            by_reason_code=dict(sorted(self.by_code.items())),
+            error_count=errors.total(),
+            errors_by_reason=dict(sorted(errors.items())),
+            latency_ms=LatencyFigures(p50=percentile(latencies, 50), p95=percentile(latencies, 95)),
+            binary=self.matrix.report() if self.matrix is not None else None,
+            score_distribution=(
+                score_distribution(list(self.graded_scores)) if self.kind is VerdictReport.SCORE else None
+            ),
+        )
 
 
-def summarize(
-    facts: Iterable[ResultFacts], *, total_cases: int, shape: ReportShape | None = None
-) -> dict[str, Any]:
+def summarize(facts: Iterable[ResultFacts], *, total_cases: int, shape: ReportShape | None = None) -> Summary:
     """The summary of an evaluation's results so far.
 
     The pass rate is over finished cases, target errors counted as failures (a CI gate must not pass

@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 
 from assay.domain import EvaluationStatus
 from assay.errors import NotFoundError, Problem, ValidationError
-from assay.services.evaluations.records import CaseOutcome, outcome_of
+from assay.services.evaluations.records import CaseOutcome, outcome_of, stored_summary
 from assay.storage import evaluations as store
 from assay.storage import result_groups
 from assay.storage import suites as suite_store
@@ -135,7 +135,7 @@ def side_by_side(
             name=evaluation.name,
             grader_id=evaluation.grader_id,
             status=EvaluationStatus(evaluation.status),
-            pass_rate=(evaluation.summary or {}).get("pass_rate"),
+            pass_rate=_pass_rate(evaluation),
         )
         for evaluation in evaluations
     ]
@@ -146,3 +146,8 @@ def side_by_side(
         total=total,
         next_skip=next_skip if next_skip < total else None,
     )
+
+
+def _pass_rate(row: EvaluationRow) -> float | None:
+    summary = stored_summary(row.summary)
+    return summary.pass_rate if summary is not None else None

@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 
 from assay.domain import EvaluationStatus
 from assay.errors import NotFoundError
+from assay.services.evaluations.records import stored_summary
 from assay.services.figures.statistics import PassRate, Shift, pass_rate, shift_from
 from assay.storage import evaluations as store
 from assay.storage import result_groups
@@ -54,9 +55,9 @@ def _pass_rates(session: Session, rows: list[EvaluationRow]) -> dict[int, PassRa
     by the database."""
     rates: dict[int, PassRate] = {}
     for row in rows:
-        summary = row.summary or {}
-        if isinstance(summary.get("passed"), int) and isinstance(summary.get("finished"), int):
-            rates[row.id] = pass_rate(summary["passed"], summary["finished"])
+        summary = stored_summary(row.summary)
+        if summary is not None:
+            rates[row.id] = pass_rate(summary.passed, summary.finished)
     missing = [row.id for row in rows if row.id not in rates]
     for evaluation_id, (passed, total) in result_groups.pass_counts(session, missing).items():
         rates[evaluation_id] = pass_rate(passed, total)
