@@ -8,6 +8,8 @@ resolve, and every module docstring fits on one screen (a rule catalogue goes to
 from __future__ import annotations
 
 import ast
+import importlib
+import importlib.util
 import re
 from pathlib import Path
 
@@ -122,3 +124,25 @@ def test_module_docstrings_fit_on_one_screen() -> None:
         if docstring and docstring.count("\n") + 1 > MAX_MODULE_DOCSTRING_LINES:
             long[str(path.relative_to(ROOT))] = docstring.count("\n") + 1
     assert long == {}, "move the rule catalogue to a page in docs/ and link it"
+
+
+def _resolves(name: str) -> bool:
+    """Whether a dotted name is a module of the package, or a name defined in one."""
+    try:
+        if importlib.util.find_spec(name) is not None:
+            return True
+    except ModuleNotFoundError:  # a name inside a module, not a submodule
+        pass
+    module, _, attribute = name.rpartition(".")
+    return importlib.util.find_spec(module) is not None and hasattr(
+        importlib.import_module(module), attribute
+    )
+
+
+def test_every_module_the_docs_name_exists() -> None:
+    named = {
+        name
+        for page in DOCS.glob("*.md")
+        for name in re.findall(r"`(assay(?:\.\w+)+)`", page.read_text("utf-8"))
+    }
+    assert {name for name in named if not name.endswith(".db") and not _resolves(name)} == set()
