@@ -24,7 +24,8 @@ def test_an_answer_is_stored_once_and_read_back_whole(client: TestClient, databa
     [result] = client.get(f"/api/evaluations/{evaluation['id']}/results").json()["data"]["results"]
     assert result["agent_response"] == LONG
     details = result["details"]
-    assert details["actual_original"] == LONG  # every details field of the spec (D10), as graded
+    # every details field (docs/decisions.md#the-grading-result), as graded
+    assert details["actual_original"] == LONG
     assert details["normalized_actual"] == LONG.strip()
     assert list(details) == list(TrueFalseGrader().grade(LONG, "true")["details"])  # in the grader's order
     assert {"expected_bool", "actual_bool", "match_status", "reason"} <= set(details)

@@ -1,4 +1,7 @@
-"""Every response is the envelope (D15), errors the framework makes included; no trace reaches a client."""
+"""Every response is the envelope, errors the framework makes included; no trace reaches a client.
+
+docs/decisions.md#the-envelope
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Grader routes: the 003 contract tests, pagination (D16), grading (D17), batches and config checks."""
+"""Grader routes: the API contract's own tests, pagination, grading, batches and config checks.
+
+The rules: docs/decisions.md#listing-graders and docs/decisions.md#grading-one-answer.
+"""
 
 from __future__ import annotations
 
@@ -12,10 +15,10 @@ from tests.support.semantic import hidden_semantic_extra, require_semantic_extra
 __all__ = ["hidden_semantic_extra"]  # a fixture, used by name
 
 GRADER_IDS = [grader.default_id for grader in BUILTIN_GRADERS]
-"""The built-ins in registration order: string-match and true-false (003, 004) first, then the catalogue."""
+"""The built-ins in registration order: string-match and true-false first, then the catalogue."""
 
 
-# ---- 003 contract tests, verbatim ---------------------------------------------------------------------
+# ---- the API contract's own tests, verbatim ------------------------------------------------------------
 
 
 def test_list_graders(client: TestClient) -> None:
@@ -45,7 +48,7 @@ def test_details_say_the_report_and_offer_presets(client: TestClient) -> None:
     assert true_false["report"] == "binary"
     french = true_false["presets"]["french"]
     assert "oui" in french["config"]["aliases"]["true"]
-    assert set(french["config"]) == {"aliases", "case_sensitive"}  # a preset fills only 000's keys
+    assert set(french["config"]) == {"aliases", "case_sensitive"}  # a preset fills only the two options
     graded = client.post(
         "/api/graders/true-false/grade",
         json={"agent_response": "Non", "expected_output": "false", "config": french["config"]},
@@ -92,7 +95,7 @@ def test_true_false_is_registered_as_in_004(client: TestClient) -> None:
     assert data["config_schema"]["properties"]["aliases"]["default"]["true"][:3] == ["true", "True", "TRUE"]
 
 
-# ---- pagination (D16) --------------------------------------------------------------------------------
+# ---- pagination (docs/decisions.md#listing-graders) ---------------------------------------------------
 
 
 def test_list_has_count_and_total(client: TestClient) -> None:
@@ -139,7 +142,7 @@ def test_out_of_range_pages_are_validation_errors(client: TestClient, query: str
     assert body["error"]["problems"]
 
 
-# ---- grading (D17) -----------------------------------------------------------------------------------
+# ---- grading (docs/decisions.md#grading-one-answer) ---------------------------------------------------
 
 
 def test_grade_true_false(client: TestClient) -> None:

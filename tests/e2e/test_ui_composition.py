@@ -130,7 +130,7 @@ def test_a_problem_in_a_child_config_shows_beside_the_childs_field(page: Page, i
     pick(spec, "true-false")
     expect(page.get_by_test_id("config-status")).to_have_text("✓ valid")
     false_list = page.locator('[data-field="grader.config.aliases.false"]')
-    false_list.get_by_label("New false").fill("yes")  # "yes" is already true: both true and false (D5)
+    false_list.get_by_label("New false").fill("yes")  # "yes" is already true: both true and false
     false_list.get_by_role("button", name="Add").click()
     expect(page.get_by_test_id("config-status")).to_contain_text("problem")
     aliases = page.locator('[data-field="grader.config.aliases"]')

@@ -76,7 +76,7 @@ def test_playground_grades_with_custom_aliases_and_shows_every_detail(page: Page
 def test_config_problems_from_the_api_show_beside_the_field(page: Page) -> None:
     page.goto("/graders/true-false")
     false_list = page.locator('[data-field="aliases.false"]')
-    # Listing "yes" as false too makes an alias both true and false (D5): the API says so.
+    # Listing "yes" as false too makes an alias both true and false, which is refused: the API says so.
     false_list.get_by_label("New false").fill("yes")
     false_list.get_by_role("button", name="Add").click()
     expect(page.get_by_test_id("config-status")).to_contain_text("problem")

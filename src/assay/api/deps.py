@@ -57,7 +57,7 @@ SuiteServiceDep = Annotated[SuiteService, Depends(get_suite_service)]
 
 @dataclass(frozen=True, slots=True)
 class Pagination:
-    """Which page of a listing was asked for (D16)."""
+    """Which page of a listing was asked for (docs/decisions.md#listing-graders)."""
 
     limit: int
     skip: int
@@ -65,7 +65,8 @@ class Pagination:
 
 Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT, description=f"Items per page (1..{MAX_LIMIT})")]
 Skip = Annotated[int, Query(ge=0, le=MAX_SKIP, description="Items to skip")]
-"""The D16 bounds as plain query parameters, for the hot routes where a sub-dependency costs too much."""
+"""The listing bounds (docs/decisions.md#listing-graders) as plain query parameters, for the hot routes
+where a sub-dependency costs too much."""
 
 
 async def get_pagination(limit: Limit = DEFAULT_LIMIT, skip: Skip = 0) -> Pagination:

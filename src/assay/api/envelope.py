@@ -1,4 +1,5 @@
-"""The response envelope of every API answer (D15), and the handlers that put every error into it."""
+"""The response envelope of every API answer (docs/decisions.md#the-envelope), and the handlers that put
+every error into it."""
 
 from __future__ import annotations
 

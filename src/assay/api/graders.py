@@ -1,4 +1,7 @@
-"""Grader routes: list and describe the registered graders, grade with them, check configs (003, D16, D17)."""
+"""Grader routes: list and describe the registered graders, grade with them, check configs.
+
+The settled rules they keep: docs/decisions.md#listing-graders and docs/decisions.md#grading-one-answer.
+"""
 
 from __future__ import annotations
 

@@ -232,7 +232,7 @@ def test_without_the_extra_no_answer_passes_and_nothing_raises() -> None:
     refusal = grader.check_expected(CAPITAL)
     assert refusal is not None
     assert INSTALL_COMMAND in refusal
-    assert grader.grade("", CAPITAL)["details"]["match_status"] == "invalid_response"  # D9 order still holds
+    assert grader.grade("", CAPITAL)["details"]["match_status"] == "invalid_response"  # an empty answer first
 
 
 @pytest.mark.usefixtures("hidden_semantic_extra")

@@ -1,4 +1,4 @@
-"""StringMatchGrader per spec 003 and D13."""
+"""StringMatchGrader and its options (docs/decisions.md#string-match-options)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""TrueFalseGrader to the letter of spec 000/001/002/004 and decisions D1-D12."""
+"""TrueFalseGrader to the letter of its design and docs/decisions.md#the-true-false-grader."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def details_of(grader: TrueFalseGrader, response: object, expected: object) -> d
     return details
 
 
-# --- 001: every example result dict, compared key by key -------------------------------------------
+# --- the grade() contract: every example result dict, compared key by key --------------------------
 
 CONTRACT_EXAMPLES: list[tuple[str, str, dict[str, Any] | None, dict[str, Any]]] = [
     (
@@ -144,7 +144,8 @@ def test_contract_example_results_key_by_key(
     assert result["score"] == want["score"]
     for key, value in want["details"].items():
         assert result["details"][key] == value, key
-    # D10: the two normalised values come on top of 001's keys, nothing else.
+    # The two normalised values come on top of the contract's keys, nothing else
+    # (docs/decisions.md#true-false-details).
     assert set(result["details"]) == set(want["details"]) | {"normalized_expected", "normalized_actual"}
 
 
@@ -154,7 +155,7 @@ def test_whitespace_example_normalised_values(grader: TrueFalseGrader) -> None:
     assert details["normalized_actual"] == "yes"
 
 
-# --- 002 acceptance scenarios ------------------------------------------------------------------------
+# --- acceptance scenarios of the feature specification -----------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -198,7 +199,7 @@ def test_inherits_grader_interface(grader: TrueFalseGrader) -> None:
     assert grader.validate_config() is True
 
 
-# --- 000 edge cases -------------------------------------------------------------------------------
+# --- edge cases of the data model --------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("response", ["", None, "   ", "\t\n", "\u3000"])
@@ -229,7 +230,8 @@ def test_one_when_false_expected_is_a_mismatch(grader: TrueFalseGrader) -> None:
 
 def test_case_sensitive_rejects_other_spellings() -> None:
     grader = TrueFalseGrader(config={"case_sensitive": True})
-    assert grader.grade("TRUE", "true")["passed"] is True  # D6: TRUE is one of the listed spellings
+    # TRUE is a listed spelling (docs/decisions.md#default-aliases)
+    assert grader.grade("TRUE", "true")["passed"] is True
     details = details_of(grader, "tRuE", "true")
     assert details["match_status"] == "invalid_response"
     assert details["normalized_actual"] == "tRuE"
@@ -301,7 +303,9 @@ def test_casefold_not_just_lower() -> None:
     assert grader.grade("STRASSE", "true")["passed"] is True
 
 
-# --- configuration: D1-D5 ------------------------------------------------------------------------------
+# --- configuration ------------------------------------------------------------------------------------
+# docs/decisions.md#unknown-config-keys, docs/decisions.md#true-false-config-types and
+# docs/decisions.md#no-alias-both-true-and-false
 
 
 def test_unknown_key_names_it_and_the_accepted_ones() -> None:

@@ -1,4 +1,4 @@
-"""GraderService: the registry of 004, configured graders, and third-party graders via entry points."""
+"""GraderService: the registry of graders, configured graders, and third-party graders via entry points."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Schemas of the grader routes (003, D16, D17)."""
+"""Schemas of the grader routes (docs/decisions.md#listing-graders, docs/decisions.md#grading-one-answer)."""
 
 from __future__ import annotations
 

@@ -5,31 +5,10 @@ Labels come from the config: ``A``-``E`` by default, or any words (``yes``/``no`
 is read conservatively: when it is unclear which label it chooses, the verdict is ``invalid_response``,
 never a guess.
 
-How a label is read in an answer:
-
-1. **A token of its own.** A label counts only where no word or number goes on across its ends (see
-   :mod:`assay.graders.reading.words`): ``A`` is not read in ``Answer``, ``1`` not in ``1.5``.
-2. **Not prose.** A label written with lower-case letters and followed by a space and a word is taken for
-   ordinary prose, not a label: the article in ``"a cat"``, ``"yes it is"``. Written in capitals (``"B
-   because..."``, ``"YES it is"``) or followed by a connective (``"a or b"``) it is a label.
-3. **Groups.** Labels joined only by connectives (``or``, ``and``, ``not``, ``nor``, ``vs``, ``maybe``...),
-   commas, slashes or brackets form one group: ``"A or B"``, ``"A and C"``, ``"B, not A"``, ``"(A)/(B)"``.
-4. **Recognised positions.** A group is read only where an answer is given:
-
-   - *explicit* positions: the whole answer, around brackets, bold, quotes and a closing full stop
-     (``"B"``, ``"(B)"``, ``"B."``, ``"B)"``, ``"**B**"``); or after an answer statement (``"The answer
-     is B"``, ``"Answer: B"``, ``"The correct option is (B)"``, ``"Final answer: **B**"``,
-     ``"\\boxed{B}"``, ``"Réponse : B"``, ``"答案是B"``);
-   - *other* positions: at the start of a line, followed by punctuation, a line break or the end
-     (``"B. Paris"``, ``"B) Paris"``, ``"B: Paris"``, ``"- B - Paris"``); in brackets or bold anywhere
-     (``"I'd pick (B) here"``); right after ``option``, ``choice``, ``answer`` or ``letter`` (``"option
-     B"``).
-
-   A label merely mentioned elsewhere (``"I think B"``, ``"A cat is..."``) is not read.
-5. **One choice.** Explicit positions decide when the answer has any (so an answer that restates the
-   options, then says ``"Answer: B"``, chooses B); otherwise the other positions do. The labels read there
-   must all be the same one: two different labels (``"A or B"``, ``"The answer is B. No, the answer is
-   C"``, two options at line starts) are ``invalid_response`` naming both; none is ``invalid_response``.
+How a label is read is in docs/choice.md: a token of its own (:mod:`assay.graders.reading.words`), not prose
+(lower-case ``"a cat"``), groups joined by connectives (``"A or B"``), read only at recognised positions
+(explicit: the whole answer, after ``"The answer is"``...; other: a line start, brackets, bold, after
+``option``), and exactly one choice (explicit positions decide when there are any).
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""The string-match grader: is the response the expected text, within the configured leniency (003, D13)?"""
+"""The string-match grader: is the response the expected text, within the configured leniency?
+
+Its options: docs/decisions.md#string-match-options.
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """The True/False grader: does the agent's answer mean the same boolean as the expected one?
 
-Specified by spec documents 000, 001, 002 and 004 and decisions D1-D12.
+Its rules (config, aliases, normalisation, verdicts, details): docs/decisions.md#the-true-false-grader, and
+docs/decisions.md#every-grader for what every grader returns.
 """
 
 from __future__ import annotations
@@ -76,7 +77,8 @@ PRESETS: dict[str, Preset] = {
         ["нет", "неверно", "ложь", "no", "0"],
     ),
 }
-"""Locale packs and stricter variants; a preset only fills ``aliases`` and ``case_sensitive`` (000's keys)."""
+"""Locale packs and stricter variants; a preset only fills the two options, ``aliases`` and
+``case_sensitive``."""
 
 
 def _invalid_expected_reason(expected_text: str) -> str:
@@ -159,7 +161,7 @@ class TrueFalseGrader(GraderInterface):
 
     @classmethod
     def semantic_problems(cls, config: dict[str, Any]) -> list[ConfigProblem]:
-        """D5: a spelling may not mean both true and false (after case folding when case-insensitive)."""
+        """A spelling may not mean both true and false (docs/decisions.md#no-alias-both-true-and-false)."""
         aliases = config.get("aliases")
         if aliases is None:
             return []
@@ -181,7 +183,7 @@ class TrueFalseGrader(GraderInterface):
         return text, normalized, self._table.get(normalized)
 
     def check_expected(self, expected_output: Any) -> str | None:
-        """The D9 ``invalid_expected`` reason when ``expected_output`` names no boolean, else ``None``."""
+        """The ``invalid_expected`` reason when ``expected_output`` names no boolean, else ``None``."""
         expected_text, _, expected_bool = self._read(expected_output)
         return _invalid_expected_reason(expected_text) if expected_bool is None else None
 
@@ -195,7 +197,10 @@ class TrueFalseGrader(GraderInterface):
         return details.get("expected_bool"), details.get("actual_bool")
 
     def grade(self, agent_response: Any, expected_output: Any) -> GradeResult:
-        """Grade one response (D9 order of verdicts, D10 details). Never raises."""
+        """Grade one response. Never raises.
+
+        Verdicts and details: docs/decisions.md#true-false-verdicts and docs/decisions.md#true-false-details.
+        """
         expected_text, normalized_expected, expected_bool = self._read(expected_output)
         actual_text, normalized_actual, actual_bool = self._read(agent_response)
         if expected_bool is None:
@@ -221,7 +226,7 @@ class TrueFalseGrader(GraderInterface):
 
 
 def _alias_table(true_aliases: tuple[str, ...], false_aliases: tuple[str, ...], fold: Any) -> dict[str, str]:
-    """Normalised spelling → "true"/"false"; the canonical words are always in (D7)."""
+    """Normalised spelling → "true"/"false", canonical words always in (docs/decisions.md#custom-aliases)."""
     table: dict[str, str] = {}
     for word, aliases in (("true", true_aliases), ("false", false_aliases)):
         for alias in (*aliases, word):

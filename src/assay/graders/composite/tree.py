@@ -5,31 +5,11 @@ other composites included) and combining their verdicts in three-valued logic. T
 composite shares; :mod:`assay.graders.composite.combinators` holds the five combinations (`not`, `all`, `any`,
 `at-least`, `weighted`).
 
-Rules every composite keeps:
-
-- A blank answer (``None``, empty, whitespace) is ``invalid_response`` at the composite before any child
-  runs, so no combination (a negation, a low threshold) can turn "no answer" into a pass. The D9 order
-  still holds: an expected output a child refuses (its preflight) is ``invalid_expected`` first.
-- A child's ``invalid_expected`` makes the composite ``invalid_expected`` (a suite bug, not an answer's).
-- A child that raises or returns something malformed makes the composite ``invalid_response``: never a pass.
-- The tree is bounded: at most ``MAX_DEPTH`` composites nested and ``MAX_NODES`` graders in all.
-- A grader that needs an outbound call (:class:`~assay.graders.contract.calls.CallingGrader`, a model judge)
-is not
-  a child: composites grade synchronously and could only ever report its call as not made.
-
-Details: ``children`` holds each child's verdict in config order, as its result with the child's id added
-(``{passed, score, details, grader_id}``): its status and reason are its ``details.match_status`` and
-``details.reason``. Only a child whose status is not a :class:`~assay.graders.contract.verdict.MatchStatus` (a
-plugin's own word) has its entry also say the status the composite read it as (``match_status``, by
-``passed``). ``decided_by`` names the child that decided. (Results stored by composites before 1.1.0 have
-``match_status`` and ``reason`` in every entry; readers take the entry's ``match_status`` first, then its
-details'.)
-
-Version: the class version (``"1.1.0"``; 1.1.0 gave the tree's entries their present shape) covers the
-combination's own rules and its details' shape; a configured instance reports ``"<class version>+<digest>"``,
-the digest covering each child's id and version (a nested composite's version carries its own children's),
-so a stored result's version changes whenever a child's verdicts could.
-The digest keeps it short (stored versions are at most 100 characters) whatever the size of the tree.
+The semantics are in docs/composition.md: the rules every composite keeps (a blank answer is
+``invalid_response`` before any child runs; a child's ``invalid_expected`` makes it ``invalid_expected``,
+a broken child ``invalid_response``; the tree is bounded by ``MAX_DEPTH`` and ``MAX_NODES``; no calling
+grader is a child), the ``children`` entries of its details and ``decided_by``, and its version
+``"<class version>+<digest of the children's ids and versions>"``.
 """
 
 from __future__ import annotations
@@ -278,8 +258,8 @@ class CompositeGrader(GraderInterface):
         self._is_composite: tuple[bool, ...] = tuple(isinstance(c, CompositeGrader) for c in children)
         self._fresh_results: tuple[bool, ...] = tuple(type(child).fresh_results for child in children)
         # (id, bound grade, own expected or None, trusted: a built-in's fresh result): what grade() loops
-        # over, nothing else looked up per call; and (bound preflight, own expected) for a blank answer's D9
-        # check.
+        # over, nothing else looked up per call; and (bound preflight, own expected) for a blank answer's
+        # check of the expected outputs first (docs/decisions.md#order-of-verdicts).
         self._calls: tuple[tuple[str, Any, str | None, bool], ...] = tuple(
             zip(
                 self._ids,
@@ -509,7 +489,7 @@ class CompositeGrader(GraderInterface):
             return self._broken(agent_response, expected_output, exc)
 
     def _blank(self, agent_response: Any, expected_output: Any) -> GradeResult:
-        refusal = self._first_refusal(expected_output)  # D9: a refused expected output is reported first
+        refusal = self._first_refusal(expected_output)  # a refused expected output is reported first
         if refusal is not None:
             index, reason = refusal
             return _result(

@@ -1,8 +1,9 @@
 """What a grader returns, typed: one outcome vocabulary for graders, storage, API, summary and UI.
 
-``grade()`` keeps returning the dict of the spec (001, D9-D12): ``{"passed", "score", "details"}`` with
-``details.match_status`` and ``details.reason``. Graders build it through :class:`Verdict`, so every
-grader fills the same keys the same way and ``passed`` always means ``match_status == "match"``.
+``grade()`` keeps returning the dict ``{"passed", "score", "details"}`` with ``details.match_status`` and
+``details.reason`` (docs/decisions.md#the-grading-result and docs/decisions.md#match-statuses). Graders
+build it through :class:`Verdict`, so every grader fills the same keys the same way and ``passed`` always
+means ``match_status == "match"``.
 
 A verdict may also give ``details.reason_code``: a short word naming the rule that decided it (the
 ``extract`` grader's refusals: ``hedged``, ``negated``...). The platform stores it beside the match status,
@@ -49,7 +50,7 @@ class VerdictReport(StrEnum):
 
 
 class GradeResult(TypedDict):
-    """The spec's grading result: ``details`` always holds ``match_status`` and ``reason``."""
+    """The grading result ``grade()`` returns: ``details`` always holds ``match_status`` and ``reason``."""
 
     passed: bool
     score: float
@@ -68,7 +69,7 @@ _NO_EXTRA: Mapping[str, Any] = MappingProxyType({})
 
 
 class Verdict(NamedTuple):
-    """One verdict before it becomes the spec's dict; ``extra`` holds the grader's own details keys.
+    """One verdict before it becomes ``grade()``'s dict; ``extra`` holds the grader's own details keys.
 
     A named tuple rather than a frozen dataclass: just as immutable, and built in a third of the time,
     which matters when the record is most of a fast grader's cost per call.
@@ -84,7 +85,7 @@ class Verdict(NamedTuple):
     """Defaults to 1.0 for a match and 0.0 otherwise; graded graders give their similarity."""
     extra: Mapping[str, Any] = _NO_EXTRA
     leading: Mapping[str, Any] = _NO_EXTRA
-    """Grader keys placed before the common ones (true-false's ``expected_bool``/``actual_bool``, D10)."""
+    """Grader keys placed before the common ones (true-false's ``expected_bool``/``actual_bool``)."""
 
     def result(self) -> GradeResult:
         """The dict ``grade()`` returns."""
@@ -115,7 +116,7 @@ def verdict_result(
         "normalized_expected": normalized_expected,
         "normalized_actual": normalized_actual,
     }
-    if leading:  # D10 puts true-false's own keys first
+    if leading:  # true-false's own keys come first (docs/decisions.md#true-false-details)
         details = {**leading, **details}
     if extra:
         details.update(extra)

@@ -6,54 +6,12 @@ refused (:class:`Extraction`). It is pure, deterministic, thread-safe and never 
 :class:`ExtractionRules` (``RULES_SCHEMA`` for a grader config); words per language are in
 :mod:`~assay.graders.extract.lexicon` (en, fr, de, es, it, pt, ja, zh, ru — true-false's presets).
 
-What is read
-    The last ``max_reply_chars`` characters (default 4,000: final answers come last, and the cap bounds
-    every reply's cost), NFKC-normalised (full-width colons and marks become ASCII), without markdown
-    emphasis, headings, quote marks and bullets, with runs of spaces collapsed; an emoji ends a clause
-    like punctuation; backticks stay, as quotes (`True` in code is a value shown, not a verdict given).
-
-Rules that find candidates, in priority order (``rules`` chooses which run)
-    tagged           ``<answer>…</answer>``, ``<final_answer>…`` (``tags``), ``\\boxed{…}``.
-    json_field       a JSON object in the reply holding one of ``json_keys`` (up to 3 levels deep).
-    labelled         "Answer:", "Final answer:", "The answer is", "La réponse est", "Antwort:",
-                     "La respuesta es", "Risposta:", "A resposta é", "答え:", "答案是", "Ответ:" (and
-                     ``extra_labels``); the span runs to the end of its clause ("Answer: No, it isn't"),
-                     narrowed to the truth word of a verdict ending it ("Answer: it's true" → "true").
-    leading_word     the reply opens with an answer word then punctuation ("Yes, that's correct.").
-    lone_word        a clause that is only an answer word, maybe after "so", "well", "wait", "enfin",
-                     "anzi", "等等"... ("The capital is Canberra. So, no.").
-    verdict          a truth word right after a copula ("That's correct", "C'est faux", "Das stimmt").
-    whole_reply      the reply is one short line (``short_line_words``); last_short_line: its last line.
-    Tagged, json_field and labelled are explicit. The first rule in this order with a candidate picks
-    (its last one); an explicit span of more than ``max_span_words`` words, or of more than three cut
-    at a comma, is prose and no candidate. Answer words: yes/no particles and truth words
-    (true/correct/false...) of every language; "是的" reads as "是", "はいです" as "はい".
-
-Refusals (``span=None``, ``rule`` names why), in the order they are checked
-    hedged                  a word of doubt anywhere ("maybe", "I think", "peut-être", "vielleicht",
-                            "quizás", "forse", "talvez", "たぶん", "也许", "возможно"; off with
-                            ``refuse_hedged``); always, in the answer's sentence, a qualifier
-                            ("usually", "at least") or a contrast or condition ("but", "if", "si", "wenn").
-    conflicting_candidates  explicit candidates that differ, or two candidates of any rule with opposite
-                            booleans ("Yes. Wait, no."); a negated truth word counts as its opposite.
-    question                the answer's sentence asks ("true?", "Is it yes?", "¿Es sí?", "ですか",
-                            "吗", "ли"), or a later question names an answer word ("Yes. Or is it no?").
-    negated                 a negator in the answer's clause before it, or right before it across commas
-                            and line breaks ("not true", "I don't think the answer is yes", "pas vrai",
-                            "no es cierto", "不是真的", "не верно"); inside the span; after a truth word
-                            in its clause ("Das stimmt nicht", "真ではない"); anywhere later in the
-                            sentence after a yes ("Yes, it isn't").
-    mixed                   two answers in the span ("yes and no", "true or false", "A or B"), or an
-                            opposite answer later in the sentence ("No, not yes"; "No, it's true"; "No,
-                            it isn't false").
-    no_answer               nothing found, or an explicit marker that is empty.
-    "No" is an answer and a negator (en, es, it; "non" fr, it): a no followed in its sentence by
-    negations is one clear NO ("No, no es cierto", "Non, ce n'est pas vrai"). Checks of the rest of the
-    sentence stop at "because", "car", "weil", "porque", "因为"...: an explanation may say "not" freely.
-
-Word lists, labels and verdicts run on RE2 (:mod:`~assay.graders.extract.patterns`): linear in the
-reply whatever the number of words. The few stdlib ``re`` patterns left here are short, with bounded
-repeats and fixed lookarounds, and no nested quantifiers.
+The rules are in docs/extraction.md: what is read of a reply (the last ``max_reply_chars``, normalised),
+the rules that find candidates in priority order (tagged, json_field, labelled, leading_word, lone_word,
+verdict, whole_reply, last_short_line), the refusals in the order they are checked (hedged,
+conflicting_candidates, question, negated, mixed, no_answer) and what each one reads, with examples in
+every language. Word lists, labels and verdicts run on RE2 (:mod:`~assay.graders.extract.patterns`):
+linear in the reply; the few stdlib ``re`` patterns left here are short, bounded and never nested.
 """
 
 from __future__ import annotations

@@ -211,7 +211,8 @@ class ExtractGrader(CompositeGrader):
             return self._broken(agent_response, expected_output, exc)
 
     def _refused(self, agent_response: Any, expected_output: Any, extraction: Extraction) -> GradeResult:
-        """No answer: invalid_response naming the rule, unless the child refuses the expected output (D9)."""
+        """No answer: invalid_response naming the rule, unless the child refuses the expected output first
+        (docs/decisions.md#order-of-verdicts)."""
         refusal = self._first_refusal(expected_output)
         if refusal is not None:
             return _result(

@@ -1,4 +1,7 @@
-"""How a grader reads any input as text (D11) and puts it in the form it compares, alike in every grader."""
+"""How a grader reads any input as text and puts it in the form it compares, alike in every grader.
+
+The rules: docs/decisions.md#inputs-that-are-not-strings and docs/decisions.md#string-match-options.
+"""
 
 from __future__ import annotations
 

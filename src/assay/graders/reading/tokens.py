@@ -1,26 +1,11 @@
 """The tokens a text is made of, in any script, as token-overlap measures (F1, ROUGE-L) count them.
 
-SQuAD's answer normalisation, made Unicode-aware the way multilingual QA evaluations (MLQA, KorQuAD) do it:
-
-- compatibility forms are folded (NFKC: full-width letters and digits are ASCII, half-width katakana is
-  full-width), then case unless asked not to; invisible format characters (soft hyphen, zero-width
-  joiners, byte-order mark, direction marks: Unicode category ``Cf``) are deleted;
-- punctuation is deleted, not turned into a space (``"U.S."`` is ``"us"``, ``"don't"`` is ``"dont"``,
-  but also ``"New York-based"`` is ``"new yorkbased"``): every character of a Unicode punctuation
-  category (``P*``) and the ASCII symbols SQuAD removes (``$ + < = > ^ ` | ~``). Unlike SQuAD, a number
-  keeps what changes its value: a minus sign before it and a point or comma inside it (``"-5"``,
-  ``"3.5"``, ``"3,5"``), so that ``"-5"`` never equals ``"5"`` nor ``"3.5"`` ``"35"``; only thousands
-  separators are deleted (``"1,000"`` is ``"1000"``);
-- words are what whitespace separates, in any script, and a zero-width space too (Thai, Khmer, Lao and
-  Myanmar texts mark word boundaries with it); with punctuation ignored also a dash longer than a hyphen
-  (en, em: ``"Paris—France"`` is two words);
-- each Chinese character, Japanese kana and Korean syllable is a token of its own: Chinese and Japanese
-  put no spaces between words (``"北京是首都"`` is five tokens, as in MLQA's Chinese evaluation), and
-  Korean glues particles to its words (``"서울은"`` is "Seoul" plus a topic marker), which is why
-  KorQuAD counts its F1 per character. Thai, Lao, Khmer and Myanmar are unspaced too but not segmented
-  here (that needs a dictionary), and per letter almost any two texts would overlap: a run of them
-  between spaces is one token, which fails a partial answer rather than pass a wrong one;
-- the English articles a, an, the (any capitalisation) can be dropped, as SQuAD does.
+SQuAD's answer normalisation, made Unicode-aware the way multilingual QA evaluations (MLQA, KorQuAD) do
+it. The rules are in docs/tokens.md: NFKC and case folding, format characters deleted; punctuation
+deleted, not made a space, except what gives a number its value (``"-5"``, ``"3.5"``; ``"1,000"`` is
+``"1000"``); words split at whitespace, zero-width spaces and long dashes; each Chinese character,
+Japanese kana and Korean syllable a token of its own, a run of Thai, Lao, Khmer or Myanmar one token; the
+English articles optionally dropped.
 """
 
 from __future__ import annotations
