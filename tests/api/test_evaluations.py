@@ -357,8 +357,13 @@ def test_verdicts_are_counted_and_filtered_by_their_reason_code(client: TestClie
         "rule": "hedged",
         "reason": "The reply hedges ('Maybe'), so it gives no clear answer",
     }
-    read = results(client, evaluation["id"], outcome="passed")[0]["details"]
+    # The verdict's shared fields come typed beside the details they were read from.
+    assert (hedged[0]["reason_code"], hedged[0]["answer"], hedged[0]["explanation"]) == ("hedged", None, None)
+    assert hedged[0]["reason"] == hedged[0]["details"]["reason"] != ""
+    passed = results(client, evaluation["id"], outcome="passed")[0]
+    read = passed["details"]
     assert (read["extraction"]["span"], read["extraction"]["rule"]) == ("yes", "labelled")
+    assert (passed["answer"], passed["reason_code"]) == ("yes", None)
     assert results(client, evaluation["id"], reason_code="question") == []
     lines = client.get(
         f"/api/evaluations/{evaluation['id']}/export", params={"format": "jsonl", "reason_code": "negated"}

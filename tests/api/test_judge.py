@@ -146,7 +146,7 @@ def test_evaluation_stores_judge_errors_by_reason_and_regrades_them(
         assert row["details"]["prompt"]["user"]  # what the judge was asked is kept
     assert "contradicts itself" in invalid[0]["error_detail"]
     echoed = results(client, evaluation["id"], q="Paris echo")[0]
-    assert echoed["details"]["explanation"] == "key Bearer [redacted]"
+    assert echoed["details"]["explanation"] == echoed["explanation"] == "key Bearer [redacted]"
     everything = client.get(f"/api/evaluations/{evaluation['id']}/results").text
     exported = client.get(f"/api/evaluations/{evaluation['id']}/export").text
     shown = client.get(f"/api/evaluations/{evaluation['id']}").text

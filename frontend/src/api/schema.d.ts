@@ -1927,7 +1927,30 @@ export interface components {
             /** Score */
             score: number | null;
             match_status: components["schemas"]["MatchStatus"] | null;
-            /** Details */
+            /**
+             * Reason
+             * @description Why the grader decided so (its details' reason)
+             */
+            reason: string | null;
+            /**
+             * Reason Code
+             * @description The rule that decided, when the grader names one (the extract grader's 'hedged'...)
+             */
+            reason_code: string | null;
+            /**
+             * Answer
+             * @description The answer the grader read in a longer reply (answer extraction)
+             */
+            answer: string | null;
+            /**
+             * Explanation
+             * @description A model judge's reasoning
+             */
+            explanation: string | null;
+            /**
+             * Details
+             * @description Everything the grader said, as it said it
+             */
             details: {
                 [key: string]: unknown;
             } | null;

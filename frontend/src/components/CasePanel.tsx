@@ -88,7 +88,13 @@ export function CasePanel({ result, graderId, onClose, fromLink = false }: CaseP
       )}
       <h4>details</h4>
       {result.details ? (
-        <VerdictDetails graderId={graderId} passed={result.passed} score={result.score} details={result.details} />
+        <VerdictDetails
+          graderId={graderId}
+          passed={result.passed}
+          score={result.score}
+          details={result.details}
+          fields={{ reason: result.reason, explanation: result.explanation, error: result.error }}
+        />
       ) : (
         <p className="muted">Not graded.</p>
       )}

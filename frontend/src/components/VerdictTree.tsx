@@ -1,5 +1,5 @@
 import { DetailsTable } from "./DetailsTable";
-import { EXPLANATION_KEY, verdictError, verdictOutcome } from "./outcome";
+import { EXPLANATION_KEY, type VerdictFields, verdictFields, verdictOutcome } from "./outcome";
 import { TextBlock } from "./TextBlock";
 import { Verdict } from "./Verdict";
 import { CHILDREN_KEY, type VerdictNode, detailsBesideTree, extractionTrace, verdictTree } from "./verdictTree";
@@ -63,22 +63,24 @@ interface VerdictDetailsProps {
   passed: boolean;
   score: number | null;
   details: Readonly<Record<string, unknown>>;
+  /** The verdict's typed fields, as a stored result carries them; read from `details` when not given (a
+   * grade route's result). */
+  fields?: VerdictFields;
 }
 
 /**
  * A verdict's details: why a grader could not judge (`error`) and a judge's reasoning (`explanation`) first,
  * then a composite's children drawn as a tree, then every other key in a table.
  */
-export function VerdictDetails({ graderId, passed, score, details }: VerdictDetailsProps) {
+export function VerdictDetails({ graderId, passed, score, details, fields = verdictFields(details) }: VerdictDetailsProps) {
   const tree = verdictTree({ graderId, passed, score, details });
-  const error = verdictError(details);
-  const explanation = typeof details[EXPLANATION_KEY] === "string" ? (details[EXPLANATION_KEY] as string) : null;
+  const { error, explanation, reason } = fields;
   const omit = [...(tree ? [CHILDREN_KEY] : []), ...(explanation !== null ? [EXPLANATION_KEY] : [])];
   return (
     <>
       {error !== null && (
         <div className="verdict-error" data-testid="verdict-error">
-          <span className="mono">{error}</span> {typeof details.reason === "string" && details.reason}
+          <span className="mono">{error}</span> {reason}
         </div>
       )}
       {explanation !== null && (

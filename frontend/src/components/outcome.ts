@@ -43,6 +43,21 @@ export function verdictError(details: Readonly<Record<string, unknown>>): string
   return typeof error === "string" && /^[a-z][a-z0-9_]{0,99}$/.test(error) ? error : null;
 }
 
+/**
+ * A verdict's shared fields, typed: a stored result carries them (`reason`, `explanation`, `error`); a grade
+ * route's dict (the playground) is read into the same shape once, here, as the server reads a result.
+ */
+export interface VerdictFields {
+  reason: string | null;
+  explanation: string | null;
+  error: string | null;
+}
+
+export function verdictFields(details: Readonly<Record<string, unknown>>): VerdictFields {
+  const text = (value: unknown) => (typeof value === "string" ? value : null);
+  return { reason: text(details.reason), explanation: text(details[EXPLANATION_KEY]), error: verdictError(details) };
+}
+
 /** A grading result's outcome as the playground shows it: a grader that could not judge is an error. */
 export function gradeOutcome(passed: boolean, details: Readonly<Record<string, unknown>>): Outcome {
   if (!passed && verdictError(details) !== null) return "error";

@@ -167,9 +167,9 @@ def _test_target(
         raise SystemExit(2)
     out.print(f"answer: {json.dumps(trial.answer, ensure_ascii=False)}", markup=False)
     if trial.verdict is not None:
-        details = trial.verdict["details"]
-        outcome = "pass" if trial.verdict["passed"] else "fail"
-        out.print(f"verdict: {outcome} ({details['match_status']}): {details['reason']}", markup=False)
+        verdict = trial.verdict
+        outcome = "pass" if verdict.passed else "fail"
+        out.print(f"verdict: {outcome} ({verdict.match_status}): {verdict.reason}", markup=False)
 
 
 def _check_output(output: Path | None, *, resume: bool, test_target: bool) -> bool:
@@ -186,13 +186,16 @@ def _check_output(output: Path | None, *, resume: bool, test_target: bool) -> bo
 
 
 def _count(tally: SummaryTally, record: dict[str, Any]) -> None:
-    """Count a result read back from a results file."""
+    """Count a result read back from a results file (one written before results had ``reason_code`` too)."""
+    from assay.graders.contract.verdict import reason_code_of
+
     tally.add_result(
         record["passed"],
         record["score"],
         record["error"],
         record["latency_ms"],
         record["match_status"],
+        reason_code_of(record["details"]),
         record["details"],
     )
 

@@ -211,8 +211,7 @@ def _group_name(group: FailureGroup) -> str:
 
 
 def _reason(result: Result) -> str | None:
-    reason = (result.details or {}).get("reason")
-    return reason if isinstance(reason, str) else result.error_detail
+    return result.reason if result.reason is not None else result.error_detail
 
 
 @click.command("failures")

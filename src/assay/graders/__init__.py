@@ -12,7 +12,14 @@ from typing import TYPE_CHECKING
 from assay.graders.contract import catalog
 from assay.graders.contract.base import GraderInterface, Preset, why_unavailable
 from assay.graders.contract.config_check import ConfigProblem, ProblemKind
-from assay.graders.contract.verdict import GradeResult, MatchStatus, Verdict, VerdictReport, error_of
+from assay.graders.contract.verdict import (
+    GradeResult,
+    MatchStatus,
+    Verdict,
+    VerdictRecord,
+    VerdictReport,
+    error_of,
+)
 from assay.lazy_names import LazyNames
 
 if TYPE_CHECKING:
@@ -105,6 +112,7 @@ __all__ = [
     "StringMatchGrader",
     "TrueFalseGrader",
     "Verdict",
+    "VerdictRecord",
     "VerdictReport",
     "WeightedGrader",
     "error_of",

@@ -496,13 +496,15 @@ def results_of_cases(session: Session, evaluation_id: int, case_ids: Sequence[in
 
 
 def summary_columns(session: Session, evaluation_id: int) -> Iterator[tuple[Any, ...]]:
-    """``(passed, score, error, latency_ms, match_status, details)`` of every result, for the summary."""
+    """``(passed, score, error, latency_ms, match_status, reason_code, details)`` of every result, for the
+    summary."""
     query = select(
         ResultRow.passed,
         ResultRow.score,
         ResultRow.error,
         ResultRow.latency_ms,
         ResultRow.match_status,
+        ResultRow.reason_code,
         ResultRow.details,
     ).where(ResultRow.evaluation_id == evaluation_id)
     yield from session.execute(query)

@@ -34,7 +34,9 @@ def test_a_report_with_labels_other_than_true_and_false_is_printed_with_them(
     facts = []
     for expected, actual in (("yes", "yes"), ("no", "unsure"), ("unsure", "maybe")):
         verdict = grader.grade(actual, expected)
-        facts.append(shape.facts(verdict["passed"], verdict["score"], None, 5.0, "x", verdict["details"]))
+        facts.append(
+            shape.facts(verdict["passed"], verdict["score"], None, 5.0, "x", None, verdict["details"])
+        )
 
     _print_summary(summarize(facts, total_cases=3, shape=shape), 0.5)
 

@@ -190,7 +190,7 @@ def test_the_report_is_the_wrapped_graders() -> None:
     assert STRING.report is catalog.lookup("string-match").report  # type: ignore[union-attr]
     shape = ReportShape.of(TRUE_FALSE)
     read = TRUE_FALSE.grade("Answer: no", "true")["details"]
-    assert (shape.facts(False, 0.0, None, None, "mismatch", read).expected_label, "false") == (
+    assert (shape.facts(False, 0.0, None, None, "mismatch", None, read).expected_label, "false") == (
         "true",
         "false",
     )

@@ -73,7 +73,7 @@ def test_the_grader_declares_the_report_no_grader_id_is_compared() -> None:
     true_false = ReportShape.of(TrueFalseGrader(grader_id="my-booleans"))
     assert true_false.kind is VerdictReport.BINARY
     graded = TrueFalseGrader().grade("yes", "no")
-    facts = true_false.facts(False, 0.0, None, 5.0, "mismatch", graded["details"])
+    facts = true_false.facts(False, 0.0, None, 5.0, "mismatch", None, graded["details"])
     assert (facts.expected_label, facts.actual_label) == ("false", "true")
     summary = summarize([facts], total_cases=1, shape=true_false)
     assert summary.binary is not None

@@ -28,7 +28,7 @@ def test_a_command_keeps_its_standard_output_and_exit_status() -> None:
     )
     assert (trial.number, trial.key, trial.answer, trial.error) == (3, "q-3", "YES q-3", None)
     assert trial.verdict is not None
-    assert trial.verdict["details"]["match_status"] == "invalid_response"
+    assert trial.verdict.match_status == "invalid_response"
 
 
 def test_a_python_callable_keeps_what_it_returned(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

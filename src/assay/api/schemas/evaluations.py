@@ -11,6 +11,7 @@ from assay.api.schemas.common import RequestModel, ResponseModel
 from assay.api.schemas.graders import GradeOutcome, GraderSpecOut
 from assay.domain import EvaluationStatus
 from assay.graders import MatchStatus
+from assay.graders.contract.verdict import VerdictRecord
 from assay.services.evaluations.records import CaseOutcome, Evaluation, Result
 from assay.services.evaluations.service import (
     DEFAULT_CONCURRENCY,
@@ -151,8 +152,12 @@ class TargetTrialOut(ResponseModel):
             error=trial.error,
             error_detail=trial.error_detail,
             latency_ms=trial.latency_ms,
-            verdict=None if trial.verdict is None else GradeOutcome(**trial.verdict),
+            verdict=_grade_outcome(trial.verdict),
         )
+
+
+def _grade_outcome(verdict: VerdictRecord | None) -> GradeOutcome | None:
+    return None if verdict is None else GradeOutcome.model_validate(verdict, from_attributes=True)
 
 
 class ProgressOut(ResponseModel):
@@ -296,7 +301,13 @@ class ResultOut(ResponseModel):
     passed: bool
     score: float | None
     match_status: MatchStatus | None
-    details: dict[str, Any] | None
+    reason: str | None = Field(description="Why the grader decided so (its details' reason)")
+    reason_code: str | None = Field(
+        description="The rule that decided, when the grader names one (the extract grader's 'hedged'...)"
+    )
+    answer: str | None = Field(description="The answer the grader read in a longer reply (answer extraction)")
+    explanation: str | None = Field(description="A model judge's reasoning")
+    details: dict[str, Any] | None = Field(description="Everything the grader said, as it said it")
     error: str | None = Field(
         description="Why the case has no verdict: the target's failure (timeout_after_retries...), or its "
         "grader's (invalid_judgement, judge_<reason>: a model judge that failed; details then say more)",
@@ -309,7 +320,7 @@ class ResultOut(ResponseModel):
     @classmethod
     def of(cls, result: Result) -> ResultOut:
         """The schema of a service record."""
-        return cls(**result.as_dict())
+        return cls.model_validate(result, from_attributes=True)
 
 
 class ResultList(ResponseModel):

@@ -7,7 +7,12 @@ means ``match_status == "match"``.
 
 A verdict may also give ``details.reason_code``: a short word naming the rule that decided it (the
 ``extract`` grader's refusals: ``hedged``, ``negated``...). The platform stores it beside the match status,
-so results can be counted and filtered by it, without knowing the grader.
+so results can be counted and filtered by it, without knowing the grader. Two more shared keys: the answer
+a grader read in a longer reply (``details.extraction.span``, answer extraction's) and a judge's reasoning
+(``details.explanation``).
+
+The platform reads a result once, at ``grade()``'s boundary, into a :class:`VerdictRecord` whose typed
+fields every reader after it uses; ``details`` stays the grader's own, whole.
 """
 
 from __future__ import annotations
@@ -141,13 +146,13 @@ def error_of(result: Mapping[str, Any]) -> str | None:
     """The error reason of a verdict whose grader could not judge (see ``ERROR_KEY``), else ``None``."""
     details = result.get("details")
     error = details.get(ERROR_KEY) if type(details) is dict or isinstance(details, Mapping) else None
-    if type(error) is str and result.get("passed") is not True and _REASON_CODE.fullmatch(error):
+    if type(error) is str and result.get("passed") is not True and _ERROR_REASON.fullmatch(error):
         return error
     return None
 
 
-_REASON_CODE = re.compile(r"[a-z][a-z0-9_]{0,99}")
-"""A reason code (``invalid_judgement``, ``judge_http_503_after_retries``), as stored in a 100-character
+_ERROR_REASON = re.compile(r"[a-z][a-z0-9_]{0,99}")
+"""An error reason (``invalid_judgement``, ``judge_http_503_after_retries``), as stored in a 100-character
 column; any other value under the key is a grader's own detail, not an error."""
 
 
@@ -167,3 +172,68 @@ def reason_code_of(details: object) -> str | None:
     """
     code = details.get(REASON_CODE) if type(details) is dict or isinstance(details, Mapping) else None
     return code if isinstance(code, str) and _REASON_CODE.fullmatch(code) else None
+
+
+EXPLANATION_KEY = "explanation"
+"""The details key of a judge's reasoning."""
+EXTRACTION_KEY = "extraction"
+"""The details key of answer extraction's trace: ``{"span", "rule", "reason"}``, the span being the answer."""
+
+
+def _details_of(result: Mapping[str, Any]) -> Mapping[str, Any]:
+    details = result.get("details")
+    return details if type(details) is dict or isinstance(details, Mapping) else _NO_EXTRA
+
+
+def _text(value: object) -> str | None:
+    return value if type(value) is str or isinstance(value, str) else None
+
+
+def reason_of(details: Mapping[str, Any]) -> str | None:
+    """The reason a verdict's details give, if it is text."""
+    return _text(details.get("reason"))
+
+
+def answer_of(details: Mapping[str, Any]) -> str | None:
+    """The answer a grader read in a longer reply (answer extraction's span), if it read one."""
+    extraction = details.get(EXTRACTION_KEY)
+    return _text(extraction.get("span")) if isinstance(extraction, Mapping) else None
+
+
+def explanation_of(details: Mapping[str, Any]) -> str | None:
+    """A judge's reasoning, if the verdict has one."""
+    return _text(details.get(EXPLANATION_KEY))
+
+
+class VerdictRecord(NamedTuple):
+    """A ``grade()`` result read once into typed fields; ``details`` is the grader's own, unchanged.
+
+    ``error`` is set when the grader could not judge at all (:func:`error_of`): such a verdict fails and is
+    stored as a case error. A named tuple: made once per graded case, on the hot path of a run.
+    """
+
+    passed: bool
+    score: float
+    match_status: MatchStatus
+    reason: str | None
+    reason_code: str | None
+    answer: str | None
+    explanation: str | None
+    error: str | None
+    details: dict[str, Any]
+
+    @classmethod
+    def of(cls, result: Mapping[str, Any]) -> VerdictRecord:
+        """The record of a grading result (its shared keys read as they are typed, anything else left out)."""
+        details = _details_of(result)
+        return cls(
+            passed=bool(result["passed"]),
+            score=float(result["score"]),
+            match_status=status_of(result),
+            reason=reason_of(details),
+            reason_code=reason_code_of(details),
+            answer=answer_of(details),
+            explanation=explanation_of(details),
+            error=error_of(result),
+            details=details if type(details) is dict else dict(details),
+        )

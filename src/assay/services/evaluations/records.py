@@ -12,7 +12,7 @@ from pydantic import TypeAdapter
 from pydantic import ValidationError as PydanticValidationError
 
 from assay.domain import EvaluationStatus, GraderSpec
-from assay.graders.contract.verdict import reason_code_of
+from assay.graders.contract.verdict import answer_of, explanation_of, reason_of
 from assay.serialization import json_text
 from assay.services.execution.case_results import CaseResult
 from assay.services.figures.summary import ReportShape, ResultFacts, Summary
@@ -153,6 +153,7 @@ def restored_details(details: dict[str, Any] | None, row: ResultRow) -> dict[str
 
 def result_of(row: ResultRow) -> Result:
     """The record of a result row."""
+    details = restored_details(row.details, row)
     return Result(
         case_id=row.case_id,
         number=row.number,
@@ -163,7 +164,11 @@ def result_of(row: ResultRow) -> Result:
         passed=row.passed,
         score=row.score,
         match_status=row.match_status,
-        details=restored_details(row.details, row),
+        reason=reason_of(details) if details else None,
+        reason_code=row.reason_code,
+        answer=answer_of(details) if details else None,
+        explanation=explanation_of(details) if details else None,
+        details=details,
         error=row.error,
         error_detail=row.error_detail,
         latency_ms=row.latency_ms,
@@ -179,8 +184,9 @@ def result_columns(result: CaseResult) -> dict[str, Any]:
         case_id=result.case_id,
         position=result.number - 1,
         case_key=result.key,
-        reason_code=reason_code_of(result.details),
     )
+    for typed in ("reason", "answer", "explanation"):  # read from the details, which are stored whole
+        del columns[typed]
     columns["details"] = stored_details(result.details, columns)
     return columns
 
@@ -192,6 +198,6 @@ def listed_size(result: Result) -> int:
 
 
 def facts_of(columns: Iterable[tuple[Any, ...]], shape: ReportShape) -> Iterable[ResultFacts]:
-    """Summary facts from ``(passed, score, error, latency_ms, match_status, details)`` tuples."""
-    for passed, score, error, latency_ms, match_status, details in columns:
-        yield shape.facts(passed, score, error, latency_ms, match_status, details)
+    """Summary facts from ``(passed, score, error, latency_ms, match_status, reason_code, details)`` rows."""
+    for passed, score, error, latency_ms, match_status, reason_code, details in columns:
+        yield shape.facts(passed, score, error, latency_ms, match_status, reason_code, details)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from assay.graders import GraderInterface
-from assay.graders.contract.verdict import GradeResult, error_of, status_of
+from assay.graders.contract.verdict import VerdictRecord
 from assay.services.figures.summary import ReportShape, ResultFacts
 from assay.targets.base import TargetCase, TargetReply
 
@@ -39,7 +39,10 @@ class CaseResult:
     """The outcome of one case: graded (``details`` set) or an ``error`` reason with no grading.
 
     ``number`` (1-based place in the suite) and ``key`` (the user's name for the case, if its suite has
-    keys) name the case to users; ``case_id`` is the database's id (the number, for the CLI).
+    keys) name the case to users; ``case_id`` is the database's id (the number, for the CLI). The verdict's
+    shared fields (``match_status``, ``reason``, ``reason_code``, the ``answer`` read, a judge's
+    ``explanation``) are typed here, read once from the grader's result (:class:`VerdictRecord`); ``details``
+    is the grader's own.
     """
 
     case_id: int
@@ -51,6 +54,10 @@ class CaseResult:
     passed: bool
     score: float | None
     match_status: str | None
+    reason: str | None = None
+    reason_code: str | None = None
+    answer: str | None = None
+    explanation: str | None = None
     details: dict[str, Any] | None
     error: str | None
     error_detail: str | None
@@ -72,6 +79,10 @@ class CaseResult:
             "passed": self.passed,
             "score": self.score,
             "match_status": self.match_status,
+            "reason": self.reason,
+            "reason_code": self.reason_code,
+            "answer": self.answer,
+            "explanation": self.explanation,
             "details": self.details,
             "error": self.error,
             "error_detail": self.error_detail,
@@ -82,7 +93,13 @@ class CaseResult:
     def facts(self, shape: ReportShape) -> ResultFacts:
         """What the summary needs of this result."""
         return shape.facts(
-            self.passed, self.score, self.error, self.latency_ms, self.match_status, self.details
+            self.passed,
+            self.score,
+            self.error,
+            self.latency_ms,
+            self.match_status,
+            self.reason_code,
+            self.details,
         )
 
 
@@ -106,7 +123,7 @@ def grade_reply(case: RunCase, reply: TargetReply, grader: GraderInterface) -> C
     """The result of one case: a target error is kept as data (failed, unscored); a reply is graded."""
     if reply.error is not None:
         return _result(case, reply)
-    return _graded(case, reply, grader.grade(reply.output, case.expected_output))
+    return _graded(case, reply, VerdictRecord.of(grader.grade(reply.output, case.expected_output)))
 
 
 async def grade_reply_calling(
@@ -123,23 +140,34 @@ async def grade_reply_calling(
         return _result(case, reply)
     context = CaseContext(input=case.target_case.input)
     verdict = await grade_calling(grader, reply.output, case.expected_output, calls, context)
-    return _graded(case, reply, verdict)
+    return _graded(case, reply, VerdictRecord.of(verdict))
 
 
-def _graded(case: RunCase, reply: TargetReply, verdict: GradeResult) -> CaseResult:
-    """The result of a graded reply; a verdict whose grader could not judge (``error_of``) is stored as a case
+def _graded(case: RunCase, reply: TargetReply, verdict: VerdictRecord) -> CaseResult:
+    """The result of a graded reply; a verdict whose grader could not judge (``error``) is stored as a case
     error with that reason, its details kept (what the judge was asked and answered)."""
-    details = verdict["details"]
-    error = error_of(verdict)
-    if error is not None:
-        return _result(case, reply, details=details, error=error, error_detail=details.get("reason") or None)
+    if verdict.error is not None:
+        return _result(
+            case,
+            reply,
+            details=verdict.details,
+            reason=verdict.reason,
+            reason_code=verdict.reason_code,
+            explanation=verdict.explanation,
+            error=verdict.error,
+            error_detail=verdict.reason or None,
+        )
     return _result(
         case,
         reply,
-        passed=bool(verdict["passed"]),
-        score=float(verdict["score"]),
-        details=details,
-        match_status=status_of(verdict).value,
+        passed=verdict.passed,
+        score=verdict.score,
+        details=verdict.details,
+        match_status=verdict.match_status.value,
+        reason=verdict.reason,
+        reason_code=verdict.reason_code,
+        answer=verdict.answer,
+        explanation=verdict.explanation,
     )
 
 
@@ -151,6 +179,10 @@ def _result(
     score: float | None = None,
     details: dict[str, Any] | None = None,
     match_status: str | None = None,
+    reason: str | None = None,
+    reason_code: str | None = None,
+    answer: str | None = None,
+    explanation: str | None = None,
     error: str | None = None,
     error_detail: str | None = None,
 ) -> CaseResult:
@@ -169,6 +201,10 @@ def _result(
         score=score,
         details=details,
         match_status=match_status,
+        reason=reason,
+        reason_code=reason_code,
+        answer=answer,
+        explanation=explanation,
         error=error,
         error_detail=error_detail,
         latency_ms=reply.latency_ms,

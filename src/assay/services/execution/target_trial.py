@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from assay.graders import GraderInterface
 from assay.graders.contract.calls import CaseContext
-from assay.graders.contract.verdict import GradeResult
+from assay.graders.contract.verdict import VerdictRecord
 from assay.services.execution.case_results import RunCase
 from assay.services.grading.answers import calls_for, grade_answer
 from assay.targets import TargetPolicy, TargetReply, TargetSpec, build_target
@@ -36,7 +36,7 @@ class TargetTrial:
     error: str | None
     error_detail: str | None
     latency_ms: float | None
-    verdict: GradeResult | None
+    verdict: VerdictRecord | None
 
     @property
     def reached(self) -> bool:
@@ -46,7 +46,7 @@ class TargetTrial:
 
 async def _send_once(
     spec: TargetSpec, case: RunCase, policy: TargetPolicy | None, grader: GraderInterface | None
-) -> tuple[TargetReply, RawReply | None, GradeResult | None]:
+) -> tuple[TargetReply, RawReply | None, VerdictRecord | None]:
     # One attempt: a test shows what happened, not what retries would have hidden; and a test is waited
     # for by a person (and holds an API worker), so it gets at most TRIAL_TIMEOUT_S.
     once = spec.model_copy(update={"max_attempts": 1, "timeout": min(spec.timeout, TRIAL_TIMEOUT_S)})
@@ -57,7 +57,9 @@ async def _send_once(
     if grader is not None and not reply.is_error:  # graded as a run grades it (a judge is called)
         async with calls_for(grader, policy, concurrency=1) as calls:
             context = CaseContext(input=case.target_case.input)
-            verdict = await grade_answer(grader, reply.output, case.expected_output, calls, context)
+            verdict = VerdictRecord.of(
+                await grade_answer(grader, reply.output, case.expected_output, calls, context)
+            )
     return reply, kept[-1] if kept else None, verdict
 
 

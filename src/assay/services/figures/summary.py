@@ -9,7 +9,6 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from assay.graders import GraderInterface, MatchStatus, VerdictReport
-from assay.graders.contract.verdict import reason_code_of
 from assay.services.figures.statistics import cohen_kappa, f1, percentile, ratio, wilson_interval
 
 INVALID = "invalid"
@@ -141,6 +140,7 @@ class ReportShape:
         error: str | None,
         latency_ms: float | None,
         match_status: str | None,
+        reason_code: str | None,
         details: Mapping[str, Any] | None,
     ) -> ResultFacts:
         """The facts of one result; labels are read only when the report needs them."""
@@ -153,7 +153,7 @@ class ReportShape:
             match_status=match_status,
             expected_label=expected,
             actual_label=actual,
-            reason_code=reason_code_of(details),
+            reason_code=reason_code,
         )
 
     def labels_of(self, details: Mapping[str, Any] | None) -> tuple[str | None, str | None]:
@@ -269,11 +269,12 @@ class SummaryTally:
         error: str | None,
         latency_ms: float | None,
         match_status: str | None,
+        reason_code: str | None,
         details: Mapping[str, Any] | None,
     ) -> None:
         """Count one result from its fields, as :meth:`add` counts its :meth:`ReportShape.facts` (a run of a
         million results makes no record per result)."""
-        self._count(passed, score, error, latency_ms, match_status, reason_code_of(details))
+        self._count(passed, score, error, latency_ms, match_status, reason_code)
         if self.matrix is not None:
             self.matrix.add(error, match_status, *self.shape.labels_of(details))
 

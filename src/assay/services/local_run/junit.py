@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import quoteattr
 
+from assay.graders.contract.verdict import reason_of
 from assay.services.suites.case_keys import case_label
 
 # Characters XML 1.0 cannot hold at all (control characters, lone surrogates, U+FFFE/U+FFFF).
@@ -42,7 +43,10 @@ def _test_case(suite_name: str, result: Mapping[str, Any]) -> ET.Element:
         )
         error.text = _xml_text(result["error_detail"])
     elif not result["passed"]:
-        reason = (result["details"] or {}).get("reason", "did not pass")
+        reason = reason_of(
+            result["details"] or {}
+        )  # read from the details: a line of an older run lacks "reason"
+        reason = "did not pass" if reason is None else reason
         failure = ET.SubElement(
             case, "failure", message=_xml_text(reason), type=_xml_text(result["match_status"])
         )

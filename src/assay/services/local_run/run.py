@@ -93,6 +93,7 @@ class LocalSink:
                 result.error,
                 result.latency_ms,
                 result.match_status,
+                result.reason_code,
                 result.details,
             )
 
