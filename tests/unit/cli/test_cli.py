@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from assay.graders import embedding
 from tests.support.semantic import require_semantic_extra, shadow_model_package
 
 ASSAY = [sys.executable, "-m", "assay.cli"]
@@ -75,7 +74,7 @@ def test_graders_table() -> None:
 def without_semantic_extra(tmp_path: Path) -> dict[str, str]:
     """The environment of a process that finds the semantic model's package but not its model file."""
     shadow = shadow_model_package(tmp_path / "shadow")
-    environment = {key: value for key, value in os.environ.items() if key != embedding.MODEL_DIR_ENV}
+    environment = {key: value for key, value in os.environ.items() if key != "ASSAY_SEMANTIC_MODEL_DIR"}
     return {
         **environment,
         "PYTHONPATH": os.pathsep.join(filter(None, [str(shadow), os.environ.get("PYTHONPATH")])),
