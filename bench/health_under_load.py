@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -98,7 +98,7 @@ def _probe(url: str, stop_at: float, queue: multiprocessing.Queue[list[float]]) 
     """Ask ``/api/health`` every 20 ms until ``stop_at``; the latencies (in a process of its own, so that
     the load clients' threads do not delay the measure)."""
     latencies = []
-    with httpx.Client(base_url=url, timeout=60) as client:
+    with httpx2.Client(base_url=url, timeout=60) as client:
         while time.time() < stop_at:
             started = time.perf_counter()
             client.get("/api/health").raise_for_status()
@@ -153,7 +153,7 @@ def measure(src: Path, seconds: float, workers: int, only: list[str] | None) -> 
         statuses: dict[int, int] = defaultdict(int)
 
         def load(worker: int) -> None:
-            with httpx.Client(base_url=assay.url, timeout=120) as client:
+            with httpx2.Client(base_url=assay.url, timeout=120) as client:
                 turn = worker
                 while not stop.is_set():
                     kind, request = requests[turn % len(requests)]
@@ -164,7 +164,7 @@ def measure(src: Path, seconds: float, workers: int, only: list[str] | None) -> 
                     statuses[response.status_code] += 1
 
         quiet: list[float] = []
-        with httpx.Client(base_url=assay.url, timeout=60) as client:
+        with httpx2.Client(base_url=assay.url, timeout=60) as client:
             for _ in range(10):  # warm up: the first requests load code
                 client.get("/api/health").raise_for_status()
             for _ in range(100):

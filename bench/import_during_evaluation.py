@@ -21,7 +21,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-import httpx
+import httpx2
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -63,7 +63,7 @@ def main() -> None:
             stop = threading.Event()
 
             def small_writes() -> None:
-                with httpx.Client(base_url=assay.url, timeout=120) as client:
+                with httpx2.Client(base_url=assay.url, timeout=120) as client:
                     n = 0
                     while not stop.is_set():
                         statuses[client.post("/api/suites", json={"name": f"small {n}"}).status_code] += 1
@@ -73,7 +73,7 @@ def main() -> None:
             progress: list[tuple[float, int]] = []
 
             def watch_progress() -> None:
-                with httpx.Client(base_url=assay.url, timeout=120) as client:
+                with httpx2.Client(base_url=assay.url, timeout=120) as client:
                     while not stop.is_set():
                         data = client.get(f"/api/evaluations/{evaluation_id}").json()["data"]
                         progress.append((time.perf_counter(), data["progress"]["done"]))

@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-import httpx
+import httpx2
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -45,7 +45,7 @@ def _probe(
     """Ask ``/api/health`` every 20 ms until ``stop``; the latencies (in a process of its own, so that the
     bench's own polling does not delay the measure)."""
     latencies = []
-    with httpx.Client(base_url=url, timeout=600) as client:  # a held loop answers late, but answers
+    with httpx2.Client(base_url=url, timeout=600) as client:  # a held loop answers late, but answers
         while not stop.is_set():
             started = time.perf_counter()
             client.get("/api/health").raise_for_status()
@@ -54,7 +54,7 @@ def _probe(
     queue.put(latencies)
 
 
-def _evaluate(client: httpx.Client, suite_id: int) -> float:
+def _evaluate(client: httpx2.Client, suite_id: int) -> float:
     """Run one evaluation to its end; its wall time in seconds, from the request to the final status."""
     body = {
         "suite_id": suite_id,
@@ -86,7 +86,7 @@ def measure(src: Path, count: int, runs: int) -> tuple[list[float], list[float],
     with (
         tempfile.TemporaryDirectory() as tmp,
         AssayProcess(Path(tmp), env={"PYTHONPATH": str(src)}) as assay,
-        httpx.Client(base_url=assay.url, timeout=600) as client,  # a held loop can take minutes to answer
+        httpx2.Client(base_url=assay.url, timeout=600) as client,  # a held loop can take minutes to answer
     ):
         suite = client.post("/api/suites", json={"name": "semantic", "cases": cases}, timeout=120).json()
         suite_id = suite["data"]["id"]

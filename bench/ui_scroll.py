@@ -30,7 +30,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 from playwright.sync_api import Page, sync_playwright
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -88,14 +88,14 @@ RANDOM_JUMPS = """
 """
 
 
-def data(response: httpx.Response) -> Any:
+def data(response: httpx2.Response) -> Any:
     """The envelope's data; raises with the body on an error."""
     if response.status_code >= 400:
         raise RuntimeError(f"{response.request.url}: {response.status_code} {response.text[:500]}")
     return response.json()["data"]
 
 
-def prepare(client: httpx.Client, rows: int, workdir: Path) -> int:
+def prepare(client: httpx2.Client, rows: int, workdir: Path) -> int:
     """A finished true-false evaluation of ``rows`` cases; its id."""
     lines = []
     for n in range(rows):

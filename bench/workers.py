@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -40,7 +40,7 @@ CONCURRENCY = 64
 WORKER_CAP = 32
 
 
-def data(response: httpx.Response) -> Any:
+def data(response: httpx2.Response) -> Any:
     """The envelope's data; raises with the body on an error."""
     if response.status_code >= 400:
         raise RuntimeError(f"{response.request.url}: {response.status_code} {response.text[:500]}")
@@ -72,9 +72,9 @@ def processes(database_url: str, src: Path, workers: int, log: Path, *, serve_ru
         deadline = time.monotonic() + 60
         while True:
             try:
-                if httpx.get(f"{url}/api/health", timeout=1).status_code == 200:
+                if httpx2.get(f"{url}/api/health", timeout=1).status_code == 200:
                     break
-            except httpx.TransportError:
+            except httpx2.TransportError:
                 pass
             if time.monotonic() > deadline or started[0].poll() is not None:
                 raise RuntimeError(f"assay serve did not start; see {log}")
@@ -110,7 +110,7 @@ def agent(delay: float) -> Iterator[str]:
         process.wait(timeout=10)
 
 
-def import_suite(client: httpx.Client, cases: int, workdir: Path) -> int:
+def import_suite(client: httpx2.Client, cases: int, workdir: Path) -> int:
     """A suite of ``cases`` yes/no questions, each with a recorded answer in its metadata; its id."""
     path = workdir / f"suite-{cases}.jsonl"
     with path.open("w", encoding="utf-8") as out:
@@ -123,7 +123,7 @@ def import_suite(client: httpx.Client, cases: int, workdir: Path) -> int:
 
 
 def run_evaluation(
-    client: httpx.Client,
+    client: httpx2.Client,
     suite_id: int,
     target: dict[str, Any],
     concurrency: int,
@@ -168,7 +168,7 @@ def throughput(server_url: str, cases: int, workdir: Path, compare: Path | None)
                 processes(
                     database_url, ROOT / "src", workers, workdir / "workers.log", serve_runs=False
                 ) as url,
-                httpx.Client(base_url=url, timeout=60) as client,
+                httpx2.Client(base_url=url, timeout=60) as client,
             ):
                 suite_id = import_suite(client, cases, workdir)
                 target = {"type": "http", "url": agent_url, "timeout": 10}
@@ -180,7 +180,7 @@ def throughput(server_url: str, cases: int, workdir: Path, compare: Path | None)
             with (
                 new_database(server_url, "assay_bench") as database_url,
                 processes(database_url, compare, 0, workdir / "workers.log", serve_runs=True) as url,
-                httpx.Client(base_url=url, timeout=60) as client,
+                httpx2.Client(base_url=url, timeout=60) as client,
             ):
                 suite_id = import_suite(client, cases, workdir)
                 target = {"type": "http", "url": agent_url, "timeout": 10}
@@ -199,7 +199,7 @@ def overhead(server_url: str, cases: int, workdir: Path, compare: Path | None) -
         with (
             new_database(server_url, "assay_bench") as database_url,
             processes(database_url, src, 0, workdir / "overhead.log", serve_runs=True) as url,
-            httpx.Client(base_url=url, timeout=60) as client,
+            httpx2.Client(base_url=url, timeout=60) as client,
         ):
             suite_id = import_suite(client, cases, workdir)
             target = {"type": "recorded", "metadata_key": "answer"}
@@ -221,7 +221,7 @@ def poll(server_url: str, cases: int, workdir: Path, compare: Path | None) -> No
         with (
             new_database(server_url, "assay_bench") as database_url,
             processes(database_url, src, 0, workdir / "poll.log", serve_runs=True) as url,
-            httpx.Client(base_url=url, timeout=60) as client,
+            httpx2.Client(base_url=url, timeout=60) as client,
         ):
             suite_id = import_suite(client, cases, workdir)
             target = {"type": "recorded", "responses": answers}

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 from playwright.sync_api import Browser, Dialog, Page, Playwright, sync_playwright
 
@@ -46,9 +46,9 @@ class AssayServer:
     """A running ``assay serve`` and an HTTP client for setting up data through its API."""
 
     url: str
-    client: httpx.Client
+    client: httpx2.Client
 
-    def data(self, response: httpx.Response) -> Any:
+    def data(self, response: httpx2.Response) -> Any:
         """The envelope's ``data`` of a successful response."""
         assert response.status_code < 400, response.text
         body = response.json()

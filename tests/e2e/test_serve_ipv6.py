@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 
 
@@ -45,9 +45,9 @@ def test_serve_listens_on_ipv6_loopback(tmp_path: Path, host: str) -> None:
         while True:
             assert process.poll() is None, (tmp_path / "serve.log").read_text()
             try:
-                response = httpx.get(f"http://[::1]:{port}/api/health", timeout=1)
+                response = httpx2.get(f"http://[::1]:{port}/api/health", timeout=1)
                 break
-            except httpx.TransportError:
+            except httpx2.TransportError:
                 assert time.monotonic() < deadline, (tmp_path / "serve.log").read_text()
                 time.sleep(0.1)
         assert response.status_code == 200

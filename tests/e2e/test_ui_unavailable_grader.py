@@ -21,7 +21,8 @@ def bare_assay(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AssayServer
     """An Assay server whose Python finds the semantic model's package but not the model in it."""
     shadow = shadow_model_package(tmp_path_factory.mktemp("shadow"))
     path = os.pathsep.join(filter(None, [str(shadow), os.environ.get("PYTHONPATH")]))
-    with serve_assay(tmp_path_factory.mktemp("assay-bare"), env={"PYTHONPATH": path}) as server:
+    env = {"PYTHONPATH": path, "ASSAY_SEMANTIC_MODEL_DIR": ""}  # no folder either: the default lookup
+    with serve_assay(tmp_path_factory.mktemp("assay-bare"), env=env) as server:
         yield server
 
 

@@ -3,7 +3,7 @@
 Usage::
 
     with AssayProcess(tmp_path) as assay:          # a fresh SQLite database in tmp_path
-        assay.client.post("/api/suites", json=...)  # httpx.Client on assay.url
+        assay.client.post("/api/suites", json=...)  # httpx2.Client on assay.url
         assay.kill()                                # SIGKILL: no shutdown code runs
         assay.start()                               # same port, same database
 
@@ -22,7 +22,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self
 
-import httpx
+import httpx2
 
 from tests.support.agent_server import free_port
 
@@ -157,7 +157,7 @@ class AssayProcess(_AssayCommand):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.args = args
-        self.client = httpx.Client(base_url=self.url, timeout=30.0)
+        self.client = httpx2.Client(base_url=self.url, timeout=30.0)
         if seed_demo is not None:
             self._env["ASSAY_SEED_DEMO"] = "true" if seed_demo else "false"
 
@@ -167,7 +167,7 @@ class AssayProcess(_AssayCommand):
     def _is_ready(self, log_before: int) -> bool:
         try:
             return self.client.get("/api/health", timeout=1.0).status_code == 200
-        except httpx.TransportError:
+        except httpx2.TransportError:
             return False
 
     def __exit__(

