@@ -94,7 +94,8 @@ class Verdict(NamedTuple):
 
     def result(self) -> GradeResult:
         """The dict ``grade()`` returns."""
-        return verdict_result(*self)
+        leading = dict(self.leading) if self.leading else None
+        return verdict_result(*self[:-1], leading=leading)
 
 
 def verdict_result(
@@ -106,23 +107,22 @@ def verdict_result(
     normalized_actual: Any = None,
     score: float | None = None,
     extra: Mapping[str, Any] = _NO_EXTRA,
-    leading: Mapping[str, Any] = _NO_EXTRA,
+    leading: dict[str, Any] | None = None,
 ) -> GradeResult:
     """The dict ``grade()`` returns for a :class:`Verdict` with these fields.
 
     Fast graders call it directly: building the record first costs more than the rest of their work.
+    ``leading``, a dict made for this call, becomes the details, its keys first (true-false's, as
+    docs/decisions.md#true-false-details orders them): filled in place rather than copied.
     """
     passed = status is MatchStatus.MATCH
-    details: dict[str, Any] = {
-        "match_status": status._value_,
-        "reason": reason,
-        "expected_original": expected_original,
-        "actual_original": actual_original,
-        "normalized_expected": normalized_expected,
-        "normalized_actual": normalized_actual,
-    }
-    if leading:  # true-false's own keys come first (docs/decisions.md#true-false-details)
-        details = {**leading, **details}
+    details: dict[str, Any] = {} if leading is None else leading
+    details["match_status"] = status._value_
+    details["reason"] = reason
+    details["expected_original"] = expected_original
+    details["actual_original"] = actual_original
+    details["normalized_expected"] = normalized_expected
+    details["normalized_actual"] = normalized_actual
     if extra:
         details.update(extra)
     return {
