@@ -1,6 +1,6 @@
 """Benchmark: ``assay run`` over recorded answers beside a bare standard-library floor, as whole processes.
 
-Run: ``.venv/bin/python bench/cli_run.py [--cases 10000 200000] [--full] [--repeats 3]``.
+Run: ``.venv/bin/python bench/cli_run.py [--cases 10000 200000] [--full] [--repeats 3] [--keyed]``.
 
 For each N, a true-false suite of N cases and N recorded answers (two thirds right) are written, then
 ``assay run suite.jsonl -g true-false --responses answers.jsonl -o out.jsonl`` and ``bench/cli_run_floor.py``
@@ -28,16 +28,18 @@ ASSAY = [sys.executable, "-m", "assay.cli", "run"]
 FLOOR = [sys.executable, str(ROOT / "bench" / "cli_run_floor.py")]
 
 
-def write_files(directory: Path, count: int) -> tuple[Path, Path]:
-    """A true-false suite of ``count`` cases and a recorded answer for each, row N answering case N."""
+def write_files(directory: Path, count: int, *, keyed: bool = False) -> tuple[Path, Path]:
+    """A true-false suite of ``count`` cases and a recorded answer for each: row N answering case N, or
+    (``keyed``) cases with an ``id`` and answers naming it by ``key``, in the suite's order."""
     suite, answers = directory / "suite.jsonl", directory / "answers.jsonl"
     with suite.open("w") as cases, answers.open("w") as replies:
         for n in range(count):
-            cases.write(
-                json.dumps({"input": f"Is {n} odd?", "expected_output": "true" if n % 2 else "false"})
-            )
-            cases.write("\n")
-            replies.write(json.dumps({"agent_response": "yes" if n % 3 else "no"}) + "\n")
+            case = {"input": f"Is {n} odd?", "expected_output": "true" if n % 2 else "false"}
+            reply = {"agent_response": "yes" if n % 3 else "no"}
+            if keyed:
+                case, reply = {"id": f"case-{n}", **case}, {"key": f"case-{n}", **reply}
+            cases.write(json.dumps(case) + "\n")
+            replies.write(json.dumps(reply) + "\n")
     return suite, answers
 
 
@@ -74,11 +76,11 @@ def median(measures: list[Measure]) -> Measure:
     )
 
 
-def bench(count: int, repeats: int) -> tuple[Measure, Measure]:
+def bench(count: int, repeats: int, *, keyed: bool = False) -> tuple[Measure, Measure]:
     """Medians of ``assay run`` and of the floor over ``count`` cases, run in turn."""
     with tempfile.TemporaryDirectory(prefix="assay-bench-cli-run-") as name:
         directory = Path(name)
-        suite, answers = write_files(directory, count)
+        suite, answers = write_files(directory, count, keyed=keyed)
         output = directory / "out.jsonl"
         assay_command = [*ASSAY, str(suite), "-g", "true-false", "--responses", str(answers)]
         assay_command += ["-o", str(output), "--min-pass-rate", "0"]
@@ -101,6 +103,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--cases", type=int, nargs="+", default=[10_000, 200_000])
     parser.add_argument("--full", action="store_true", help="add 1,000,000 cases")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--keyed", action="store_true", help="cases with ids, answers naming them by key")
     args = parser.parse_args(argv)
     counts = [*args.cases, *([1_000_000] if args.full else [])]
     print(
@@ -108,7 +111,7 @@ def main(argv: list[str] | None = None) -> None:
         f"{'floor wall':>10} {'cpu':>7} {'peak':>7}  {'wall x':>6} {'cpu x':>6}"
     )
     for count in counts:
-        assay, floor = bench(count, args.repeats)
+        assay, floor = bench(count, args.repeats, keyed=args.keyed)
         print(
             f"{count:>9,}  {assay.wall_s:>9.2f}s {assay.cpu_s:>6.2f}s {assay.peak_mb:>6.0f}MB  "
             f"{floor.wall_s:>9.2f}s {floor.cpu_s:>6.2f}s {floor.peak_mb:>5.0f}MB  "

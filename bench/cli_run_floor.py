@@ -1,16 +1,18 @@
 """The floor of ``assay run`` over recorded answers: the same work in a bare standard-library script.
 
 Run: ``python bench/cli_run_floor.py SUITE.jsonl ANSWERS.jsonl OUT.jsonl``. It reads the suite and the
-answers (row N answers case N) line by line, grades each answer with the true-false rules (the default
-aliases, case folded), writes one JSON line per case with the fields ``assay run -o`` writes, and prints
-``passed/total``. No validation, no concurrency, no summary beyond the count: what a machine needs at least
-to do the job, for ``bench/cli_run.py`` to set ``assay run`` beside.
+answers (row N answers case N, or answers naming their case by ``key``, held in a dict) line by line, grades
+each answer with the true-false rules (the default aliases, case folded), writes one JSON line per case with
+the fields ``assay run -o`` writes, and prints ``passed/total``. No validation, no concurrency, no summary
+beyond the count: what a machine needs at least to do the job, for ``bench/cli_run.py`` to set ``assay run``
+beside.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+from typing import BinaryIO
 
 TRUE = {"true", "yes", "1"}
 FALSE = {"false", "no", "0"}
@@ -47,6 +49,16 @@ def grade(answer: str, expected: str) -> dict[str, object]:
     }
 
 
+def _keyed(answers: BinaryIO) -> dict[str, str] | None:
+    """Answers by key, when they name their cases by key (read whole: the floor of matching by key);
+    ``None`` (and the file back at its start) when they answer by row."""
+    first = answers.readline()
+    answers.seek(0)
+    if not first or "key" not in json.loads(first):
+        return None
+    return {row["key"]: row["agent_response"] for row in map(json.loads, answers)}
+
+
 def main(suite_path: str, answers_path: str, output_path: str) -> None:
     """Grade every case of the suite with its recorded answer and write the results."""
     passed = total = 0
@@ -55,8 +67,14 @@ def main(suite_path: str, answers_path: str, output_path: str) -> None:
         open(answers_path, "rb") as answers,
         open(output_path, "w", encoding="utf-8") as output,
     ):
-        for number, (case_line, answer_line) in enumerate(zip(suite, answers, strict=True), 1):
-            case, answer = json.loads(case_line), json.loads(answer_line)["agent_response"]
+        keyed = _keyed(answers)
+        rows = zip(suite, answers, strict=True) if keyed is None else ((line, None) for line in suite)
+        for number, (case_line, answer_line) in enumerate(rows, 1):
+            case = json.loads(case_line)
+            if keyed is None:
+                answer = json.loads(answer_line)["agent_response"]
+            else:
+                answer = keyed.pop(case["id"])
             details = grade(answer, case["expected_output"])
             ok = details["match_status"] == "match"
             record = {

@@ -23,6 +23,10 @@ def result(case_id: int, *, passed: bool, error: str | None = None, text: str = 
         score=None,
         details=details,
         match_status=status,
+        reason=None if error else details["reason"],  # type: ignore[index]
+        reason_code=None,
+        answer=None,
+        explanation=None,
         error=error,
         error_detail="boom",
         latency_ms=1.5,

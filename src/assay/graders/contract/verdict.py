@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, NamedTuple, TypedDict
@@ -132,23 +133,46 @@ def verdict_result(
     }
 
 
+def _mapping(value: object) -> Mapping[str, Any] | None:
+    # ``type(...) is dict`` first: an ABC isinstance check is slow, and this runs for every result
+    return value if type(value) is dict or isinstance(value, Mapping) else None
+
+
+def _status(raw: object, passed: object) -> MatchStatus:
+    status = _BY_VALUE.get(raw) if isinstance(raw, str) else None
+    if status is not None:
+        return status
+    return MatchStatus.MATCH if passed is True else MatchStatus.MISMATCH
+
+
+def _error(raw: object, passed: object) -> str | None:
+    return raw if isinstance(raw, str) and passed is not True and _ERROR_REASON.fullmatch(raw) else None
+
+
+def _code(raw: object) -> str | None:
+    return raw if isinstance(raw, str) and _REASON_CODE.fullmatch(raw) else None
+
+
+def _text(raw: object) -> str | None:
+    return raw if isinstance(raw, str) else None
+
+
+def _span(extraction: object) -> str | None:
+    if extraction is None:  # most verdicts: an ABC isinstance check of None is slow
+        return None
+    return _text(extraction.get("span")) if isinstance(extraction, Mapping) else None
+
+
 def status_of(result: Mapping[str, Any]) -> MatchStatus:
     """The outcome kind of a grading result (one without a known kind: match if it passed, else mismatch)."""
-    details = result.get("details")
-    # ``type(...) is dict`` first: an ABC isinstance check is slow, and this runs for every result
-    raw = details.get("match_status") if type(details) is dict or isinstance(details, Mapping) else None
-    if raw in _BY_VALUE:
-        return _BY_VALUE[raw]
-    return MatchStatus.MATCH if result.get("passed") is True else MatchStatus.MISMATCH
+    details = _mapping(result.get("details"))
+    return _status(details.get("match_status") if details is not None else None, result.get("passed"))
 
 
 def error_of(result: Mapping[str, Any]) -> str | None:
     """The error reason of a verdict whose grader could not judge (see ``ERROR_KEY``), else ``None``."""
-    details = result.get("details")
-    error = details.get(ERROR_KEY) if type(details) is dict or isinstance(details, Mapping) else None
-    if type(error) is str and result.get("passed") is not True and _ERROR_REASON.fullmatch(error):
-        return error
-    return None
+    details = _mapping(result.get("details"))
+    return _error(details.get(ERROR_KEY), result.get("passed")) if details is not None else None
 
 
 _ERROR_REASON = re.compile(r"[a-z][a-z0-9_]{0,99}")
@@ -156,7 +180,7 @@ _ERROR_REASON = re.compile(r"[a-z][a-z0-9_]{0,99}")
 column; any other value under the key is a grader's own detail, not an error."""
 
 
-_BY_VALUE: dict[object, MatchStatus] = {status.value: status for status in MatchStatus}
+_BY_VALUE: dict[str, MatchStatus] = {status.value: status for status in MatchStatus}
 
 
 REASON_CODE = "reason_code"
@@ -170,23 +194,14 @@ def reason_code_of(details: object) -> str | None:
 
     Details come from any grader, plugins included: anything else reads as no code rather than an error.
     """
-    code = details.get(REASON_CODE) if type(details) is dict or isinstance(details, Mapping) else None
-    return code if isinstance(code, str) and _REASON_CODE.fullmatch(code) else None
+    read = _mapping(details)
+    return _code(read.get(REASON_CODE)) if read is not None else None
 
 
 EXPLANATION_KEY = "explanation"
 """The details key of a judge's reasoning."""
 EXTRACTION_KEY = "extraction"
 """The details key of answer extraction's trace: ``{"span", "rule", "reason"}``, the span being the answer."""
-
-
-def _details_of(result: Mapping[str, Any]) -> Mapping[str, Any]:
-    details = result.get("details")
-    return details if type(details) is dict or isinstance(details, Mapping) else _NO_EXTRA
-
-
-def _text(value: object) -> str | None:
-    return value if type(value) is str or isinstance(value, str) else None
 
 
 def reason_of(details: Mapping[str, Any]) -> str | None:
@@ -196,8 +211,7 @@ def reason_of(details: Mapping[str, Any]) -> str | None:
 
 def answer_of(details: Mapping[str, Any]) -> str | None:
     """The answer a grader read in a longer reply (answer extraction's span), if it read one."""
-    extraction = details.get(EXTRACTION_KEY)
-    return _text(extraction.get("span")) if isinstance(extraction, Mapping) else None
+    return _span(details.get(EXTRACTION_KEY))
 
 
 def explanation_of(details: Mapping[str, Any]) -> str | None:
@@ -205,11 +219,13 @@ def explanation_of(details: Mapping[str, Any]) -> str | None:
     return _text(details.get(EXPLANATION_KEY))
 
 
-class VerdictRecord(NamedTuple):
+@dataclass(slots=True)
+class VerdictRecord:
     """A ``grade()`` result read once into typed fields; ``details`` is the grader's own, unchanged.
 
     ``error`` is set when the grader could not judge at all (:func:`error_of`): such a verdict fails and is
-    stored as a case error. A named tuple: made once per graded case, on the hot path of a run.
+    stored as a case error. Made once per graded case, on a run's hot path, by :meth:`of` alone: positional
+    arguments and no freezing there, since keywords cost twice and a frozen dataclass six times as much.
     """
 
     passed: bool
@@ -225,15 +241,20 @@ class VerdictRecord(NamedTuple):
     @classmethod
     def of(cls, result: Mapping[str, Any]) -> VerdictRecord:
         """The record of a grading result (its shared keys read as they are typed, anything else left out)."""
-        details = _details_of(result)
+        details = result["details"]
+        if type(details) is not dict:
+            details = dict(details) if isinstance(details, Mapping) else {}
+        # Positional, in field order: see the class docstring.
+        get = details.get
+        passed = result["passed"]
         return cls(
-            passed=bool(result["passed"]),
-            score=float(result["score"]),
-            match_status=status_of(result),
-            reason=reason_of(details),
-            reason_code=reason_code_of(details),
-            answer=answer_of(details),
-            explanation=explanation_of(details),
-            error=error_of(result),
-            details=details if type(details) is dict else dict(details),
+            bool(passed),
+            float(result["score"]),
+            _status(get("match_status"), passed),
+            _text(get("reason")),
+            _code(get(REASON_CODE)),
+            _span(get(EXTRACTION_KEY)),
+            _text(get(EXPLANATION_KEY)),
+            _error(get(ERROR_KEY), passed),
+            details,
         )

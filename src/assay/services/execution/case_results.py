@@ -34,7 +34,7 @@ class RunCase:
     expected_output: str
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True)
 class CaseResult:
     """The outcome of one case: graded (``details`` set) or an ``error`` reason with no grading.
 
@@ -42,7 +42,8 @@ class CaseResult:
     keys) name the case to users; ``case_id`` is the database's id (the number, for the CLI). The verdict's
     shared fields (``match_status``, ``reason``, ``reason_code``, the ``answer`` read, a judge's
     ``explanation``) are typed here, read once from the grader's result (:class:`VerdictRecord`); ``details``
-    is the grader's own.
+    is the grader's own. Built by keyword, except in :func:`_graded`, which runs for every graded case and
+    passes its fields in order (keywords cost 0.8 µs more per case; bench/README.md, hot functions).
     """
 
     case_id: int
@@ -54,10 +55,10 @@ class CaseResult:
     passed: bool
     score: float | None
     match_status: str | None
-    reason: str | None = None
-    reason_code: str | None = None
-    answer: str | None = None
-    explanation: str | None = None
+    reason: str | None
+    reason_code: str | None
+    answer: str | None
+    explanation: str | None
     details: dict[str, Any] | None
     error: str | None
     error_detail: str | None
@@ -157,17 +158,27 @@ def _graded(case: RunCase, reply: TargetReply, verdict: VerdictRecord) -> CaseRe
             error=verdict.error,
             error_detail=verdict.reason or None,
         )
-    return _result(
-        case,
-        reply,
-        passed=verdict.passed,
-        score=verdict.score,
-        details=verdict.details,
-        match_status=verdict.match_status.value,
-        reason=verdict.reason,
-        reason_code=verdict.reason_code,
-        answer=verdict.answer,
-        explanation=verdict.explanation,
+    target_case = case.target_case
+    # Every field in order, positionally: this runs for every graded case (see CaseResult).
+    return CaseResult(
+        target_case.case_id,
+        target_case.place,
+        target_case.key,
+        target_case.input,
+        case.expected_output,
+        reply.output,
+        verdict.passed,
+        verdict.score,
+        verdict.match_status._value_,
+        verdict.reason,
+        verdict.reason_code,
+        verdict.answer,
+        verdict.explanation,
+        verdict.details,
+        None,
+        None,
+        reply.latency_ms,
+        reply.attempts,
     )
 
 

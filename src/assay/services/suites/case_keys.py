@@ -9,10 +9,11 @@ that names no case is reported, never dropped.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from assay.errors import Loc, Problem, location
 
@@ -23,28 +24,30 @@ MAX_KEY_CHARS = 200
 MAX_LISTED = 10
 
 
-@dataclass(frozen=True, slots=True)
-class ReadKey:
-    """The key a record gives (``None``: it gives none), the field it came from, or what is wrong with it."""
+class ReadKey(NamedTuple):
+    """The key a record gives (``None``: it gives none), the field it came from, or what is wrong with it.
+
+    A named tuple: read for every case and every answer, twice (checked, then run), where a frozen dataclass
+    costs several times as much to make."""
 
     key: str | None = None
     field: str | None = None
     problem: str | None = None
 
 
+_NOT_TEXT = re.compile("[\x00-\x1f\x7f\ud800-\udfff]")
+"""A control character or a lone surrogate (a str holds a surrogate only unpaired)."""
+
+
 def is_text(value: str) -> bool:
     """Whether ``value`` is text a person could type: no control character, no lone surrogate."""
-    if any(ord(char) < 0x20 or ord(char) == 0x7F for char in value):
-        return False
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
+    return _NOT_TEXT.search(value) is None
 
 
 def key_text(value: object) -> str | None:
     """A key as stored: text trimmed, a whole number as its digits; ``None`` for none (null, blank text)."""
+    if type(value) is str:  # the common case first
+        return value.strip() or None
     if isinstance(value, bool) or value is None:
         return None
     if isinstance(value, int):
