@@ -210,3 +210,21 @@ def test_one_grader_asked_for_loads_no_other_and_no_plugin() -> None:
     graders = {path.partition(":")[0] for path in catalog.BUILTIN.values()}
     assert loaded & graders == {"assay.graders.builtin.true_false"}
     assert "importlib.metadata" not in loaded
+
+
+def test_one_registry_the_catalog_holds_what_every_service_lists() -> None:
+    first, second = GraderService(load_plugins=False), GraderService(load_plugins=False)
+    assert first.get("regex") is catalog.default("regex") is second.graders["regex"]
+    assert type(first.get("regex")) is catalog.lookup("regex")
+
+
+def test_a_class_whose_default_instance_has_another_id_is_refused() -> None:
+    class Renamed(StringMatchGrader):  # StringMatchGrader's constructor names its own id
+        default_id = "renamed-match"
+        __slots__ = ()
+
+    service = GraderService(load_plugins=False)
+    with pytest.raises(GraderRegistrationError, match="default instance has the id 'string-match'"):
+        service.register(Renamed)
+    assert catalog.lookup("renamed-match") is None
+    assert "renamed-match" not in service.graders
