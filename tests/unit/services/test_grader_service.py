@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -14,44 +13,7 @@ from assay.errors import ConfigError, GraderRegistrationError, NotFoundError
 from assay.graders import BUILTIN_GRADERS, GraderInterface, StringMatchGrader, TrueFalseGrader
 from assay.graders.contract import catalog
 from assay.services.grading.registry import GraderService
-
-PLUGIN_MODULE = """
-from typing import Any, ClassVar
-from assay.graders import GraderInterface
-
-
-class NonEmptyGrader(GraderInterface):
-    default_id = "non-empty"
-    name = "Non-empty"
-    description = "Passes when the response has any text"
-    type = "non-empty"
-    version = "1"
-    config_schema: ClassVar[dict[str, Any]] = {
-        "type": "object", "additionalProperties": False, "properties": {}
-    }
-    scoring_guide = {"1.0": "some text", "0.0": "no text"}
-    __slots__ = ()
-
-    def grade(self, agent_response: Any, expected_output: Any) -> dict[str, Any]:
-        passed = bool(str(agent_response or "").strip())
-        return {"passed": passed, "score": float(passed),
-                "details": {"match_status": "match" if passed else "mismatch", "reason": "checked"}}
-
-
-class DuplicateGrader(NonEmptyGrader):
-    default_id = "true-false"
-    __slots__ = ()
-"""
-
-
-def install_plugin(directory: Path, entry_points: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A real installed distribution on sys.path whose entry points importlib.metadata discovers."""
-    (directory / "assay_test_plugin.py").write_text(PLUGIN_MODULE)
-    dist_info = directory / "assay_test_plugin-1.0.dist-info"
-    dist_info.mkdir()
-    (dist_info / "METADATA").write_text("Metadata-Version: 2.1\nName: assay-test-plugin\nVersion: 1.0\n")
-    (dist_info / "entry_points.txt").write_text(textwrap.dedent(entry_points))
-    monkeypatch.syspath_prepend(str(directory))
+from tests.support.plugins import install_plugin
 
 
 def test_graders_dict_holds_default_instances() -> None:
