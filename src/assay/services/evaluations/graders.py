@@ -60,13 +60,15 @@ class EvaluationGraders:
             return grader
         with self._lock:
             building = self._building.setdefault(key, threading.Lock())
-        with building:  # lanes starting together build it once
-            grader = self._held(key)
-            if grader is None:
-                grader = self.registry.build(row.grader_id, row.grader_config)
-                self._remember(key, grader)
-        with self._lock:
-            self._building.pop(key, None)
+        try:
+            with building:  # lanes starting together build it once
+                grader = self._held(key)
+                if grader is None:
+                    grader = self.registry.build(row.grader_id, row.grader_config)
+                    self._remember(key, grader)
+        finally:
+            with self._lock:
+                self._building.pop(key, None)
         return grader
 
     def _held(self, key: _Key) -> GraderInterface | None:
