@@ -229,6 +229,12 @@ def parse_target_spec(data: object, *, allowed: frozenset[str] | None = None) ->
         problems = [Problem(("target", *error["loc"]), error["msg"]) for error in exc.errors()]
         shown = "; ".join(map(str, problems))
         raise ValidationError(f"Invalid target: {shown}", problems=problems) from exc
+    return allowed_target(spec, allowed)
+
+
+def allowed_target(spec: TargetSpec, allowed: frozenset[str] | None) -> TargetSpec:
+    """``spec`` (already checked) when its type is ``allowed`` here (any, for ``None``); ``ValidationError``
+    naming the allowed types otherwise."""
     if allowed is not None and spec.type not in allowed:
         choices = ", ".join(sorted(allowed))
         raise ValidationError.of(

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -14,44 +13,7 @@ from assay.errors import ConfigError, GraderRegistrationError, NotFoundError
 from assay.graders import BUILTIN_GRADERS, GraderInterface, StringMatchGrader, TrueFalseGrader
 from assay.graders.contract import catalog
 from assay.services.grading.registry import GraderService
-
-PLUGIN_MODULE = """
-from typing import Any, ClassVar
-from assay.graders import GraderInterface
-
-
-class NonEmptyGrader(GraderInterface):
-    default_id = "non-empty"
-    name = "Non-empty"
-    description = "Passes when the response has any text"
-    type = "non-empty"
-    version = "1"
-    config_schema: ClassVar[dict[str, Any]] = {
-        "type": "object", "additionalProperties": False, "properties": {}
-    }
-    scoring_guide = {"1.0": "some text", "0.0": "no text"}
-    __slots__ = ()
-
-    def grade(self, agent_response: Any, expected_output: Any) -> dict[str, Any]:
-        passed = bool(str(agent_response or "").strip())
-        return {"passed": passed, "score": float(passed),
-                "details": {"match_status": "match" if passed else "mismatch", "reason": "checked"}}
-
-
-class DuplicateGrader(NonEmptyGrader):
-    default_id = "true-false"
-    __slots__ = ()
-"""
-
-
-def install_plugin(directory: Path, entry_points: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A real installed distribution on sys.path whose entry points importlib.metadata discovers."""
-    (directory / "assay_test_plugin.py").write_text(PLUGIN_MODULE)
-    dist_info = directory / "assay_test_plugin-1.0.dist-info"
-    dist_info.mkdir()
-    (dist_info / "METADATA").write_text("Metadata-Version: 2.1\nName: assay-test-plugin\nVersion: 1.0\n")
-    (dist_info / "entry_points.txt").write_text(textwrap.dedent(entry_points))
-    monkeypatch.syspath_prepend(str(directory))
+from tests.support.plugins import install_plugin
 
 
 def test_graders_dict_holds_default_instances() -> None:
@@ -210,3 +172,21 @@ def test_one_grader_asked_for_loads_no_other_and_no_plugin() -> None:
     graders = {path.partition(":")[0] for path in catalog.BUILTIN.values()}
     assert loaded & graders == {"assay.graders.builtin.true_false"}
     assert "importlib.metadata" not in loaded
+
+
+def test_one_registry_the_catalog_holds_what_every_service_lists() -> None:
+    first, second = GraderService(load_plugins=False), GraderService(load_plugins=False)
+    assert first.get("regex") is catalog.default("regex") is second.graders["regex"]
+    assert type(first.get("regex")) is catalog.lookup("regex")
+
+
+def test_a_class_whose_default_instance_has_another_id_is_refused() -> None:
+    class Renamed(StringMatchGrader):  # StringMatchGrader's constructor names its own id
+        default_id = "renamed-match"
+        __slots__ = ()
+
+    service = GraderService(load_plugins=False)
+    with pytest.raises(GraderRegistrationError, match="default instance has the id 'string-match'"):
+        service.register(Renamed)
+    assert catalog.lookup("renamed-match") is None
+    assert "renamed-match" not in service.graders

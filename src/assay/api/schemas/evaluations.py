@@ -53,7 +53,7 @@ class EvaluationCreate(RequestModel):
         return NewEvaluation(
             suite_id=self.suite_id,
             grader_id=self.grader_id,
-            target=self.target.model_dump(mode="json"),
+            target=self.target,  # typed: parsed once, here
             grader_config=dict(self.grader_config) if self.grader_config is not None else None,
             name=self.name,
             concurrency=self.concurrency,
@@ -96,7 +96,7 @@ class TargetTrialIn(RequestModel):
         """The service's record of this request."""
         return TargetTrialRequest(
             suite_id=self.suite_id,
-            target=self.target.model_dump(mode="json"),
+            target=self.target,  # typed: parsed once, here
             case_number=self.case_number,
             grader_id=self.grader_id,
             grader_config=dict(self.grader_config) if self.grader_config is not None else None,

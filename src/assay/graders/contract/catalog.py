@@ -1,10 +1,11 @@
-"""Grader classes by id: what a composite grader builds and checks its children from.
+"""The one registry of graders: each grader class by id, and its default-configured instance.
 
-The graders layer cannot ask the grader service (a higher layer) which ids exist, so the classes live here
-too: the built-in ones are listed in :data:`BUILTIN` and each is imported when it is first asked for (a
-command grading with one grader does not load the others' patterns and libraries), and
-``GraderService.register`` adds every class it registers (plugins included). An id names one class for the
-life of the process: adding the same class again is a no-op, another class under a taken id is refused.
+The built-in classes are listed in :data:`BUILTIN` and each is imported when it is first asked for (a
+command grading with one grader does not load the others' patterns and libraries); a third-party class is
+added by ``GraderService.register``, after the service's checks. Composite graders build and check their
+children from here (the graders layer cannot ask the service, a higher layer); the service lists, gets and
+builds from here. An id names one class for the life of the process: adding the same class again is a
+no-op, another class under a taken id is refused.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from assay.graders.contract.base import GraderInterface
 
-__all__ = ["BUILTIN", "add", "builtin_class", "is_builtin", "known_ids", "lookup"]
+__all__ = ["BUILTIN", "add", "builtin_class", "default", "is_builtin", "known_ids", "lookup"]
 
 BUILTIN: dict[str, str] = {
     "string-match": "assay.graders.builtin.string_match:StringMatchGrader",
@@ -41,6 +42,8 @@ BUILTIN: dict[str, str] = {
 class's ``default_id``)."""
 
 _classes: dict[str, type[GraderInterface]] = {}
+_defaults: dict[str, GraderInterface] = {}
+"""Each id's default-configured instance, built on first use (graders are immutable: one serves all)."""
 _lock = threading.Lock()
 
 
@@ -60,11 +63,29 @@ def is_builtin(grader_class: type[GraderInterface]) -> bool:
     return grader_class.default_id in BUILTIN and _classes.get(grader_class.default_id) is grader_class
 
 
-def add(grader_class: type[GraderInterface]) -> None:
-    """Make ``grader_class`` buildable by its ``default_id``; ``ValueError`` if the id names another class."""
+def add(grader_class: type[GraderInterface], default: GraderInterface | None = None) -> None:
+    """Make ``grader_class`` buildable by its ``default_id``, with ``default`` as its default instance if
+    it has none yet (one built by whoever checked the class); ``ValueError`` if the id names another class."""
     if grader_class.default_id in BUILTIN:
         builtin_class(grader_class.default_id)  # a built-in id is the built-in's, even before it is loaded
     _add(grader_class)
+    if default is not None and type(default) is grader_class:
+        with _lock:
+            _defaults.setdefault(grader_class.default_id, default)
+
+
+def default(grader_id: str) -> GraderInterface:
+    """The default-configured instance of the class under ``grader_id`` (``KeyError`` for an id that names
+    none), built on first use; whatever its constructor raises, it raises."""
+    held = _defaults.get(grader_id)
+    if held is not None:
+        return held
+    grader_class = lookup(grader_id)
+    if grader_class is None:
+        raise KeyError(grader_id)
+    built = grader_class()
+    with _lock:
+        return _defaults.setdefault(grader_id, built)
 
 
 def _add(grader_class: type[GraderInterface]) -> None:

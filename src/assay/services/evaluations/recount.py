@@ -15,9 +15,9 @@ from sqlalchemy.orm import Session
 
 from assay.domain import UNFINISHED, EvaluationStatus
 from assay.errors import AssayError
+from assay.services.evaluations.graders import EvaluationGraders
 from assay.services.evaluations.records import facts_of
 from assay.services.figures.summary import ReportShape, Summary, summarize
-from assay.services.grading.registry import GraderService
 from assay.storage import evaluations as store
 from assay.storage.database import retry_when_busy
 from assay.storage.evaluations import EvaluationRow
@@ -30,17 +30,17 @@ REFRESH_COST_SHARE = 0.02
 progress count, exact at every batch, is what moves on screen meanwhile)."""
 
 
-def report_shape(row: EvaluationRow, graders: GraderService) -> ReportShape:
+def report_shape(row: EvaluationRow, graders: EvaluationGraders) -> ReportShape:
     """What the evaluation's report holds, as its grader declares it (a binary matrix, scores...): the
     grader as the evaluation configured it (an ``extract`` reports as the grader it wraps); pass/fail only
     when it can no longer be built (unregistered, or its package gone)."""
     try:
-        return ReportShape.of(graders.build(row.grader_id, row.grader_config))
+        return ReportShape.of(graders.of(row))
     except AssayError:
         return ReportShape.of(None)
 
 
-def recount(session: Session, row: EvaluationRow, graders: GraderService) -> Summary:
+def recount(session: Session, row: EvaluationRow, graders: EvaluationGraders) -> Summary:
     """The summary of everything stored for the evaluation, counted now."""
     shape = report_shape(row, graders)
     return summarize(
@@ -51,7 +51,7 @@ def recount(session: Session, row: EvaluationRow, graders: GraderService) -> Sum
 class SummaryRefresher:
     """Recounts running evaluations' summaries in turn, each no more often than its last recount allows."""
 
-    def __init__(self, engine: Engine, graders: GraderService) -> None:
+    def __init__(self, engine: Engine, graders: EvaluationGraders) -> None:
         self._engine = engine
         self._graders = graders
         self._pause_s: dict[int, float] = {}
@@ -80,7 +80,7 @@ class SummaryRefresher:
 
 def finish_evaluation(
     engine: Engine,
-    graders: GraderService,
+    graders: EvaluationGraders,
     evaluation_id: int,
     status: EvaluationStatus,
     *,

@@ -22,12 +22,14 @@ import time
 import uuid
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
 from assay.config import Settings
-from assay.domain import EvaluationStatus
+from assay.domain import EvaluationStatus, GraderSpec
+from assay.services.evaluations.graders import EvaluationGraders
 from assay.services.evaluations.recount import finish_evaluation
 from assay.services.evaluations.shards import Shard, ShardRunner, first_shards
 from assay.services.execution.threads import finish_in_thread
@@ -36,6 +38,11 @@ from assay.storage import evaluations as store
 from assay.storage.database import loggable
 from assay.storage.leases import release_lease, take_lease
 from assay.targets import TargetPolicy
+
+if TYPE_CHECKING:
+    from assay.graders import GraderInterface
+    from assay.storage.evaluations import EvaluationRow
+    from assay.targets import TargetSpec
 
 logger = logging.getLogger(__name__)
 
@@ -78,10 +85,18 @@ class Scheduler(ABC):
         self.target_policy = policy
         """What this server's targets may do (egress, secrets, answer cap)."""
         self.engine = engine
-        self.graders = graders
+        self.graders = EvaluationGraders(graders)
+        """Each evaluation's grader, built once in this process (by its creation, plan or first recount)."""
         self.options = options
         self.name = worker_name()
-        self.runner = ShardRunner(engine, graders, policy, max_in_flight=options.max_in_flight)
+        self.runner = ShardRunner(engine, self.graders, policy, max_in_flight=options.max_in_flight)
+
+    def created(self, row: EvaluationRow, grader: GraderInterface, spec: TargetSpec) -> None:
+        """An evaluation was just created in this process with ``grader`` and the target ``spec`` its
+        creation built and checked: kept, so that running and counting it here builds and parses neither
+        again (another process builds and parses them once itself, from the stored row)."""
+        self.graders.keep(GraderSpec(row.grader_id, row.grader_config, row.grader_version), grader)
+        self.runner.expect(row.id, row.created_at, spec)
 
     @abstractmethod
     def submit(self, evaluation_id: int, concurrency: int) -> None:

@@ -40,10 +40,11 @@ from assay.targets import (
     EvaluationTargetSpec,
     RecordedTargetSpec,
     TargetCase,
+    TargetSpec,
     check_target,
     parse_target_spec,
 )
-from assay.targets.specs import target_view
+from assay.targets.specs import allowed_target, target_view
 
 logger = logging.getLogger(__name__)
 
@@ -57,7 +58,9 @@ class NewEvaluation:
 
     suite_id: int
     grader_id: str
-    target: dict[str, Any]
+    target: TargetSpec | dict[str, Any]
+    """The spec as the request gave it (parsed once, at the edge), or as stored (a re-run's JSON, parsed
+    when the evaluation is created)."""
     grader_config: dict[str, Any] | None = None
     name: str | None = None
     concurrency: int = DEFAULT_CONCURRENCY
@@ -70,7 +73,8 @@ class TargetTrialRequest:
     """A target to test on one case of a suite (the first by default), before any run."""
 
     suite_id: int
-    target: dict[str, Any]
+    target: TargetSpec | dict[str, Any]
+    """Parsed at the edge (or JSON, parsed when tried)."""
     case_number: int = 1
     grader_id: str | None = None
     grader_config: dict[str, Any] | None = None
@@ -92,6 +96,13 @@ class ResultQuery:
 DEFAULT_MAX_PAGE_BYTES = 8 * 1024 * 1024
 MAX_NAME_CHARS = 200
 _RERUN_SUFFIX = re.compile(r" · re-run of #\d+$")
+
+
+def _target_spec(target: TargetSpec | dict[str, Any], allowed: frozenset[str]) -> TargetSpec:
+    """The request's target spec, parsed here only when it came as JSON, and of a type allowed here."""
+    if isinstance(target, dict):
+        return parse_target_spec(target, allowed=allowed)
+    return allowed_target(target, allowed)
 
 
 def rerun_name(name: str, source_id: int) -> str:
@@ -179,7 +190,7 @@ class EvaluationService:
         # NotFoundError or ConfigError, its problems located in the request
         grader = self.graders.build(request.grader_id, request.grader_config, where=("grader_config",))
         check_calls(grader, self.scheduler.target_policy)  # a judge's key and URL, as a target's
-        spec = parse_target_spec(request.target, allowed=allowed_targets)
+        spec = _target_spec(request.target, allowed_targets)
         check_target(spec, self.scheduler.target_policy)
         if isinstance(spec, EvaluationTargetSpec):
             check_source(self.session, spec, suite.id)
@@ -192,14 +203,15 @@ class EvaluationService:
             if not report.ok:
                 raise report.error(grader.grader_id, '"allow_invalid_expected": true')
         grader_spec = self.graders.spec(grader)
+        stored = spec.model_dump(mode="json")  # dumped once, where it is stored
         row = EvaluationRow(
             name=request.name or f"{suite.name} · {grader.grader_id}",
             suite_id=suite.id,
             grader_id=grader_spec.grader_id,
             grader_config=grader_spec.config,
             grader_version=grader_spec.version,
-            target=spec.model_dump(mode="json"),
-            target_view=target_view(spec.model_dump(mode="json")),
+            target=stored,
+            target_view=target_view(stored),
             concurrency=request.concurrency,
             status=EvaluationStatus.PENDING.value,
             total=suite_store.count_cases(self.session, suite.id),
@@ -209,6 +221,7 @@ class EvaluationService:
         self.session.add(row)
         self.session.commit()
         try:
+            self.scheduler.created(row, grader, spec)  # run and counted here: neither built nor parsed again
             self.scheduler.submit(row.id, row.concurrency)
         except Exception as exc:  # it exists now: a retried request would create a second one
             logger.warning(
@@ -248,7 +261,7 @@ class EvaluationService:
         grader = None
         if request.grader_id is not None:
             grader = self.graders.build(request.grader_id, request.grader_config)
-        spec = parse_target_spec(request.target, allowed=allowed_targets - {"evaluation"})
+        spec = _target_spec(request.target, allowed_targets - {"evaluation"})
         check_target(spec, self.scheduler.target_policy)
         if isinstance(spec, RecordedTargetSpec) and spec.responses:
             self._check_answer_names(suite.id, list(spec.responses))
@@ -272,7 +285,7 @@ class EvaluationService:
         """The evaluation, read in one row whatever its size: its stored summary is the latest recount
         (a running evaluation's is recounted every few seconds); one that has none yet is counted now."""
         row = self._row(evaluation_id)
-        summary = None if row.summary is not None else recount(self.session, row, self.graders)
+        summary = None if row.summary is not None else recount(self.session, row, self.scheduler.graders)
         return evaluation_of(row, summary)
 
     def list(

@@ -18,6 +18,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session
@@ -25,6 +26,7 @@ from sqlalchemy.orm import Session
 from assay.domain import UNFINISHED, EvaluationStatus
 from assay.errors import AssayError
 from assay.graders import GraderInterface
+from assay.services.evaluations.graders import EvaluationGraders
 from assay.services.evaluations.records import result_columns
 from assay.services.evaluations.recount import SummaryRefresher, finish_evaluation
 from assay.services.evaluations.regrade import stored_replies
@@ -33,12 +35,19 @@ from assay.services.execution.reachability import CALLING_TARGETS, ReachabilityW
 from assay.services.execution.runner import run_cases
 from assay.services.execution.threads import finish_in_thread
 from assay.services.grading.answers import calls_for
-from assay.services.grading.registry import GraderService
 from assay.storage import evaluations as store
 from assay.storage.database import loggable, retry_when_busy
 from assay.storage.suites import CaseRow
 from assay.storage.types import utc_now
-from assay.targets import TargetCase, TargetPolicy, TargetReply, TargetSpec, build_target, parse_target_spec
+from assay.targets import (
+    EvaluationTargetSpec,
+    TargetCase,
+    TargetPolicy,
+    TargetReply,
+    TargetSpec,
+    build_target,
+    parse_target_spec,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -167,7 +176,7 @@ class ShardRunner:
     """Runs shards in this process, all its shards' calls bounded by one cap (``max_in_flight``)."""
 
     def __init__(
-        self, engine: Engine, graders: GraderService, policy: TargetPolicy, *, max_in_flight: int
+        self, engine: Engine, graders: EvaluationGraders, policy: TargetPolicy, *, max_in_flight: int
     ) -> None:
         self.engine = engine
         self.graders = graders
@@ -179,6 +188,8 @@ class ShardRunner:
         self._summaries = SummaryRefresher(engine, graders)
         self._plans: OrderedDict[int, _Plan] = OrderedDict()
         self._plans_lock = threading.Lock()  # shards of several evaluations read plans in worker threads
+        self._expected: OrderedDict[int, tuple[datetime, TargetSpec]] = OrderedDict()
+        """Target specs of evaluations just created in this process, by id, with the creation's time."""
         self._running: dict[int, set[asyncio.Event]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
 
@@ -241,6 +252,21 @@ class ShardRunner:
                 logger.error("evaluation %s failed", evaluation_id, exc_info=loggable(exc))
             return None
 
+    def expect(self, evaluation_id: int, created_at: datetime, spec: TargetSpec) -> None:
+        """The target spec of an evaluation just created in this process, as its creation checked it: its
+        plan takes it rather than reading the stored spec and parsing it again (callable from any thread)."""
+        with self._plans_lock:
+            self._expected[evaluation_id] = (created_at, spec)
+            while len(self._expected) > _CACHED_EVALUATIONS:  # another process may run it (a queue)
+                self._expected.popitem(last=False)
+
+    def _expected_spec(self, evaluation_id: int, created_at: datetime) -> TargetSpec | None:
+        """The spec :meth:`expect` was given for this evaluation, if it is the same one (an id can name
+        another evaluation once that one is deleted)."""
+        with self._plans_lock:
+            expected = self._expected.get(evaluation_id)
+        return expected[1] if expected is not None and expected[0] == created_at else None
+
     # ---- One shard ----------------------------------------------------------------------------------
 
     def _plan(self, evaluation_id: int) -> _Plan | None:
@@ -262,24 +288,26 @@ class ShardRunner:
             plan = self._cached(evaluation_id)
             if plan is not None:
                 return plan
-            grader = self.graders.build(row.grader_id, row.grader_config)
+            grader = self.graders.of(row)
             if grader.version != row.grader_version:
                 raise AssayError(
                     f"grader '{row.grader_id}' is now version {grader.version}, this evaluation ran with "
                     f"{row.grader_version}; start a new evaluation"
                 )
-            target = store.target_of(session, evaluation_id) or {}
+            spec = self._expected_spec(evaluation_id, row.created_at)
+            if spec is None:  # parsed once per process, where it is read (the target may be large)
+                spec = parse_target_spec(store.target_of(session, evaluation_id) or {})
             watch = None
-            if target.get("type") in CALLING_TARGETS:
+            if spec.type in CALLING_TARGETS:
                 watch = ReachabilityWatch()
                 watch.observe_all(store.some_errors(session, evaluation_id, limit=watch.limit))
             plan = _Plan(
                 suite_id=row.suite_id,
                 concurrency=row.concurrency,
                 position_limit=row.total,
-                spec=parse_target_spec(target),
+                spec=spec,
                 grader=grader,
-                source_id=target.get("evaluation_id") if target.get("type") == "evaluation" else None,
+                source_id=spec.evaluation_id if isinstance(spec, EvaluationTargetSpec) else None,
                 reachability=watch,
             )
         with self._plans_lock:
@@ -298,6 +326,7 @@ class ShardRunner:
     def _forget(self, evaluation_id: int) -> None:
         with self._plans_lock:
             self._plans.pop(evaluation_id, None)
+            self._expected.pop(evaluation_id, None)
 
     def _cases(
         self, shard: Shard, plan: _Plan, span: int

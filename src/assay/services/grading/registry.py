@@ -1,7 +1,9 @@
 """The grader registry: the single source of every grader listing (API, CLI, UI).
 
-Built-in graders and third-party ones (entry-point group ``assay.graders``) go through the same
-:meth:`GraderService.register`, with the same checks; an id can be registered only once.
+The graders themselves are held by :mod:`assay.graders.contract.catalog`, the one registry (class and
+default instance by id): the built-ins are listed there (their metadata and schemas are checked by the
+grader contract tests), and third-party graders (entry-point group ``assay.graders``) are added there by
+:meth:`GraderService.register`, after its checks; an id names one class.
 
 Graders are loaded when first needed, so that a command grading with one grader starts fast: a built-in
 when its id is asked for; the plugins (reading every installed package's entry points takes longer than
@@ -34,25 +36,32 @@ if TYPE_CHECKING:
 logger = LazyLogger(__name__)
 
 ENTRY_POINT_GROUP = "assay.graders"
-_REQUIRED_METADATA = ("name", "description", "type", "version", "config_schema", "scoring_guide")
+_REQUIRED_METADATA = (
+    "default_id",
+    "name",
+    "description",
+    "type",
+    "version",
+    "config_schema",
+    "scoring_guide",
+)
 
 
-def _check_grader_class(grader_class: object, *, check_schema: bool = True) -> type[GraderInterface]:
+def _check_grader_class(grader_class: object) -> type[GraderInterface]:
     if not (isinstance(grader_class, type) and issubclass(grader_class, GraderInterface)):
         raise GraderRegistrationError(f"{grader_class!r} is not a GraderInterface subclass")
     missing = [attr for attr in _REQUIRED_METADATA if not getattr(grader_class, attr, None)]
     if missing:
         raise GraderRegistrationError(f"grader {grader_class.__name__} lacks metadata: {', '.join(missing)}")
     schema = grader_class.config_schema
-    if check_schema:
-        import jsonschema
+    import jsonschema
 
-        try:
-            jsonschema.validators.validator_for(schema).check_schema(schema)
-        except jsonschema.SchemaError as exc:
-            raise GraderRegistrationError(
-                f"grader {grader_class.__name__}: bad config_schema: {exc.message}"
-            ) from exc
+    try:
+        jsonschema.validators.validator_for(schema).check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        raise GraderRegistrationError(
+            f"grader {grader_class.__name__}: bad config_schema: {exc.message}"
+        ) from exc
     if schema.get("additionalProperties") is not False:
         raise GraderRegistrationError(
             f"grader {grader_class.__name__}: config_schema must set additionalProperties to false"
@@ -73,13 +82,19 @@ def _usable(grader: GraderInterface) -> GraderInterface:
 
 
 class GraderService:
-    """Registered graders by id, each with its default configuration, and configured copies on demand."""
+    """The registered graders by id, each with its default configuration, and configured copies on demand.
+
+    The one registry is :mod:`assay.graders.contract.catalog` (class and default instance by id); this
+    service keeps no map of its own: it checks and adds classes there, loads the plugins, and lists, gets
+    and builds from there. What it keeps is which plugins it admitted (a registry made with
+    ``load_plugins=False`` lists the built-ins only) and why it refused others.
+    """
 
     def __init__(self, *, load_plugins: bool = True) -> None:
-        self._graders: dict[str, GraderInterface] = {}
+        self._plugins: dict[str, None] = {}
+        """The ids of the plugins this registry admitted, in order (an ordered set)."""
         self._plugin_errors: builtins.list[str] = []
-        self._unloaded = dict.fromkeys(catalog.BUILTIN)
-        """Built-in ids not registered yet (an ordered set)."""
+        self._all_loaded = False
         self._plugins_pending = load_plugins
         self._loading = threading.RLock()
 
@@ -87,7 +102,7 @@ class GraderService:
     def graders(self) -> dict[str, GraderInterface]:
         """Every registered grader by id (all loaded): the built-ins in catalogue order, then plugins."""
         self.load_all()
-        return self._graders
+        return {grader_id: catalog.default(grader_id) for grader_id in self._ids()}
 
     @property
     def plugin_errors(self) -> builtins.list[str]:
@@ -95,46 +110,52 @@ class GraderService:
         self._load_plugins()
         return self._plugin_errors
 
+    def _ids(self) -> builtins.list[str]:
+        return [*catalog.BUILTIN, *self._plugins]
+
     def load_all(self) -> None:
         """Import and register every grader now: a server does at start-up, so that a broken plugin is
         logged then and no request waits for an import."""
-        if not self._unloaded and not self._plugins_pending:
-            return  # all loaded: no lock to take (every listing request asks)
+        if self._all_loaded:
+            return  # no lock to take (every listing request asks)
         with self._loading:
-            for grader_id in builtins.list(self._unloaded):
-                self._load_builtin(grader_id)
+            for grader_id in catalog.BUILTIN:
+                catalog.default(grader_id)
             self._load_plugins()
-            ordered = {grader_id: self._graders[grader_id] for grader_id in catalog.BUILTIN}
-            self._graders = ordered | self._graders
+            self._all_loaded = True
 
     def register(self, grader_class: type[GraderInterface]) -> GraderInterface:
-        """Check and add a grader class under its default id; a duplicate id is refused."""
+        """Check and add a grader class under its default id; an id taken by this or another class is
+        refused."""
         with self._loading:
-            grader_id = getattr(grader_class, "default_id", None)
-            if grader_id in self._unloaded:  # a built-in id is the built-in's, loaded or not
-                self._load_builtin(grader_id)
-            return self._register(grader_class, check_schema=True)
-
-    def _register(self, grader_class: type[GraderInterface], *, check_schema: bool) -> GraderInterface:
-        checked = _check_grader_class(grader_class, check_schema=check_schema)
-        try:
-            grader = checked()
-        except Exception as exc:  # a plugin that cannot build its default is refused, not half-registered
-            raise GraderRegistrationError(f"grader {checked.__name__} cannot be built: {exc}") from exc
-        if grader.grader_id in self._graders:
-            raise GraderRegistrationError(f"a grader with id '{grader.grader_id}' is already registered")
-        try:  # composite graders build their children from the catalog, plugins included
-            catalog.add(checked)
-        except ValueError as exc:  # another class took the id in this process (another registry)
-            raise GraderRegistrationError(f"grader {checked.__name__} cannot be registered: {exc}") from exc
-        self._graders[grader.grader_id] = grader
-        return grader
-
-    def _load_builtin(self, grader_id: str) -> None:
-        # A built-in's config schema is checked against the JSON Schema meta-schema by the grader contract
-        # tests, not at every start: the check loads jsonschema's meta-schemas (a tenth of a second).
-        del self._unloaded[grader_id]
-        self._register(catalog.builtin_class(grader_id), check_schema=False)
+            checked = _check_grader_class(grader_class)
+            try:
+                grader = checked()
+            except Exception as exc:  # a plugin that cannot build its default is refused, not half-registered
+                raise GraderRegistrationError(f"grader {checked.__name__} cannot be built: {exc}") from exc
+            grader_id = checked.default_id
+            held = catalog.lookup(grader_id)  # a built-in id is the built-in's, loaded or not
+            if held is checked and (grader_id in catalog.BUILTIN or grader_id in self._plugins):
+                raise GraderRegistrationError(f"a grader with id '{grader_id}' is already registered")
+            if held is not None and held is not checked:
+                taken, other = (f"{c.__module__}.{c.__qualname__}" for c in (held, checked))
+                raise GraderRegistrationError(
+                    f"grader {checked.__name__} cannot be registered, a grader with id '{grader_id}' is "
+                    f"already registered: the grader id '{grader_id}' already names {taken}, not {other}"
+                )
+            if grader.grader_id != grader_id:
+                raise GraderRegistrationError(
+                    f"grader {checked.__name__}: its default instance has the id '{grader.grader_id}', "
+                    f"not its default_id '{grader_id}'"
+                )
+            try:
+                catalog.add(checked, grader)
+            except ValueError as exc:  # another class took the id meanwhile (another registry)
+                raise GraderRegistrationError(
+                    f"grader {checked.__name__} cannot be registered: {exc}"
+                ) from exc
+            self._plugins[grader_id] = None
+            return catalog.default(grader_id)
 
     def _load_plugins(self) -> None:
         with self._loading:
@@ -152,16 +173,12 @@ class GraderService:
                     self._plugin_errors.append(message)
 
     def _find(self, grader_id: str) -> GraderInterface | None:
-        """The registered grader with this id, loading it (a built-in) or the plugins when need be."""
-        grader = self._graders.get(grader_id)
-        if grader is not None:
-            return grader
-        with self._loading:
-            if grader_id in self._unloaded:
-                self._load_builtin(grader_id)
-            else:
-                self._load_plugins()
-            return self._graders.get(grader_id)
+        """The registered grader with this id, importing it (a built-in) or the plugins when need be."""
+        if grader_id in catalog.BUILTIN:
+            return catalog.default(grader_id)
+        if grader_id not in self._plugins:
+            self._load_plugins()
+        return catalog.default(grader_id) if grader_id in self._plugins else None
 
     def get(self, grader_id: str) -> GraderInterface:
         """The registered grader with its default config; ``NotFoundError`` for an unknown id."""
