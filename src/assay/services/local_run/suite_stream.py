@@ -9,11 +9,13 @@ scratch database (:class:`KeyIndex`), where a key given twice is found and recor
 
 from __future__ import annotations
 
-import json
 from array import array
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+import orjson
 
 from assay.errors import Loc, NotFoundError, Problem, ValidationError, location
 from assay.graders import GraderInterface
@@ -24,44 +26,74 @@ from assay.services.suites.files import CaseFields, FileProblems, SuiteFormat, r
 from assay.services.suites.row_reader import RowFormat
 from assay.targets import TargetCase
 
+if TYPE_CHECKING:
+    import sqlite3
+
 _ROW_FORMATS = {".jsonl": SuiteFormat.JSONL, ".ndjson": SuiteFormat.JSONL, ".csv": SuiteFormat.CSV}
 
 
+IN_MEMORY_KEYS = 250_000
+"""Keys an index holds in a dict (about 80 MB at most); past them it moves to a scratch database, so that
+memory stays bounded whatever the suite's size."""
+
+
 class KeyIndex:
-    """The keys of a suite in a scratch database: each one's case number, and where it was given."""
+    """The keys of a suite: each one's case number, and where it was given; in memory, then (a suite with
+    more than :data:`IN_MEMORY_KEYS` keys) in a scratch database."""
 
     def __init__(self) -> None:
-        import sqlite3  # here: only a keyed suite needs a scratch database
+        self._held: dict[str, tuple[int, Loc]] | None = {}
+        self._db: sqlite3.Connection | None = None
 
+    def add(self, key: str, number: int, place: Loc) -> Loc | None:
+        """Keep ``key`` as case ``number``'s, unless another case has it: then where that case was given."""
+        if self._held is not None:
+            entry = (number, place)
+            first = self._held.setdefault(key, entry)
+            if first is not entry:
+                return first[1]
+            if len(self._held) > IN_MEMORY_KEYS:
+                self._spill(self._held)
+            return None
+        import sqlite3  # loaded by _spill already: only a suite past IN_MEMORY_KEYS keys needs it
+
+        assert self._db is not None
+        try:
+            self._db.execute("INSERT INTO keys VALUES (?, ?, ?)", (key, number, orjson.dumps(place)))
+        except sqlite3.IntegrityError:
+            (given,) = self._db.execute("SELECT place FROM keys WHERE key = ?", (key,)).fetchone()
+            return tuple(orjson.loads(given))
+        return None
+
+    def _spill(self, held: dict[str, tuple[int, Loc]]) -> None:
         from assay.services.local_run.scratch_db import scratch_database
 
-        self._given_twice = sqlite3.IntegrityError
         self._db = scratch_database()
         self._db.execute(
             "CREATE TABLE keys (key TEXT PRIMARY KEY, number INTEGER NOT NULL, place TEXT NOT NULL) "
             "WITHOUT ROWID"
         )
         self._db.execute("BEGIN")
-
-    def add(self, key: str, number: int, place: Loc) -> Loc | None:
-        """Keep ``key`` as case ``number``'s, unless another case has it: then where that case was given."""
-        try:
-            self._db.execute("INSERT INTO keys VALUES (?, ?, ?)", (key, number, json.dumps(place)))
-        except self._given_twice:
-            (first,) = self._db.execute("SELECT place FROM keys WHERE key = ?", (key,)).fetchone()
-            return tuple(json.loads(first))
-        return None
+        rows = ((key, number, orjson.dumps(place)) for key, (number, place) in held.items())
+        self._db.executemany("INSERT INTO keys VALUES (?, ?, ?)", rows)
+        self._held = None
 
     def number_of(self, key: str) -> int | None:
         """The number of the case whose key is ``key``, if there is one."""
+        if self._held is not None:
+            entry = self._held.get(key)
+            return None if entry is None else entry[0]
+        assert self._db is not None
         if self._db.in_transaction:
             self._db.execute("COMMIT")
         row = self._db.execute("SELECT number FROM keys WHERE key = ?", (key,)).fetchone()
         return None if row is None else int(row[0])
 
     def close(self) -> None:
-        """Drop the index (its file goes with it)."""
-        self._db.close()
+        """Drop the index (a scratch database's file goes with it)."""
+        self._held = None
+        if self._db is not None:
+            self._db.close()
 
 
 class _NumberedKeys:

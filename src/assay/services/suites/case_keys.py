@@ -63,7 +63,15 @@ def read_key(record: Mapping[str, Any], fields: Sequence[str] = KEY_FIELDS) -> R
     """The key of a record: its first non-blank field of ``fields`` (text or a whole number)."""
     for name in fields:
         value = record.get(name)
-        if value is None or (isinstance(value, str) and not value.strip()):
+        if value is None:
+            continue
+        if type(value) is str:  # the usual key, checked in a few steps (read for every case and answer)
+            stripped = value.strip()
+            if not stripped:
+                continue
+            if len(stripped) <= MAX_KEY_CHARS and _NOT_TEXT.search(stripped) is None:
+                return ReadKey(stripped, name)
+        elif isinstance(value, str) and not value.strip():
             continue
         key = key_text(value)
         if key is None:
