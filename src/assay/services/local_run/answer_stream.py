@@ -4,8 +4,10 @@ case order beside the suite's cases, so that no more of them is held than the ca
 A row names its case by ``key`` (or ``id``, ``case_id``): the case's key in a keyed suite, its number
 otherwise; or by ``number``; a row naming none is the answer of the case at its own place (the third row,
 the third case). A row that names no case, or a case another row answered, is refused before anything runs,
-every such line listed: no answer is dropped unnoticed. Rows in case order (the usual file) are read again as
-the cases run; rows in any other order are first copied, by case number, to a scratch database.
+every such line listed: no answer is dropped unnoticed. Answers whose text fits :data:`HELD_ANSWER_CHARS`
+are kept from that check, by case number, and handed out from memory; past it, rows in case order (the
+usual file) are read again as the cases run, and rows in any other order are first copied, by case number,
+to a scratch database.
 """
 
 from __future__ import annotations
@@ -26,6 +28,10 @@ MAX_LISTED = 20
 ANSWER_NAME_FIELDS = ("key", "id", "case_id")
 """Fields of a row of answers that name its case: a key in a keyed suite, a number otherwise."""
 _COPY_BATCH = 5000
+HELD_ANSWER_CHARS = 32 * 1024 * 1024
+"""Answers whose texts add up to no more than this (each counted :data:`_HELD_OVERHEAD` more, for its
+object) are kept in memory from the check; a larger file is read again as the cases run."""
+_HELD_OVERHEAD = 64
 
 
 @dataclass(slots=True)
@@ -52,7 +58,7 @@ def _answer_name(row: Row, place: int) -> _AnswerName:
     if named.problem is not None:
         return _AnswerName("", None, is_number=False, problem=named.problem)
     if named.key is not None:
-        return _AnswerName(named.key, named.field, is_number=False)
+        return _AnswerName(named.key, named.field, False)  # in order: made for every row, twice
     number = row.data.get("number")
     if number is not None:
         text = key_text(number)
@@ -82,6 +88,7 @@ class AnswerFile:
         self.suite = suite
         self._format = RowFormat.for_path(path)
         self._copy: _AnswersByNumber | None = None
+        self._held: list[str | _NotAnswered | None] | None = None
 
     def _rows(self) -> Iterator[tuple[int, Row | BadRow]]:
         try:
@@ -111,14 +118,18 @@ class AnswerFile:
         problems: list[Problem] = []
         total = 0
         last, in_order = 0, True
+        held: list[str | _NotAnswered | None] | None = [_NOT_ANSWERED] * (self.suite.count + 1)
+        held_chars = 0
         for place, row in self._rows():
             where = ("line", row.line)
             message: str | None = None
+            number: int | None = None
             if isinstance(row, BadRow):
                 message = row.message
             elif len(row.data) == 1 and place <= self.suite.count and not answered_on[place]:
                 answered_on[place] = row.line  # the answer alone: the case at its place (the usual file)
                 in_order, last = in_order and place > last, place
+                number = place
             else:
                 named = _answer_name(row, place)
                 number = None if named.problem is not None else self._number(named)
@@ -138,10 +149,18 @@ class AnswerFile:
                 total += 1
                 if len(problems) < MAX_LISTED:
                     problems.append(Problem(where, message))
+            elif held is not None and number is not None and not isinstance(row, BadRow):
+                text = response_text(row.data["agent_response"])
+                held_chars += _HELD_OVERHEAD + (len(text) if text is not None else 0)
+                held[number] = text
+                if held_chars > HELD_ANSWER_CHARS:
+                    held = None  # too much to hold: read again as the cases run
         if total:
             message = f"{total} answer(s) in {self.path.name} cannot be used"
             raise ValidationError(message, problems=listed(problems, total, limit=MAX_LISTED))
-        if not in_order:
+        if held is not None:
+            self._held = held
+        elif not in_order:
             numbered = (
                 answer if answer.key is None else Answer(self._number_of_key(answer.key), None, answer.text)
                 for answer in self._answers_as_written()
@@ -167,12 +186,15 @@ class AnswerFile:
 
     def in_case_order(self) -> Iterator[Answer]:
         """Every answer, by increasing case number (:meth:`check` first)."""
+        if self._held is not None:
+            return _held_answers(self._held)
         if self._copy is not None:
             return self._copy.answers()
         return self._answers_as_written()
 
     def close(self) -> None:
-        """Drop the scratch copy, if one was made."""
+        """Drop the answers held, or the scratch copy, if one was made."""
+        self._held = None
         if self._copy is not None:
             self._copy.close()
 
@@ -181,6 +203,19 @@ class AnswerFile:
         if number is None:
             raise ValidationError(f"{self.path.name} changed while it was read: key '{key}'")
         return number
+
+
+class _NotAnswered:
+    """Marks a case no row answered (an answer's text may itself be ``None``)."""
+
+
+_NOT_ANSWERED = _NotAnswered()
+
+
+def _held_answers(held: list[str | _NotAnswered | None]) -> Iterator[Answer]:
+    for number, text in enumerate(held):
+        if not isinstance(text, _NotAnswered):
+            yield Answer(number, None, text)
 
 
 class _AnswersByNumber:
