@@ -60,7 +60,9 @@ class CaseIn(RequestModel):
 
     def to_new_case(self) -> NewCase:
         """The service's record of this case."""
-        return NewCase(self.input, self.expected_output, dict(self.metadata), key=self.key)
+        return NewCase(
+            input=self.input, expected_output=self.expected_output, metadata=dict(self.metadata), key=self.key
+        )
 
 
 class SuiteCreate(RequestModel):

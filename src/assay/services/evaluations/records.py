@@ -99,7 +99,7 @@ def evaluation_of(row: EvaluationRow, summary: Summary | None = None) -> Evaluat
         id=row.id,
         name=row.name,
         suite_id=row.suite_id,
-        grader=GraderSpec(row.grader_id, row.grader_config, row.grader_version),
+        grader=GraderSpec(grader_id=row.grader_id, config=row.grader_config, version=row.grader_version),
         target=row.target_view if row.target_view is not None else target_view(row.target),
         concurrency=row.concurrency,
         status=EvaluationStatus(row.status),

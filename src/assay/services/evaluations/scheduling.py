@@ -95,7 +95,8 @@ class Scheduler(ABC):
         """An evaluation was just created in this process with ``grader`` and the target ``spec`` its
         creation built and checked: kept, so that running and counting it here builds and parses neither
         again (another process builds and parses them once itself, from the stored row)."""
-        self.graders.keep(GraderSpec(row.grader_id, row.grader_config, row.grader_version), grader)
+        graded_by = GraderSpec(grader_id=row.grader_id, config=row.grader_config, version=row.grader_version)
+        self.graders.keep(graded_by, grader)
         self.runner.expect(row.id, row.created_at, spec)
 
     @abstractmethod

@@ -275,7 +275,13 @@ class EvaluationService:
             )
             raise ValidationError.of(Problem(("case_number",), message))
         case = RunCase(
-            TargetCase(row.id, row.input, row.case_metadata or {}, number=row.number, key=row.case_key),
+            TargetCase(
+                case_id=row.id,
+                input=row.input,
+                metadata=row.case_metadata or {},
+                number=row.number,
+                key=row.case_key,
+            ),
             row.expected_output,
         )
         self.session.rollback()  # no transaction held open while the agent is called
@@ -295,7 +301,7 @@ class EvaluationService:
         rows, total = store.page_of_evaluations(
             self.session, skip=skip, limit=limit, suite_id=suite_id, status=status.value if status else None
         )
-        return Page([evaluation_of(row) for row in rows], total)
+        return Page(items=[evaluation_of(row) for row in rows], total=total)
 
     def cancel(self, evaluation_id: int) -> Evaluation:
         """Stop an evaluation on every worker, keeping its results so far (its summary recounts them);

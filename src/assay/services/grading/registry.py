@@ -246,7 +246,7 @@ class GraderService:
         """What to store with a result so that it can always say exactly what graded it."""
         from assay.domain import GraderSpec  # not loaded by `assay run`, which stores no spec
 
-        return GraderSpec(grader.grader_id, grader.config, grader.version)
+        return GraderSpec(grader_id=grader.grader_id, config=grader.config, version=grader.version)
 
     def list(self) -> builtins.list[GraderInterface]:
         """Every registered grader: the built-ins in catalogue order, then the plugins."""

@@ -39,12 +39,25 @@ class Suite:
 
 
 def _suite(row: SuiteRow, case_count: int) -> Suite:
-    return Suite(row.id, row.name, row.description, case_count, row.created_at, row.updated_at)
+    return Suite(
+        id=row.id,
+        name=row.name,
+        description=row.description,
+        case_count=case_count,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+    )
 
 
 def _case(row: CaseRow) -> Case:
     return Case(
-        row.id, row.suite_id, row.position, row.input, row.expected_output, row.case_metadata, row.case_key
+        id=row.id,
+        suite_id=row.suite_id,
+        position=row.position,
+        input=row.input,
+        expected_output=row.expected_output,
+        metadata=row.case_metadata,
+        key=row.case_key,
     )
 
 
@@ -171,7 +184,8 @@ class SuiteService:
         """A page of suites, newest first."""
         rows = store.page_of_suites(self.session, skip=skip, limit=limit)
         counts = store.case_counts(self.session, [row.id for row in rows])
-        return Page([_suite(row, counts.get(row.id, 0)) for row in rows], store.count_suites(self.session))
+        suites = [_suite(row, counts.get(row.id, 0)) for row in rows]
+        return Page(items=suites, total=store.count_suites(self.session))
 
     def update(self, suite_id: int, *, name: str | None = None, description: str | None = None) -> Suite:
         """Rename and/or redescribe a suite; ``None`` leaves a field as it is."""
@@ -222,7 +236,7 @@ class SuiteService:
         """A page of the suite's cases, in order."""
         self._row(suite_id)
         rows = store.page_of_cases(self.session, suite_id, skip=skip, limit=limit)
-        return Page([_case(row) for row in rows], store.count_cases(self.session, suite_id))
+        return Page(items=[_case(row) for row in rows], total=store.count_cases(self.session, suite_id))
 
     def add_cases(self, suite_id: int, cases: Sequence[NewCase]) -> builtins.list[Case]:
         """Append ``cases`` after the suite's last case."""
