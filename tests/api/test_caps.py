@@ -12,7 +12,7 @@ from assay.api.app import create_app
 from assay.config import Settings
 from assay.graders import TrueFalseGrader
 from assay.storage.database import normalize_url
-from tests.api.test_evaluations import case_ids, make_suite, start, wait_until_finished
+from tests.factories import case_ids, make_suite, start, wait_until_finished
 
 LONG = "yes " + "padding " * 2000
 
