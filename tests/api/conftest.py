@@ -1,6 +1,8 @@
 """The API tier: the app in process, on a fresh SQLite file and (when available) on a real PostgreSQL.
 
-Every test that takes ``client`` runs once per database. PostgreSQL comes from ``ASSAY_TEST_POSTGRES_URL``
+Every test that takes ``client`` runs once per database, except those marked ``no_database``: routes that
+never touch one (the graders', the UI's files, the docs) run once, on SQLite, since a second database
+would test nothing more. PostgreSQL comes from ``ASSAY_TEST_POSTGRES_URL``
 (``scripts/postgres-up.sh``); without it those runs skip locally and fail in CI. Each test session works in
 a database of its own, created and dropped here, so that concurrent runs do not meet.
 """
@@ -53,7 +55,19 @@ def _truncate_all(engine: Engine) -> None:
             connection.execute(text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+DATABASES = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Each database for a test of ``database_url`` (through ``client``, ``app``, ...); SQLite alone for
+    one marked ``no_database``."""
+    if "database_url" not in metafunc.fixturenames:
+        return
+    one = metafunc.definition.get_closest_marker("no_database") is not None
+    metafunc.parametrize("database_url", ["sqlite"] if one else DATABASES, indirect=True)
+
+
+@pytest.fixture
 def database_url(request: pytest.FixtureRequest, tmp_path: Path, sqlite_template: Path) -> str:
     """An empty, migrated database for one test: a copied SQLite file, or the emptied PostgreSQL one."""
     if request.param == "sqlite":

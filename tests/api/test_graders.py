@@ -10,6 +10,7 @@ from assay.graders.embedding import INSTALL_COMMAND
 from tests.support.semantic import hidden_semantic_extra, require_semantic_extra
 
 __all__ = ["hidden_semantic_extra"]  # a fixture, used by name
+pytestmark = pytest.mark.no_database  # the grader routes read no table: once, on SQLite
 
 GRADER_IDS = [grader.default_id for grader in BUILTIN_GRADERS]
 """The built-ins in registration order: string-match and true-false (003, 004) first, then the catalogue."""

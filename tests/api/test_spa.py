@@ -11,6 +11,8 @@ from fastapi.testclient import TestClient
 from assay.api.app import create_app
 from assay.config import Settings
 
+pytestmark = pytest.mark.no_database  # the UI's files: no table is read
+
 INDEX = '<!doctype html><html><head><script type="module" src="/assets/app-1a2b3c.js"></script></head></html>'
 
 
