@@ -2,20 +2,27 @@
 
 A test says what it needs (``make_suite(client)``, ``start(client, suite_id=..., target=recorded([...]))``,
 ``wait_until_finished(client, evaluation_id)``) and the builders fill in the rest. They take any HTTP client
-(the API tier's in-process ``TestClient`` or the end-to-end tier's ``httpx.Client`` on a real server) and
+(the API tier's in-process ``TestClient`` or the end-to-end tier's client of a real server) and
 fail with the response's text when the API refuses.
 """
 
 from __future__ import annotations
 
 import itertools
-from typing import Any
-
-import httpx
+from typing import Any, Protocol
 
 from tests.support.waiting import wait_for
 
 _names = itertools.count(1)
+
+
+class Client(Protocol):
+    """An HTTP client on an Assay server: the API tier's ``TestClient`` or a client of a real process."""
+
+    def get(self, url: str, **kwargs: Any) -> Any: ...
+
+    def post(self, url: str, **kwargs: Any) -> Any: ...
+
 
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
 """The statuses in which an evaluation has stopped running."""
@@ -54,7 +61,7 @@ def suite_payload(name: str | None = None, *, cases: int = 3, description: str =
 
 
 def make_suite(
-    client: httpx.Client, cases: list[tuple[str, str]] = BOOLEAN_CASES, name: str = "bools"
+    client: Client, cases: list[tuple[str, str]] = BOOLEAN_CASES, name: str = "bools"
 ) -> dict[str, Any]:
     """A new suite of ``(input, expected_output)`` cases, each with its position as ``metadata.n``."""
     body = {
@@ -67,13 +74,13 @@ def make_suite(
     return suite
 
 
-def case_ids(client: httpx.Client, suite_id: int) -> list[int]:
+def case_ids(client: Client, suite_id: int) -> list[int]:
     """The ids of a suite's cases, in order."""
     cases = client.get(f"/api/suites/{suite_id}/cases").json()["data"]["cases"]
     return [case["id"] for case in cases]
 
 
-def start(client: httpx.Client, **body: Any) -> dict[str, Any]:
+def start(client: Client, **body: Any) -> dict[str, Any]:
     """A new evaluation (``POST /api/evaluations`` with ``body``; true-false unless a grader is named)."""
     body.setdefault("grader_id", "true-false")
     response = client.post("/api/evaluations", json=body)
@@ -82,7 +89,7 @@ def start(client: httpx.Client, **body: Any) -> dict[str, Any]:
     return evaluation
 
 
-def evaluation(client: httpx.Client, evaluation_id: int) -> dict[str, Any]:
+def evaluation(client: Client, evaluation_id: int) -> dict[str, Any]:
     """An evaluation as ``GET /api/evaluations/{id}`` shows it now."""
     response = client.get(f"/api/evaluations/{evaluation_id}")
     assert response.status_code == 200, response.text
@@ -91,7 +98,7 @@ def evaluation(client: httpx.Client, evaluation_id: int) -> dict[str, Any]:
 
 
 def wait_until_finished(
-    client: httpx.Client, evaluation_id: int, timeout: float = FINISH_TIMEOUT_S
+    client: Client, evaluation_id: int, timeout: float = FINISH_TIMEOUT_S
 ) -> dict[str, Any]:
     """The evaluation once it has stopped running (completed, failed or cancelled)."""
 
@@ -103,7 +110,7 @@ def wait_until_finished(
 
 
 def wait_until_done(
-    client: httpx.Client, evaluation_id: int, done: int, timeout: float = FINISH_TIMEOUT_S
+    client: Client, evaluation_id: int, done: int, timeout: float = FINISH_TIMEOUT_S
 ) -> dict[str, Any]:
     """The evaluation once at least ``done`` of its cases have a result (it may still be running)."""
 
@@ -119,7 +126,7 @@ def recorded(answers: list[str]) -> dict[str, Any]:
     return {"type": "recorded", "responses": {str(number): a for number, a in enumerate(answers, 1)}}
 
 
-def results(client: httpx.Client, evaluation_id: int, **params: Any) -> list[dict[str, Any]]:
+def results(client: Client, evaluation_id: int, **params: Any) -> list[dict[str, Any]]:
     """One page of an evaluation's results (``params`` are the query's filters and paging)."""
     response = client.get(f"/api/evaluations/{evaluation_id}/results", params=params)
     assert response.status_code == 200, response.text
