@@ -35,6 +35,15 @@ def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+@pytest.fixture(scope="module")
+def module_sqlite_url(sqlite_template: Path, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A migrated SQLite database for a whole module: for an app its tests share, when the routes they call
+    read and write no table (starting an app per test is most of such a test's time)."""
+    path = tmp_path_factory.mktemp("module") / "assay.db"
+    shutil.copyfile(sqlite_template, path)
+    return f"sqlite:///{path}"
+
+
 @pytest.fixture(scope="session")
 def postgres_url() -> Iterator[str]:
     """A migrated database of this test session's own on the PostgreSQL server."""
