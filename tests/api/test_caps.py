@@ -57,5 +57,6 @@ def test_a_results_page_is_bounded_in_bytes(settings: Settings) -> None:
             assert 1 <= page["count"] < 20
             assert len(response.content) < 60_000 + 20_000
             seen.extend(result["case_id"] for result in page["results"])
+            assert len(seen) <= len(ids), "the pages go on past the results"  # and the loop ends
             skip = page["next_skip"]
         assert seen == ids
