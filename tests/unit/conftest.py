@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import _posixsubprocess
 import os
+import platform
 import socket
 import subprocess
+import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,9 +30,26 @@ def _refuse(what: str) -> Callable[..., Any]:
     return refused
 
 
+UNIT = Path(__file__).parent
+
+_ARCHITECTURE = platform.architecture()
+"""The interpreter's architecture, read once here: ``platform.architecture()`` runs ``file`` on the
+interpreter each time it is asked, and a library a test imports (procrastinate, for the migrations) asks."""
+
+
+def _architecture(executable: str = sys.executable, bits: str = "", linkage: str = "") -> tuple[str, str]:
+    if (executable, bits, linkage) == (sys.executable, "", ""):
+        return _ARCHITECTURE
+    raise AssertionError(f"a unit test starts a process (platform.architecture of {executable}): {_WHERE}")
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
+    # pytest calls this hook of every conftest for every item (not only those under its folder)
+    if not item.path.is_relative_to(UNIT):
+        return (yield)
     with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(platform, "architecture", _architecture)
         patch.setattr(subprocess.Popen, "__init__", _refuse("starts a subprocess"))
         patch.setattr(_posixsubprocess, "fork_exec", _refuse("starts a process (fork_exec)"))
         for name in ("fork", "forkpty", "posix_spawn", "posix_spawnp", "system"):
