@@ -18,8 +18,8 @@ from typing import Any
 import jmespath
 import re2
 
-from assay.graders.extract import ExtractGrader
-from assay.graders.extraction import DEFAULT_RULES, compiled
+from assay.graders.extract.extraction import DEFAULT_RULES, compiled
+from assay.graders.extract.grader import ExtractGrader
 
 Pair = tuple[str, str]
 Grade = Callable[[str, str], dict[str, Any]]
@@ -523,7 +523,7 @@ FILLERS = [
 
 
 def _clear_embeddings() -> None:
-    from assay.graders import embedding
+    from assay.graders.semantic import embedding
 
     embedding.clear_cache()
 

@@ -23,7 +23,8 @@ from pathlib import Path
 
 import orjson
 
-from assay.graders import embedding, why_unavailable
+from assay.graders import why_unavailable
+from assay.graders.semantic import embedding
 from assay.services.grader_service import GraderService
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

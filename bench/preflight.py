@@ -19,8 +19,8 @@ from pathlib import Path
 
 from assay.domain import NewCase
 from assay.graders import TrueFalseGrader
-from assay.services.preflight import preflight_suite
-from assay.services.suite_service import SuiteService
+from assay.services.grading.preflight import preflight_suite
+from assay.services.suites.service import SuiteService
 from assay.storage.database import create_db_engine, migrate, session_factory
 
 BOOLEANS = frozenset({"true", "yes", "1", "false", "no", "0"})

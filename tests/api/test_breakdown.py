@@ -7,7 +7,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from assay.services.statistics import wilson_interval
+from assay.services.figures.statistics import wilson_interval
 from tests.factories import results, start, wait_until_finished
 
 

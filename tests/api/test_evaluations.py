@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 
 from assay.api.app import create_app
 from assay.config import Settings
-from assay.services.demo_suite import DEMO_SUITE_NAME, RECORDED_KEY
+from assay.services.suites.demo import DEMO_SUITE_NAME, RECORDED_KEY
 from tests.factories import (
     BOOLEAN_CASES,
     case_ids,

@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 from assay.api.app import create_app
 from assay.config import Settings
 from assay.graders import BUILTIN_GRADERS
-from assay.graders.embedding import INSTALL_COMMAND
+from assay.graders.semantic.embedding import INSTALL_COMMAND
 from tests.support.semantic import hidden_semantic_extra, require_semantic_extra
 
 __all__ = ["hidden_semantic_extra"]  # a fixture, used by name

@@ -6,7 +6,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from assay.services.statistics import wilson_interval
+from assay.services.figures.statistics import wilson_interval
 from tests.factories import case_ids, make_suite, recorded, start, wait_until_finished
 from tests.support.agent_server import AgentBehaviour, AgentServer
 

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from assay.graders import LLMJudgeGrader
-from assay.services.case_results import CaseResult, RunCase
-from assay.services.grading import blocking_grading, calls_for, grade_answer
-from assay.services.runner import run_cases
+from assay.services.execution.case_results import CaseResult, RunCase
+from assay.services.execution.runner import run_cases
+from assay.services.grading.answers import blocking_grading, calls_for, grade_answer
 from assay.targets import (
     EgressPolicy,
     SecretPolicy,

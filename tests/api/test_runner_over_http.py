@@ -9,10 +9,10 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from assay.graders import GraderInterface
-from assay.graders.verdict import GradeResult, MatchStatus, Verdict
-from assay.services.case_results import CaseResult, RunCase
+from assay.graders.contract.verdict import GradeResult, MatchStatus, Verdict
+from assay.services.execution.case_results import CaseResult, RunCase
+from assay.services.execution.runner import run_cases
 from assay.services.grader_service import GraderService
-from assay.services.runner import run_cases
 from assay.targets import TargetCase, build_target, parse_target_spec
 from tests.support.agent_server import AgentBehaviour, AgentServer, Fault
 

@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from assay.errors import ConflictError
-from assay.services.suite_service import NewCase, SuiteService
+from assay.services.suites.service import NewCase, SuiteService
 from assay.storage.database import create_db_engine, session_factory
 from tests.factories import case_payload, suite_payload
 from tests.support.problems import problem_lines

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import sys
 
-from assay.graders.true_false import TrueFalseGrader
-from assay.services.case_results import RunCase
-from assay.services.target_trial import try_target
+from assay.graders.builtin.true_false import TrueFalseGrader
+from assay.services.execution.case_results import RunCase
+from assay.services.execution.target_trial import try_target
 from assay.targets import TargetCase, build_target, parse_target_spec
 
 CASE = RunCase(TargetCase(41, "Is ice cold?", {"answer": True}, number=3, key="q-3"), "true")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from assay.services.demo_suite import DEMO_SUITE_NAME, RECORDED_KEY
+from assay.services.suites.demo import DEMO_SUITE_NAME, RECORDED_KEY
 from tests.factories import wait_until_finished
 from tests.support.assay_process import AssayProcess
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.graders import embedding
+from assay.graders.semantic import embedding
 from tests.support.requirements import require
 
 

@@ -108,7 +108,7 @@ def test_importing_the_cli_fits_its_budget() -> None:
 def test_one_grader_asked_for_fits_the_budget_of_one() -> None:
     cost = measure("grader")
     within(cost, Budget(modules=55, source_kb=850))
-    assert "assay.graders.true_false" in cost.modules  # it was loaded: the budget holds what it costs
+    assert "assay.graders.builtin.true_false" in cost.modules  # it was loaded: the budget holds what it costs
 
 
 # measured 2026-11-26: 90 modules / 1,639 KB
@@ -120,7 +120,7 @@ def test_help_fits_its_budget() -> None:
 def test_grading_one_answer_fits_its_budget() -> None:
     cost = measure("run", "grade", "-g", "true-false", "-e", "true", "-r", "yes")
     within(cost, Budget(modules=185, source_kb=3_050))
-    assert "assay.graders.true_false" in cost.modules
+    assert "assay.graders.builtin.true_false" in cost.modules
 
 
 # measured 2026-11-26: 118 modules / 1,812 KB (pydantic alone would add 51 modules / 1,130 KB)

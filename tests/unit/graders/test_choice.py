@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from assay.graders import ChoiceGrader
-from assay.graders.choice import MAX_CANDIDATES
+from assay.graders.builtin.choice import MAX_CANDIDATES
 
 DEFAULT = ChoiceGrader()
 YES_NO = ChoiceGrader(config={"labels": ["yes", "no", "unsure"]})

@@ -23,8 +23,8 @@ from assay.graders import (
     WeightedGrader,
     catalog,
 )
-from assay.graders.composition import MAX_DEPTH, MAX_NODES
-from assay.graders.verdict import EMPTY_RESPONSE_REASON
+from assay.graders.composite.tree import MAX_DEPTH, MAX_NODES
+from assay.graders.contract.verdict import EMPTY_RESPONSE_REASON
 from assay.services.grader_service import GraderService
 
 # With the answer ANSWER and the composite's expected output EXPECTED, each child spec below gives one

@@ -9,11 +9,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from assay.graders import ExtractGrader, MatchStatus, VerdictReport, catalog
-from assay.graders.extraction import PICKING_RULES, REFUSALS
-from assay.graders.verdict import reason_code_of
+from assay.graders import ExtractGrader, MatchStatus, VerdictReport
+from assay.graders.contract import catalog
+from assay.graders.contract.verdict import reason_code_of
+from assay.graders.extract.extraction import PICKING_RULES, REFUSALS
+from assay.services.figures.summary import ReportShape
 from assay.services.grader_service import GraderService
-from assay.services.summary import ReportShape
 
 TRUE_FALSE = ExtractGrader()
 CHOICE = ExtractGrader("extract", {"grader": {"grader_id": "choice"}})

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from assay.graders import ExtractGrader
-from assay.graders.extraction import REFUSALS
-from assay.graders.verdict import MatchStatus
+from assay.graders.contract.verdict import MatchStatus
+from assay.graders.extract.extraction import REFUSALS
 
 CORPUS = Path(__file__).parents[2] / "data" / "answer_corpus.jsonl"
 LANGUAGES = (

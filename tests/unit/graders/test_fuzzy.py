@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from assay.graders import FuzzyGrader
-from assay.graders.fuzzy import MAX_CHARS, METHODS
+from assay.graders.builtin.fuzzy import MAX_CHARS, METHODS
 from tests.support.inputs import anything, whitespace
 from tests.support.scored import assert_scored
 

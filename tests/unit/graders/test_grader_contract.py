@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import assay.graders
 from assay.graders import GraderInterface, VerdictReport
-from assay.graders.verdict import MatchStatus, status_of
+from assay.graders.contract.verdict import MatchStatus, status_of
 from assay.services.grader_service import GraderService
 from tests.support.inputs import ODD_EXPECTED, ODD_INPUTS, anything
 

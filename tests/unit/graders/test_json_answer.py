@@ -11,7 +11,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from assay.graders import JsonGrader
-from assay.graders.json_reading import MAX_JSON_CHARS, fenced_blocks, json_equal
+from assay.graders.reading.json_reading import MAX_JSON_CHARS, fenced_blocks, json_equal
 
 DEFAULT = JsonGrader()
 SUPERSET = JsonGrader(config={"compare": "superset"})

@@ -22,7 +22,7 @@ from assay.graders import (
     OutboundCall,
     error_of,
 )
-from assay.graders.calls import CALL_UNAVAILABLE
+from assay.graders.contract.calls import CALL_UNAVAILABLE
 
 RUBRIC = LLMJudgeGrader()
 CLASSIFY = LLMJudgeGrader(

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from assay.graders import OverlapGrader
-from assay.graders.overlap import LCS_SIDE, METRICS
+from assay.graders.builtin.overlap import LCS_SIDE, METRICS
 from tests.support.inputs import anything, whitespace
 from tests.support.scored import assert_scored
 

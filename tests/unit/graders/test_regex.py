@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from assay.graders import RegexGrader
-from assay.graders.regex import CACHE_SIZE, MAX_MATCHED_TEXT
+from assay.graders.builtin.regex import CACHE_SIZE, MAX_MATCHED_TEXT
 
 SEARCH = RegexGrader()
 FULL = RegexGrader(config={"mode": "fullmatch"})

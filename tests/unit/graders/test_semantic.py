@@ -16,8 +16,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from assay.errors import GraderUnavailableError
-from assay.graders import SemanticGrader, embedding
-from assay.graders.embedding import INSTALL_COMMAND
+from assay.graders import SemanticGrader
+from assay.graders.semantic import embedding
+from assay.graders.semantic.embedding import INSTALL_COMMAND
 from assay.services.grader_service import GraderService
 from tests.support.scored import assert_scored
 from tests.support.semantic import hidden_semantic_extra, require_semantic_extra
@@ -298,8 +299,8 @@ def test_the_grader_says_it_is_cpu_bound_and_so_is_any_composite_holding_it() ->
 
 @pytest.mark.usefixtures("model")
 async def test_an_evaluation_grades_on_a_worker_thread_with_the_verdicts_of_inline_grading() -> None:
-    from assay.services.case_results import CaseResult, RunCase
-    from assay.services.runner import run_cases
+    from assay.services.execution.case_results import CaseResult, RunCase
+    from assay.services.execution.runner import run_cases
     from assay.targets import TargetCase, build_target, parse_target_spec
 
     answers = {"1": "Paris is the capital of France.", "2": "Berlin is in Germany.", "3": "", "4": CAPITAL}

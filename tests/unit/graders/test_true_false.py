@@ -420,7 +420,7 @@ def test_results_are_fresh_dicts(grader: TrueFalseGrader) -> None:
 
 
 def test_alias_lists_and_aliases_are_bounded() -> None:
-    from assay.graders.true_false import MAX_ALIAS_LENGTH, MAX_ALIASES
+    from assay.graders.builtin.true_false import MAX_ALIAS_LENGTH, MAX_ALIASES
 
     TrueFalseGrader(
         config={"aliases": {"true": [f"t{n}" for n in range(MAX_ALIASES)], "false": ["n" * MAX_ALIAS_LENGTH]}}

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from assay.errors import Problem
-from assay.services.case_keys import (
+from assay.services.suites.case_keys import (
     case_label,
     is_number_of,
     key_problems,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from assay.services.evaluation_service import MAX_NAME_CHARS, rerun_name
+from assay.services.evaluations.service import MAX_NAME_CHARS, rerun_name
 
 
 def test_a_rerun_is_named_after_its_source_without_piling_suffixes() -> None:

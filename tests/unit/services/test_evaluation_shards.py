@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from assay.services.evaluation_shards import (
+from assay.services.evaluations.shards import (
     LANE_CONCURRENCY,
     SHARD_CASES,
     Shard,

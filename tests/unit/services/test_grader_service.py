@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from assay.errors import ConfigError, GraderRegistrationError, NotFoundError
-from assay.graders import BUILTIN_GRADERS, GraderInterface, StringMatchGrader, TrueFalseGrader, catalog
+from assay.graders import BUILTIN_GRADERS, GraderInterface, StringMatchGrader, TrueFalseGrader
+from assay.graders.contract import catalog
 from assay.services.grader_service import GraderService
 
 PLUGIN_MODULE = """

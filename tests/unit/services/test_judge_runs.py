@@ -9,7 +9,7 @@ import pytest
 
 from assay.errors import ValidationError
 from assay.graders import LLMJudgeGrader
-from assay.services.grading import check_calls, grade_answer
+from assay.services.grading.answers import check_calls, grade_answer
 from assay.targets import (
     EgressPolicy,
     SecretPolicy,

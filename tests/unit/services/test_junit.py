@@ -5,8 +5,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from assay.services.case_results import CaseResult
-from assay.services.junit import write_junit
+from assay.services.execution.case_results import CaseResult
+from assay.services.local_run.junit import write_junit
 
 
 def result(case_id: int, *, passed: bool, error: str | None = None, text: str = "q") -> CaseResult:

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from assay.services.answer_stream import Answer
-from assay.services.case_results import RunCase
+from assay.services.execution.case_results import RunCase
+from assay.services.figures.summary import ReportShape, SummaryTally
 from assay.services.grader_service import GraderService
-from assay.services.local_run import LocalSink, RunControl, plain_loop_grades, run_local, run_recorded
-from assay.services.result_file import ResultAppender, read_records
-from assay.services.summary import ReportShape, SummaryTally
+from assay.services.local_run.answer_stream import Answer
+from assay.services.local_run.result_file import ResultAppender, read_records
+from assay.services.local_run.run import LocalSink, RunControl, plain_loop_grades, run_local, run_recorded
 from assay.targets import TargetCase, parse_target_spec
 from tests.unit.services.test_runner import ThreadWatchingGrader
 

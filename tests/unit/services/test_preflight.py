@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from assay.graders import StringMatchGrader, TrueFalseGrader
-from assay.services.preflight import check_cases
+from assay.services.grading.preflight import check_cases
 
 
 class RaisingHook(TrueFalseGrader):

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import asyncio
 
-from assay.services.case_results import RunCase
+from assay.services.execution.case_results import RunCase
+from assay.services.execution.reachability import FIRST_CASES, ReachabilityWatch
+from assay.services.execution.runner import run_cases
 from assay.services.grader_service import GraderService
-from assay.services.reachability import FIRST_CASES, ReachabilityWatch
-from assay.services.runner import run_cases
 from assay.targets import TargetCase, build_target, parse_target_spec
 from tests.unit.services.test_runner import ListSink
 

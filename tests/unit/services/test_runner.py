@@ -11,10 +11,10 @@ from typing import Any, ClassVar
 import pytest
 
 from assay.graders import GraderInterface
-from assay.graders.verdict import GradeResult, MatchStatus, Verdict
-from assay.services.case_results import CaseResult, RunCase
+from assay.graders.contract.verdict import GradeResult, MatchStatus, Verdict
+from assay.services.execution.case_results import CaseResult, RunCase
+from assay.services.execution.runner import GRADE_BATCH, run_cases
 from assay.services.grader_service import GraderService
-from assay.services.runner import GRADE_BATCH, run_cases
 from assay.targets import TargetCase, build_target, parse_target_spec
 
 GRADER = GraderService(load_plugins=False).get("true-false")

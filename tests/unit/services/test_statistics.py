@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 
-from assay.services.statistics import (
+from assay.services.figures.statistics import (
     Shift,
     cohen_kappa,
     f1,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from assay.services.suite_files import neutralise_formula
+from assay.services.suites.files import neutralise_formula
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from assay.graders import StringMatchGrader, TrueFalseGrader, VerdictReport
-from assay.services.summary import ReportShape, ResultFacts, binary_report, summarize
+from assay.services.figures.summary import ReportShape, ResultFacts, binary_report, summarize
 
 
 def fact(expected: str | None, actual: str | None, status: str, latency: float = 10.0) -> ResultFacts:

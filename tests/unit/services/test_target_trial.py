@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from assay.services.case_results import RunCase
-from assay.services.target_trial import try_target
+from assay.services.execution.case_results import RunCase
+from assay.services.execution.target_trial import try_target
 from assay.targets import TargetCase, parse_target_spec
 from assay.targets.raw import MAX_RAW_CHARS, RawReply, capturing_raw, keep_raw
 

@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
 
-from assay.services.evaluation_shards import _failure_message
+from assay.services.evaluations.shards import _failure_message
 from assay.storage.database import create_db_engine, loggable, migrate
 from tests.support.postgres import new_database, require_postgres
 
