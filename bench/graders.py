@@ -25,7 +25,7 @@ import orjson
 
 from assay.graders import why_unavailable
 from assay.graders.semantic import embedding
-from assay.services.grading.registry import GraderService
+from assay.services.grader_service import GraderService
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from grader_workloads import WORKLOADS, Grade, Workload, boolean_pairs, semantic_pairs

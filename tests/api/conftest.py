@@ -1,6 +1,8 @@
 """The API tier: the app in process, on a fresh SQLite file and (when available) on a real PostgreSQL.
 
-Every test that takes ``client`` runs once per database. PostgreSQL comes from ``ASSAY_TEST_POSTGRES_URL``
+Every test that takes ``client`` runs once per database, except those marked ``no_database``: routes that
+never touch one (the graders', the UI's files, the docs) run once, on SQLite, since a second database
+would test nothing more. PostgreSQL comes from ``ASSAY_TEST_POSTGRES_URL``
 (``scripts/postgres-up.sh``); without it those runs skip locally and fail in CI. Each test session works in
 a database of its own, created and dropped here, so that concurrent runs do not meet.
 """
@@ -33,6 +35,15 @@ def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+@pytest.fixture(scope="module")
+def module_sqlite_url(sqlite_template: Path, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A migrated SQLite database for a whole module: for an app its tests share, when the routes they call
+    read and write no table (starting an app per test is most of such a test's time)."""
+    path = tmp_path_factory.mktemp("module") / "assay.db"
+    shutil.copyfile(sqlite_template, path)
+    return f"sqlite:///{path}"
+
+
 @pytest.fixture(scope="session")
 def postgres_url() -> Iterator[str]:
     """A migrated database of this test session's own on the PostgreSQL server."""
@@ -53,7 +64,19 @@ def _truncate_all(engine: Engine) -> None:
             connection.execute(text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+DATABASES = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Each database for a test of ``database_url`` (through ``client``, ``app``, ...); SQLite alone for
+    one marked ``no_database``."""
+    if "database_url" not in metafunc.fixturenames:
+        return
+    one = metafunc.definition.get_closest_marker("no_database") is not None
+    metafunc.parametrize("database_url", ["sqlite"] if one else DATABASES, indirect=True)
+
+
+@pytest.fixture
 def database_url(request: pytest.FixtureRequest, tmp_path: Path, sqlite_template: Path) -> str:
     """An empty, migrated database for one test: a copied SQLite file, or the emptied PostgreSQL one."""
     if request.param == "sqlite":

@@ -26,10 +26,12 @@ def keyed_client(settings: Settings) -> Iterator[TestClient]:
         yield test_client
 
 
+@pytest.mark.no_database
 def test_no_key_means_open(client: TestClient) -> None:
     assert client.get("/api/graders").status_code == 200
 
 
+@pytest.mark.no_database
 @pytest.mark.parametrize(
     "headers",
     [{}, {"Authorization": "Bearer wrong"}, {"Authorization": KEY}, {"Authorization": f"Basic {KEY}"}],
@@ -41,6 +43,7 @@ def test_protected_without_the_key(keyed_client: TestClient, headers: dict[str, 
         assert response.json()["error"]["code"] == "UNAUTHORIZED"
 
 
+@pytest.mark.no_database
 @pytest.mark.parametrize("scheme", ["Bearer", "bearer"])
 def test_with_the_key(keyed_client: TestClient, scheme: str) -> None:
     headers = {"Authorization": f"{scheme} {KEY}"}

@@ -8,7 +8,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from assay.services.figures.statistics import wilson_interval
-from tests.api.test_evaluations import results, start, wait_until_finished
+from tests.factories import results, start, wait_until_finished
 
 
 def suite_with(client: TestClient, metadata: list[dict[str, Any]]) -> int:

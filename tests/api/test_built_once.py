@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 
 from assay.services.grading.registry import GraderService
 from assay.targets import specs
-from tests.api.test_evaluations import make_suite, recorded, start, wait_until_finished
+from tests.factories import make_suite, recorded, start, wait_until_finished
 
 
 class _Counted:

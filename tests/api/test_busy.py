@@ -19,7 +19,7 @@ from assay.api.app import create_app
 from assay.config import Settings
 from assay.storage import database
 from assay.storage.database import create_db_engine, migrate, normalize_url, retry_when_busy
-from tests.api.test_evaluations import make_suite, start, wait_until_finished
+from tests.factories import make_suite, start, wait_until_finished
 
 
 @contextmanager

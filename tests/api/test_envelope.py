@@ -45,12 +45,14 @@ def test_success_is_an_envelope(client: TestClient) -> None:
     assert body["data"]["status"] == "ok"
 
 
+@pytest.mark.no_database
 def test_unknown_api_route_is_404(client: TestClient) -> None:
     assert_error(client.get("/api/no/such/route"), 404, "NOT_FOUND")
     assert_error(client.post("/api/no/such/route", json={}), 404, "NOT_FOUND")
     assert_error(client.get("/api"), 404, "NOT_FOUND")
 
 
+@pytest.mark.no_database
 def test_wrong_method_is_405(client: TestClient) -> None:
     response = client.put("/api/graders")
     assert_error(response, 405, "METHOD_NOT_ALLOWED")
@@ -83,12 +85,14 @@ def test_a_query_problem_is_located_in_the_query(client: TestClient) -> None:
     assert [problem["loc"] for problem in error["problems"]] == [["query", "limit"]]  # type: ignore[attr-defined]
 
 
+@pytest.mark.no_database
 def test_body_over_one_mib_is_413(client: TestClient) -> None:
     big = {"agent_response": "a" * (1024 * 1024), "expected_output": "a"}
     response = client.post("/api/graders/string-match/grade", json=big)
     assert_error(response, 413, "PAYLOAD_TOO_LARGE")
 
 
+@pytest.mark.no_database
 def test_streamed_body_over_the_limit_is_413(client: TestClient) -> None:
     payload = json.dumps({"agent_response": "a" * (1024 * 1024 + 10), "expected_output": "a"}).encode()
 
@@ -103,6 +107,7 @@ def test_streamed_body_over_the_limit_is_413(client: TestClient) -> None:
     assert error["message"] == f"Request body too large (limit {1024 * 1024} bytes)"
 
 
+@pytest.mark.no_database
 def test_body_just_under_the_limit_is_read(client: TestClient) -> None:
     text = "a" * (1024 * 1024 - 100)
     response = client.post(
@@ -129,6 +134,7 @@ def failing_app(settings: Settings) -> FastAPI:
     return app
 
 
+@pytest.mark.no_database
 def test_unexpected_error_is_a_bare_500(failing_app: FastAPI, caplog: pytest.LogCaptureFixture) -> None:
     with TestClient(failing_app) as client, caplog.at_level(logging.ERROR):
         response = client.get("/api/boom")
@@ -140,6 +146,7 @@ def test_unexpected_error_is_a_bare_500(failing_app: FastAPI, caplog: pytest.Log
     assert any("secret internals" in str(record.exc_info) for record in caplog.records)
 
 
+@pytest.mark.no_database
 def test_missing_key_is_401(settings: Settings) -> None:
     keyed = Settings(database_url=settings.database_url, api_key="k")
     with TestClient(create_app(keyed)) as client:
@@ -148,12 +155,14 @@ def test_missing_key_is_401(settings: Settings) -> None:
     assert response.headers["www-authenticate"] == "Bearer"
 
 
+@pytest.mark.no_database
 def test_every_response_has_security_headers(client: TestClient) -> None:
     for response in (client.get("/api/graders"), client.get("/api/nope"), client.get("/")):
         assert response.headers["content-security-policy"].startswith("default-src 'self'")
         assert response.headers["x-content-type-options"] == "nosniff"
 
 
+@pytest.mark.no_database
 def test_openapi_declares_the_error_envelope_for_every_operation(client: TestClient) -> None:
     spec = client.get("/openapi.json").json()
     assert spec["components"]["schemas"]["ErrorEnvelope"]["required"] == ["error"]
@@ -168,6 +177,7 @@ def test_openapi_declares_the_error_envelope_for_every_operation(client: TestCli
             )
 
 
+@pytest.mark.no_database
 @pytest.mark.parametrize("path", ["/docs", "/redoc"])
 def test_docs_are_served_from_the_package(client: TestClient, path: str) -> None:
     response = client.get(path)

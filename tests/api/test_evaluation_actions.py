@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.api.test_evaluations import case_ids, make_suite, recorded, start, wait_until_finished
+from tests.factories import case_ids, make_suite, recorded, start, wait_until_finished
 from tests.support.agent_server import AgentBehaviour, AgentServer
 
 

@@ -7,7 +7,6 @@ import io
 import json
 import time
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -15,69 +14,23 @@ from fastapi.testclient import TestClient
 from assay.api.app import create_app
 from assay.config import Settings
 from assay.services.suites.demo import DEMO_SUITE_NAME, RECORDED_KEY
+from tests.factories import (
+    BOOLEAN_CASES,
+    case_ids,
+    make_suite,
+    recorded,
+    results,
+    start,
+    wait_until_done,
+    wait_until_finished,
+)
 from tests.support.agent_server import AgentBehaviour, AgentServer, Fault
-
-TERMINAL = {"completed", "failed", "cancelled"}
-BOOLEAN_CASES = [
-    ("Is water wet?", "true"),
-    ("Is fire cold?", "false"),
-    ("Is 2 even?", "true"),
-    ("=HYPERLINK(1)", "false"),
-]
 
 
 @pytest.fixture
 def agent() -> Iterator[AgentServer]:
     with AgentServer(AgentBehaviour(default="yes")) as server:
         yield server
-
-
-def make_suite(
-    client: TestClient, cases: list[tuple[str, str]] = BOOLEAN_CASES, name: str = "bools"
-) -> dict[str, Any]:
-    body = {
-        "name": name,
-        "cases": [{"input": i, "expected_output": e, "metadata": {"n": n}} for n, (i, e) in enumerate(cases)],
-    }
-    response = client.post("/api/suites", json=body)
-    assert response.status_code == 201, response.text
-    suite: dict[str, Any] = response.json()["data"]
-    return suite
-
-
-def case_ids(client: TestClient, suite_id: int) -> list[int]:
-    cases = client.get(f"/api/suites/{suite_id}/cases").json()["data"]["cases"]
-    return [case["id"] for case in cases]
-
-
-def start(client: TestClient, **body: Any) -> dict[str, Any]:
-    body.setdefault("grader_id", "true-false")
-    response = client.post("/api/evaluations", json=body)
-    assert response.status_code == 201, response.text
-    evaluation: dict[str, Any] = response.json()["data"]
-    return evaluation
-
-
-def wait_until_finished(client: TestClient, evaluation_id: int, timeout: float = 20.0) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        evaluation: dict[str, Any] = client.get(f"/api/evaluations/{evaluation_id}").json()["data"]
-        if evaluation["status"] in TERMINAL:
-            return evaluation
-        time.sleep(0.02)
-    raise AssertionError(f"evaluation {evaluation_id} did not finish within {timeout} s")
-
-
-def recorded(answers: list[str]) -> dict[str, Any]:
-    """A recorded target answering the cases of a suite without keys by number, from 1."""
-    return {"type": "recorded", "responses": {str(number): a for number, a in enumerate(answers, 1)}}
-
-
-def results(client: TestClient, evaluation_id: int, **params: Any) -> list[dict[str, Any]]:
-    response = client.get(f"/api/evaluations/{evaluation_id}/results", params=params)
-    assert response.status_code == 200, response.text
-    rows: list[dict[str, Any]] = response.json()["data"]["results"]
-    return rows
 
 
 def test_recorded_evaluation_runs_to_a_summary(client: TestClient) -> None:
@@ -214,10 +167,7 @@ def test_cancel_keeps_results_so_far_and_is_idempotent(client: TestClient, agent
     agent.behaviour.delay = 0.05
     suite = make_suite(client, [(f"q{i}", "true") for i in range(200)])
     created = start(client, suite_id=suite["id"], target={"type": "http", "url": agent.url}, concurrency=2)
-    deadline = time.monotonic() + 10
-    while client.get(f"/api/evaluations/{created['id']}").json()["data"]["progress"]["done"] < 4:
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
+    wait_until_done(client, created["id"], 4)
     cancelled = client.post(f"/api/evaluations/{created['id']}/cancel").json()["data"]
     assert cancelled["status"] == "cancelled"
     done = cancelled["progress"]["done"]
@@ -401,10 +351,7 @@ def test_shutdown_mid_run_then_restart_resumes_without_duplicates(
         created = start(
             client, suite_id=suite["id"], target={"type": "http", "url": agent.url}, concurrency=2
         )
-        deadline = time.monotonic() + 10
-        while client.get(f"/api/evaluations/{created['id']}").json()["data"]["progress"]["done"] < 10:
-            assert time.monotonic() < deadline
-            time.sleep(0.02)
+        wait_until_done(client, created["id"], 10)
     with TestClient(create_app(settings)) as client:
         evaluation = wait_until_finished(client, created["id"])
         assert evaluation["status"] == "completed"

@@ -5,14 +5,27 @@ The rules: docs/decisions.md#listing-graders and docs/decisions.md#grading-one-a
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from fastapi.testclient import TestClient
 
+from assay.api.app import create_app
+from assay.config import Settings
 from assay.graders import BUILTIN_GRADERS
 from assay.graders.semantic.embedding import INSTALL_COMMAND
 from tests.support.semantic import hidden_semantic_extra, require_semantic_extra
 
 __all__ = ["hidden_semantic_extra"]  # a fixture, used by name
+pytestmark = pytest.mark.no_database  # the grader routes read no table: once, on SQLite
+
+
+@pytest.fixture(scope="module")
+def client(module_sqlite_url: str) -> Iterator[TestClient]:
+    """One app for the module: the grader routes keep nothing between requests, so its tests share it."""
+    with TestClient(create_app(Settings(database_url=module_sqlite_url, api_key=None))) as shared:
+        yield shared
+
 
 GRADER_IDS = [grader.default_id for grader in BUILTIN_GRADERS]
 """The built-ins in registration order: string-match and true-false first, then the catalogue."""
@@ -307,9 +320,10 @@ def test_semantic_grades_through_the_api(client: TestClient) -> None:
 
 
 @pytest.fixture
-def without_semantic(hidden_semantic_extra: None, client: TestClient) -> TestClient:
+def without_semantic(hidden_semantic_extra: None, settings: Settings) -> Iterator[TestClient]:
     """A client of an app started while the semantic model cannot be found."""
-    return client
+    with TestClient(create_app(settings)) as fresh:
+        yield fresh
 
 
 def test_an_unavailable_grader_is_listed_with_its_install_command(without_semantic: TestClient) -> None:

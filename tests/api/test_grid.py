@@ -8,7 +8,7 @@ from fastapi.testclient import TestClient
 
 from assay.api.app import create_app
 from assay.config import Settings
-from tests.api.test_evaluations import make_suite, recorded, start, wait_until_finished
+from tests.factories import make_suite, recorded, start, wait_until_finished
 
 CASES = [(f"Is {n} even?", "true" if n % 2 == 0 else "false") for n in range(6)]
 

@@ -12,6 +12,7 @@ from sqlalchemy import create_engine
 
 from assay.api.health import STALE_AFTER_S, DatabaseWatch
 from tests.api.test_envelope import assert_error
+from tests.support.waiting import wait_for
 
 
 def test_health_reports_the_database_and_the_age_of_its_last_answer(client: TestClient) -> None:
@@ -27,9 +28,8 @@ def test_health_is_unavailable_when_the_database_stopped_answering(
 ) -> None:
     watch: DatabaseWatch = client.app.state.database_watch  # type: ignore[attr-defined]
     watch.engine = create_engine(f"sqlite:///{tmp_path}/no/such/folder/assay.db")  # every check fails now
-    deadline = time.monotonic() + 30
-    while watch.failure is None and time.monotonic() < deadline:
-        time.sleep(0.05)  # the watch's next check (every second) finds it; no later one answers
+    # the watch's next check (every second) finds it; no later one answers
+    wait_for(lambda: watch.failure, 30, what="the database watch to see the failure")
     assert watch.failure == "OperationalError"
     watch.answered_at = time.monotonic() - STALE_AFTER_S - 1  # ... for longer than health allows
     error = assert_error(client.get("/api/health"), 503, "UNAVAILABLE")

@@ -7,7 +7,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from assay.services.figures.statistics import wilson_interval
-from tests.api.test_evaluations import case_ids, make_suite, recorded, start, wait_until_finished
+from tests.factories import case_ids, make_suite, recorded, start, wait_until_finished
 from tests.support.agent_server import AgentBehaviour, AgentServer
 
 CASES = [(f"Is {n} a number?", "true") for n in range(20)]

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.api.test_evaluations import make_suite, recorded, results, start, wait_until_finished
+from tests.factories import make_suite, recorded, results, start, wait_until_finished
 from tests.support.judge_server import JudgeReply, JudgeServer, verdict
 
 KEY = "sk-api-test-9f8e7d6c5b4aSECRET"

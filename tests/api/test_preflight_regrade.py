@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
-from tests.api.test_evaluations import case_ids, make_suite, recorded, results, start, wait_until_finished
+from tests.factories import case_ids, make_suite, recorded, results, start, wait_until_finished
 
 MIXED = [("a", "true"), ("b", "maybe"), ("c", "false"), ("d", ""), ("e", "perhaps")]
 

@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.api.test_evaluations import make_suite, start, wait_until_finished
+from tests.factories import make_suite, start, wait_until_finished
 from tests.support.agent_server import AgentBehaviour, AgentServer
 
 

@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 
 from assay.api.app import create_app
 from assay.config import Settings
-from tests.api.test_evaluations import TERMINAL, make_suite, recorded, start, wait_until_finished
+from tests.factories import evaluation, make_suite, recorded, start, wait_until_done, wait_until_finished
 from tests.support.agent_server import AgentBehaviour, AgentServer
 
 pytestmark = pytest.mark.slow
@@ -27,11 +27,6 @@ def capped(database_url: str) -> Any:
         yield client
 
 
-def progress(client: TestClient, evaluation_id: int) -> dict[str, Any]:
-    evaluation: dict[str, Any] = client.get(f"/api/evaluations/{evaluation_id}").json()["data"]
-    return evaluation
-
-
 def test_evaluations_running_at_once_progress_side_by_side(capped: TestClient) -> None:
     cases = 3000
     with AgentServer(AgentBehaviour(default="yes", delay=0.02)) as agent:
@@ -40,12 +35,8 @@ def test_evaluations_running_at_once_progress_side_by_side(capped: TestClient) -
         for name in ("first", "second"):
             suite = make_suite(capped, [(f"{name} {n}", "true") for n in range(cases)], name=name)
             ids.append(start(capped, suite_id=suite["id"], target=target, concurrency=CAP)["id"])
-        deadline = time.monotonic() + 60
-        first = progress(capped, ids[0])
-        while first["status"] not in TERMINAL and time.monotonic() < deadline:
-            time.sleep(0.02)
-            first = progress(capped, ids[0])
-        second = progress(capped, ids[1])  # when the first one ends, the second is well on its way
+        first = wait_until_finished(capped, ids[0], timeout=60)
+        second = evaluation(capped, ids[1])  # when the first one ends, the second is well on its way
         assert first["status"] == "completed"
         assert second["progress"]["done"] >= cases // 4, second["progress"]
         assert wait_until_finished(capped, ids[1], timeout=60)["status"] == "completed"
@@ -57,14 +48,13 @@ def test_a_cancel_stops_the_calls_and_keeps_the_summary_a_recount(capped: TestCl
         suite = make_suite(capped, [(f"q {n}", "true") for n in range(2000)])
         target = {"type": "http", "url": agent.url + "/answer", "timeout": 10}
         evaluation_id = start(capped, suite_id=suite["id"], target=target, concurrency=CAP)["id"]
-        while progress(capped, evaluation_id)["progress"]["done"] < 100:
-            time.sleep(0.02)
+        wait_until_done(capped, evaluation_id, 100, timeout=60)
         cancelled = capped.post(f"/api/evaluations/{evaluation_id}/cancel").json()["data"]
         asked = len(agent.requests)
         time.sleep(1.5)
         assert len(agent.requests) - asked <= CAP  # only calls already on their way when it was cancelled
     assert cancelled["status"] == "cancelled"
-    later = progress(capped, evaluation_id)
+    later = evaluation(capped, evaluation_id)
     assert later["progress"]["done"] == cancelled["progress"]["done"]  # nothing stored after the cancel
     assert later["summary"]["finished"] == later["progress"]["done"]
 

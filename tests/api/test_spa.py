@@ -11,13 +11,15 @@ from fastapi.testclient import TestClient
 from assay.api.app import create_app
 from assay.config import Settings
 
+pytestmark = pytest.mark.no_database  # the UI's files: no table is read
+
 INDEX = '<!doctype html><html><head><script type="module" src="/assets/app-1a2b3c.js"></script></head></html>'
 
 
-@pytest.fixture
-def dist(tmp_path: Path) -> Path:
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small built bundle."""
-    folder = tmp_path / "dist"
+    folder = tmp_path_factory.mktemp("bundle") / "dist"
     (folder / "assets").mkdir(parents=True)
     (folder / "index.html").write_text(INDEX)
     (folder / "assets" / "app-1a2b3c.js").write_text("console.log('assay')")
@@ -30,10 +32,12 @@ def _client(settings: Settings, dist: Path) -> Iterator[TestClient]:
         yield client
 
 
-@pytest.fixture
-def ui(settings: Settings, dist: Path) -> Iterator[TestClient]:
-    """A client of an app serving the small bundle."""
-    yield from _client(settings, dist)
+@pytest.fixture(scope="module")
+def ui(module_sqlite_url: str, dist: Path) -> Iterator[TestClient]:
+    """A client of an app serving the small bundle, shared by the module's tests (serving files keeps no
+    state between requests)."""
+    with TestClient(create_app(Settings(database_url=module_sqlite_url, web_dist=dist))) as client:
+        yield client
 
 
 @pytest.mark.parametrize("path", ["/", "/evaluations/42", "/suites/3/cases", "/index.html"])

@@ -16,7 +16,7 @@ from sqlalchemy import create_engine, text
 from assay.api.app import create_app
 from assay.config import Settings
 from assay.storage.database import normalize_url
-from tests.api.test_evaluations import make_suite, start, wait_until_finished
+from tests.factories import make_suite, start, wait_until_finished
 from tests.support.agent_server import AgentBehaviour, AgentServer
 
 SECRET = "s3cret-token-value-7d1e"

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.api.test_evaluations import BOOLEAN_CASES, make_suite
+from tests.factories import BOOLEAN_CASES, make_suite
 from tests.support.agent_server import AgentBehaviour, AgentServer, Fault
 
 PATH = "/api/evaluations/test-target"

@@ -8,7 +8,6 @@ tests skip when it is missing locally and fail in CI, where ``.ci/run`` installs
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,6 +19,7 @@ import httpx2
 import pytest
 from playwright.sync_api import Browser, Dialog, Page, Playwright, sync_playwright
 
+from tests.factories import wait_until_finished
 from tests.support.agent_server import AgentBehaviour, AgentServer
 from tests.support.assay_process import AssayProcess
 from tests.support.browser import CHROMIUM, launch_chromium
@@ -82,13 +82,7 @@ class AssayServer:
 
     def wait_for(self, evaluation_id: int) -> dict[str, Any]:
         """The evaluation once it has stopped running."""
-        deadline = time.monotonic() + RUN_TIMEOUT_S
-        while time.monotonic() < deadline:
-            evaluation: dict[str, Any] = self.data(self.client.get(f"/api/evaluations/{evaluation_id}"))
-            if evaluation["status"] in {"completed", "failed", "cancelled"}:
-                return evaluation
-            time.sleep(0.1)
-        raise AssertionError(f"evaluation {evaluation_id} did not finish in {RUN_TIMEOUT_S}s")
+        return wait_until_finished(self.client, evaluation_id, timeout=RUN_TIMEOUT_S)
 
 
 @contextmanager

@@ -7,7 +7,6 @@ agent's answer to that case.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,9 +15,11 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from assay.storage.database import normalize_url
+from tests.factories import wait_until_finished
 from tests.support.agent_server import AgentBehaviour, AgentServer
 from tests.support.assay_process import AssayProcess
 from tests.support.postgres import new_database, require_postgres
+from tests.support.waiting import wait_for
 
 CASES = 300
 KILLS = 3
@@ -41,13 +42,16 @@ def data(response: Any) -> Any:
 
 
 def wait_for_progress(assay: AssayProcess, evaluation_id: int, at_least: int) -> dict[str, Any]:
-    deadline = time.monotonic() + RUN_TIMEOUT_S
-    while time.monotonic() < deadline:
+    def far_enough() -> dict[str, Any] | None:
         evaluation: dict[str, Any] = data(assay.client.get(f"/api/evaluations/{evaluation_id}"))
         if evaluation["progress"]["done"] >= at_least or evaluation["status"] in {"completed", "failed"}:
             return evaluation
-        time.sleep(0.02)
-    raise AssertionError(f"no progress to {at_least} within {RUN_TIMEOUT_S} s:\n{assay.log_tail()}")
+        return None
+
+    try:
+        return wait_for(far_enough, RUN_TIMEOUT_S, what=f"progress to {at_least}")
+    except AssertionError as error:
+        raise AssertionError(f"{error}\n{assay.log_tail()}") from None
 
 
 def test_sigkill_mid_run_then_restart_loses_and_doubles_nothing(tmp_path: Path, database_url: str) -> None:
@@ -70,11 +74,8 @@ def test_sigkill_mid_run_then_restart_loses_and_doubles_nothing(tmp_path: Path, 
             assay.restart()  # SIGKILL, then a new process on the same database
         assert kills_mid_run == KILLS, "the run finished before every kill; slow the agent down"
 
-        final = wait_for_progress(assay, evaluation_id, at_least=CASES)
-        deadline = time.monotonic() + RUN_TIMEOUT_S
-        while final["status"] == "running" and time.monotonic() < deadline:
-            time.sleep(0.05)
-            final = data(assay.client.get(f"/api/evaluations/{evaluation_id}"))
+        wait_for_progress(assay, evaluation_id, at_least=CASES)
+        final = wait_until_finished(assay.client, evaluation_id, timeout=RUN_TIMEOUT_S)
         assert final["status"] == "completed", assay.log_tail()
         assert final["progress"] == {"done": CASES, "total": CASES}
         assert final["summary"]["finished"] == CASES

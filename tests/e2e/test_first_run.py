@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from assay.services.suites.demo import DEMO_SUITE_NAME, RECORDED_KEY
+from tests.factories import wait_until_finished
 from tests.support.assay_process import AssayProcess
 
 
@@ -19,15 +19,7 @@ def test_first_serve_seeds_a_runnable_demo_suite(tmp_path: Path) -> None:
             "target": {"type": "recorded", "metadata_key": RECORDED_KEY},
         }
         evaluation_id = assay.client.post("/api/evaluations", json=body).json()["data"]["id"]
-        deadline = time.monotonic() + 20
-        while (evaluation := assay.client.get(f"/api/evaluations/{evaluation_id}").json()["data"])[
-            "status"
-        ] in {
-            "pending",
-            "running",
-        }:
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
+        evaluation = wait_until_finished(assay.client, evaluation_id)
         assert evaluation["status"] == "completed"
         assert evaluation["summary"]["passed"] == 9
         assert evaluation["summary"]["binary"]["invalid"] == 1

@@ -6,11 +6,12 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx2
 import pytest
+
+from tests.support.waiting import wait_for
 
 
 def _ipv6_loopback_port() -> int | None:
@@ -41,15 +42,15 @@ def test_serve_listens_on_ipv6_loopback(tmp_path: Path, host: str) -> None:
         stderr=subprocess.STDOUT,
     )
     try:
-        deadline = time.monotonic() + 30
-        while True:
+
+        def health() -> httpx2.Response | None:
             assert process.poll() is None, (tmp_path / "serve.log").read_text()
             try:
-                response = httpx2.get(f"http://[::1]:{port}/api/health", timeout=1)
-                break
+                return httpx2.get(f"http://[::1]:{port}/api/health", timeout=1)
             except httpx2.TransportError:
-                assert time.monotonic() < deadline, (tmp_path / "serve.log").read_text()
-                time.sleep(0.1)
+                return None
+
+        response = wait_for(health, 30, what="assay serve to answer on [::1]", every=0.1)
         assert response.status_code == 200
         assert response.json()["success"] is True
     finally:

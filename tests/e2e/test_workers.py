@@ -23,6 +23,7 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from assay.storage.database import normalize_url
+from tests.support import waiting
 from tests.support.agent_server import AgentBehaviour, AgentServer
 from tests.support.assay_process import AssayProcess, WorkerProcess
 from tests.support.postgres import new_database, require_postgres
@@ -71,15 +72,18 @@ def wait_for(
     ended: bool = False,
     timeout_s: float = RUN_TIMEOUT_S,
 ) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
+    def there() -> dict[str, Any] | None:
         evaluation: dict[str, Any] = data(server.client.get(f"/api/evaluations/{evaluation_id}"))
         if evaluation["status"] in {"completed", "failed", "cancelled"}:
             return evaluation
         if not ended and evaluation["progress"]["done"] >= done:
             return evaluation
-        time.sleep(0.05)
-    raise AssertionError(f"evaluation {evaluation_id} did not get there in time:\n{server.log_tail()}")
+        return None
+
+    try:
+        return waiting.wait_for(there, timeout_s, what=f"evaluation {evaluation_id}", every=0.05)
+    except AssertionError as error:
+        raise AssertionError(f"{error}\n{server.log_tail()}") from None
 
 
 def stored(url: str, evaluation_id: int) -> tuple[list[str], dict[str, Any]]:
@@ -108,6 +112,12 @@ def newest_worker_id(url: str) -> int | None:
         engine.dispose()
 
 
+def newer_worker_id(url: str, previous: int) -> int:
+    """The newest worker's id if one registered after worker ``previous``, else 0."""
+    newest = newest_worker_id(url) or 0
+    return newest if newest > previous else 0
+
+
 def jobs_running_on(url: str, worker_id: int) -> int:
     engine = create_engine(normalize_url(url))
     try:
@@ -133,12 +143,17 @@ def test_a_worker_killed_five_times_loses_and_doubles_nothing(tmp_path: Path, po
             kill_times: list[float] = []
             worker_id = 0
             for kill in range(1, KILLS + 1):
-                deadline = time.monotonic() + RUN_TIMEOUT_S
-                while (newest_worker_id(postgres_url) or 0) <= worker_id and time.monotonic() < deadline:
-                    time.sleep(0.02)  # the worker started is the one registered last
-                worker_id = newest_worker_id(postgres_url) or 0
-                while jobs_running_on(postgres_url, worker_id) == 0 and time.monotonic() < deadline:
-                    time.sleep(0.02)
+                # the worker started is the one registered last
+                worker_id = waiting.wait_for(
+                    lambda previous=worker_id: newer_worker_id(postgres_url, previous),
+                    RUN_TIMEOUT_S,
+                    what="the started worker to register",
+                )
+                waiting.wait_for(
+                    lambda current=worker_id: jobs_running_on(postgres_url, current),
+                    RUN_TIMEOUT_S,
+                    what=f"worker {worker_id} to run a shard",
+                )
                 time.sleep(0.3)  # well into its shard: calls in flight, results being written
                 evaluation = wait_for(server_b, evaluation_id, done=kill * cases // (KILLS + 3))
                 assert evaluation["status"] == "running", "the run ended before every kill; slow the agent"

@@ -36,6 +36,8 @@ from typing import Any, Literal
 
 import uvicorn
 
+from tests.support.waiting import wait_for
+
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -265,11 +267,13 @@ class AgentServer:
     def start(self) -> AgentServer:
         """Start serving; returns once the server accepts connections."""
         self._thread.start()
-        deadline = time.monotonic() + _START_TIMEOUT_S
-        while not self._server.started:
-            if time.monotonic() > deadline or not self._thread.is_alive():
-                raise RuntimeError("the agent server did not start")
-            time.sleep(0.01)
+
+        def started() -> bool:
+            if not self._thread.is_alive():
+                raise RuntimeError("the agent server did not start: its thread ended")
+            return bool(self._server.started)
+
+        wait_for(started, _START_TIMEOUT_S, what="the agent server to start", every=0.01)
         return self
 
     def stop(self) -> None:

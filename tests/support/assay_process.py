@@ -17,7 +17,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from types import TracebackType
 from typing import Self
@@ -25,6 +24,7 @@ from typing import Self
 import httpx2
 
 from tests.support.agent_server import free_port
+from tests.support.waiting import wait_for
 
 START_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 10.0
@@ -74,17 +74,20 @@ class _AssayCommand:
                 stderr=subprocess.STDOUT,
             )
         self.starts += 1
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while time.monotonic() < deadline:
+
+        def ready() -> bool:
             if not self.is_running:
                 raise RuntimeError(f"assay {self.command} exited while starting:\n{self.log_tail()}")
-            if self._is_ready(log_before):
-                return self
-            time.sleep(0.05)
-        self.kill()
-        raise RuntimeError(
-            f"assay {self.command} was not ready within {START_TIMEOUT_S} s:\n{self.log_tail()}"
-        )
+            return self._is_ready(log_before)
+
+        try:
+            wait_for(ready, START_TIMEOUT_S, what=f"assay {self.command} to be ready", every=0.05)
+        except AssertionError:
+            self.kill()
+            raise RuntimeError(
+                f"assay {self.command} was not ready within {START_TIMEOUT_S} s:\n{self.log_tail()}"
+            ) from None
+        return self
 
     def kill(self) -> None:
         """SIGKILL the process (a crash: no shutdown code runs) and reap it."""

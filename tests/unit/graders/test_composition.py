@@ -25,7 +25,7 @@ from assay.graders import (
 )
 from assay.graders.composite.tree import MAX_DEPTH, MAX_NODES
 from assay.graders.contract.verdict import EMPTY_RESPONSE_REASON
-from assay.services.grading.registry import GraderService
+from assay.services.grader_service import GraderService
 
 # With the answer ANSWER and the composite's expected output EXPECTED, each child spec below gives one
 # verdict kind, using real graders: string-match and true-false with their own expected outputs.

@@ -14,7 +14,7 @@ from assay.graders.contract import catalog
 from assay.graders.contract.verdict import reason_code_of
 from assay.graders.extract.extraction import PICKING_RULES, REFUSALS
 from assay.services.figures.summary import ReportShape
-from assay.services.grading.registry import GraderService
+from assay.services.grader_service import GraderService
 
 TRUE_FALSE = ExtractGrader()
 CHOICE = ExtractGrader("extract", {"grader": {"grader_id": "choice"}})

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from assay.graders import FuzzyGrader
 from assay.graders.builtin.fuzzy import MAX_CHARS, METHODS
+from tests.support.inputs import anything, whitespace
 from tests.support.scored import assert_scored
-from tests.unit.graders.test_properties import anything, whitespace
 
 SYMMETRIC = ("ratio", "token_sort", "levenshtein")
 

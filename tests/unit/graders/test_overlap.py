@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from assay.graders import OverlapGrader
 from assay.graders.builtin.overlap import LCS_SIDE, METRICS
+from tests.support.inputs import anything, whitespace
 from tests.support.scored import assert_scored
-from tests.unit.graders.test_properties import anything, whitespace
 
 ROUGE = {"metric": "rouge_l"}
 JUDGED = {"match", "mismatch"}

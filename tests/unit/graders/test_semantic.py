@@ -19,7 +19,7 @@ from assay.errors import GraderUnavailableError
 from assay.graders import SemanticGrader
 from assay.graders.semantic import embedding
 from assay.graders.semantic.embedding import INSTALL_COMMAND
-from assay.services.grading.registry import GraderService
+from assay.services.grader_service import GraderService
 from tests.support.scored import assert_scored
 from tests.support.semantic import (
     hidden_semantic_extra,

@@ -12,7 +12,7 @@ import pytest
 
 from assay.services.execution.case_results import RunCase
 from assay.services.figures.summary import ReportShape, SummaryTally
-from assay.services.grading.registry import GraderService
+from assay.services.grader_service import GraderService
 from assay.services.local_run.answer_stream import Answer
 from assay.services.local_run.result_file import ResultAppender, read_records
 from assay.services.local_run.run import LocalSink, RunControl, plain_loop_grades, run_local, run_recorded

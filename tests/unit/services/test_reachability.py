@@ -7,7 +7,7 @@ import asyncio
 from assay.services.execution.case_results import RunCase
 from assay.services.execution.reachability import FIRST_CASES, ReachabilityWatch
 from assay.services.execution.runner import run_cases
-from assay.services.grading.registry import GraderService
+from assay.services.grader_service import GraderService
 from assay.targets import TargetCase, build_target, parse_target_spec
 from tests.unit.services.test_runner import ListSink
 

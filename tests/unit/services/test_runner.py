@@ -1,10 +1,10 @@
-"""The runner against real targets (recorded, and HTTP on a loopback agent server)."""
+"""The runner on recorded targets: batches, sinks, where a grader grades (the runner over HTTP on a loopback
+agent: tests/api/test_runner_over_http.py)."""
 
 from __future__ import annotations
 
 import asyncio
 import threading
-import time
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -14,9 +14,8 @@ from assay.graders import GraderInterface
 from assay.graders.contract.verdict import GradeResult, MatchStatus, Verdict
 from assay.services.execution.case_results import CaseResult, RunCase
 from assay.services.execution.runner import GRADE_BATCH, run_cases
-from assay.services.grading.registry import GraderService
+from assay.services.grader_service import GraderService
 from assay.targets import TargetCase, build_target, parse_target_spec
-from tests.support.agent_server import AgentBehaviour, AgentServer, Fault
 
 GRADER = GraderService(load_plugins=False).get("true-false")
 
@@ -110,18 +109,6 @@ async def test_recorded_run_grades_every_case_in_batches() -> None:
     assert "MainThread" not in sink.threads  # writes happen off the event loop
 
 
-async def test_an_inline_sink_is_written_in_the_event_loop_with_the_same_results() -> None:
-    responses = {str(i): "yes" if i % 4 else "maybe" for i in range(1, 1201)}
-    target = build_target(parse_target_spec({"type": "recorded", "responses": responses}))
-    threaded, inline = ListSink(), ListSink()
-    await run_cases(cases(1200), target, GRADER, threaded, concurrency=8)
-    outcome = await run_cases(cases(1200), target, GRADER, inline, concurrency=8, write_inline=True)
-    assert outcome.written == 1200
-    assert inline.threads == {"MainThread"}
-    by_case = {result.case_id: result for result in threaded.results}
-    assert [by_case[result.case_id] for result in inline.results] == inline.results
-
-
 async def test_a_recorded_reply_at_once_is_what_respond_gives() -> None:
     responses = {"1": "yes", "2": None, "3": "x" * 100}
     target = build_target(parse_target_spec({"type": "recorded", "responses": responses}))
@@ -134,53 +121,10 @@ async def test_a_recorded_reply_at_once_is_what_respond_gives() -> None:
     assert missing.error == "no_recorded_response"
 
 
-async def test_http_run_respects_concurrency_and_keeps_errors_as_data() -> None:
-    behaviour = AgentBehaviour(default="yes", delay=0.05, faults={"question 3": Fault("status", 400)})
-    with AgentServer(behaviour) as agent:
-        target = build_target(
-            parse_target_spec({"type": "http", "url": agent.url, "timeout": 5}), concurrency=4
-        )
-        sink = ListSink()
-        started = time.monotonic()
-        async with target:
-            outcome = await run_cases(cases(20), target, GRADER, sink, concurrency=4)
-        elapsed = time.monotonic() - started
-    assert outcome.written == 20
-    assert 0.25 <= elapsed < 2.0  # 20 cases x 50 ms / 4 at a time = 0.25 s
-    by_id = {r.case_id: r for r in sink.results}
-    assert by_id[3].error == "http_400"
-    assert by_id[3].passed is False
-    assert by_id[3].score is None
-    assert by_id[1].match_status == "match"
-    assert by_id[1].latency_ms is not None
-
-
-async def test_stop_keeps_results_so_far_and_abandons_the_rest() -> None:
-    with AgentServer(AgentBehaviour(default="yes", delay=0.05)) as agent:
-        target = build_target(parse_target_spec({"type": "http", "url": agent.url}), concurrency=2)
-        sink = ListSink()
-        stop = asyncio.Event()
-        asyncio.get_running_loop().call_later(0.3, stop.set)
-        async with target:
-            outcome = await run_cases(cases(100), target, GRADER, sink, concurrency=2, stop=stop)
-    assert outcome.stopped
-    assert 2 <= outcome.written < 100
-    assert len({r.case_id for r in sink.results}) == outcome.written
-
-
 async def test_a_failing_sink_fails_the_run() -> None:
     target = build_target(parse_target_spec({"type": "recorded", "responses": {}}))
     with pytest.raises(OSError, match="disk full"):
         await run_cases(cases(10), target, GRADER, ListSink(fail=True), concurrency=2)
-
-
-async def test_a_trickle_of_replies_is_written_at_least_every_flush_interval() -> None:
-    with AgentServer(AgentBehaviour(default="yes", delay=0.02)) as agent:
-        target = build_target(parse_target_spec({"type": "http", "url": agent.url}), concurrency=1)
-        sink = ListSink()
-        async with target:
-            await run_cases(cases(30), target, GRADER, sink, concurrency=1, flush_interval=0.1)
-    assert len(sink.batches) >= 3  # about 0.6 s of replies, so a batch per 0.1 s rather than one at the end
 
 
 async def test_a_cpu_bound_grader_grades_off_the_loop_which_keeps_turning() -> None:
@@ -238,26 +182,6 @@ async def test_a_cpu_bound_grader_that_raises_fails_the_run_as_inline_keeping_ea
     finally:
         beat.cancel()
     assert [r.case_id for r in sink.results] == list(range(1, 7))  # graded before the bug, and written
-
-
-async def test_a_stopped_run_with_a_cpu_bound_grader_grades_every_reply_it_received() -> None:
-    with AgentServer(AgentBehaviour(default="yes", delay=0.02)) as agent:
-        target = build_target(parse_target_spec({"type": "http", "url": agent.url}), concurrency=4)
-        grader = LoopWatchingGrader()
-        sink = ListSink()
-        stop = asyncio.Event()
-        asyncio.get_running_loop().call_later(0.3, stop.set)
-        beat = asyncio.create_task(heartbeat(grader.tick))
-        try:
-            async with target:
-                outcome = await run_cases(cases(200), target, grader, sink, concurrency=4, stop=stop)
-        finally:
-            beat.cancel()
-    assert outcome.stopped
-    assert 4 <= outcome.written < 200
-    assert len(grader.threads) == outcome.written  # every reply graded was written, and only once
-    assert len({r.case_id for r in sink.results}) == outcome.written
-    assert all(r.match_status == "match" for r in sink.results)
 
 
 async def test_a_cpu_bound_grader_delivers_into_a_bounded_result_queue() -> None:

@@ -193,7 +193,15 @@ def result_columns(result: CaseResult) -> dict[str, Any]:
 
 def listed_size(result: Result) -> int:
     """About how many bytes a result takes in a listing (its texts and details as JSON)."""
-    texts = (result.input, result.expected_output, result.agent_response, result.error_detail)
+    texts = (
+        result.input,
+        result.expected_output,
+        result.agent_response,
+        result.error_detail,
+        result.reason,  # the typed fields repeat what the details say, and are listed beside them
+        result.answer,
+        result.explanation,
+    )
     return sum(len(text) for text in texts if text) + len(json_text(result.details)) + 200
 
 

@@ -7,7 +7,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from fastapi.testclient import TestClient
 from assay.api.app import create_app
 from assay.config import Settings
 from assay.storage.database import MIGRATIONS, create_db_engine
+from tests.factories import wait_until_finished
 
 ASSAY = [sys.executable, "-m", "assay.cli"]
 LANGS = ["en"] * 6 + ["fr"] * 4 + ["de"] * 2
@@ -40,12 +40,7 @@ class Stored:
 
 
 def _finished(client: TestClient, evaluation_id: int) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if client.get(f"/api/evaluations/{evaluation_id}").json()["data"]["status"] == "completed":
-            return
-        time.sleep(0.02)
-    raise AssertionError(f"evaluation {evaluation_id} did not complete")
+    assert wait_until_finished(client, evaluation_id, timeout=30)["status"] == "completed"
 
 
 def key(n: int) -> str:

@@ -25,6 +25,7 @@ from typing import IO, Any
 import pytest
 
 from tests.support.agent_server import AgentBehaviour, AgentServer, Fault
+from tests.support.waiting import wait_for
 
 ASSAY = [sys.executable, "-m", "assay.cli"]
 CASES = 40
@@ -66,11 +67,7 @@ def start(suite: Path, agent: AgentServer, output: Path, *extra: str) -> subproc
 
 
 def wait_until(condition: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + WAIT_S
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"gave up waiting for {what}")
-        time.sleep(0.02)
+    wait_for(condition, WAIT_S, what=what)
 
 
 def whole_lines(path: Path) -> list[dict[str, Any]]:

@@ -1,0 +1,169 @@
+"""The runner against a real HTTP agent on loopback: concurrency, errors as data, stopping, flushing."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from assay.graders import GraderInterface
+from assay.graders.contract.verdict import GradeResult, MatchStatus, Verdict
+from assay.services.execution.case_results import CaseResult, RunCase
+from assay.services.execution.runner import run_cases
+from assay.services.grader_service import GraderService
+from assay.targets import TargetCase, build_target, parse_target_spec
+from tests.support.agent_server import AgentBehaviour, AgentServer, Fault
+
+GRADER = GraderService(load_plugins=False).get("true-false")
+
+
+class ListSink:
+    """Keeps every batch; can be told to fail."""
+
+    def __init__(self, fail: bool = False) -> None:
+        self.batches: list[list[CaseResult]] = []
+        self.fail = fail
+        self.threads: set[str] = set()
+
+    def write(self, results: Sequence[CaseResult]) -> None:
+        self.threads.add(threading.current_thread().name)
+        if self.fail:
+            raise OSError("disk full")
+        self.batches.append(list(results))
+
+    @property
+    def results(self) -> list[CaseResult]:
+        return [result for batch in self.batches for result in batch]
+
+
+class ThreadWatchingGrader(GraderInterface):
+    """Passes "yes"; notes the thread each ``grade()`` runs on. "boom" makes it raise (a plugin's bug)."""
+
+    default_id: ClassVar[str] = "thread-watching"
+    name: ClassVar[str] = "Thread watching"
+    description: ClassVar[str] = "A test grader"
+    type: ClassVar[str] = "test"
+    version: ClassVar[str] = "1.0.0"
+    config_schema: ClassVar[dict[str, Any]] = {"type": "object", "additionalProperties": False}
+    scoring_guide: ClassVar[dict[str, str]] = {"1.0": "yes", "0.0": "anything else"}
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.threads: list[int] = []
+
+    def grade(self, agent_response: Any, expected_output: Any) -> GradeResult:
+        self.threads.append(threading.get_ident())
+        self.wait()
+        if agent_response == "boom":
+            raise RuntimeError("a grader bug")
+        status = MatchStatus.MATCH if agent_response == "yes" else MatchStatus.MISMATCH
+        return Verdict(status, "test", expected_output, agent_response).result()
+
+    def wait(self) -> None:
+        """What the grader does besides (nothing, for a cheap one)."""
+
+
+class LoopWatchingGrader(ThreadWatchingGrader):
+    """A CPU-bound grader whose every ``grade()`` lasts until the event loop has turned (a heartbeat task
+    sets ``tick``): graded on the loop, no answer could ever see it turn."""
+
+    cpu_bound: ClassVar[bool] = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tick = threading.Event()
+        self.loop_turned: list[bool] = []
+
+    def wait(self) -> None:
+        if self.loop_turned and not self.loop_turned[-1]:
+            self.loop_turned.append(False)  # the loop is already known to be held: fail fast
+            return
+        self.tick.clear()
+        self.loop_turned.append(self.tick.wait(timeout=5))
+
+
+async def heartbeat(tick: threading.Event) -> None:
+    while True:
+        tick.set()
+        await asyncio.sleep(0.001)
+
+
+def cases(count: int, expected: str = "true") -> list[RunCase]:
+    return [RunCase(TargetCase(i, f"question {i}", {}), expected) for i in range(1, count + 1)]
+
+
+async def test_an_inline_sink_is_written_in_the_event_loop_with_the_same_results() -> None:
+    responses = {str(i): "yes" if i % 4 else "maybe" for i in range(1, 1201)}
+    target = build_target(parse_target_spec({"type": "recorded", "responses": responses}))
+    threaded, inline = ListSink(), ListSink()
+    await run_cases(cases(1200), target, GRADER, threaded, concurrency=8)
+    outcome = await run_cases(cases(1200), target, GRADER, inline, concurrency=8, write_inline=True)
+    assert outcome.written == 1200
+    assert inline.threads == {"MainThread"}
+    by_case = {result.case_id: result for result in threaded.results}
+    assert [by_case[result.case_id] for result in inline.results] == inline.results
+
+
+async def test_http_run_respects_concurrency_and_keeps_errors_as_data() -> None:
+    behaviour = AgentBehaviour(default="yes", delay=0.05, faults={"question 3": Fault("status", 400)})
+    with AgentServer(behaviour) as agent:
+        target = build_target(
+            parse_target_spec({"type": "http", "url": agent.url, "timeout": 5}), concurrency=4
+        )
+        sink = ListSink()
+        started = time.monotonic()
+        async with target:
+            outcome = await run_cases(cases(20), target, GRADER, sink, concurrency=4)
+        elapsed = time.monotonic() - started
+    assert outcome.written == 20
+    assert 0.25 <= elapsed < 2.0  # 20 cases x 50 ms / 4 at a time = 0.25 s
+    by_id = {r.case_id: r for r in sink.results}
+    assert by_id[3].error == "http_400"
+    assert by_id[3].passed is False
+    assert by_id[3].score is None
+    assert by_id[1].match_status == "match"
+    assert by_id[1].latency_ms is not None
+
+
+async def test_stop_keeps_results_so_far_and_abandons_the_rest() -> None:
+    with AgentServer(AgentBehaviour(default="yes", delay=0.05)) as agent:
+        target = build_target(parse_target_spec({"type": "http", "url": agent.url}), concurrency=2)
+        sink = ListSink()
+        stop = asyncio.Event()
+        asyncio.get_running_loop().call_later(0.3, stop.set)
+        async with target:
+            outcome = await run_cases(cases(100), target, GRADER, sink, concurrency=2, stop=stop)
+    assert outcome.stopped
+    assert 2 <= outcome.written < 100
+    assert len({r.case_id for r in sink.results}) == outcome.written
+
+
+async def test_a_trickle_of_replies_is_written_at_least_every_flush_interval() -> None:
+    with AgentServer(AgentBehaviour(default="yes", delay=0.02)) as agent:
+        target = build_target(parse_target_spec({"type": "http", "url": agent.url}), concurrency=1)
+        sink = ListSink()
+        async with target:
+            await run_cases(cases(30), target, GRADER, sink, concurrency=1, flush_interval=0.1)
+    assert len(sink.batches) >= 3  # about 0.6 s of replies, so a batch per 0.1 s rather than one at the end
+
+
+async def test_a_stopped_run_with_a_cpu_bound_grader_grades_every_reply_it_received() -> None:
+    with AgentServer(AgentBehaviour(default="yes", delay=0.02)) as agent:
+        target = build_target(parse_target_spec({"type": "http", "url": agent.url}), concurrency=4)
+        grader = LoopWatchingGrader()
+        sink = ListSink()
+        stop = asyncio.Event()
+        asyncio.get_running_loop().call_later(0.3, stop.set)
+        beat = asyncio.create_task(heartbeat(grader.tick))
+        try:
+            async with target:
+                outcome = await run_cases(cases(200), target, grader, sink, concurrency=4, stop=stop)
+        finally:
+            beat.cancel()
+    assert outcome.stopped
+    assert 4 <= outcome.written < 200
+    assert len(grader.threads) == outcome.written  # every reply graded was written, and only once
+    assert len({r.case_id for r in sink.results}) == outcome.written
+    assert all(r.match_status == "match" for r in sink.results)
