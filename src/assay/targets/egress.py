@@ -211,7 +211,12 @@ class EgressPolicy:
             return
         from yarl import URL  # when a URL is checked: a recorded or local target has none
 
-        parsed = URL(url)
+        try:
+            parsed = URL(url)
+        except (
+            ValueError
+        ) as exc:  # a host it cannot encode (IDNA), a port that is no number...: UnicodeError too
+            raise EgressRefusedError(f"not a valid URL: {exc}") from None
         host = parsed.raw_host or ""
         if parsed.raw_user is not None or parsed.raw_password is not None:
             raise EgressRefusedError("credentials in a target URL are refused; send them in a header")

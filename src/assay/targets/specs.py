@@ -41,14 +41,6 @@ def _web_url(url: str, check: ValidatorFunctionWrapHandler) -> str:
         if not any(error["type"] == "string_pattern_mismatch" for error in exc.errors()):
             raise
         raise _url_mistake(url) from None
-    from yarl import URL  # the URL parser aiohttp sends with: loaded when a target is parsed, not at import
-
-    try:
-        URL(checked).raw_host  # noqa: B018 - a host that cannot be encoded (IDNA) raises here, not at the call
-    except (ValueError, UnicodeError) as exc:
-        raise PydanticCustomError(
-            "url", "the address's host cannot be used: {reason}", {"reason": str(exc)}
-        ) from None
     return checked
 
 
