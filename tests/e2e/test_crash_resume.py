@@ -24,6 +24,10 @@ from tests.support.waiting import wait_for
 CASES = 300
 KILLS = 3
 RUN_TIMEOUT_S = 60.0
+# A killed server's lease (SQLite) or worker (PostgreSQL) is taken for dead after 5 s, not the default 15 s:
+# three kills waited 45 s for it. 5 s, as in test_workers: at 2 s a busy machine's delayed heartbeats looked
+# like a death.
+QUICK_TAKEOVER = {"ASSAY_WORKER_HEARTBEAT_S": "0.5", "ASSAY_WORKER_STALLED_S": "5"}
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -58,7 +62,7 @@ def test_sigkill_mid_run_then_restart_loses_and_doubles_nothing(tmp_path: Path, 
     answers = {f"question {n}": ("yes" if n % 3 else "no") for n in range(CASES)}
     with (
         AgentServer(AgentBehaviour(answers=answers, delay=0.03)) as agent,
-        AssayProcess(tmp_path, database_url=database_url) as assay,
+        AssayProcess(tmp_path, database_url=database_url, env=QUICK_TAKEOVER) as assay,
     ):
         cases = [{"input": text, "expected_output": "true"} for text in answers]
         suite = data(assay.client.post("/api/suites", json={"name": "crash", "cases": cases}))
