@@ -163,9 +163,15 @@ def test_the_case_panel_shows_a_composites_verdict_tree(
     evaluation_id = int(assay.data(assay.client.post("/api/evaluations", json=body))["id"])
     assert assay.wait_for(evaluation_id)["status"] == "completed"
     page.goto(f"/evaluations/{evaluation_id}")
+    # The page settled (its summary shown, the row listed) before the row is clicked: a click that landed
+    # while the first fetches re-rendered the table once opened no case panel (a CI dry run).
+    expect(page.get_by_role("region", name="Summary")).to_contain_text("Pass rate")
     rows = page.get_by_test_id("results-scroll").locator('[role="row"][data-case-id]')
-    rows.filter(has_text=water[0]).click()
+    row = rows.filter(has_text=water[0])
+    expect(row).to_have_count(1)
+    row.click()
     panel = page.get_by_test_id("case-panel")
+    expect(panel).to_be_visible()
     root = node(panel.get_by_test_id("verdict-tree"), "all")
     expect_node(root, "passed", "PASS")
     expect_node(node(root, "true-false"), "passed", "PASS")
