@@ -16,9 +16,11 @@ from assay.graders.contract import catalog
 from assay.services.suites.imports.records import Assertion, UnsupportedError
 
 __all__ = [
+    "MODEL_GRADERS",
     "checked",
     "contains",
     "equals",
+    "graders_in",
     "is_json",
     "json_equals",
     "judge_labels",
@@ -31,6 +33,25 @@ __all__ = [
 
 EXACT = {"case_sensitive": True, "normalize_whitespace": False}
 """string-match as an exact equality: no case folding, no whitespace normalisation."""
+
+
+MODEL_GRADERS = frozenset({"semantic", "llm-judge"})
+"""Graders whose verdict comes from a model: a mapped check keeps its kind (a cosine, a rubric) but not the
+source's model, which the report notes."""
+
+
+def graders_in(spec: object) -> set[str]:
+    """Every grader id in a spec tree (children of composites included)."""
+    found: set[str] = set()
+    if isinstance(spec, dict):
+        if isinstance(spec.get("grader_id"), str):
+            found.add(spec["grader_id"])
+        for value in spec.values():
+            found |= graders_in(value)
+    elif isinstance(spec, list):
+        for value in spec:
+            found |= graders_in(value)
+    return found
 
 
 def checked(assertion: Assertion, what: str) -> Assertion:

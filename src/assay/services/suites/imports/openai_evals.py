@@ -20,9 +20,6 @@ from assay.services.suites.imports.templates import path_lookup, render
 __all__ = ["import_openai_evals"]
 
 ANSWER = re.compile(r"\{\{\s*sample\.output_text\s*\}\}")
-MODEL_NOTE = (
-    "model-judged: Assay's judge prompt stands in for the grader's own messages, so verdicts may differ"
-)
 _SIMILARITY_REFUSED = (
     "Assay has no grader computing OpenAI's '{metric}' the same way (its tokenisation and scoring are "
     "OpenAI's own)"
@@ -86,8 +83,6 @@ def import_openai_evals(
             made = session.check(report, label, build)
             if made is None:
                 continue
-            if made.grader_id in ("llm-judge", "semantic"):
-                report.notes.append(f"{label}: {MODEL_NOTE}")
             row.assertions.append(
                 Assertion(
                     grader_id=made.grader_id,

@@ -26,7 +26,6 @@ __all__ = ["import_promptfoo"]
 
 SIMILAR_THRESHOLD = 0.75
 """promptfoo's default threshold of ``similar``."""
-MODEL_NOTE = "model-judged: Assay's model stands in for promptfoo's, so verdicts may differ"
 
 _TEST_KEYS = frozenset({"description", "vars", "assert", "threshold", "metadata", "options"})
 _ASSERT_KEYS = frozenset({"type", "value", "weight", "metric", "threshold", "provider"})
@@ -331,8 +330,6 @@ def _assertions(
         session.unsupported(report, problem)
         return []
     made = session.check(report, label, build)
-    if made is not None and made.grader_id in ("semantic", "llm-judge"):
-        report.notes.append(f"{label}: {MODEL_NOTE}")
     return [made] if made is not None else []
 
 

@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable
 
 from assay.errors import Loc, Problem, ValidationError
-from assay.services.suites.imports.checks import checked
+from assay.services.suites.imports.checks import MODEL_GRADERS, checked, graders_in
 from assay.services.suites.imports.records import (
     Assertion,
     ImportedRow,
@@ -21,6 +21,10 @@ __all__ = ["MAX_LISTED", "Session", "describe"]
 MAX_LISTED = 1000
 """Refusals listed in one error; the rest are counted."""
 _SHOWN_CHARS = 160
+MODEL_NOTE = (
+    "model-judged: Assay's model (and judge prompt) stand in for the source's, so verdicts may differ"
+)
+REGEX_NOTE = "RE2 syntax, and the answer is read without its surrounding whitespace"
 
 
 def describe(assertion: Assertion) -> str:
@@ -69,6 +73,11 @@ class Session:
             self.unsupported(line, problem)
             return None
         line.mapped.append(f"{what} -> {describe(assertion)}")
+        used = graders_in(assertion.to_json())
+        if used & MODEL_GRADERS:
+            line.notes.append(f"{what}: {MODEL_NOTE}")
+        if "regex" in used:
+            line.notes.append(f"{what}: {REGEX_NOTE}")
         return assertion
 
     def finish(self) -> ImportReport:
