@@ -153,8 +153,19 @@ def judge_labels(rubric: str, labels: list[str], pass_labels: list[str], *, mode
     return Assertion(grader_id="llm-judge", config=config)
 
 
+UNREADABLE_WHEN_FAILING = {
+    "json": "Assay's json grader calls an answer that is not JSON unreadable (invalid_response), which a "
+    "negation keeps unjudged, so the negated check could never pass where the source's passes",
+}
+"""Graders whose failing verdict on a non-blank answer can be ``invalid_response`` rather than ``mismatch``:
+the ``not`` composite keeps such a verdict unjudged, so negating them is not the source's negation."""
+
+
 def negate(assertion: Assertion) -> Assertion:
     """Passes when ``assertion`` does not (the ``not`` composite; a model judge cannot be its child)."""
+    why = UNREADABLE_WHEN_FAILING.get(assertion.grader_id)
+    if why is not None:
+        raise UnsupportedError("its negation", why)
     return Assertion(
         grader_id="not",
         config={"grader": assertion.spec()},

@@ -21,6 +21,7 @@ from assay.services.suites.imports.reading import MAX_ROWS, csv_records, refuse,
 from assay.services.suites.imports.records import Assertion, ImportedRow, LineReport, UnsupportedError
 from assay.services.suites.imports.session import Session
 from assay.services.suites.imports.templates import js_string, path_lookup, render
+from assay.services.suites.imports.yaml_core import CoreLoader
 
 __all__ = ["import_promptfoo"]
 
@@ -64,7 +65,7 @@ class _Defaults:
 
 def _load_yaml(text: str, source: str) -> tuple[Any, yaml.Node | None]:
     """The document and its node tree (for line numbers); one clear error when it is not YAML."""
-    loader = yaml.SafeLoader(text)
+    loader = CoreLoader(text)
     try:
         node = loader.get_single_node()
         data = loader.construct_document(node) if node is not None else None
@@ -461,7 +462,7 @@ def _schema(value: Any, label: str) -> dict[str, Any] | None:
         return None
     if isinstance(value, str):
         try:
-            value = yaml.safe_load(value)
+            value = yaml.load(value, Loader=CoreLoader)
         except yaml.YAMLError:
             raise UnsupportedError(label, "its schema is not valid YAML or JSON") from None
     if not isinstance(value, dict):

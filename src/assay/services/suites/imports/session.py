@@ -69,8 +69,8 @@ class Session:
         when it cannot be represented (then dropped or refused, see :meth:`unsupported`)."""
         try:
             assertion = checked(build(), what)
-        except UnsupportedError as problem:
-            self.unsupported(line, problem)
+        except UnsupportedError as problem:  # named by the source's check, whichever step refused it
+            self.unsupported(line, UnsupportedError(what, problem.why))
             return None
         line.mapped.append(f"{what} -> {describe(assertion)}")
         used = graders_in(assertion.to_json())
