@@ -174,7 +174,7 @@ def test_inspect_csv_and_json_read_the_same_fields() -> None:
         "metadata": {"difficulty": "easy"},
     }
     json_report = fixture("inspect_samples.json", ImportFormat.INSPECT)
-    assert [row.key for row in json_report.rows] == ["j1", None]
+    assert [row.key for row in json_report.rows] == ["j1", "j2"]
     assert json_report.rows[1].metadata == {"kind": "boolean"}
     assert json_report.lines[1].where == "case #2"
 
@@ -266,3 +266,22 @@ def test_row_count_is_capped(monkeypatch: pytest.MonkeyPatch) -> None:
     line = b'{"messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}]}\n'
     with pytest.raises(ValidationError, match="line 3: more than 2 rows"):
         import_file(line * 3, "many.jsonl", ImportFormat.CHAT_JSONL)
+
+
+def test_a_line_separator_inside_a_json_string_does_not_cut_the_line() -> None:
+    line = json.dumps({"input": "a\u2028b", "target": "c"}, ensure_ascii=False)
+    (row,) = import_file(line.encode(), "s.jsonl", ImportFormat.INSPECT).rows
+    assert row.input == "a\u2028b"
+
+
+def test_keys_follow_the_suite_reader_s_rules() -> None:
+    lines = b'{"id": "a", "input": "x", "target": "y"}\n{"id": "a", "input": "z", "target": "w"}\n'
+    with pytest.raises(ValidationError, match="line 2") as caught:
+        import_file(lines, "s.jsonl", ImportFormat.INSPECT)
+    assert "'a'" in caught.value.message
+    mixed = b'{"id": "a", "input": "x", "target": "y"}\n{"input": "z", "target": "w"}\n'
+    with pytest.raises(ValidationError, match="line 2: no key, while line 1 has one"):
+        import_file(mixed, "s.jsonl", ImportFormat.INSPECT)
+    long_id = json.dumps({"id": "k" * 201, "input": "x", "target": "y"})
+    with pytest.raises(ValidationError, match="longer than 200 characters"):
+        import_file(long_id.encode(), "s.jsonl", ImportFormat.INSPECT)

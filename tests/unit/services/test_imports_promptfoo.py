@@ -246,3 +246,21 @@ def test_a_csv_cell_naming_an_unknown_type_is_refused_not_compared_as_text() -> 
 def test_a_file_that_is_not_a_promptfoo_config_is_one_clear_error(content: bytes, why: str) -> None:
     with pytest.raises(ValidationError, match=why):
         import_file(content, "c.yaml", ImportFormat.PROMPTFOO)
+
+
+def test_aliases_that_expand_past_the_cap_or_refer_to_themselves_are_refused() -> None:
+    levels = "".join(
+        f"{c}: &{c} [{','.join(['*' + p] * 10)}]\n" for p, c in zip("abcdefgh", "bcdefghi", strict=True)
+    )
+    bomb = (
+        "a: &a [x,x,x,x,x,x,x,x,x,x]\n" + levels + "prompts: ['{{q}}']\ntests:\n  - vars: {q: hi, big: *i}\n"
+    )
+    with pytest.raises(ValidationError, match="aliases expand past"):
+        promptfoo(bomb)
+    with pytest.raises(ValidationError, match="an alias refers to a value that holds it"):
+        promptfoo("prompts: ['{{q}}']\ntests:\n  - &t {vars: {q: hi, self: *t}}\n")
+    shared = (
+        "common: &c [{type: equals, value: hi}]\n"
+        "tests:\n  - {vars: {q: a}, assert: *c}\n  - {vars: {q: b}, assert: *c}\n"
+    )
+    assert [len(row.assertions) for row in promptfoo(shared).rows] == [1, 1]  # an ordinary alias is read

@@ -18,7 +18,7 @@ def import_chat_jsonl(content: bytes, source: str, session: Session) -> None:
     for number, record in jsonl_records(text_of(content, source), source):
         report = session.line(("line", number))
         try:
-            session.add_row(_row(record, report))
+            session.add_row(_row(record, report), report)
         except UnsupportedError as problem:
             session.unsupported(report, problem, whole_line=True)
 

@@ -8,6 +8,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from assay.services.suites.case_keys import read_key
 from assay.services.suites.imports.conversation import render_conversation
 from assay.services.suites.imports.reading import MAX_ROWS, csv_records, jsonl_records, refuse, text_of
 from assay.services.suites.imports.records import ImportedRow, LineReport, UnsupportedError
@@ -51,7 +52,7 @@ def import_inspect(content: bytes, source: str, session: Session) -> None:
     for number, record in records:
         report = session.line((unit, number))
         try:
-            session.add_row(_row(record, report, is_csv=lowered.endswith(".csv")))
+            session.add_row(_row(record, report, is_csv=lowered.endswith(".csv")), report)
         except UnsupportedError as problem:
             session.unsupported(report, problem, whole_line=True)
 
@@ -100,12 +101,10 @@ def _row(record: dict[str, Any], report: LineReport, *, is_csv: bool) -> Importe
         if name not in _FIELDS:
             metadata[name] = value
             report.metadata.append(f"{name} (not used by Assay)")
-    key = record.get("id")
-    if (key is not None and not isinstance(key, (str, int))) or isinstance(key, bool):
-        raise UnsupportedError("id", "must be text or an integer")
-    return ImportedRow(
-        input=input_text, expected_output=expected, metadata=metadata, key=None if key is None else str(key)
-    )
+    read = read_key(record, ("id",))  # the suite reader's rule: text or a whole number, at most 200
+    if read.problem is not None:
+        raise UnsupportedError("id", read.problem)
+    return ImportedRow(input=input_text, expected_output=expected, metadata=metadata, key=read.key)
 
 
 def _from_csv(cells: dict[str, str]) -> dict[str, Any]:

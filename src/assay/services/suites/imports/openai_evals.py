@@ -91,7 +91,7 @@ def import_openai_evals(
                     name=name,
                 )
             )
-        session.add_row(row)
+        session.add_row(row, report)
 
 
 def _row(record: dict[str, Any], template: list[Any] | None, report: LineReport) -> ImportedRow:

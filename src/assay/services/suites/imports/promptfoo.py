@@ -17,7 +17,7 @@ import yaml
 
 from assay.errors import Loc
 from assay.services.suites.imports import checks
-from assay.services.suites.imports.reading import MAX_ROWS, csv_records, refuse, text_of
+from assay.services.suites.imports.reading import MAX_FILE_BYTES, MAX_ROWS, csv_records, refuse, text_of
 from assay.services.suites.imports.records import Assertion, ImportedRow, LineReport, UnsupportedError
 from assay.services.suites.imports.session import Session
 from assay.services.suites.imports.templates import js_string, path_lookup, render
@@ -25,6 +25,8 @@ from assay.services.suites.imports.yaml_core import CoreLoader
 
 __all__ = ["import_promptfoo"]
 
+MAX_YAML_NODES = 5_000_000
+"""Values a config may hold once its aliases are expanded."""
 SIMILAR_THRESHOLD = 0.75
 """promptfoo's default threshold of ``similar``."""
 
@@ -68,6 +70,8 @@ def _load_yaml(text: str, source: str) -> tuple[Any, yaml.Node | None]:
     loader = CoreLoader(text)
     try:
         node = loader.get_single_node()
+        if node is not None:
+            _check_expansion(node, source)
         data = loader.construct_document(node) if node is not None else None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
@@ -78,6 +82,40 @@ def _load_yaml(text: str, source: str) -> tuple[Any, yaml.Node | None]:
     finally:
         loader.dispose()
     return data, node
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
+
+
+def _check_expansion(root: yaml.Node, source: str) -> None:
+    """Refuse a document whose aliases expand past :data:`MAX_YAML_NODES` (a "billion laughs") or refer to
+    themselves: each row is written out whole, so a small file must not stand for a huge one."""
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()  # the path from the root being walked: an alias to one of them is a cycle
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, closing = stack.pop()
+        key = id(node)
+        if closing:
+            open_nodes.discard(key)
+            sizes[key] = 1 + sum(sizes[id(child)] for child in _children(node))
+            if sizes[key] > MAX_YAML_NODES:
+                raise refuse(source, None, f"its aliases expand past {MAX_YAML_NODES:,} values")
+            continue
+        if key in sizes:
+            continue
+        open_nodes.add(key)
+        stack.append((node, True))
+        for child in _children(node):
+            if id(child) in open_nodes:
+                raise refuse(source, child.start_mark.line + 1, "an alias refers to a value that holds it")
+            if id(child) not in sizes:
+                stack.append((child, False))
 
 
 def _child(node: yaml.Node | None, key: str) -> yaml.Node | None:
@@ -109,6 +147,8 @@ def _read_ref(ref: str, base_dir: Path | None, source: str) -> tuple[str, str]:
     if not path.is_relative_to(root):
         raise refuse(source, None, f"'{ref}' is outside the config's folder")
     try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise refuse(source, None, f"'{ref}' is over {MAX_FILE_BYTES // (1024 * 1024)} MiB")
         content = path.read_bytes()
     except OSError as exc:
         raise refuse(source, None, f"cannot read '{ref}': {exc.strerror}") from None
@@ -255,7 +295,7 @@ def _test(
             label = _assertion_label(number, assert_line, assertion)
             for made in _assertions(assertion, label, lookup, session, report):
                 row.assertions.append(made)
-        session.add_row(row)
+        session.add_row(row, report)
 
 
 def _assertion_label(number: int, line: int, assertion: Any) -> str:

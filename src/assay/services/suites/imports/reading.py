@@ -46,7 +46,7 @@ def jsonl_records(text: str, source: str) -> Iterator[tuple[int, dict[str, Any]]
     """(line number, object) of each non-blank line; a line over the cap, not JSON or not an object refuses
     the whole file (an import is lossless or loud)."""
     rows = 0
-    for number, raw in enumerate(text.splitlines(), 1):
+    for number, raw in enumerate(text.split("\n"), 1):  # not splitlines(): JSON text may hold U+2028
         if not raw.strip():
             continue
         if len(raw.encode("utf-8", "surrogatepass")) > MAX_ROW_BYTES:

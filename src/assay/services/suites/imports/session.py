@@ -7,7 +7,9 @@ import json
 from collections.abc import Callable
 
 from assay.errors import Loc, Problem, ValidationError
+from assay.services.suites.case_keys import key_problems
 from assay.services.suites.imports.checks import MODEL_GRADERS, checked, graders_in
+from assay.services.suites.imports.reading import MAX_ROWS
 from assay.services.suites.imports.records import (
     Assertion,
     ImportedRow,
@@ -42,6 +44,7 @@ class Session:
         self.report = ImportReport(source=source)
         self._refusals: list[Problem] = []
         self._refused = 0
+        self._places: list[Loc] = []
 
     def line(self, place: Loc, *, file: str | None = None) -> LineReport:
         """A new line report at ``place`` (of ``file``, when not the imported file), kept in the report."""
@@ -49,9 +52,12 @@ class Session:
         self.report.lines.append(line)
         return line
 
-    def add_row(self, row: ImportedRow) -> None:
-        """Keep ``row`` for the output."""
+    def add_row(self, row: ImportedRow, line: LineReport) -> None:
+        """Keep ``row``, made from ``line``, for the output; past :data:`MAX_ROWS` rows the import stops."""
+        if len(self.report.rows) >= MAX_ROWS:
+            raise ValidationError(f"{self.source}: more than {MAX_ROWS:,} rows (tests times prompts)")
         self.report.rows.append(row)
+        self._places.append(line.place)
 
     def unsupported(self, line: LineReport, problem: UnsupportedError, *, whole_line: bool = False) -> None:
         """``problem`` found on ``line``: dropped and listed when allowed, else a refusal of the import."""
@@ -85,6 +91,10 @@ class Session:
         if not self._refusals:
             if not self.report.rows:
                 raise ValidationError(f"{self.source}: the file holds no cases")
+            keys = [row.key for row in self.report.rows]
+            found = key_problems(keys, self._places).all  # the suite reader's own rule for keys
+            if found:
+                raise ValidationError(f"{self.source} {found[0]}", problems=found[:MAX_LISTED])
             return self.report
         listed = list(self._refusals)
         if self._refused > len(listed):
