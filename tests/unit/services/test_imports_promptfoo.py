@@ -264,3 +264,16 @@ def test_aliases_that_expand_past_the_cap_or_refer_to_themselves_are_refused() -
         "tests:\n  - {vars: {q: a}, assert: *c}\n  - {vars: {q: b}, assert: *c}\n"
     )
     assert [len(row.assertions) for row in promptfoo(shared).rows] == [1, 1]  # an ordinary alias is read
+
+
+def test_a_grader_unavailable_on_this_machine_is_still_mapped_and_noted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from assay.graders.semantic import embedding
+
+    monkeypatch.setattr(embedding, "unavailable_reason", lambda: "pip install 'assay[semantic]'")
+    report = promptfoo(
+        'prompts: ["{{q}}"]\ntests:\n  - vars: {q: hi}\n    assert: [{type: not-similar, value: bye}]\n'
+    )
+    assert report.rows[0].assertions[0].grader_id == "not"
+    assert any("the semantic grader is unavailable here" in note for note in report.lines[0].notes)

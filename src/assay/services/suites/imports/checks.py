@@ -13,6 +13,7 @@ import string
 from typing import Any
 
 from assay.graders.contract import catalog
+from assay.graders.contract.base import why_unavailable
 from assay.services.suites.imports.records import Assertion, UnsupportedError
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
     "regex_search",
     "semantic",
     "starts_with",
+    "unavailable_here",
 ]
 
 EXACT = {"case_sensitive": True, "normalize_whitespace": False}
@@ -54,6 +56,17 @@ def graders_in(spec: object) -> set[str]:
     return found
 
 
+def unavailable_here(assertion: Assertion) -> list[str]:
+    """Why graders of ``assertion`` cannot grade on this machine (an optional package missing)."""
+    reasons = []
+    for grader_id in sorted(graders_in(assertion.to_json())):
+        if catalog.lookup(grader_id) is not None:
+            reason = why_unavailable(catalog.default(grader_id))
+            if reason is not None:
+                reasons.append(f"the {grader_id} grader is unavailable here ({reason})")
+    return reasons
+
+
 def checked(assertion: Assertion, what: str) -> Assertion:
     """``assertion`` when its grader accepts its config and its expected output, else ``UnsupportedError``."""
     grader_class = catalog.lookup(assertion.grader_id)
@@ -64,6 +77,8 @@ def checked(assertion: Assertion, what: str) -> Assertion:
         raise UnsupportedError(
             what, f"Assay's {assertion.grader_id} grader refuses it: {problems[0].message}"
         )
+    if unavailable_here(assertion):
+        return assertion  # its preflight refuses everything on this machine; where the suite runs, it may not
     try:
         refusal = grader_class(assertion.grader_id, assertion.config).check_expected(
             assertion.expected_output
@@ -166,9 +181,13 @@ def negate(assertion: Assertion) -> Assertion:
     why = UNREADABLE_WHEN_FAILING.get(assertion.grader_id)
     if why is not None:
         raise UnsupportedError("its negation", why)
+    # The value goes on the `not` (which hands it to its child), not on the child: a child's own expected
+    # output is checked with the composite's config, where a grader missing here would refuse it.
+    child = Assertion(grader_id=assertion.grader_id, config=assertion.config)
     return Assertion(
         grader_id="not",
-        config={"grader": assertion.spec()},
+        config={"grader": child.spec()},
+        expected_output=assertion.expected_output,
         weight=assertion.weight,
         name=assertion.name,
     )

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from assay.errors import Loc, Problem, ValidationError
 from assay.services.suites.case_keys import key_problems
-from assay.services.suites.imports.checks import MODEL_GRADERS, checked, graders_in
+from assay.services.suites.imports.checks import MODEL_GRADERS, checked, graders_in, unavailable_here
 from assay.services.suites.imports.reading import MAX_ROWS
 from assay.services.suites.imports.records import (
     Assertion,
@@ -84,6 +84,7 @@ class Session:
             line.notes.append(f"{what}: {MODEL_NOTE}")
         if "regex" in used:
             line.notes.append(f"{what}: {REGEX_NOTE}")
+        line.notes.extend(f"{what}: {reason}" for reason in unavailable_here(assertion))
         return assertion
 
     def finish(self) -> ImportReport:
