@@ -285,3 +285,11 @@ def test_keys_follow_the_suite_reader_s_rules() -> None:
     long_id = json.dumps({"id": "k" * 201, "input": "x", "target": "y"})
     with pytest.raises(ValidationError, match="longer than 200 characters"):
         import_file(long_id.encode(), "s.jsonl", ImportFormat.INSPECT)
+
+
+def test_a_field_the_import_would_overwrite_refuses_the_line() -> None:
+    line = json.dumps(
+        {"input": [{"role": "user", "content": "q"}], "target": "a", "metadata": {"messages": 3}}
+    )
+    with pytest.raises(ValidationError, match="the field 'messages' cannot be represented: is given twice"):
+        import_file(line.encode(), "s.jsonl", ImportFormat.INSPECT)

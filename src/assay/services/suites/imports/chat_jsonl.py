@@ -7,7 +7,7 @@ from typing import Any
 
 from assay.services.suites.imports.conversation import message_text, render_conversation
 from assay.services.suites.imports.reading import jsonl_records, text_of
-from assay.services.suites.imports.records import ImportedRow, LineReport, UnsupportedError
+from assay.services.suites.imports.records import ImportedRow, LineReport, UnsupportedError, put
 from assay.services.suites.imports.session import Session
 
 __all__ = ["import_chat_jsonl"]
@@ -38,10 +38,10 @@ def _row(record: dict[str, Any], report: LineReport) -> ImportedRow:
     report.metadata.append("messages (the turns before the last assistant turn)")
     extra = {name: value for name, value in last.items() if name not in ("role", "content")}
     if extra:
-        metadata["expected_message"] = extra
+        put(metadata, "expected_message", extra)
         report.metadata.append("the last assistant turn's other fields (as expected_message)")
     for name, value in record.items():
         if name != "messages":
-            metadata[name] = value
+            put(metadata, name, value)
             report.metadata.append(name)
     return ImportedRow(input=render_conversation(before), expected_output=expected, metadata=metadata)

@@ -11,7 +11,7 @@ from typing import Any
 from assay.services.suites.case_keys import read_key
 from assay.services.suites.imports.conversation import render_conversation
 from assay.services.suites.imports.reading import MAX_ROWS, csv_records, jsonl_records, refuse, text_of
-from assay.services.suites.imports.records import ImportedRow, LineReport, UnsupportedError
+from assay.services.suites.imports.records import ImportedRow, LineReport, UnsupportedError, put
 from assay.services.suites.imports.session import Session
 
 __all__ = ["import_inspect"]
@@ -60,13 +60,17 @@ def import_inspect(content: bytes, source: str, session: Session) -> None:
 def _row(record: dict[str, Any], report: LineReport, *, is_csv: bool) -> ImportedRow:
     if is_csv:
         record = _from_csv(record)
+    own = record.get("metadata") or {}
+    if not isinstance(own, dict):
+        raise UnsupportedError("metadata", "must be an object")
+    metadata: dict[str, Any] = dict(own)
+    report.metadata.extend(f"metadata.{name}" for name in own)
     raw_input = record.get("input")
-    metadata: dict[str, Any] = {}
     if isinstance(raw_input, str):
         input_text = raw_input
     elif isinstance(raw_input, list) and raw_input:
         input_text = render_conversation(raw_input)
-        metadata["messages"] = raw_input
+        put(metadata, "messages", raw_input)
         report.metadata.append("messages (the chat input)")
     else:
         raise UnsupportedError("the input", "must be text or a list of chat messages")
@@ -81,30 +85,29 @@ def _row(record: dict[str, Any], report: LineReport, *, is_csv: bool) -> Importe
         # Inspect's multiple_choice solver shows the options lettered under the question; the agent here
         # sees only the input, so the options are written into it the same way.
         input_text += "\n\n" + "\n".join(f"{_LETTERS[i]}) {choice}" for i, choice in enumerate(choices))
-        metadata["choices"] = choices
+        put(metadata, "choices", choices)
         report.metadata.append("choices (also lettered in the input)")
-    target = record.get("target", "")
-    if isinstance(target, list):
-        if not all(isinstance(t, str) for t in target):
-            raise UnsupportedError("target", "must be text or a list of texts")
-        expected: Any = target[0] if len(target) == 1 else target
-    elif isinstance(target, str):
-        expected = target
-    else:
-        raise UnsupportedError("target", "must be text or a list of texts")
-    own = record.get("metadata") or {}
-    if not isinstance(own, dict):
-        raise UnsupportedError("metadata", "must be an object")
-    metadata = {**own, **metadata}
-    report.metadata.extend(f"metadata.{name}" for name in own)
     for name, value in record.items():
         if name not in _FIELDS:
-            metadata[name] = value
+            put(metadata, name, value)
             report.metadata.append(f"{name} (not used by Assay)")
     read = read_key(record, ("id",))  # the suite reader's rule: text or a whole number, at most 200
     if read.problem is not None:
         raise UnsupportedError("id", read.problem)
-    return ImportedRow(input=input_text, expected_output=expected, metadata=metadata, key=read.key)
+    return ImportedRow(
+        input=input_text, expected_output=_expected(record.get("target")), metadata=metadata, key=read.key
+    )
+
+
+def _expected(target: Any) -> Any:
+    """The expected output a target makes: its text; one target of a list, that one; several, the list."""
+    if target is None:
+        return ""
+    if isinstance(target, str):
+        return target
+    if isinstance(target, list) and all(isinstance(item, str) for item in target):
+        return target[0] if len(target) == 1 else (target or "")
+    raise UnsupportedError("target", "must be text or a list of texts")
 
 
 def _from_csv(cells: dict[str, str]) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from typing import Any
 from assay.services.suites.imports import checks
 from assay.services.suites.imports.conversation import render_conversation
 from assay.services.suites.imports.reading import jsonl_records, refuse, text_of
-from assay.services.suites.imports.records import Assertion, ImportedRow, LineReport, UnsupportedError
+from assay.services.suites.imports.records import Assertion, ImportedRow, LineReport, UnsupportedError, put
 from assay.services.suites.imports.session import Session
 from assay.services.suites.imports.templates import path_lookup, render
 
@@ -106,7 +106,7 @@ def _row(record: dict[str, Any], template: list[Any] | None, report: LineReport)
     metadata: dict[str, Any] = dict(item)
     report.metadata.extend(f"item.{name}" for name in item)
     if "sample" in record:
-        metadata["openai_sample"] = record["sample"]
+        put(metadata, "openai_sample", record["sample"])
         report.metadata.append("sample (as openai_sample)")
     if template is not None:
         lookup = path_lookup({"item": item})
@@ -118,7 +118,7 @@ def _row(record: dict[str, Any], template: list[Any] | None, report: LineReport)
             rendered.append({"role": message.get("role"), "content": content})
         input_text = render_conversation(rendered)
         if len(rendered) > 1 or rendered[0].get("role") != "user":
-            metadata["messages"] = rendered
+            put(metadata, "messages", rendered)
             report.metadata.append("messages")
     elif isinstance(item.get("input"), str):
         input_text = item["input"]

@@ -18,7 +18,7 @@ import yaml
 from assay.errors import Loc
 from assay.services.suites.imports import checks
 from assay.services.suites.imports.reading import MAX_FILE_BYTES, MAX_ROWS, csv_records, refuse, text_of
-from assay.services.suites.imports.records import Assertion, ImportedRow, LineReport, UnsupportedError
+from assay.services.suites.imports.records import Assertion, ImportedRow, LineReport, UnsupportedError, put
 from assay.services.suites.imports.session import Session
 from assay.services.suites.imports.templates import js_string, path_lookup, render
 from assay.services.suites.imports.yaml_core import CoreLoader
@@ -326,13 +326,14 @@ def _row(
         if isinstance(value, str) and value.startswith("file://"):
             raise UnsupportedError(f"var '{name}'", "is a file:// reference, which is not read")
     input_text = _input(merged, prompt)
-    row_metadata: dict[str, Any] = {**defaults.metadata, **metadata, "vars": merged}
+    row_metadata: dict[str, Any] = {**defaults.metadata, **metadata}
+    put(row_metadata, "vars", merged)
     report.metadata.extend(["vars", *defaults.metadata, *metadata])
     if isinstance(test.get("description"), str):
-        row_metadata["description"] = test["description"]
+        put(row_metadata, "description", test["description"])
         report.metadata.append("description")
     if several and prompt is not None:
-        row_metadata["prompt"] = prompt.label or prompt.template
+        put(row_metadata, "prompt", prompt.label or prompt.template)
         report.metadata.append("prompt")
     threshold = test.get("threshold", defaults.threshold)
     if threshold is not None and (isinstance(threshold, bool) or not isinstance(threshold, (int, float))):

@@ -7,7 +7,7 @@ from typing import Any
 
 from assay.errors import Loc, location
 
-__all__ = ["Assertion", "ImportReport", "ImportedRow", "LineReport", "UnsupportedError"]
+__all__ = ["Assertion", "ImportReport", "ImportedRow", "LineReport", "UnsupportedError", "put"]
 
 
 class UnsupportedError(Exception):
@@ -17,6 +17,13 @@ class UnsupportedError(Exception):
         super().__init__(f"{what}: {why}")
         self.what = what
         self.why = why
+
+
+def put(metadata: dict[str, Any], name: str, value: Any) -> None:
+    """Set ``metadata[name]``, refusing to overwrite what the source gave under that name (lossless)."""
+    if name in metadata:
+        raise UnsupportedError(f"the field '{name}'", "is given twice (by the source, and by the import)")
+    metadata[name] = value
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
