@@ -79,6 +79,7 @@ def test_openai_criteria_become_named_assertions_rendered_per_item() -> None:
     assert "My laptop will not power on." in quality["config"]["rubric"]
     assert tone["config"]["labels"] == ["polite", "rude"]
     assert tone["config"]["pass_labels"] == ["polite"]
+    assert quality["config"]["temperature"] == 0
 
 
 def test_an_unknown_similarity_metric_is_refused_and_dropped_only_when_asked() -> None:
@@ -104,6 +105,8 @@ def test_an_unknown_similarity_metric_is_refused_and_dropped_only_when_asked() -
         (check("eq", "{{item.missing}}"), "names 'item.missing'"),
         (check("startswith"), "operation 'startswith'"),
         ({"type": "python", "name": "p", "source": "def grade(s, i): return 1"}, "'python'"),
+        ({"type": "score_model", "name": "s", "model": "m", "pass_threshold": 0.5,
+          "sampling_params": {"seed": 1}, "input": [{"role": "user", "content": "ok?"}]}, "seed"),
         ({"type": "text_similarity", "input": "{{sample.output_text}}", "reference": "x",
           "evaluation_metric": "bleu", "pass_threshold": 0.5}, "'bleu'"),
     ],

@@ -186,14 +186,29 @@ def _rubric(criterion: dict[str, Any], values: dict[str, Any], label: str) -> st
     return "\n\n".join(parts)
 
 
+_SAMPLING = {"temperature": "temperature", "max_completions_tokens": "max_tokens", "max_tokens": "max_tokens"}
+"""A model grader's ``sampling_params`` the judge's config has (others change the judgement: refused)."""
+
+
+def _sampling(criterion: dict[str, Any], label: str) -> dict[str, Any]:
+    params = criterion.get("sampling_params") or {}
+    if not isinstance(params, dict):
+        raise UnsupportedError(label, "its sampling_params are not an object")
+    other = sorted(set(params) - set(_SAMPLING))
+    if other:
+        raise UnsupportedError(label, f"its sampling_params {', '.join(other)} have no Assay judge setting")
+    return {_SAMPLING[name]: value for name, value in params.items()}
+
+
 def _model_builder(criterion: dict[str, Any], values: dict[str, Any], label: str) -> Any:
     rubric = _rubric(criterion, values, label)
     model = criterion.get("model") if isinstance(criterion.get("model"), str) else None
+    sampling = _sampling(criterion, label)
     if criterion["type"] == "label_model":
         labels, passing = criterion.get("labels"), criterion.get("passing_labels")
         if not isinstance(labels, list) or not isinstance(passing, list):
             raise UnsupportedError(label, "it needs 'labels' and 'passing_labels' lists")
-        return lambda: checks.judge_labels(rubric, labels, passing, model=model)
+        return lambda: _with(checks.judge_labels(rubric, labels, passing, model=model), sampling)
     low, high = 0.0, 1.0
     score_range = criterion.get("range")
     if score_range is not None:
@@ -208,4 +223,9 @@ def _model_builder(criterion: dict[str, Any], values: dict[str, Any], label: str
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or high <= low:
         raise UnsupportedError(label, "it needs a numeric pass_threshold within its range")
     scaled = (float(threshold) - low) / (high - low)
-    return lambda: checks.judge_rubric(rubric, threshold=scaled, model=model)
+    return lambda: _with(checks.judge_rubric(rubric, threshold=scaled, model=model), sampling)
+
+
+def _with(assertion: Assertion, settings: dict[str, Any]) -> Assertion:
+    """``assertion`` with ``settings`` added to its config (the judge's own checks validate them)."""
+    return Assertion(grader_id=assertion.grader_id, config={**assertion.config, **settings})
