@@ -188,7 +188,7 @@ def test_without_a_prompt_the_lone_var_or_the_input_var_is_the_input() -> None:
         ('prompts: ["{{ q | upper }}"]\ntests:\n  - vars: {q: hi}\n', "syntax beyond {{name}}"),
         ('prompts: ["{{ missing }}"]\ntests:\n  - vars: {q: hi}\n', "names 'missing'"),
         ('prompts: ["{{q}}"]\ntests:\n  - vars: {q: [a, b]}\n', "is a list"),
-        ('prompts: ["{{q}}"]\ntests:\n  - vars: {q: hi}\n    options: {transform: x}\n', "options"),
+        ('prompts: ["{{q}}"]\ntests:\n  - vars: {q: hi}\n    options: {transform: x}\n', "transform"),
     ],
 )
 def test_a_test_whose_input_cannot_be_rendered_exactly_is_refused(config: str, why: str) -> None:
@@ -277,3 +277,16 @@ def test_a_grader_unavailable_on_this_machine_is_still_mapped_and_noted(
     )
     assert report.rows[0].assertions[0].grader_id == "not"
     assert any("the semantic grader is unavailable here" in note for note in report.lines[0].notes)
+
+
+def test_a_grading_provider_in_options_names_the_judge_model_test_over_default() -> None:
+    config = (
+        "defaultTest:\n  options: {provider: 'openai:gpt-4o-mini'}\n"
+        "tests:\n  - vars: {q: a}\n    assert: [{type: llm-rubric, value: ok}, {type: equals, value: a}]\n"
+        "  - vars: {q: b}\n    options: {provider: {id: 'openai:chat:gpt-4o'}}\n"
+        "    assert: [{type: llm-rubric, value: ok}]\n"
+    )
+    rows = promptfoo(config).rows
+    assert [row.assertions[0].config["model"] for row in rows] == ["gpt-4o-mini", "gpt-4o"]
+    with pytest.raises(ValidationError, match="defaultTest: its options cannot be represented: transform"):
+        promptfoo("defaultTest:\n  options: {transform: output.trim()}\ntests:\n  - vars: {q: a}\n")

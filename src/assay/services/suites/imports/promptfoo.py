@@ -60,6 +60,7 @@ class _Defaults:
     asserts: list[tuple[int, Any]] = field(default_factory=list)
     threshold: Any = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    provider: Any = None
 
 
 # --- the config file ------------------------------------------------------------------------------
@@ -236,13 +237,14 @@ def _defaults(raw: Any, node: yaml.Node | None, source: str) -> _Defaults:
     if not isinstance(raw, dict):
         raise refuse(source, None, "'defaultTest' must be a mapping (a file:// reference is not read)")
     unknown = set(raw) - _TEST_KEYS
-    if unknown or raw.get("options"):
-        shown = ", ".join(sorted(unknown)) or "options"
+    try:
+        if unknown:
+            raise UnsupportedError(f"its key(s) {', '.join(sorted(unknown))}", "change how every test runs")
+        provider = _grading_provider(raw.get("options"), "its options")
+    except UnsupportedError as problem:
         raise refuse(
-            source,
-            None,
-            f"defaultTest: '{shown}' cannot be represented (it changes how every test is run or graded)",
-        )
+            source, None, f"defaultTest: {problem.what} cannot be represented: {problem.why}"
+        ) from None
     asserts = raw.get("assert") or []
     vars_ = raw.get("vars") or {}
     metadata = raw.get("metadata") or {}
@@ -254,7 +256,21 @@ def _defaults(raw: Any, node: yaml.Node | None, source: str) -> _Defaults:
         asserts=[(_line(lines, i, 0), a) for i, a in enumerate(asserts)],
         threshold=raw.get("threshold"),
         metadata=metadata,
+        provider=provider,
     )
+
+
+def _grading_provider(options: Any, what: str) -> Any:
+    """The grading provider ``options`` names (for llm-rubric); any other option changes how the test is run
+    or graded (a transform of the output, another rubric prompt), so it is refused."""
+    if not options:
+        return None
+    if not isinstance(options, dict):
+        raise UnsupportedError(what, "are not a mapping")
+    other = sorted(set(options) - {"provider"})
+    if other:
+        raise UnsupportedError(what, f"{', '.join(other)} change how it is run or graded")
+    return options.get("provider")
 
 
 # --- one test -------------------------------------------------------------------------------------
@@ -283,7 +299,7 @@ def _test(
     for prompt in chosen:
         report = session.line(("line", line_number), file=source)
         try:
-            row = _row(test, prompt, len(prompts) > 1, defaults, report)
+            row, provider = _row(test, prompt, len(prompts) > 1, defaults, report)
         except UnsupportedError as problem:
             session.unsupported(report, problem, whole_line=True)
             continue
@@ -293,7 +309,7 @@ def _test(
         lookup = path_lookup(row.metadata.get("vars", {}))
         for number, (assert_line, assertion) in enumerate(raw_asserts, 1):
             label = _assertion_label(number, assert_line, assertion)
-            for made in _assertions(assertion, label, lookup, session, report):
+            for made in _assertions(assertion, label, lookup, provider, session, report):
                 row.assertions.append(made)
         session.add_row(row, report)
 
@@ -306,12 +322,12 @@ def _assertion_label(number: int, line: int, assertion: Any) -> str:
 
 def _row(
     test: dict[str, Any], prompt: _Prompt | None, several: bool, defaults: _Defaults, report: LineReport
-) -> ImportedRow:
+) -> tuple[ImportedRow, Any]:
+    """The row of ``test`` for ``prompt``, and the grading provider its model-judged checks use."""
     unknown = set(test) - _TEST_KEYS
     if unknown:
         raise UnsupportedError("the test", f"its key(s) {', '.join(sorted(unknown))} cannot be represented")
-    if test.get("options"):
-        raise UnsupportedError("the test", "its 'options' change how it is run or graded")
+    provider = _grading_provider(test.get("options"), "the test's options") or defaults.provider
     vars_ = test.get("vars") or {}
     metadata = test.get("metadata") or {}
     if not isinstance(vars_, dict) or not isinstance(metadata, dict):
@@ -338,7 +354,7 @@ def _row(
     threshold = test.get("threshold", defaults.threshold)
     if threshold is not None and (isinstance(threshold, bool) or not isinstance(threshold, (int, float))):
         raise UnsupportedError("the test's threshold", "is not a number")
-    return ImportedRow(input=input_text, metadata=row_metadata, threshold=threshold)
+    return ImportedRow(input=input_text, metadata=row_metadata, threshold=threshold), provider
 
 
 def _input(vars_: dict[str, Any], prompt: _Prompt | None) -> str:
@@ -363,11 +379,16 @@ def _input(vars_: dict[str, Any], prompt: _Prompt | None) -> str:
 
 
 def _assertions(
-    raw: Any, label: str, lookup: Callable[[str], object], session: Session, report: LineReport
+    raw: Any,
+    label: str,
+    lookup: Callable[[str], object],
+    provider: Any,
+    session: Session,
+    report: LineReport,
 ) -> list[Assertion]:
     """The Assay assertion(s) of one promptfoo assertion (none when it is dropped or refused)."""
     try:
-        build = _builder(raw, label, lookup)
+        build = _builder(raw, label, lookup, provider)
     except UnsupportedError as problem:
         session.unsupported(report, problem)
         return []
@@ -375,7 +396,7 @@ def _assertions(
     return [made] if made is not None else []
 
 
-def _builder(raw: Any, label: str, lookup: Callable[[str], object]) -> Callable[[], Assertion]:
+def _builder(raw: Any, label: str, lookup: Callable[[str], object], provider: Any) -> Callable[[], Assertion]:
     if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
         raise UnsupportedError(label, "expected a mapping with a 'type'")
     unknown = set(raw) - _ASSERT_KEYS
@@ -391,7 +412,6 @@ def _builder(raw: Any, label: str, lookup: Callable[[str], object]) -> Callable[
     threshold = raw.get("threshold")
     if threshold is not None and base not in ("similar", "llm-rubric", "grade"):
         raise UnsupportedError(label, f"a threshold on '{base}' has no Assay meaning")
-    model = _model(raw.get("provider"), label)
     weight, name = raw.get("weight"), raw.get("metric")
     if weight is not None and (
         isinstance(weight, bool) or not isinstance(weight, (int, float)) or weight < 0
@@ -399,7 +419,7 @@ def _builder(raw: Any, label: str, lookup: Callable[[str], object]) -> Callable[
         raise UnsupportedError(label, "its weight is not a number ≥ 0")
     if name is not None and not isinstance(name, str):
         raise UnsupportedError(label, "its metric is not text")
-    make = _kind_builder(base, value, threshold, model, label)
+    make = _kind_builder(base, value, threshold, raw.get("provider", provider), label)
 
     def build() -> Assertion:
         assertion = make()
@@ -427,11 +447,14 @@ def _rendered(value: Any, lookup: Callable[[str], object], label: str) -> Any:
 
 
 def _model(provider: Any, label: str) -> str | None:
+    """The judge model an ``openai:<model>`` grading provider (or ``{id: ...}``) names."""
+    if isinstance(provider, dict) and set(provider) == {"id"}:
+        provider = provider["id"]
     if provider is None:
         return None
     if isinstance(provider, str) and provider.startswith("openai:"):
         return provider.removeprefix("openai:").removeprefix("chat:")
-    raise UnsupportedError(label, "its provider is not an openai:<model> id Assay's judge can call")
+    raise UnsupportedError(label, "its grading provider is not an openai:<model> id Assay's judge can call")
 
 
 def _text(value: Any, label: str) -> str:
@@ -451,7 +474,7 @@ def _values(value: Any, label: str) -> list[str]:
 
 
 def _kind_builder(
-    base: str, value: Any, threshold: Any, model: str | None, label: str
+    base: str, value: Any, threshold: Any, provider: Any, label: str
 ) -> Callable[[], Assertion]:
     if base == "equals":
         if isinstance(value, (dict, list)):
@@ -495,6 +518,7 @@ def _kind_builder(
             },
         )
     rubric = _text(value, label)  # llm-rubric, grade
+    model = _model(provider, label)  # only a judge's: similar's embedding model is Assay's own (noted)
     return lambda: checks.judge_rubric(rubric, threshold=threshold, model=model)
 
 
