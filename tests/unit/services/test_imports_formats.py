@@ -198,6 +198,8 @@ def test_chat_jsonl_expects_the_last_assistant_turn_and_keeps_the_turns_before()
     assert rows[0]["input"] == "How do I reset my password?"
     assert rows[0]["expected_output"] == "Open Settings, choose Security, then Reset password."
     assert rows[1]["expected_output"] == "No, sorry."  # text parts joined
+    assert rows[1]["metadata"]["expected_message"] == {"content": [{"type": "text", "text": "No, sorry."}]}
+    assert "expected_message" not in rows[0]["metadata"]
     assert rows[1]["input"].startswith(
         "[system]\nYou are a terse support agent.\n\n[user]\nCan I get a refund?"
     )
@@ -296,3 +298,12 @@ def test_a_field_the_import_would_overwrite_refuses_the_line() -> None:
     )
     with pytest.raises(ValidationError, match="the field 'messages' cannot be represented: is given twice"):
         import_file(line.encode(), "s.jsonl", ImportFormat.INSPECT)
+
+
+def test_an_openai_item_input_of_messages_is_rendered_without_a_template() -> None:
+    line = json.dumps(
+        {"item": {"input": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}]}}
+    )
+    (row,) = import_file(line.encode(), "d.jsonl", ImportFormat.OPENAI_EVALS).rows
+    assert row.input == "[system]\nBe brief.\n\n[user]\nHi"
+    assert row.metadata["input"][1] == {"role": "user", "content": "Hi"}

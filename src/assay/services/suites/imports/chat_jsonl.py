@@ -36,7 +36,12 @@ def _row(record: dict[str, Any], report: LineReport) -> ImportedRow:
     before = messages[:-1]
     metadata: dict[str, Any] = {"messages": before}
     report.metadata.append("messages (the turns before the last assistant turn)")
-    extra = {name: value for name, value in last.items() if name not in ("role", "content")}
+    # its other fields, and its content when not plain text (the parts joined make the expected text)
+    extra = {
+        name: value
+        for name, value in last.items()
+        if name != "role" and (name != "content" or not isinstance(value, str))
+    }
     if extra:
         put(metadata, "expected_message", extra)
         report.metadata.append("the last assistant turn's other fields (as expected_message)")

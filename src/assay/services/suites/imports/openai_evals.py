@@ -122,6 +122,8 @@ def _row(record: dict[str, Any], template: list[Any] | None, report: LineReport)
             report.metadata.append("messages")
     elif isinstance(item.get("input"), str):
         input_text = item["input"]
+    elif isinstance(item.get("input"), list) and item["input"]:
+        input_text = render_conversation(item["input"])  # the messages themselves stay in item.input
     else:
         raise UnsupportedError(
             "the input", "give the eval file an 'input_messages' template, or the item an 'input' text"
