@@ -1,0 +1,86 @@
+"""``assay import``: a suite file from another tool's tests (promptfoo, OpenAI Evals, Inspect, chat JSONL)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from assay.cli.console import err
+from assay.cli.options import PATH
+from assay.errors import NotFoundError, ValidationError
+
+FORMATS = ("promptfoo", "openai-evals", "inspect", "chat-jsonl")
+
+
+def _read(path: Path, limit: int) -> bytes:
+    """The bytes of ``path``, refusing one over ``limit`` before reading it."""
+    try:
+        if path.stat().st_size > limit:
+            raise ValidationError(f"{path}: the file is over {limit // (1024 * 1024)} MiB")
+        return path.read_bytes()
+    except OSError as exc:
+        raise NotFoundError(f"cannot read {path}: {exc.strerror}") from exc
+
+
+@click.command("import")
+@click.argument(
+    "file", help="The file to import (a promptfoo config or tests CSV, a data JSONL...)", type=PATH
+)
+@click.option(
+    "--from", "source_format", required=True, type=click.Choice(FORMATS), help="The tool it is from"
+)
+@click.option("--output", "-o", type=PATH, help="Write the suite here (JSONL); default stdout")
+@click.option(
+    "--drop-unsupported", is_flag=True, help="Drop checks Assay cannot represent exactly (each listed)"
+)
+@click.option(
+    "--prompt", help="promptfoo: the prompt template ({{var}}) making each input, instead of the config's"
+)
+@click.option(
+    "--eval", "eval_file", type=PATH, help="openai-evals: the eval object (JSON) with testing_criteria"
+)
+def import_suite(
+    *,
+    file: Path,
+    source_format: str,
+    output: Path | None,
+    drop_unsupported: bool,
+    prompt: str | None,
+    eval_file: Path | None,
+) -> None:
+    """Convert FILE into an Assay suite (JSONL), reporting per line what was mapped, what became metadata and
+    what was dropped. A check Assay cannot represent exactly refuses the import (exit 2), naming the file, the
+    line and the check, unless --drop-unsupported. The mapping: docs/imports.md."""
+    from assay.services.suites.imports import ImportFormat, import_file, jsonl_rows
+    from assay.services.suites.imports.reading import MAX_FILE_BYTES
+
+    if prompt is not None and source_format != "promptfoo":
+        raise ValidationError("--prompt is for --from promptfoo")
+    if eval_file is not None and source_format != "openai-evals":
+        raise ValidationError("--eval is for --from openai-evals")
+    report = import_file(
+        _read(file, MAX_FILE_BYTES),
+        file.name,
+        ImportFormat(source_format),
+        drop_unsupported=drop_unsupported,
+        base_dir=file.parent,
+        prompt=prompt,
+        eval_content=_read(eval_file, MAX_FILE_BYTES) if eval_file is not None else None,
+        eval_source=eval_file.name if eval_file is not None else "eval",
+    )
+    for line in report.lines:
+        err.print(str(line), markup=False)
+    dropped = report.dropped
+    summary = f"{len(report.rows)} rows from {file.name}"
+    err.print(f"{summary}; {len(dropped)} dropped" if dropped else summary, markup=False)
+    lines = b"".join(jsonl_rows(report.rows))
+    if output is None:
+        sys.stdout.buffer.write(lines)
+        sys.stdout.buffer.flush()
+        return
+    try:
+        output.write_bytes(lines)
+    except OSError as exc:
+        raise ValidationError(f"cannot write {output}: {exc.strerror}") from exc

@@ -1,0 +1,137 @@
+"""Inspect datasets (JSONL, CSV or JSON): ``input`` (text or chat messages), ``target`` (text or a list),
+``choices``, ``id`` and ``metadata``, as suite rows. A dataset names no scorer, so no assertion is made: the
+evaluation's grader checks the target."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from assay.services.suites.case_keys import read_key
+from assay.services.suites.imports.conversation import render_conversation
+from assay.services.suites.imports.reading import MAX_ROWS, csv_records, jsonl_records, refuse, text_of
+from assay.services.suites.imports.records import ImportedRow, LineReport, UnsupportedError, put
+from assay.services.suites.imports.session import Session
+
+__all__ = ["import_inspect"]
+
+_FIELDS = ("input", "target", "choices", "id", "metadata")
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _json_records(text: str, source: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise refuse(source, exc.lineno, f"invalid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise refuse(source, None, "invalid JSON (nested too deeply)") from None
+    if not isinstance(document, list):
+        raise refuse(source, None, "expected a JSON array of samples")
+    if len(document) > MAX_ROWS:
+        raise refuse(source, None, f"more than {MAX_ROWS:,} samples")
+    for number, record in enumerate(document, 1):
+        if not isinstance(record, dict):
+            raise refuse(source, None, f"sample {number} is not an object")
+        yield number, record
+
+
+def import_inspect(content: bytes, source: str, session: Session) -> None:
+    """Rows of an Inspect dataset into ``session`` (the format from the file's extension)."""
+    text = text_of(content, source)
+    lowered = source.lower()
+    records: Iterator[tuple[int, dict[str, Any]]]
+    if lowered.endswith(".csv"):
+        records = csv_records(text, source)
+    elif lowered.endswith(".json"):
+        records = _json_records(text, source)
+    else:
+        records = jsonl_records(text, source)
+    unit = "case" if lowered.endswith(".json") else "line"
+    for number, record in records:
+        report = session.line((unit, number))
+        try:
+            session.add_row(_row(record, report, is_csv=lowered.endswith(".csv")), report)
+        except UnsupportedError as problem:
+            session.unsupported(report, problem, whole_line=True)
+
+
+def _row(record: dict[str, Any], report: LineReport, *, is_csv: bool) -> ImportedRow:
+    if is_csv:
+        record = _from_csv(record)
+    own = record.get("metadata") or {}
+    if not isinstance(own, dict):
+        raise UnsupportedError("metadata", "must be an object")
+    metadata: dict[str, Any] = dict(own)
+    report.metadata.extend(f"metadata.{name}" for name in own)
+    raw_input = record.get("input")
+    if isinstance(raw_input, str):
+        input_text = raw_input
+    elif isinstance(raw_input, list) and raw_input:
+        input_text = render_conversation(raw_input)
+        put(metadata, "messages", raw_input)
+        report.metadata.append("messages (the chat input)")
+    else:
+        raise UnsupportedError("the input", "must be text or a list of chat messages")
+    choices = record.get("choices")
+    if choices is not None:
+        if (
+            not isinstance(choices, list)
+            or not all(isinstance(c, str) for c in choices)
+            or len(choices) > len(_LETTERS)
+        ):
+            raise UnsupportedError("choices", f"must be a list of at most {len(_LETTERS)} texts")
+        # Inspect's multiple_choice solver shows the options lettered under the question; the agent here
+        # sees only the input, so the options are written into it the same way.
+        input_text += "\n\n" + "\n".join(f"{_LETTERS[i]}) {choice}" for i, choice in enumerate(choices))
+        put(metadata, "choices", choices)
+        report.metadata.append("choices (also lettered in the input)")
+    for name, value in record.items():
+        if name not in _FIELDS:
+            put(metadata, name, value)
+            report.metadata.append(f"{name} (not used by Assay)")
+    read = read_key(record, ("id",))  # the suite reader's rule: text or a whole number, at most 200
+    if read.problem is not None:
+        raise UnsupportedError("id", read.problem)
+    return ImportedRow(
+        input=input_text, expected_output=_expected(record.get("target")), metadata=metadata, key=read.key
+    )
+
+
+def _expected(target: Any) -> Any:
+    """The expected output a target makes: its text; one target of a list, that one; several, the list."""
+    if target is None:
+        return ""
+    if isinstance(target, str):
+        return target
+    if isinstance(target, list) and all(isinstance(item, str) for item in target):
+        return target[0] if len(target) == 1 else (target or "")
+    raise UnsupportedError("target", "must be text or a list of texts")
+
+
+def _from_csv(cells: dict[str, str]) -> dict[str, Any]:
+    """A CSV row as Inspect's default field spec reads it: ``choices`` and ``metadata`` cells hold JSON, an
+    empty ``id`` is none; any other column is metadata."""
+    record: dict[str, Any] = {}
+    extra: dict[str, str] = {}
+    for name, cell in cells.items():
+        if name in ("choices", "metadata"):
+            if cell.strip():
+                try:
+                    record[name] = json.loads(cell)
+                except (json.JSONDecodeError, RecursionError):
+                    raise UnsupportedError(f"'{name}'", "is not valid JSON") from None
+        elif name == "id":
+            if cell.strip():
+                record["id"] = cell
+        elif name in ("input", "target"):
+            record[name] = cell
+        else:
+            extra[name] = cell
+    if extra:
+        own = record.get("metadata", {})
+        if not isinstance(own, dict):
+            raise UnsupportedError("metadata", "must be an object")
+        record["metadata"] = {**extra, **own}
+    return record

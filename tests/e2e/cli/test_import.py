@@ -1,0 +1,103 @@
+"""``assay import`` as a real process: rows on stdout or in -o, a report per line on stderr, exit 2 with one
+clear line (never a traceback) for a file or check that cannot be imported."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "imports"
+ASSAY = [sys.executable, "-m", "assay.cli"]
+
+
+def assay(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*ASSAY, *args], capture_output=True, text=True, timeout=60, check=False)
+
+
+def test_import_writes_the_suite_and_reports_each_line(tmp_path: Path) -> None:
+    out = tmp_path / "suite.jsonl"
+    proc = assay("import", str(DATA / "promptfooconfig.yaml"), "--from", "promptfoo", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(rows) == 3
+    assert rows[0]["assert"][1]["grader_id"] == "string-match"
+    report = proc.stderr.splitlines()
+    assert report[0].startswith("line 12: mapped assertion 1 (not-contains) at line 9 -> ")
+    assert report[-1] == "3 rows from promptfooconfig.yaml"
+
+
+def test_import_prints_rows_on_stdout_without_an_output(tmp_path: Path) -> None:
+    proc = assay("import", str(DATA / "chat.jsonl"), "--from", "chat-jsonl")
+    assert proc.returncode == 0, proc.stderr
+    assert [json.loads(line)["expected_output"] for line in proc.stdout.splitlines()] == [
+        "Open Settings, choose Security, then Reset password.",
+        "No, sorry.",
+    ]
+
+
+def test_an_unsupported_check_exits_2_naming_file_line_and_check_and_writes_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "suite.jsonl"
+    proc = assay("import", str(DATA / "promptfoo_unsupported.yaml"), "--from", "promptfoo", "-o", str(out))
+    assert proc.returncode == 2
+    lines = proc.stderr.splitlines()
+    assert lines[0].startswith(
+        "error: promptfoo_unsupported.yaml line 3: assertion 2 (javascript) at line 8 cannot be represented"
+    )
+    assert lines[1].startswith("  line 10: assertion 1 (contains-json) at line 13 cannot be represented")
+    assert "Traceback" not in proc.stderr
+    assert not out.exists()
+
+
+def test_drop_unsupported_lists_each_dropped_check(tmp_path: Path) -> None:
+    out = tmp_path / "suite.jsonl"
+    proc = assay(
+        "import",
+        str(DATA / "promptfoo_unsupported.yaml"),
+        "--from",
+        "promptfoo",
+        "-o",
+        str(out),
+        "--drop-unsupported",
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "DROPPED assertion 2 (javascript) at line 8" in proc.stderr
+    assert "DROPPED assertion 1 (contains-json) at line 13" in proc.stderr
+    assert proc.stderr.splitlines()[-1] == "2 rows from promptfoo_unsupported.yaml; 2 dropped"
+    assert len(out.read_text().splitlines()) == 2
+
+
+def test_openai_evals_reads_the_eval_file_given() -> None:
+    proc = assay(
+        "import",
+        str(DATA / "openai_data.jsonl"),
+        "--from",
+        "openai-evals",
+        "--eval",
+        str(DATA / "openai_eval.json"),
+    )
+    assert proc.returncode == 0, proc.stderr
+    rows = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [row["assert"][0]["expected_output"] for row in rows] == ["Hardware", "Software", "Other"]
+
+
+def test_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("tests: [unclosed\n")
+    cases = [
+        (["import", str(broken), "--from", "promptfoo"], "error: broken.yaml line 2: not valid YAML"),
+        (["import", str(tmp_path / "absent.jsonl"), "--from", "inspect"], "error: cannot read"),
+        (
+            ["import", str(broken), "--from", "inspect", "--prompt", "x"],
+            "error: --prompt is for --from promptfoo",
+        ),
+    ]
+    for args, start in cases:
+        proc = assay(*args)
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.startswith(start), proc.stderr
+        assert "Traceback" not in proc.stderr
+    proc = assay("import", str(broken), "--from", "langfuse")
+    assert proc.returncode == 2
+    assert "'langfuse' is not one of" in proc.stderr
