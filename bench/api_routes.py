@@ -22,17 +22,29 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx2
 
-from load import Round, Server, free_port, has_wrk, run_python, run_wrk, serving, with_server_cpu
+from load import (
+    Round,
+    Server,
+    cpu_seconds,
+    free_port,
+    has_wrk,
+    run_python,
+    run_wrk,
+    serving,
+    with_server_cpu,
+)
 from source_trees import add_source_trees_option
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -61,11 +73,20 @@ def write_suite(directory: Path, count: int) -> tuple[Path, Path, list[dict[str,
     return suite, responses, cases, answers
 
 
-def time_cli(src: Path, suite: Path, responses: Path, output: Path, env: dict[str, str]) -> float:
-    """Wall seconds of ``assay run`` from ``src`` over the recorded answers."""
+@dataclass(frozen=True, slots=True)
+class Timing:
+    """One evaluation's wall time and the CPU time of the process that did it (user + system)."""
+
+    wall_s: float
+    cpu_s: float
+
+
+def time_cli(src: Path, suite: Path, responses: Path, output: Path, env: dict[str, str]) -> Timing:
+    """``assay run`` from ``src`` over the recorded answers."""
     command = [sys.executable, "-m", "assay.cli", "run", str(suite), "-g", "true-false"]
     command += ["--responses", str(responses), "-o", str(output), "--min-pass-rate", "0"]
     output.unlink(missing_ok=True)  # assay run refuses to overwrite a file
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     subprocess.run(
         command,
@@ -74,7 +95,9 @@ def time_cli(src: Path, suite: Path, responses: Path, output: Path, env: dict[st
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    return time.perf_counter() - started
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return Timing(wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
 
 
 def evaluation_body(
@@ -91,8 +114,10 @@ def evaluation_body(
     }
 
 
-def time_api(client: httpx2.Client, body: dict[str, object], count: int) -> float:
-    """Wall seconds from ``POST /api/evaluations`` to the evaluation read back as completed."""
+def time_api(client: httpx2.Client, server_pid: int, body: dict[str, object], count: int) -> Timing:
+    """From ``POST /api/evaluations`` to the evaluation read back as completed; the server's CPU meanwhile
+    (its answers to the status reads included)."""
+    cpu_before = cpu_seconds(server_pid)
     started = time.perf_counter()
     response = client.post("/api/evaluations", json=body)
     if response.status_code != 201:
@@ -104,9 +129,10 @@ def time_api(client: httpx2.Client, body: dict[str, object], count: int) -> floa
             break
         time.sleep(POLL_S)
     elapsed = time.perf_counter() - started
+    cpu = cpu_seconds(server_pid) - cpu_before
     if evaluation["status"] != "completed" or evaluation["progress"]["done"] != count:
         raise SystemExit(f"the evaluation did not complete: {evaluation}")
-    return elapsed
+    return Timing(elapsed, cpu)
 
 
 def print_routes(rounds: dict[tuple[str, str], list[Round]], servers: list[str]) -> None:
@@ -193,20 +219,33 @@ def main() -> None:
             for src in args.src
         }
         bodies = {src: evaluation_body(client, cases, answers) for src, client in clients.items()}
-        cli: dict[Path, list[float]] = {src: [] for src in args.src}
-        api: dict[Path, list[float]] = {src: [] for src in args.src}
+        cli: dict[Path, list[Timing]] = {src: [] for src in args.src}
+        api: dict[Path, list[Timing]] = {src: [] for src in args.src}
         for _ in range(args.eval_rounds):
             for src in args.src:
                 cli[src].append(time_cli(src, suite, responses, directory / "out.jsonl", env))
-                api[src].append(time_api(clients[src], bodies[src], args.cases))
-    print(f"{args.cases:,} recorded true-false answers, {args.eval_rounds} rounds, each tree in turn")
+                api[src].append(time_api(clients[src], urls[names[src]].pid, bodies[src], args.cases))
+    print(
+        f"{args.cases:,} recorded true-false answers, {args.eval_rounds} rounds, each tree in turn (medians)"
+    )
     width = max(len(name) for name in names.values())
-    print(f"{'tree':{width}} {'assay run s':>11} {'API s':>7} {'API / run':>9}   runs (run; API)")
+    print(
+        f"{'tree':{width}} {'run wall s':>10} {'API wall s':>10} {'API/run':>7} {'run CPU s':>9} "
+        f"{'API CPU s':>9} {'API/run':>7}   runs wall (run; API)"
+    )
     for src in args.src:
-        run_s, api_s = statistics.median(cli[src]), statistics.median(api[src])
-        listed = ", ".join(f"{s:.2f}" for s in cli[src]) + "; " + ", ".join(f"{s:.2f}" for s in api[src])
+        run_s, api_s = (statistics.median(t.wall_s for t in timings) for timings in (cli[src], api[src]))
+        run_cpu, api_cpu = (statistics.median(t.cpu_s for t in timings) for timings in (cli[src], api[src]))
+        listed = (
+            ", ".join(f"{t.wall_s:.2f}" for t in cli[src])
+            + "; "
+            + ", ".join(f"{t.wall_s:.2f}" for t in api[src])
+        )
         flag = "  < target" if api_s > 2 * run_s else ""
-        print(f"{names[src]:{width}} {run_s:11.3f} {api_s:7.3f} {api_s / run_s:9.2f}   {listed}{flag}")
+        print(
+            f"{names[src]:{width}} {run_s:10.3f} {api_s:10.3f} {api_s / run_s:7.2f} {run_cpu:9.3f} "
+            f"{api_cpu:9.3f} {api_cpu / run_cpu:7.2f}   {listed}{flag}"
+        )
 
 
 if __name__ == "__main__":

@@ -8,10 +8,12 @@ from collections.abc import Iterator
 from typing import ClassVar
 
 import pytest
+from fastapi import Request, Response
 from fastapi.testclient import TestClient
 
 from assay.api.app import create_app
 from assay.api.bodies import GRADE_ON_LOOP_MAX_BYTES
+from assay.api.query_defaults import QueryDefaultsRoute
 from assay.config import Settings
 from tests.support.runner_parts import ThreadWatchingGrader
 
@@ -104,3 +106,18 @@ def test_a_default_built_in_replies_as_the_same_grader_configured(client: TestCl
     assert default["passed"] is True
     assert default["score"] == 1.0
     assert default["grader"]["grader_id"] == "true-false"
+
+
+def test_a_listing_with_a_query_is_still_checked_and_paged(client: TestClient) -> None:
+    assert client.get("/api/graders", params={"limit": 0}).status_code == 422
+    page = client.get("/api/graders", params={"limit": 1, "skip": 1}).json()["data"]
+    assert [grader["id"] for grader in page["graders"]] == ["true-false"]
+    assert page["count"] == 1
+
+
+def test_the_defaults_route_refuses_an_endpoint_it_could_not_call_with_defaults() -> None:
+    async def needs_a_limit(request: Request, limit: int) -> Response:
+        return Response()
+
+    with pytest.raises(TypeError, match="query parameters with defaults"):
+        QueryDefaultsRoute("/x", needs_a_limit, methods=["GET"])

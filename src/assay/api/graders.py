@@ -15,6 +15,7 @@ from fastapi import APIRouter, Path, Request, Response
 from assay.api.bodies import GRADE_ON_LOOP_MAX_BYTES, ThreadedBodyRoute, body_bytes
 from assay.api.deps import DEFAULT_LIMIT, GraderServiceDep, Limit, Skip
 from assay.api.envelope import ERROR_RESPONSES, Envelope, ok, rendered
+from assay.api.query_defaults import QueryDefaultsRoute
 from assay.api.rendering import SafeJSONResponse, json_bytes
 from assay.api.schemas.common import ProblemOut
 from assay.api.schemas.graders import (
@@ -95,7 +96,6 @@ def _spec(grader: GraderInterface) -> GraderSpecOut:
 # The two GETs are the hot path: they answer from the prebuilt catalog, bypassing response-model
 # validation (the catalog was validated against the same schemas when built; ``response_model`` still
 # documents them), and take the registry from the app state rather than through a dependency.
-@router.get("", summary="List graders", response_model=Envelope[GraderList])
 async def list_graders(request: Request, limit: Limit = DEFAULT_LIMIT, skip: Skip = 0) -> Response:
     """Every registered grader, a page at a time."""
     catalog = _catalog(request.app.state.grader_service)
@@ -112,6 +112,17 @@ async def list_graders(request: Request, limit: Limit = DEFAULT_LIMIT, skip: Ski
         if len(catalog.pages) < MAX_CACHED_PAGES:
             catalog.pages[skip, limit] = page
     return Response(page, media_type="application/json")
+
+
+# Answered without solving its parameters when the request has none (assay.api.query_defaults).
+router.add_api_route(
+    "",
+    list_graders,
+    methods=["GET"],
+    summary="List graders",
+    response_model=Envelope[GraderList],
+    route_class_override=QueryDefaultsRoute,
+)
 
 
 @router.get("/{grader_id}", summary="Describe a grader", response_model=Envelope[GraderDetail])
