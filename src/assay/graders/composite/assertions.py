@@ -110,8 +110,9 @@ class AssertionsGrader:
         return bool(self.composite.cpu_bound)
 
     def check_expected(self, expected_output: Any) -> str | None:
-        """Preflight: the first assertion refusing the expected output it would get, and why."""
-        return self.composite.check_expected(expected_output)
+        """Preflight: the first assertion refusing the expected output it would get (``assert[i]``), and why."""
+        reason = self.composite.check_expected(expected_output)
+        return reason.replace(" by graders[", " by assert[", 1) if reason is not None else None
 
     def grade(self, agent_response: Any, expected_output: Any) -> GradeResult:
         """The composite's verdict, each child entry named. Never raises (the composite never does)."""
@@ -174,7 +175,7 @@ def _located(problems: Sequence[ConfigProblem], where: str, inner: str = "") -> 
             message = message.replace(f"{inner}[", f"{where}[")
         elif where:
             path = f"{where}.{path}" if path else where
-        if path and f"'{path}'" not in message:
+        if path and path not in message:
             message = f"'{path}': {message}"
         placed.append(ConfigProblem(path, message, problem.kind))
     return placed

@@ -70,6 +70,15 @@ class ScoreDistribution:
     p75: float | None
 
 
+@dataclass(frozen=True, slots=True)
+class AssertionFigures:
+    """One assertion's verdicts over an evaluation's cases graded by it (docs/assertions.md)."""
+
+    total: int
+    passed: int
+    by_match_status: dict[str, int]
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Summary:
     """An evaluation's figures; target errors count as failures in the pass rate, not in the mean score."""
@@ -91,6 +100,8 @@ class Summary:
     latency_ms: LatencyFigures
     binary: BinaryReport | None = None
     score_distribution: ScoreDistribution | None = None
+    by_assertion: dict[str, AssertionFigures] = field(default_factory=dict)
+    """Verdicts by assertion name, over the cases graded by per-case assertions (none: empty)."""
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON form stored with an evaluation (reports the grader does not declare are left out)."""
@@ -99,6 +110,8 @@ class Summary:
         for report in ("binary", "score_distribution"):
             if data[report] is None:
                 del data[report]
+        if not self.by_assertion:
+            del data["by_assertion"]
         return data
 
 
@@ -114,6 +127,29 @@ class ResultFacts:
     expected_label: str | None = None
     actual_label: str | None = None
     reason_code: str | None = None
+    assertions: tuple[tuple[str, str], ...] | None = None
+    """``(name, match status)`` of each assertion, for a result graded by per-case assertions."""
+
+
+def assertion_statuses(details: Mapping[str, Any] | None) -> tuple[tuple[str, str], ...] | None:
+    """``(name, match status)`` of each named assertion's verdict in a result's details, else ``None``.
+
+    A result graded by per-case assertions holds them as its composite's ``children``, each with a ``name``
+    (docs/assertions.md); any other result costs one lookup."""
+    children = details.get("children") if details else None
+    if not children or type(children) is not list:
+        return None
+    named: list[tuple[str, str]] = []
+    for entry in children:
+        name = entry.get("name") if isinstance(entry, Mapping) else None
+        if not isinstance(name, str):
+            return None
+        inner = entry.get("details")
+        status = entry.get("match_status") or (
+            inner.get("match_status") if isinstance(inner, Mapping) else None
+        )
+        named.append((name, status if isinstance(status, str) else "mismatch"))
+    return tuple(named)
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +190,7 @@ class ReportShape:
             expected_label=expected,
             actual_label=actual,
             reason_code=reason_code,
+            assertions=assertion_statuses(details),
         )
 
     def labels_of(self, details: Mapping[str, Any] | None) -> tuple[str | None, str | None]:
@@ -255,12 +292,22 @@ class SummaryTally:
         self.graded_scores = array("d")
         labels = shape.labels if shape is not None and self.kind is VerdictReport.BINARY else ()
         self.matrix = _LabelMatrix(labels) if labels else None
+        self.by_assertion: dict[str, Counter[str]] = {}
 
     def add(self, fact: ResultFacts) -> None:
         """Count one result."""
         self._count(fact.passed, fact.score, fact.error, fact.latency_ms, fact.match_status, fact.reason_code)
         if self.matrix is not None:
             self.matrix.add(fact.error, fact.match_status, fact.expected_label, fact.actual_label)
+        if fact.assertions is not None:
+            self._count_assertions(fact.assertions)
+
+    def _count_assertions(self, assertions: tuple[tuple[str, str], ...]) -> None:
+        for name, status in assertions:
+            counts = self.by_assertion.get(name)
+            if counts is None:
+                counts = self.by_assertion[name] = Counter()
+            counts[status] += 1
 
     def add_result(
         self,
@@ -277,6 +324,10 @@ class SummaryTally:
         self._count(passed, score, error, latency_ms, match_status, reason_code)
         if self.matrix is not None:
             self.matrix.add(error, match_status, *self.shape.labels_of(details))
+        if details is not None and "children" in details:
+            assertions = assertion_statuses(details)
+            if assertions is not None:
+                self._count_assertions(assertions)
 
     def _count(
         self,
@@ -326,6 +377,10 @@ class SummaryTally:
             score_distribution=(
                 score_distribution(list(self.graded_scores)) if self.kind is VerdictReport.SCORE else None
             ),
+            by_assertion={
+                name: AssertionFigures(counts.total(), counts["match"], dict(sorted(counts.items())))
+                for name, counts in sorted(self.by_assertion.items())
+            },
         )
 
 
