@@ -1,4 +1,4 @@
-"""Per-case assertions through the API: a suite mixing kinds, graded in one evaluation (docs/assertions.md)."""
+"""Per-case assertions through the API: a mixed suite graded in one evaluation (docs/assertions.md)."""
 
 from __future__ import annotations
 

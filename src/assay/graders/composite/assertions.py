@@ -110,7 +110,7 @@ class AssertionsGrader:
         return bool(self.composite.cpu_bound)
 
     def check_expected(self, expected_output: Any) -> str | None:
-        """Preflight: the first assertion refusing the expected output it would get (``assert[i]``), and why."""
+        """Preflight: the first assertion (``assert[i]``) refusing the expected output it gets, and why."""
         reason = self.composite.check_expected(expected_output)
         return reason.replace(" by graders[", " by assert[", 1) if reason is not None else None
 
