@@ -99,6 +99,12 @@ def test_a_mixed_suite_is_graded_case_by_case_in_one_evaluation(client: TestClie
     assert by_assertion["numeric"]["by_match_status"] == {"invalid_response": 1, "match": 1}
     assert (by_assertion["json"]["passed"], by_assertion["mentions id"]["passed"]) == (1, 2)
     assert finished["summary"]["passed"] == 5
+    failures = client.get(f"/api/evaluations/{evaluation['id']}/failures").json()["data"]
+    assert {(g["name"], g["match_status"], g["count"]) for g in failures["by_assertion"]} == {
+        ("true-false", "mismatch", 1),
+        ("numeric", "invalid_response", 1),
+        ("json", "mismatch", 1),
+    }
 
 
 def test_preflight_checks_each_case_with_its_own_assertions(client: TestClient) -> None:
