@@ -195,6 +195,8 @@ class SuiteFile:
         check = KeyCheck(places=keys)
         prints: array[int] | None = array("q") if fingerprints else None
 
+        rows = self.format is not SuiteFormat.JSON
+
         def cases() -> Iterator[CheckedCase]:
             number = 0
             for place, case in self._rows():
@@ -209,7 +211,14 @@ class SuiteFile:
                     problems.add(found[1].loc, found[1].message)
                 if prints is not None:
                     prints.append(fingerprint(key, input_text, expected))
-                yield number, number, key, expected, self._case_checks(own, metadata)
+                # A row of a JSONL or CSV file without assertions: the path it always took (no call).
+                yield (
+                    number,
+                    number,
+                    key,
+                    expected,
+                    None if own is None and rows else self._case_checks(own, metadata),
+                )
 
         report = None
         try:
@@ -232,6 +241,7 @@ class SuiteFile:
 
     def cases(self) -> Generator[RunCase, None, None]:
         """Every case in order, numbered from 1, read again from the file (checked by :meth:`scan` first)."""
+        rows = self.format is not SuiteFormat.JSON
         for number, (place, case) in enumerate(self._rows(), 1):
             if isinstance(case, str):
                 raise ValidationError(
@@ -241,13 +251,11 @@ class SuiteFile:
             yield RunCase(
                 TargetCase(number, input_text, metadata, number=number, key=key),
                 expected,
-                self._case_checks(own, metadata),
+                None if own is None and rows else self._case_checks(own, metadata),
             )
 
     def _case_checks(self, own: Assertions | None, metadata: dict[str, Any]) -> AssertionsGrader | None:
         """The grader of a case's assertions (``None``: the run's grader); a JSON file's rules read first."""
-        if own is None and self.format is not SuiteFormat.JSON:
-            return None  # a row with no assertions of its own: the path it always took
         if self.format is SuiteFormat.JSON:
             self._document()
         return self.checks.for_case(own, metadata)
