@@ -62,6 +62,8 @@ def test_an_unjudged_assertion_leaves_the_case_unjudged_never_passed() -> None:
     grader = AssertionsGrader(read_assertions([here, {"grader_id": "numeric"}]))
     result = grader.grade("no figure here", "5")  # contains passes, numeric finds no number
     assert (result["passed"], result["details"]["match_status"]) == (False, "invalid_response")
+    assert result["details"]["reason"].startswith("assert[1] (numeric) could not judge")
+    assert result["details"]["decided_by"] == "assert[1]"
     weighted = AssertionsGrader(read_assertions([here, {"grader_id": "numeric", "weight": 3}], 0.5))
     unjudged = weighted.grade("no figure here", "5")  # 0.25 scored, the unjudged 0.75 could reach 0.5
     assert (unjudged["passed"], unjudged["details"]["match_status"]) == (False, "invalid_response")

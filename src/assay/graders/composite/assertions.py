@@ -104,23 +104,25 @@ class AssertionsGrader:
         self.grader_id: str = self.composite.grader_id
         self.names = assertions.names
 
-    @property
-    def cpu_bound(self) -> bool:
-        """Whether an assertion is costly enough to grade off the event loop (the composite's say)."""
-        return bool(self.composite.cpu_bound)
-
     def check_expected(self, expected_output: Any) -> str | None:
         """Preflight: the first assertion (``assert[i]``) refusing the expected output it gets, and why."""
         reason = self.composite.check_expected(expected_output)
         return reason.replace(" by graders[", " by assert[", 1) if reason is not None else None
 
     def grade(self, agent_response: Any, expected_output: Any) -> GradeResult:
-        """The composite's verdict, each child entry named. Never raises (the composite never does)."""
+        """The composite's verdict, each child entry named and the list's own place said ``assert[i]`` (as
+        the case's file says it) rather than ``graders[i]``. Never raises (the composite never does)."""
         result = self.composite.grade(agent_response, expected_output)
-        children = result["details"].get("children")
+        details = result["details"]
+        children = details.get("children")
         if children:
             for entry, name in zip(children, self.names, strict=False):
                 entry["name"] = name
+        reason, decided_by = details.get("reason"), details.get("decided_by")
+        if isinstance(reason, str):  # the first place named is the list's own (a nested one's comes after)
+            details["reason"] = reason.replace("graders[", "assert[", 1)
+        if isinstance(decided_by, str):
+            details["decided_by"] = decided_by.replace("graders[", "assert[", 1)
         return result
 
 

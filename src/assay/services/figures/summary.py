@@ -132,24 +132,14 @@ class ResultFacts:
 
 
 def assertion_statuses(details: Mapping[str, Any] | None) -> tuple[tuple[str, str], ...] | None:
-    """``(name, match status)`` of each named assertion's verdict in a result's details, else ``None``.
-
-    A result graded by per-case assertions holds them as its composite's ``children``, each with a ``name``
-    (docs/assertions.md); any other result costs one lookup."""
-    children = details.get("children") if details else None
-    if not children or type(children) is not list:
+    """``(name, match status)`` of each assertion's verdict in a result's details, else ``None``
+    (docs/assertions.md); a result not graded by per-case assertions costs one lookup."""
+    if not details or "children" not in details:
         return None
-    named: list[tuple[str, str]] = []
-    for entry in children:
-        name = entry.get("name") if isinstance(entry, Mapping) else None
-        if not isinstance(name, str):
-            return None
-        inner = entry.get("details")
-        status = entry.get("match_status") or (
-            inner.get("match_status") if isinstance(inner, Mapping) else None
-        )
-        named.append((name, status if isinstance(status, str) else "mismatch"))
-    return tuple(named)
+    from assay.graders.composite.assertions import assertion_verdicts  # a composite's result only
+
+    verdicts = assertion_verdicts(details)
+    return None if verdicts is None else tuple((verdict.name, verdict.match_status) for verdict in verdicts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -324,10 +314,9 @@ class SummaryTally:
         self._count(passed, score, error, latency_ms, match_status, reason_code)
         if self.matrix is not None:
             self.matrix.add(error, match_status, *self.shape.labels_of(details))
-        if details is not None and "children" in details:
-            assertions = assertion_statuses(details)
-            if assertions is not None:
-                self._count_assertions(assertions)
+        assertions = assertion_statuses(details)
+        if assertions is not None:
+            self._count_assertions(assertions)
 
     def _count(
         self,
