@@ -314,9 +314,10 @@ class SummaryTally:
         self._count(passed, score, error, latency_ms, match_status, reason_code)
         if self.matrix is not None:
             self.matrix.add(error, match_status, *self.shape.labels_of(details))
-        assertions = assertion_statuses(details)
-        if assertions is not None:
-            self._count_assertions(assertions)
+        if details is not None and "children" in details:  # no call for a result without them
+            assertions = assertion_statuses(details)
+            if assertions is not None:
+                self._count_assertions(assertions)
 
     def _count(
         self,
