@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from fastapi.testclient import TestClient
@@ -148,3 +149,37 @@ def test_bad_assertions_are_refused_with_where_and_why(client: TestClient) -> No
     assert "used twice" in client.post("/api/suites", json=named).json()["error"]["message"]
     bad_rule = {"name": "b5", "rules": [{"when": {}, "assert": [{"grader_id": "numeric"}]}]}
     assert client.post("/api/suites", json=bad_rule).status_code == 422
+
+
+def test_an_imported_json_file_keeps_its_rules_and_each_case_list(client: TestClient) -> None:
+    document = {
+        "rules": RULES[:1],
+        "cases": [
+            {"input": "a", "expected_output": "yes", "metadata": {"kind": "bool"}},
+            {"input": "b", "expected_output": "4", "assert": [{"grader_id": "numeric"}], "threshold": 0.5},
+        ],
+    }
+    content = json.dumps(document).encode()
+    response = client.post(
+        "/api/suites/import", files={"file": ("mixed.json", content)}, data={"name": "imported"}
+    )
+    assert response.status_code == 201, response.text
+    suite = response.json()["data"]
+    assert suite["rules"] == [
+        {
+            "when": {"kind": "bool"},
+            "assert": [
+                {
+                    "grader_id": "true-false",
+                    "config": {},
+                    "expected_output": None,
+                    "weight": 1.0,
+                    "name": None,
+                }
+            ],
+            "threshold": None,
+        }
+    ]
+    exported = client.get(f"/api/suites/{suite['id']}/export?format=jsonl").text.splitlines()
+    assert json.loads(exported[1])["assert"] == [{"grader_id": "numeric"}]
+    assert json.loads(exported[1])["threshold"] == 0.5
