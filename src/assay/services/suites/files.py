@@ -14,6 +14,7 @@ import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from assay.errors import Loc, Problem, ValidationError
@@ -108,11 +109,22 @@ file makes millions)."""
 
 def _assertions(record: dict[str, Any]) -> Assertions | str | None:
     """The record's own assertions (popped from it), ``None`` for none, or what is wrong with them."""
-    from assay.graders.composite.assertions import InvalidAssertionsError, read_assertions
-
     raw, threshold = record.pop("assert", None), record.pop("threshold", None)
     if raw is None and threshold is None:
         return None
+    try:  # rows of a file repeat their lists: each distinct one is checked once (see _checked)
+        text = json.dumps([raw, threshold], sort_keys=True, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        return "'assert' must be a JSON list of assertions"
+    return _checked(text)
+
+
+@lru_cache(maxsize=1024)
+def _checked(text: str) -> Assertions | str:
+    """The assertions ``[raw, threshold]`` (as canonical JSON) give, or what is wrong with them."""
+    from assay.graders.composite.assertions import InvalidAssertionsError, read_assertions
+
+    raw, threshold = json.loads(text)
     try:
         return read_assertions(raw, threshold)
     except InvalidAssertionsError as exc:
