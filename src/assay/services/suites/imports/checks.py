@@ -12,6 +12,7 @@ import json
 import string
 from typing import Any
 
+from assay.graders.composite.assertions import InvalidAssertionsError, read_assertions
 from assay.graders.contract import catalog
 from assay.graders.contract.base import why_unavailable
 from assay.services.suites.imports.records import Assertion, UnsupportedError
@@ -87,6 +88,10 @@ def checked(assertion: Assertion, what: str) -> Assertion:
         raise UnsupportedError(what, f"Assay's {assertion.grader_id} grader refuses it: {exc}") from exc
     if refusal:
         raise UnsupportedError(what, f"Assay's {assertion.grader_id} grader refuses its value: {refusal}")
+    try:  # and as a case's assertion (a model judge cannot be one yet: composites make no outbound call)
+        read_assertions([assertion.to_json()])
+    except InvalidAssertionsError as exc:
+        raise UnsupportedError(what, f"Assay cannot run it as a case's assertion: {exc}") from exc
     return assertion
 
 
