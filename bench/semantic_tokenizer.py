@@ -1,4 +1,4 @@
-"""Benchmark: the semantic grader's tokenizer, ours (``assay.graders.semantic.wordpiece``) beside ``tokenizers``.
+"""Benchmark: the semantic grader's tokenizer (``assay.graders.semantic.wordpiece``) beside ``tokenizers``.
 
 Run: ``PYTHONPATH=src .venv/bin/python bench/semantic_tokenizer.py [--texts 200] [--repeats 5]``.
 
@@ -37,7 +37,8 @@ _PHRASES = [
 def texts_of(phrases: int, count: int, rng: random.Random) -> list[str]:
     """``count`` different texts of ``phrases`` phrases each."""
     return [
-        " ".join(rng.choice(_PHRASES) for _ in range(phrases)).capitalize() + f" (note {rng.randrange(10**9)})."
+        " ".join(rng.choice(_PHRASES) for _ in range(phrases)).capitalize()
+        + f" (note {rng.randrange(10**9)})."
         for _ in range(count)
     ]
 
@@ -79,7 +80,9 @@ def main() -> None:
                 warm, fresh = ours
                 rows["warm"].append(cpu_micros(warm, texts, lambda: None))
                 rows["cold"].append(cpu_micros(fresh(), texts, lambda: None))
-        median = {name: statistics.median(values) if values else float("nan") for name, values in rows.items()}
+        median = {
+            name: statistics.median(values) if values else float("nan") for name, values in rows.items()
+        }
         print(
             f"  {label:<18} {median['embed']:8.0f} {median['rust']:7.1f} {median['warm']:10.1f} "
             f"{median['cold']:10.1f} {median['cold'] / median['rust']:9.2f}×"

