@@ -54,7 +54,7 @@ _NEWER_THAN_UNICODE_8 = (
 """Marks, punctuation and format characters Python's Unicode database knows and ``tokenizers`` does not: its
 ``unicode_categories`` tables are Unicode 8.0's, so they are plain letters there (Python 3.11's Unicode 14.0
 compared with ``tokenizers`` code point by code point; later Pythons' newer characters are not listed)."""
-_CHANGED = {"\u1734": "Mn", "\u166d": "Po", "\U000111c9": "Po"}  # their category before Unicode 14.0
+_CHANGED = {"\u1734": "Mn", "\u166d": "Po", "\U000111c9": "Po"}  # recategorised since: Unicode 8.0 said
 _MAX_CACHED_CHARS = 65_536
 """Distinct characters whose mapping is kept: every text's alphabet, not every code point there is."""
 _UNKNOWN = frozenset(
@@ -67,7 +67,7 @@ _NORMALIZER |= {"strip_accents": None, "lowercase": True}  # strip_accents None:
 _STEPS = (_NORMALIZER, "BertPreTokenizer", "WordPiece", "TemplateProcessing")
 """The steps ``from_file`` accepts, as the file names them: the ones implemented here."""
 _TEMPLATE = [{"SpecialToken": {"id": "[CLS]", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}]
-_TEMPLATE.append({"SpecialToken": {"id": "[SEP]", "type_id": 0}})
+_TEMPLATE.append({"SpecialToken": {"id": "[SEP]", "type_id": 0}})  # [CLS] $A [SEP]
 
 
 def _category(char: str) -> str:
