@@ -21,7 +21,7 @@ from typing import Any, ClassVar, NamedTuple
 from assay.graders.contract.base import GraderInterface, Preset
 from assay.graders.contract.config_check import ConfigProblem, ProblemKind
 from assay.graders.contract.verdict import EMPTY_RESPONSE_REASON, GradeResult, MatchStatus
-from assay.graders.reading.text import collapse_whitespace, excerpt, read_text
+from assay.graders.reading.text import collapse_whitespace, excerpt, is_blank, read_text
 from assay.graders.reading.words import is_whole_word, token_pattern
 
 DEFAULT_LABELS = ("A", "B", "C", "D", "E")
@@ -329,7 +329,7 @@ class ChoiceGrader(GraderInterface):
         named: list[str] = []
         if expected_label is None:
             status, reason = _INVALID_EXPECTED, self._invalid_expected_reason(normalized_expected)
-        elif not answer or answer.isspace():
+        elif is_blank(answer):
             status, reason = _INVALID_RESPONSE, EMPTY_RESPONSE_REASON
         else:
             reading = self.read(answer)

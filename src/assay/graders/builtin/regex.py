@@ -32,7 +32,7 @@ import re2
 from assay.graders.contract.base import GraderInterface
 from assay.graders.contract.config_check import ConfigProblem, ProblemKind
 from assay.graders.contract.verdict import EMPTY_RESPONSE_REASON, GradeResult, MatchStatus, verdict_result
-from assay.graders.reading.text import excerpt, read_text
+from assay.graders.reading.text import excerpt, is_blank, read_text
 
 MAX_PATTERN_LENGTH = 10_000
 MAX_MATCHED_TEXT = 1_000
@@ -193,6 +193,12 @@ class RegexGrader(GraderInterface):
     def _pattern_for(self, expected_output: Any) -> tuple[str, _Pattern]:
         if self._fixed is not None:
             return self._config["pattern"], self._fixed
+        if not isinstance(expected_output, str) and expected_output is not None:
+            # str([...]) would be a character class: a pattern is text, never another value printed
+            kind = type(expected_output).__name__
+            return repr(expected_output), _Pattern(
+                None, f"Expected output must be a pattern (text), not {kind}"
+            )
         source = read_text(expected_output)
         if len(source) > MAX_PATTERN_LENGTH:  # judged without caching a huge key
             return source, _compile(source, "", self._search)
@@ -210,7 +216,7 @@ class RegexGrader(GraderInterface):
         matched: str | None = None
         if pattern.problem is not None:
             status, reason = MatchStatus.INVALID_EXPECTED, pattern.problem
-        elif not normalized_actual:
+        elif is_blank(normalized_actual):
             status, reason = MatchStatus.INVALID_RESPONSE, EMPTY_RESPONSE_REASON
         else:
             match = _run(pattern.regexp, normalized_actual, self._search)

@@ -18,7 +18,7 @@ from assay.graders.contract.verdict import (
     VerdictReport,
     verdict_result,
 )
-from assay.graders.reading.text import read_text
+from assay.graders.reading.text import is_blank, read_text
 
 DEFAULT_TRUE_ALIASES = ("true", "True", "TRUE", "yes", "Yes", "YES", "1")
 DEFAULT_FALSE_ALIASES = ("false", "False", "FALSE", "no", "No", "NO", "0")
@@ -205,7 +205,7 @@ class TrueFalseGrader(GraderInterface):
         actual_text, normalized_actual, actual_bool = self._read(agent_response)
         if expected_bool is None:
             status, reason = MatchStatus.INVALID_EXPECTED, _invalid_expected_reason(expected_text)
-        elif not normalized_actual:
+        elif is_blank(normalized_actual):
             status, reason = MatchStatus.INVALID_RESPONSE, EMPTY_RESPONSE_REASON
         elif actual_bool is None:
             status = MatchStatus.INVALID_RESPONSE

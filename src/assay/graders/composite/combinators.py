@@ -8,7 +8,7 @@ made the composite ``invalid_expected`` before any of these rules run (see
 
 from __future__ import annotations
 
-import math
+import json
 from typing import Any, ClassVar
 
 from assay.graders.composite.tree import (
@@ -21,6 +21,7 @@ from assay.graders.composite.tree import (
     child_list_schema,
     child_spec_schema,
 )
+from assay.graders.contract import catalog
 from assay.graders.contract.config_check import ConfigProblem, ProblemKind
 from assay.graders.contract.verdict import VerdictReport
 
@@ -40,6 +41,66 @@ _MAX_REMEMBERED = 1024
 
 def _graders(count: int) -> str:
     return "1 grader" if count == 1 else f"{count} graders"
+
+
+def _spec_key(spec: dict[str, Any]) -> str:
+    """A child spec as a comparable text: its grader, config and own expected output."""
+    config = spec.get("config") or {}
+    return json.dumps(
+        [spec.get("grader_id"), config, spec.get("expected_output")], sort_keys=True, default=str
+    )
+
+
+def _expected_label(spec: dict[str, Any]) -> tuple[str, str, tuple[str, ...]] | None:
+    """(spec without its expected output, the label its own expected output reads as, every label) for a
+    child of a binary grader (true-false) carrying its own expected output; else None."""
+    grader_class = catalog.lookup(spec.get("grader_id"))
+    if grader_class is None or spec.get("expected_output") is None:
+        return None
+    try:
+        child = grader_class(spec["grader_id"], spec.get("config"))
+        labels = tuple(child.verdict_labels)
+        label = child.report_labels(child.grade(None, spec["expected_output"])["details"])[0]
+    except Exception:  # an invalid child is reported by the child checks
+        return None
+    if not labels or not isinstance(label, str):
+        return None
+    return _spec_key({**spec, "expected_output": None}), label, labels
+
+
+def always_passing(specs: list[Any]) -> str | None:
+    """Why a disjunction of these children passes every answer they can judge, when that is plain to see: a
+    child beside its own negation (``any(X, not X)``), or one binary grader's children whose own expected
+    outputs cover every label (true-false expecting "true" beside the same expecting "false")."""
+    plain = [spec for spec in specs if isinstance(spec, dict)]
+    keys = {_spec_key(spec) for spec in plain}
+    for spec in plain:
+        config = spec.get("config", {})
+        if spec.get("grader_id") == "not" and isinstance(config, dict):
+            inner = config.get("grader", {"grader_id": "string-match"})
+            if isinstance(inner, dict) and _spec_key(inner) in keys:
+                return f"it holds the grader '{inner.get('grader_id')}' beside its own negation"
+    covered: dict[str, set[str]] = {}
+    for spec in plain:
+        read = _expected_label(spec)
+        if read is None:
+            continue
+        key, label, labels = read
+        covered.setdefault(key, set()).add(label)
+        if covered[key] >= set(labels):
+            return (
+                f"its '{spec['grader_id']}' children expect every answer ({', '.join(labels)}) between them"
+            )
+    return None
+
+
+def _cannot_fail(config: dict[str, Any], key: str) -> list[ConfigProblem]:
+    specs = config.get(key)
+    why = always_passing(specs) if isinstance(specs, list) else None
+    if why is None:
+        return []
+    message = f"this composition passes every answer its children can judge: {why}"
+    return [ConfigProblem(key, message, ProblemKind.VALUE)]
 
 
 class NotGrader(CompositeGrader):
@@ -175,6 +236,11 @@ class AnyGrader(CompositeGrader):
         self._failed = self._decided_by(MISMATCH)[0] if self._single else self._undecided(MISMATCH)
         self._freeze()
 
+    @classmethod
+    def _own_problems(cls, config: dict[str, Any]) -> list[ConfigProblem]:
+        """A disjunction that cannot fail is refused, as llm-judge refuses ``pass_labels`` of every label."""
+        return _cannot_fail(config, "graders")
+
     def _decide(self, statuses: list[str], children: list[dict[str, Any]]) -> Decision:
         if MATCH in statuses:
             index = statuses.index(MATCH)
@@ -262,11 +328,12 @@ class AtLeastGrader(CompositeGrader):
 
     @classmethod
     def _own_problems(cls, config: dict[str, Any]) -> list[ConfigProblem]:
-        """``k`` cannot exceed the number of children: such a grader could never pass."""
+        """``k`` cannot exceed the number of children: such a grader could never pass; with ``k`` 1 it is a
+        disjunction, refused when it cannot fail."""
         count = len(config.get("graders", cls.config_schema["properties"]["graders"]["default"]))
         k = config.get("k", 1)
         if k <= count:
-            return []
+            return _cannot_fail(config, "graders") if k == 1 else []
         message = (
             f"'k' is {k} but there {'is' if count == 1 else 'are'} {_graders(count)}; k must be 1 to {count}"
         )
@@ -349,7 +416,9 @@ class WeightedGrader(CompositeGrader):
             total += weight
         self._total = total
         self._threshold: float = float(self._config["threshold"])
-        self._reaching = self._threshold - _SCORE_TOLERANCE  # the lowest score that reaches it
+        # the lowest score that reaches it: the tolerance never brings it to 0 (a threshold of 1e-10 must not
+        # pass a score of 0, and a score of 0 never passes)
+        self._reaching = self._threshold - min(_SCORE_TOLERANCE, self._threshold / 2)
         # Reasons by score, remembered: a composite's scores take few values (weighted sums of its children's)
         # and printing a float costs more than the rest of the node. Thread-safe: a dict's get and set are
         # atomic, and two threads printing one score write the same text.
@@ -373,22 +442,6 @@ class WeightedGrader(CompositeGrader):
     def weights(self) -> tuple[float, ...]:
         """Each child's weight, in config order."""
         return self._weights
-
-    @classmethod
-    def _own_problems(cls, config: dict[str, Any]) -> list[ConfigProblem]:
-        """Weights and threshold must be real numbers (a NaN passes every JSON Schema bound)."""
-        problems = []
-        for index, spec in enumerate(config.get("graders", [])):
-            if not math.isfinite(spec.get("weight", 1)):
-                path = f"graders[{index}].weight"
-                problems.append(
-                    ConfigProblem(path, f"'{path}' must be a number greater than 0", ProblemKind.VALUE)
-                )
-        if not math.isfinite(config.get("threshold", 0.5)):
-            problems.append(
-                ConfigProblem("threshold", "'threshold' must be a number in (0, 1]", ProblemKind.VALUE)
-            )
-        return problems
 
     def _decide(self, statuses: list[str], children: list[dict[str, Any]]) -> Decision:
         weights = self._weights

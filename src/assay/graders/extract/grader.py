@@ -44,7 +44,7 @@ from assay.graders.contract.verdict import (
 )
 from assay.graders.extract.extraction import RULES_SCHEMA, Extraction, ExtractionRules, compiled
 from assay.graders.extract.lexicon import LEXICONS
-from assay.graders.reading.text import read_text
+from assay.graders.reading.text import is_blank, read_text
 
 __all__ = ["ExtractGrader"]
 
@@ -187,7 +187,7 @@ class ExtractGrader(CompositeGrader):
         """Extract the answer, then grade it with the wrapped grader. Never raises."""
         try:
             text = agent_response if type(agent_response) is str else read_text(agent_response)
-            if not text or text.isspace():
+            if is_blank(text):
                 return self._blank(agent_response, expected_output)
             extraction = self._extractor.extract(agent_response)
             if extraction.span is None:

@@ -53,7 +53,7 @@ from assay.graders.judge.reply import (
     read_object,
     read_rubric,
 )
-from assay.graders.reading.text import read_text
+from assay.graders.reading.text import is_blank, read_text
 
 __all__ = ["INVALID_JUDGEMENT", "MAX_REPLY_BYTES", "LLMJudgeGrader"]
 
@@ -405,7 +405,7 @@ class LLMJudgeGrader(CallingGrader):
         decided here (the input counts towards ``max_prompt_chars``: never cut)."""
         try:
             response = read_text(agent_response)
-            if not response.strip():
+            if is_blank(response):
                 return Verdict(
                     MatchStatus.INVALID_RESPONSE, EMPTY_RESPONSE_REASON, expected_output, agent_response
                 ).result()
