@@ -104,6 +104,8 @@ class Reading(NamedTuple):
     read, that one only."""
     crowded: bool = False
     """Whether the answer holds more than MAX_CANDIDATES label-like tokens (then none is read)."""
+    doubt: str | None = None
+    """Why the one label read is not a stated choice: asked ("B?") or taken back ("B. No, C.")."""
 
 
 def _unique(labels: Iterable[str]) -> tuple[str, ...]:
@@ -292,6 +294,9 @@ class ChoiceGrader(GraderInterface):
                 other.extend([mention.label for mention in group])
         named = _unique(explicit or other)
         if len(named) == 1:
+            doubt = _doubt(answer, mentions, named[0])
+            if doubt is not None:
+                return Reading(None, (), named, doubt=doubt)
             return Reading(named[0], named, named)
         return Reading(None, named, _unique([mention.label for mention in mentions]))
 
@@ -359,6 +364,8 @@ class ChoiceGrader(GraderInterface):
         if reading.label is not None:
             chosen, wanted = excerpt(reading.label, 20), excerpt(expected_label, 20)
             return _MISMATCH, f"Response chooses {chosen}; expected {wanted}"
+        if reading.doubt is not None:
+            return _INVALID_RESPONSE, reading.doubt
         if reading.crowded:
             return _INVALID_RESPONSE, (
                 f"Response holds more than {MAX_CANDIDATES:,} label-like tokens: too many to read one choice"
@@ -371,6 +378,35 @@ class ChoiceGrader(GraderInterface):
                 "(alone, after 'answer is', at a line start, in brackets or bold)"
             )
         return _INVALID_RESPONSE, f"Response names none of the labels {self._listed}"
+
+
+_ASKED = re.compile(r"[ \t)\]}*_`\"'”’»]*[?¿？]")
+"""A question mark right after a label: "B?" asks, it does not choose."""
+_CORRECTION = re.compile(
+    r"(?<!\w)(?:no|wait|actually|i mean|correction|rather|sorry|scratch that|on second thought|just kidding"
+    r"|though|although|however|but|alternatively|or|also|too|non|nein|doch|eigentlich|en fait|plutôt|pardon"
+    r"|perdón|mejor dicho|en realidad|pero|mais|aber|sin embargo|cependant|jedoch|anzi|invece|però|ma|ou|oder"
+    r"|o|não|ou melhor|na verdade|нет|или|не)(?!\w)|[?？]"
+)
+"""Words that take back or doubt a choice when another label follows them ("B. No, C.", "B. Though A...")."""
+
+
+def _doubt(text: str, mentions: list[_Mention], label: str) -> str | None:
+    """Why the one label read is not a stated choice: asked, or followed by a correction naming another."""
+    chosen = [mention for mention in mentions if mention.label == label]
+    for mention in chosen:
+        if _ASKED.match(text, mention.end):
+            return f"Response asks {excerpt(label, 20)} as a question rather than choosing it"
+    last = chosen[-1].end if chosen else 0
+    for mention in mentions:
+        if mention.start >= last and mention.label != label:
+            correction = _CORRECTION.search(text[last : mention.start].lower())
+            if correction is not None:
+                return (
+                    f"Response takes back or doubts its choice: {excerpt(correction.group(), 20)} then "
+                    f"{excerpt(mention.label, 20)} after {excerpt(label, 20)}"
+                )
+    return None
 
 
 def _is_prose(text: str, written: str, end: int) -> bool:
