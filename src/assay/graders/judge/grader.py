@@ -265,6 +265,14 @@ class LLMJudgeGrader(CallingGrader):
                 "Retry-After)",
                 "default": 4,
             },
+            "max_total_seconds": {
+                "type": "number",
+                "exclusiveMinimum": 0,
+                "maximum": 3600,
+                "description": "Seconds one answer's judgement may take in all, every attempt and wait "
+                "(backoff, Retry-After) included; then it is the error judge_timeout_after_retries",
+                "default": 300,
+            },
         },
         "required": [],
     }
@@ -349,6 +357,7 @@ class LLMJudgeGrader(CallingGrader):
             timeout=float(config["timeout"]),
             max_attempts=int(config["max_attempts"]),
             max_reply_bytes=MAX_REPLY_BYTES,
+            max_total_seconds=float(config["max_total_seconds"]),
         )
         self._freeze()
 
