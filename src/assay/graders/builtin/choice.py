@@ -147,7 +147,7 @@ class ChoiceGrader(GraderInterface):
         "The answer chooses the expected option (A-E or labels from the config); two choices are invalid"
     )
     type: ClassVar[str] = "choice"
-    version: ClassVar[str] = "1.0.0"
+    version: ClassVar[str] = "1.1.0"
     fresh_results: ClassVar[bool] = True
     config_schema: ClassVar[dict[str, Any]] = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",

@@ -42,7 +42,7 @@ class ContainsGrader(GraderInterface):
         "The expected text occurs in the response (whole words by default; case and whitespace options)"
     )
     type: ClassVar[str] = "contains"
-    version: ClassVar[str] = "1.0.0"
+    version: ClassVar[str] = "1.1.0"
     fresh_results: ClassVar[bool] = True
     config_schema: ClassVar[dict[str, Any]] = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",

@@ -100,7 +100,7 @@ class FuzzyGrader(GraderInterface):
         "normalised Levenshtein) compared with a threshold; tolerates typos and small rewordings"
     )
     type: ClassVar[str] = "fuzzy"
-    version: ClassVar[str] = "1.0.0"
+    version: ClassVar[str] = "1.1.0"
     fresh_results: ClassVar[bool] = True
     config_schema: ClassVar[dict[str, Any]] = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",

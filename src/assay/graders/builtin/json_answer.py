@@ -176,7 +176,7 @@ class JsonGrader(GraderInterface):
         "equal to or a superset of the expected JSON, optionally after a JMESPath pick"
     )
     type: ClassVar[str] = "json"
-    version: ClassVar[str] = "1.0.0"
+    version: ClassVar[str] = "1.1.0"
     fresh_results: ClassVar[bool] = True
     config_schema: ClassVar[dict[str, Any]] = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",

@@ -290,7 +290,7 @@ class NumericGrader(GraderInterface):
         "the expected number within absolute and relative tolerance; several different numbers are invalid"
     )
     type: ClassVar[str] = "numeric"
-    version: ClassVar[str] = "1.0.0"
+    version: ClassVar[str] = "1.1.0"
     fresh_results: ClassVar[bool] = True
     config_schema: ClassVar[dict[str, Any]] = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",

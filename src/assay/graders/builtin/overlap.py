@@ -108,7 +108,7 @@ class OverlapGrader(GraderInterface):
         "Japanese and Korean counted per character"
     )
     type: ClassVar[str] = "overlap"
-    version: ClassVar[str] = "1.0.0"
+    version: ClassVar[str] = "1.1.0"
     fresh_results: ClassVar[bool] = True
     config_schema: ClassVar[dict[str, Any]] = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",

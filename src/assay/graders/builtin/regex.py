@@ -109,7 +109,7 @@ class RegexGrader(GraderInterface):
         "The response matches a regular expression (RE2 syntax, linear time): search or full match"
     )
     type: ClassVar[str] = "regex"
-    version: ClassVar[str] = "1.0.0"
+    version: ClassVar[str] = "1.1.0"
     fresh_results: ClassVar[bool] = True
     config_schema: ClassVar[dict[str, Any]] = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",

@@ -40,7 +40,7 @@ class StringMatchGrader(GraderInterface):
     name: ClassVar[str] = "String Match Grader"
     description: ClassVar[str] = "Exact or fuzzy string matching with case and whitespace options"
     type: ClassVar[str] = "string-match"
-    version: ClassVar[str] = "1.2.0"
+    version: ClassVar[str] = "1.3.0"
     fresh_results: ClassVar[bool] = True
     config_schema: ClassVar[dict[str, Any]] = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",

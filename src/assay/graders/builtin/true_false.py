@@ -96,7 +96,7 @@ class TrueFalseGrader(GraderInterface):
     name: ClassVar[str] = "True/False"
     description: ClassVar[str] = "Boolean value matching with support for multiple formats"
     type: ClassVar[str] = "true-false"
-    version: ClassVar[str] = "1.0.0"
+    version: ClassVar[str] = "1.1.0"
     fresh_results: ClassVar[bool] = True
     config_schema: ClassVar[dict[str, Any]] = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",

@@ -208,7 +208,7 @@ class _TreeCpuBound:
 class CompositeGrader(GraderInterface):
     """A grader whose verdict combines child graders' verdicts; subclasses say how (``_decide``)."""
 
-    version = _TreeVersion("1.1.0")
+    version = _TreeVersion("1.2.0")
     fresh_results: ClassVar[bool] = True
     cpu_bound = _TreeCpuBound()
     _spec_key: ClassVar[str]

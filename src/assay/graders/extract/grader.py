@@ -104,7 +104,7 @@ class ExtractGrader(CompositeGrader):
         "replies are invalid"
     )
     type: ClassVar[str] = "extract"
-    version = _TreeVersion("1.1.0")
+    version = _TreeVersion("1.2.0")
     """Covers extraction's rules and words and the details' shape (1.1.0: the composites' tree entries, the
     child's result with its ``grader_id``); an instance adds the wrapped grader's id and version."""
     config_schema: ClassVar[dict[str, Any]] = {

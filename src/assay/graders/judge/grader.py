@@ -149,7 +149,7 @@ class LLMJudgeGrader(CallingGrader):
         "explanation) or into labels; an unusable or self-contradicting judgement is an error, never a pass"
     )
     type: ClassVar[str] = "llm-judge"
-    version: ClassVar[str] = "1.1.0"
+    version: ClassVar[str] = "1.2.0"
     report: ClassVar[VerdictReport] = VerdictReport.SCORE
     config_schema: ClassVar[dict[str, Any]] = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",

@@ -50,7 +50,7 @@ class SemanticGrader(GraderInterface):
         f"threshold; paraphrases pass. Optional: {embedding.INSTALL_COMMAND}"
     )
     type: ClassVar[str] = "semantic"
-    version: ClassVar[str] = "1.0.0"
+    version: ClassVar[str] = "1.1.0"
     fresh_results: ClassVar[bool] = True
     cpu_bound: ClassVar[bool] = True  # two embeddings per answer, ~6 ms; the model is thread-safe
     config_schema: ClassVar[dict[str, Any]] = {
