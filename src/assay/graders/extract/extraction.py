@@ -22,6 +22,13 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from assay.graders.extract.later import (
+    contrastive_not,
+    correction_after,
+    flipping_question,
+    quoted_ranges,
+    second_answer,
+)
 from assay.graders.extract.patterns import Hit, Patterns
 from assay.graders.extract.rules import (
     DEFAULT_RULES,
@@ -40,6 +47,7 @@ from assay.graders.extract.view import (
     json_values,
     read_view,
 )
+from assay.graders.reading.text import read_text
 
 __all__ = [
     "DEFAULT_RULES",
@@ -79,6 +87,11 @@ _CJK_COPULA = re.compile(r"(?:です|でございます|である|だ)$")
 _VERDICT_TAIL = re.compile(r"[\s.!。]*(?:です|でございます|である|だ|的)?[\s.!。]*")
 """What may follow a verdict's truth word at the end of an answer span: marks, a copula, 的."""
 _CJK_PARTICLE = re.compile(r"[的了啊呀哦]$")
+_THAT = re.compile(r"(?i) (?:that|que|qu'|dass|che|что|whether|if|ob|se)(?!\w)")
+"""After a truth word, a clause it introduces: "It is true that 9 is odd" judges no answer."""
+_NEAR = 1500
+"""A reply longer than this is read for hedges from shortly before the answer's sentence on: a hedge word in
+the descriptive prose of a long reasoning ("the kind of insulation", "less likely") does not doubt it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,18 +154,48 @@ class Extractor:
         raw, view = read_view(reply, self._rules.max_reply_chars)
         if not view:
             return _refuse("no_answer", "The reply is empty")
-        if self._rules.refuse_hedged and (hedge := self._p.hedges.search(view)):
-            return _refuse("hedged", f"The reply hedges ('{hedge.text}'), so it gives no clear answer")
         doc = Passage(view)
-        candidates = list(self._candidates(doc, raw))
+        candidates = [*self._unread(reply), *self._candidates(doc, raw)]
         answered = [c for c in candidates if not c.doc.is_question(c.start, c.end)]
         candidates = answered or candidates  # an echoed question is not an answer when an answer follows
+        hedge = self._p.hedges.search(view) if self._rules.refuse_hedged else None
+        if hedge is not None and len(view) <= _NEAR:
+            return _refuse("hedged", f"The reply hedges ('{hedge.text}'), so it gives no clear answer")
         if conflict := _conflict(candidates):
             return conflict
         chosen = self._choose(candidates) or self._short_line(doc)
         if chosen is None:
             return _refuse("no_answer", "No answer was found in the reply")
+        if hedge is not None and (hedge := self._p.hedges.search(self._near(doc, chosen))):
+            return _refuse("hedged", f"The reply hedges ('{hedge.text}') near its answer")
         return self._judge(chosen)
+
+    def _unread(self, reply: object) -> Iterator[Candidate]:
+        """Explicit answers in the part of a long reply before the read window: a reply stating two answers
+        never passes, whatever its length (they are compared with the window's)."""
+        text = reply if type(reply) is str else read_text(reply)
+        limit = self._rules.max_reply_chars
+        if len(text) <= limit:
+            return
+        head = text[:-limit]
+        raw, view = read_view(head, len(head))
+        doc = Passage(view)
+        enabled = self._rules.rules
+        if "tagged" in enabled:
+            yield from self._tagged(doc)
+        if "json_field" in enabled:
+            yield from self._json(raw)
+        if "labelled" in enabled:
+            yield from self._labelled(doc)
+
+    @staticmethod
+    def _near(doc: Passage, chosen: Candidate) -> str:
+        """The part of the reply read for hedges: all of a short one; of a long one, from a little before
+        the answer's sentence to the end (its last part when the answer came from JSON)."""
+        if len(doc.text) <= _NEAR:
+            return doc.text
+        anchor = doc.sentence(chosen.start, chosen.end)[0] if chosen.doc is doc else len(doc.text) - _NEAR
+        return doc.text[max(0, anchor - 400) :]
 
     # --- finding candidates ------------------------------------------------------------------------------
 
@@ -242,16 +285,22 @@ class Extractor:
     def _lone(self, doc: Passage) -> Iterator[Candidate]:
         enabled = self._rules.rules
         opening = next((i for i, char in enumerate(doc.text) if char not in TRIM), 0)
+        quoted = quoted_ranges(doc.text)
         for first, last in doc.clauses():
             start, end = self._trim(doc.text, first, last, discourse=True)
             if start == end or doc.text[start:end].casefold() not in self._p.vocabulary:
                 continue
+            if any(a < start and end < b for a, b in quoted):
+                continue  # a quotation's word ("He said \"yes\"") is not the reply's own
             rule = "leading_word" if start == opening else "lone_word"
             if rule in enabled:
                 yield self._candidate(rule, doc, start, end, "")
 
     def _verdict(self, doc: Passage) -> Iterator[Candidate]:
+        quoted = quoted_ranges(doc.text)
         for hit, polarity in self._p.verdicts.finditer(doc.text):
+            if _THAT.match(doc.text, hit.end) or any(a < hit.start and hit.end < b for a, b in quoted):
+                continue
             start, end = self._trim(doc.text, hit.start, hit.end)
             clause = doc.text[doc.clause_start(start) : start] + doc.text[end : doc.clause_end(end)]
             negated = self._p.negators.search(clause) is not None
@@ -289,6 +338,8 @@ class Extractor:
                 start += 1
             while end > start and text[end - 1] in TRIM:
                 end -= 1
+            if text[start:end].casefold() in self._p.vocabulary:
+                break  # "absolument pas", "natürlich nicht" are answers whole, not an intensifier and a word
             prefixes = (self._p.discourse, self._p.intensifiers) if discourse else (self._p.intensifiers,)
             for prefix in prefixes:
                 start += prefix.prefix_end(text[start:end])
@@ -326,7 +377,24 @@ class Extractor:
             return refusal
         if reopened := self._reopening_question(chosen):
             return _refuse("question", f"A later question ('{reopened}') puts the answer '{span}' in doubt")
+        if chosen.kind == "particle" and (flip := flipping_question(self._p, doc, chosen.start)):
+            return _refuse(
+                "question", f"'{span}' replies to a question naming '{flip.text}', so what it says is unclear"
+            )
+        after = self._clause_end(chosen)
+        if chosen.polarity is None and contrastive_not(self._p, self._tail(chosen)):
+            after = doc.sentence(chosen.start, chosen.end)[1]  # "24, not 42." sets the other value aside
+        if correction := correction_after(self._p, doc, after, chosen.effective):
+            return _refuse("corrected", f"A later clause ('{correction}') takes the answer '{span}' back")
         return Extraction(span, chosen.rule, f"Found '{span}' by the {chosen.rule} rule{where}")
+
+    @staticmethod
+    def _clause_end(chosen: Candidate) -> int:
+        """Where the answer's own words end: the span, or the tag or brace closing it."""
+        text, end = chosen.doc.text, chosen.end
+        closing = re.compile(r"\s*(?:</[\w-]{1,40} ?>|\})")
+        match = closing.match(text, end)
+        return match.end() if match else end
 
     def _context_refusal(self, chosen: Candidate) -> Extraction | None:
         doc, span, polarity = chosen.doc, chosen.span, chosen.polarity
@@ -377,8 +445,12 @@ class Extractor:
                 negator = self._p.negators.search(head)
                 if negator and self._p.vocabulary.get(negator.text.casefold(), ("",))[0] != "-":
                     return _refuse("mixed", f"'{span}' is followed by '{negator.text} … {word.text}', a yes")
+        elif contrastive_not(self._p, tail):
+            return None  # "24, not 42": the other value is set aside, the answer confirmed
         elif negator := self._p.negators.starting(tail.lstrip(" ,;:、，-–—")):
             return _refuse("negated", f"'{span}' is followed by the negation '{negator.text}'")
+        elif other := second_answer(span, tail):
+            return _refuse("mixed", f"The answer '{span}' stands beside a second one, '{other}'")
         return None
 
     def _opposites(self, tail: str, polarity: str) -> Iterator[tuple[Hit, str]]:
