@@ -212,6 +212,7 @@ def test_every_preset_reads_its_language() -> None:
         "japanese": "答え：いいえ",
         "chinese": "答案是：否",
         "russian": "Ответ: нет",
+        "multilingual": "Antwort: nein",
     }
     assert set(ExtractGrader.presets) == set(replies)
     for language, reply in replies.items():

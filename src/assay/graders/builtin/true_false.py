@@ -117,6 +117,19 @@ class TrueFalseGrader(GraderInterface):
                 },
                 "default": {"true": list(DEFAULT_TRUE_ALIASES), "false": list(DEFAULT_FALSE_ALIASES)},
             },
+            "extra_aliases": {
+                "type": "object",
+                "description": (
+                    "More spellings read as true and as false, added to 'aliases' (to the defaults when "
+                    "'aliases' is not given) rather than replacing them"
+                ),
+                "additionalProperties": False,
+                "properties": {
+                    "true": {**_ALIAS_LIST_SCHEMA, "minItems": 0, "description": "More spellings of true"},
+                    "false": {**_ALIAS_LIST_SCHEMA, "minItems": 0, "description": "More spellings of false"},
+                },
+                "default": {"true": [], "false": []},
+            },
             "case_sensitive": {
                 "type": "boolean",
                 "description": "Whether to match aliases with their exact capitalisation",
@@ -136,7 +149,7 @@ class TrueFalseGrader(GraderInterface):
 
     def __init__(self, grader_id: str = "true-false", config: dict[str, Any] | None = None) -> None:
         super().__init__(grader_id, config)
-        aliases = self._config["aliases"]
+        aliases = _merged(self._config)
         self._case_sensitive: bool = self._config["case_sensitive"]
         self._true_aliases: tuple[str, ...] = tuple(aliases["true"])
         self._false_aliases: tuple[str, ...] = tuple(aliases["false"])
@@ -162,9 +175,9 @@ class TrueFalseGrader(GraderInterface):
     @classmethod
     def semantic_problems(cls, config: dict[str, Any]) -> list[ConfigProblem]:
         """A spelling may not mean both true and false (docs/decisions.md#no-alias-both-true-and-false)."""
-        aliases = config.get("aliases")
-        if aliases is None:
+        if config.get("aliases") is None and config.get("extra_aliases") is None:
             return []
+        aliases = _merged(config)
         fold = _identity if config.get("case_sensitive", False) else str.casefold
         trues = {fold(a.strip()) for a in aliases["true"]} | {fold("true")}
         falses = {fold(a.strip()) for a in aliases["false"]} | {fold("false")}
@@ -232,3 +245,10 @@ def _alias_table(true_aliases: tuple[str, ...], false_aliases: tuple[str, ...], 
         for alias in (*aliases, word):
             table[fold(alias.strip())] = word
     return table
+
+
+def _merged(config: Mapping[str, Any]) -> dict[str, list[str]]:
+    """``aliases`` (or the defaults) with ``extra_aliases`` added, each spelling once, in order."""
+    aliases = config.get("aliases") or {"true": DEFAULT_TRUE_ALIASES, "false": DEFAULT_FALSE_ALIASES}
+    extra = config.get("extra_aliases") or {}
+    return {side: list(dict.fromkeys([*aliases[side], *extra.get(side, [])])) for side in ("true", "false")}
