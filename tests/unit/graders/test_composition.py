@@ -463,7 +463,7 @@ def test_config_of_a_child_is_checked_by_the_child_with_its_path() -> None:
         "graders[1].config.aliases.true": "graders[1].config: 'aliases.true' must be a list, got str",
         "graders[2].config.grader.config": (
             "graders[2].config.grader.config: unknown config key 'case_sensitve'; "
-            "accepted keys: aliases, case_sensitive"
+            "accepted keys: aliases, case_sensitive, extra_aliases"
         ),
     }
     with pytest.raises(TypeError, match=r"graders\[0\]\.config: 'aliases.true' must be a list"):

@@ -458,4 +458,5 @@ def test_one_answer_has_a_total_time_bound_and_numbers_are_finite() -> None:
     for key in ("threshold", "temperature", "timeout", "max_total_seconds"):
         for bad in (float("nan"), float("inf")):
             problems = LLMJudgeGrader.config_problems({key: bad})
-            assert problems and problems[0].path == key, (key, bad)
+            assert problems, (key, bad)
+            assert problems[0].path == key

@@ -28,7 +28,7 @@ PINNED = {
     "string-match": ("1.3.0", "52808ac4cea26d5b"),
     "true-false": ("1.1.0", "8938d1a80c3ba560"),
     "contains": ("1.1.0", "a85dd47d7ddefb8f"),
-    "regex": ("1.1.0", "90ad40504c5a1da5"),
+    "regex": ("1.1.0", "70e040dba9e84a3b"),
     "choice": ("1.1.0", "12cbf85d9c27c068"),
     "numeric": ("1.1.0", "a6248d463b3f19c4"),
     "json": ("1.1.0", "daad6cd72ff7c0e4"),

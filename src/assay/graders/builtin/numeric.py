@@ -43,7 +43,8 @@ _QUALIFIED_BEFORE = re.compile(
     r"|pas|plus de|moins de|au moins|au plus|environ|presque|à peu près|nicht|kein|mehr als|weniger als"
     r"|mindestens|höchstens|etwa|ungefähr|rund|fast|über|unter|más de|menos de|al menos|como mucho"
     r"|aproximadamente|unos|unas|cerca de|alrededor de|casi|più di|meno di|almeno|circa|quasi|non|não"
-    r"|mais de|pelo menos|quase)|[~<>\u2248\u223c\u2243\u2245\u2264\u2265\u2260±])"
+    r"|mais de|pelo menos|quase|около|более|менее|не менее|не более|почти|примерно|приблизительно|свыше"
+    r"|больше|меньше|не|約|大约|约|超过|不到|至少|近)|[~<>\u2248\u223c\u2243\u2245\u2264\u2265\u2260±])"
     r"[ \t\u00a0]*[:(]?[ \t\u00a0]*$"
 )
 """A word or sign just before a number that makes it a bound, an approximation, a guess or a negation

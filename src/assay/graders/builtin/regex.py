@@ -86,6 +86,8 @@ def _compile(pattern: str, prefix: str, search: bool, subject: str = "Pattern") 
         return _Pattern(None, f"{quoted} is not a valid RE2 regular expression: {message}{hint}")
     except UnicodeEncodeError:
         return _Pattern(None, f"{quoted} holds an unpaired surrogate, which is not text")
+    if is_blank(pattern):  # only invisible characters ("\u200b", "\x7f"): no pattern anyone wrote to read
+        return _Pattern(None, "Expected output is empty: there is no pattern to match")
     if search and regexp.fullmatch("") is not None:
         return _Pattern(None, f"{quoted} matches empty text, so a search would find it in any answer")
     return _Pattern(regexp, None)

@@ -87,11 +87,12 @@ _CJK_COPULA = re.compile(r"(?:です|でございます|である|だ)$")
 _VERDICT_TAIL = re.compile(r"[\s.!。]*(?:です|でございます|である|だ|的)?[\s.!。]*")
 """What may follow a verdict's truth word at the end of an answer span: marks, a copula, 的."""
 _CJK_PARTICLE = re.compile(r"[的了啊呀哦]$")
-_THAT = re.compile(r"(?i) (?:that|que|qu'|dass|che|что|whether|if|ob|se)(?!\w)")
+_THAT = re.compile(r"(?i),? (?:that|que|qu'|dass|che|что|whether|if|ob|se)(?!\w)")
 """After a truth word, a clause it introduces: "It is true that 9 is odd" judges no answer."""
 _NEAR = 1500
-"""A reply longer than this is read for hedges from shortly before the answer's sentence on: a hedge word in
-the descriptive prose of a long reasoning ("the kind of insulation", "less likely") does not doubt it."""
+"""A reply longer than this is read for hedges from the answer's paragraph on (at most 200 characters before
+its sentence): a hedge word in the descriptive prose of a long reasoning ("the kind of insulation", "less
+likely") does not doubt the answer it leads to."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,8 +195,10 @@ class Extractor:
         the answer's sentence to the end (its last part when the answer came from JSON)."""
         if len(doc.text) <= _NEAR:
             return doc.text
-        anchor = doc.sentence(chosen.start, chosen.end)[0] if chosen.doc is doc else len(doc.text) - _NEAR
-        return doc.text[max(0, anchor - 400) :]
+        if chosen.doc is not doc:
+            return doc.text[-_NEAR:]
+        paragraph = doc.text.rfind("\n\n", 0, chosen.start)
+        return doc.text[max(paragraph, doc.sentence(chosen.start, chosen.end)[0] - 200, 0) :]
 
     # --- finding candidates ------------------------------------------------------------------------------
 

@@ -11,10 +11,12 @@ from assay.graders.extract.view import TRIM, Passage
 __all__ = ["contrastive_not", "correction_after", "flipping_question", "quoted_ranges", "second_answer"]
 
 _CLAUSE_OPENERS = frozenset(".!?;:,—–-\n(。、，；：！？")
+_RIGHT = (
+    "right|correct|actual|real|true|final|corrected|bonne|vraie|richtige|korrekte|tatsächliche|correcta"
+    "|correcto|verdadera|correta|certa|certo|giusta|giusto|corretta|правильный|верный|正确|正しい"
+)
 _RESTATED = re.compile(
-    r"(?i)(?<!\w)(?:the |a |la |le |die |der |das |el )?(?:right|correct|actual|real|true|final|corrected"
-    r"|bonne|vraie|richtige|korrekte|tatsächliche|correcta|verdadera|correta|giusta)"
-    r" (?:\w+ ){0,2}(?:is|was|would be|est|ist|es|é|è|=|:)(?!\w)"
+    rf"(?i)(?<!\w)(?:{_RIGHT})(?: \w+){{0,3}}(?:[ :=]+\d| (?:is|was|would be|est|ist|es|é|è|это)[ :]+\S)"
 )
 """A later sentence restating the answer ("so the right total is 48"): a second, correcting answer."""
 _JOINER = re.compile(r"(?i)^[ ]?(?:[,;/&+]|(?:and|or|y|o|et|ou|und|oder|e|и|или|und|bzw\.?)(?!\w))")

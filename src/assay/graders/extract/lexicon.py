@@ -135,6 +135,7 @@ FRENCH = Lexicon(
     verdict_only=(("juste", "+"),),
     negators=_w("ne|n'|pas|non|jamais|aucun|aucune|ni|nullement"),
     hedges=_w(
+        "comme si|c'est ça oui|mon œil|"
         "peut-être|peut être|probablement|sans doute|je pense|je crois|il me semble|il semble|"
         "semble-t-il|pas sûr|pas sûre|pas certain|pas certaine|incertain|possiblement|il se peut|"
         "il est possible|vraisemblablement|je dirais|je suppose|à mon avis|je ne sais pas|"
@@ -181,6 +182,7 @@ GERMAN = Lexicon(
     negators=_w("nicht|kein|keine|keinen|keiner|keinem|keines|nie|niemals|nein|keineswegs|keinesfalls"),
     vetoes={"kein": (" zweifel", " problem")},
     hedges=_w(
+        "als ob|ja, klar|na klar doch|"
         "vielleicht|wahrscheinlich|vermutlich|möglicherweise|eventuell|ich glaube|ich denke|ich vermute|"
         "ich schätze|nicht sicher|unsicher|bin mir nicht|weiß nicht|weiß ich nicht|schwer zu sagen|"
         "kommt darauf an|hängt davon ab|könnte|dürfte|scheint|anscheinend|wohl eher|wenn ich mich nicht irre|"
@@ -223,6 +225,7 @@ SPANISH = Lexicon(
     negators=_w("no|nunca|jamás|ni|tampoco|ningún|ninguna|ninguno|para nada|en absoluto"),
     vetoes=_NO_VETOES,
     hedges=_w(
+        "como si|ya, claro|sí, claro que sí, seguro|"
         "quizás|quizá|tal vez|probablemente|posiblemente|creo que|creo|pienso que|supongo|"
         "no estoy seguro|no estoy segura|no sé|no lo sé|puede que|puede ser|podría|parece|al parecer|"
         "a lo mejor|seguramente|depende|es difícil decir|diría|si no me equivoco|me equivoque"
@@ -266,6 +269,7 @@ ITALIAN = Lexicon(
     negators=_w("non|no|mai|né|nessuno|nessuna|niente|nulla|affatto"),
     vetoes=_NO_VETOES,
     hedges=_w(
+        "figurati|come no|sì, come no|"
         "forse|probabilmente|possibilmente|credo|penso|suppongo|direi|non sono sicuro|non sono sicura|"
         "non sono certo|non sono certa|non so|può darsi|potrebbe|sembra|pare|magari|dipende|"
         "difficile dire|difficile a dirsi|potrei|se non sbaglio|sbagliarmi"
@@ -293,7 +297,7 @@ ITALIAN = Lexicon(
     ),
     verdicts=("(?:è|e'|sono|era|risulta)" + _ADVERBS_IT + " ",),
     corrections=_w(
-        "aspetta|anzi|in realtà|correzione|voglio dire|scusa|scherzo|scherzavo|ripensandoci|tuttavia|"
+        "non|aspetta|anzi|in realtà|correzione|voglio dire|scusa|scherzo|scherzavo|ripensandoci|tuttavia|"
         "però|ma|sebbene|o meglio"
     ),
 )
@@ -306,6 +310,7 @@ PORTUGUESE = Lexicon(
     false=_w("falso|falsa|incorreto|incorreta|errado|errada"),
     negators=_w("não|nao|nunca|jamais|nem|nenhum|nenhuma"),
     hedges=_w(
+        "até parece|como se|sim, claro que sim, pois|"
         "talvez|provavelmente|possivelmente|acho que|acredito que|creio que|suponho|não tenho certeza|"
         "não estou certo|não estou certa|não sei|pode ser|poderia|parece|aparentemente|depende|"
         "difícil dizer|diria|se não me engano|posso estar enganado|posso estar enganada"
@@ -421,6 +426,7 @@ RUSSIAN = Lexicon(
     false=_w("неверно|неправда|ложь|ложно|неправильно|ошибочно"),
     negators=_w("не|ни|нет|никогда|отнюдь"),
     hedges=_w(
+        "как будто|ага, конечно|ну да, конечно|"
         "возможно|наверное|наверно|вероятно|может быть|кажется|думаю|полагаю|не уверен|не уверена|"
         "пожалуй|видимо|скорее всего|по-моему|вроде|не знаю|сложно сказать|трудно сказать|зависит|"
         "могу ошибаться|если не ошибаюсь|может, ошибаюсь"
