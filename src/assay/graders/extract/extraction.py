@@ -89,6 +89,10 @@ _VERDICT_TAIL = re.compile(r"[\s.!。]*(?:です|でございます|である|�
 _CJK_PARTICLE = re.compile(r"[的了啊呀哦]$")
 _THAT = re.compile(r"(?i),? (?:that|que|qu'|dass|che|что|whether|if|ob|se)(?!\w)")
 """After a truth word, a clause it introduces: "It is true that 9 is odd" judges no answer."""
+_MAX_UNREAD = 64
+"""Explicit answer markers read before the window, at most (a reply holding more is refused anyway)."""
+_UNREAD_SPAN = 600
+"""Characters read from each marker before the window: its answer and the clause around it."""
 _NEAR = 1500
 """A reply longer than this is read for hedges from the answer's paragraph on (at most 200 characters before
 its sentence): a hedge word in the descriptive prose of a long reasoning ("the kind of insulation", "less
@@ -129,7 +133,7 @@ def _refuse(rule: str, reason: str) -> Extraction:
 class Extractor:
     """Extraction with its rules compiled: build once (see :func:`compiled`), call :meth:`extract` often."""
 
-    __slots__ = ("_p", "_rules")
+    __slots__ = ("_json_key", "_p", "_rules")
 
     def __init__(self, rules: ExtractionRules = DEFAULT_RULES) -> None:
         self._rules = rules
@@ -141,6 +145,8 @@ class Extractor:
             tags=rules.tags,
             max_span_chars=rules.max_span_chars,
         )
+        keys = "|".join(re.escape(key) for key in rules.json_keys) or "(?!)"
+        self._json_key = re.compile(rf'"(?:{keys})"\s*:', re.IGNORECASE)
 
     # --- the entry point -------------------------------------------------------------------------------
 
@@ -173,21 +179,31 @@ class Extractor:
 
     def _unread(self, reply: object) -> Iterator[Candidate]:
         """Explicit answers in the part of a long reply before the read window: a reply stating two answers
-        never passes, whatever its length (they are compared with the window's)."""
+        never passes, whatever its length (they are compared with the window's). Found by a linear search
+        for their markers, then read in a short window around each (a whole head costs too much)."""
         text = reply if type(reply) is str else read_text(reply)
         limit = self._rules.max_reply_chars
         if len(text) <= limit:
             return
         head = text[:-limit]
-        raw, view = read_view(head, len(head))
-        doc = Passage(view)
         enabled = self._rules.rules
-        if "tagged" in enabled:
-            yield from self._tagged(doc)
-        if "json_field" in enabled:
-            yield from self._json(raw)
+        markers: list[int] = []
         if "labelled" in enabled:
-            yield from self._labelled(doc)
+            markers += [hit.start for hit in self._p.labels.finditer(head)]
+        if "tagged" in enabled:
+            markers += [match.start() for match in self._p.tag.finditer(head)]
+        if "json_field" in enabled:
+            markers += [match.start() for match in self._json_key.finditer(head)]
+        for marker in sorted(markers)[:_MAX_UNREAD]:
+            start = head.rfind("{", max(0, marker - 200), marker + 1) if head[marker] == '"' else marker
+            raw, view = read_view(head[max(start, 0) : marker + _UNREAD_SPAN], _UNREAD_SPAN + 200)
+            doc = Passage(view)
+            if "tagged" in enabled:
+                yield from self._tagged(doc)
+            if "json_field" in enabled:
+                yield from self._json(raw)
+            if "labelled" in enabled:
+                yield from self._labelled(doc)
 
     @staticmethod
     def _near(doc: Passage, chosen: Candidate) -> str:
