@@ -3,7 +3,10 @@
 Each side must hold exactly one number (it may repeat: "42. The answer is 42"). Reading is conservative:
 several different numbers, or a digit run this grader cannot read as one number (a date, a time, a range,
 a version, a phone number, an ordinal, a digit inside a word), make the answer ``invalid_response``, never
-a guess. Numbers are read into floats (IEEE doubles) and compared with :func:`math.isclose`; the default
+a guess. So does a number stated as a bound, an approximation, a negation or a question, with or without a
+space ("not 42", "less than 42", "at least 42", "about 42", "~42", "≈ 42", "< 42", "≥42", "42?", "42+", "42
+or more", in the languages extraction reads), and a number that underflows to 0 ("1e-400" is not 0).
+Numbers are read into floats (IEEE doubles) and compared with :func:`math.isclose`; the default
 ``rel_tol`` of 1e-9 is far above a double's precision, so the written decimals decide, not the binary
 representation. Percent and fraction values are computed with one rounding ("0.1%" is the double nearest
 0.001), so they equal the decimal spelled out even with zero tolerance.

@@ -9,7 +9,7 @@ refused (:class:`Extraction`). It is pure, deterministic, thread-safe and never 
 The rules are in docs/extraction.md: what is read of a reply (the last ``max_reply_chars``, normalised),
 the rules that find candidates in priority order (tagged, json_field, labelled, leading_word, lone_word,
 verdict, whole_reply, last_short_line), the refusals in the order they are checked (hedged,
-conflicting_candidates, question, negated, mixed, no_answer) and what each one reads, with examples in
+conflicting_candidates, question, negated, mixed, corrected, no_answer) and what each one reads, with examples in
 every language. Word lists, labels and verdicts run on RE2 (:mod:`~assay.graders.extract.patterns`):
 linear in the reply; the few stdlib ``re`` patterns left here are short, bounded and never nested.
 """
