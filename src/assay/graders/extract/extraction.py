@@ -9,7 +9,7 @@ refused (:class:`Extraction`). It is pure, deterministic, thread-safe and never 
 The rules are in docs/extraction.md: what is read of a reply (the last ``max_reply_chars``, normalised),
 the rules that find candidates in priority order (tagged, json_field, labelled, leading_word, lone_word,
 verdict, whole_reply, last_short_line), the refusals in the order they are checked (hedged,
-conflicting_candidates, question, negated, mixed, corrected, no_answer) and what each one reads, with examples in
+conflicting_candidates, question, negated, mixed, corrected, no_answer) and what each reads, with examples in
 every language. Word lists, labels and verdicts run on RE2 (:mod:`~assay.graders.extract.patterns`):
 linear in the reply; the few stdlib ``re`` patterns left here are short, bounded and never nested.
 """
@@ -93,6 +93,10 @@ _MAX_UNREAD = 64
 """Explicit answer markers read before the window, at most (a reply holding more is refused anyway)."""
 _UNREAD_SPAN = 600
 """Characters read from each marker before the window: its answer and the clause around it."""
+_HYPOTHETICAL = re.compile(
+    r"(?i)(?<!\w)(?:to|would|could|might|may|can|will|if|whether|should|must|when|unless) (?:\w+ ){0,2}$"
+)
+"""Before a verdict's truth word, what makes it hypothetical rather than said ("likely to be wrong")."""
 _NEAR = 1500
 """A reply longer than this is read for hedges from the answer's paragraph on (at most 200 characters before
 its sentence): a hedge word in the descriptive prose of a long reasoning ("the kind of insulation", "less
@@ -320,6 +324,8 @@ class Extractor:
         for hit, polarity in self._p.verdicts.finditer(doc.text):
             if _THAT.match(doc.text, hit.end) or any(a < hit.start and hit.end < b for a, b in quoted):
                 continue
+            if _HYPOTHETICAL.search(doc.text, max(0, hit.start - 24), hit.start):
+                continue  # "less likely to be wrong", "if it were true": no verdict given
             start, end = self._trim(doc.text, hit.start, hit.end)
             clause = doc.text[doc.clause_start(start) : start] + doc.text[end : doc.clause_end(end)]
             negated = self._p.negators.search(clause) is not None

@@ -17,6 +17,7 @@ _RIGHT = (
 )
 _RESTATED = re.compile(
     rf"(?i)(?<!\w)(?:{_RIGHT})(?: \w+){{0,3}}(?:[ :=]+\d| (?:is|was|would be|est|ist|es|é|è|это)[ :]+\S)"
+    r"|(?<!\w)(?:should|must|ought to|sollte|devrait|debería|dovrebbe|deveria)(?: \w+){0,3}[ :=]+[+-]?\d"
 )
 """A later sentence restating the answer ("so the right total is 48"): a second, correcting answer."""
 _JOINER = re.compile(r"(?i)^[ ]?(?:[,;/&+]|(?:and|or|y|o|et|ou|und|oder|e|и|или|und|bzw\.?)(?!\w))")
@@ -95,8 +96,8 @@ def contrastive_not(p: Patterns, tail: str) -> bool:
     """Whether ``tail`` (after a value) is only "not <another value>", which confirms it ("24, not 42")."""
     stripped = tail.lstrip(" ,;:—–-")
     negator = p.negators.starting(stripped)
-    if negator is None:
-        return False
+    if negator is None or negator.text.casefold() in p.vocabulary:
+        return False  # "no" is an answer word: "B — no wait, D" corrects, it does not set D aside
     other = stripped[negator.end :].strip(TRIM)
     return bool(other) and len(other.split()) <= 3
 

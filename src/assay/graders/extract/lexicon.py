@@ -118,7 +118,9 @@ ENGLISH = Lexicon(
         "'s" + _ADVERBS_EN + _ADVERBS_EN + " ",
     ),
     corrections=_w(
-        "wait|no wait|wait no|actually|correction|on second thought|on second thoughts|just kidding|jk|"
+        "on reflection|in fact|it turns out|turns out|my mistake|i miscalculated|upon review|"
+        "looking again|hold on|hang on|oh wait|wait|no wait|wait no|actually|correction|"
+        "on second thought|on second thoughts|just kidding|jk"
         "i mean|scratch that|sorry|oops|never mind|rather|let me recheck|let me reconsider|hmm|however|"
         "though|although|but|alternatively|some sources say|others say|or maybe|or perhaps|not|nope"
     ),
