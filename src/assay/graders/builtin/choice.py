@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Mapping
 from enum import Enum
 from typing import Any, ClassVar, NamedTuple
 
+from assay.graders.builtin.choice_doubt import doubt_of
 from assay.graders.contract.base import GraderInterface, Preset
 from assay.graders.contract.config_check import ConfigProblem, ProblemKind
 from assay.graders.contract.verdict import EMPTY_RESPONSE_REASON, GradeResult, MatchStatus
@@ -294,7 +295,7 @@ class ChoiceGrader(GraderInterface):
                 other.extend([mention.label for mention in group])
         named = _unique(explicit or other)
         if len(named) == 1:
-            doubt = _doubt(answer, mentions, named[0])
+            doubt = doubt_of(answer, mentions, named[0])
             if doubt is not None:
                 return Reading(None, (), named, doubt=doubt)
             return Reading(named[0], named, named)
@@ -378,35 +379,6 @@ class ChoiceGrader(GraderInterface):
                 "(alone, after 'answer is', at a line start, in brackets or bold)"
             )
         return _INVALID_RESPONSE, f"Response names none of the labels {self._listed}"
-
-
-_ASKED = re.compile(r"[ \t)\]}*_`\"'”’»]*[?¿？]")
-"""A question mark right after a label: "B?" asks, it does not choose."""
-_CORRECTION = re.compile(
-    r"(?<!\w)(?:no|wait|actually|i mean|correction|rather|sorry|scratch that|on second thought|just kidding"
-    r"|though|although|however|but|alternatively|or|also|too|non|nein|doch|eigentlich|en fait|plutôt|pardon"
-    r"|perdón|mejor dicho|en realidad|pero|mais|aber|sin embargo|cependant|jedoch|anzi|invece|però|ma|ou|oder"
-    r"|o|não|ou melhor|na verdade|нет|или|не)(?!\w)|[?？]"
-)
-"""Words that take back or doubt a choice when another label follows them ("B. No, C.", "B. Though A...")."""
-
-
-def _doubt(text: str, mentions: list[_Mention], label: str) -> str | None:
-    """Why the one label read is not a stated choice: asked, or followed by a correction naming another."""
-    chosen = [mention for mention in mentions if mention.label == label]
-    for mention in chosen:
-        if _ASKED.match(text, mention.end):
-            return f"Response asks {excerpt(label, 20)} as a question rather than choosing it"
-    last = chosen[-1].end if chosen else 0
-    for mention in mentions:
-        if mention.start >= last and mention.label != label:
-            correction = _CORRECTION.search(text[last : mention.start].lower())
-            if correction is not None:
-                return (
-                    f"Response takes back or doubts its choice: {excerpt(correction.group(), 20)} then "
-                    f"{excerpt(mention.label, 20)} after {excerpt(label, 20)}"
-                )
-    return None
 
 
 def _is_prose(text: str, written: str, end: int) -> bool:
