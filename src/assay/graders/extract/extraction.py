@@ -243,9 +243,12 @@ class Extractor:
             yield from self._region("tagged", doc, start, end, marker, empty_counts=True)
 
     def _labelled(self, doc: Passage) -> Iterator[Candidate]:
+        quoted = quoted_ranges(doc.text)
         for label in self._p.labels.finditer(doc.text):
             if self._p.label_vetoes.ending_at(doc.text, label.start - 1) and doc.text[label.start - 1] == " ":
                 continue  # "Longer answer: while bats..." labels an explanation, not the answer
+            if any(a < label.start < b for a, b in quoted):
+                continue  # 'The user wrote: "Answer: yes"' quotes an answer, it gives none
             start = label.end
             while start < len(doc.text) and doc.text[start] in " \n" and start - label.end < 4:
                 start += 1
