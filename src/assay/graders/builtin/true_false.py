@@ -216,17 +216,20 @@ class TrueFalseGrader(GraderInterface):
         """
         expected_text, normalized_expected, expected_bool = self._read(expected_output)
         actual_text, normalized_actual, actual_bool = self._read(agent_response)
+        # A spelling read is never blank (blank aliases are left out of the table), so the blank check
+        # runs only for an answer read as no boolean: the usual call pays nothing for it.
         if expected_bool is None:
             status, reason = MatchStatus.INVALID_EXPECTED, _invalid_expected_reason(expected_text)
+        elif actual_bool is not None:
+            if actual_bool != expected_bool:
+                status, reason = MatchStatus.MISMATCH, _MISMATCH_REASON[expected_bool]
+            else:
+                status, reason = MatchStatus.MATCH, _MATCH_REASON
         elif is_blank(normalized_actual):
             status, reason = MatchStatus.INVALID_RESPONSE, EMPTY_RESPONSE_REASON
-        elif actual_bool is None:
+        else:
             status = MatchStatus.INVALID_RESPONSE
             reason = f"Response '{actual_text}' does not represent a boolean value"
-        elif actual_bool != expected_bool:
-            status, reason = MatchStatus.MISMATCH, _MISMATCH_REASON[expected_bool]
-        else:
-            status, reason = MatchStatus.MATCH, _MATCH_REASON
         return verdict_result(
             status,
             reason,
@@ -243,7 +246,8 @@ def _alias_table(true_aliases: tuple[str, ...], false_aliases: tuple[str, ...], 
     table: dict[str, str] = {}
     for word, aliases in (("true", true_aliases), ("false", false_aliases)):
         for alias in (*aliases, word):
-            table[fold(alias.strip())] = word
+            if not is_blank(alias):  # an alias of no visible character ("\u200b") would pass an empty answer
+                table[fold(alias.strip())] = word
     return table
 
 

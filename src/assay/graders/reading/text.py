@@ -36,6 +36,8 @@ def read_text(value: object) -> str:
 def is_blank(text: str) -> bool:
     """Whether ``text`` has no visible character: one notion of an empty answer (or expected output) for
     every grader and composite. ``"\\u200b"``, ``"\\x00"``, a byte-order mark or a lone surrogate is empty."""
+    if text and "!" <= text[0] <= "~":  # most answers start with a printable ASCII character: no search
+        return False
     return _VISIBLE.search(text) is None
 
 
