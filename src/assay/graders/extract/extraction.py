@@ -20,8 +20,9 @@ import functools
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 
+from assay.graders.extract.candidate import EXPLICIT as _EXPLICIT
+from assay.graders.extract.candidate import Candidate, conflict_among, refuse
 from assay.graders.extract.later import (
     contrastive_not,
     correction_after,
@@ -60,8 +61,6 @@ __all__ = [
     "compiled",
     "extract_answer",
 ]
-
-_EXPLICIT = frozenset({"tagged", "json_field", "labelled"})
 
 
 def extract_answer(reply: object, rules: ExtractionRules = DEFAULT_RULES) -> Extraction:
@@ -103,37 +102,6 @@ its sentence): a hedge word in the descriptive prose of a long reasoning ("the k
 likely") does not doubt the answer it leads to."""
 
 
-@dataclass(frozen=True, slots=True)
-class Candidate:
-    """One possible answer: where it is, which rule found it, the boolean it names if any."""
-
-    rule: str
-    doc: Passage
-    start: int
-    end: int
-    polarity: str | None = None
-    """"+" or "-" when the span is exactly an answer word, else None."""
-    kind: str | None = None
-    """"particle" (yes/no) or "truth" (true/correct/false...) for an answer word."""
-    negated: bool = False
-    """For verdicts: a negator in its clause, so it reads as the opposite boolean."""
-    marker: str = field(default="", compare=False)
-
-    @property
-    def span(self) -> str:
-        return self.doc.text[self.start : self.end]
-
-    @property
-    def effective(self) -> str | None:
-        if self.polarity is None or not self.negated:
-            return self.polarity
-        return "-" if self.polarity == "+" else "+"
-
-
-def _refuse(rule: str, reason: str) -> Extraction:
-    return Extraction(None, rule, reason)
-
-
 class Extractor:
     """Extraction with its rules compiled: build once (see :func:`compiled`), call :meth:`extract` often."""
 
@@ -159,26 +127,26 @@ class Extractor:
         try:
             return self._extract(reply)
         except Exception:  # a reply must never crash grading: one we cannot read holds no answer
-            return _refuse("no_answer", "The reply could not be read")
+            return refuse("no_answer", "The reply could not be read")
 
     def _extract(self, reply: object) -> Extraction:
         raw, view = read_view(reply, self._rules.max_reply_chars)
         if not view:
-            return _refuse("no_answer", "The reply is empty")
+            return refuse("no_answer", "The reply is empty")
         doc = Passage(view)
         candidates = [*self._unread(reply), *self._candidates(doc, raw)]
         answered = [c for c in candidates if not c.doc.is_question(c.start, c.end)]
         candidates = answered or candidates  # an echoed question is not an answer when an answer follows
         hedge = self._p.hedges.search(view) if self._rules.refuse_hedged else None
         if hedge is not None and len(view) <= _NEAR:
-            return _refuse("hedged", f"The reply hedges ('{hedge.text}'), so it gives no clear answer")
-        if conflict := _conflict(candidates):
+            return refuse("hedged", f"The reply hedges ('{hedge.text}'), so it gives no clear answer")
+        if conflict := conflict_among(candidates):
             return conflict
         chosen = self._choose(candidates) or self._short_line(doc)
         if chosen is None:
-            return _refuse("no_answer", "No answer was found in the reply")
+            return refuse("no_answer", "No answer was found in the reply")
         if hedge is not None and (hedge := self._p.hedges.search(self._near(doc, chosen))):
-            return _refuse("hedged", f"The reply hedges ('{hedge.text}') near its answer")
+            return refuse("hedged", f"The reply hedges ('{hedge.text}') near its answer")
         return self._judge(chosen)
 
     def _unread(self, reply: object) -> Iterator[Candidate]:
@@ -396,24 +364,24 @@ class Extractor:
         doc, span = chosen.doc, chosen.span
         where = f" ({chosen.marker})" if chosen.marker else ""
         if not span:
-            return _refuse("no_answer", f"The answer marker{where} is empty")
+            return refuse("no_answer", f"The answer marker{where} is empty")
         first, last = doc.sentence(chosen.start, chosen.end)
         if doc.is_question(chosen.start, chosen.end) or self._p.asks(doc.text[first:last]):
-            return _refuse("question", f"The answer '{span}' is asked as a question, not stated")
+            return refuse("question", f"The answer '{span}' is asked as a question, not stated")
         refusal = self._context_refusal(chosen)
         if refusal is not None:
             return refusal
         if reopened := self._reopening_question(chosen):
-            return _refuse("question", f"A later question ('{reopened}') puts the answer '{span}' in doubt")
+            return refuse("question", f"A later question ('{reopened}') puts the answer '{span}' in doubt")
         if chosen.kind == "particle" and (flip := flipping_question(self._p, doc, chosen.start)):
-            return _refuse(
+            return refuse(
                 "question", f"'{span}' replies to a question naming '{flip.text}', so what it says is unclear"
             )
         after = self._clause_end(chosen)
         if chosen.polarity is None and contrastive_not(self._p, self._tail(chosen)):
             after = doc.sentence(chosen.start, chosen.end)[1]  # "24, not 42." sets the other value aside
         if correction := correction_after(self._p, doc, after, chosen.effective):
-            return _refuse("corrected", f"A later clause ('{correction}') takes the answer '{span}' back")
+            return refuse("corrected", f"A later clause ('{correction}') takes the answer '{span}' back")
         return Extraction(span, chosen.rule, f"Found '{span}' by the {chosen.rule} rule{where}")
 
     @staticmethod
@@ -430,18 +398,18 @@ class Extractor:
         clause_tail = doc.text[chosen.end : doc.clause_end(chosen.end)]
         tail = self._tail(chosen)
         if negator := self._p.negators.search(head) or self._negator_before(chosen):
-            return _refuse("negated", f"'{negator.text}' stands before the answer '{span}'")
+            return refuse("negated", f"'{negator.text}' stands before the answer '{span}'")
         if mixed := self._mixed(span):
-            return _refuse("mixed", f"The answer '{span}' holds {mixed}")
+            return refuse("mixed", f"The answer '{span}' holds {mixed}")
         if polarity != "-" and (negator := self._p.negators.search(span)):
-            return _refuse("negated", f"The answer '{span}' is negated by '{negator.text}'")
+            return refuse("negated", f"The answer '{span}' is negated by '{negator.text}'")
         if chosen.kind == "truth" and (negator := self._p.negators.search(clause_tail)):
-            return _refuse("negated", f"The answer '{span}' is negated by '{negator.text}' after it")
+            return refuse("negated", f"The answer '{span}' is negated by '{negator.text}' after it")
         # the whole sentence but an answer word itself (Spanish "si" is a yes, French "si" an "if")
         sentence = doc.text[doc.sentence(chosen.start, chosen.end)[0] : chosen.start]
         sentence += f" {span if polarity is None else ''} {tail}"
         if word := self._p.qualifiers.search(sentence) or self._p.contrasts.search(sentence):
-            return _refuse("hedged", f"The answer '{span}' is qualified by '{word.text}'")
+            return refuse("hedged", f"The answer '{span}' is qualified by '{word.text}'")
         return self._tail_refusal(span, polarity, tail)
 
     def _negator_before(self, chosen: Candidate) -> Hit | None:
@@ -459,26 +427,26 @@ class Extractor:
         """What the rest of the sentence says about the answer: it must not take it back."""
         if polarity == "+":
             for word, _ in self._opposites(tail, "-"):
-                return _refuse("mixed", f"'{span}' is followed by the opposite answer '{word.text}'")
+                return refuse("mixed", f"'{span}' is followed by the opposite answer '{word.text}'")
             if negator := self._p.negators.search(tail):
-                return _refuse("negated", f"'{span}' is followed by the negation '{negator.text}'")
+                return refuse("negated", f"'{span}' is followed by the negation '{negator.text}'")
         elif polarity == "-":
             for word, kind in self._opposites(tail, "+"):
                 clause = clause_around(tail, word.start, word.end)
                 if kind == "particle" or not self._p.negators.search(clause):  # "No, that's not true" agrees
-                    return _refuse("mixed", f"'{span}' is followed by the opposite answer '{word.text}'")
+                    return refuse("mixed", f"'{span}' is followed by the opposite answer '{word.text}'")
             for word, _ in self._opposites(tail, "-"):
                 # "No, not false", "No, it isn't wrong": a negated no says yes ("No, no" is one no)
                 head = clause_around(tail[: word.start], word.start, word.start)
                 negator = self._p.negators.search(head)
                 if negator and self._p.vocabulary.get(negator.text.casefold(), ("",))[0] != "-":
-                    return _refuse("mixed", f"'{span}' is followed by '{negator.text} … {word.text}', a yes")
+                    return refuse("mixed", f"'{span}' is followed by '{negator.text} … {word.text}', a yes")
         elif contrastive_not(self._p, tail):
             return None  # "24, not 42": the other value is set aside, the answer confirmed
         elif negator := self._p.negators.starting(tail.lstrip(" ,;:、，-–—")):
-            return _refuse("negated", f"'{span}' is followed by the negation '{negator.text}'")
+            return refuse("negated", f"'{span}' is followed by the negation '{negator.text}'")
         elif other := second_answer(span, tail):
-            return _refuse("mixed", f"The answer '{span}' stands beside a second one, '{other}'")
+            return refuse("mixed", f"The answer '{span}' stands beside a second one, '{other}'")
         return None
 
     def _opposites(self, tail: str, polarity: str) -> Iterator[tuple[Hit, str]]:
@@ -528,24 +496,3 @@ class Extractor:
                 return doc.text[first : last + 1].strip()
             position = last + 1
         return None
-
-
-def _conflict(candidates: list[Candidate]) -> Extraction | None:
-    """A refusal when two explicit answers differ or two candidates name opposite booleans."""
-    explicit: dict[str, Candidate] = {}
-    for c in candidates:
-        if c.rule in _EXPLICIT:
-            explicit.setdefault(c.polarity or " ".join(c.span.casefold().split()), c)
-    booleans: dict[str, Candidate] = {}
-    for c in candidates:
-        if c.effective is not None:
-            booleans.setdefault(c.effective, c)
-    for found in (explicit, booleans):
-        if len(found) > 1:
-            first, second = list(found.values())[:2]
-            return _refuse(
-                "conflicting_candidates",
-                f"The reply gives two different answers: '{first.span}' ({first.rule}) "
-                f"and '{second.span}' ({second.rule})",
-            )
-    return None
