@@ -316,7 +316,7 @@ def test_semantic_grades_through_the_api(client: TestClient) -> None:
     data = client.post("/api/graders/semantic/grade", json=body).json()["data"]
     assert data["passed"] is True
     assert 0.8 <= data["score"] <= 1.0
-    assert data["grader"] == {"grader_id": "semantic", "config": {"threshold": 0.8}, "version": "1.0.0"}
+    assert data["grader"] == {"grader_id": "semantic", "config": {"threshold": 0.8}, "version": "1.1.0"}
 
 
 @pytest.fixture

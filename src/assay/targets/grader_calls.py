@@ -74,7 +74,9 @@ class GraderCalls:
         headers = {"content-type": "application/json"}
         if key is not None:
             headers["authorization"] = f"Bearer {key}"
-        retry = RetryPolicy(attempts=endpoint.max_attempts, timeout=endpoint.timeout)
+        retry = RetryPolicy(
+            attempts=endpoint.max_attempts, timeout=endpoint.timeout, total=endpoint.max_total_seconds
+        )
         try:
             reply, attempts = await call_with_retries(
                 lambda: send(

@@ -26,6 +26,8 @@ class RetryPolicy:
         max_wait: cap of one backoff.
         jitter: random seconds added to each backoff so clients do not retry in step.
         max_retry_after: cap on a server's ``Retry-After``, so one header cannot stall a run for hours.
+        total: seconds the whole call may take, every attempt and wait included (``None``: no bound but
+            ``attempts``); when it runs out, the call fails as a timeout, however many attempts were left.
     """
 
     attempts: int = 4
@@ -34,6 +36,7 @@ class RetryPolicy:
     max_wait: float = 20.0
     jitter: float = 0.5
     max_retry_after: float = 60.0
+    total: float | None = None
 
 
 class _WaitHonouringRetryAfter:
@@ -78,7 +81,24 @@ async def _attempt(call: Callable[[], Awaitable[T]], policy: RetryPolicy) -> T:
 
 
 async def call_with_retries(call: Callable[[], Awaitable[T]], policy: RetryPolicy) -> tuple[T, int]:
-    """``call()``'s value and the attempts it took; raises the last :class:`TargetCallError` on giving up.
+    """``call()``'s value and the attempts it took; raises the last :class:`TargetCallError` on giving up,
+    or a timeout that is not retried once ``policy.total`` seconds have passed.
+    """
+    if policy.total is None:
+        return await _with_retries(call, policy)
+    import asyncio
+
+    try:
+        async with asyncio.timeout(policy.total):
+            return await _with_retries(call, policy)
+    except TimeoutError as exc:
+        raise TargetCallError(
+            "timeout", f"no reply within the total bound of {policy.total:g} s", retryable=True
+        ) from exc
+
+
+async def _with_retries(call: Callable[[], Awaitable[T]], policy: RetryPolicy) -> tuple[T, int]:
+    """``call()`` under ``policy``'s attempts, per-attempt timeout and backoff.
 
     ``call`` signals a failed attempt by raising :class:`TargetCallError`; only retryable ones are retried.
     The first attempt is made directly: building tenacity's machinery costs ~35 µs, too much to pay for

@@ -463,7 +463,7 @@ def test_config_of_a_child_is_checked_by_the_child_with_its_path() -> None:
         "graders[1].config.aliases.true": "graders[1].config: 'aliases.true' must be a list, got str",
         "graders[2].config.grader.config": (
             "graders[2].config.grader.config: unknown config key 'case_sensitve'; "
-            "accepted keys: aliases, case_sensitive"
+            "accepted keys: aliases, case_sensitive, extra_aliases"
         ),
     }
     with pytest.raises(TypeError, match=r"graders\[0\]\.config: 'aliases.true' must be a list"):
@@ -662,10 +662,10 @@ def test_odd_answers(answer: object) -> None:
 
 
 def test_instance_version_covers_the_children(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert NotGrader.version == "1.1.0"  # the class: the combination's own rules and details' shape
+    assert NotGrader.version == "1.2.0"  # the class: the combination's own rules and details' shape
     over_text = NotGrader()
     over_boolean = NotGrader(config={"grader": {"grader_id": "true-false"}})
-    assert over_text.version.startswith("1.1.0+")
+    assert over_text.version.startswith("1.2.0+")
     assert over_text.version != over_boolean.version
     assert NotGrader().version == over_text.version  # deterministic
     assert over_text.metadata()["version"] == over_text.version

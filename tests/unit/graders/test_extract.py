@@ -178,8 +178,8 @@ def test_config_is_stored_filled_in_and_the_version_names_the_child() -> None:
     assert "correct" in config["grader"]["config"]["aliases"]["true"]
     assert config["rules"] == list(PICKING_RULES)
     assert ExtractGrader("extract", config).config == config
-    assert ExtractGrader.version == "1.1.0"
-    assert TRUE_FALSE.version.startswith("1.1.0+")
+    assert ExtractGrader.version == "1.2.0"
+    assert TRUE_FALSE.version.startswith("1.2.0+")
     assert CHOICE.version != TRUE_FALSE.version
 
 
@@ -212,6 +212,7 @@ def test_every_preset_reads_its_language() -> None:
         "japanese": "答え：いいえ",
         "chinese": "答案是：否",
         "russian": "Ответ: нет",
+        "multilingual": "Antwort: nein",
     }
     assert set(ExtractGrader.presets) == set(replies)
     for language, reply in replies.items():

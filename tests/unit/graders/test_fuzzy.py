@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from assay.graders import FuzzyGrader
 from assay.graders.builtin.fuzzy import MAX_CHARS, METHODS
+from assay.graders.reading.text import is_blank
 from tests.support.inputs import anything, whitespace
 from tests.support.scored import assert_scored
 
@@ -177,7 +178,7 @@ configs = st.fixed_dictionaries(
     },
 )
 methods = st.sampled_from(list(METHODS))
-visible = st.text(min_size=1).filter(lambda text: text.strip() != "")
+visible = st.text(min_size=1).filter(lambda text: not is_blank(text))
 ascii_text = st.text(alphabet="abcdefgh ijkXYZ.,'-0123", min_size=1).filter(lambda text: text.strip() != "")
 
 

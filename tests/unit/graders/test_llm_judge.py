@@ -450,3 +450,13 @@ def test_no_text_passes_unless_it_is_one_passing_object(content: str) -> None:
         parsed = json.loads(text)
         assert parsed["pass"] is True
         assert parsed["score"] >= 0.5
+
+
+def test_one_answer_has_a_total_time_bound_and_numbers_are_finite() -> None:
+    assert LLMJudgeGrader().endpoint.max_total_seconds == 300
+    assert LLMJudgeGrader(config={"max_total_seconds": 20}).endpoint.max_total_seconds == 20
+    for key in ("threshold", "temperature", "timeout", "max_total_seconds"):
+        for bad in (float("nan"), float("inf")):
+            problems = LLMJudgeGrader.config_problems({key: bad})
+            assert problems, (key, bad)
+            assert problems[0].path == key

@@ -88,7 +88,7 @@ EXACT = NumericGrader(config={"rel_tol": 0})
         ("e^42", "42", "invalid_response"),
         ("x<42", "42", "invalid_response"),
         ("±5", "5", "invalid_response"),
-        ("~42", "42", "match"),
+        ("~42", "42", "invalid_response"),  # an approximation is not the value
         ("1e999", "1", "invalid_response"),
         # no number at all
         ("forty-two", "42", "invalid_response"),
@@ -286,7 +286,8 @@ def test_an_answer_naming_a_wrong_number_besides_the_right_one_never_passes(
     right: Decimal, wrong: Decimal, template: str
 ) -> None:
     result = DEFAULT.grade(template.format(right, wrong), str(right))
-    assert result["passed"] is (right == wrong)
+    if right != wrong:  # when equal, "0 (or 0?)" is still asked, not stated: refused too
+        assert result["passed"] is False
 
 
 @given(st.integers(0, 10**6), st.integers(1, 10**6), st.booleans())

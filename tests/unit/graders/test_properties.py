@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from assay.graders import StringMatchGrader, TrueFalseGrader
+from assay.graders.reading.text import is_blank
 from tests.support.inputs import ALIASES, anything, whitespace
 
 
@@ -54,7 +55,7 @@ def test_string_match_normalisation_is_idempotent(value: str) -> None:
     grader = StringMatchGrader()
     once = grader.normalize(value)
     assert grader.normalize(once) == once
-    assert grader.grade(value, value)["passed"] is bool(once)  # an empty expected output never passes
+    assert grader.grade(value, value)["passed"] is (not is_blank(once))  # an empty one never passes
 
 
 @given(st.text(max_size=20), st.text(max_size=20))
@@ -62,4 +63,4 @@ def test_case_sensitive_string_match_is_plain_equality_without_normalisation(
     response: str, expected: str
 ) -> None:
     grader = StringMatchGrader(config={"case_sensitive": True, "normalize_whitespace": False})
-    assert grader.grade(response, expected)["passed"] is (response == expected and expected.strip() != "")
+    assert grader.grade(response, expected)["passed"] is (response == expected and not is_blank(expected))

@@ -190,8 +190,23 @@ def test_default_config_is_case_insensitive_with_default_aliases(grader: TrueFal
     assert grader.false_aliases == DEFAULT_FALSE
     assert grader.config == {
         "aliases": {"true": DEFAULT_TRUE, "false": DEFAULT_FALSE},
+        "extra_aliases": {"true": [], "false": []},
         "case_sensitive": False,
     }
+
+
+def test_extra_aliases_add_to_the_defaults_or_to_the_given_aliases() -> None:
+    extra = {"true": ["oui", "ja"], "false": ["non"]}
+    added = TrueFalseGrader(config={"extra_aliases": extra})
+    assert added.grade("Oui", "yes")["passed"] is True  # a default and an extra one
+    assert added.grade("non", "no")["passed"] is True
+    assert added.true_aliases == [*DEFAULT_TRUE, "oui", "ja"]
+    replaced = TrueFalseGrader(
+        config={"aliases": {"true": ["si"], "false": ["nope"]}, "extra_aliases": extra}
+    )
+    assert replaced.grade("ja", "si")["passed"] is True
+    assert replaced.grade("yes", "true")["details"]["match_status"] == "invalid_response"
+    assert TrueFalseGrader.config_problems({"extra_aliases": {"true": ["no"]}})  # both true and false
 
 
 def test_inherits_grader_interface(grader: TrueFalseGrader) -> None:

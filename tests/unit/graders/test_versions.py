@@ -25,35 +25,35 @@ from assay.graders import (
 from tests.support.requirements import require
 
 PINNED = {
-    "string-match": ("1.2.0", "32e779a2066e6c1b"),
-    "true-false": ("1.0.0", "ee0717b774bbe50f"),
-    "contains": ("1.0.0", "a3f66c295f93e113"),
-    "regex": ("1.0.0", "f8d6471262b75092"),
-    "choice": ("1.0.0", "5a55c5c903111e0a"),
-    "numeric": ("1.0.0", "6102d8ec21a739bc"),
-    "json": ("1.0.0", "1cfeaa154136fef2"),
-    "fuzzy": ("1.0.0", "9f8211b3746db58d"),
-    "overlap": ("1.0.0", "387828a2e3fddc9a"),
-    "semantic": ("1.0.0", "1a388cc0c828e34f"),
+    "string-match": ("1.3.0", "52808ac4cea26d5b"),
+    "true-false": ("1.1.0", "8938d1a80c3ba560"),
+    "contains": ("1.1.0", "a85dd47d7ddefb8f"),
+    "regex": ("1.1.0", "70e040dba9e84a3b"),
+    "choice": ("1.1.0", "12cbf85d9c27c068"),
+    "numeric": ("1.1.0", "a6248d463b3f19c4"),
+    "json": ("1.1.0", "daad6cd72ff7c0e4"),
+    "fuzzy": ("1.1.0", "e7a02fd6933a09c2"),
+    "overlap": ("1.1.0", "6743735fa3170aea"),
+    "semantic": ("1.1.0", "e5064a51643fea09"),
     # A composite's version is its class version + a digest of its children's ids and versions, so these
     # change when a child grader's version does (that is the point: its verdicts may have changed).
-    # 1.1.0 changed the details tree's entries only (no more match_status and reason beside the child's
-    # details), hence the same digests as 1.0.0.
-    "not": ("1.1.0+2fc465321044", "6766a7b4a96ffbf5"),
-    "extract": ("1.1.0+6937ee9ad3a1", "c74f841b09f98ace"),
-    "all": ("1.1.0+2fc465321044", "9234ecd6160f7dcc"),
-    "any": ("1.1.0+2fc465321044", "0268b174314a905c"),
-    "at-least": ("1.1.0+2fc465321044", "5b42b3af55642670"),
-    "weighted": ("1.1.0+2fc465321044", "651c522911f35525"),
-    "llm-judge": ("1.1.0", "41c927c7adcbfb26"),
+    # 1.1.0 changed the details tree's entries only; 1.2.0 (issue 23): an answer with no visible character
+    # is empty, disjunctions that cannot fail are refused, extraction reads corrections and quotations.
+    "not": ("1.2.0+8ba4f5282bf1", "c45d64ff4fceadca"),
+    "extract": ("1.2.0+b6c11adfa18d", "9e79c9e9bef2d4db"),
+    "all": ("1.2.0+8ba4f5282bf1", "e29c86e19815164f"),
+    "any": ("1.2.0+8ba4f5282bf1", "520276faf84dca02"),
+    "at-least": ("1.2.0+8ba4f5282bf1", "d08c6e0023485e72"),
+    "weighted": ("1.2.0+8ba4f5282bf1", "ffd7a956d0be2348"),
+    "llm-judge": ("1.2.0", "d3822362a818d53e"),
 }
 TF: dict[str, Any] = {"grader_id": "true-false"}
 SM: dict[str, Any] = {"grader_id": "string-match"}
 CONFIGURED: dict[str, tuple[dict[str, Any], str, str]] = {
     # Defaults use string-match only; these trees reach every rule (invalid children, own expected values).
-    "not": ({"grader": TF}, "1.1.0+6937ee9ad3a1", "70db81d2f4758419"),
-    "all": ({"graders": [TF, SM]}, "1.1.0+62bcdae3a943", "c5df7153898723e8"),
-    "any": ({"graders": [TF, {**SM, "expected_output": "paris"}]}, "1.1.0+62bcdae3a943", "0f645931acf6fb19"),
+    "not": ({"grader": TF}, "1.2.0+b6c11adfa18d", "a1569656ef6041fd"),
+    "all": ({"graders": [TF, SM]}, "1.2.0+5ad4e4daa24a", "1d86b0e5f17292cc"),
+    "any": ({"graders": [TF, {**SM, "expected_output": "paris"}]}, "1.2.0+5ad4e4daa24a", "df5ba21aee01a93a"),
     "at-least": (
         {
             "graders": [
@@ -63,18 +63,18 @@ CONFIGURED: dict[str, tuple[dict[str, Any], str, str]] = {
             ],
             "k": 2,
         },
-        "1.1.0+251c65830a24",
-        "6848cb5a02cc45be",
+        "1.2.0+4a0ba937df95",
+        "a8a0dbfb931c7346",
     ),
     "extract": (
         {"grader": {"grader_id": "choice"}, "languages": ["english"]},
-        "1.1.0+b1d0ce9d4c5a",
+        "1.2.0+832e0ffe054f",
         "1785166f83429569",
     ),
     "weighted": (
         {"graders": [{**TF, "weight": 2}, {**SM, "weight": 1}], "threshold": 0.6},
-        "1.1.0+62bcdae3a943",
-        "9ab9fc8cf354aeab",
+        "1.2.0+5ad4e4daa24a",
+        "ad227bbbcb3b4d62",
     ),
 }
 INPUTS: list[object] = [
@@ -216,6 +216,6 @@ def test_version_pins_judge_readings() -> None:
             details = result["details"]
             verdict = [result["passed"], result["score"], details["match_status"], details["reason"]]
             digest.update(json.dumps([*verdict, details.get("error")], ensure_ascii=True).encode())
-    assert (LLMJudgeGrader.version, digest.hexdigest()[:16]) == ("1.1.0", JUDGE_READINGS), (
+    assert (LLMJudgeGrader.version, digest.hexdigest()[:16]) == ("1.2.0", JUDGE_READINGS), (
         "llm-judge: its readings or version changed; bump the version and update JUDGE_READINGS"
     )

@@ -72,3 +72,20 @@ def test_retry_after_header_forms(header: str | None, expected: float | None) ->
 def test_retry_after_http_date_in_the_future() -> None:
     soon = format_datetime(datetime.now(UTC) + timedelta(seconds=30), usegmt=True)
     assert 25 <= (_retry_after(soon) or 0) <= 30
+
+
+async def test_the_total_bound_ends_the_call_whatever_attempts_and_retry_after_are_left() -> None:
+    # Retry-After of an hour honoured in full, ten attempts: the total bound alone ends the call
+    patient = RetryPolicy(attempts=10, timeout=1.0, max_retry_after=3600, total=0.05)
+    calls, call = failing(*(TargetCallError("http_429", retryable=True, retry_after=3600) for _ in range(9)))
+    with pytest.raises(TargetCallError) as caught:
+        await call_with_retries(call, patient)
+    assert caught.value.final_reason == "timeout_after_retries"
+    assert "total bound" in caught.value.detail
+    assert len(calls) == 1
+
+
+async def test_a_call_within_the_total_bound_is_unchanged() -> None:
+    bounded = RetryPolicy(attempts=4, timeout=1.0, initial_wait=0.01, max_wait=0.05, jitter=0.01, total=30)
+    _, call = failing(TargetCallError("http_503", retryable=True))
+    assert await call_with_retries(call, bounded) == ("ok", 2)

@@ -18,10 +18,11 @@ from collections.abc import Callable, Iterable, Mapping
 from enum import Enum
 from typing import Any, ClassVar, NamedTuple
 
+from assay.graders.builtin.choice_doubt import doubt_of
 from assay.graders.contract.base import GraderInterface, Preset
 from assay.graders.contract.config_check import ConfigProblem, ProblemKind
 from assay.graders.contract.verdict import EMPTY_RESPONSE_REASON, GradeResult, MatchStatus
-from assay.graders.reading.text import collapse_whitespace, excerpt, read_text
+from assay.graders.reading.text import collapse_whitespace, excerpt, is_blank, read_text
 from assay.graders.reading.words import is_whole_word, token_pattern
 
 DEFAULT_LABELS = ("A", "B", "C", "D", "E")
@@ -104,6 +105,8 @@ class Reading(NamedTuple):
     read, that one only."""
     crowded: bool = False
     """Whether the answer holds more than MAX_CANDIDATES label-like tokens (then none is read)."""
+    doubt: str | None = None
+    """Why the one label read is not a stated choice: asked ("B?") or taken back ("B. No, C.")."""
 
 
 def _unique(labels: Iterable[str]) -> tuple[str, ...]:
@@ -145,7 +148,7 @@ class ChoiceGrader(GraderInterface):
         "The answer chooses the expected option (A-E or labels from the config); two choices are invalid"
     )
     type: ClassVar[str] = "choice"
-    version: ClassVar[str] = "1.0.0"
+    version: ClassVar[str] = "1.1.0"
     fresh_results: ClassVar[bool] = True
     config_schema: ClassVar[dict[str, Any]] = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -292,6 +295,9 @@ class ChoiceGrader(GraderInterface):
                 other.extend([mention.label for mention in group])
         named = _unique(explicit or other)
         if len(named) == 1:
+            doubt = doubt_of(answer, mentions, named[0])
+            if doubt is not None:
+                return Reading(None, (), named, doubt=doubt)
             return Reading(named[0], named, named)
         return Reading(None, named, _unique([mention.label for mention in mentions]))
 
@@ -329,7 +335,7 @@ class ChoiceGrader(GraderInterface):
         named: list[str] = []
         if expected_label is None:
             status, reason = _INVALID_EXPECTED, self._invalid_expected_reason(normalized_expected)
-        elif not answer or answer.isspace():
+        elif is_blank(answer):
             status, reason = _INVALID_RESPONSE, EMPTY_RESPONSE_REASON
         else:
             reading = self.read(answer)
@@ -359,6 +365,8 @@ class ChoiceGrader(GraderInterface):
         if reading.label is not None:
             chosen, wanted = excerpt(reading.label, 20), excerpt(expected_label, 20)
             return _MISMATCH, f"Response chooses {chosen}; expected {wanted}"
+        if reading.doubt is not None:
+            return _INVALID_RESPONSE, reading.doubt
         if reading.crowded:
             return _INVALID_RESPONSE, (
                 f"Response holds more than {MAX_CANDIDATES:,} label-like tokens: too many to read one choice"

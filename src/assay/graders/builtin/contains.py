@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 from assay.graders.contract.base import GraderInterface, Preset
 from assay.graders.contract.verdict import EMPTY_RESPONSE_REASON, GradeResult, MatchStatus, verdict_result
-from assay.graders.reading.text import excerpt, read_text, text_normalizer
+from assay.graders.reading.text import excerpt, is_blank, read_text, text_normalizer
 from assay.graders.reading.words import find_whole_word, word_around
 
 _EMPTY_EXPECTED_REASON = "Expected output is empty: there is nothing to look for"
@@ -42,7 +42,7 @@ class ContainsGrader(GraderInterface):
         "The expected text occurs in the response (whole words by default; case and whitespace options)"
     )
     type: ClassVar[str] = "contains"
-    version: ClassVar[str] = "1.0.0"
+    version: ClassVar[str] = "1.1.0"
     fresh_results: ClassVar[bool] = True
     config_schema: ClassVar[dict[str, Any]] = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -103,7 +103,7 @@ class ContainsGrader(GraderInterface):
 
     def check_expected(self, expected_output: Any) -> str | None:
         """An empty or blank expected text is found everywhere, so it can never be a meaningful pass."""
-        return _EMPTY_EXPECTED_REASON if not self.normalize(expected_output).strip() else None
+        return _EMPTY_EXPECTED_REASON if is_blank(self.normalize(expected_output)) else None
 
     def grade(self, agent_response: Any, expected_output: Any) -> GradeResult:
         """Grade one response; details give where the expected text was found (``found_at``, an offset
@@ -112,9 +112,9 @@ class ContainsGrader(GraderInterface):
         normalized_expected = normalize(read_text(expected_output))
         normalized_actual = normalize(read_text(agent_response))
         found = -1
-        if not normalized_expected.strip():
+        if is_blank(normalized_expected):
             status, reason = MatchStatus.INVALID_EXPECTED, _EMPTY_EXPECTED_REASON
-        elif not normalized_actual.strip():
+        elif is_blank(normalized_actual):
             status, reason = MatchStatus.INVALID_RESPONSE, EMPTY_RESPONSE_REASON
         else:
             if self._whole_words:

@@ -16,7 +16,7 @@ from assay.graders.contract.verdict import (
     Verdict,
     VerdictReport,
 )
-from assay.graders.reading.text import read_text, text_normalizer
+from assay.graders.reading.text import is_blank, read_text, text_normalizer
 from assay.graders.reading.threshold import clamp_score, judge, threshold_schema
 
 MAX_CHARS = 10_000
@@ -100,7 +100,7 @@ class FuzzyGrader(GraderInterface):
         "normalised Levenshtein) compared with a threshold; tolerates typos and small rewordings"
     )
     type: ClassVar[str] = "fuzzy"
-    version: ClassVar[str] = "1.0.0"
+    version: ClassVar[str] = "1.1.0"
     fresh_results: ClassVar[bool] = True
     config_schema: ClassVar[dict[str, Any]] = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -177,7 +177,7 @@ class FuzzyGrader(GraderInterface):
 
     def check_expected(self, expected_output: Any) -> str | None:
         """A blank expected output can never pass: a blank answer is refused before it is measured."""
-        return None if self._normalize(read_text(expected_output)).strip() else _EMPTY_EXPECTED_REASON
+        return _EMPTY_EXPECTED_REASON if is_blank(self._normalize(read_text(expected_output))) else None
 
     def grade(self, agent_response: Any, expected_output: Any) -> GradeResult:
         """Grade one response; the score is the similarity, kept on a mismatch too."""
@@ -185,9 +185,9 @@ class FuzzyGrader(GraderInterface):
         normalized_actual = self._normalize(read_text(agent_response))
         score = 0.0
         truncated = False
-        if not normalized_expected.strip():
+        if is_blank(normalized_expected):
             status, reason = MatchStatus.INVALID_EXPECTED, _EMPTY_EXPECTED_REASON
-        elif not normalized_actual.strip():
+        elif is_blank(normalized_actual):
             status, reason = MatchStatus.INVALID_RESPONSE, EMPTY_RESPONSE_REASON
         else:
             similarity, truncated = self._similarity(normalized_expected, normalized_actual)

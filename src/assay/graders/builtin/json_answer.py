@@ -39,7 +39,7 @@ from assay.graders.reading.json_reading import (
     read_json,
 )
 from assay.graders.reading.json_schema_check import compile_schema, first_violation, schema_problems
-from assay.graders.reading.text import read_text
+from assay.graders.reading.text import is_blank, read_text
 
 MAX_PICK_CHARS = 1_000
 MAX_PICK_DEPTH = 50
@@ -176,7 +176,7 @@ class JsonGrader(GraderInterface):
         "equal to or a superset of the expected JSON, optionally after a JMESPath pick"
     )
     type: ClassVar[str] = "json"
-    version: ClassVar[str] = "1.0.0"
+    version: ClassVar[str] = "1.1.0"
     fresh_results: ClassVar[bool] = True
     config_schema: ClassVar[dict[str, Any]] = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -286,7 +286,7 @@ class JsonGrader(GraderInterface):
         if self._comparison is Comparison.NONE:
             return Comparison.NONE, None, None, 0
         text = read_text(expected_output)
-        if not text or text.isspace():
+        if is_blank(text):
             if self._comparison is not Comparison.AUTO:
                 return self._comparison, None, _EMPTY_EXPECTED, 0
             if self._validator is None:
@@ -313,7 +313,7 @@ class JsonGrader(GraderInterface):
         source = picked = difference_path = schema_error = None
         if expected_problem is not None:
             status, reason = _INVALID_EXPECTED, expected_problem
-        elif not response_text or response_text.isspace():
+        elif is_blank(response_text):
             status, reason = _INVALID_RESPONSE, EMPTY_RESPONSE_REASON
         else:
             actual, problem, source, actual_chars = read_json(response_text, allow_fenced=self._allow_fenced)

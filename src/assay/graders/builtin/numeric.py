@@ -3,7 +3,10 @@
 Each side must hold exactly one number (it may repeat: "42. The answer is 42"). Reading is conservative:
 several different numbers, or a digit run this grader cannot read as one number (a date, a time, a range,
 a version, a phone number, an ordinal, a digit inside a word), make the answer ``invalid_response``, never
-a guess. Numbers are read into floats (IEEE doubles) and compared with :func:`math.isclose`; the default
+a guess. So does a number stated as a bound, an approximation, a negation or a question, with or without a
+space ("not 42", "less than 42", "at least 42", "about 42", "~42", "≈ 42", "< 42", "≥42", "42?", "42+", "42
+or more", in the languages extraction reads), and a number that underflows to 0 ("1e-400" is not 0).
+Numbers are read into floats (IEEE doubles) and compared with :func:`math.isclose`; the default
 ``rel_tol`` of 1e-9 is far above a double's precision, so the written decimals decide, not the binary
 representation. Percent and fraction values are computed with one rounding ("0.1%" is the double nearest
 0.001), so they equal the decimal spelled out even with zero tolerance.
@@ -17,9 +20,8 @@ from collections.abc import Mapping
 from typing import Any, ClassVar, NamedTuple
 
 from assay.graders.contract.base import GraderInterface, Preset
-from assay.graders.contract.config_check import ConfigProblem, ProblemKind
 from assay.graders.contract.verdict import EMPTY_RESPONSE_REASON, GradeResult, MatchStatus, verdict_result
-from assay.graders.reading.text import excerpt, read_text
+from assay.graders.reading.text import excerpt, is_blank, read_text
 
 _SIGNS = "-+\u2212\ufe63\uff0d"  # hyphen-minus, plus, minus sign, small and fullwidth hyphen-minus
 _MINUS = frozenset("-\u2212\ufe63\uff0d")
@@ -34,8 +36,33 @@ _GROUP_SPACES = "\u00a0\u2009\u202f"
 """No-break, thin and narrow no-break spaces group digits ("1 234"); a plain space separates numbers."""
 _PERCENT = "%\u066a\uff05"
 _PER_MILLE = frozenset("\u2030\u2031")
-_OPERATORS = frozenset("^\u221a\u221b\u221c\u00b1\u2213<>\u2264\u2265\u2260")
-"""Signs that change what a number right after them means: a power, a root, a ± or a bound ("<42")."""
+_OPERATORS = frozenset("^\u221a\u221b\u221c\u00b1\u2213<>\u2264\u2265\u2260~\u2248\u223c\u2243\u2245")
+"""Signs that change what a number right after them means: a power, a root, a ±, a bound or an
+approximation ("<42", "~42", "≈42")."""
+_QUALIFIED_BEFORE = re.compile(
+    r"(?i)(?:n't|(?<!\w)(?:not|no|never|less than|more than|fewer than|greater than|higher than|lower than"
+    r"|over|under|above|below|at least|at most|up to|upwards of|about|around|approximately|approx\.?|roughly"
+    r"|nearly|almost|circa|ca\.|some|perhaps|maybe|probably|possibly|likely|estimated|est\."
+    r"|pas|plus de|moins de|au moins|au plus|environ|presque|à peu près|nicht|kein|mehr als|weniger als"
+    r"|mindestens|höchstens|etwa|ungefähr|rund|fast|über|unter|más de|menos de|al menos|como mucho"
+    r"|aproximadamente|unos|unas|cerca de|alrededor de|casi|più di|meno di|almeno|circa|quasi|non|não"
+    r"|mais de|pelo menos|quase|около|более|менее|не менее|не более|почти|примерно|приблизительно|свыше"
+    r"|больше|меньше|не|約|大约|约|超过|不到|至少|近)|[~<>\u2248\u223c\u2243\u2245\u2264\u2265\u2260±])"
+    r"[ \t\u00a0]*[:(]?[ \t\u00a0]*$"
+)
+"""A word or sign just before a number that makes it a bound, an approximation, a guess or a negation
+("not 42", "less than 42", "about 42", "< 42"): the number is then not what the text states."""
+_QUALIFIED_AFTER = re.compile(
+    r"[ \t\u00a0]*(?:[?+±\u00bf]|-?ish(?!\w)|,?[ \t\u00a0]*(?i:(?:or|ou|oder|o) (?:more|less|fewer|so"
+    r"|above|below|higher|lower|greater|thereabouts|something|plus|moins|mehr|weniger|más|menos|así|più|meno"
+    r"|mais)|at (?:most|least)|max(?:imum)?|min(?:imum)?|plus|roughly|approximately|approx|give or take"
+    r"|more or less"
+    r"|environ|ungefähr|etwa|circa|aproximadamente|maybe|perhaps|probably|peut-être|vielleicht|quizás|forse)"
+    r"(?!\w))"
+)
+"""After a number: a question mark, a plus ("42+"), "or more", "at most", "-ish"."""
+_QUALIFIED = "which is not a stated value (a bound, an approximation, a negation or a question)"
+_NONZERO_DIGIT = re.compile("[1-9]")
 MAX_TOKEN_CHARS = 400
 """A number written longer than this is not read (it would cost more than it could mean)."""
 _DROP_GROUP_MARKS = str.maketrans("", "", ".," + _GROUP_SPACES)
@@ -155,9 +182,13 @@ class _Reader:
             plain = self._plain(stripped)
             if plain is not None and not (plain[2] and self._percent_as_fraction):
                 value = float(plain[1])
-                if math.isfinite(value):  # 1e999 is read below, to say why it is not a number
+                # 1e999 and 1e-400 (not 0: its digits say otherwise) are read below, to say why
+                if math.isfinite(value) and (
+                    value or not _NONZERO_DIGIT.search(plain[1].partition("e")[0].partition("E")[0])
+                ):
                     return value, stripped, None, ()
         seen: dict[float, str] = {}  # each different number, as first written, in order
+        qualified: str | None = None
         length = len(text)
         percent_as_fraction = self._percent_as_fraction
         for match in self._pattern.finditer(text):
@@ -176,6 +207,15 @@ class _Reader:
                     problem = _PER_MILLE_VALUE
                 elif end + 1 < length and text[end + 1].isdecimal():
                     problem = _GLUED
+            if (
+                qualified is None
+                and problem is None
+                and (
+                    _QUALIFIED_BEFORE.search(text, max(0, start - 24), start)
+                    or _QUALIFIED_AFTER.match(text, end)
+                )
+            ):  # said once every number is read: several numbers are the plainer reason
+                qualified = f"holds {excerpt(_glued_token(text, start, end))}, {_QUALIFIED}"
             if problem is not None:
                 return None, None, f"holds {excerpt(_glued_token(text, start, end))}, {problem}", ()
             _, _, whole, fraction, _, exponent, percent = groups = match.groups()
@@ -206,6 +246,8 @@ class _Reader:
                 f"holds several different numbers ({names}), so which one is meant is unclear",
                 listed,
             )
+        if qualified is not None:
+            return None, None, qualified, ()
         ((value, token),) = seen.items()
         return value, token, None, ()
 
@@ -227,6 +269,8 @@ class _Reader:
                 value = float(written)
         except (OverflowError, ValueError):
             return None
+        if not value and _NONZERO_DIGIT.search(f"{whole}{fraction}{lead}{numerator}"):
+            return None  # underflow: "1e-400" is not 0
         return value if math.isfinite(value) else None
 
 
@@ -250,7 +294,7 @@ class NumericGrader(GraderInterface):
         "the expected number within absolute and relative tolerance; several different numbers are invalid"
     )
     type: ClassVar[str] = "numeric"
-    version: ClassVar[str] = "1.0.0"
+    version: ClassVar[str] = "1.1.0"
     fresh_results: ClassVar[bool] = True
     config_schema: ClassVar[dict[str, Any]] = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -318,15 +362,6 @@ class NumericGrader(GraderInterface):
         )
         self._freeze()
 
-    @classmethod
-    def semantic_problems(cls, config: dict[str, Any]) -> list[ConfigProblem]:
-        """Tolerances must be finite (a schema's ``minimum`` lets NaN and infinity through)."""
-        return [
-            ConfigProblem(key, f"'{key}' must be a finite number", ProblemKind.VALUE)
-            for key in ("abs_tol", "rel_tol")
-            if key in config and not math.isfinite(config[key])
-        ]
-
     def read(self, value: object) -> Reading:
         """The number ``value`` states under this grader's options, or why it states none."""
         return Reading(*self._reader.read(read_text(value)))
@@ -345,7 +380,7 @@ class NumericGrader(GraderInterface):
         numbers: tuple[str, ...] = ()
         if e is None:
             status, reason = _INVALID_EXPECTED, f"{_EXPECTED_SUBJECT} {e_problem}"
-        elif not response_text or response_text.isspace():
+        elif is_blank(response_text):
             status, reason = _INVALID_RESPONSE, EMPTY_RESPONSE_REASON
         else:
             a, a_token, a_problem, numbers = read(response_text)

@@ -16,7 +16,7 @@ from assay.graders.contract.verdict import (
     Verdict,
     VerdictReport,
 )
-from assay.graders.reading.text import read_text
+from assay.graders.reading.text import is_blank, read_text
 from assay.graders.reading.threshold import clamp_score, judge, threshold_schema
 from assay.graders.reading.tokens import tokenizer
 
@@ -108,7 +108,7 @@ class OverlapGrader(GraderInterface):
         "Japanese and Korean counted per character"
     )
     type: ClassVar[str] = "overlap"
-    version: ClassVar[str] = "1.0.0"
+    version: ClassVar[str] = "1.1.0"
     fresh_results: ClassVar[bool] = True
     config_schema: ClassVar[dict[str, Any]] = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -193,7 +193,7 @@ class OverlapGrader(GraderInterface):
         return self._tokens(read_text(value))
 
     def _expected_problem(self, expected_text: str, expected_tokens: list[str]) -> str | None:
-        if not expected_text.strip():
+        if is_blank(expected_text):
             return _EMPTY_EXPECTED_REASON
         return None if expected_tokens else self._no_expected_tokens
 
@@ -211,7 +211,7 @@ class OverlapGrader(GraderInterface):
         problem = self._expected_problem(expected_text, expected_tokens)
         if problem is not None:
             status, reason = MatchStatus.INVALID_EXPECTED, problem
-        elif not actual_text.strip():
+        elif is_blank(actual_text):
             status, reason = MatchStatus.INVALID_RESPONSE, EMPTY_RESPONSE_REASON
         else:  # an answer of no tokens ("...", "The") shares none: F 0, said by the counts in the reason
             overlap = self._metric.overlap(expected_tokens, actual_tokens)

@@ -32,7 +32,7 @@ import re2
 from assay.graders.contract.base import GraderInterface
 from assay.graders.contract.config_check import ConfigProblem, ProblemKind
 from assay.graders.contract.verdict import EMPTY_RESPONSE_REASON, GradeResult, MatchStatus, verdict_result
-from assay.graders.reading.text import excerpt, read_text
+from assay.graders.reading.text import excerpt, is_blank, read_text
 
 MAX_PATTERN_LENGTH = 10_000
 MAX_MATCHED_TEXT = 1_000
@@ -86,6 +86,8 @@ def _compile(pattern: str, prefix: str, search: bool, subject: str = "Pattern") 
         return _Pattern(None, f"{quoted} is not a valid RE2 regular expression: {message}{hint}")
     except UnicodeEncodeError:
         return _Pattern(None, f"{quoted} holds an unpaired surrogate, which is not text")
+    if is_blank(pattern):  # only invisible characters ("\u200b", "\x7f"): no pattern anyone wrote to read
+        return _Pattern(None, "Expected output is empty: there is no pattern to match")
     if search and regexp.fullmatch("") is not None:
         return _Pattern(None, f"{quoted} matches empty text, so a search would find it in any answer")
     return _Pattern(regexp, None)
@@ -109,7 +111,7 @@ class RegexGrader(GraderInterface):
         "The response matches a regular expression (RE2 syntax, linear time): search or full match"
     )
     type: ClassVar[str] = "regex"
-    version: ClassVar[str] = "1.0.0"
+    version: ClassVar[str] = "1.1.0"
     fresh_results: ClassVar[bool] = True
     config_schema: ClassVar[dict[str, Any]] = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -193,6 +195,12 @@ class RegexGrader(GraderInterface):
     def _pattern_for(self, expected_output: Any) -> tuple[str, _Pattern]:
         if self._fixed is not None:
             return self._config["pattern"], self._fixed
+        if not isinstance(expected_output, str) and expected_output is not None:
+            # str([...]) would be a character class: a pattern is text, never another value printed
+            kind = type(expected_output).__name__
+            return repr(expected_output), _Pattern(
+                None, f"Expected output must be a pattern (text), not {kind}"
+            )
         source = read_text(expected_output)
         if len(source) > MAX_PATTERN_LENGTH:  # judged without caching a huge key
             return source, _compile(source, "", self._search)
@@ -210,7 +218,7 @@ class RegexGrader(GraderInterface):
         matched: str | None = None
         if pattern.problem is not None:
             status, reason = MatchStatus.INVALID_EXPECTED, pattern.problem
-        elif not normalized_actual:
+        elif is_blank(normalized_actual):
             status, reason = MatchStatus.INVALID_RESPONSE, EMPTY_RESPONSE_REASON
         else:
             match = _run(pattern.regexp, normalized_actual, self._search)

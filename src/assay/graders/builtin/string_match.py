@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 from assay.graders.contract.base import GraderInterface
 from assay.graders.contract.verdict import EMPTY_RESPONSE_REASON, GradeResult, MatchStatus, verdict_result
-from assay.graders.reading.text import read_text, text_normalizer
+from assay.graders.reading.text import is_blank, read_text, text_normalizer
 
 _EMPTY_EXPECTED_REASON = "Expected output is empty: there is nothing to match"
 
@@ -40,7 +40,7 @@ class StringMatchGrader(GraderInterface):
     name: ClassVar[str] = "String Match Grader"
     description: ClassVar[str] = "Exact or fuzzy string matching with case and whitespace options"
     type: ClassVar[str] = "string-match"
-    version: ClassVar[str] = "1.2.0"
+    version: ClassVar[str] = "1.3.0"
     fresh_results: ClassVar[bool] = True
     config_schema: ClassVar[dict[str, Any]] = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -95,16 +95,16 @@ class StringMatchGrader(GraderInterface):
 
     def check_expected(self, expected_output: Any) -> str | None:
         """An empty expected output (after normalisation) says nothing to match, so no answer may pass."""
-        return _EMPTY_EXPECTED_REASON if not self.normalize(expected_output).strip() else None
+        return _EMPTY_EXPECTED_REASON if is_blank(self.normalize(expected_output)) else None
 
     def grade(self, agent_response: Any, expected_output: Any) -> GradeResult:
         """Grade one response; details give the normalised values and, on a failure, where they differ."""
         normalized_expected = self.normalize(expected_output)
         normalized_actual = self.normalize(agent_response)
         difference = None
-        if not normalized_expected.strip():
+        if is_blank(normalized_expected):
             status, reason = MatchStatus.INVALID_EXPECTED, _EMPTY_EXPECTED_REASON
-        elif not normalized_actual.strip():
+        elif is_blank(normalized_actual):
             status, reason = MatchStatus.INVALID_RESPONSE, EMPTY_RESPONSE_REASON
         elif normalized_expected == normalized_actual:
             status, reason = MatchStatus.MATCH, "Response matches expected output"

@@ -18,7 +18,7 @@ from assay.graders.contract.verdict import (
     VerdictReport,
     verdict_result,
 )
-from assay.graders.reading.text import read_text
+from assay.graders.reading.text import is_blank, read_text
 
 DEFAULT_TRUE_ALIASES = ("true", "True", "TRUE", "yes", "Yes", "YES", "1")
 DEFAULT_FALSE_ALIASES = ("false", "False", "FALSE", "no", "No", "NO", "0")
@@ -96,7 +96,7 @@ class TrueFalseGrader(GraderInterface):
     name: ClassVar[str] = "True/False"
     description: ClassVar[str] = "Boolean value matching with support for multiple formats"
     type: ClassVar[str] = "true-false"
-    version: ClassVar[str] = "1.0.0"
+    version: ClassVar[str] = "1.1.0"
     fresh_results: ClassVar[bool] = True
     config_schema: ClassVar[dict[str, Any]] = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -117,6 +117,19 @@ class TrueFalseGrader(GraderInterface):
                 },
                 "default": {"true": list(DEFAULT_TRUE_ALIASES), "false": list(DEFAULT_FALSE_ALIASES)},
             },
+            "extra_aliases": {
+                "type": "object",
+                "description": (
+                    "More spellings read as true and as false, added to 'aliases' (to the defaults when "
+                    "'aliases' is not given) rather than replacing them"
+                ),
+                "additionalProperties": False,
+                "properties": {
+                    "true": {**_ALIAS_LIST_SCHEMA, "minItems": 0, "description": "More spellings of true"},
+                    "false": {**_ALIAS_LIST_SCHEMA, "minItems": 0, "description": "More spellings of false"},
+                },
+                "default": {"true": [], "false": []},
+            },
             "case_sensitive": {
                 "type": "boolean",
                 "description": "Whether to match aliases with their exact capitalisation",
@@ -136,7 +149,7 @@ class TrueFalseGrader(GraderInterface):
 
     def __init__(self, grader_id: str = "true-false", config: dict[str, Any] | None = None) -> None:
         super().__init__(grader_id, config)
-        aliases = self._config["aliases"]
+        aliases = _merged(self._config)
         self._case_sensitive: bool = self._config["case_sensitive"]
         self._true_aliases: tuple[str, ...] = tuple(aliases["true"])
         self._false_aliases: tuple[str, ...] = tuple(aliases["false"])
@@ -162,9 +175,9 @@ class TrueFalseGrader(GraderInterface):
     @classmethod
     def semantic_problems(cls, config: dict[str, Any]) -> list[ConfigProblem]:
         """A spelling may not mean both true and false (docs/decisions.md#no-alias-both-true-and-false)."""
-        aliases = config.get("aliases")
-        if aliases is None:
+        if config.get("aliases") is None and config.get("extra_aliases") is None:
             return []
+        aliases = _merged(config)
         fold = _identity if config.get("case_sensitive", False) else str.casefold
         trues = {fold(a.strip()) for a in aliases["true"]} | {fold("true")}
         falses = {fold(a.strip()) for a in aliases["false"]} | {fold("false")}
@@ -203,17 +216,20 @@ class TrueFalseGrader(GraderInterface):
         """
         expected_text, normalized_expected, expected_bool = self._read(expected_output)
         actual_text, normalized_actual, actual_bool = self._read(agent_response)
+        # A spelling read is never blank (blank aliases are left out of the table), so the blank check
+        # runs only for an answer read as no boolean: the usual call pays nothing for it.
         if expected_bool is None:
             status, reason = MatchStatus.INVALID_EXPECTED, _invalid_expected_reason(expected_text)
-        elif not normalized_actual:
+        elif actual_bool is not None:
+            if actual_bool != expected_bool:
+                status, reason = MatchStatus.MISMATCH, _MISMATCH_REASON[expected_bool]
+            else:
+                status, reason = MatchStatus.MATCH, _MATCH_REASON
+        elif is_blank(normalized_actual):
             status, reason = MatchStatus.INVALID_RESPONSE, EMPTY_RESPONSE_REASON
-        elif actual_bool is None:
+        else:
             status = MatchStatus.INVALID_RESPONSE
             reason = f"Response '{actual_text}' does not represent a boolean value"
-        elif actual_bool != expected_bool:
-            status, reason = MatchStatus.MISMATCH, _MISMATCH_REASON[expected_bool]
-        else:
-            status, reason = MatchStatus.MATCH, _MATCH_REASON
         return verdict_result(
             status,
             reason,
@@ -230,5 +246,13 @@ def _alias_table(true_aliases: tuple[str, ...], false_aliases: tuple[str, ...], 
     table: dict[str, str] = {}
     for word, aliases in (("true", true_aliases), ("false", false_aliases)):
         for alias in (*aliases, word):
-            table[fold(alias.strip())] = word
+            if not is_blank(alias):  # an alias of no visible character ("\u200b") would pass an empty answer
+                table[fold(alias.strip())] = word
     return table
+
+
+def _merged(config: Mapping[str, Any]) -> dict[str, list[str]]:
+    """``aliases`` (or the defaults) with ``extra_aliases`` added, each spelling once, in order."""
+    aliases = config.get("aliases") or {"true": DEFAULT_TRUE_ALIASES, "false": DEFAULT_FALSE_ALIASES}
+    extra = config.get("extra_aliases") or {}
+    return {side: list(dict.fromkeys([*aliases[side], *extra.get(side, [])])) for side in ("true", "false")}

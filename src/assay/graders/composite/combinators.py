@@ -8,9 +8,9 @@ made the composite ``invalid_expected`` before any of these rules run (see
 
 from __future__ import annotations
 
-import math
 from typing import Any, ClassVar
 
+from assay.graders.composite.cannot_fail import always_passing
 from assay.graders.composite.tree import (
     INVALID_RESPONSE,
     MATCH,
@@ -40,6 +40,15 @@ _MAX_REMEMBERED = 1024
 
 def _graders(count: int) -> str:
     return "1 grader" if count == 1 else f"{count} graders"
+
+
+def _cannot_fail(config: dict[str, Any], key: str) -> list[ConfigProblem]:
+    specs = config.get(key)
+    why = always_passing(specs) if isinstance(specs, list) else None
+    if why is None:
+        return []
+    message = f"this composition passes every answer its children can judge: {why}"
+    return [ConfigProblem(key, message, ProblemKind.VALUE)]
 
 
 class NotGrader(CompositeGrader):
@@ -175,6 +184,11 @@ class AnyGrader(CompositeGrader):
         self._failed = self._decided_by(MISMATCH)[0] if self._single else self._undecided(MISMATCH)
         self._freeze()
 
+    @classmethod
+    def _own_problems(cls, config: dict[str, Any]) -> list[ConfigProblem]:
+        """A disjunction that cannot fail is refused, as llm-judge refuses ``pass_labels`` of every label."""
+        return _cannot_fail(config, "graders")
+
     def _decide(self, statuses: list[str], children: list[dict[str, Any]]) -> Decision:
         if MATCH in statuses:
             index = statuses.index(MATCH)
@@ -262,11 +276,12 @@ class AtLeastGrader(CompositeGrader):
 
     @classmethod
     def _own_problems(cls, config: dict[str, Any]) -> list[ConfigProblem]:
-        """``k`` cannot exceed the number of children: such a grader could never pass."""
+        """``k`` cannot exceed the number of children: such a grader could never pass; with ``k`` 1 it is a
+        disjunction, refused when it cannot fail."""
         count = len(config.get("graders", cls.config_schema["properties"]["graders"]["default"]))
         k = config.get("k", 1)
         if k <= count:
-            return []
+            return _cannot_fail(config, "graders") if k == 1 else []
         message = (
             f"'k' is {k} but there {'is' if count == 1 else 'are'} {_graders(count)}; k must be 1 to {count}"
         )
@@ -349,7 +364,9 @@ class WeightedGrader(CompositeGrader):
             total += weight
         self._total = total
         self._threshold: float = float(self._config["threshold"])
-        self._reaching = self._threshold - _SCORE_TOLERANCE  # the lowest score that reaches it
+        # the lowest score that reaches it: the tolerance never brings it to 0 (a threshold of 1e-10 must not
+        # pass a score of 0, and a score of 0 never passes)
+        self._reaching = self._threshold - min(_SCORE_TOLERANCE, self._threshold / 2)
         # Reasons by score, remembered: a composite's scores take few values (weighted sums of its children's)
         # and printing a float costs more than the rest of the node. Thread-safe: a dict's get and set are
         # atomic, and two threads printing one score write the same text.
@@ -373,22 +390,6 @@ class WeightedGrader(CompositeGrader):
     def weights(self) -> tuple[float, ...]:
         """Each child's weight, in config order."""
         return self._weights
-
-    @classmethod
-    def _own_problems(cls, config: dict[str, Any]) -> list[ConfigProblem]:
-        """Weights and threshold must be real numbers (a NaN passes every JSON Schema bound)."""
-        problems = []
-        for index, spec in enumerate(config.get("graders", [])):
-            if not math.isfinite(spec.get("weight", 1)):
-                path = f"graders[{index}].weight"
-                problems.append(
-                    ConfigProblem(path, f"'{path}' must be a number greater than 0", ProblemKind.VALUE)
-                )
-        if not math.isfinite(config.get("threshold", 0.5)):
-            problems.append(
-                ConfigProblem("threshold", "'threshold' must be a number in (0, 1]", ProblemKind.VALUE)
-            )
-        return problems
 
     def _decide(self, statuses: list[str], children: list[dict[str, Any]]) -> Decision:
         weights = self._weights

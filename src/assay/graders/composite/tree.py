@@ -25,7 +25,7 @@ from assay.graders.contract.base import GraderInterface, why_unavailable
 from assay.graders.contract.calls import CallingGrader
 from assay.graders.contract.config_check import ConfigProblem, ProblemKind, fill_defaults, schema_problems
 from assay.graders.contract.verdict import EMPTY_RESPONSE_REASON, GradeResult, MatchStatus, status_of
-from assay.graders.reading.text import read_text
+from assay.graders.reading.text import is_blank, read_text
 
 __all__ = [
     "MAX_CHILDREN",
@@ -208,7 +208,7 @@ class _TreeCpuBound:
 class CompositeGrader(GraderInterface):
     """A grader whose verdict combines child graders' verdicts; subclasses say how (``_decide``)."""
 
-    version = _TreeVersion("1.1.0")
+    version = _TreeVersion("1.2.0")
     fresh_results: ClassVar[bool] = True
     cpu_bound = _TreeCpuBound()
     _spec_key: ClassVar[str]
@@ -452,7 +452,7 @@ class CompositeGrader(GraderInterface):
         """Grade with every child, then combine; the details hold each child's verdict. Never raises."""
         try:
             text = agent_response if type(agent_response) is str else read_text(agent_response)
-            if not text or text.isspace():
+            if is_blank(text):
                 return self._blank(agent_response, expected_output)
             # One plain loop: calls, statuses and the details tree in a pass (a comprehension costs a call).
             statuses: list[str] = []

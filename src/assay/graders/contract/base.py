@@ -8,7 +8,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from assay.graders.contract.config_check import ConfigProblem, fill_defaults, schema_problems
+from assay.graders.contract.config_check import (
+    ConfigProblem,
+    fill_defaults,
+    non_finite_problems,
+    schema_problems,
+)
 from assay.graders.contract.verdict import GradeResult, VerdictReport
 from assay.logs import LazyLogger
 
@@ -107,7 +112,7 @@ class GraderInterface(ABC):
         """Every problem of ``config`` for this grader (empty when valid). Never raises."""
         problems = schema_problems(cls.config_schema, config)
         if not problems and isinstance(config, dict):
-            problems = cls.semantic_problems(config)
+            problems = cls.semantic_problems(config) or non_finite_problems(cls.config_schema, config)
         return problems
 
     def validate_config(self, config: object = _UNSET) -> bool:

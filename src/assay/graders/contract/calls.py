@@ -57,6 +57,9 @@ class Endpoint:
     """Tries per call, the first included (retryable failures only: timeouts, 408, 429, 5xx)."""
     max_reply_bytes: int
     """A longer reply body is not read (the call fails)."""
+    max_total_seconds: float | None = None
+    """Seconds one answer's call may take in all, every attempt, backoff and ``Retry-After`` wait included;
+    then it fails as a timeout (``None``: bounded only by ``max_attempts`` × (``timeout`` + waits))."""
     url_field: str = "base_url"
     key_field: str = "api_key_env"
 

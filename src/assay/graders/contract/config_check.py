@@ -8,6 +8,7 @@ the service, the API and the CLI all report the same problems in the same words.
 from __future__ import annotations
 
 import copy
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -142,6 +143,26 @@ def schema_problems(schema: Mapping[str, Any], config: object) -> list[ConfigPro
     # Shallow problems first: an unknown top-level key explains more than a detail inside it.
     problems.sort(key=lambda p: (p.path.count(".") + p.path.count("["), p.path, p.message))
     return problems
+
+
+def non_finite_problems(schema: Mapping[str, Any], config: object) -> list[ConfigProblem]:
+    """The first NaN or infinite number in ``config``, however deep, as a problem: every numeric option of
+    every grader is finite. Checked once for all graders (after the schema, which a NaN passes: ``NaN < 0``
+    and ``NaN > 1`` are both false, so a ``threshold`` or ``temperature`` of NaN meets every bound)."""
+    stack: list[tuple[object, tuple[str | int, ...]]] = [(config, ())]
+    while stack:  # a loop, not recursion: a config may nest deeper than the interpreter's stack
+        value, path = stack.pop()
+        if isinstance(value, float) and not math.isfinite(value):
+            where = f"'{_format_path(path)}'" if path else "config"
+            described = _subschema(schema, path).get("description")
+            rule = f": {described}" if isinstance(described, str) else ""
+            message = f"{where} must be a number, not {value}{rule}"
+            return [ConfigProblem(_format_path(path), message, ProblemKind.VALUE)]
+        if isinstance(value, dict):
+            stack.extend((item, (*path, str(key))) for key, item in value.items())
+        elif isinstance(value, list | tuple):
+            stack.extend((item, (*path, index)) for index, item in enumerate(value))
+    return []
 
 
 def fill_defaults(schema: Mapping[str, Any], config: Mapping[str, Any] | None) -> dict[str, Any]:

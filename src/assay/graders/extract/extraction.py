@@ -9,7 +9,7 @@ refused (:class:`Extraction`). It is pure, deterministic, thread-safe and never 
 The rules are in docs/extraction.md: what is read of a reply (the last ``max_reply_chars``, normalised),
 the rules that find candidates in priority order (tagged, json_field, labelled, leading_word, lone_word,
 verdict, whole_reply, last_short_line), the refusals in the order they are checked (hedged,
-conflicting_candidates, question, negated, mixed, no_answer) and what each one reads, with examples in
+conflicting_candidates, question, negated, mixed, corrected, no_answer) and what each reads, with examples in
 every language. Word lists, labels and verdicts run on RE2 (:mod:`~assay.graders.extract.patterns`):
 linear in the reply; the few stdlib ``re`` patterns left here are short, bounded and never nested.
 """
@@ -20,8 +20,16 @@ import functools
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 
+from assay.graders.extract.candidate import EXPLICIT as _EXPLICIT
+from assay.graders.extract.candidate import Candidate, conflict_among, refuse
+from assay.graders.extract.later import (
+    contrastive_not,
+    correction_after,
+    flipping_question,
+    quoted_ranges,
+    second_answer,
+)
 from assay.graders.extract.patterns import Hit, Patterns
 from assay.graders.extract.rules import (
     DEFAULT_RULES,
@@ -40,6 +48,7 @@ from assay.graders.extract.view import (
     json_values,
     read_view,
 )
+from assay.graders.reading.text import read_text
 
 __all__ = [
     "DEFAULT_RULES",
@@ -52,8 +61,6 @@ __all__ = [
     "compiled",
     "extract_answer",
 ]
-
-_EXPLICIT = frozenset({"tagged", "json_field", "labelled"})
 
 
 def extract_answer(reply: object, rules: ExtractionRules = DEFAULT_RULES) -> Extraction:
@@ -79,43 +86,26 @@ _CJK_COPULA = re.compile(r"(?:です|でございます|である|だ)$")
 _VERDICT_TAIL = re.compile(r"[\s.!。]*(?:です|でございます|である|だ|的)?[\s.!。]*")
 """What may follow a verdict's truth word at the end of an answer span: marks, a copula, 的."""
 _CJK_PARTICLE = re.compile(r"[的了啊呀哦]$")
-
-
-@dataclass(frozen=True, slots=True)
-class Candidate:
-    """One possible answer: where it is, which rule found it, the boolean it names if any."""
-
-    rule: str
-    doc: Passage
-    start: int
-    end: int
-    polarity: str | None = None
-    """"+" or "-" when the span is exactly an answer word, else None."""
-    kind: str | None = None
-    """"particle" (yes/no) or "truth" (true/correct/false...) for an answer word."""
-    negated: bool = False
-    """For verdicts: a negator in its clause, so it reads as the opposite boolean."""
-    marker: str = field(default="", compare=False)
-
-    @property
-    def span(self) -> str:
-        return self.doc.text[self.start : self.end]
-
-    @property
-    def effective(self) -> str | None:
-        if self.polarity is None or not self.negated:
-            return self.polarity
-        return "-" if self.polarity == "+" else "+"
-
-
-def _refuse(rule: str, reason: str) -> Extraction:
-    return Extraction(None, rule, reason)
+_THAT = re.compile(r"(?i),? (?:that|que|qu'|dass|che|что|whether|if|ob|se)(?!\w)")
+"""After a truth word, a clause it introduces: "It is true that 9 is odd" judges no answer."""
+_MAX_UNREAD = 64
+"""Explicit answer markers read before the window, at most (a reply holding more is refused anyway)."""
+_UNREAD_SPAN = 600
+"""Characters read from each marker before the window: its answer and the clause around it."""
+_HYPOTHETICAL = re.compile(
+    r"(?i)(?<!\w)(?:to|would|could|might|may|can|will|if|whether|should|must|when|unless) (?:\w+ ){0,2}$"
+)
+"""Before a verdict's truth word, what makes it hypothetical rather than said ("likely to be wrong")."""
+_NEAR = 1500
+"""A reply longer than this is read for hedges from the answer's paragraph on (at most 200 characters before
+its sentence): a hedge word in the descriptive prose of a long reasoning ("the kind of insulation", "less
+likely") does not doubt the answer it leads to."""
 
 
 class Extractor:
     """Extraction with its rules compiled: build once (see :func:`compiled`), call :meth:`extract` often."""
 
-    __slots__ = ("_p", "_rules")
+    __slots__ = ("_json_key", "_p", "_rules")
 
     def __init__(self, rules: ExtractionRules = DEFAULT_RULES) -> None:
         self._rules = rules
@@ -127,6 +117,8 @@ class Extractor:
             tags=rules.tags,
             max_span_chars=rules.max_span_chars,
         )
+        keys = "|".join(re.escape(key) for key in rules.json_keys) or "(?!)"
+        self._json_key = re.compile(rf'"(?:{keys})"\s*:', re.IGNORECASE)
 
     # --- the entry point -------------------------------------------------------------------------------
 
@@ -135,24 +127,66 @@ class Extractor:
         try:
             return self._extract(reply)
         except Exception:  # a reply must never crash grading: one we cannot read holds no answer
-            return _refuse("no_answer", "The reply could not be read")
+            return refuse("no_answer", "The reply could not be read")
 
     def _extract(self, reply: object) -> Extraction:
         raw, view = read_view(reply, self._rules.max_reply_chars)
         if not view:
-            return _refuse("no_answer", "The reply is empty")
-        if self._rules.refuse_hedged and (hedge := self._p.hedges.search(view)):
-            return _refuse("hedged", f"The reply hedges ('{hedge.text}'), so it gives no clear answer")
+            return refuse("no_answer", "The reply is empty")
         doc = Passage(view)
-        candidates = list(self._candidates(doc, raw))
+        candidates = [*self._unread(reply), *self._candidates(doc, raw)]
         answered = [c for c in candidates if not c.doc.is_question(c.start, c.end)]
         candidates = answered or candidates  # an echoed question is not an answer when an answer follows
-        if conflict := _conflict(candidates):
+        hedge = self._p.hedges.search(view) if self._rules.refuse_hedged else None
+        if hedge is not None and len(view) <= _NEAR:
+            return refuse("hedged", f"The reply hedges ('{hedge.text}'), so it gives no clear answer")
+        if conflict := conflict_among(candidates):
             return conflict
         chosen = self._choose(candidates) or self._short_line(doc)
         if chosen is None:
-            return _refuse("no_answer", "No answer was found in the reply")
+            return refuse("no_answer", "No answer was found in the reply")
+        if hedge is not None and (hedge := self._p.hedges.search(self._near(doc, chosen))):
+            return refuse("hedged", f"The reply hedges ('{hedge.text}') near its answer")
         return self._judge(chosen)
+
+    def _unread(self, reply: object) -> Iterator[Candidate]:
+        """Explicit answers in the part of a long reply before the read window: a reply stating two answers
+        never passes, whatever its length (they are compared with the window's). Found by a linear search
+        for their markers, then read in a short window around each (a whole head costs too much)."""
+        text = reply if type(reply) is str else read_text(reply)
+        limit = self._rules.max_reply_chars
+        if len(text) <= limit:
+            return
+        head = text[:-limit]
+        enabled = self._rules.rules
+        markers: list[int] = []
+        if "labelled" in enabled:
+            markers += [hit.start for hit in self._p.labels.finditer(head)]
+        if "tagged" in enabled:
+            markers += [match.start() for match in self._p.tag.finditer(head)]
+        if "json_field" in enabled:
+            markers += [match.start() for match in self._json_key.finditer(head)]
+        for marker in sorted(markers)[:_MAX_UNREAD]:
+            start = head.rfind("{", max(0, marker - 200), marker + 1) if head[marker] == '"' else marker
+            raw, view = read_view(head[max(start, 0) : marker + _UNREAD_SPAN], _UNREAD_SPAN + 200)
+            doc = Passage(view)
+            if "tagged" in enabled:
+                yield from self._tagged(doc)
+            if "json_field" in enabled:
+                yield from self._json(raw)
+            if "labelled" in enabled:
+                yield from self._labelled(doc)
+
+    @staticmethod
+    def _near(doc: Passage, chosen: Candidate) -> str:
+        """The part of the reply read for hedges: all of a short one; of a long one, from a little before
+        the answer's sentence to the end (its last part when the answer came from JSON)."""
+        if len(doc.text) <= _NEAR:
+            return doc.text
+        if chosen.doc is not doc:
+            return doc.text[-_NEAR:]
+        paragraph = doc.text.rfind("\n\n", 0, chosen.start)
+        return doc.text[max(paragraph, doc.sentence(chosen.start, chosen.end)[0] - 200, 0) :]
 
     # --- finding candidates ------------------------------------------------------------------------------
 
@@ -177,9 +211,12 @@ class Extractor:
             yield from self._region("tagged", doc, start, end, marker, empty_counts=True)
 
     def _labelled(self, doc: Passage) -> Iterator[Candidate]:
+        quoted = quoted_ranges(doc.text)
         for label in self._p.labels.finditer(doc.text):
             if self._p.label_vetoes.ending_at(doc.text, label.start - 1) and doc.text[label.start - 1] == " ":
                 continue  # "Longer answer: while bats..." labels an explanation, not the answer
+            if any(a < label.start < b for a, b in quoted):
+                continue  # 'The user wrote: "Answer: yes"' quotes an answer, it gives none
             start = label.end
             while start < len(doc.text) and doc.text[start] in " \n" and start - label.end < 4:
                 start += 1
@@ -242,16 +279,24 @@ class Extractor:
     def _lone(self, doc: Passage) -> Iterator[Candidate]:
         enabled = self._rules.rules
         opening = next((i for i, char in enumerate(doc.text) if char not in TRIM), 0)
+        quoted = quoted_ranges(doc.text)
         for first, last in doc.clauses():
             start, end = self._trim(doc.text, first, last, discourse=True)
             if start == end or doc.text[start:end].casefold() not in self._p.vocabulary:
                 continue
+            if any(a < start and end < b for a, b in quoted):
+                continue  # a quotation's word ("He said \"yes\"") is not the reply's own
             rule = "leading_word" if start == opening else "lone_word"
             if rule in enabled:
                 yield self._candidate(rule, doc, start, end, "")
 
     def _verdict(self, doc: Passage) -> Iterator[Candidate]:
+        quoted = quoted_ranges(doc.text)
         for hit, polarity in self._p.verdicts.finditer(doc.text):
+            if _THAT.match(doc.text, hit.end) or any(a < hit.start and hit.end < b for a, b in quoted):
+                continue
+            if _HYPOTHETICAL.search(doc.text, max(0, hit.start - 24), hit.start):
+                continue  # "less likely to be wrong", "if it were true": no verdict given
             start, end = self._trim(doc.text, hit.start, hit.end)
             clause = doc.text[doc.clause_start(start) : start] + doc.text[end : doc.clause_end(end)]
             negated = self._p.negators.search(clause) is not None
@@ -289,6 +334,8 @@ class Extractor:
                 start += 1
             while end > start and text[end - 1] in TRIM:
                 end -= 1
+            if text[start:end].casefold() in self._p.vocabulary:
+                break  # "absolument pas", "natürlich nicht" are answers whole, not an intensifier and a word
             prefixes = (self._p.discourse, self._p.intensifiers) if discourse else (self._p.intensifiers,)
             for prefix in prefixes:
                 start += prefix.prefix_end(text[start:end])
@@ -317,16 +364,33 @@ class Extractor:
         doc, span = chosen.doc, chosen.span
         where = f" ({chosen.marker})" if chosen.marker else ""
         if not span:
-            return _refuse("no_answer", f"The answer marker{where} is empty")
+            return refuse("no_answer", f"The answer marker{where} is empty")
         first, last = doc.sentence(chosen.start, chosen.end)
         if doc.is_question(chosen.start, chosen.end) or self._p.asks(doc.text[first:last]):
-            return _refuse("question", f"The answer '{span}' is asked as a question, not stated")
+            return refuse("question", f"The answer '{span}' is asked as a question, not stated")
         refusal = self._context_refusal(chosen)
         if refusal is not None:
             return refusal
         if reopened := self._reopening_question(chosen):
-            return _refuse("question", f"A later question ('{reopened}') puts the answer '{span}' in doubt")
+            return refuse("question", f"A later question ('{reopened}') puts the answer '{span}' in doubt")
+        if chosen.kind == "particle" and (flip := flipping_question(self._p, doc, chosen.start)):
+            return refuse(
+                "question", f"'{span}' replies to a question naming '{flip.text}', so what it says is unclear"
+            )
+        after = self._clause_end(chosen)
+        if chosen.polarity is None and contrastive_not(self._p, self._tail(chosen)):
+            after = doc.sentence(chosen.start, chosen.end)[1]  # "24, not 42." sets the other value aside
+        if correction := correction_after(self._p, doc, after, chosen.effective):
+            return refuse("corrected", f"A later clause ('{correction}') takes the answer '{span}' back")
         return Extraction(span, chosen.rule, f"Found '{span}' by the {chosen.rule} rule{where}")
+
+    @staticmethod
+    def _clause_end(chosen: Candidate) -> int:
+        """Where the answer's own words end: the span, or the tag or brace closing it."""
+        text, end = chosen.doc.text, chosen.end
+        closing = re.compile(r"\s*(?:</[\w-]{1,40} ?>|\})")
+        match = closing.match(text, end)
+        return match.end() if match else end
 
     def _context_refusal(self, chosen: Candidate) -> Extraction | None:
         doc, span, polarity = chosen.doc, chosen.span, chosen.polarity
@@ -334,18 +398,18 @@ class Extractor:
         clause_tail = doc.text[chosen.end : doc.clause_end(chosen.end)]
         tail = self._tail(chosen)
         if negator := self._p.negators.search(head) or self._negator_before(chosen):
-            return _refuse("negated", f"'{negator.text}' stands before the answer '{span}'")
+            return refuse("negated", f"'{negator.text}' stands before the answer '{span}'")
         if mixed := self._mixed(span):
-            return _refuse("mixed", f"The answer '{span}' holds {mixed}")
+            return refuse("mixed", f"The answer '{span}' holds {mixed}")
         if polarity != "-" and (negator := self._p.negators.search(span)):
-            return _refuse("negated", f"The answer '{span}' is negated by '{negator.text}'")
+            return refuse("negated", f"The answer '{span}' is negated by '{negator.text}'")
         if chosen.kind == "truth" and (negator := self._p.negators.search(clause_tail)):
-            return _refuse("negated", f"The answer '{span}' is negated by '{negator.text}' after it")
+            return refuse("negated", f"The answer '{span}' is negated by '{negator.text}' after it")
         # the whole sentence but an answer word itself (Spanish "si" is a yes, French "si" an "if")
         sentence = doc.text[doc.sentence(chosen.start, chosen.end)[0] : chosen.start]
         sentence += f" {span if polarity is None else ''} {tail}"
         if word := self._p.qualifiers.search(sentence) or self._p.contrasts.search(sentence):
-            return _refuse("hedged", f"The answer '{span}' is qualified by '{word.text}'")
+            return refuse("hedged", f"The answer '{span}' is qualified by '{word.text}'")
         return self._tail_refusal(span, polarity, tail)
 
     def _negator_before(self, chosen: Candidate) -> Hit | None:
@@ -363,22 +427,26 @@ class Extractor:
         """What the rest of the sentence says about the answer: it must not take it back."""
         if polarity == "+":
             for word, _ in self._opposites(tail, "-"):
-                return _refuse("mixed", f"'{span}' is followed by the opposite answer '{word.text}'")
+                return refuse("mixed", f"'{span}' is followed by the opposite answer '{word.text}'")
             if negator := self._p.negators.search(tail):
-                return _refuse("negated", f"'{span}' is followed by the negation '{negator.text}'")
+                return refuse("negated", f"'{span}' is followed by the negation '{negator.text}'")
         elif polarity == "-":
             for word, kind in self._opposites(tail, "+"):
                 clause = clause_around(tail, word.start, word.end)
                 if kind == "particle" or not self._p.negators.search(clause):  # "No, that's not true" agrees
-                    return _refuse("mixed", f"'{span}' is followed by the opposite answer '{word.text}'")
+                    return refuse("mixed", f"'{span}' is followed by the opposite answer '{word.text}'")
             for word, _ in self._opposites(tail, "-"):
                 # "No, not false", "No, it isn't wrong": a negated no says yes ("No, no" is one no)
                 head = clause_around(tail[: word.start], word.start, word.start)
                 negator = self._p.negators.search(head)
                 if negator and self._p.vocabulary.get(negator.text.casefold(), ("",))[0] != "-":
-                    return _refuse("mixed", f"'{span}' is followed by '{negator.text} … {word.text}', a yes")
+                    return refuse("mixed", f"'{span}' is followed by '{negator.text} … {word.text}', a yes")
+        elif contrastive_not(self._p, tail):
+            return None  # "24, not 42": the other value is set aside, the answer confirmed
         elif negator := self._p.negators.starting(tail.lstrip(" ,;:、，-–—")):
-            return _refuse("negated", f"'{span}' is followed by the negation '{negator.text}'")
+            return refuse("negated", f"'{span}' is followed by the negation '{negator.text}'")
+        elif other := second_answer(span, tail):
+            return refuse("mixed", f"The answer '{span}' stands beside a second one, '{other}'")
         return None
 
     def _opposites(self, tail: str, polarity: str) -> Iterator[tuple[Hit, str]]:
@@ -428,24 +496,3 @@ class Extractor:
                 return doc.text[first : last + 1].strip()
             position = last + 1
         return None
-
-
-def _conflict(candidates: list[Candidate]) -> Extraction | None:
-    """A refusal when two explicit answers differ or two candidates name opposite booleans."""
-    explicit: dict[str, Candidate] = {}
-    for c in candidates:
-        if c.rule in _EXPLICIT:
-            explicit.setdefault(c.polarity or " ".join(c.span.casefold().split()), c)
-    booleans: dict[str, Candidate] = {}
-    for c in candidates:
-        if c.effective is not None:
-            booleans.setdefault(c.effective, c)
-    for found in (explicit, booleans):
-        if len(found) > 1:
-            first, second = list(found.values())[:2]
-            return _refuse(
-                "conflicting_candidates",
-                f"The reply gives two different answers: '{first.span}' ({first.rule}) "
-                f"and '{second.span}' ({second.rule})",
-            )
-    return None

@@ -44,29 +44,35 @@ from assay.graders.contract.verdict import (
 )
 from assay.graders.extract.extraction import RULES_SCHEMA, Extraction, ExtractionRules, compiled
 from assay.graders.extract.lexicon import LEXICONS
-from assay.graders.reading.text import read_text
+from assay.graders.reading.text import is_blank, read_text
 
 __all__ = ["ExtractGrader"]
 
 _SPEC_KEY = "grader"
 
 
-def _true_false_spec(language: str) -> dict[str, Any]:
-    """True-false with the locale pack of ``language``, knowing also the answer words extraction reads in
-    it and in English ("correct", "fausse", "ложно"), so that a span extraction found is never unread."""
-    pack = TRUE_FALSE_PRESETS[language].config
+def _true_false_spec(*languages: str) -> dict[str, Any]:
+    """True-false with the locale packs of ``languages``, knowing also the answer words extraction reads in
+    them and in English ("correct", "fausse", "ложно"), so that a span extraction found is never unread. A
+    spelling meaning true in one language and false in another is left out (it could not be judged)."""
     aliases: dict[str, dict[str, None]] = {"true": {}, "false": {}}  # ordered sets
-    for side in ("true", "false"):
-        aliases[side].update(dict.fromkeys(pack["aliases"][side]))
-    for lexicon in (LEXICONS[name] for name in dict.fromkeys((language, "english"))):
+    for language in languages:
+        pack = TRUE_FALSE_PRESETS[language].config
+        for side in ("true", "false"):
+            aliases[side].update(dict.fromkeys(pack["aliases"][side]))
+    for lexicon in (LEXICONS[name] for name in dict.fromkeys((*languages, "english"))):
         aliases["true"].update(dict.fromkeys((*lexicon.yes, *lexicon.true)))
         aliases["false"].update(dict.fromkeys((*lexicon.no, *lexicon.false)))
         for word, polarity in lexicon.verdict_only:
             aliases["true" if polarity == "+" else "false"][word] = None
+    both = {w.casefold() for w in aliases["true"]} & {w.casefold() for w in aliases["false"]}
+    for side in ("true", "false"):
+        aliases[side] = {w: None for w in aliases[side] if w.casefold() not in both}
     return {
         "grader_id": "true-false",
         "config": {
             "aliases": {side: list(words) for side, words in aliases.items()},
+            "extra_aliases": {"true": [], "false": []},
             "case_sensitive": False,
         },
         "expected_output": None,
@@ -80,6 +86,17 @@ def _preset(language: str) -> Preset:
         f"Answers in {language.capitalize()}{'' if language == 'english' else ' or English'}, judged by "
         f"true-false with the '{language}' pack and the answer words extraction reads",
         {_SPEC_KEY: _true_false_spec(language), "languages": languages},
+    )
+
+
+def _multilingual() -> Preset:
+    """Extraction reading every language it knows, true-false judging the span in all of their words: for a
+    suite whose expected outputs and replies mix languages ("oui", "ja", "да")."""
+    languages = [language for language in LEXICONS if language in TRUE_FALSE_PRESETS]
+    return Preset(
+        "Answers in any language extraction reads (" + ", ".join(languages) + "), judged by true-false "
+        "with every language's pack and answer words",
+        {_SPEC_KEY: _true_false_spec(*languages), "languages": list(LEXICONS)},
     )
 
 
@@ -104,7 +121,7 @@ class ExtractGrader(CompositeGrader):
         "replies are invalid"
     )
     type: ClassVar[str] = "extract"
-    version = _TreeVersion("1.1.0")
+    version = _TreeVersion("1.2.0")
     """Covers extraction's rules and words and the details' shape (1.1.0: the composites' tree entries, the
     child's result with its ``grader_id``); an instance adds the wrapped grader's id and version."""
     config_schema: ClassVar[dict[str, Any]] = {
@@ -128,7 +145,8 @@ class ExtractGrader(CompositeGrader):
         ),
     }
     presets: ClassVar[Mapping[str, Preset]] = {
-        language: _preset(language) for language in LEXICONS if language in TRUE_FALSE_PRESETS
+        **{language: _preset(language) for language in LEXICONS if language in TRUE_FALSE_PRESETS},
+        "multilingual": _multilingual(),
     }
     report = _ChildReport()
     _spec_key: ClassVar[str] = _SPEC_KEY
@@ -187,7 +205,7 @@ class ExtractGrader(CompositeGrader):
         """Extract the answer, then grade it with the wrapped grader. Never raises."""
         try:
             text = agent_response if type(agent_response) is str else read_text(agent_response)
-            if not text or text.isspace():
+            if is_blank(text):
                 return self._blank(agent_response, expected_output)
             extraction = self._extractor.extract(agent_response)
             if extraction.span is None:

@@ -57,6 +57,8 @@ class Lexicon:
     """Unspaced scripts: what may follow a verdict's truth word (spaced ones need a word end)."""
     question_ends: tuple[str, ...] = ()
     """Words that make a question without a question mark: at the end (か, 吗), anywhere if spaced (ли)."""
+    corrections: tuple[str, ...] = ()
+    """Words that, opening a clause after the answer, take it back ("wait, no", "actually", "correction")."""
 
 
 _NO_VETOES = {"no": (" doubt", " question", " problem", " wonder")}
@@ -70,7 +72,7 @@ _ADVERBS_EN = _ADVERB.format(
 )
 ENGLISH = Lexicon(
     yes=_w("yes|yeah|yep|yup"),
-    no=_w("no|nope|nah"),
+    no=_w("no|nope|nah|absolutely not|definitely not|of course not|certainly not"),
     true=_w("true|correct|accurate"),
     false=_w("false|incorrect|wrong|inaccurate|untrue"),
     verdict_only=(("right", "+"),),
@@ -86,7 +88,8 @@ ENGLISH = Lexicon(
         "not entirely|it depends|depends on|might be|may be|could be|might not|may not|either way|seems|"
         "seem to|it appears|appears to|my guess|i'm guessing|pretty sure|fairly sure|fairly confident|"
         "not really|kind of|sort of|more or less|to some extent|i could be wrong|if i'm not mistaken|"
-        "correct me if|i may be wrong|may have|might have|misread|misunderstood"
+        "correct me if|i may be wrong|may have|might have|misread|misunderstood|yeah, right|yeah right|"
+        "as if|like that would|like that'd|sure, sure|not!"
     ),
     qualifiers=_w(
         "usually|generally|typically|mostly|often|sometimes|in general|in most cases|technically|partly|"
@@ -114,6 +117,13 @@ ENGLISH = Lexicon(
         "(?:is|are|was|were|be|isn't|aren't|wasn't|weren't)" + _ADVERBS_EN + _ADVERBS_EN + " ",
         "'s" + _ADVERBS_EN + _ADVERBS_EN + " ",
     ),
+    corrections=_w(
+        "on reflection|in fact|it turns out|turns out|my mistake|i miscalculated|upon review|"
+        "looking again|hold on|hang on|oh wait|wait|no wait|wait no|actually|correction|"
+        "on second thought|on second thoughts|just kidding|jk"
+        "i mean|scratch that|sorry|oops|never mind|rather|let me recheck|let me reconsider|hmm|however|"
+        "though|although|but|alternatively|some sources say|others say|or maybe|or perhaps|not|nope"
+    ),
 )
 
 _ADVERBS_FR = _ADVERB.format(
@@ -121,12 +131,13 @@ _ADVERBS_FR = _ADVERB.format(
 )
 FRENCH = Lexicon(
     yes=_w("oui|ouais|si"),  # "si" contradicts a negative question: "Non ! Enfin si."
-    no=_w("non"),
+    no=_w("non|absolument pas|pas du tout|certainement pas|bien sûr que non|évidemment pas|que non"),
     true=_w("vrai|vraie|exact|exacte|correct|correcte"),
     false=_w("faux|fausse|inexact|inexacte|incorrect|incorrecte|erroné|erronée"),
     verdict_only=(("juste", "+"),),
     negators=_w("ne|n'|pas|non|jamais|aucun|aucune|ni|nullement"),
     hedges=_w(
+        "comme si|c'est ça oui|mon œil|"
         "peut-être|peut être|probablement|sans doute|je pense|je crois|il me semble|il semble|"
         "semble-t-il|pas sûr|pas sûre|pas certain|pas certaine|incertain|possiblement|il se peut|"
         "il est possible|vraisemblablement|je dirais|je suppose|à mon avis|je ne sais pas|"
@@ -147,7 +158,10 @@ FRENCH = Lexicon(
         "donc|alors|bon|bref|en bref|ainsi|eh bien|en résumé|en conclusion|finalement|en fait|au final|"
         "enfin|pardon|je veux dire|désolé|correction"
     ),
-    intensifiers=_w("absolument|certainement|bien sûr|évidemment|tout à fait|effectivement|clairement"),
+    intensifiers=_w(
+        "absolument|certainement|bien sûr que|bien sûr|évidemment que|évidemment|tout à fait|effectivement|"
+        "clairement|que"
+    ),
     labels=(
         "réponse(?: finale)? ?[:：]",
         "réponse(?: finale| correcte)? (?:est|serait)(?: ?:| |$)",
@@ -155,17 +169,22 @@ FRENCH = Lexicon(
         "conclusion ?[:：]",
     ),
     verdicts=("(?:est|c'est|n'est|était|sont|semble)" + _ADVERBS_FR + _ADVERBS_FR + " ",),
+    corrections=_w(
+        "attends|attendez|en fait|correction|je veux dire|plutôt|pardon|oups|je plaisante|non attends|"
+        "à la réflexion|tout compte fait|cependant|mais|pourtant|quoique|sinon|ou plutôt|pas"
+    ),
 )
 
 _ADVERBS_DE = _ADVERB.format("nicht|doch|tatsächlich|völlig|absolut|durchaus|vollkommen|wirklich|auch|also")
 GERMAN = Lexicon(
     yes=_w("ja|jawohl|jep|genau|doch"),
-    no=_w("nein|nö|nee"),
+    no=_w("nein|nö|nee|natürlich nicht|sicher nicht|gar nicht|keineswegs|auf keinen fall|absolut nicht"),
     true=_w("wahr|richtig|korrekt|zutreffend|stimmt"),
     false=_w("falsch|unwahr|inkorrekt|unrichtig|unzutreffend"),
     negators=_w("nicht|kein|keine|keinen|keiner|keinem|keines|nie|niemals|nein|keineswegs|keinesfalls"),
     vetoes={"kein": (" zweifel", " problem")},
     hedges=_w(
+        "als ob|ja, klar|na klar doch|"
         "vielleicht|wahrscheinlich|vermutlich|möglicherweise|eventuell|ich glaube|ich denke|ich vermute|"
         "ich schätze|nicht sicher|unsicher|bin mir nicht|weiß nicht|weiß ich nicht|schwer zu sagen|"
         "kommt darauf an|hängt davon ab|könnte|dürfte|scheint|anscheinend|wohl eher|wenn ich mich nicht irre|"
@@ -193,17 +212,22 @@ GERMAN = Lexicon(
         "(?:ist|sind|war|wäre|bleibt)" + _ADVERBS_DE + _ADVERBS_DE + " ",
         "(?:das|es|dies|dieses|sie|er) ",
     ),
+    corrections=_w(
+        "warte|moment|eigentlich|korrektur|ich meine|besser gesagt|vielmehr|sorry|hoppla|nur ein scherz|"
+        "war nur spaß|spaß|bei näherer betrachtung|jedoch|aber|allerdings|obwohl|oder eher|nicht"
+    ),
 )
 
 _ADVERBS_ES = _ADVERB.format("completamente|totalmente|realmente|absolutamente|del todo|sin duda")
 SPANISH = Lexicon(
     yes=_w("sí|si"),
-    no=_w("no"),
+    no=_w("no|para nada|en absoluto|claro que no|por supuesto que no|de ninguna manera|que no"),
     true=_w("verdadero|verdadera|cierto|cierta|correcto|correcta|verdad"),
     false=_w("falso|falsa|incorrecto|incorrecta|erróneo|errónea"),
     negators=_w("no|nunca|jamás|ni|tampoco|ningún|ninguna|ninguno|para nada|en absoluto"),
     vetoes=_NO_VETOES,
     hedges=_w(
+        "como si|ya, claro|sí, claro que sí, seguro|"
         "quizás|quizá|tal vez|probablemente|posiblemente|creo que|creo|pienso que|supongo|"
         "no estoy seguro|no estoy segura|no sé|no lo sé|puede que|puede ser|podría|parece|al parecer|"
         "a lo mejor|seguramente|depende|es difícil decir|diría|si no me equivoco|me equivoque"
@@ -221,25 +245,33 @@ SPANISH = Lexicon(
         "entonces|así que|bueno|pues|por lo tanto|en resumen|en conclusión|en definitiva|de hecho|en fin|"
         "perdón|quise decir|quiero decir|mejor dicho|en realidad|espera"
     ),
-    intensifiers=_w("definitivamente|absolutamente|claramente|ciertamente|claro|por supuesto|desde luego"),
+    intensifiers=_w(
+        "definitivamente|absolutamente|claramente|ciertamente|claro que|claro|por supuesto que|por supuesto|"
+        "desde luego que|desde luego|que"
+    ),
     labels=(
         "respuesta(?: final)? ?[:：]",
         "respuesta(?: final| correcta)? (?:es|sería)(?: ?:| |$)",
         "conclusión ?[:：]",
     ),
     verdicts=("(?:es|son|era|está|resulta)" + _ADVERBS_ES + " ",),
+    corrections=_w(
+        "espera|en realidad|corrección|quiero decir|mejor dicho|perdón|ups|es broma|era broma|"
+        "pensándolo bien|sin embargo|pero|aunque|o más bien"
+    ),
 )
 
 _ADVERBS_IT = _ADVERB.format("completamente|totalmente|davvero|assolutamente|proprio|del tutto|certamente")
 ITALIAN = Lexicon(
     yes=_w("sì|si"),
-    no=_w("no"),
+    no=_w("no|assolutamente no|certo che no|per niente|niente affatto|nient'affatto"),
     true=_w("vero|vera|corretto|corretta|esatto|esatta"),
     false=_w("falso|falsa|sbagliato|sbagliata|errato|errata|scorretto|scorretta"),
     verdict_only=(("giusto", "+"), ("giusta", "+")),
     negators=_w("non|no|mai|né|nessuno|nessuna|niente|nulla|affatto"),
     vetoes=_NO_VETOES,
     hedges=_w(
+        "figurati|come no|sì, come no|"
         "forse|probabilmente|possibilmente|credo|penso|suppongo|direi|non sono sicuro|non sono sicura|"
         "non sono certo|non sono certa|non so|può darsi|potrebbe|sembra|pare|magari|dipende|"
         "difficile dire|difficile a dirsi|potrei|se non sbaglio|sbagliarmi"
@@ -257,23 +289,30 @@ ITALIAN = Lexicon(
         "volevo dire|"
         "in realtà|aspetta"
     ),
-    intensifiers=_w("assolutamente|certamente|certo|sicuramente|decisamente|chiaramente|ovviamente"),
+    intensifiers=_w(
+        "assolutamente|certamente|certo che|certo|sicuramente|decisamente|chiaramente|ovviamente|ma certo"
+    ),
     labels=(
         "risposta(?: finale)? ?[:：]",
         "risposta(?: finale| corretta)? (?:è|e'|sarebbe)(?: ?:| |$)",
         "conclusione ?[:：]",
     ),
     verdicts=("(?:è|e'|sono|era|risulta)" + _ADVERBS_IT + " ",),
+    corrections=_w(
+        "non|aspetta|anzi|in realtà|correzione|voglio dire|scusa|scherzo|scherzavo|ripensandoci|tuttavia|"
+        "però|ma|sebbene|o meglio"
+    ),
 )
 
 _ADVERBS_PT = _ADVERB.format("completamente|totalmente|realmente|absolutamente|mesmo|de fato")
 PORTUGUESE = Lexicon(
     yes=_w("sim"),
-    no=_w("não|nao"),
+    no=_w("não|nao|claro que não|de jeito nenhum|de modo nenhum|que não"),
     true=_w("verdadeiro|verdadeira|verdade|correto|correta|certo|certa"),
     false=_w("falso|falsa|incorreto|incorreta|errado|errada"),
     negators=_w("não|nao|nunca|jamais|nem|nenhum|nenhuma"),
     hedges=_w(
+        "até parece|como se|sim, claro que sim, pois|"
         "talvez|provavelmente|possivelmente|acho que|acredito que|creio que|suponho|não tenho certeza|"
         "não estou certo|não estou certa|não sei|pode ser|poderia|parece|aparentemente|depende|"
         "difícil dizer|diria|se não me engano|posso estar enganado|posso estar enganada"
@@ -291,13 +330,19 @@ PORTUGUESE = Lexicon(
         "então|portanto|bem|logo|em resumo|em conclusão|de fato|na verdade|enfim|aliás|desculpa|quer dizer|"
         "quero dizer|espera"
     ),
-    intensifiers=_w("definitivamente|absolutamente|certamente|claramente|com certeza|obviamente|claro"),
+    intensifiers=_w(
+        "definitivamente|absolutamente|certamente|claramente|com certeza|obviamente|claro que|claro|que"
+    ),
     labels=(
         "resposta(?: final)? ?[:：]",
         "resposta(?: final| correta)? (?:é|seria)(?: ?:| |$)",
         "conclusão ?[:：]",
     ),
     verdicts=("(?:é|são|era|está)" + _ADVERBS_PT + " ",),
+    corrections=_w(
+        "espera|na verdade|correção|quer dizer|ou melhor|desculpa|brincadeira|é brincadeira|"
+        "pensando bem|porém|mas|embora|contudo"
+    ),
 )
 
 JAPANESE = Lexicon(
@@ -342,6 +387,7 @@ JAPANESE = Lexicon(
     verdicts=("[はがも]",),
     verdict_after=_w("です|だ|でし|である|では|じゃ|。|、|!|\n| "),
     question_ends=_w("ですか|ますか|でしょうか|のか|かな"),
+    corrections=_w("いや|待って|訂正|冗談|実は|やっぱり|ただし|しかし|でも"),
 )
 
 CHINESE = Lexicon(
@@ -371,16 +417,18 @@ CHINESE = Lexicon(
     verdicts=("[是为很都也]", "说法", "陈述", "命题"),
     verdict_after=_w("的|。|,|、|!|\n| |."),
     question_ends=_w("吗|嘛|呢|么"),
+    corrections=_w("等等|不对|其实|更正|开玩笑|实际上|但是|不过|然而"),
 )
 
 _ADVERBS_RU = _ADVERB.format("не|совершенно|абсолютно|вполне|действительно|именно|тоже")
 RUSSIAN = Lexicon(
     yes=_w("да|ага|угу"),
-    no=_w("нет|неа"),
+    no=_w("нет|неа|конечно нет|вовсе нет|совсем нет"),
     true=_w("верно|правда|истина|истинно|правильно"),
     false=_w("неверно|неправда|ложь|ложно|неправильно|ошибочно"),
     negators=_w("не|ни|нет|никогда|отнюдь"),
     hedges=_w(
+        "как будто|ага, конечно|ну да, конечно|"
         "возможно|наверное|наверно|вероятно|может быть|кажется|думаю|полагаю|не уверен|не уверена|"
         "пожалуй|видимо|скорее всего|по-моему|вроде|не знаю|сложно сказать|трудно сказать|зависит|"
         "могу ошибаться|если не ошибаюсь|может, ошибаюсь"
@@ -399,6 +447,9 @@ RUSSIAN = Lexicon(
     labels=("ответ ?(?:[:：]|[-–—] |будет |такой ?:?)", "вывод ?[:：]"),
     verdicts=("(?:это|утверждение|высказывание|оно|всё|все|ответ)" + _ADVERBS_RU + " ",),
     question_ends=("ли",),
+    corrections=_w(
+        "подождите|подожди|на самом деле|поправка|то есть|вернее|точнее|шучу|извините|однако|но|хотя"
+    ),
 )
 
 LEXICONS: dict[str, Lexicon] = {

@@ -136,6 +136,7 @@ class Patterns:
     __slots__ = (
         "causals",
         "contrasts",
+        "corrections",
         "discourse",
         "hedges",
         "intensifiers",
@@ -189,6 +190,7 @@ class Patterns:
         self.qualifiers = WordList((lex.spaced, lex.qualifiers) for lex in lexicons)
         self.contrasts = WordList((lex.spaced, lex.contrasts) for lex in lexicons)
         self.causals = WordList((lex.spaced, lex.causals) for lex in lexicons)
+        self.corrections = WordList((lex.spaced, lex.corrections) for lex in lexicons)
         self.discourse = WordList((lex.spaced, lex.discourse) for lex in lexicons)
         self.intensifiers = WordList((lex.spaced, lex.intensifiers) for lex in lexicons)
         extra = [f"{re2.escape(label)} ?[:：]" for label in extra_labels]

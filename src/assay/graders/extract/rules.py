@@ -29,7 +29,7 @@ PICKING_RULES = (
     "last_short_line",
 )
 """The rules that pick a span, in priority order."""
-REFUSALS = ("no_answer", "hedged", "conflicting_candidates", "question", "negated", "mixed")
+REFUSALS = ("no_answer", "hedged", "conflicting_candidates", "question", "negated", "mixed", "corrected")
 """The rule names of a refusal, in the order they are checked."""
 
 

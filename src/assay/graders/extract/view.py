@@ -14,7 +14,23 @@ __all__ = ["SKIP_BACK", "TRIM", "Passage", "clause_around", "json_text", "json_v
 
 _PICTOGRAPHS = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff]")
 """Emoji end a clause the way punctuation does ("Nein 🙂 Der Rhein..."): each becomes a line break."""
-_INVISIBLE = re.compile("[\ufe00-\ufe0f\u200b-\u200f\u2060-\u2064\u20e3\u00ad\U000e0000-\U000e007f]")
+_INVISIBLE = re.compile(
+    "[\ufe00-\ufe0f\u200b-\u200f\u202a-\u202e\u2060-\u2069\u061c\ufeff\u20e3\u00ad\U000e0000-\U000e007f]"
+)
+"""Format characters (zero-width, bidi embeddings and isolates, BOM, tags): never part of what is said."""
+_NOT_OWN_LINE = re.compile(
+    r"(?im)^[ \t]{0,3}(?:>.*|(?:\[[^\]\n]{0,40}\][ \t]*)?(?:user|assistant|agent|human|ai|bot|system|customer"
+    r"|client|model|q|question|frage|pregunta|domanda|pergunta|вопрос|example|examples|exemple|beispiel|ejemplo|esempio|exemplo|пример|例)"
+    r"(?:[ \t]?\d{1,2})?[ \t]*[:：].*)$"
+)
+"""Lines that are not the reply's own words: a quotation ("> agent: Yes."), a dialogue or log turn
+("user: ...", "[12:01] agent: ..."), a few-shot example or echoed question ("Q: ...", "Example: ...").
+An "A:" line stays: it may be the reply's own answer, and one in an example then conflicts with it."""
+_QUESTION_LINE = re.compile(
+    r"(?i)[ \t]{0,3}(?:q|question|frage|pregunta|domanda|pergunta|вопрос)(?:[ \t]?\d{1,2})?[ \t]*[:：]"
+)
+"""A reply ending on such a line echoes a list of questions and answers (few-shot examples): none is
+its own."""
 _MARKDOWN_LINE = re.compile(r"(?m)^[ \t]{0,3}(?:#{1,6}[ \t]|>[ \t]?|[-*+•][ \t])")
 _MARKDOWN_MARKS = re.compile(
     r"\*\*+|__+|~~|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*])|(?<!\w)_(?=\S)|(?<=\S)_(?!\w)"
@@ -34,6 +50,11 @@ def read_view(reply: object, max_chars: int) -> tuple[str, str]:
     raw = unicodedata.normalize("NFKC", read_text(reply)[-max_chars:])
     raw = raw.replace("\r\n", "\n").replace("\r", "\n").replace("’", "'").replace("‘", "'")
     view = _PICTOGRAPHS.sub("\n", _INVISIBLE.sub("", raw))
+    lines = list(_NOT_OWN_LINE.finditer(view))
+    last = lines[-1] if lines else None
+    if last is not None and _QUESTION_LINE.match(last.group()) and not view[last.end() :].strip():
+        return raw, ""  # it ends on a question of its own list ("Q: …"): its answers are examples'
+    view = _NOT_OWN_LINE.sub("", view)
     view = _MARKDOWN_MARKS.sub("", _MARKDOWN_LINE.sub("", view))
     view = _SPACE_AROUND_NEWLINE.sub("\n", _SPACES.sub(" ", view))
     return raw, view.strip()

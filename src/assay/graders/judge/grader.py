@@ -53,7 +53,7 @@ from assay.graders.judge.reply import (
     read_object,
     read_rubric,
 )
-from assay.graders.reading.text import read_text
+from assay.graders.reading.text import is_blank, read_text
 
 __all__ = ["INVALID_JUDGEMENT", "MAX_REPLY_BYTES", "LLMJudgeGrader"]
 
@@ -149,7 +149,7 @@ class LLMJudgeGrader(CallingGrader):
         "explanation) or into labels; an unusable or self-contradicting judgement is an error, never a pass"
     )
     type: ClassVar[str] = "llm-judge"
-    version: ClassVar[str] = "1.1.0"
+    version: ClassVar[str] = "1.2.0"
     report: ClassVar[VerdictReport] = VerdictReport.SCORE
     config_schema: ClassVar[dict[str, Any]] = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -265,6 +265,14 @@ class LLMJudgeGrader(CallingGrader):
                 "Retry-After)",
                 "default": 4,
             },
+            "max_total_seconds": {
+                "type": "number",
+                "exclusiveMinimum": 0,
+                "maximum": 3600,
+                "description": "Seconds one answer's judgement may take in all, every attempt and wait "
+                "(backoff, Retry-After) included; then it is the error judge_timeout_after_retries",
+                "default": 300,
+            },
         },
         "required": [],
     }
@@ -349,6 +357,7 @@ class LLMJudgeGrader(CallingGrader):
             timeout=float(config["timeout"]),
             max_attempts=int(config["max_attempts"]),
             max_reply_bytes=MAX_REPLY_BYTES,
+            max_total_seconds=float(config["max_total_seconds"]),
         )
         self._freeze()
 
@@ -405,7 +414,7 @@ class LLMJudgeGrader(CallingGrader):
         decided here (the input counts towards ``max_prompt_chars``: never cut)."""
         try:
             response = read_text(agent_response)
-            if not response.strip():
+            if is_blank(response):
                 return Verdict(
                     MatchStatus.INVALID_RESPONSE, EMPTY_RESPONSE_REASON, expected_output, agent_response
                 ).result()

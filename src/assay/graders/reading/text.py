@@ -5,7 +5,16 @@ The rules: docs/decisions.md#inputs-that-are-not-strings and docs/decisions.md#s
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+
+_VISIBLE = re.compile(
+    "[^\\s\x00-\x1f\x7f-\xa0\xad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
+    "\u2028-\u202f\u205f-\u206f\u2800\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb"
+    "\ud800-\udfff\U000e0000-\U000e0fff]"
+)
+"""A character that shows: not whitespace, a control or format character (zero-width space, joiners, BOM,
+bidi marks and isolates, tags, variation selectors), a lone surrogate, nor a blank-looking filler."""
 
 
 def read_text(value: object) -> str:
@@ -22,6 +31,14 @@ def read_text(value: object) -> str:
         return str(value)
     except Exception:  # an object whose __str__ fails is still graded, as an unreadable value
         return f"<unprintable {type(value).__name__}>"
+
+
+def is_blank(text: str) -> bool:
+    """Whether ``text`` has no visible character: one notion of an empty answer (or expected output) for
+    every grader and composite. ``"\\u200b"``, ``"\\x00"``, a byte-order mark or a lone surrogate is empty."""
+    if text and "!" <= text[0] <= "~":  # most answers start with a printable ASCII character: no search
+        return False
+    return _VISIBLE.search(text) is None
 
 
 def collapse_whitespace(text: str) -> str:

@@ -26,7 +26,7 @@ from assay.graders.contract.verdict import (
     Verdict,
     VerdictReport,
 )
-from assay.graders.reading.text import collapse_whitespace, read_text
+from assay.graders.reading.text import collapse_whitespace, is_blank, read_text
 from assay.graders.reading.threshold import clamp_score, judge, threshold_schema
 from assay.graders.semantic import embedding
 
@@ -50,7 +50,7 @@ class SemanticGrader(GraderInterface):
         f"threshold; paraphrases pass. Optional: {embedding.INSTALL_COMMAND}"
     )
     type: ClassVar[str] = "semantic"
-    version: ClassVar[str] = "1.0.0"
+    version: ClassVar[str] = "1.1.0"
     fresh_results: ClassVar[bool] = True
     cpu_bound: ClassVar[bool] = True  # two embeddings per answer, ~6 ms; the model is thread-safe
     config_schema: ClassVar[dict[str, Any]] = {
@@ -91,7 +91,7 @@ class SemanticGrader(GraderInterface):
 
     def check_expected(self, expected_output: Any) -> str | None:
         """A blank expected text has no meaning to compare; nothing can be matched without the model."""
-        if not collapse_whitespace(read_text(expected_output)):
+        if is_blank(read_text(expected_output)):
             return _EMPTY_EXPECTED_REASON
         reason = embedding.unavailable_reason()
         return None if reason is None else f"The semantic grader is unavailable: {reason}"
@@ -102,9 +102,9 @@ class SemanticGrader(GraderInterface):
         normalized_actual = collapse_whitespace(read_text(agent_response))
         score = 0.0
         truncated = False
-        if not normalized_expected:
+        if is_blank(normalized_expected):
             status, reason = MatchStatus.INVALID_EXPECTED, _EMPTY_EXPECTED_REASON
-        elif not normalized_actual:
+        elif is_blank(normalized_actual):
             status, reason = MatchStatus.INVALID_RESPONSE, EMPTY_RESPONSE_REASON
         else:
             try:
