@@ -12,7 +12,7 @@ import click
 
 from assay.cli.console import Stream, err, out
 from assay.cli.gate import check_gate
-from assay.cli.options import PATH, check_rate, grader_config, grader_options
+from assay.cli.options import PATH, check_rate, check_writable, grader_config, grader_options
 from assay.cli.tables import PlainTable
 from assay.errors import NotFoundError
 
@@ -74,6 +74,7 @@ def grade_file(
     from assay.services.grading.registry import GraderService
 
     check_rate(min_pass_rate)
+    check_writable(output, "--output")
     graders = GraderService()
     grader = graders.build(grader_id, grader_config(graders, grader_id, config, preset))
     with blocking_grading(grader, concurrency=concurrency) as grade_pairs:

@@ -19,7 +19,7 @@ import click
 
 from assay.cli.console import err, out
 from assay.cli.gate import check_gate
-from assay.cli.options import PATH, check_rate, grader_config, grader_options
+from assay.cli.options import PATH, check_rate, check_writable, grader_config, grader_options
 from assay.cli.tables import PlainTable
 from assay.errors import ValidationError
 
@@ -27,7 +27,6 @@ if TYPE_CHECKING:  # the rest is imported when the command runs (see assay.cli.g
     from assay.cli.interruption import Stopper
     from assay.graders import GraderInterface
     from assay.services.execution.case_results import RunCase
-    from assay.services.execution.reachability import ReachabilityWatch
     from assay.services.figures.summary import BinaryReport, Summary, SummaryTally
     from assay.services.local_run.answer_stream import AnswerFile
     from assay.services.local_run.run import LocalSink
@@ -200,6 +199,21 @@ def _count(tally: SummaryTally, record: dict[str, Any]) -> None:
     )
 
 
+def _regrade(grader: GraderInterface) -> Callable[[str, str], tuple[bool, float | None]] | None:
+    """How a resumed run grades a kept answer again to check its line's verdict: by ``grader`` itself,
+    unless it calls out (a judge: asking it again would cost a call per line, and may differ)."""
+    from assay.services.local_run.run import plain_loop_grades
+
+    if not plain_loop_grades(grader):
+        return None
+
+    def regrade(answer: str, expected: str) -> tuple[bool, float | None]:
+        verdict = grader.grade(answer, expected)
+        return verdict["passed"], verdict["score"]
+
+    return regrade
+
+
 @contextmanager
 def _results_file(output: Path | None, *, keep: bool) -> Iterator[Path | None]:
     """Where results are written: ``--output``, else (when a report needs them) a temporary file."""
@@ -225,15 +239,14 @@ def _run_with_progress(
     concurrency: int,
     done: Sequence[int] | None,
     answers: AnswerFile | None,
-    watch: ReachabilityWatch | None,
 ) -> None:
     """Run the cases without a result, a progress bar on a terminal (Rich's progress is loaded only then).
 
     Recorded answers graded by a grader that calls nothing run in a plain loop (no event loop to load)."""
-    from assay.services.local_run.run import RunControl, plain_loop_grades, run_local, run_recorded
+    from assay.services.local_run.run import plain_loop_grades, run_local, run_recorded
 
     def run_plain(recorded: AnswerFile, on_written: Callable[[int], None]) -> None:
-        control = RunControl()
+        control = sink.control
         with stopper.running(control):
             run_recorded(
                 suite.cases(),
@@ -250,7 +263,7 @@ def _run_with_progress(
 
         from assay.targets import parse_target_spec
 
-        control = RunControl()
+        control = sink.control
         with stopper.running(control, asyncio.get_running_loop()):
             await run_local(
                 suite.cases(),
@@ -262,7 +275,6 @@ def _run_with_progress(
                 done=done,
                 answers=answers.in_case_order() if answers is not None else None,
                 on_written=on_written,
-                reachability=watch,
             )
 
     def run(on_written: Callable[[int], None]) -> None:
@@ -367,15 +379,23 @@ def run(
 ) -> None:
     """Evaluate SUITE_FILE against one target, print a summary, and gate on the pass rate (for CI)."""
     from assay.cli.interruption import Stopper, report_interrupted
-    from assay.services.execution.reachability import CALLING_TARGETS, ReachabilityWatch
+    from assay.services.execution.reachability import SETUP_REASONS, ReachabilityWatch
     from assay.services.figures.summary import ReportShape, SummaryTally
     from assay.services.grading.registry import GraderService
     from assay.services.local_run.answer_stream import AnswerFile
-    from assay.services.local_run.result_file import ResultAppender, read_records, read_results
+    from assay.services.local_run.result_file import (
+        ResultAppender,
+        RunHeader,
+        file_digest,
+        read_records,
+        read_results,
+    )
     from assay.services.local_run.run import LocalSink
     from assay.services.local_run.suite_stream import SuiteFile
 
     check_rate(min_pass_rate)
+    check_writable(output, "--output")
+    check_writable(junit, "--junit")
     resuming = _check_output(output, resume=resume, test_target=test_target)
     graders = GraderService()
     grader = graders.build(grader_id, grader_config(graders, grader_id, config, preset))
@@ -424,23 +444,31 @@ def run(
         _test_target(spec, suite.first_case(), grader, answers)
         return
     tally = SummaryTally(ReportShape.of(grader))
+    grader_spec = graders.spec(grader)
+    run_header = RunHeader(
+        grader_spec.grader_id, grader_spec.config, grader_spec.version, file_digest(suite_file)
+    )
     done = None
     if resuming and output is not None:
-        done = read_results(output, facts, lambda record: _count(tally, record))
+        done = read_results(
+            output, facts, lambda record: _count(tally, record), header=run_header, regrade=_regrade(grader)
+        )
         err.print(
             f"resuming: {tally.finished} of {facts.count} cases already have a result in {output}",
             markup=False,
         )
     with _results_file(output, keep=junit is not None) as results:
-        sink = LocalSink(tally, ResultAppender(results) if results is not None else None)
-        watch = ReachabilityWatch() if spec is not None and spec.type in CALLING_TARGETS else None
+        # Every result is watched (a judge's errors are results'), recorded answers too: a run whose first
+        # cases all fail for one set-up reason stops, exit 2, not a failed gate.
+        watch = ReachabilityWatch(reasons=SETUP_REASONS)
+        sink = LocalSink(tally, ResultAppender(results, run_header) if results is not None else None, watch)
         stopper = Stopper()
         started = time.perf_counter()
         try:
             with stopper.watching():
                 _run_with_progress(
                     suite, facts, spec, grader, sink, stopper, concurrency=concurrency, done=done,
-                    answers=answers, watch=watch,
+                    answers=answers,
                 )  # fmt: skip
                 duration = time.perf_counter() - started
                 summary = tally.summary(facts.count)
@@ -462,7 +490,7 @@ def run(
         out.print(f"{summary.passed}/{summary.finished} passed", markup=False)
     if stopper.signal is not None and summary.finished < facts.count:
         report_interrupted(stopper.signal, summary.finished, facts.count, output)
-    if watch is not None and watch.is_unreachable:
+    if watch.is_unreachable:
         err.print(f"error: {watch.message()}", markup=False)
         raise SystemExit(2)  # nothing was evaluated: a setup problem, not a pass rate below the gate
     # Every case of the suite counts: one the run did not finish is not a pass.

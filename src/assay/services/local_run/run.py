@@ -76,15 +76,25 @@ class RunControl:
 
 @dataclass
 class LocalSink:
-    """Appends each batch of results to the results file, when there is one, and counts it in the summary."""
+    """Appends each batch of results to the results file, when there is one, and counts it in the summary.
+
+    A ``watch`` (:data:`~assay.services.execution.reachability.SETUP_REASONS`) sees every result, a judge's
+    errors too, and halts ``control``'s run once the first results all failed for one set-up reason."""
 
     tally: SummaryTally
     output: ResultAppender | None = None
+    watch: ReachabilityWatch | None = None
+    control: RunControl = field(default_factory=RunControl)
 
     def write(self, results: Sequence[CaseResult]) -> None:
         """Keep the batch: written out, then counted (so the summary never counts a result not written)."""
         if self.output is not None:
             self.output.append(results)
+        watch = self.watch
+        if watch is not None and not watch.reached:
+            for result in results:
+                if watch.observe(result.error, result.error_detail):
+                    self.control.halt()
         add = self.tally.add_result
         for result in results:
             add(

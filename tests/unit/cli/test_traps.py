@@ -1,0 +1,114 @@
+"""The newcomer's traps of issue 25, each refused in one line with the exit code of its kind (docs/cli.md):
+an output path checked before anything runs, a run that cannot work as set up stopped with exit 2, a resumed
+run refused when its grader or suite changed or a line's verdict does not grade again to what it says."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.support.cli import invoke
+from tests.support.results import read_header, read_results
+
+CASES = [("Is water wet?", "true"), ("Is fire cold?", "false"), ("Is 2 even?", "true")]
+
+
+def raising(text: str) -> str:
+    """A Python target that cannot work: it raises for every case."""
+    raise RuntimeError("no model configured")
+
+
+@pytest.fixture
+def suite(tmp_path: Path) -> Path:
+    path = tmp_path / "bools.jsonl"
+    path.write_text("".join(json.dumps({"input": i, "expected_output": e}) + "\n" for i, e in CASES))
+    return path
+
+
+@pytest.fixture
+def answers(tmp_path: Path) -> Path:
+    path = tmp_path / "answers.jsonl"
+    path.write_text("".join(json.dumps({"agent_response": a}) + "\n" for a in ("yes", "yes", "yes")))
+    return path
+
+
+def test_a_junit_path_in_a_missing_folder_is_refused_before_any_case_runs(
+    suite: Path, tmp_path: Path
+) -> None:
+    output = tmp_path / "out.jsonl"
+    ran = invoke("run", str(suite), "-g", "true-false", "--python", f"{__name__}:raising",
+                 "-o", str(output), "--junit", str(tmp_path / "missing" / "x.xml"))  # fmt: skip
+    assert ran.code == 2
+    assert f"cannot write --junit {tmp_path}/missing/x.xml: the folder {tmp_path}/missing does not exist" in (
+        ran.message
+    )
+    assert not output.exists()  # nothing ran
+
+
+def test_grade_file_refuses_an_output_in_a_missing_folder(tmp_path: Path) -> None:
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(json.dumps({"agent_response": "yes", "expected_output": "true"}) + "\n")
+    graded = invoke("grade-file", str(rows), "-g", "true-false", "-o", str(tmp_path / "nope" / "o.jsonl"))
+    assert graded.code == 2
+    assert "does not exist" in graded.message
+    assert "Traceback" not in graded.stderr
+
+
+def test_a_callable_raising_for_every_case_is_a_configuration_error_not_a_failed_gate(suite: Path) -> None:
+    ran = invoke("run", str(suite), "-g", "true-false", "--python", f"{__name__}:raising")
+    assert ran.code == 2
+    assert (
+        "error: the Python callable raised for all 3 cases run: RuntimeError: no model configured "
+        "(check --python)" in ran.message
+    )
+
+
+def test_the_results_file_records_the_grader_config_and_suite(
+    suite: Path, answers: Path, tmp_path: Path
+) -> None:
+    output = tmp_path / "out.jsonl"
+    ran = invoke("run", str(suite), "-g", "true-false", "--responses", str(answers), "-o", str(output),
+                 "--min-pass-rate", "0")  # fmt: skip
+    assert ran.code == 0, ran.stderr
+    header = read_header(output)
+    assert header["grader_id"] == "true-false"
+    assert header["config"]["case_sensitive"] is False
+    assert header["suite_digest"].startswith("sha256:")
+    assert [r["number"] for r in read_results(output)] == [1, 2, 3]
+
+
+def _half_done(suite: Path, answers: Path, output: Path) -> None:
+    """A results file as a run killed after its first two cases leaves it."""
+    ran = invoke("run", str(suite), "-g", "true-false", "--responses", str(answers), "-o", str(output),
+                 "--min-pass-rate", "0")  # fmt: skip
+    assert ran.code == 0, ran.stderr
+    lines = output.read_bytes().splitlines(keepends=True)
+    output.write_bytes(b"".join(lines[:3]))
+
+
+def test_resume_refuses_another_grader_config(suite: Path, answers: Path, tmp_path: Path) -> None:
+    output = tmp_path / "out.jsonl"
+    _half_done(suite, answers, output)
+    before = output.read_bytes()
+    resumed = invoke("run", str(suite), "-g", "true-false", "-c", '{"case_sensitive": true}',
+                     "--responses", str(answers), "-o", str(output), "--resume")  # fmt: skip
+    assert resumed.code == 2
+    assert "out.jsonl cannot be resumed: it was graded by true-false with config" in resumed.message
+    assert output.read_bytes() == before
+
+
+def test_resume_refuses_a_forged_verdict(suite: Path, answers: Path, tmp_path: Path) -> None:
+    output = tmp_path / "out.jsonl"
+    _half_done(suite, answers, output)
+    forged = output.read_text().replace('"passed":false', '"passed":true')  # case #2 answered yes to false
+    assert forged != output.read_text()
+    output.write_text(forged)
+    resumed = invoke("run", str(suite), "-g", "true-false", "--responses", str(answers), "-o", str(output),
+                     "--resume")  # fmt: skip
+    assert resumed.code == 2
+    assert (
+        "line 3: case #2: its verdict does not re-grade to what the line says (passed; the answer fails now)"
+        in resumed.message
+    )
