@@ -14,7 +14,7 @@ from assay.cli.console import Stream, err, out
 from assay.cli.gate import check_gate
 from assay.cli.options import PATH, check_rate, check_writable, grader_config, grader_options
 from assay.cli.tables import PlainTable
-from assay.errors import NotFoundError
+from assay.errors import NotFoundError, ValidationError
 
 if TYPE_CHECKING:  # the rest is imported when the command runs (see assay.cli.graders)
     from assay.graders import GraderInterface
@@ -28,8 +28,15 @@ _PROGRESS_FROM_BYTES = 4 * 1024 * 1024
 _BAD_ROWS_SHOWN = 50
 
 
-def _report_bad_row(tally: GradeTally) -> Callable[[BadRow], None]:
+def _report_bad_row(tally: GradeTally, file: Path) -> Callable[[BadRow], None]:
     def report(bad: BadRow) -> None:
+        if tally.rows == 0 and len(tally.bad_rows) == 1 and bad.message.startswith("missing field(s)"):
+            # The first row lacks a column: the file's shape is wrong (a column named `response`), not its
+            # rows; one line and exit 2, not a "missing field" per row and a failed gate.
+            raise ValidationError(
+                f"{file.name} line {bad.line}: {bad.message}: each row needs agent_response and "
+                "expected_output"
+            )
         if len(tally.bad_rows) <= _BAD_ROWS_SHOWN:
             err.print(f"line {bad.line}: {bad.message}", markup=False)
 
@@ -118,7 +125,7 @@ def _grade_rows(
                 source,
                 RowFormat.for_path(file),
                 tally,
-                _report_bad_row(tally),
+                _report_bad_row(tally, file),
                 grade_pairs=grade_pairs,
             )
             write = sink.write  # the buffered writer batches; holding lines in a list here was 75% slower

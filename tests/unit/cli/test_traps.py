@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from assay.errors import SettingsError
+from assay.storage.database import create_db_engine
 from tests.support.cli import invoke
 from tests.support.results import read_header, read_results
 
@@ -112,3 +114,21 @@ def test_resume_refuses_a_forged_verdict(suite: Path, answers: Path, tmp_path: P
         "line 3: case #2: its verdict does not re-grade to what the line says (passed; the answer fails now)"
         in resumed.message
     )
+
+
+def test_grade_file_with_a_misnamed_column_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text("".join(json.dumps({"response": a, "expected_output": "true"}) + "\n" for a in "ab" * 15))
+    graded = invoke("grade-file", str(rows), "-g", "true-false")
+    assert graded.code == 2
+    assert graded.stderr == (
+        "error: rows.jsonl line 1: missing field(s): agent_response: each row needs agent_response and "
+        "expected_output\n"
+    )
+
+
+def test_a_database_url_naming_a_missing_folder_is_refused_not_created(tmp_path: Path) -> None:
+    folder = tmp_path / "no" / "such"
+    with pytest.raises(SettingsError, match=f"the folder {folder} of the SQLite database does not exist"):
+        create_db_engine(f"sqlite:///{folder / 'a.db'}")
+    assert not folder.parent.exists()
