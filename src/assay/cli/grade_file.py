@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from assay.cli.console import Stream, err, out
+from assay.cli.console import Stream, err
 from assay.cli.gate import check_gate
 from assay.cli.options import PATH, check_rate, check_writable, grader_config, grader_options
 from assay.cli.tables import PlainTable
@@ -86,7 +86,7 @@ def grade_file(
     grader = graders.build(grader_id, grader_config(graders, grader_id, config, preset))
     with blocking_grading(grader, concurrency=concurrency) as grade_pairs:
         tally = _grade_rows(file, grader, output, grade_pairs if needs_calls(grader) else None)
-    _summary(tally, out if output is not None else err)
+    _summary(tally, err)  # always stderr: stdout holds results only (without --output, the rows)
     check_gate(passed=tally.passed, counted=tally.counted, min_pass_rate=min_pass_rate)
 
 

@@ -56,6 +56,7 @@ app = _Commands(
     no_args_is_help=True,
     context_settings={"show_default": True},  # defaults other than none and a false flag
 )
+app = click.version_option(package_name="assay", message="assay %(version)s")(app)
 
 
 PROBLEMS_SHOWN = 20

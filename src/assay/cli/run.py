@@ -10,6 +10,7 @@ import json
 import os
 import tempfile
 import time
+from array import array
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -96,7 +97,11 @@ def _number(value: float | None, digits: int = 1) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
-def _print_summary(summary: Summary, duration_s: float) -> None:
+def _print_summary(summary: Summary, duration_s: float, tally: SummaryTally | None = None) -> None:
+    """The summary table. Its mean score counts every case run, an errored one scoring 0, by the pass rate's
+    rule (an errored case failed): an agent that errs more does not get a better mean."""
+    from assay.services.figures.statistics import ratio
+
     interval = summary.pass_rate_ci95
     headers = ("cases", "passed", "failed", "errors", "pass rate", "95% CI", "mean score", "p50 ms", "p95 ms")
     row = (
@@ -106,7 +111,14 @@ def _print_summary(summary: Summary, duration_s: float) -> None:
         str(summary.error_count),
         _rate(summary.pass_rate),
         f"{interval[0]:.1%} - {interval[1]:.1%}" if interval else "-",
-        _number(summary.mean_score, 3),
+        _number(
+            summary.mean_score
+            if tally is None
+            else ratio(tally.score_sum, tally.finished)
+            if tally.score_count
+            else None,
+            3,
+        ),
         _number(summary.latency_ms.p50),
         _number(summary.latency_ms.p95),
     )
@@ -239,6 +251,7 @@ def _run_with_progress(
     concurrency: int,
     done: Sequence[int] | None,
     answers: AnswerFile | None,
+    total: int,
 ) -> None:
     """Run the cases without a result, a progress bar on a terminal (Rich's progress is loaded only then).
 
@@ -297,7 +310,7 @@ def _run_with_progress(
         TimeElapsedColumn(),
         console=err.rich,
     ) as progress:
-        task = progress.add_task(facts.name, total=facts.count, completed=sink.tally.finished)
+        task = progress.add_task(facts.name, total=total, completed=sink.tally.finished)
         run(lambda count: progress.advance(task, count))
 
 
@@ -325,6 +338,13 @@ def _run_with_progress(
 @click.option("--timeout", type=float, help="Seconds per call (default 30)")
 @click.option("--max-attempts", type=int, help="Tries per case with backoff (default 4)")
 @click.option("--concurrency", "-j", type=click.IntRange(1, 1024), default=8)
+@click.option(
+    "--filter",
+    "filters",
+    multiple=True,
+    help="Run only the cases whose metadata has key=value (repeatable: all must match)",
+)
+@click.option("--limit", type=int, help="Run only the first N cases (of those --filter takes)")
 @click.option("--min-pass-rate", type=float, help="Exit 1 when the pass rate is below this (0-1)")
 @click.option("--junit", type=PATH, help="Write a JUnit XML report here")
 @click.option(
@@ -370,6 +390,8 @@ def run(
     timeout: float | None,
     max_attempts: int | None,
     concurrency: int,
+    filters: Sequence[str],
+    limit: int | None,
     min_pass_rate: float | None,
     junit: Path | None,
     output: Path | None,
@@ -391,9 +413,11 @@ def run(
         read_results,
     )
     from assay.services.local_run.run import LocalSink
+    from assay.services.local_run.selection import Selection
     from assay.services.local_run.suite_stream import SuiteFile
 
     check_rate(min_pass_rate)
+    selection = Selection.parse(filters, limit)
     check_writable(output, "--output")
     check_writable(junit, "--junit")
     resuming = _check_output(output, resume=resume, test_target=test_target)
@@ -448,14 +472,21 @@ def run(
     run_header = RunHeader(
         grader_spec.grader_id, grader_spec.config, grader_spec.version, file_digest(suite_file)
     )
-    done = None
+    done: array[int] | None = None
     if resuming and output is not None:
         done = read_results(
             output, facts, lambda record: _count(tally, record), header=run_header, regrade=_regrade(grader)
         )
+    total = facts.count
+    if not selection.everything:
+        done = done if done is not None else array("I", bytes(4 * (facts.count + 1)))
+        total = selection.mark_left_out(suite.cases(), done)
+        if total == 0:
+            raise ValidationError(f"--filter/--limit take none of the {facts.count} cases of {suite_file}")
+        err.print(f"running {total} of the {facts.count} cases (--filter/--limit)", markup=False)
+    if resuming:
         err.print(
-            f"resuming: {tally.finished} of {facts.count} cases already have a result in {output}",
-            markup=False,
+            f"resuming: {tally.finished} of {total} cases already have a result in {output}", markup=False
         )
     with _results_file(output, keep=junit is not None) as results:
         # Every result is watched (a judge's errors are results'), recorded answers too: a run whose first
@@ -468,17 +499,21 @@ def run(
             with stopper.watching():
                 _run_with_progress(
                     suite, facts, spec, grader, sink, stopper, concurrency=concurrency, done=done,
-                    answers=answers,
+                    answers=answers, total=total,
                 )  # fmt: skip
                 duration = time.perf_counter() - started
-                summary = tally.summary(facts.count)
-                _print_summary(summary, duration)
+                summary = tally.summary(total)
+                _print_summary(summary, duration, tally)
                 if junit is not None and results is not None:
                     from assay.services.local_run.junit import (
                         write_junit,
                     )  # only when asked: XML support takes time to load
 
-                    write_junit(junit, facts.name, read_records(results), duration)
+                    # A run stopped early lists the cases it never ran, as skipped.
+                    unrun = selection.chosen(suite.cases()) if summary.finished < total else ()
+                    write_junit(
+                        junit, facts.name, read_records(results), duration, cases=unrun, count=facts.count
+                    )
         finally:
             if sink.output is not None:
                 sink.output.close()
@@ -488,8 +523,8 @@ def run(
                 facts.keys.close()
     if output is None:
         out.print(f"{summary.passed}/{summary.finished} passed", markup=False)
-    if stopper.signal is not None and summary.finished < facts.count:
-        report_interrupted(stopper.signal, summary.finished, facts.count, output)
+    if stopper.signal is not None and summary.finished < total:
+        report_interrupted(stopper.signal, summary.finished, total, output)
     if watch.is_unreachable:
         err.print(f"error: {watch.message()}", markup=False)
         raise SystemExit(2)  # nothing was evaluated: a setup problem, not a pass rate below the gate

@@ -99,6 +99,7 @@ def test_recorded_responses_with_outputs_and_a_passing_gate(suite: Path, tmp_pat
         "tests": "4",
         "failures": "1",
         "errors": "1",
+        "skipped": "0",
         "time": "x",
     }
     assert report.find("testcase/failure") is not None

@@ -132,3 +132,55 @@ def test_a_database_url_naming_a_missing_folder_is_refused_not_created(tmp_path:
     with pytest.raises(SettingsError, match=f"the folder {folder} of the SQLite database does not exist"):
         create_db_engine(f"sqlite:///{folder / 'a.db'}")
     assert not folder.parent.exists()
+
+
+def test_version() -> None:
+    shown = invoke("--version")
+    assert shown.code == 0
+    assert shown.stdout.startswith("assay ")
+    assert shown.stdout.strip() != "assay"
+
+
+def test_limit_and_filter_run_part_of_a_suite_keeping_case_numbers(tmp_path: Path) -> None:
+    suite = tmp_path / "tagged.jsonl"
+    rows = [{"input": f"q{n}", "expected_output": "true", "metadata": {"lang": "fr" if n % 2 else "en"}}
+            for n in range(1, 9)]  # fmt: skip
+    suite.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text('{"agent_response": "yes"}\n' * 8)
+    output = tmp_path / "out.jsonl"
+    ran = invoke("run", str(suite), "-g", "true-false", "--responses", str(answers), "-o", str(output),
+                 "--filter", "lang=fr", "--limit", "3")  # fmt: skip
+    assert ran.code == 0, ran.stderr
+    assert "running 3 of the 8 cases (--filter/--limit)" in ran.stderr
+    assert [r["number"] for r in read_results(output)] == [1, 3, 5]
+    assert ran.stdout == ""  # with --output, stdout holds nothing
+    none = invoke("run", str(suite), "-g", "true-false", "--responses", str(answers), "--filter", "lang=de")
+    assert none.code == 2
+    assert "--filter/--limit take none of the 8 cases" in none.message
+    bad = invoke("run", str(suite), "-g", "true-false", "--responses", str(answers), "--filter", "lang")
+    assert bad.code == 2
+    assert "--filter must look like key=value" in bad.message
+
+
+def test_the_mean_score_counts_an_errored_case_as_the_pass_rate_does(suite: Path, tmp_path: Path) -> None:
+    answers = tmp_path / "answers.jsonl"  # case #3 has no answer: an error, which the pass rate counts failed
+    answers.write_text("".join(json.dumps({"agent_response": a}) + "\n" for a in ("yes", "no")))
+    ran = invoke("run", str(suite), "-g", "true-false", "--responses", str(answers), "--min-pass-rate", "0")
+    assert ran.code == 0, ran.stderr
+    header = next(line for line in ran.stderr.splitlines() if line.startswith("cases"))
+    row = ran.stderr.splitlines()[ran.stderr.splitlines().index(header) + 1].split()
+    assert row[:5] == ["3", "2", "1", "1", "66.67%"]
+    assert "0.667" in row  # 2 of 3 cases scored 1; the errored case counts 0, not left out (1.000)
+
+
+def test_grade_file_summary_goes_to_stderr_with_or_without_output(tmp_path: Path) -> None:
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(json.dumps({"agent_response": "yes", "expected_output": "true"}) + "\n")
+    to_file = invoke("grade-file", str(rows), "-g", "true-false", "-o", str(tmp_path / "o.jsonl"))
+    to_stdout = invoke("grade-file", str(rows), "-g", "true-false")
+    assert to_file.code == to_stdout.code == 0
+    assert "pass rate" in to_file.stderr
+    assert "pass rate" in to_stdout.stderr
+    assert to_file.stdout == ""
+    assert [json.loads(line)["passed"] for line in to_stdout.stdout.splitlines()] == [True]
