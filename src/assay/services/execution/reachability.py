@@ -36,6 +36,9 @@ SETUP_REASONS = UNREACHABLE_REASONS | frozenset(
         ErrorReason.SECRET_UNAVAILABLE.value,
         "http_401",
         "http_403",
+        "judge_http_401",
+        "judge_http_403",
+        f"judge_{ErrorReason.SECRET_UNAVAILABLE.value}",
     }
 )
 """Reasons that, shown by every one of the first results, say the run's set-up is wrong rather than the
@@ -47,6 +50,12 @@ _CHECK = {
     ErrorReason.SECRET_UNAVAILABLE.value: ("an API key could not be read", "check the key's variable"),
     "http_401": ("the key was refused (HTTP 401)", "check the API key"),
     "http_403": ("the key was refused (HTTP 403)", "check the API key and its rights"),
+    "judge_http_401": ("the judge refused the key (HTTP 401)", "check the judge's API key"),
+    "judge_http_403": ("the judge refused the key (HTTP 403)", "check the judge's API key and its rights"),
+    f"judge_{ErrorReason.SECRET_UNAVAILABLE.value}": (
+        "the judge's API key could not be read",
+        "check the judge's api_key_env",
+    ),
 }
 """What each set-up reason other than an unreachable agent says, and what to check."""
 
