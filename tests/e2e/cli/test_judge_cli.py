@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.support.judge_server import JudgeReply, JudgeServer, verdict
+from tests.support.results import read_results
 
 ASSAY = [sys.executable, "-m", "assay.cli"]
 KEY = "sk-cli-test-SECRET-42"
@@ -90,7 +91,7 @@ def test_grade_file_judges_every_row(judge: JudgeServer, tmp_path: Path) -> None
     assert [g["agent_response"] for g in graded] == answers  # in file order
     assert [g["passed"] for g in graded[:3]] == [True, False, False]
     assert graded[2]["details"]["error"] == "invalid_judgement"
-    assert "invalid_judgement" in proc.stdout
+    assert "invalid_judgement" in proc.stderr  # the summary, on stderr
     assert KEY not in out.read_text()
 
 
@@ -123,7 +124,7 @@ def test_run_stores_judge_errors_by_reason(judge: JudgeServer, tmp_path: Path) -
         str(out),
     )
     assert proc.returncode == 1  # not every case passed
-    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    rows = read_results(out)
     assert [(r["passed"], r["error"]) for r in rows] == [
         (True, None),
         (False, None),
