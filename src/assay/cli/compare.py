@@ -52,8 +52,8 @@ def _from_server(server: str, a: str, b: str, limit: int) -> RunsComparison:
         for page in pages
         for item in page["flips"]
     ]
-    counts = {name: data[name] for name in RunsComparison.__dataclass_fields__ if name in data}
-    counts.pop("flips", None)
+    own = {"a", "b", "verdict", "flips"}  # made here; the rest are the server's counts and p-values
+    counts = {name: data[name] for name in RunsComparison.__dataclass_fields__ if name not in own}
     return RunsComparison(
         **counts,
         a=f"evaluation {ids[0]}",

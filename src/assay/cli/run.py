@@ -348,6 +348,11 @@ def _run_with_progress(
 @click.option("--min-pass-rate", type=float, help="Exit 1 when the pass rate is below this (0-1)")
 @click.option("--junit", type=PATH, help="Write a JUnit XML report here")
 @click.option(
+    "--server",
+    help="Also store the finished run as an evaluation on this Assay server (key from ASSAY_API_KEY), as "
+    "`assay push` does",
+)
+@click.option(
     "--output",
     "-o",
     type=PATH,
@@ -394,6 +399,7 @@ def run(
     limit: int | None,
     min_pass_rate: float | None,
     junit: Path | None,
+    server: str | None,
     output: Path | None,
     resume: bool,
     allow_invalid_expected: bool,
@@ -470,7 +476,12 @@ def run(
     tally = SummaryTally(ReportShape.of(grader))
     grader_spec = graders.spec(grader)
     run_header = RunHeader(
-        grader_spec.grader_id, grader_spec.config, grader_spec.version, file_digest(suite_file)
+        grader_spec.grader_id,
+        grader_spec.config,
+        grader_spec.version,
+        file_digest(suite_file),
+        facts.name,
+        facts.count,
     )
     done: array[int] | None = None
     if resuming and output is not None:
@@ -488,7 +499,7 @@ def run(
         err.print(
             f"resuming: {tally.finished} of {total} cases already have a result in {output}", markup=False
         )
-    with _results_file(output, keep=junit is not None) as results:
+    with _results_file(output, keep=junit is not None or server is not None) as results:
         # Every result is watched (a judge's errors are results'), recorded answers too: a run whose first
         # cases all fail for one set-up reason stops, exit 2, not a failed gate.
         watch = ReachabilityWatch(reasons=SETUP_REASONS)
@@ -514,6 +525,11 @@ def run(
                     write_junit(
                         junit, facts.name, read_records(results), duration, cases=unrun, count=facts.count
                     )
+                finished = stopper.signal is None and not watch.is_unreachable and summary.finished == total
+                if server is not None and results is not None and finished:
+                    from assay.cli.push import push_results
+
+                    push_results(server, results)
         finally:
             if sink.output is not None:
                 sink.output.close()

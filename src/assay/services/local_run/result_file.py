@@ -50,6 +50,10 @@ class RunHeader:
     config: dict[str, Any]
     version: str
     suite_digest: str
+    suite_name: str = ""
+    """The suite's name (its file's stem): what a pushed run's suite is called on a server."""
+    suite_cases: int = 0
+    """How many cases the suite has: a pushed run must hold a result of each."""
 
     def line(self) -> bytes:
         """The header as the file's first line."""
@@ -65,8 +69,12 @@ class RunHeader:
             header = cls(**fields)
         except TypeError:
             return None
-        texts = (header.grader_id, header.version, header.suite_digest)
-        ok = all(isinstance(text, str) for text in texts) and isinstance(header.config, dict)
+        texts = (header.grader_id, header.version, header.suite_digest, header.suite_name)
+        ok = (
+            all(isinstance(text, str) for text in texts)
+            and isinstance(header.config, dict)
+            and type(header.suite_cases) is int
+        )
         return header if ok else None
 
     def mismatch(self, other: RunHeader) -> str | None:
