@@ -426,6 +426,10 @@ def run(
     selection = Selection.parse(filters, limit)
     check_writable(output, "--output")
     check_writable(junit, "--junit")
+    if server is not None and not test_target:
+        from assay.cli.server_client import check_server
+
+        check_server(server)  # a wrong URL or key is said now, not after every case has run
     resuming = _check_output(output, resume=resume, test_target=test_target)
     graders = GraderService()
     grader = graders.build(grader_id, grader_config(graders, grader_id, config, preset))

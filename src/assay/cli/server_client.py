@@ -63,6 +63,12 @@ async def _call(method: str, url: str, body: Any) -> Any:
         raise SettingsError(f"{url} did not answer as an Assay server (no JSON envelope)") from None
 
 
+def check_server(server: str) -> None:
+    """Refuse, before a run, a server that cannot be used: not an http(s) URL, not reachable, or refusing
+    the key (one cheap authenticated read)."""
+    call(server, "GET", "/suites?limit=1")
+
+
 def call(server: str, method: str, path: str, body: Any = None) -> Any:
     """``method`` ``path`` on the server: the ``data`` of its envelope."""
     return asyncio.run(_call(method, f"{_base(server)}/api{path}", body))

@@ -95,3 +95,13 @@ def test_a_refused_key_or_an_unfinished_file_is_one_line_and_exit_2(
     assert "does not hold one result per case of its suite" in unfinished.message
     unreachable = invoke("push", str(output), "--server", "http://127.0.0.1:9")
     assert unreachable.code == 2
+
+
+def test_run_checks_the_server_before_any_case_runs(server: AssayProcess, tmp_path: Path) -> None:
+    suite, good = _files(tmp_path, ["yes"] * CASES)
+    output = tmp_path / "out.jsonl"
+    refused = invoke("run", str(suite), "-g", "true-false", "--responses", str(good), "-o", str(output),
+                     "--server", server.url, env={"ASSAY_API_KEY": "wrong"})  # fmt: skip
+    assert refused.code == 2
+    assert "the server refused the key (HTTP 401)" in refused.message
+    assert not output.exists()  # nothing ran

@@ -40,6 +40,8 @@ CASES = [
     ("breakdown", ["1"], 2),
     ("failures", ["1"], 2),
     ("import", ["{d}/missing.json", "--from", "promptfoo"], 2),
+    ("compare", ["{d}/missing.jsonl", "{d}/suite.jsonl"], 2),  # 0 and 1: tests/unit/cli/test_compare.py
+    ("push", ["{d}/missing.jsonl", "--server", "http://127.0.0.1:9"], 2),
 ]
 
 
