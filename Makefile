@@ -44,13 +44,13 @@ typecheck: install
 unit: install
 	$(BIN)/pytest tests/unit -q
 
-# The unit and API tiers run on two processes (pytest-xdist: each has its own temporary folders, SQLite files
-# and PostgreSQL database; servers take free ports); end-to-end runs alone, since its processes and browser
-# load the machine on their own and some of its tests stop processes mid-run on purpose.
+# Each tier runs on two processes (pytest-xdist: each has its own temporary folders, SQLite files, PostgreSQL
+# database and browser; servers take free ports). End-to-end runs after the others, and its tests that kill
+# or stop processes on purpose share one process (xdist group "processes"), one at a time.
 test: lint typecheck  ## the whole suite: lint, types, unit, API, end-to-end
 	if [ -n "$$CI" ]; then $(MAKE) frontend-check; fi
 	$(BIN)/pytest -q -n 2 tests/unit tests/api
-	$(BIN)/pytest -q tests/e2e
+	$(BIN)/pytest -q -n 2 --dist loadgroup tests/e2e
 
 frontend-check: install  ## web UI: regenerate the API client and the bundle, fail on drift; types, tests
 	PYTHON=$(BIN)/python scripts/check-frontend.sh

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Generic, TypeVar
@@ -21,6 +23,164 @@ class GraderSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class Assertion:
+    """One assertion as given (``name`` ``None`` when the user gave none: results then use the grader id)."""
+
+    grader_id: str
+    config: dict[str, Any]
+    expected_output: str | None = None
+    weight: float = 1.0
+    name: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        """The assertion as a file or the API writes it (only what was given beyond the grader id)."""
+        spec: dict[str, Any] = {"grader_id": self.grader_id}
+        if self.config:
+            spec["config"] = self.config
+        if self.expected_output is not None:
+            spec["expected_output"] = self.expected_output
+        if self.weight != 1:
+            spec["weight"] = self.weight
+        if self.name is not None:
+            spec["name"] = self.name
+        return spec
+
+
+@dataclass(frozen=True, slots=True)
+class Assertions:
+    """A list of assertions and its threshold (``None``: every one must pass).
+
+    A case's own may hold a ``threshold`` and no items: the threshold then applies to the list a rule or
+    the suite's defaults give it. ``key`` is the canonical JSON, which names the built grader.
+    """
+
+    items: tuple[Assertion, ...]
+    threshold: float | None
+    key: str
+
+    @classmethod
+    def of(cls, items: Sequence[Assertion], threshold: float | None) -> Assertions:
+        """The list, its key computed."""
+        made = cls(tuple(items), threshold, "")
+        key = json.dumps(made.as_json(), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        object.__setattr__(made, "key", key)
+        return made
+
+    @classmethod
+    def from_json(cls, stored: Mapping[str, Any]) -> Assertions:
+        """The list :meth:`as_json` wrote (or a checked one: see ``read_assertions``); not checked again."""
+        items = [
+            Assertion(
+                spec["grader_id"],
+                dict(spec.get("config") or {}),
+                spec.get("expected_output"),
+                float(spec.get("weight", 1)),
+                spec.get("name"),
+            )
+            for spec in stored.get("assert") or ()
+        ]
+        threshold = stored.get("threshold")
+        return cls.of(items, float(threshold) if threshold is not None else None)
+
+    def as_json(self) -> dict[str, Any]:
+        """``{"assert": [...], "threshold": t}`` (threshold left out when there is none), as stored."""
+        stored: dict[str, Any] = {"assert": [item.as_json() for item in self.items]}
+        if self.threshold is not None:
+            stored["threshold"] = self.threshold
+        return stored
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Each assertion's name: its own, else its grader id; made unique with ``#2``, ``#3``..."""
+        taken = {item.name for item in self.items if item.name is not None}
+        names: list[str] = []
+        for item in self.items:
+            if item.name is not None:
+                names.append(item.name)
+                continue
+            name, count = item.grader_id, 1
+            while name in taken:
+                count += 1
+                name = f"{item.grader_id}#{count}"
+            taken.add(name)
+            names.append(name)
+        return tuple(names)
+
+    def with_threshold(self, threshold: float | None) -> Assertions:
+        """These assertions under another threshold (a case's own, over a list a rule gave it)."""
+        return (
+            self if threshold is None or threshold == self.threshold else Assertions.of(self.items, threshold)
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class AssertionRule:
+    """Cases whose metadata hold every ``when`` key with an equal value get ``assertions``."""
+
+    when: dict[str, Any]
+    assertions: Assertions
+
+    def matches(self, metadata: Mapping[str, Any]) -> bool:
+        """Whether a case with this metadata is one the rule is for."""
+        for name, value in self.when.items():
+            if name not in metadata:
+                return False
+            found = metadata[name]
+            # true == 1 in Python: a rule for the string or number 1 must not take a boolean
+            if found != value or isinstance(found, bool) is not isinstance(value, bool):
+                return False
+        return True
+
+    def as_json(self) -> dict[str, Any]:
+        """The rule as stored and written: ``{"when", "assert", "threshold"?}``."""
+        return {"when": self.when, **self.assertions.as_json()}
+
+
+@dataclass(frozen=True, slots=True)
+class SuiteAssertions:
+    """A suite's default assertions and its rules by metadata, for cases that carry no list of their own."""
+
+    defaults: Assertions | None
+    rules: tuple[AssertionRule, ...]
+
+    def for_case(self, own: Assertions | None, metadata: Mapping[str, Any]) -> Assertions | None:
+        """The case's assertions: its own, else the first rule's that matches it, else the suite's defaults,
+        else ``None`` (the evaluation's grader); a case's own threshold applies to a list it is given."""
+        if own is not None and own.items:
+            return own
+        picked = self.defaults
+        for rule in self.rules:
+            if rule.matches(metadata):
+                picked = rule.assertions
+                break
+        if picked is None:
+            return None
+        return picked.with_threshold(own.threshold) if own is not None else picked
+
+    @classmethod
+    def from_json(cls, stored: Mapping[str, Any]) -> SuiteAssertions:
+        """The defaults and rules :meth:`as_json` wrote (checked when they were given)."""
+        defaults = Assertions.from_json(stored) if stored.get("assert") else None
+        rules = tuple(
+            AssertionRule(dict(rule["when"]), Assertions.from_json(rule))
+            for rule in stored.get("rules") or ()
+        )
+        return cls(defaults, rules)
+
+    def as_json(self) -> dict[str, Any]:
+        """``{"assert"?, "threshold"?, "rules"?}``, as stored with a suite."""
+        stored: dict[str, Any] = self.defaults.as_json() if self.defaults is not None else {}
+        if self.rules:
+            stored["rules"] = [rule.as_json() for rule in self.rules]
+        return stored
+
+    @property
+    def empty(self) -> bool:
+        """Whether the suite gives no case any assertion."""
+        return self.defaults is None and not self.rules
+
+
+@dataclass(frozen=True, slots=True)
 class NewCase:
     """A case to add to a suite: what the agent is asked, what it should answer, anything else known.
 
@@ -32,6 +192,8 @@ class NewCase:
     expected_output: str
     metadata: dict[str, Any] = field(default_factory=dict)
     key: str | None = None
+    assertions: Assertions | None = None
+    """The case's own assertions (and/or threshold), docs/assertions.md; ``None``: it says nothing."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +207,7 @@ class Case:
     expected_output: str
     metadata: dict[str, Any]
     key: str | None = None
+    assertions: Assertions | None = None
 
     @property
     def number(self) -> int:

@@ -51,7 +51,18 @@ def postgres_url() -> Iterator[str]:
         yield url
 
 
-def _truncate_all(engine: Engine) -> None:
+@pytest.fixture(scope="session")
+def postgres_engine(postgres_url: str) -> Iterator[Engine]:
+    """One engine on that database for the session, to empty it between tests."""
+    engine = create_db_engine(postgres_url)
+    yield engine
+    engine.dispose()
+
+
+def _empty(engine: Engine) -> None:
+    """Every row gone and every id sequence back at 1, as in a new database. DELETE, with foreign keys
+    unchecked (a superuser's session setting), takes a fifth of TRUNCATE's time on tables this small;
+    TRUNCATE where that setting is not allowed."""
     with engine.begin() as connection:
         tables = connection.execute(
             text(
@@ -59,9 +70,22 @@ def _truncate_all(engine: Engine) -> None:
                 "WHERE schemaname = 'public' AND tablename <> 'alembic_version'"
             )
         ).scalars()
-        names = ", ".join(f'"{table}"' for table in tables)
-        if names:
-            connection.execute(text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
+        names = [f'"{table}"' for table in tables]
+        if not names:
+            return
+        superuser = connection.execute(text("SELECT rolsuper FROM pg_roles WHERE rolname = current_user"))
+        if not superuser.scalar():
+            connection.execute(text(f"TRUNCATE {', '.join(names)} RESTART IDENTITY CASCADE"))
+            return
+        connection.execute(text("SET LOCAL session_replication_role = replica"))
+        for name in names:
+            connection.execute(text(f"DELETE FROM {name}"))
+        connection.execute(
+            text(
+                "SELECT setval(oid::regclass, 1, false) FROM pg_class "
+                "WHERE relkind = 'S' AND relnamespace = 'public'::regnamespace"
+            )
+        )
 
 
 DATABASES = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
@@ -84,9 +108,7 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path, sqlite_template
         shutil.copyfile(sqlite_template, path)
         return f"sqlite:///{path}"
     url: str = request.getfixturevalue("postgres_url")
-    engine = create_db_engine(url)
-    _truncate_all(engine)
-    engine.dispose()
+    _empty(request.getfixturevalue("postgres_engine"))
     return url
 
 

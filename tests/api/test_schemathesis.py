@@ -49,7 +49,7 @@ def test_api_matches_its_spec(case: schemathesis.Case) -> None:
     # A run's body is checked against its suite (recorded answers by key, the preflight) and the server's
     # egress rules (a literal address, a host the HTTP client cannot parse): a 422 the schema cannot state.
     run_body = case.method == "POST" and case.operation.path in RUN_ROUTES
-    refused = opaque or run_body or _mixes_keys(case.body)
+    refused = opaque or run_body or _mixes_keys(case.body) or _has_assertions(case.body)
     case.call_and_validate(excluded_checks=[positive_data_acceptance] if refused else None)
 
 
@@ -61,3 +61,17 @@ def _mixes_keys(body: object) -> bool:
     if not isinstance(cases, list):
         return False
     return len({isinstance(item, dict) and "key" in item for item in cases}) > 1
+
+
+def _has_assertions(body: object) -> bool:
+    """Whether a body carries per-case assertions (a suite's or a case's ``assert``, ``threshold``, rules):
+    each is checked by its grader (a registered id, that grader's own config, its preflight of an expected
+    output), a 422 the spec can only say in words (docs/assertions.md)."""
+    if not isinstance(body, dict):
+        return False
+    fields = ("assert", "threshold", "rules")
+    cases = body.get("cases")
+    listed = cases if isinstance(cases, list) else []
+    return any(body.get(name) is not None for name in fields) or any(
+        isinstance(item, dict) and any(item.get(name) is not None for name in fields) for item in listed
+    )

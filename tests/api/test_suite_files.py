@@ -200,7 +200,7 @@ def test_csv_export_neutralises_formulas(client: TestClient) -> None:
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/csv")
     rows = list(csv.reader(io.StringIO(response.content.decode("utf-8"), newline="")))
-    assert rows[0] == ["key", "input", "expected_output", "metadata"]
+    assert rows[0] == ["key", "input", "expected_output", "metadata", "assert", "threshold"]
     inputs = [row[1] for row in rows[1:]]
     assert inputs == ["'=1+1", "'+cmd", "'-2+3", "'@SUM(A1)", "'\tx", "'\rx", "'＝1", "safe", "a=b"]
     assert all(row[0] == "" and row[3] == "{}" for row in rows[1:])

@@ -160,7 +160,16 @@ def test_cases_in_order_and_paginated(client: TestClient) -> None:
     assert page["cases"][0]["input"] == "What is 2 + 2?"
     assert page["cases"][0]["expected_output"] == "4"
     assert (page["count"], page["total"]) == (2, 5)
-    assert set(page["cases"][0]) == {"id", "number", "key", "input", "expected_output", "metadata"}
+    assert set(page["cases"][0]) == {
+        "id",
+        "number",
+        "key",
+        "input",
+        "expected_output",
+        "metadata",
+        "assert",
+        "threshold",
+    }
 
 
 def test_append_cases(client: TestClient) -> None:

@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx2
 import pytest
-from playwright.sync_api import Browser, Dialog, Page, Playwright, sync_playwright
+from playwright.sync_api import Browser, Dialog, Page, Playwright, expect, sync_playwright
 
 from tests.factories import wait_until_finished
 from tests.support.agent_server import AgentBehaviour, AgentServer
@@ -122,6 +122,11 @@ def agent() -> Iterator[AgentServer]:
     answers = {text: answer for text, _, answer in BOOLEAN_CASES}
     with AgentServer(AgentBehaviour(answers=answers, default="no", delay=0.01)) as server:
         yield server
+
+
+# Assertions wait as long as actions do (Playwright's 5 s default is short on a busy two-core machine, where
+# this tier runs two tests at once); a passing assertion returns as soon as it holds.
+expect.set_options(timeout=15_000)
 
 
 @pytest.fixture(scope="session")

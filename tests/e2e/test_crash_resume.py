@@ -21,6 +21,9 @@ from tests.support.assay_process import AssayProcess
 from tests.support.postgres import new_database, require_postgres
 from tests.support.waiting import wait_for
 
+# Kills and stops processes on purpose: one at a time, on one test process (make test runs e2e on two).
+pytestmark = pytest.mark.xdist_group("processes")
+
 CASES = 300
 KILLS = 3
 RUN_TIMEOUT_S = 60.0

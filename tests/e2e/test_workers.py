@@ -28,7 +28,8 @@ from tests.support.agent_server import AgentBehaviour, AgentServer
 from tests.support.assay_process import AssayProcess, WorkerProcess
 from tests.support.postgres import new_database, require_postgres
 
-pytestmark = pytest.mark.slow
+# Kills and stops processes on purpose: one at a time, on one test process (make test runs e2e on two).
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("processes")]
 
 RUN_TIMEOUT_S = 120.0
 MAX_IN_FLIGHT = 16

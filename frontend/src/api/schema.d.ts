@@ -573,6 +573,101 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
+         * AssertionFailureGroupOut
+         * @description One assertion's verdicts (by name) that did not pass, with one ``match_status``.
+         */
+        AssertionFailureGroupOut: {
+            /** Name */
+            name: string;
+            /** Match Status */
+            match_status: string;
+            /** Count */
+            count: number;
+            /**
+             * Total
+             * @description How many cases the assertion graded in all
+             */
+            total: number;
+        };
+        /**
+         * AssertionFiguresOut
+         * @description One assertion's verdicts over the cases it graded.
+         */
+        AssertionFiguresOut: {
+            /** Total */
+            total: number;
+            /** Passed */
+            passed: number;
+            /** By Match Status */
+            by_match_status: {
+                [key: string]: number;
+            };
+        };
+        /**
+         * AssertionIn
+         * @description One assertion: a grader (no model judge), its config, its own expected output, a weight and a name
+         *     (docs/assertions.md). Checked as the composite that grades it checks its children.
+         */
+        AssertionIn: {
+            /**
+             * Grader Id
+             * @example numeric
+             */
+            grader_id: string;
+            /** Config */
+            config?: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
+            /** Expected Output */
+            expected_output?: string | null;
+            /**
+             * Weight
+             * @default 1
+             */
+            weight?: number;
+            /** Name */
+            name?: string | null;
+        };
+        /**
+         * AssertionOut
+         * @description One stored assertion (fields left at their default are left out).
+         */
+        AssertionOut: {
+            /** Grader Id */
+            grader_id: string;
+            /** Config */
+            config?: {
+                [key: string]: unknown;
+            };
+            /** Expected Output */
+            expected_output?: string | null;
+            /**
+             * Weight
+             * @default 1
+             */
+            weight?: number;
+            /** Name */
+            name?: string | null;
+        };
+        /**
+         * AssertionVerdictOut
+         * @description One assertion's verdict on a case (docs/assertions.md).
+         */
+        AssertionVerdictOut: {
+            /** Name */
+            name: string;
+            /** Grader Id */
+            grader_id: string;
+            /** Passed */
+            passed: boolean;
+            /** Score */
+            score: number;
+            /** Match Status */
+            match_status: string;
+            /** Reason */
+            reason: string | null;
+        };
+        /**
          * BinaryReportOut
          * @description A binary grader's report: confusion matrix ``[expected][actual]`` with an ``invalid`` column.
          */
@@ -650,7 +745,8 @@ export interface components {
         };
         /**
          * CaseIn
-         * @description A case to store: the input for the agent and the expected output.
+         * @description A case to store: the input for the agent and the expected output; optionally its own assertions and
+         *     threshold (docs/assertions.md).
          */
         CaseIn: {
             /** Input */
@@ -667,6 +763,10 @@ export interface components {
              * @example q-17
              */
             key?: string;
+            /** Assert */
+            assert?: components["schemas"]["AssertionIn"][] | null;
+            /** Threshold */
+            threshold?: number | null;
         };
         /**
          * CaseList
@@ -700,6 +800,10 @@ export interface components {
             metadata: {
                 [key: string]: unknown;
             };
+            /** Assert */
+            assert?: components["schemas"]["AssertionOut"][] | null;
+            /** Threshold */
+            threshold?: number | null;
         };
         /**
          * CasesAdded
@@ -1227,7 +1331,8 @@ export interface components {
         };
         /**
          * FailureGroupsOut
-         * @description An evaluation's failed results grouped by ``match_status`` and error reason, the largest first.
+         * @description An evaluation's failed results grouped by ``match_status`` and error reason, the largest first; and
+         *     failed per-case assertion verdicts by assertion name and status (empty without assertions).
          */
         FailureGroupsOut: {
             /** Evaluation Id */
@@ -1236,6 +1341,8 @@ export interface components {
             failed: number;
             /** Groups */
             groups: components["schemas"]["FailureGroupOut"][];
+            /** By Assertion */
+            by_assertion?: components["schemas"]["AssertionFailureGroupOut"][];
         };
         /**
          * Flip
@@ -1969,6 +2076,39 @@ export interface components {
             latency_ms: number | null;
             /** Attempts */
             attempts: number;
+            /**
+             * Assertions
+             * @description Each assertion's verdict, for a case graded by its own assertions (else null); the same verdicts as details.children
+             */
+            assertions?: components["schemas"]["AssertionVerdictOut"][] | null;
+        };
+        /**
+         * RuleIn
+         * @description Cases whose metadata hold every ``when`` key with an equal value get ``assert``.
+         */
+        RuleIn: {
+            /** When */
+            when: {
+                [key: string]: string | number | boolean | null;
+            };
+            /** Assert */
+            assert: components["schemas"]["AssertionIn"][];
+            /** Threshold */
+            threshold?: number | null;
+        };
+        /**
+         * RuleOut
+         * @description A stored rule.
+         */
+        RuleOut: {
+            /** When */
+            when: {
+                [key: string]: unknown;
+            };
+            /** Assert */
+            assert: components["schemas"]["AssertionOut"][];
+            /** Threshold */
+            threshold?: number | null;
         };
         /**
          * ScoreBinOut
@@ -2019,9 +2159,16 @@ export interface components {
         };
         /**
          * SuiteCreate
-         * @description A new suite, with its first cases (every case with a ``key`` or none).
+         * @description A new suite, with its first cases (every case with a ``key`` or none), and optionally default
+         *     assertions and rules by metadata.
          */
         SuiteCreate: {
+            /** Assert */
+            assert?: components["schemas"]["AssertionIn"][] | null;
+            /** Threshold */
+            threshold?: number | null;
+            /** Rules */
+            rules?: components["schemas"]["RuleIn"][] | null;
             /**
              * Name
              * @example capitals
@@ -2055,7 +2202,7 @@ export interface components {
         };
         /**
          * SuiteOut
-         * @description A stored suite.
+         * @description A stored suite, with its default assertions and rules (``null`` when it has none).
          */
         SuiteOut: {
             /** Id */
@@ -2076,12 +2223,25 @@ export interface components {
              * Format: date-time
              */
             updated_at: string;
+            /** Assert */
+            assert?: components["schemas"]["AssertionOut"][] | null;
+            /** Threshold */
+            threshold?: number | null;
+            /** Rules */
+            rules?: components["schemas"]["RuleOut"][] | null;
         };
         /**
          * SuitePatch
-         * @description New name and/or description; a field left out (or null) is kept.
+         * @description New name, description and/or assertions; a field left out (or null) is kept. Assertions given
+         *     replace the suite's defaults and rules together (``"rules": []`` alone removes them all).
          */
         SuitePatch: {
+            /** Assert */
+            assert?: components["schemas"]["AssertionIn"][] | null;
+            /** Threshold */
+            threshold?: number | null;
+            /** Rules */
+            rules?: components["schemas"]["RuleIn"][] | null;
             /** Name */
             name?: string | null;
             /** Description */
@@ -2131,6 +2291,13 @@ export interface components {
             latency_ms: components["schemas"]["LatencyOut"];
             binary?: components["schemas"]["BinaryReportOut"] | null;
             score_distribution?: components["schemas"]["ScoreDistributionOut"] | null;
+            /**
+             * By Assertion
+             * @description Verdicts by assertion name, over the cases graded by per-case assertions
+             */
+            by_assertion?: {
+                [key: string]: components["schemas"]["AssertionFiguresOut"];
+            };
         };
         /**
          * TargetTrialIn

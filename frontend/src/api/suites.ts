@@ -1,5 +1,6 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, unwrap } from "./client";
+import type { Schemas } from "./client";
 import type { JsonObject } from "./types";
 
 export function useSuites(skip = 0, limit = 100) {
@@ -80,10 +81,23 @@ export function exportUrl(suiteId: number, format: "jsonl" | "csv"): string {
   return `/api/suites/${suiteId}/export?format=${format}`;
 }
 
+export type CaseIn = Schemas["CaseIn"];
+export type SuiteAssertionsPatch = Pick<Schemas["SuitePatch"], "assert" | "threshold" | "rules">;
+
+/** Replace the suite's default assertions and rules by metadata (docs/assertions.md). */
+export function useSetSuiteAssertions(suiteId: number) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (patch: SuiteAssertionsPatch) =>
+      unwrap(api.PATCH("/api/suites/{suite_id}", { params: { path: { suite_id: suiteId } }, body: patch })),
+    onSuccess: () => client.invalidateQueries({ queryKey: ["suites"] }),
+  });
+}
+
 export function useAddCase(suiteId: number) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (item: { input: string; expected_output: string }) =>
+    mutationFn: (item: CaseIn) =>
       unwrap(api.POST("/api/suites/{suite_id}/cases", { params: { path: { suite_id: suiteId } }, body: { cases: [item] } })),
     onSuccess: () => client.invalidateQueries({ queryKey: ["suites"] }),
   });

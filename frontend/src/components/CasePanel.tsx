@@ -1,5 +1,6 @@
 import { type RefObject, useEffect, useRef } from "react";
 import type { CaseResult } from "../api/types";
+import { AssertionVerdicts } from "./AssertionVerdicts";
 import { outcomeOf } from "./outcome";
 import { TextBlock } from "./TextBlock";
 import { Verdict } from "./Verdict";
@@ -84,6 +85,12 @@ export function CasePanel({ result, graderId, onClose, fromLink = false }: CaseP
           <h4>error</h4>
           <TextBlock value={result.error} label="error" />
           {result.error_detail && <TextBlock value={result.error_detail} label="error_detail" />}
+        </>
+      )}
+      {result.assertions && (
+        <>
+          <h4>assertions</h4>
+          <AssertionVerdicts verdicts={result.assertions} />
         </>
       )}
       <h4>details</h4>

@@ -54,6 +54,23 @@ export function FailureGroups({ evaluationId, refreshKey, query }: { evaluationI
           </li>
         ))}
       </ul>
+      {(data.by_assertion ?? []).length > 0 && (
+        <>
+          <h4>Failed assertions</h4>
+          <ul data-testid="assertion-failures">
+            {(data.by_assertion ?? []).map((group) => (
+              <li key={`${group.name}|${group.match_status}`} className="failure-group">
+                <span className="failure-group-label mono">
+                  {group.name}: {group.match_status}
+                </span>
+                <span className="failure-group-count">
+                  {count(group.count)} of {count(group.total)}
+                </span>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
     </section>
   );
 }

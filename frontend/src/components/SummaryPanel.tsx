@@ -1,3 +1,4 @@
+import { AssertionSummary } from "./AssertionVerdicts";
 import { lazy, Suspense, useMemo } from "react";
 import type { EvaluationSummary, MatchStatus, ScoreDistribution } from "../api/types";
 import type { Bar } from "./BarChart";
@@ -93,6 +94,7 @@ export function SummaryPanel({ summary }: { summary: EvaluationSummary }) {
           </div>
         )}
         {summary.score_distribution && <ScoreHistogram distribution={summary.score_distribution} />}
+        <AssertionSummary figures={summary.by_assertion} />
       </div>
     </section>
   );

@@ -1,6 +1,15 @@
 import { useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
-import { exportUrl, useAddCase, useCases, useDeleteSuite, useSuite } from "../api/suites";
+import {
+  type CaseIn,
+  type SuiteAssertionsPatch,
+  exportUrl,
+  useAddCase,
+  useCases,
+  useDeleteSuite,
+  useSetSuiteAssertions,
+  useSuite,
+} from "../api/suites";
 import { useDocumentTitle } from "../hooks";
 import { useEvaluations } from "../api/evaluations";
 import { StatusLabel } from "../components/StatusLabel";
@@ -101,6 +110,7 @@ export function SuitePage() {
                 <th>input</th>
                 <th>expected_output</th>
                 <th>metadata</th>
+                <th>assert</th>
               </tr>
             </thead>
             <tbody>
@@ -118,6 +128,13 @@ export function SuitePage() {
                   {Object.keys(item.metadata).length > 0 ? (
                     <td data-label="metadata">
                       <TextBlock value={item.metadata} />
+                    </td>
+                  ) : (
+                    <td />
+                  )}
+                  {item.assert ? (
+                    <td data-label="assert">
+                      <TextBlock value={item.threshold === null ? item.assert : { assert: item.assert, threshold: item.threshold }} />
                     </td>
                   ) : (
                     <td />
@@ -141,6 +158,11 @@ export function SuitePage() {
           </button>
         </div>
       )}
+      <SuiteAssertionsForm
+        key={suite.data.updated_at}
+        suiteId={suiteId}
+        current={{ assert: suite.data.assert, threshold: suite.data.threshold, rules: suite.data.rules }}
+      />
       <AddCaseForm suiteId={suiteId} />
       <SuiteEvaluations suiteId={suiteId} />
     </section>
@@ -178,6 +200,48 @@ function SuiteEvaluations({ suiteId }: { suiteId: number }) {
   );
 }
 
+/** The suite's default assertions and rules by metadata, edited as JSON (docs/assertions.md). */
+function SuiteAssertionsForm({ suiteId, current }: { suiteId: number; current: Record<string, unknown> }) {
+  const shown = JSON.stringify(
+    Object.fromEntries(Object.entries(current).filter(([, value]) => value !== null && value !== undefined)),
+    null,
+    2,
+  );
+  const [text, setText] = useState(shown === "{}" ? "" : shown);
+  const save = useSetSuiteAssertions(suiteId);
+  const parsed = parsedJson(text);
+  return (
+    <form
+      className="panel suite-assertions"
+      aria-label="Suite assertions"
+      onSubmit={(event) => {
+        event.preventDefault();
+        const value = (parsed.value ?? {}) as SuiteAssertionsPatch;
+        // Every field is sent, so that one left out of the text is removed (an empty list of rules: none).
+        save.mutate({ assert: value.assert ?? null, threshold: value.threshold ?? null, rules: value.rules ?? [] });
+      }}
+    >
+      <h3>Assertions</h3>
+      <p className="hint">
+        Default assertions and rules by metadata for the cases that carry none, as JSON:{" "}
+        <code>{'{"assert": [...], "threshold": 0.5, "rules": [{"when": {"kind": "number"}, "assert": [{"grader_id": "numeric"}]}]}'}</code>
+      </p>
+      <textarea
+        aria-label="Suite assertions JSON"
+        className="mono"
+        rows={6}
+        value={text}
+        onChange={(event) => setText(event.target.value)}
+      />
+      {parsed.problem && <p className="field-error">{parsed.problem}</p>}
+      {save.isError && <ProblemList error={save.error} what="Cannot save the assertions" />}
+      <button type="submit" disabled={save.isPending || parsed.problem !== undefined}>
+        Save assertions
+      </button>
+    </form>
+  );
+}
+
 /** Check the expected outputs against a grader (its default config) before running anything. */
 function SuitePreflight({ suiteId }: { suiteId: number }) {
   const [graderId, setGraderId] = useState("");
@@ -189,26 +253,38 @@ function SuitePreflight({ suiteId }: { suiteId: number }) {
   );
 }
 
-/** Append one case to the suite. */
+/** JSON text typed in a form: its value, or why it is not JSON (empty text: undefined). */
+function parsedJson(text: string): { value?: unknown; problem?: string } {
+  if (text.trim() === "") return {};
+  try {
+    return { value: JSON.parse(text) };
+  } catch (error) {
+    return { problem: error instanceof Error ? error.message : "not valid JSON" };
+  }
+}
+
+/** Append one case to the suite, optionally with its own assertions (a JSON list, docs/assertions.md). */
 function AddCaseForm({ suiteId }: { suiteId: number }) {
   const [input, setInput] = useState("");
   const [expected, setExpected] = useState("");
+  const [assertions, setAssertions] = useState("");
   const add = useAddCase(suiteId);
+  const checks = parsedJson(assertions);
   return (
     <form
       className="panel add-case"
       aria-label="Add a case"
       onSubmit={(event) => {
         event.preventDefault();
-        add.mutate(
-          { input, expected_output: expected },
-          {
-            onSuccess: () => {
-              setInput("");
-              setExpected("");
-            },
+        const item: CaseIn = { input, expected_output: expected };
+        if (checks.value !== undefined) item.assert = checks.value as CaseIn["assert"];
+        add.mutate(item, {
+          onSuccess: () => {
+            setInput("");
+            setExpected("");
+            setAssertions("");
           },
-        );
+        });
       }}
     >
       <h3>Add a case</h3>
@@ -222,8 +298,19 @@ function AddCaseForm({ suiteId }: { suiteId: number }) {
           <textarea id="new-case-expected" value={expected} onChange={(event) => setExpected(event.target.value)} />
         </div>
       </div>
+      <div className="field">
+        <label htmlFor="new-case-assert">assert (optional JSON list)</label>
+        <textarea
+          id="new-case-assert"
+          className="mono"
+          placeholder='[{"grader_id": "numeric"}]'
+          value={assertions}
+          onChange={(event) => setAssertions(event.target.value)}
+        />
+        {checks.problem && <p className="field-error">{checks.problem}</p>}
+      </div>
       {add.isError && <ProblemList error={add.error} what="Cannot add the case" />}
-      <button type="submit" className="primary" disabled={add.isPending || input === ""}>
+      <button type="submit" className="primary" disabled={add.isPending || input === "" || checks.problem !== undefined}>
         Add case
       </button>
     </form>

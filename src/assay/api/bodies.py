@@ -26,6 +26,11 @@ OFF_LOOP_BODY_BYTES = 64 * 1024
 """Bodies from this size on are decoded and validated on a worker thread; a smaller one costs the loop well
 under a millisecond, less than the hop to a thread (and the wait for a free one) would."""
 
+GRADE_ON_LOOP_MAX_BYTES = 4 * 1024
+"""A grade request whose body is smaller is graded on the event loop: with texts and a config this small,
+building and running any grader that is not ``cpu_bound`` costs well under a millisecond (bench/README.md),
+less than a hop to a worker thread. A larger one (up to the body cap) is graded on a worker thread."""
+
 _BODY_LOC = ("body",)
 """Where FastAPI places the problems of a route's single (not embedded) body."""
 
@@ -37,6 +42,14 @@ class _ParsedBodyRequest(Request):
     def __init__(self, request: Request, parse: Callable[[bytes], Any]) -> None:
         super().__init__(request.scope, request.receive)
         self._parse = parse
+        self.body_bytes = 0
+        """The length of the body, once read."""
+
+    async def body(self) -> bytes:
+        """The body's bytes, their length noted."""
+        body = await super().body()
+        self.body_bytes = len(body)
+        return body
 
     async def json(self) -> Any:
         """The body, decoded (and, when large, validated)."""
@@ -45,6 +58,15 @@ class _ParsedBodyRequest(Request):
             large = len(body) >= OFF_LOOP_BODY_BYTES
             self._json = await to_thread.run_sync(self._parse, body) if large else json.loads(body)
         return self._json
+
+
+def body_bytes(request: Request) -> int:
+    """The length of the JSON body of a request served by a :class:`ThreadedBodyRoute` (its
+    ``Content-Length`` otherwise): a route decides from it, before any hop, whether its work is large."""
+    if isinstance(request, _ParsedBodyRequest):
+        return request.body_bytes
+    length = request.headers.get("content-length", "")
+    return int(length) if length.isdigit() else 0
 
 
 class ThreadedBodyRoute(APIRoute):

@@ -5,17 +5,18 @@ The settled rules they keep: docs/decisions.md#listing-graders and docs/decision
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated, Any
 from weakref import WeakKeyDictionary
 
 from anyio import to_thread
 from fastapi import APIRouter, Path, Request, Response
 
-from assay.api.bodies import ThreadedBodyRoute
+from assay.api.bodies import GRADE_ON_LOOP_MAX_BYTES, ThreadedBodyRoute, body_bytes
 from assay.api.deps import DEFAULT_LIMIT, GraderServiceDep, Limit, Skip
 from assay.api.envelope import ERROR_RESPONSES, Envelope, ok, rendered
-from assay.api.rendering import SafeJSONResponse
+from assay.api.query_defaults import QueryDefaultsRoute
+from assay.api.rendering import SafeJSONResponse, json_bytes
 from assay.api.schemas.common import ProblemOut
 from assay.api.schemas.graders import (
     GradeBatchRequest,
@@ -33,6 +34,7 @@ from assay.api.schemas.graders import (
 from assay.errors import Problem, ValidationError
 from assay.graders import CallTransport, GraderInterface
 from assay.graders import GradeResult as Grading
+from assay.graders.contract.catalog import is_builtin
 from assay.services.grading.answers import check_calls, grade_answer, grade_answers, needs_calls
 from assay.services.grading.registry import GraderService
 
@@ -48,20 +50,29 @@ CALLING_BATCH_CONCURRENCY = 8
 
 @dataclass(frozen=True, slots=True)
 class _Catalog:
-    """The JSON of every grader's listing and detail, made once per registry (graders are immutable)."""
+    """What the grader routes answer from, made once per registry change (graders are immutable): every
+    grader's listing entry and detail as JSON, the rendered pages of the listing asked for, and each default
+    grader's spec as a grade reply echoes it."""
 
-    size: int
+    generation: int
     summaries: list[dict[str, Any]]
     details: dict[str, dict[str, Any]]
+    defaults: dict[str, tuple[GraderInterface, dict[str, Any]]]
+    """Each grader's default instance and its spec's JSON."""
+    pages: dict[tuple[int, int], bytes] = field(default_factory=dict)
+    """The listing's envelope as sent, by ``(skip, limit)``: at most ``MAX_CACHED_PAGES``."""
 
 
+MAX_CACHED_PAGES = 64
 _catalogs: WeakKeyDictionary[GraderService, _Catalog] = WeakKeyDictionary()
 
 
 def _catalog(graders: GraderService) -> _Catalog:
-    # Describing a grader deep-copies its schema; doing it once, not per request, is most of a listing's cost.
+    # Describing a grader deep-copies its schema; doing it once per registry change, not per request, is most
+    # of a listing's cost.
     catalog = _catalogs.get(graders)
-    if catalog is None or catalog.size != len(graders.graders):
+    generation = graders.generation
+    if catalog is None or catalog.generation != generation:
         registered = graders.list()
         details = {
             g.grader_id: GraderDetail.model_validate(g.metadata()).model_dump(mode="json") for g in registered
@@ -69,7 +80,8 @@ def _catalog(graders: GraderService) -> _Catalog:
         summaries = [
             GraderSummary.model_validate(detail).model_dump(mode="json") for detail in details.values()
         ]
-        catalog = _catalogs[graders] = _Catalog(len(registered), summaries, details)
+        defaults = {g.grader_id: (g, _spec(g).model_dump(mode="json")) for g in registered}
+        catalog = _catalogs[graders] = _Catalog(generation, summaries, details, defaults)
     return catalog
 
 
@@ -84,12 +96,33 @@ def _spec(grader: GraderInterface) -> GraderSpecOut:
 # The two GETs are the hot path: they answer from the prebuilt catalog, bypassing response-model
 # validation (the catalog was validated against the same schemas when built; ``response_model`` still
 # documents them), and take the registry from the app state rather than through a dependency.
-@router.get("", summary="List graders", response_model=Envelope[GraderList])
 async def list_graders(request: Request, limit: Limit = DEFAULT_LIMIT, skip: Skip = 0) -> Response:
     """Every registered grader, a page at a time."""
-    summaries = _catalog(request.app.state.grader_service).summaries
-    chosen = summaries[skip : skip + limit]
-    return _envelope({"graders": chosen, "count": len(chosen), "total": len(summaries)})
+    catalog = _catalog(request.app.state.grader_service)
+    page = catalog.pages.get((skip, limit))
+    if page is None:
+        chosen = catalog.summaries[skip : skip + limit]
+        page = json_bytes(
+            {
+                "success": True,
+                "data": {"graders": chosen, "count": len(chosen), "total": len(catalog.summaries)},
+                "error": None,
+            }
+        )
+        if len(catalog.pages) < MAX_CACHED_PAGES:
+            catalog.pages[skip, limit] = page
+    return Response(page, media_type="application/json")
+
+
+# Answered without solving its parameters when the request has none (assay.api.query_defaults).
+router.add_api_route(
+    "",
+    list_graders,
+    methods=["GET"],
+    summary="List graders",
+    response_model=Envelope[GraderList],
+    route_class_override=QueryDefaultsRoute,
+)
 
 
 @router.get("/{grader_id}", summary="Describe a grader", response_model=Envelope[GraderDetail])
@@ -114,27 +147,55 @@ def _calls(request: Request, grader: GraderInterface) -> CallTransport:
     return calls
 
 
-# Grading and config checks are CPU work: they run on worker threads, so that a big config or answer never
-# holds the event loop (health checks, live evaluations). A grader that calls out (a model judge) waits for
-# its reply on the loop instead: a worker thread must not be held for the length of a model's answer.
+# Grading and config checks are CPU work. A small request is answered on the event loop: building the grader,
+# grading and rendering cost less than a hop to a worker thread. A large one (its body past
+# GRADE_ON_LOOP_MAX_BYTES: long texts or a big config, echoed in the reply) and a ``cpu_bound`` grader (an
+# embedding model) run on a worker thread, so that they never hold the loop (health checks, live
+# evaluations); which, is decided before any hop. A grader that calls out (a model judge) waits for its reply
+# on the loop: a worker thread must not be held for the length of a model's answer.
 @router.post("/{grader_id}/grade", summary="Grade one answer", response_model=Envelope[GradeResult])
-async def grade(
-    grader_id: GraderId, body: GradeRequest, graders: GraderServiceDep, request: Request
-) -> Response:
+async def grade(grader_id: GraderId, body: GradeRequest, request: Request) -> Response:
     """Grade one answer (a playground); a bad config is ``VALIDATION_ERROR`` listing each problem. A model
     judge is asked through the server's egress policy, its key read by name (``ASSAY_SECRET_*``...)."""
-    grader = await to_thread.run_sync(graders.build, grader_id, body.config)
+    graders: GraderService = request.app.state.grader_service
+    catalog = _catalog(graders)
+    if body_bytes(request) >= GRADE_ON_LOOP_MAX_BYTES:
+        grader = await to_thread.run_sync(graders.build, grader_id, body.config)
+        if not needs_calls(grader):
+            return await to_thread.run_sync(_graded_reply, grader, body, catalog)
+        result = await grade_answer(
+            grader, body.agent_response, body.expected_output, _calls(request, grader)
+        )
+        return await to_thread.run_sync(_reply, grader, result, catalog)
+    grader = graders.build(grader_id, body.config)
     if needs_calls(grader):
         result = await grade_answer(
             grader, body.agent_response, body.expected_output, _calls(request, grader)
         )
-    else:
-        result = await to_thread.run_sync(grader.grade, body.agent_response, body.expected_output)
-    return await to_thread.run_sync(_reply, grader, result)
+        return _reply(grader, result, catalog)
+    if grader.cpu_bound:
+        return await to_thread.run_sync(_graded_reply, grader, body, catalog)
+    return _graded_reply(grader, body, catalog)
 
 
-def _reply(grader: GraderInterface, result: Grading) -> Response:
-    # Off the loop: the reply echoes the effective config (copied), which can be as large as the request.
+def _graded_reply(grader: GraderInterface, body: GradeRequest, catalog: _Catalog) -> Response:
+    return _reply(grader, grader.grade(body.agent_response, body.expected_output), catalog)
+
+
+def _reply(grader: GraderInterface, result: Grading, catalog: _Catalog) -> Response:
+    default = catalog.defaults.get(grader.grader_id)
+    if default is not None and default[0] is grader and is_builtin(type(grader)):
+        # A built-in default grader, the common case: its spec's JSON was made with the catalog, and its
+        # verdict is sent as it is (the contract tests check every built-in's: a bool, a score in [0, 1],
+        # details of JSON values), where a model would be built, checked and dumped twice per answer.
+        data = {
+            "passed": result["passed"],
+            "score": float(result["score"]),
+            "details": result["details"],
+            "grader": default[1],
+        }
+        return _envelope(data)
+    # The reply echoes the effective config (copied), which can be as large as the request.
     return rendered(GradeResult(**_outcome(result).model_dump(), grader=_spec(grader)))
 
 

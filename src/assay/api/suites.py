@@ -63,7 +63,8 @@ _EXPORT_MEDIA = {ExportFormat.JSONL: "application/x-ndjson", ExportFormat.CSV: "
 def create_suite(body: SuiteCreate, suites: SuiteServiceDep) -> Envelope[SuiteOut]:
     """A new suite with its cases in the given order; 409 ``CONFLICT`` when the name is taken."""
     cases = [case.to_new_case() for case in body.cases]
-    return ok(SuiteOut.of(suites.create(body.name, body.description, cases)))
+    created = suites.create(body.name, body.description, cases, assertions=body.suite_assertions())
+    return ok(SuiteOut.of(created))
 
 
 @router.get("", summary="List suites")
@@ -106,7 +107,11 @@ def import_suite(
             "Give the suite a name", problems=[Problem(("name",), "required when the file has no name")]
         )
     suite = suites.create(
-        suite_name, description or parsed.description or "", parsed.cases, places=parsed.places
+        suite_name,
+        description or parsed.description or "",
+        parsed.cases,
+        places=parsed.places,
+        assertions=parsed.assertions,
     )
     return ok(SuiteOut.of(suite))
 
@@ -120,7 +125,10 @@ def get_suite(suite_id: SuiteId, suites: SuiteServiceDep) -> Envelope[SuiteOut]:
 @router.patch("/{suite_id:int}", summary="Rename or redescribe a suite", responses=CONFLICT_RESPONSE)
 def update_suite(suite_id: SuiteId, body: SuitePatch, suites: SuiteServiceDep) -> Envelope[SuiteOut]:
     """Change the name and/or description; 409 ``CONFLICT`` when the new name is taken."""
-    return ok(SuiteOut.of(suites.update(suite_id, name=body.name, description=body.description)))
+    updated = suites.update(
+        suite_id, name=body.name, description=body.description, assertions=body.suite_assertions()
+    )
+    return ok(SuiteOut.of(updated))
 
 
 @router.delete("/{suite_id:int}", summary="Delete a suite", responses=CONFLICT_RESPONSE)

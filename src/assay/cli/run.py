@@ -127,6 +127,12 @@ def _print_summary(summary: Summary, duration_s: float, tally: SummaryTally | No
     err.table(PlainTable(("match_status / error", "count"), [(name, str(count)) for name, count in counts]))
     if summary.binary is not None:
         _print_labels(summary.binary)
+    if summary.by_assertion:
+        rows = [
+            (name, f"{figures.passed} / {figures.total}", _rate(figures.passed / figures.total))
+            for name, figures in summary.by_assertion.items()
+        ]
+        err.table(PlainTable(("assertion", "passed", "pass rate"), rows))
 
 
 def _print_labels(binary: BinaryReport) -> None:

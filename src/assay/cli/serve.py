@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import errno
 import ipaddress
+import logging
 import os
 import socket
 import sys
@@ -141,6 +142,10 @@ def serve(*, host: str, port: int, run_evaluations: bool) -> None:
     # Heavy requests run on threads; a shorter switch interval lets the event loop (health checks, live
     # progress, evaluations) take the interpreter back sooner while they compute.
     sys.setswitchinterval(0.001)
+    # Nothing the server logs shows the caller's source line, thread or process: a record that skips finding
+    # them costs a third less, and the access log writes one per request (the logging docs' "Optimization").
+    logging._srcfile = None
+    logging.logThreads = logging.logProcesses = logging.logMultiprocessing = False
     # By name, as a factory: the CLI and the API are sibling layers, and create_app() reads the same
     # ASSAY_* environment that was just checked.
     uvicorn.run(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from collections.abc import Callable
@@ -190,6 +191,12 @@ def _alembic_config() -> Config:
     return config
 
 
+@functools.cache
+def _head_revisions() -> frozenset[str]:
+    # The migrations shipped with this package: read from disk once per process.
+    return frozenset(ScriptDirectory.from_config(_alembic_config()).get_heads())
+
+
 class SchemaState(StrEnum):
     """Where a database's schema stands against this version of Assay's migrations."""
 
@@ -220,6 +227,10 @@ def schema_state(engine: Engine) -> SchemaState:
 
 def migrate(engine: Engine) -> None:
     """Bring the database of ``engine`` to the newest schema (Alembic ``upgrade head``)."""
+    with engine.connect() as connection:
+        # Already there (every start but the first): a read of the version table, not Alembic's run.
+        if set(MigrationContext.configure(connection).get_current_heads()) == _head_revisions():
+            return
     config = _alembic_config()
     with engine.begin() as connection:
         if connection.dialect.name == "postgresql":

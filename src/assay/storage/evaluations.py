@@ -507,7 +507,8 @@ def summary_columns(session: Session, evaluation_id: int) -> Iterator[tuple[Any,
         ResultRow.reason_code,
         ResultRow.details,
     ).where(ResultRow.evaluation_id == evaluation_id)
-    yield from session.execute(query)
+    # On the session's connection: columns need none of the ORM's row loading (see iter_expected_outputs).
+    yield from session.connection().execute(query)
 
 
 def delete_evaluation(session: Session, evaluation_id: int) -> None:

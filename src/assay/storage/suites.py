@@ -23,6 +23,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
+from assay.domain import Assertions
 from assay.storage.database import Base
 from assay.storage.types import SafeJSON, SafeText, UTCDateTime, dump_json, utc_now
 
@@ -37,6 +38,8 @@ class SuiteRow(Base):
     description: Mapped[str] = mapped_column(SafeText, default="")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utc_now)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utc_now)
+    assertions: Mapped[dict[str, Any] | None] = mapped_column(SafeJSON, nullable=True)
+    """Default assertions and rules by metadata for its cases (docs/assertions.md); ``None``: none."""
 
 
 class Placed:
@@ -68,11 +71,18 @@ class CaseRow(Placed, Base):
     case_metadata: Mapped[dict[str, Any]] = mapped_column("metadata", SafeJSON)
     case_key: Mapped[str | None] = mapped_column(String(200), nullable=True)
     """The user's own name for the case (a file's ``id``), unique in the suite; all or none of a suite's."""
+    assertions: Mapped[dict[str, Any] | None] = mapped_column(SafeJSON, nullable=True)
+    """The case's own assertions and threshold (docs/assertions.md); ``None``: it says nothing."""
 
 
 def find_suite(session: Session, suite_id: int, *, for_update: bool = False) -> SuiteRow | None:
     """The suite with this id, if any; ``for_update`` locks its row until commit (PostgreSQL)."""
     return session.get(SuiteRow, suite_id, with_for_update=for_update or None)
+
+
+def stored_assertions(session: Session, suite_id: int) -> dict[str, Any] | None:
+    """The suite's stored default assertions and rules, if it has any."""
+    return session.scalar(select(SuiteRow.assertions).where(SuiteRow.id == suite_id))
 
 
 def find_suite_by_name(session: Session, name: str) -> SuiteRow | None:
@@ -140,7 +150,38 @@ def iter_expected_outputs(
         .where(CaseRow.suite_id == suite_id)
         .order_by(CaseRow.position)
     )
-    yield from session.execute(query.execution_options(yield_per=batch))
+    # On the session's connection: columns need none of the ORM's row loading, which cost more than the
+    # read itself (a third of a 10,000-case evaluation's preflight).
+    yield from session.connection().execute(query.execution_options(yield_per=batch))
+
+
+def iter_case_checks(
+    session: Session, suite_id: int, batch: int = 1000
+) -> Iterator[tuple[int, int, str | None, str, dict[str, Any], Assertions | None]]:
+    """``(case_id, position, case_key, expected_output, metadata, own assertions)`` of every case in order,
+    in batches: the preflight of a suite with assertions."""
+    query = (
+        select(
+            CaseRow.id,
+            CaseRow.position,
+            CaseRow.case_key,
+            CaseRow.expected_output,
+            CaseRow.case_metadata,
+            CaseRow.assertions,
+        )
+        .where(CaseRow.suite_id == suite_id)
+        .order_by(CaseRow.position)
+    )
+    for case_id, position, key, expected, metadata, own in session.execute(
+        query.execution_options(yield_per=batch)
+    ):
+        yield case_id, position, key, expected, metadata, Assertions.from_json(own) if own else None
+
+
+def has_case_assertions(session: Session, suite_id: int) -> bool:
+    """Whether a case of the suite carries its own assertions."""
+    query = select(CaseRow.id).where(CaseRow.suite_id == suite_id, CaseRow.assertions.is_not(None)).limit(1)
+    return session.scalar(query) is not None
 
 
 def case_at(session: Session, suite_id: int, position: int) -> CaseRow | None:
@@ -180,13 +221,24 @@ class EncodedCase:
     expected_output: str
     metadata: str
     key: str | None = None
+    assertions: str | None = None
 
 
 def encode_case(
-    input_text: str, expected_output: str, metadata: Mapping[str, Any], key: str | None = None
+    input_text: str,
+    expected_output: str,
+    metadata: Mapping[str, Any],
+    key: str | None = None,
+    assertions: Mapping[str, Any] | None = None,
 ) -> EncodedCase:
     """The stored form of one case (what ``SafeText``/``SafeJSON`` would write)."""
-    return EncodedCase(dump_json(input_text), dump_json(expected_output), dump_json(dict(metadata)), key)
+    return EncodedCase(
+        dump_json(input_text),
+        dump_json(expected_output),
+        dump_json(dict(metadata)),
+        key,
+        None if assertions is None else dump_json(dict(assertions)),
+    )
 
 
 # The ``cases`` table without column types: values go in already encoded, so the insert itself (what holds
@@ -199,6 +251,7 @@ _RAW_CASES = table(
     column("expected_output"),
     column("metadata"),
     column("case_key"),
+    column("assertions"),
 )
 
 
@@ -214,6 +267,7 @@ def insert_encoded_cases(session: Session, suite_id: int, start: int, cases: Seq
             "expected_output": case.expected_output,
             "metadata": case.metadata,
             "case_key": case.key,
+            "assertions": case.assertions,
         }
         for offset, case in enumerate(cases)
     ]

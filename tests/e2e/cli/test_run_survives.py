@@ -28,6 +28,9 @@ from tests.support.agent_server import AgentBehaviour, AgentServer, Fault
 from tests.support.results import parse_results
 from tests.support.waiting import wait_for
 
+# Kills and stops processes on purpose: one at a time, on one test process (make test runs e2e on two).
+pytestmark = pytest.mark.xdist_group("processes")
+
 ASSAY = [sys.executable, "-m", "assay.cli"]
 CASES = 40
 ANSWERED_AT_ONCE = 8

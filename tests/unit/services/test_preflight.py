@@ -14,7 +14,7 @@ class RaisingHook(TrueFalseGrader):
 
 
 def test_counts_every_case_and_keeps_the_first_problems() -> None:
-    cases = ((n, n, f"k{n}" if n > 6 else None, "" if n % 3 == 0 else "x") for n in range(1, 10_001))
+    cases = ((n, n, f"k{n}" if n > 6 else None, "" if n % 3 == 0 else "x", None) for n in range(1, 10_001))
     report = check_cases(StringMatchGrader(), cases, limit=4)
     assert (report.checked, report.invalid, report.ok) == (10_000, 3_333, False)
     assert [p.case_id for p in report.problems] == [3, 6, 9, 12]
@@ -26,7 +26,7 @@ def test_counts_every_case_and_keeps_the_first_problems() -> None:
 
 
 def test_a_hook_that_raises_counts_as_no_problem() -> None:
-    report = check_cases(RaisingHook(), [(1, 1, None, "maybe")])
+    report = check_cases(RaisingHook(), [(1, 1, None, "maybe", None)])
     assert (report.checked, report.invalid, report.ok) == (1, 0, True)
 
 
@@ -44,7 +44,7 @@ class CountingHook(TrueFalseGrader):
 def test_each_distinct_expected_output_is_checked_once() -> None:
     ASKED.clear()
     labels = ["true", "false", "maybe", "x" * 300]  # the last is too long to be remembered
-    report = check_cases(CountingHook(), ((n, n, None, labels[n % 4]) for n in range(1, 101)))
+    report = check_cases(CountingHook(), ((n, n, None, labels[n % 4], None) for n in range(1, 101)))
     assert (report.checked, report.invalid) == (100, 50)
     assert sorted(ASKED[:4], key=str) == sorted(labels, key=str)
     assert ASKED.count("x" * 300) == 25

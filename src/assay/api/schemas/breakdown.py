@@ -98,12 +98,23 @@ class FailureGroupOut(ResponseModel):
         )
 
 
+class AssertionFailureGroupOut(ResponseModel):
+    """One assertion's verdicts (by name) that did not pass, with one ``match_status``."""
+
+    name: str
+    match_status: str
+    count: int
+    total: int = Field(description="How many cases the assertion graded in all")
+
+
 class FailureGroupsOut(ResponseModel):
-    """An evaluation's failed results grouped by ``match_status`` and error reason, the largest first."""
+    """An evaluation's failed results grouped by ``match_status`` and error reason, the largest first; and
+    failed per-case assertion verdicts by assertion name and status (empty without assertions)."""
 
     evaluation_id: int
     failed: int
     groups: list[FailureGroupOut]
+    by_assertion: list[AssertionFailureGroupOut] = Field(default_factory=list)
 
     @classmethod
     def of(cls, groups: FailureGroups) -> FailureGroupsOut:
@@ -112,4 +123,10 @@ class FailureGroupsOut(ResponseModel):
             evaluation_id=groups.evaluation_id,
             failed=groups.failed,
             groups=[FailureGroupOut.of(group) for group in groups.groups],
+            by_assertion=[
+                AssertionFailureGroupOut(
+                    name=group.name, match_status=group.match_status, count=group.count, total=group.total
+                )
+                for group in groups.by_assertion
+            ],
         )

@@ -11,6 +11,7 @@ from assay.api.schemas.common import RequestModel, ResponseModel
 from assay.api.schemas.graders import GradeOutcome, GraderSpecOut
 from assay.domain import EvaluationStatus
 from assay.graders import MatchStatus
+from assay.graders.composite.assertions import assertion_verdicts
 from assay.graders.contract.verdict import VerdictRecord
 from assay.services.evaluations.records import CaseOutcome, Evaluation, Result
 from assay.services.evaluations.service import (
@@ -214,6 +215,25 @@ class ScoreDistributionOut(ResponseModel):
     p75: float | None
 
 
+class AssertionFiguresOut(ResponseModel):
+    """One assertion's verdicts over the cases it graded."""
+
+    total: int
+    passed: int
+    by_match_status: dict[str, int]
+
+
+class AssertionVerdictOut(ResponseModel):
+    """One assertion's verdict on a case (docs/assertions.md)."""
+
+    name: str
+    grader_id: str
+    passed: bool
+    score: float
+    match_status: str
+    reason: str | None
+
+
 class SummaryOut(ResponseModel):
     """The evaluation's figures; errors count as failures in the pass rate, not in the mean score."""
 
@@ -235,6 +255,10 @@ class SummaryOut(ResponseModel):
     latency_ms: LatencyOut
     binary: BinaryReportOut | None = None
     score_distribution: ScoreDistributionOut | None = None
+    by_assertion: dict[str, AssertionFiguresOut] = Field(
+        default_factory=dict,
+        description="Verdicts by assertion name, over the cases graded by per-case assertions",
+    )
 
 
 class EvaluationOut(ResponseModel):
@@ -316,11 +340,20 @@ class ResultOut(ResponseModel):
     error_detail: str | None
     latency_ms: float | None
     attempts: int
+    assertions: list[AssertionVerdictOut] | None = Field(
+        default=None,
+        description="Each assertion's verdict, for a case graded by its own assertions (else null); the "
+        "same verdicts as details.children",
+    )
 
     @classmethod
     def of(cls, result: Result) -> ResultOut:
         """The schema of a service record."""
-        return cls.model_validate(result, from_attributes=True)
+        out = cls.model_validate(result, from_attributes=True)
+        verdicts = assertion_verdicts(result.details)
+        if verdicts is not None:
+            out.assertions = [AssertionVerdictOut.model_validate(v, from_attributes=True) for v in verdicts]
+        return out
 
 
 class ResultList(ResponseModel):

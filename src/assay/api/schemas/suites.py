@@ -6,9 +6,26 @@ import re
 from datetime import datetime
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, Field, JsonValue, StringConstraints
+from pydantic import (
+    AfterValidator,
+    ConfigDict,
+    Field,
+    JsonValue,
+    PrivateAttr,
+    StringConstraints,
+    model_validator,
+)
 
 from assay.api.schemas.common import RequestModel, ResponseModel
+from assay.domain import Assertions, SuiteAssertions
+from assay.graders.composite.assertions import (
+    MAX_ASSERTIONS,
+    MAX_NAME_LENGTH,
+    MAX_RULES,
+    InvalidAssertionsError,
+    read_assertions,
+    read_suite_assertions,
+)
 from assay.services.grading.preflight import PreflightReport
 from assay.services.suites.case_keys import MAX_KEY_CHARS, is_text
 from assay.services.suites.service import Case, NewCase, Suite
@@ -50,31 +67,145 @@ CaseKey = Annotated[
 ]
 
 
-class CaseIn(RequestModel):
-    """A case to store: the input for the agent and the expected output."""
+_BY_ALIAS = ConfigDict(validate_by_name=True, validate_by_alias=True, serialize_by_alias=True)
+"""``assert`` (a Python keyword) is the ``assertions`` field's name in JSON, both ways."""
 
+
+class AssertionIn(RequestModel):
+    """One assertion: a grader (no model judge), its config, its own expected output, a weight and a name
+    (docs/assertions.md). Checked as the composite that grades it checks its children."""
+
+    grader_id: str = Field(min_length=1, max_length=100, examples=["numeric"])
+    config: dict[str, JsonValue] = Field(default_factory=dict)
+    expected_output: str | None = Field(default=None, max_length=10_000)
+    weight: float = Field(default=1, gt=0, le=1_000_000)
+    name: str | None = Field(default=None, min_length=1, max_length=MAX_NAME_LENGTH)
+
+    def as_json(self) -> dict[str, Any]:
+        """The assertion as given, defaults left out."""
+        return self.model_dump(exclude_unset=True)
+
+
+class AssertionOut(ResponseModel):
+    """One stored assertion (fields left at their default are left out)."""
+
+    grader_id: str
+    config: dict[str, Any] = Field(default_factory=dict)
+    expected_output: str | None = None
+    weight: float = 1
+    name: str | None = None
+
+
+Threshold = Annotated[float, Field(gt=0, le=1, description="Weighted score a case must reach (0, 1]")]
+AssertionList = Annotated[list[AssertionIn], Field(min_length=1, max_length=MAX_ASSERTIONS)]
+
+
+def _located(exc: InvalidAssertionsError) -> ValueError:
+    return ValueError("; ".join(problem.message for problem in exc.problems[:5]))
+
+
+class RuleIn(RequestModel):
+    """Cases whose metadata hold every ``when`` key with an equal value get ``assert``."""
+
+    model_config = _BY_ALIAS
+    when: dict[str, str | int | float | bool | None] = Field(min_length=1, max_length=20)
+    assertions: AssertionList = Field(alias="assert")
+    threshold: Threshold | None = None
+
+
+class RuleOut(ResponseModel):
+    """A stored rule."""
+
+    model_config = _BY_ALIAS
+    when: dict[str, Any]
+    assertions: list[AssertionOut] = Field(serialization_alias="assert")
+    threshold: float | None = None
+
+
+def _assertions_out(assertions: Assertions | None) -> list[AssertionOut] | None:
+    if assertions is None or not assertions.items:
+        return None
+    return [AssertionOut(**item.as_json()) for item in assertions.items]
+
+
+class CaseIn(RequestModel):
+    """A case to store: the input for the agent and the expected output; optionally its own assertions and
+    threshold (docs/assertions.md)."""
+
+    model_config = _BY_ALIAS
     input: str
     expected_output: str
     metadata: dict[str, JsonValue] = Field(default_factory=dict)
     key: CaseKey = Field(default=None)  # type: ignore[assignment]  # omitted: none; null is refused
+    assertions: AssertionList | None = Field(default=None, alias="assert")
+    threshold: Threshold | None = None
+    _checked: Assertions | None = PrivateAttr(default=None)
+
+    @model_validator(mode="after")
+    def _check_assertions(self) -> CaseIn:
+        if self.assertions is not None or self.threshold is not None:
+            raw = None if self.assertions is None else [item.as_json() for item in self.assertions]
+            try:
+                self._checked = read_assertions(raw, self.threshold)
+            except InvalidAssertionsError as exc:
+                raise _located(exc) from None
+        return self
 
     def to_new_case(self) -> NewCase:
         """The service's record of this case."""
         return NewCase(
-            input=self.input, expected_output=self.expected_output, metadata=dict(self.metadata), key=self.key
+            input=self.input,
+            expected_output=self.expected_output,
+            metadata=dict(self.metadata),
+            key=self.key,
+            assertions=self._checked,
         )
 
 
-class SuiteCreate(RequestModel):
-    """A new suite, with its first cases (every case with a ``key`` or none)."""
+class SuiteAssertionsIn(RequestModel):
+    """A suite's default assertions (and threshold) and its rules by metadata (docs/assertions.md)."""
+
+    model_config = _BY_ALIAS
+    assertions: AssertionList | None = Field(default=None, alias="assert")
+    threshold: Threshold | None = None
+    rules: list[RuleIn] | None = Field(default=None, max_length=MAX_RULES)
+    _checked: SuiteAssertions | None = PrivateAttr(default=None)
+
+    @model_validator(mode="after")
+    def _check_assertions(self) -> SuiteAssertionsIn:
+        if self.assertions is None and self.threshold is None and self.rules is None:
+            return self
+        raw = None if self.assertions is None else [item.as_json() for item in self.assertions]
+        rules = None
+        if self.rules is not None:
+            rules = [
+                rule.model_dump(by_alias=True, exclude_unset=True, exclude_none=True) for rule in self.rules
+            ]
+            for rule, given in zip(rules, self.rules, strict=True):
+                rule["assert"] = [item.as_json() for item in given.assertions]
+        try:
+            self._checked = read_suite_assertions(raw, self.threshold, rules)
+        except InvalidAssertionsError as exc:
+            raise _located(exc) from None
+        return self
+
+    def suite_assertions(self) -> SuiteAssertions | None:
+        """The checked defaults and rules; ``None`` when none of the three fields was given."""
+        return self._checked
+
+
+class SuiteCreate(SuiteAssertionsIn):
+    """A new suite, with its first cases (every case with a ``key`` or none), and optionally default
+    assertions and rules by metadata."""
 
     name: SuiteName
     description: Description = ""
     cases: list[CaseIn] = Field(default_factory=list, max_length=MAX_CASES_PER_REQUEST)
 
 
-class SuitePatch(RequestModel):
-    """New name and/or description; a field left out (or null) is kept."""
+class SuitePatch(SuiteAssertionsIn):
+    """New name, description and/or assertions; a field left out (or null) is kept. Assertions given
+    replace the suite's defaults and rules together (``"rules": []`` alone removes them all)."""
 
     name: SuiteName | None = None
     description: Description | None = None
@@ -87,19 +218,38 @@ class CasesAppend(RequestModel):
 
 
 class SuiteOut(ResponseModel):
-    """A stored suite."""
+    """A stored suite, with its default assertions and rules (``null`` when it has none)."""
 
+    model_config = _BY_ALIAS
     id: int
     name: str
     description: str
     case_count: int
     created_at: datetime
     updated_at: datetime
+    assertions: list[AssertionOut] | None = Field(default=None, serialization_alias="assert")
+    threshold: float | None = None
+    rules: list[RuleOut] | None = None
 
     @classmethod
     def of(cls, suite: Suite) -> SuiteOut:
         """The schema of a service record."""
+        found = suite.assertions
+        defaults = found.defaults if found is not None else None
+        rules = None
+        if found is not None and found.rules:
+            rules = [
+                RuleOut(
+                    when=rule.when,
+                    assertions=_assertions_out(rule.assertions) or [],
+                    threshold=rule.assertions.threshold,
+                )
+                for rule in found.rules
+            ]
         return cls(
+            assertions=_assertions_out(defaults),
+            threshold=defaults.threshold if defaults is not None else None,
+            rules=rules,
             id=suite.id,
             name=suite.name,
             description=suite.description,
@@ -116,14 +266,19 @@ class CaseOut(ResponseModel):
     id: int
     number: int
     key: str | None
+    model_config = _BY_ALIAS
     input: str
     expected_output: str
     metadata: dict[str, Any]
+    assertions: list[AssertionOut] | None = Field(default=None, serialization_alias="assert")
+    threshold: float | None = None
 
     @classmethod
     def of(cls, case: Case) -> CaseOut:
         """The schema of a service record."""
         return cls(
+            assertions=_assertions_out(case.assertions),
+            threshold=case.assertions.threshold if case.assertions is not None else None,
             id=case.id,
             number=case.number,
             key=case.key,

@@ -35,7 +35,10 @@ from assay.services.execution.reachability import CALLING_TARGETS, ReachabilityW
 from assay.services.execution.runner import run_cases
 from assay.services.execution.threads import finish_in_thread
 from assay.services.grading.answers import calls_for
+from assay.services.grading.assertions import CaseGraders, case_graders
+from assay.services.suites.service import case_assertions
 from assay.storage import evaluations as store
+from assay.storage import suites as suite_store
 from assay.storage.database import loggable, retry_when_busy
 from assay.storage.suites import CaseRow
 from assay.storage.types import utc_now
@@ -114,6 +117,8 @@ class _Plan:
     source_id: int | None
     reachability: ReachabilityWatch | None
     """Shared by this worker's shards of the evaluation: stops it when the agent cannot be reached."""
+    checks: CaseGraders | None = None
+    """The graders of per-case assertions; ``None`` when the suite has none anywhere."""
 
     @property
     def calls_agent(self) -> bool:
@@ -309,6 +314,9 @@ class ShardRunner:
                 grader=grader,
                 source_id=spec.evaluation_id if isinstance(spec, EvaluationTargetSpec) else None,
                 reachability=watch,
+                checks=case_graders(
+                    session, row.suite_id, suite_store.stored_assertions(session, row.suite_id)
+                ),
             )
         with self._plans_lock:
             self._plans[evaluation_id] = plan
@@ -363,6 +371,10 @@ class ShardRunner:
             )
             for case in cases
         ]
+        if plan.checks is not None:  # per-case assertions (a suite with none runs as it always did)
+            for case, run_case in zip(cases, run, strict=True):
+                own = case_assertions(case.assertions)
+                run_case.checks = plan.checks.for_case(own, run_case.target_case.metadata)
         concurrency = lane_concurrency(plan.concurrency, shard.lane)
         try:
             target = build_target(

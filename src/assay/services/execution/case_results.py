@@ -18,6 +18,7 @@ from assay.targets.base import TargetCase, TargetReply
 
 if TYPE_CHECKING:
     from assay.graders import CallingGrader, CallTransport
+    from assay.graders.composite.assertions import AssertionsGrader
 
 BATCH_SIZE = 500
 """Results handed to a sink at once, at most."""
@@ -28,10 +29,12 @@ FLUSH_INTERVAL_S = 0.1
 @dataclass(slots=True)
 class RunCase:
     """A case to run: what the target sees, and what the grader compares the reply with (not frozen, like
-    the other records made for every case: a frozen dataclass costs twice as much to make)."""
+    the other records made for every case: a frozen dataclass costs twice as much to make). ``checks`` is the
+    grader of the case's own assertions (docs/assertions.md); ``None``: the run's grader grades it."""
 
     target_case: TargetCase
     expected_output: str
+    checks: AssertionsGrader | None = None
 
 
 @dataclass(slots=True)
@@ -124,7 +127,10 @@ def grade_reply(case: RunCase, reply: TargetReply, grader: GraderInterface) -> C
     """The result of one case: a target error is kept as data (failed, unscored); a reply is graded."""
     if reply.error is not None:
         return _result(case, reply)
-    return _graded(case, reply, VerdictRecord.of(grader.grade(reply.output, case.expected_output)))
+    checks = case.checks
+    if checks is None:
+        return _graded(case, reply, VerdictRecord.of(grader.grade(reply.output, case.expected_output)))
+    return _graded(case, reply, VerdictRecord.of(checks.grade(reply.output, case.expected_output)))
 
 
 async def grade_reply_calling(
@@ -137,8 +143,8 @@ async def grade_reply_calling(
         grade_calling,
     )
 
-    if reply.error is not None:
-        return _result(case, reply)
+    if reply.error is not None or case.checks is not None:  # a case's own assertions make no call
+        return grade_reply(case, reply, grader)
     context = CaseContext(input=case.target_case.input)
     verdict = await grade_calling(grader, reply.output, case.expected_output, calls, context)
     return _graded(case, reply, VerdictRecord.of(verdict))

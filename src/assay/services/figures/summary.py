@@ -70,6 +70,15 @@ class ScoreDistribution:
     p75: float | None
 
 
+@dataclass(frozen=True, slots=True)
+class AssertionFigures:
+    """One assertion's verdicts over an evaluation's cases graded by it (docs/assertions.md)."""
+
+    total: int
+    passed: int
+    by_match_status: dict[str, int]
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Summary:
     """An evaluation's figures; target errors count as failures in the pass rate, not in the mean score."""
@@ -91,6 +100,8 @@ class Summary:
     latency_ms: LatencyFigures
     binary: BinaryReport | None = None
     score_distribution: ScoreDistribution | None = None
+    by_assertion: dict[str, AssertionFigures] = field(default_factory=dict)
+    """Verdicts by assertion name, over the cases graded by per-case assertions (none: empty)."""
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON form stored with an evaluation (reports the grader does not declare are left out)."""
@@ -99,6 +110,8 @@ class Summary:
         for report in ("binary", "score_distribution"):
             if data[report] is None:
                 del data[report]
+        if not self.by_assertion:
+            del data["by_assertion"]
         return data
 
 
@@ -114,6 +127,19 @@ class ResultFacts:
     expected_label: str | None = None
     actual_label: str | None = None
     reason_code: str | None = None
+    assertions: tuple[tuple[str, str], ...] | None = None
+    """``(name, match status)`` of each assertion, for a result graded by per-case assertions."""
+
+
+def assertion_statuses(details: Mapping[str, Any] | None) -> tuple[tuple[str, str], ...] | None:
+    """``(name, match status)`` of each assertion's verdict in a result's details, else ``None``
+    (docs/assertions.md); a result not graded by per-case assertions costs one lookup."""
+    if not details or "children" not in details:
+        return None
+    from assay.graders.composite.assertions import assertion_verdicts  # a composite's result only
+
+    verdicts = assertion_verdicts(details)
+    return None if verdicts is None else tuple((verdict.name, verdict.match_status) for verdict in verdicts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +180,7 @@ class ReportShape:
             expected_label=expected,
             actual_label=actual,
             reason_code=reason_code,
+            assertions=assertion_statuses(details),
         )
 
     def labels_of(self, details: Mapping[str, Any] | None) -> tuple[str | None, str | None]:
@@ -255,12 +282,22 @@ class SummaryTally:
         self.graded_scores = array("d")
         labels = shape.labels if shape is not None and self.kind is VerdictReport.BINARY else ()
         self.matrix = _LabelMatrix(labels) if labels else None
+        self.by_assertion: dict[str, Counter[str]] = {}
 
     def add(self, fact: ResultFacts) -> None:
         """Count one result."""
         self._count(fact.passed, fact.score, fact.error, fact.latency_ms, fact.match_status, fact.reason_code)
         if self.matrix is not None:
             self.matrix.add(fact.error, fact.match_status, fact.expected_label, fact.actual_label)
+        if fact.assertions is not None:
+            self._count_assertions(fact.assertions)
+
+    def _count_assertions(self, assertions: tuple[tuple[str, str], ...]) -> None:
+        for name, status in assertions:
+            counts = self.by_assertion.get(name)
+            if counts is None:
+                counts = self.by_assertion[name] = Counter()
+            counts[status] += 1
 
     def add_result(
         self,
@@ -277,6 +314,10 @@ class SummaryTally:
         self._count(passed, score, error, latency_ms, match_status, reason_code)
         if self.matrix is not None:
             self.matrix.add(error, match_status, *self.shape.labels_of(details))
+        if details is not None and "children" in details:  # no call for a result without them
+            assertions = assertion_statuses(details)
+            if assertions is not None:
+                self._count_assertions(assertions)
 
     def _count(
         self,
@@ -326,6 +367,10 @@ class SummaryTally:
             score_distribution=(
                 score_distribution(list(self.graded_scores)) if self.kind is VerdictReport.SCORE else None
             ),
+            by_assertion={
+                name: AssertionFigures(counts.total(), counts["match"], dict(sorted(counts.items())))
+                for name, counts in sorted(self.by_assertion.items())
+            },
         )
 
 

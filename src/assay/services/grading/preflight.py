@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # `assay run` checks a suite file's cases and needs no databa
     from sqlalchemy.orm import Session
 
     from assay.graders import GraderInterface
+    from assay.graders.composite.assertions import AssertionsGrader
 
 logger = LazyLogger(__name__)
 
@@ -63,7 +64,7 @@ class PreflightReport:
         return ValidationError(message, problems=[problem.describe() for problem in self.problems])
 
 
-def expected_reason(grader: GraderInterface, expected_output: object) -> str | None:
+def expected_reason(grader: GraderInterface | AssertionsGrader, expected_output: object) -> str | None:
     """The grader's preflight reason; a grader whose hook fails is logged and trusted (no reason)."""
     try:
         reason = grader.check_expected(expected_output)
@@ -78,26 +79,33 @@ _REMEMBERED = 1024
 _REMEMBERED_CHARS = 256
 
 
+CheckedCase = tuple[int, int, "str | None", object, "AssertionsGrader | None"]
+"""``(case_id, number, key, expected_output, grader of its own assertions or None)``."""
+
+
 def check_cases(
     grader: GraderInterface,
-    cases: Iterable[tuple[int, int, str | None, object]],
+    cases: Iterable[CheckedCase],
     *,
     limit: int = MAX_LISTED,
 ) -> PreflightReport:
-    """Check ``(case_id, number, key, expected_output)``: all counted, the first ``limit`` problems kept."""
+    """Check each case with its own assertions' grader, else ``grader``: all counted, the first ``limit``
+    problems kept."""
     checked = invalid = 0
     problems: list[ExpectedProblem] = []
-    # Expected outputs repeat (labels, yes/no): each distinct text is checked once, a verdict on the expected
-    # output alone being a function of it. Bounded, so a suite of unique texts holds no more than this.
-    seen: dict[str, str | None] = {}
-    for case_id, number, key, expected in cases:
+    # Expected outputs repeat (labels, yes/no): each distinct text is checked once per grader, a verdict on
+    # the expected output alone being a function of it. Bounded, so a suite of unique texts holds no more.
+    seen: dict[tuple[int, str], str | None] = {}
+    for case_id, number, key, expected, own in cases:
         checked += 1
-        if isinstance(expected, str) and expected in seen:
-            reason = seen[expected]
+        checker = grader if own is None else own
+        remembered = (id(checker), expected) if isinstance(expected, str) else None
+        if remembered is not None and remembered in seen:
+            reason = seen[remembered]
         else:
-            reason = expected_reason(grader, expected)
-            if isinstance(expected, str) and len(seen) < _REMEMBERED and len(expected) <= _REMEMBERED_CHARS:
-                seen[expected] = reason
+            reason = expected_reason(checker, expected)
+            if remembered is not None and len(seen) < _REMEMBERED and len(remembered[1]) <= _REMEMBERED_CHARS:
+                seen[remembered] = reason
         if reason is None:
             continue
         invalid += 1
@@ -110,12 +118,23 @@ def preflight_suite(
     session: Session, suite_id: int, grader: GraderInterface, *, limit: int = MAX_LISTED
 ) -> PreflightReport:
     """Check every case of a stored suite; ``NotFoundError`` when there is no such suite."""
+    from assay.services.grading.assertions import case_graders
     from assay.storage import suites as suite_store
 
-    if suite_store.find_suite(session, suite_id) is None:
+    suite = suite_store.find_suite(session, suite_id)
+    if suite is None:
         raise NotFoundError("Suite not found")
-    cases = (
-        (case_id, position + 1, key, expected)
-        for case_id, position, key, expected in suite_store.iter_expected_outputs(session, suite_id)
-    )
+    graders = case_graders(session, suite_id, suite.assertions)
+    if graders is None:
+        cases: Iterable[CheckedCase] = (
+            (case_id, position + 1, key, expected, None)
+            for case_id, position, key, expected in suite_store.iter_expected_outputs(session, suite_id)
+        )
+    else:
+        cases = (
+            (case_id, position + 1, key, expected, graders.for_case(own, metadata or {}))
+            for case_id, position, key, expected, metadata, own in suite_store.iter_case_checks(
+                session, suite_id
+            )
+        )
     return check_cases(grader, cases, limit=limit)

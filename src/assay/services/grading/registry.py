@@ -97,12 +97,20 @@ class GraderService:
         self._all_loaded = False
         self._plugins_pending = load_plugins
         self._loading = threading.RLock()
+        self._generation = 0
 
     @property
     def graders(self) -> dict[str, GraderInterface]:
         """Every registered grader by id (all loaded): the built-ins in catalogue order, then plugins."""
         self.load_all()
         return {grader_id: catalog.default(grader_id) for grader_id in self._ids()}
+
+    @property
+    def generation(self) -> int:
+        """A number that changes whenever the listing changes (every grader loaded, a grader registered):
+        what is derived from the listing is rebuilt when it differs, not on every request."""
+        self.load_all()
+        return self._generation
 
     @property
     def plugin_errors(self) -> builtins.list[str]:
@@ -123,6 +131,7 @@ class GraderService:
                 catalog.default(grader_id)
             self._load_plugins()
             self._all_loaded = True
+            self._generation += 1
 
     def register(self, grader_class: type[GraderInterface]) -> GraderInterface:
         """Check and add a grader class under its default id; an id taken by this or another class is
@@ -155,6 +164,7 @@ class GraderService:
                     f"grader {checked.__name__} cannot be registered: {exc}"
                 ) from exc
             self._plugins[grader_id] = None
+            self._generation += 1
             return catalog.default(grader_id)
 
     def _load_plugins(self) -> None:

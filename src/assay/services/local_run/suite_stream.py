@@ -13,14 +13,14 @@ from array import array
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from assay.errors import Loc, NotFoundError, Problem, ValidationError, location
 from assay.graders import GraderInterface
 from assay.services.execution.case_results import RunCase
-from assay.services.grading.preflight import PreflightReport, check_cases
+from assay.services.grading.preflight import CheckedCase, PreflightReport, check_cases
 from assay.services.suites.case_keys import KeyCheck
 from assay.services.suites.files import CaseFields, FileProblems, SuiteFormat, read_cases, read_suite_file
 from assay.services.suites.row_reader import RowFormat
@@ -28,6 +28,10 @@ from assay.targets import TargetCase
 
 if TYPE_CHECKING:
     import sqlite3
+
+    from assay.domain import Assertions, SuiteAssertions
+    from assay.graders.composite.assertions import AssertionsGrader
+    from assay.services.grading.assertions import CaseGraders
 
 _ROW_FORMATS = {".jsonl": SuiteFormat.JSONL, ".ndjson": SuiteFormat.JSONL, ".csv": SuiteFormat.CSV}
 
@@ -135,6 +139,20 @@ class SuiteFile:
         self.format = SuiteFormat.JSON if suffix == ".json" else _ROW_FORMATS.get(suffix, SuiteFormat.JSONL)
         self.name = path.stem
         self._whole: list[tuple[Loc, CaseFields | str]] | None = None
+        self._checks: CaseGraders | None = None
+        self._suite_assertions: SuiteAssertions | None = None
+
+    @property
+    def checks(self) -> CaseGraders:
+        """The graders of the cases' own assertions, and of a JSON file's defaults and rules."""
+        if self._checks is None:
+            from assay.services.grading.assertions import (
+                CaseGraders,
+            )  # loaded by a suite with assertions only
+
+            suite = self._suite_assertions if self.format is SuiteFormat.JSON else None
+            self._checks = CaseGraders(suite)
+        return self._checks
 
     def _rows(self) -> Iterator[tuple[Loc, CaseFields | str]]:
         """Each row's place, and its case or what is wrong with it."""
@@ -157,8 +175,9 @@ class SuiteFile:
                 raise NotFoundError(f"cannot read {self.path}: {exc.strerror}") from exc
             parsed = read_suite_file(content, SuiteFormat.JSON)
             self.name = parsed.name or self.name
+            self._suite_assertions = parsed.assertions
             self._whole = [
-                (place, (case.input, case.expected_output, case.metadata, case.key))
+                (place, (case.input, case.expected_output, case.metadata, case.key, case.assertions))
                 for place, case in zip(parsed.places, parsed.cases, strict=True)
             ]
         return self._whole
@@ -176,13 +195,15 @@ class SuiteFile:
         check = KeyCheck(places=keys)
         prints: array[int] | None = array("q") if fingerprints else None
 
-        def cases() -> Iterator[tuple[int, int, str | None, object]]:
+        rows = self.format is not SuiteFormat.JSON
+
+        def cases() -> Iterator[CheckedCase]:
             number = 0
             for place, case in self._rows():
                 if isinstance(case, str):
                     problems.add(place, case)
                     continue
-                input_text, expected, _, key = case
+                input_text, expected, metadata, key, own = case
                 number += 1
                 keys.number = number
                 found = check.check(key, place)
@@ -190,7 +211,14 @@ class SuiteFile:
                     problems.add(found[1].loc, found[1].message)
                 if prints is not None:
                     prints.append(fingerprint(key, input_text, expected))
-                yield number, number, key, expected
+                # A row of a JSONL or CSV file without assertions: the path it always took (no call).
+                yield (
+                    number,
+                    number,
+                    key,
+                    expected,
+                    None if own is None and rows else self._case_checks(own, metadata),
+                )
 
         report = None
         try:
@@ -213,13 +241,24 @@ class SuiteFile:
 
     def cases(self) -> Generator[RunCase, None, None]:
         """Every case in order, numbered from 1, read again from the file (checked by :meth:`scan` first)."""
+        rows = self.format is not SuiteFormat.JSON
         for number, (place, case) in enumerate(self._rows(), 1):
             if isinstance(case, str):
                 raise ValidationError(
                     f"{self.path.name} changed while it was read: {location(place)}: {case}"
                 )
-            input_text, expected, metadata, key = case
-            yield RunCase(TargetCase(number, input_text, metadata, number=number, key=key), expected)
+            input_text, expected, metadata, key, own = case
+            yield RunCase(
+                TargetCase(number, input_text, metadata, number=number, key=key),
+                expected,
+                None if own is None and rows else self._case_checks(own, metadata),
+            )
+
+    def _case_checks(self, own: Assertions | None, metadata: dict[str, Any]) -> AssertionsGrader | None:
+        """The grader of a case's assertions (``None``: the run's grader); a JSON file's rules read first."""
+        if self.format is SuiteFormat.JSON:
+            self._document()
+        return self.checks.for_case(own, metadata)
 
     def first_case(self) -> RunCase:
         """The first case (the file is scanned first)."""

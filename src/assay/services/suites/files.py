@@ -14,6 +14,7 @@ import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from assay.errors import Loc, Problem, ValidationError
@@ -22,11 +23,13 @@ from assay.services.suites.case_keys import ReadKey, key_problems, read_key
 from assay.services.suites.row_reader import BadRow, RowFormat, read_rows
 
 if TYPE_CHECKING:
-    from assay.domain import Case, NewCase
+    from assay.domain import Assertions, Case, NewCase, SuiteAssertions
 
 MAX_REPORTED_PROBLEMS = 1000
 CASE_FIELDS = ("input", "expected_output", "metadata")
-CSV_COLUMNS = ("key", *CASE_FIELDS)
+ASSERTION_FIELDS = ("assert", "threshold")
+"""A case's own assertions and threshold (docs/assertions.md): never kept in its metadata."""
+CSV_COLUMNS = ("key", *CASE_FIELDS, *ASSERTION_FIELDS)
 """Columns of a CSV export (``key`` empty for a suite without keys)."""
 # A cell starting with one of these is run as a formula by spreadsheet programs (CSV injection);
 # the full-width forms count too in some of them.
@@ -61,6 +64,8 @@ class ParsedSuite:
     cases: list[NewCase] = field(default_factory=list)
     name: str | None = None
     description: str | None = None
+    assertions: SuiteAssertions | None = None
+    """The defaults and rules a JSON file's object gave (docs/assertions.md)."""
     places: list[Loc] = field(default_factory=list)
     """Where each case is in the file (``("line", 3)``, ``("case", 3)`` of a JSON array), for messages."""
 
@@ -97,15 +102,43 @@ def suite_name_from(text: str) -> str:
     return "".join(ch for ch in text if ch.isprintable()).strip()[:200].strip()
 
 
-CaseFields = tuple[str, str, dict[str, Any], str | None]
-"""A case as a file gives it: input, expected output, metadata, key (a tuple: a suite file makes millions)."""
+CaseFields = tuple[str, str, dict[str, Any], str | None, "Assertions | None"]
+"""A case as a file gives it: input, expected output, metadata, key, its own assertions (a tuple: a suite
+file makes millions)."""
+
+
+def _assertions(record: dict[str, Any]) -> Assertions | str | None:
+    """The record's own assertions (popped from it), ``None`` for none, or what is wrong with them."""
+    raw, threshold = record.pop("assert", None), record.pop("threshold", None)
+    if raw is None and threshold is None:
+        return None
+    try:  # rows of a file repeat their lists: each distinct one is checked once (see _checked)
+        text = json.dumps([raw, threshold], sort_keys=True, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        return "'assert' must be a JSON list of assertions"
+    return _checked(text)
+
+
+@lru_cache(maxsize=1024)
+def _checked(text: str) -> Assertions | str:
+    """The assertions ``[raw, threshold]`` (as canonical JSON) give, or what is wrong with them."""
+    from assay.graders.composite.assertions import InvalidAssertionsError, read_assertions
+
+    raw, threshold = json.loads(text)
+    try:
+        return read_assertions(raw, threshold)
+    except InvalidAssertionsError as exc:
+        return "; ".join(problem.message for problem in exc.problems[:5])
 
 
 def _case(record: dict[str, Any]) -> CaseFields | str:
     """The case a record describes, or what is wrong with it."""
     input_text, expected = record.get("input"), record.get("expected_output")
     if len(record) == 2 and isinstance(input_text, str) and isinstance(expected, str):
-        return input_text, expected, {}, None  # the usual record, nothing else in it (read for every case)
+        return input_text, expected, {}, None, None  # the usual record, nothing else in it (every case's)
+    assertions = _assertions(record) if "assert" in record or "threshold" in record else None
+    if isinstance(assertions, str):
+        return assertions
     metadata = record.get("metadata")
     if metadata is None:
         metadata = {}
@@ -122,14 +155,37 @@ def _case(record: dict[str, Any]) -> CaseFields | str:
             if name not in CASE_FIELDS and (name != read.field or read.key is None)
         }
         metadata = {**extra, **metadata}
-    return input_text, expected, metadata, read.key
+    return input_text, expected, metadata, read.key, assertions
 
 
 def _new_case(fields: CaseFields) -> NewCase:
     from assay.domain import NewCase  # here: `assay run` streams fields and makes no record
 
-    input_text, expected, metadata, key = fields
-    return NewCase(input_text, expected, metadata, key=key)
+    input_text, expected, metadata, key, assertions = fields
+    return NewCase(input_text, expected, metadata, key=key, assertions=assertions)
+
+
+def _csv_cells(record: dict[str, Any]) -> str | None:
+    """Reads a CSV row's JSON cells in place (``metadata``, ``assert``, ``threshold``); what is wrong, if any.
+
+    An empty cell is none."""
+    for name in ("metadata", "assert", "threshold"):
+        if name not in record:
+            continue
+        cell = record[name]
+        if not cell.strip():
+            if name == "metadata":
+                record[name] = {}
+            else:
+                del record[name]
+            continue
+        try:
+            record[name] = json.loads(cell)
+        except json.JSONDecodeError as exc:
+            return f"'{name}' is not valid JSON ({exc.msg})"
+        except RecursionError:
+            return f"'{name}' is nested too deeply"
+    return None
 
 
 def _case_problem(record: dict[str, Any], metadata: object, read: ReadKey) -> str:
@@ -167,14 +223,10 @@ def read_cases(stream: BinaryIO, row_format: RowFormat) -> Iterator[tuple[Loc, C
             yield place, item.message
             continue
         record: dict[str, Any] = item.data
-        if is_csv and "metadata" in record:
-            try:
-                record["metadata"] = json.loads(record["metadata"]) if record["metadata"].strip() else {}
-            except json.JSONDecodeError as exc:
-                yield place, f"'metadata' is not valid JSON ({exc.msg})"
-                continue
-            except RecursionError:
-                yield place, "'metadata' is nested too deeply"
+        if is_csv and ("metadata" in record or "assert" in record or "threshold" in record):
+            problem = _csv_cells(record)
+            if problem is not None:
+                yield place, problem
                 continue
         yield place, _case(record)
 
@@ -204,6 +256,7 @@ def _json(text: str, problems: FileProblems) -> ParsedSuite:
         name, description = document.get("name"), document.get("description")
         parsed.name = name if isinstance(name, str) else None
         parsed.description = description if isinstance(description, str) else None
+        parsed.assertions = _suite_assertions(document, problems)
     if not isinstance(records, list):
         raise ValidationError.of(
             Problem((), 'expected a JSON array of cases, or an object with a "cases" array')
@@ -217,6 +270,23 @@ def _json(text: str, problems: FileProblems) -> ParsedSuite:
         else:
             parsed.add(_new_case(case), ("case", number))
     return parsed
+
+
+def _suite_assertions(document: dict[str, Any], problems: FileProblems) -> SuiteAssertions | None:
+    """A JSON file's default assertions and rules, if it gives any; each problem added to ``problems``."""
+    if not any(name in document for name in ("assert", "threshold", "rules")):
+        return None
+    from assay.graders.composite.assertions import InvalidAssertionsError, read_suite_assertions
+
+    try:
+        found = read_suite_assertions(
+            document.get("assert"), document.get("threshold"), document.get("rules")
+        )
+    except InvalidAssertionsError as exc:
+        for problem in exc.problems:
+            problems.add(tuple(problem.parts), problem.message)
+        return None
+    return None if found.empty else found
 
 
 def read_suite_file(content: bytes, file_format: SuiteFormat) -> ParsedSuite:
@@ -241,6 +311,8 @@ def jsonl_lines(cases: Iterable[Case]) -> Iterator[bytes]:
         record = {"input": case.input, "expected_output": case.expected_output, "metadata": case.metadata}
         if case.key is not None:
             record = {"key": case.key, **record}
+        if case.assertions is not None:
+            record.update(case.assertions.as_json())
         yield (json_text(record) + "\n").encode("utf-8")
 
 
@@ -261,7 +333,10 @@ def csv_lines(cases: Iterable[Case]) -> Iterator[bytes]:
     writer.writerow(CSV_COLUMNS)
     for case in cases:
         metadata = json.dumps(case.metadata, ensure_ascii=False)
-        cells = (case.key or "", case.input, case.expected_output, metadata)
+        own = case.assertions.as_json() if case.assertions is not None else {}
+        listed = json.dumps(own["assert"], ensure_ascii=False) if own.get("assert") else ""
+        threshold = "" if own.get("threshold") is None else str(own["threshold"])
+        cells = (case.key or "", case.input, case.expected_output, metadata, listed, threshold)
         writer.writerow([neutralise_formula(cell) for cell in cells])
         yield buffer.getvalue().encode("utf-8", "replace")
         buffer.seek(0)

@@ -6,13 +6,14 @@ import builtins
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
 
-from assay.domain import Case, NewCase, Page
+from assay.domain import Assertions, Case, NewCase, Page, SuiteAssertions
 from assay.errors import ConflictError, Loc, NotFoundError, Problem, ValidationError
 from assay.services.suites.case_keys import key_problems
 from assay.storage import evaluations as evaluation_store
@@ -36,6 +37,18 @@ class Suite:
     case_count: int
     created_at: datetime
     updated_at: datetime
+    assertions: SuiteAssertions | None = None
+    """Default assertions and rules by metadata (docs/assertions.md); ``None``: none."""
+
+
+def suite_assertions(stored: dict[str, Any] | None) -> SuiteAssertions | None:
+    """A suite's stored assertions as their record (``None``: none)."""
+    return SuiteAssertions.from_json(stored) if stored else None
+
+
+def case_assertions(stored: dict[str, Any] | None) -> Assertions | None:
+    """A case's stored assertions as their record (``None``: none)."""
+    return Assertions.from_json(stored) if stored else None
 
 
 def _suite(row: SuiteRow, case_count: int) -> Suite:
@@ -46,6 +59,7 @@ def _suite(row: SuiteRow, case_count: int) -> Suite:
         case_count=case_count,
         created_at=row.created_at,
         updated_at=row.updated_at,
+        assertions=suite_assertions(row.assertions),
     )
 
 
@@ -58,7 +72,12 @@ def _case(row: CaseRow) -> Case:
         expected_output=row.expected_output,
         metadata=row.case_metadata,
         key=row.case_key,
+        assertions=case_assertions(row.assertions),
     )
+
+
+def _stored(assertions: SuiteAssertions | None) -> dict[str, Any] | None:
+    return None if assertions is None or assertions.empty else assertions.as_json()
 
 
 def _duplicate_name(name: str) -> ConflictError:
@@ -66,7 +85,16 @@ def _duplicate_name(name: str) -> ConflictError:
 
 
 def _encoded(cases: Sequence[NewCase]) -> builtins.list[store.EncodedCase]:
-    return [store.encode_case(case.input, case.expected_output, case.metadata, case.key) for case in cases]
+    return [
+        store.encode_case(
+            case.input,
+            case.expected_output,
+            case.metadata,
+            case.key,
+            None if case.assertions is None else case.assertions.as_json(),
+        )
+        for case in cases
+    ]
 
 
 def _check_keys(cases: Sequence[NewCase], places: Sequence[Loc] | None = None) -> None:
@@ -144,6 +172,7 @@ class SuiteService:
         cases: Sequence[NewCase] = (),
         *,
         places: Sequence[Loc] | None = None,
+        assertions: SuiteAssertions | None = None,
     ) -> Suite:
         """A new suite holding ``cases`` in order; ``ConflictError`` when the name is taken, a
         ``ValidationError`` when some cases have keys and others not, or two the same (``places`` name
@@ -154,7 +183,13 @@ class SuiteService:
         # Encoded before the first write: on SQLite the write lock is held only while the rows go in.
         encoded = _encoded(cases)
         now = utc_now()
-        row = SuiteRow(name=name, description=description, created_at=now, updated_at=now)
+        row = SuiteRow(
+            name=name,
+            description=description,
+            created_at=now,
+            updated_at=now,
+            assertions=_stored(assertions),
+        )
         self.session.add(row)
         try:
             self.session.flush()
@@ -187,9 +222,19 @@ class SuiteService:
         suites = [_suite(row, counts.get(row.id, 0)) for row in rows]
         return Page(items=suites, total=store.count_suites(self.session))
 
-    def update(self, suite_id: int, *, name: str | None = None, description: str | None = None) -> Suite:
-        """Rename and/or redescribe a suite; ``None`` leaves a field as it is."""
+    def update(
+        self,
+        suite_id: int,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        assertions: SuiteAssertions | None = None,
+    ) -> Suite:
+        """Rename, redescribe and/or give new default assertions and rules; ``None`` leaves a field as it is
+        (empty ``assertions`` remove them)."""
         row = self._row(suite_id)
+        if assertions is not None:
+            row.assertions = _stored(assertions)
         if name is not None and name != row.name:
             if store.find_suite_by_name(self.session, name) is not None:
                 raise _duplicate_name(name)

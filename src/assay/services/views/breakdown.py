@@ -6,7 +6,7 @@ The database groups and counts (``storage.result_groups``); this module only ran
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -22,6 +22,7 @@ from assay.storage.evaluations import EvaluationRow
 
 __all__ = [
     "MAX_GROUPS",
+    "AssertionFailureGroup",
     "Breakdown",
     "FailureGroup",
     "FailureGroups",
@@ -86,12 +87,25 @@ class FailureGroup:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class AssertionFailureGroup:
+    """Verdicts of one assertion (by name) that did not pass, with one ``match_status``."""
+
+    name: str
+    match_status: str
+    count: int
+    total: int
+    """How many cases the assertion graded in all."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class FailureGroups:
-    """An evaluation's failed results by group, the largest first."""
+    """An evaluation's failed results by group, the largest first; and, when its cases were graded by
+    per-case assertions, their failed verdicts by assertion name and status (from the summary's count)."""
 
     evaluation_id: int
     failed: int
     groups: list[FailureGroup]
+    by_assertion: list[AssertionFailureGroup] = field(default_factory=list)
 
 
 def _evaluation(session: Session, evaluation_id: int) -> EvaluationRow:
@@ -163,7 +177,7 @@ def metadata_keys(session: Session, evaluation_id: int) -> list[MetadataKey]:
 
 def failure_groups(session: Session, evaluation_id: int) -> FailureGroups:
     """The evaluation's failed results grouped by ``match_status`` and error reason, the largest first."""
-    _evaluation(session, evaluation_id)
+    row = _evaluation(session, evaluation_id)
     counts = result_groups.failure_counts(session, evaluation_id, limit=MAX_GROUPS)
     groups = [
         FailureGroup(
@@ -175,4 +189,19 @@ def failure_groups(session: Session, evaluation_id: int) -> FailureGroups:
         for item in counts
     ]
     failed = result_groups.count_failed(session, evaluation_id)
-    return FailureGroups(evaluation_id=evaluation_id, failed=failed, groups=groups)
+    return FailureGroups(
+        evaluation_id=evaluation_id, failed=failed, groups=groups, by_assertion=_assertion_failures(row)
+    )
+
+
+def _assertion_failures(row: EvaluationRow) -> list[AssertionFailureGroup]:
+    """Failed assertion verdicts by name and status, the largest group first, from the stored summary."""
+    figures = (row.summary or {}).get("by_assertion") or {}
+    groups = [
+        AssertionFailureGroup(name=name, match_status=status, count=count, total=counts.get("total", 0))
+        for name, counts in figures.items()
+        for status, count in (counts.get("by_match_status") or {}).items()
+        if status != MatchStatus.MATCH.value and count
+    ]
+    groups.sort(key=lambda group: (-group.count, group.name, group.match_status))
+    return groups[:MAX_GROUPS]

@@ -10,7 +10,14 @@ from typing import Any
 
 from assay.services.suites.case_keys import read_key
 from assay.services.suites.imports.conversation import render_conversation
-from assay.services.suites.imports.reading import MAX_ROWS, csv_records, jsonl_records, refuse, text_of
+from assay.services.suites.imports.reading import (
+    MAX_ROWS,
+    csv_records,
+    jsonl_records,
+    parse_json,
+    refuse,
+    text_of,
+)
 from assay.services.suites.imports.records import ImportedRow, LineReport, UnsupportedError, put
 from assay.services.suites.imports.session import Session
 
@@ -21,12 +28,7 @@ _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
 def _json_records(text: str, source: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise refuse(source, exc.lineno, f"invalid JSON ({exc.msg})") from None
-    except RecursionError:
-        raise refuse(source, None, "invalid JSON (nested too deeply)") from None
+    document = parse_json(text, source)
     if not isinstance(document, list):
         raise refuse(source, None, "expected a JSON array of samples")
     if len(document) > MAX_ROWS:

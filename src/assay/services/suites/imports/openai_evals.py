@@ -6,13 +6,12 @@ the answer is ``{{sample.output_text}}``. Which criteria map, and which are refu
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 from assay.services.suites.imports import checks
 from assay.services.suites.imports.conversation import render_conversation
-from assay.services.suites.imports.reading import jsonl_records, refuse, text_of
+from assay.services.suites.imports.reading import jsonl_records, parse_json, refuse, text_of
 from assay.services.suites.imports.records import Assertion, ImportedRow, LineReport, UnsupportedError, put
 from assay.services.suites.imports.session import Session
 from assay.services.suites.imports.templates import path_lookup, render
@@ -32,12 +31,7 @@ def _eval_parts(
     """(testing criteria, input message template or None) of the eval definition file."""
     if eval_content is None:
         return [], None
-    try:
-        document = json.loads(text_of(eval_content, eval_source))
-    except json.JSONDecodeError as exc:
-        raise refuse(eval_source, exc.lineno, f"invalid JSON ({exc.msg})") from None
-    except RecursionError:
-        raise refuse(eval_source, None, "invalid JSON (nested too deeply)") from None
+    document = parse_json(text_of(eval_content, eval_source), eval_source)
     if not isinstance(document, dict):
         raise refuse(eval_source, None, "expected an eval object with 'testing_criteria'")
     criteria = document.get("testing_criteria", [])

@@ -42,6 +42,16 @@ def _count(number: int, source: str, line: int) -> None:
         raise refuse(source, line, f"more than {MAX_ROWS:,} rows")
 
 
+def parse_json(text: str, source: str, line: int | None = None) -> Any:
+    """The JSON value of ``text``; a refusal naming the place (the line of the error in a whole document)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise refuse(source, line if line is not None else exc.lineno, f"invalid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise refuse(source, line, "invalid JSON (nested too deeply)") from None
+
+
 def jsonl_records(text: str, source: str) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) of each non-blank line; a line over the cap, not JSON or not an object refuses
     the whole file (an import is lossless or loud)."""
@@ -51,11 +61,7 @@ def jsonl_records(text: str, source: str) -> Iterator[tuple[int, dict[str, Any]]
             continue
         if len(raw.encode("utf-8", "surrogatepass")) > MAX_ROW_BYTES:
             raise refuse(source, number, f"the line is over {MAX_ROW_BYTES // 1024} KiB")
-        try:
-            record = json.loads(raw)
-        except (json.JSONDecodeError, RecursionError) as exc:
-            message = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
-            raise refuse(source, number, f"invalid JSON ({message})") from None
+        record = parse_json(raw, source, number)
         if not isinstance(record, dict):
             raise refuse(source, number, f"expected a JSON object, got {type(record).__name__}")
         rows += 1

@@ -1,0 +1,67 @@
+"""The graders of per-case assertions in one run: each distinct list built once, picked for each case.
+
+Which list a case gets is :meth:`~assay.domain.SuiteAssertions.for_case`'s rule (docs/assertions.md); the
+grader of a list is an :class:`~assay.graders.composite.assertions.AssertionsGrader`, built once per
+distinct list (by its canonical JSON) and shared by every case that has it. A run whose suite has no
+assertion anywhere makes none of this (:attr:`CaseGraders.none`).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from assay.domain import Assertions, SuiteAssertions
+from assay.errors import ValidationError
+from assay.graders.composite.assertions import AssertionsGrader
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+KEPT = 4096
+"""Built lists kept: a suite's rules give a few; a list per case (its own expected outputs) is built again
+once this many are held."""
+
+
+class CaseGraders:
+    """Picks and builds the grader of each case's assertions (``None``: the evaluation's grader grades it)."""
+
+    def __init__(self, suite: SuiteAssertions | None, *, kept: int = KEPT) -> None:
+        self.suite = suite if suite is not None and not suite.empty else None
+        self._kept = kept
+        self._built: dict[str, AssertionsGrader] = {}
+        self._lock = threading.Lock()  # lanes plan their cases in worker threads
+
+    def for_case(self, own: Assertions | None, metadata: Mapping[str, Any]) -> AssertionsGrader | None:
+        """The grader of the case's assertions, or ``None`` when it has none. ``ValidationError`` when they
+        cannot be built here (a grader no longer installed)."""
+        if self.suite is not None:
+            picked = self.suite.for_case(own, metadata)
+        else:
+            picked = own if own is not None and own.items else None
+        return None if picked is None else self.of(picked)
+
+    def of(self, assertions: Assertions) -> AssertionsGrader:
+        """The grader of ``assertions``, built on first use."""
+        grader = self._built.get(assertions.key)
+        if grader is not None:
+            return grader
+        try:
+            grader = AssertionsGrader(assertions)
+        except (TypeError, ValueError) as exc:
+            raise ValidationError(f"assertions that cannot grade here: {exc}") from None
+        with self._lock:
+            if len(self._built) < self._kept:
+                self._built[assertions.key] = grader
+        return grader
+
+
+def case_graders(session: Session, suite_id: int, stored: dict[str, Any] | None) -> CaseGraders | None:
+    """The per-case graders of a stored suite (its stored defaults and rules: ``stored``), or ``None`` when
+    neither it nor any of its cases has assertions (its run then takes the path it always took)."""
+    from assay.storage import suites as suite_store
+
+    if not stored and not suite_store.has_case_assertions(session, suite_id):
+        return None
+    return CaseGraders(SuiteAssertions.from_json(stored) if stored else None)
