@@ -217,16 +217,20 @@ def _count(tally: SummaryTally, record: dict[str, Any]) -> None:
     )
 
 
-def _regrade(grader: GraderInterface) -> Callable[[str, str], tuple[bool, float | None]] | None:
-    """How a resumed run grades a kept answer again to check its line's verdict: by ``grader`` itself,
-    unless it calls out (a judge: asking it again would cost a call per line, and may differ)."""
+def _regrade(
+    grader: GraderInterface, suite: SuiteFile
+) -> Callable[[int, str, str], tuple[bool, float | None]] | None:
+    """How a resumed run grades a kept answer again to check its line's verdict: by the case's own
+    assertions when it has some (docs/assertions.md), else by ``grader``; not at all when the run's grader
+    calls out (a judge: asking it again would cost a call per line, and may differ)."""
     from assay.services.local_run.run import plain_loop_grades
 
     if not plain_loop_grades(grader):
         return None
+    own = {case.target_case.place: case.checks for case in suite.cases() if case.checks is not None}
 
-    def regrade(answer: str, expected: str) -> tuple[bool, float | None]:
-        verdict = grader.grade(answer, expected)
+    def regrade(number: int, answer: str, expected: str) -> tuple[bool, float | None]:
+        verdict = own.get(number, grader).grade(answer, expected)
         return verdict["passed"], verdict["score"]
 
     return regrade
@@ -496,7 +500,11 @@ def run(
     done: array[int] | None = None
     if resuming and output is not None:
         done = read_results(
-            output, facts, lambda record: _count(tally, record), header=run_header, regrade=_regrade(grader)
+            output,
+            facts,
+            lambda record: _count(tally, record),
+            header=run_header,
+            regrade=_regrade(grader, suite),
         )
     total = facts.count
     if not selection.everything:

@@ -184,3 +184,38 @@ def test_grade_file_summary_goes_to_stderr_with_or_without_output(tmp_path: Path
     assert "pass rate" in to_stdout.stderr
     assert to_file.stdout == ""
     assert [json.loads(line)["passed"] for line in to_stdout.stdout.splitlines()] == [True]
+
+
+def test_resume_grades_a_kept_line_again_by_the_cases_own_assertions(tmp_path: Path) -> None:
+    suite = tmp_path / "mixed.jsonl"
+    rows = [
+        {"key": "open", "input": "Open on Sunday?", "expected_output": "no"},
+        {
+            "key": "price",
+            "input": "Shipping?",
+            "expected_output": "4.99",
+            "assert": [{"grader_id": "numeric"}],
+        },
+        {"key": "city", "input": "Capital of France?", "expected_output": "Paris"},
+    ]
+    suite.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text(
+        "".join(
+            json.dumps({"key": k, "agent_response": a}) + "\n"
+            for k, a in [("open", "no"), ("price", "$4.99")]
+        )
+        + json.dumps({"key": "city", "agent_response": "Lyon"})
+        + "\n"
+    )
+    output = tmp_path / "out.jsonl"
+    ran = invoke("run", str(suite), "-g", "string-match", "--responses", str(answers), "-o", str(output),
+                 "--min-pass-rate", "0")  # fmt: skip
+    assert ran.code == 0, ran.stderr
+    assert [r["passed"] for r in read_results(output)] == [True, True, False]  # "$4.99" passes numeric only
+    lines = output.read_bytes().splitlines(keepends=True)
+    output.write_bytes(b"".join(lines[:3]))  # killed before the last case
+    resumed = invoke("run", str(suite), "-g", "string-match", "--responses", str(answers), "-o", str(output),
+                     "--resume", "--min-pass-rate", "0")  # fmt: skip
+    assert resumed.code == 0, resumed.stderr  # case #2's line re-grades by its own numeric assertion
+    assert [r["number"] for r in read_results(output)] == [1, 2, 3]

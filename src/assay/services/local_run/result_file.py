@@ -38,8 +38,8 @@ _NOT_A_RESULT = "is not a result of assay run"
 HEADER_KEY = "assay_run"
 """The key only a results file's header line has."""
 
-Regrade = Callable[[str, str], tuple[bool, float | None]]
-"""Grades an answer against an expected output again: its ``passed`` and ``score``."""
+Regrade = Callable[[int, str, str], tuple[bool, float | None]]
+"""Grades case ``number``'s answer against its expected output again: its ``passed`` and ``score``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +165,7 @@ def _regrade_problem(record: dict[str, Any], regrade: Regrade) -> str | None:
     """Why a graded line's verdict is not what its answer grades to now, if it is not."""
     if record["error"] is not None or record["agent_response"] is None:
         return None
-    passed, score = regrade(record["agent_response"], record["expected_output"])
+    passed, score = regrade(record["number"], record["agent_response"], record["expected_output"])
     if passed != record["passed"] or (score is not None and score != record["score"]):
         said = "passed" if record["passed"] else "failed"
         now = "passes" if passed else "fails"
