@@ -44,6 +44,13 @@ def test_the_csv_suite_and_the_recorded_answers(tmp_path: Path) -> None:
     assert recorded.stdout == "4/6 passed\n"
 
 
+@pytest.mark.parametrize("suite", ["support.jsonl", "support.csv"])
+def test_the_mixed_kinds_suites_grade_each_case_by_its_own_assertions(suite: str) -> None:
+    ran = invoke("run", suite, "-g", "contains", "--python", "agent:answer")
+    assert ran.code == 0, ran.stderr
+    assert "price       1 / 1   100.00%" in ran.stderr  # the per-assertion table: a number, a boolean...
+
+
 def test_the_agent_speaks_each_questions_language() -> None:
     import importlib.util
 
