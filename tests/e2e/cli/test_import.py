@@ -76,10 +76,13 @@ def test_openai_evals_reads_the_eval_file_given() -> None:
         "openai-evals",
         "--eval",
         str(DATA / "openai_eval.json"),
+        "--drop-unsupported",  # its score_model and label_model criteria: no case can run a model judge yet
     )
     assert proc.returncode == 0, proc.stderr
     rows = [json.loads(line) for line in proc.stdout.splitlines()]
     assert [row["assert"][0]["expected_output"] for row in rows] == ["Hardware", "Software", "Other"]
+    assert "DROPPED criterion 4 (quality): Assay cannot run it as a case's assertion" in proc.stderr
+    assert proc.stderr.splitlines()[-1] == "3 rows from openai_data.jsonl; 6 dropped"
 
 
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:

@@ -103,14 +103,50 @@ def test_yaml_is_read_as_promptfoo_reads_it_yes_is_text_and_012_is_twelve() -> N
     assert one_assertion("{type: equals, value: 1e3}")["expected_output"] == "1000"
 
 
-def test_similar_keeps_promptfoo_s_default_threshold_and_llm_rubric_its_rubric() -> None:
+def test_similar_keeps_promptfoo_s_default_threshold() -> None:
     assert one_assertion("{type: similar, value: Hello}") == {
         "grader_id": "semantic",
         "config": {"threshold": 0.75},
         "expected_output": "Hello",
     }
-    judged = one_assertion("{type: llm-rubric, value: Is polite, threshold: 0.7, provider: openai:gpt-4o}")
-    assert judged["config"] == {"mode": "rubric", "rubric": "Is polite", "threshold": 0.7, "model": "gpt-4o"}
+
+
+MODEL_JUDGED = (
+    'prompts: ["{{q}}"]\n'
+    "tests:\n"
+    "  - vars: {q: hi}\n"
+    "    assert:\n"
+    "      - {type: equals, value: hello}\n"
+    "      - {type: llm-rubric, value: Is polite, threshold: 0.7, provider: 'openai:gpt-4o'}\n"
+    "      - {type: grade, value: Is friendly}\n"
+    "      - {type: not-llm-rubric, value: Is rude}\n"
+)
+
+
+def test_model_judged_checks_are_refused_naming_file_line_and_check() -> None:
+    with pytest.raises(ValidationError) as caught:
+        promptfoo(MODEL_JUDGED)
+    message = caught.value.message
+    assert message.startswith(
+        "promptfooconfig.yaml line 3: assertion 2 (llm-rubric) at line 6 cannot be represented: Assay "
+        "cannot run it as a case's assertion: a model judge (llm-judge) needs an outbound call for each "
+        "answer, which a composite grader cannot make; use llm-judge as the evaluation's own grader"
+    )
+    assert "(3 in all cannot be represented exactly; nothing was written" in message
+    problems = [str(problem) for problem in caught.value.problems]
+    assert problems[1].startswith("line 3: assertion 3 (grade) at line 7 cannot be represented: Assay cannot")
+    assert problems[2].startswith("line 3: assertion 4 (not-llm-rubric) at line 8 cannot be represented")
+
+
+def test_model_judged_checks_are_dropped_and_listed_when_asked() -> None:
+    report = promptfoo(MODEL_JUDGED, drop=True)
+    assert [a.grader_id for a in report.rows[0].assertions] == ["string-match"]
+    assert [item.split(": Assay")[0] for item in report.dropped] == [
+        "line 3: assertion 2 (llm-rubric) at line 6",
+        "line 3: assertion 3 (grade) at line 7",
+        "line 3: assertion 4 (not-llm-rubric) at line 8",
+    ]
+    assert all("needs an outbound call for each answer" in item for item in report.dropped)
 
 
 def test_assertion_values_are_rendered_with_the_test_s_vars() -> None:
@@ -148,6 +184,7 @@ def test_drop_unsupported_drops_and_lists_each_one() -> None:
 @pytest.mark.parametrize(
     ("assertion", "why"),
     [
+        ("{type: llm-rubric, value: ok}", "needs an outbound call"),
         ("{type: not-llm-rubric, value: rude}", "composite grader cannot make"),
         ("{type: not-is-json}", "could never pass"),  # Assay's json grader: not JSON is unreadable
         ("{type: not-equals, value: {a: 1}}", "could never pass"),
@@ -156,7 +193,6 @@ def test_drop_unsupported_drops_and_lists_each_one() -> None:
         ("{type: contains, value: x, threshold: 0.5}", "a threshold on 'contains'"),
         ("{type: contains, value: x, transform: output.trim()}", "transform"),
         ("{type: python, value: 'len(output) < 5'}", "no Assay grader decides as promptfoo's 'python'"),
-        ("{type: llm-rubric, value: ok, provider: anthropic:claude}", "provider"),
     ],
 )
 def test_what_assay_cannot_decide_the_same_way_is_refused(assertion: str, why: str) -> None:
@@ -199,7 +235,9 @@ def test_a_test_whose_input_cannot_be_rendered_exactly_is_refused(config: str, w
 
 def test_csv_tests_read_expected_columns_as_promptfoo_does() -> None:
     path = DATA / "promptfoo_tests.csv"
-    report = import_file(path.read_bytes(), path.name, ImportFormat.PROMPTFOO, prompt="Q: {{question}}")
+    report = import_file(
+        path.read_bytes(), path.name, ImportFormat.PROMPTFOO, prompt="Q: {{question}}", drop_unsupported=True
+    )
     rows = [row.to_json() for row in report.rows]
     assert rows[0]["input"] == "Q: What is 2+2?"
     assert rows[0]["metadata"]["topic"] == "maths"
@@ -208,16 +246,19 @@ def test_csv_tests_read_expected_columns_as_promptfoo_does() -> None:
     assert kinds == [
         ["string-match", "contains"],
         ["contains", "not"],
-        ["llm-judge", "string-match"],  # grade: is llm-rubric; plain text is equals
+        ["string-match"],  # grade: is llm-rubric, which no case can run yet (dropped); plain text is equals
         ["semantic", "regex"],
     ]
-    assert rows[2]["assert"][1]["expected_output"] == "Hello"
+    assert [item.split(": Assay")[0] for item in report.dropped] == ["line 4: assertion 1 (llm-rubric)"]
+    assert rows[2]["assert"][0]["expected_output"] == "Hello"
     assert rows[3]["assert"][0]["config"] == {"threshold": 0.9}  # similar(0.9):
 
 
 def test_a_config_reads_the_csv_it_refers_to_only_from_its_own_folder() -> None:
     path = DATA / "promptfoo_csv_config.yaml"
-    report = import_file(path.read_bytes(), path.name, ImportFormat.PROMPTFOO, base_dir=DATA)
+    report = import_file(
+        path.read_bytes(), path.name, ImportFormat.PROMPTFOO, base_dir=DATA, drop_unsupported=True
+    )  # its grade: cell is a model-judged check
     assert [row.input for row in report.rows][:1] == ["Q: What is 2+2?"]
     assert report.lines[0].where == "promptfoo_tests.csv line 2"
     with pytest.raises(ValidationError, match="refers to a file"):
@@ -279,14 +320,12 @@ def test_a_grader_unavailable_on_this_machine_is_still_mapped_and_noted(
     assert any("the semantic grader is unavailable here" in note for note in report.lines[0].notes)
 
 
-def test_a_grading_provider_in_options_names_the_judge_model_test_over_default() -> None:
+def test_options_may_name_only_a_grading_provider() -> None:
     config = (
         "defaultTest:\n  options: {provider: 'openai:gpt-4o-mini'}\n"
-        "tests:\n  - vars: {q: a}\n    assert: [{type: llm-rubric, value: ok}, {type: equals, value: a}]\n"
-        "  - vars: {q: b}\n    options: {provider: {id: 'openai:chat:gpt-4o'}}\n"
-        "    assert: [{type: llm-rubric, value: ok}]\n"
+        "tests:\n  - vars: {q: a}\n    options: {provider: {id: 'openai:chat:gpt-4o'}}\n"
+        "    assert: [{type: equals, value: a}]\n"
     )
-    rows = promptfoo(config).rows
-    assert [row.assertions[0].config["model"] for row in rows] == ["gpt-4o-mini", "gpt-4o"]
+    assert [a.grader_id for a in promptfoo(config).rows[0].assertions] == ["string-match"]
     with pytest.raises(ValidationError, match="defaultTest: its options cannot be represented: transform"):
         promptfoo("defaultTest:\n  options: {transform: output.trim()}\ntests:\n  - vars: {q: a}\n")

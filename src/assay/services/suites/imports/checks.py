@@ -12,20 +12,20 @@ import json
 import string
 from typing import Any
 
+from assay.graders.composite.assertions import InvalidAssertionsError, read_assertions
 from assay.graders.contract import catalog
 from assay.graders.contract.base import why_unavailable
 from assay.services.suites.imports.records import Assertion, UnsupportedError
 
 __all__ = [
     "MODEL_GRADERS",
+    "MODEL_JUDGED",
     "checked",
     "contains",
     "equals",
     "graders_in",
     "is_json",
     "json_equals",
-    "judge_labels",
-    "judge_rubric",
     "negate",
     "regex_search",
     "semantic",
@@ -37,9 +37,15 @@ EXACT = {"case_sensitive": True, "normalize_whitespace": False}
 """string-match as an exact equality: no case folding, no whitespace normalisation."""
 
 
-MODEL_GRADERS = frozenset({"semantic", "llm-judge"})
-"""Graders whose verdict comes from a model: a mapped check keeps its kind (a cosine, a rubric) but not the
-source's model, which the report notes."""
+MODEL_GRADERS = frozenset({"semantic"})
+"""Graders whose verdict comes from a model: a mapped check keeps its kind (a cosine) but not the source's
+model, which the report notes."""
+
+MODEL_JUDGED = (
+    "Assay cannot run it as a case's assertion: a model judge (llm-judge) needs an outbound call for each "
+    "answer, which a composite grader cannot make; use llm-judge as the evaluation's own grader"
+)
+"""Why a model-judged check (a rubric, labels) is refused until a case's assertions can make calls."""
 
 
 def graders_in(spec: object) -> set[str]:
@@ -87,6 +93,10 @@ def checked(assertion: Assertion, what: str) -> Assertion:
         raise UnsupportedError(what, f"Assay's {assertion.grader_id} grader refuses it: {exc}") from exc
     if refusal:
         raise UnsupportedError(what, f"Assay's {assertion.grader_id} grader refuses its value: {refusal}")
+    try:  # and as a case's assertion (a model judge cannot be one yet: composites make no outbound call)
+        read_assertions([assertion.to_json()])
+    except InvalidAssertionsError as exc:
+        raise UnsupportedError(what, f"Assay cannot run it as a case's assertion: {exc}") from exc
     return assertion
 
 
@@ -145,29 +155,6 @@ def semantic(threshold: float) -> Assertion:
     return Assertion(grader_id="semantic", config={"threshold": threshold})
 
 
-def judge_rubric(rubric: str, *, threshold: float | None = None, model: str | None = None) -> Assertion:
-    """A model judges the answer by ``rubric`` (pass, score), passing at ``threshold``."""
-    config: dict[str, Any] = {"mode": "rubric", "rubric": rubric}
-    if threshold is not None:
-        config["threshold"] = threshold
-    if model is not None:
-        config["model"] = model
-    return Assertion(grader_id="llm-judge", config=config)
-
-
-def judge_labels(rubric: str, labels: list[str], pass_labels: list[str], *, model: str | None) -> Assertion:
-    """A model classifies the answer into one of ``labels``; ``pass_labels`` pass."""
-    config: dict[str, Any] = {
-        "mode": "classify",
-        "rubric": rubric,
-        "labels": labels,
-        "pass_labels": pass_labels,
-    }
-    if model is not None:
-        config["model"] = model
-    return Assertion(grader_id="llm-judge", config=config)
-
-
 UNREADABLE_WHEN_FAILING = {
     "json": "Assay's json grader calls an answer that is not JSON unreadable (invalid_response), which a "
     "negation keeps unjudged, so the negated check could never pass where the source's passes",
@@ -177,7 +164,7 @@ the ``not`` composite keeps such a verdict unjudged, so negating them is not the
 
 
 def negate(assertion: Assertion) -> Assertion:
-    """Passes when ``assertion`` does not (the ``not`` composite; a model judge cannot be its child)."""
+    """Passes when ``assertion`` does not (the ``not`` composite)."""
     why = UNREADABLE_WHEN_FAILING.get(assertion.grader_id)
     if why is not None:
         raise UnsupportedError("its negation", why)

@@ -40,7 +40,6 @@ class _Defaults:
     asserts: list[tuple[int, Any]] = field(default_factory=list)
     threshold: Any = None
     metadata: dict[str, Any] = field(default_factory=dict)
-    provider: Any = None
 
 
 # --- the config file ------------------------------------------------------------------------------
@@ -149,7 +148,7 @@ def _defaults(raw: Any, node: yaml.Node | None, source: str) -> _Defaults:
     try:
         if unknown:
             raise UnsupportedError(f"its key(s) {', '.join(sorted(unknown))}", "change how every test runs")
-        provider = _grading_provider(raw.get("options"), "its options")
+        _check_options(raw.get("options"), "its options")
     except UnsupportedError as problem:
         raise refuse(
             source, None, f"defaultTest: {problem.what} cannot be represented: {problem.why}"
@@ -165,21 +164,19 @@ def _defaults(raw: Any, node: yaml.Node | None, source: str) -> _Defaults:
         asserts=[(line_at(lines, i, 0), a) for i, a in enumerate(asserts)],
         threshold=raw.get("threshold"),
         metadata=metadata,
-        provider=provider,
     )
 
 
-def _grading_provider(options: Any, what: str) -> Any:
-    """The grading provider ``options`` names (for llm-rubric); any other option changes how the test is run
-    or graded (a transform of the output, another rubric prompt), so it is refused."""
+def _check_options(options: Any, what: str) -> None:
+    """Refuses any option but ``provider`` (the grading model, which Assay's own stands in for): the others
+    change how the test is run or graded (a transform of the output, another rubric prompt)."""
     if not options:
-        return None
+        return
     if not isinstance(options, dict):
         raise UnsupportedError(what, "are not a mapping")
     other = sorted(set(options) - {"provider"})
     if other:
         raise UnsupportedError(what, f"{', '.join(other)} change how it is run or graded")
-    return options.get("provider")
 
 
 # --- one test -------------------------------------------------------------------------------------
@@ -208,7 +205,7 @@ def _test(
     for prompt in chosen:
         report = session.line(("line", line_number), file=source)
         try:
-            row, provider = _row(test, prompt, len(prompts) > 1, defaults, report)
+            row = _row(test, prompt, len(prompts) > 1, defaults, report)
         except UnsupportedError as problem:
             session.unsupported(report, problem, whole_line=True)
             continue
@@ -218,7 +215,7 @@ def _test(
         lookup = path_lookup(row.metadata.get("vars", {}))
         for number, (assert_line, assertion) in enumerate(raw_asserts, 1):
             label = _assertion_label(number, assert_line, assertion)
-            for made in assertions(assertion, label, lookup, provider, session, report):
+            for made in assertions(assertion, label, lookup, session, report):
                 row.assertions.append(made)
         session.add_row(row, report)
 
@@ -231,12 +228,12 @@ def _assertion_label(number: int, line: int, assertion: Any) -> str:
 
 def _row(
     test: dict[str, Any], prompt: _Prompt | None, several: bool, defaults: _Defaults, report: LineReport
-) -> tuple[ImportedRow, Any]:
-    """The row of ``test`` for ``prompt``, and the grading provider its model-judged checks use."""
+) -> ImportedRow:
+    """The row of ``test`` for ``prompt``."""
     unknown = set(test) - _TEST_KEYS
     if unknown:
         raise UnsupportedError("the test", f"its key(s) {', '.join(sorted(unknown))} cannot be represented")
-    provider = _grading_provider(test.get("options"), "the test's options") or defaults.provider
+    _check_options(test.get("options"), "the test's options")
     vars_ = test.get("vars") or {}
     metadata = test.get("metadata") or {}
     if not isinstance(vars_, dict) or not isinstance(metadata, dict):
@@ -263,7 +260,7 @@ def _row(
     threshold = test.get("threshold", defaults.threshold)
     if threshold is not None and (isinstance(threshold, bool) or not isinstance(threshold, (int, float))):
         raise UnsupportedError("the test's threshold", "is not a number")
-    return ImportedRow(input=input_text, metadata=row_metadata, threshold=threshold), provider
+    return ImportedRow(input=input_text, metadata=row_metadata, threshold=threshold)
 
 
 def _input(vars_: dict[str, Any], prompt: _Prompt | None) -> str:

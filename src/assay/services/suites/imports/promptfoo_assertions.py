@@ -29,9 +29,11 @@ _VALUELESS = frozenset(
 """Types a CSV cell may name without a colon (they take no value)."""
 _SUPPORTED = frozenset(
     {"equals", "contains", "icontains", "contains-any", "contains-all", "icontains-any", "icontains-all"}
-    | {"regex", "starts-with", "is-json", "similar", "llm-rubric", "grade"}
+    | {"regex", "starts-with", "is-json", "similar"}
 )
 _WHY_NOT = {
+    "llm-rubric": checks.MODEL_JUDGED,
+    "grade": checks.MODEL_JUDGED,
     "contains-json": "Assay's json grader reads JSON from the whole answer or one fenced block, not from "
     "anywhere in the text as promptfoo does",
 }
@@ -41,13 +43,12 @@ def assertions(
     raw: Any,
     label: str,
     lookup: Callable[[str], object],
-    provider: Any,
     session: Session,
     report: LineReport,
 ) -> list[Assertion]:
     """The Assay assertion of one promptfoo assertion (none when it is dropped or refused)."""
     try:
-        build = _builder(raw, label, lookup, provider)
+        build = _builder(raw, label, lookup)
     except UnsupportedError as problem:
         session.unsupported(report, problem)
         return []
@@ -55,7 +56,7 @@ def assertions(
     return [made] if made is not None else []
 
 
-def _builder(raw: Any, label: str, lookup: Callable[[str], object], provider: Any) -> Callable[[], Assertion]:
+def _builder(raw: Any, label: str, lookup: Callable[[str], object]) -> Callable[[], Assertion]:
     if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
         raise UnsupportedError(label, "expected a mapping with a 'type'")
     unknown = set(raw) - _ASSERT_KEYS
@@ -69,7 +70,7 @@ def _builder(raw: Any, label: str, lookup: Callable[[str], object], provider: An
         raise UnsupportedError(label, why)
     value = _rendered(raw.get("value"), lookup, label)
     threshold = raw.get("threshold")
-    if threshold is not None and base not in ("similar", "llm-rubric", "grade"):
+    if threshold is not None and base != "similar":
         raise UnsupportedError(label, f"a threshold on '{base}' has no Assay meaning")
     weight, name = raw.get("weight"), raw.get("metric")
     if weight is not None and (
@@ -78,7 +79,7 @@ def _builder(raw: Any, label: str, lookup: Callable[[str], object], provider: An
         raise UnsupportedError(label, "its weight is not a number ≥ 0")
     if name is not None and not isinstance(name, str):
         raise UnsupportedError(label, "its metric is not text")
-    make = _kind_builder(base, value, threshold, raw.get("provider", provider), label)
+    make = _kind_builder(base, value, threshold, label)
 
     def build() -> Assertion:
         assertion = make()
@@ -105,17 +106,6 @@ def _rendered(value: Any, lookup: Callable[[str], object], label: str) -> Any:
     return value
 
 
-def _model(provider: Any, label: str) -> str | None:
-    """The judge model an ``openai:<model>`` grading provider (or ``{id: ...}``) names."""
-    if isinstance(provider, dict) and set(provider) == {"id"}:
-        provider = provider["id"]
-    if provider is None:
-        return None
-    if isinstance(provider, str) and provider.startswith("openai:"):
-        return provider.removeprefix("openai:").removeprefix("chat:")
-    raise UnsupportedError(label, "its grading provider is not an openai:<model> id Assay's judge can call")
-
-
 def _text(value: Any, label: str) -> str:
     if isinstance(value, (str, int, float)) and not isinstance(value, bool) and value != "":
         return js_string(value)
@@ -132,9 +122,7 @@ def _values(value: Any, label: str) -> list[str]:
     return [_text(item, label) for item in value]
 
 
-def _kind_builder(
-    base: str, value: Any, threshold: Any, provider: Any, label: str
-) -> Callable[[], Assertion]:
+def _kind_builder(base: str, value: Any, threshold: Any, label: str) -> Callable[[], Assertion]:
     if base == "equals":
         if isinstance(value, (dict, list)):
             return lambda: checks.json_equals(value)
@@ -160,25 +148,18 @@ def _kind_builder(
     if base == "is-json":
         schema = _schema(value, label)
         return lambda: checks.is_json(schema)
-    if base == "similar":
-        cut = SIMILAR_THRESHOLD if threshold is None else threshold
-        texts = _values(value, label) if isinstance(value, list) else [_text(value, label)]
-        if len(texts) == 1:
-            return lambda: Assertion(
-                grader_id="semantic", config={"threshold": cut}, expected_output=texts[0]
-            )
-        return lambda: Assertion(
-            grader_id="any",
-            config={
-                "graders": [
-                    {"grader_id": "semantic", "config": {"threshold": cut}, "expected_output": t}
-                    for t in texts
-                ]
-            },
-        )
-    rubric = _text(value, label)  # llm-rubric, grade
-    model = _model(provider, label)  # only a judge's: similar's embedding model is Assay's own (noted)
-    return lambda: checks.judge_rubric(rubric, threshold=threshold, model=model)
+    cut = SIMILAR_THRESHOLD if threshold is None else threshold  # similar
+    texts = _values(value, label) if isinstance(value, list) else [_text(value, label)]
+    if len(texts) == 1:
+        return lambda: Assertion(grader_id="semantic", config={"threshold": cut}, expected_output=texts[0])
+    return lambda: Assertion(
+        grader_id="any",
+        config={
+            "graders": [
+                {"grader_id": "semantic", "config": {"threshold": cut}, "expected_output": t} for t in texts
+            ]
+        },
+    )
 
 
 def _schema(value: Any, label: str) -> dict[str, Any] | None:

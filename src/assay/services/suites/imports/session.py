@@ -23,9 +23,7 @@ __all__ = ["MAX_LISTED", "Session", "describe"]
 MAX_LISTED = 1000
 """Refusals listed in one error; the rest are counted."""
 _SHOWN_CHARS = 160
-MODEL_NOTE = (
-    "model-judged: Assay's model (and judge prompt) stand in for the source's, so verdicts may differ"
-)
+MODEL_NOTE = "model-judged: Assay's embedding model stands in for the source's, so verdicts may differ"
 REGEX_NOTE = "RE2 syntax, and the answer is read without its surrounding whitespace"
 
 
