@@ -99,7 +99,7 @@ async def evaluate_async(
     suite: str | Path | Iterable[Mapping[str, Any]],
     target: Agent | str | Mapping[str, Any],
     *,
-    grader: str = "true-false",
+    grader: str,
     config: Mapping[str, Any] | None = None,
     concurrency: int = 8,
 ) -> EvaluationResult:
@@ -118,7 +118,7 @@ def evaluate(
     suite: str | Path | Iterable[Mapping[str, Any]],
     target: Agent | str | Mapping[str, Any],
     *,
-    grader: str = "true-false",
+    grader: str,
     config: Mapping[str, Any] | None = None,
     concurrency: int = 8,
 ) -> EvaluationResult:

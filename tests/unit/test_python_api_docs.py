@@ -26,6 +26,6 @@ def test_a_bad_argument_is_one_validation_error() -> None:
     from assay.errors import ValidationError
 
     with pytest.raises(ValidationError, match="a target given as text is an agent's URL"):
-        assay.evaluate([{"input": "q", "expected_output": "true"}], "not-a-url")
+        assay.evaluate([{"input": "q", "expected_output": "true"}], "not-a-url", grader="true-false")
     with pytest.raises(ValidationError, match="case #1 must be a mapping with 'input'"):
-        assay.evaluate([{"question": "q"}], lambda text: "yes")
+        assay.evaluate([{"question": "q"}], lambda text: "yes", grader="true-false")
