@@ -58,6 +58,14 @@ def test_grade_file_refuses_an_output_in_a_missing_folder(tmp_path: Path) -> Non
     assert "Traceback" not in graded.stderr
 
 
+def test_import_refuses_an_output_in_a_missing_folder(tmp_path: Path) -> None:
+    chat = tmp_path / "chat.jsonl"
+    chat.write_text(json.dumps({"messages": [{"role": "user", "content": "hi"}]}) + "\n")
+    imported = invoke("import", str(chat), "--from", "chat-jsonl", "-o", str(tmp_path / "nope" / "s.jsonl"))
+    assert imported.code == 2
+    assert f"the folder {tmp_path}/nope does not exist" in imported.message
+
+
 def test_a_callable_raising_for_every_case_is_a_configuration_error_not_a_failed_gate(suite: Path) -> None:
     ran = invoke("run", str(suite), "-g", "true-false", "--python", f"{__name__}:raising")
     assert ran.code == 2
