@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import functools
 
-__all__ = ["__version__"]
+__all__ = ["EvaluationResult", "__version__", "evaluate", "evaluate_async"]
+
+_API = frozenset({"EvaluationResult", "evaluate", "evaluate_async"})
+"""The Python API's names (:mod:`assay.python_api`), loaded when first named: ``import assay`` stays cheap
+for the commands, which never name them."""
 
 
 @functools.cache
@@ -19,7 +23,11 @@ def _installed_version() -> str:
         return "0.0.0"
 
 
-def __getattr__(name: str) -> str:
+def __getattr__(name: str) -> object:
     if name == "__version__":
         return _installed_version()
+    if name in _API:
+        from assay import python_api
+
+        return getattr(python_api, name)
     raise AttributeError(f"module 'assay' has no attribute {name!r}")

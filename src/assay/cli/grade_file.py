@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING
 
 import click
 
-from assay.cli.console import Stream, err, out
+from assay.cli.console import Stream, err
 from assay.cli.gate import check_gate
-from assay.cli.options import PATH, check_rate, grader_config, grader_options
+from assay.cli.options import PATH, check_rate, check_writable, grader_config, grader_options
 from assay.cli.tables import PlainTable
-from assay.errors import NotFoundError
+from assay.errors import NotFoundError, ValidationError
 
 if TYPE_CHECKING:  # the rest is imported when the command runs (see assay.cli.graders)
     from assay.graders import GraderInterface
@@ -28,8 +28,15 @@ _PROGRESS_FROM_BYTES = 4 * 1024 * 1024
 _BAD_ROWS_SHOWN = 50
 
 
-def _report_bad_row(tally: GradeTally) -> Callable[[BadRow], None]:
+def _report_bad_row(tally: GradeTally, file: Path) -> Callable[[BadRow], None]:
     def report(bad: BadRow) -> None:
+        if tally.rows == 0 and len(tally.bad_rows) == 1 and bad.message.startswith("missing field(s)"):
+            # The first row lacks a column: the file's shape is wrong (a column named `response`), not its
+            # rows; one line and exit 2, not a "missing field" per row and a failed gate.
+            raise ValidationError(
+                f"{file.name} line {bad.line}: {bad.message}: each row needs agent_response and "
+                "expected_output"
+            )
         if len(tally.bad_rows) <= _BAD_ROWS_SHOWN:
             err.print(f"line {bad.line}: {bad.message}", markup=False)
 
@@ -74,11 +81,12 @@ def grade_file(
     from assay.services.grading.registry import GraderService
 
     check_rate(min_pass_rate)
+    check_writable(output, "--output")
     graders = GraderService()
     grader = graders.build(grader_id, grader_config(graders, grader_id, config, preset))
     with blocking_grading(grader, concurrency=concurrency) as grade_pairs:
         tally = _grade_rows(file, grader, output, grade_pairs if needs_calls(grader) else None)
-    _summary(tally, out if output is not None else err)
+    _summary(tally, err)  # always stderr: stdout holds results only (without --output, the rows)
     check_gate(passed=tally.passed, counted=tally.counted, min_pass_rate=min_pass_rate)
 
 
@@ -117,7 +125,7 @@ def _grade_rows(
                 source,
                 RowFormat.for_path(file),
                 tally,
-                _report_bad_row(tally),
+                _report_bad_row(tally, file),
                 grade_pairs=grade_pairs,
             )
             write = sink.write  # the buffered writer batches; holding lines in a list here was 75% slower

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from assay.cli.console import err
-from assay.cli.options import PATH
+from assay.cli.options import PATH, check_writable
 from assay.errors import NotFoundError, ValidationError
 
 FORMATS = ("promptfoo", "openai-evals", "inspect", "chat-jsonl")
@@ -56,6 +56,7 @@ def import_suite(
     from assay.services.suites.imports import ImportFormat, import_file, jsonl_rows
     from assay.services.suites.imports.reading import MAX_FILE_BYTES
 
+    check_writable(output, "--output")
     if prompt is not None and source_format != "promptfoo":
         raise ValidationError("--prompt is for --from promptfoo")
     if eval_file is not None and source_format != "openai-evals":

@@ -21,6 +21,8 @@ COMMANDS = {
     "breakdown": "assay.cli.views:show_breakdown",
     "failures": "assay.cli.views:show_failures",
     "import": "assay.cli.imports:import_suite",
+    "compare": "assay.cli.compare:compare",
+    "push": "assay.cli.push:push",
 }
 """Each command by name, as ``module:attribute``: a command's module is imported when that command runs
 (or help lists it), so ``assay run`` does not load the server's or the views' imports (click's lazy group
@@ -56,6 +58,7 @@ app = _Commands(
     no_args_is_help=True,
     context_settings={"show_default": True},  # defaults other than none and a false flag
 )
+app = click.version_option(package_name="assay", message="assay %(version)s")(app)
 
 
 PROBLEMS_SHOWN = 20

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -67,3 +68,17 @@ def check_rate(rate: float | None) -> float | None:
     if rate is not None and not 0.0 <= rate <= 1.0:
         raise ValidationError(f"--min-pass-rate must be between 0 and 1, got {rate}")
     return rate
+
+
+def check_writable(path: Path | None, option: str) -> None:
+    """Refuse, before anything runs, an output path that cannot be written: its folder missing or not one,
+    or the path a folder (a run would otherwise call the agent for every case and then fail to report)."""
+    if path is None:
+        return
+    folder = path.parent
+    if path.is_dir():
+        raise ValidationError(f"{option} {path} is a folder: give a file path")
+    if not folder.is_dir():
+        raise ValidationError(f"cannot write {option} {path}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise ValidationError(f"cannot write {option} {path}: the folder {folder} is not writable")

@@ -10,6 +10,7 @@ import json
 import os
 import tempfile
 import time
+from array import array
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,7 +20,7 @@ import click
 
 from assay.cli.console import err, out
 from assay.cli.gate import check_gate
-from assay.cli.options import PATH, check_rate, grader_config, grader_options
+from assay.cli.options import PATH, check_rate, check_writable, grader_config, grader_options
 from assay.cli.tables import PlainTable
 from assay.errors import ValidationError
 
@@ -27,7 +28,6 @@ if TYPE_CHECKING:  # the rest is imported when the command runs (see assay.cli.g
     from assay.cli.interruption import Stopper
     from assay.graders import GraderInterface
     from assay.services.execution.case_results import RunCase
-    from assay.services.execution.reachability import ReachabilityWatch
     from assay.services.figures.summary import BinaryReport, Summary, SummaryTally
     from assay.services.local_run.answer_stream import AnswerFile
     from assay.services.local_run.run import LocalSink
@@ -97,7 +97,11 @@ def _number(value: float | None, digits: int = 1) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
-def _print_summary(summary: Summary, duration_s: float) -> None:
+def _print_summary(summary: Summary, duration_s: float, tally: SummaryTally | None = None) -> None:
+    """The summary table. Its mean score counts every case run, an errored one scoring 0, by the pass rate's
+    rule (an errored case failed): an agent that errs more does not get a better mean."""
+    from assay.services.figures.statistics import ratio
+
     interval = summary.pass_rate_ci95
     headers = ("cases", "passed", "failed", "errors", "pass rate", "95% CI", "mean score", "p50 ms", "p95 ms")
     row = (
@@ -107,7 +111,14 @@ def _print_summary(summary: Summary, duration_s: float) -> None:
         str(summary.error_count),
         _rate(summary.pass_rate),
         f"{interval[0]:.1%} - {interval[1]:.1%}" if interval else "-",
-        _number(summary.mean_score, 3),
+        _number(
+            summary.mean_score
+            if tally is None
+            else ratio(tally.score_sum, tally.finished)
+            if tally.score_count
+            else None,
+            3,
+        ),
         _number(summary.latency_ms.p50),
         _number(summary.latency_ms.p95),
     )
@@ -206,6 +217,25 @@ def _count(tally: SummaryTally, record: dict[str, Any]) -> None:
     )
 
 
+def _regrade(
+    grader: GraderInterface, suite: SuiteFile
+) -> Callable[[int, str, str], tuple[bool, float | None]] | None:
+    """How a resumed run grades a kept answer again to check its line's verdict: by the case's own
+    assertions when it has some (docs/assertions.md), else by ``grader``; not at all when the run's grader
+    calls out (a judge: asking it again would cost a call per line, and may differ)."""
+    from assay.services.local_run.run import plain_loop_grades
+
+    if not plain_loop_grades(grader):
+        return None
+    own = {case.target_case.place: case.checks for case in suite.cases() if case.checks is not None}
+
+    def regrade(number: int, answer: str, expected: str) -> tuple[bool, float | None]:
+        verdict = own.get(number, grader).grade(answer, expected)
+        return verdict["passed"], verdict["score"]
+
+    return regrade
+
+
 @contextmanager
 def _results_file(output: Path | None, *, keep: bool) -> Iterator[Path | None]:
     """Where results are written: ``--output``, else (when a report needs them) a temporary file."""
@@ -231,15 +261,15 @@ def _run_with_progress(
     concurrency: int,
     done: Sequence[int] | None,
     answers: AnswerFile | None,
-    watch: ReachabilityWatch | None,
+    total: int,
 ) -> None:
     """Run the cases without a result, a progress bar on a terminal (Rich's progress is loaded only then).
 
     Recorded answers graded by a grader that calls nothing run in a plain loop (no event loop to load)."""
-    from assay.services.local_run.run import RunControl, plain_loop_grades, run_local, run_recorded
+    from assay.services.local_run.run import plain_loop_grades, run_local, run_recorded
 
     def run_plain(recorded: AnswerFile, on_written: Callable[[int], None]) -> None:
-        control = RunControl()
+        control = sink.control
         with stopper.running(control):
             run_recorded(
                 suite.cases(),
@@ -256,7 +286,7 @@ def _run_with_progress(
 
         from assay.targets import parse_target_spec
 
-        control = RunControl()
+        control = sink.control
         with stopper.running(control, asyncio.get_running_loop()):
             await run_local(
                 suite.cases(),
@@ -268,7 +298,6 @@ def _run_with_progress(
                 done=done,
                 answers=answers.in_case_order() if answers is not None else None,
                 on_written=on_written,
-                reachability=watch,
             )
 
     def run(on_written: Callable[[int], None]) -> None:
@@ -291,7 +320,7 @@ def _run_with_progress(
         TimeElapsedColumn(),
         console=err.rich,
     ) as progress:
-        task = progress.add_task(facts.name, total=facts.count, completed=sink.tally.finished)
+        task = progress.add_task(facts.name, total=total, completed=sink.tally.finished)
         run(lambda count: progress.advance(task, count))
 
 
@@ -319,8 +348,20 @@ def _run_with_progress(
 @click.option("--timeout", type=float, help="Seconds per call (default 30)")
 @click.option("--max-attempts", type=int, help="Tries per case with backoff (default 4)")
 @click.option("--concurrency", "-j", type=click.IntRange(1, 1024), default=8)
+@click.option(
+    "--filter",
+    "filters",
+    multiple=True,
+    help="Run only the cases whose metadata has key=value (repeatable: all must match)",
+)
+@click.option("--limit", type=int, help="Run only the first N cases (of those --filter takes)")
 @click.option("--min-pass-rate", type=float, help="Exit 1 when the pass rate is below this (0-1)")
 @click.option("--junit", type=PATH, help="Write a JUnit XML report here")
+@click.option(
+    "--server",
+    help="Also store the finished run as an evaluation on this Assay server (key from ASSAY_API_KEY), as "
+    "`assay push` does",
+)
 @click.option(
     "--output",
     "-o",
@@ -364,8 +405,11 @@ def run(
     timeout: float | None,
     max_attempts: int | None,
     concurrency: int,
+    filters: Sequence[str],
+    limit: int | None,
     min_pass_rate: float | None,
     junit: Path | None,
+    server: str | None,
     output: Path | None,
     resume: bool,
     allow_invalid_expected: bool,
@@ -373,15 +417,29 @@ def run(
 ) -> None:
     """Evaluate SUITE_FILE against one target, print a summary, and gate on the pass rate (for CI)."""
     from assay.cli.interruption import Stopper, report_interrupted
-    from assay.services.execution.reachability import CALLING_TARGETS, ReachabilityWatch
+    from assay.services.execution.reachability import SETUP_REASONS, ReachabilityWatch
     from assay.services.figures.summary import ReportShape, SummaryTally
     from assay.services.grading.registry import GraderService
     from assay.services.local_run.answer_stream import AnswerFile
-    from assay.services.local_run.result_file import ResultAppender, read_records, read_results
+    from assay.services.local_run.result_file import (
+        ResultAppender,
+        RunHeader,
+        file_digest,
+        read_records,
+        read_results,
+    )
     from assay.services.local_run.run import LocalSink
+    from assay.services.local_run.selection import Selection
     from assay.services.local_run.suite_stream import SuiteFile
 
     check_rate(min_pass_rate)
+    selection = Selection.parse(filters, limit)
+    check_writable(output, "--output")
+    check_writable(junit, "--junit")
+    if server is not None and not test_target:
+        from assay.cli.server_client import check_server
+
+        check_server(server)  # a wrong URL or key is said now, not after every case has run
     resuming = _check_output(output, resume=resume, test_target=test_target)
     graders = GraderService()
     grader = graders.build(grader_id, grader_config(graders, grader_id, config, preset))
@@ -430,33 +488,66 @@ def run(
         _test_target(spec, suite.first_case(), grader, answers)
         return
     tally = SummaryTally(ReportShape.of(grader))
-    done = None
+    grader_spec = graders.spec(grader)
+    run_header = RunHeader(
+        grader_spec.grader_id,
+        grader_spec.config,
+        grader_spec.version,
+        file_digest(suite_file),
+        facts.name,
+        facts.count,
+    )
+    done: array[int] | None = None
     if resuming and output is not None:
-        done = read_results(output, facts, lambda record: _count(tally, record))
-        err.print(
-            f"resuming: {tally.finished} of {facts.count} cases already have a result in {output}",
-            markup=False,
+        done = read_results(
+            output,
+            facts,
+            lambda record: _count(tally, record),
+            header=run_header,
+            regrade=_regrade(grader, suite),
         )
-    with _results_file(output, keep=junit is not None) as results:
-        sink = LocalSink(tally, ResultAppender(results) if results is not None else None)
-        watch = ReachabilityWatch() if spec is not None and spec.type in CALLING_TARGETS else None
+    total = facts.count
+    if not selection.everything:
+        done = done if done is not None else array("I", bytes(4 * (facts.count + 1)))
+        total = selection.mark_left_out(suite.cases(), done)
+        if total == 0:
+            raise ValidationError(f"--filter/--limit take none of the {facts.count} cases of {suite_file}")
+        err.print(f"running {total} of the {facts.count} cases (--filter/--limit)", markup=False)
+    if resuming:
+        err.print(
+            f"resuming: {tally.finished} of {total} cases already have a result in {output}", markup=False
+        )
+    with _results_file(output, keep=junit is not None or server is not None) as results:
+        # Every result is watched (a judge's errors are results'), recorded answers too: a run whose first
+        # cases all fail for one set-up reason stops, exit 2, not a failed gate.
+        watch = ReachabilityWatch(reasons=SETUP_REASONS)
+        sink = LocalSink(tally, ResultAppender(results, run_header) if results is not None else None, watch)
         stopper = Stopper()
         started = time.perf_counter()
         try:
             with stopper.watching():
                 _run_with_progress(
                     suite, facts, spec, grader, sink, stopper, concurrency=concurrency, done=done,
-                    answers=answers, watch=watch,
+                    answers=answers, total=total,
                 )  # fmt: skip
                 duration = time.perf_counter() - started
-                summary = tally.summary(facts.count)
-                _print_summary(summary, duration)
+                summary = tally.summary(total)
+                _print_summary(summary, duration, tally)
                 if junit is not None and results is not None:
                     from assay.services.local_run.junit import (
                         write_junit,
                     )  # only when asked: XML support takes time to load
 
-                    write_junit(junit, facts.name, read_records(results), duration)
+                    # A run stopped early lists the cases it never ran, as skipped.
+                    unrun = selection.chosen(suite.cases()) if summary.finished < total else ()
+                    write_junit(
+                        junit, facts.name, read_records(results), duration, cases=unrun, count=facts.count
+                    )
+                finished = stopper.signal is None and not watch.is_unreachable and summary.finished == total
+                if server is not None and results is not None and finished:
+                    from assay.cli.push import push_results
+
+                    push_results(server, results)
         finally:
             if sink.output is not None:
                 sink.output.close()
@@ -466,9 +557,9 @@ def run(
                 facts.keys.close()
     if output is None:
         out.print(f"{summary.passed}/{summary.finished} passed", markup=False)
-    if stopper.signal is not None and summary.finished < facts.count:
-        report_interrupted(stopper.signal, summary.finished, facts.count, output)
-    if watch is not None and watch.is_unreachable:
+    if stopper.signal is not None and summary.finished < total:
+        report_interrupted(stopper.signal, summary.finished, total, output)
+    if watch.is_unreachable:
         err.print(f"error: {watch.message()}", markup=False)
         raise SystemExit(2)  # nothing was evaluated: a setup problem, not a pass rate below the gate
     # Every case of the suite counts: one the run did not finish is not a pass.

@@ -166,12 +166,15 @@ def show_breakdown(*, evaluation_id: int, key: str | None, as_json: bool) -> Non
             listed = ", ".join(f"{item.key} ({item.cases})" for item in keys[:10])
             err.print(f"by '{key}', the most common key of: {listed}; choose one with --key", markup=False)
         result = breakdown(session, evaluation_id, key)
+        if result.groups and all(group.missing for group in result.groups):
+            known = ", ".join(item.key for item in metadata_keys(session, evaluation_id)[:10]) or "none"
+            raise ValidationError(
+                f"no case of evaluation {evaluation_id} has the metadata key '{key}' (its keys: {known})"
+            )
     if as_json:
         _print_json(asdict(result))
         return
     _running_note(evaluation)
-    if all(group.missing for group in result.groups):
-        err.print(f"no case has the metadata key '{key}'", markup=False)
     table = Table(
         Column(header=Text(key)),
         "95% interval",

@@ -20,6 +20,7 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 
+from assay.config import default_database_url
 from assay.errors import SettingsError
 
 logger = logging.getLogger(__name__)
@@ -95,7 +96,8 @@ def _set_sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 
 
 def create_db_engine(url: str | URL) -> Engine:
-    """An engine for ``url``; for a SQLite file, its folder is created first.
+    """An engine for ``url``; for a SQLite file at the default location, its folder is created first (any
+    other folder must exist: :class:`SettingsError`).
 
     SQL parameters never appear in logs or error messages (``hide_parameters``): they hold agent answers
     and target specs, whose headers may carry secrets.
@@ -104,6 +106,16 @@ def create_db_engine(url: str | URL) -> Engine:
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:" and not parsed.database.startswith("file:"):
             folder = Path(parsed.database).expanduser().parent
+            if (
+                not folder.is_dir()
+                and folder != Path(normalize_url(default_database_url()).database or "").parent
+            ):
+                # Only the default location's folder is made: a folder named in ASSAY_DATABASE_URL that is
+                # not there is more likely a typo than a wish for new folders (made silently, as root).
+                raise SettingsError(
+                    f"ASSAY_DATABASE_URL: the folder {folder} of the SQLite database does not exist; create "
+                    "it, or fix the URL"
+                )
             try:
                 folder.mkdir(parents=True, exist_ok=True)
             except OSError as exc:

@@ -147,8 +147,9 @@ def test_grade_file_jsonl_carries_fields_and_reports_bad_rows(tmp_path: Path) ->
     assert [row["id"] for row in rows] == [1, 5]
     assert rows[0]["passed"] is True
     assert rows[1]["details"]["match_status"] == "invalid_response"
-    assert "invalid_response" in proc.stdout
-    assert "25.00%" in proc.stdout  # 1 passed of 2 graded + 2 unreadable
+    assert proc.stdout == ""  # the summary goes to stderr, with --output as without
+    assert "invalid_response" in proc.stderr
+    assert "25.00%" in proc.stderr  # 1 passed of 2 graded + 2 unreadable
     assert "3 of 4 did not pass" in proc.stderr
 
 

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.support.judge_server import JudgeReply, JudgeServer, verdict
+from tests.support.results import read_results
 
 ASSAY = [sys.executable, "-m", "assay.cli"]
 KEY = "sk-cli-test-SECRET-42"
@@ -90,7 +91,7 @@ def test_grade_file_judges_every_row(judge: JudgeServer, tmp_path: Path) -> None
     assert [g["agent_response"] for g in graded] == answers  # in file order
     assert [g["passed"] for g in graded[:3]] == [True, False, False]
     assert graded[2]["details"]["error"] == "invalid_judgement"
-    assert "invalid_judgement" in proc.stdout
+    assert "invalid_judgement" in proc.stderr  # the summary, on stderr
     assert KEY not in out.read_text()
 
 
@@ -123,7 +124,7 @@ def test_run_stores_judge_errors_by_reason(judge: JudgeServer, tmp_path: Path) -
         str(out),
     )
     assert proc.returncode == 1  # not every case passed
-    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    rows = read_results(out)
     assert [(r["passed"], r["error"]) for r in rows] == [
         (True, None),
         (False, None),
@@ -131,3 +132,21 @@ def test_run_stores_judge_errors_by_reason(judge: JudgeServer, tmp_path: Path) -
     ]
     assert "invalid_judgement" in proc.stderr  # the summary's errors by reason
     assert KEY not in out.read_text() + proc.stderr
+
+
+def test_a_judge_refusing_the_key_stops_the_run_as_a_configuration_error(tmp_path: Path) -> None:
+    suite = tmp_path / "capitals.jsonl"
+    suite.write_text(
+        "".join(json.dumps({"input": f"q{n}", "expected_output": "Paris"}) + "\n" for n in range(8))
+    )
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text('{"agent_response": "Paris"}\n' * 8)
+    with JudgeServer({}, default=JudgeReply('{"error": "invalid key"}', status=401)) as refusing:
+        proc = assay("run", str(suite), "-g", "llm-judge", "-c", config(refusing),
+                     "--responses", str(answers), "-j", "1")  # fmt: skip
+    assert proc.returncode == 2, proc.stderr  # not 1: the agent's answers were never judged
+    message = " ".join(proc.stderr.split())
+    assert (
+        "error: the judge refused the key (HTTP 401) for the first 5 cases, so the run was stopped" in message
+    )
+    assert "(check the judge's API key)" in message

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.agent_server import AgentBehaviour, AgentServer, Fault
+from tests.support.results import read_results
 
 ASSAY = [sys.executable, "-m", "assay.cli"]
 CASES = [
@@ -82,9 +83,7 @@ def test_recorded_responses_with_outputs_and_a_passing_gate(suite: Path, tmp_pat
     )
     assert proc.returncode == 0, proc.stderr
     assert "Summary" in proc.stderr
-    results = sorted(
-        (json.loads(line) for line in output.read_text().splitlines()), key=lambda r: r["number"]
-    )
+    results = sorted(read_results(output), key=lambda r: r["number"])
     assert [(r["number"], r["key"], r["passed"], r["error"]) for r in results] == [
         (1, "c0", True, None),
         (2, "c1", False, None),
@@ -100,6 +99,7 @@ def test_recorded_responses_with_outputs_and_a_passing_gate(suite: Path, tmp_pat
         "tests": "4",
         "failures": "1",
         "errors": "1",
+        "skipped": "0",
         "time": "x",
     }
     assert report.find("testcase/failure") is not None
@@ -138,7 +138,7 @@ def test_http_agent_with_errors_as_data(suite: Path, tmp_path: Path) -> None:
         assert agent.requests[0].headers["x-key"] == "k"
     assert proc.returncode == 1, proc.stderr  # no gate: every case must pass, and one is a target error
     assert "did not pass" in proc.stderr
-    errors = [json.loads(line)["error"] for line in output.read_text().splitlines()]
+    errors = [line["error"] for line in read_results(output)]
     assert sorted(map(str, errors)) == ["None", "None", "None", "http_400"]
 
 
@@ -259,7 +259,7 @@ def test_a_suite_with_ids_matches_answers_by_key_whatever_their_order(tmp_path: 
     output = tmp_path / "out.jsonl"
     proc = run(str(suite), "-g", "true-false", "--responses", str(answers), "-o", str(output))
     assert proc.returncode == 0, proc.stderr
-    lines = [json.loads(line) for line in output.read_text().splitlines()]
+    lines = read_results(output)
     assert sorted((r["number"], r["key"]) for r in lines)[:2] == [(1, "0"), (2, "1")]
     # an answer naming no key and one answering a case twice are listed by line, not dropped
     answers = write_rows(tmp_path / "answers.jsonl", [*rows, {"id": 20, "agent_response": "yes"}, rows[3]])
@@ -315,3 +315,11 @@ def test_test_target_sends_the_first_case_once_and_shows_the_raw_reply_and_the_a
     assert down.returncode == 2
     assert "raw reply: none (nothing came back)" in down.stdout
     assert "connection refused to http://127.0.0.1:9/" in down.stdout
+
+
+def test_a_command_not_found_is_a_configuration_error_not_a_failed_gate(suite: Path) -> None:
+    proc = run(str(suite), "-g", "true-false", "--command", "nosuchbinary-assay")
+    assert proc.returncode == 2, proc.stderr
+    message = " ".join(proc.stderr.split())
+    assert "error: the command failed for all 4 cases run: exit status 127" in message
+    assert "(check --command)" in message

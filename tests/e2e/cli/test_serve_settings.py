@@ -50,8 +50,8 @@ def serve(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
         ({"ASSAY_WEB_DIST": "/no/such/ui"}, "ASSAY_WEB_DIST: /no/such/ui holds no index.html; point it at"),
         ({"ASSAY_TARGET_ALLOW": "999.1.1.1/77"}, "ASSAY_TARGET_ALLOW entry '999.1.1.1/77'"),
         (
-            {"ASSAY_DATABASE_URL": "sqlite:////proc/no-such/assay.db"},
-            "cannot create the folder /proc/no-such",
+            {"ASSAY_DATABASE_URL": "sqlite:////nonexistent/dir/assay.db"},
+            "ASSAY_DATABASE_URL: the folder /nonexistent/dir of the SQLite database does not exist",
         ),
     ],
 )
@@ -83,6 +83,7 @@ def test_a_port_in_use_is_one_line_saying_what_to_do(tmp_path: Path) -> None:
 
 def test_the_log_says_where_the_sqlite_file_is(tmp_path: Path) -> None:
     database = tmp_path / "data" / "assay.db"
+    database.parent.mkdir()  # a folder ASSAY_DATABASE_URL names must exist (only the default one is made)
     with AssayProcess(tmp_path, database_url=f"sqlite:///{database}"):
         log = (tmp_path / "assay-serve.log").read_text()
     assert f"database: SQLite file {database}\n" in log

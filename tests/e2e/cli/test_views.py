@@ -136,8 +136,13 @@ def test_breakdown_is_worst_first_with_intervals(stored: Stored) -> None:
     assert as_json["overall"]["total"] == 12
 
     missing = assay("breakdown", str(stored.worse), "--key", "topic", url=stored.url)
-    assert missing.returncode == 0
-    assert [row[0] for row in rows(missing.stdout)] == ["(missing)"]
+    assert (
+        missing.returncode == 2
+    )  # a key no case has is a mistake in the command, not a table of "(missing)"
+    assert f"no case of evaluation {stored.worse} has the metadata key 'topic' (its keys: lang" in (
+        " ".join(missing.stderr.split())
+    )
+    assert missing.stdout == ""
 
 
 def test_failures_by_group_and_one_group_s_cases(stored: Stored) -> None:

@@ -89,3 +89,20 @@ def test_only_a_grader_that_makes_no_call_is_graded_in_a_plain_loop() -> None:
     assert plain_loop_grades(GRADER)
     assert plain_loop_grades(GraderService(load_plugins=False).build("all", {}))
     assert not plain_loop_grades(LLMJudgeGrader())
+
+
+def test_a_stopped_runs_junit_lists_the_cases_it_never_ran_as_skipped(tmp_path: Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    from assay.services.local_run.junit import write_junit
+
+    cases = [RunCase(TargetCase(n, f"q{n}", {}), "true") for n in range(1, 5)]
+    ran = {"number": 2, "key": None, "input": "q2", "expected_output": "true", "agent_response": "yes",
+           "passed": True, "score": 1.0, "match_status": "match", "details": {}, "error": None,
+           "error_detail": None, "latency_ms": 3.0}  # fmt: skip
+    report = tmp_path / "junit.xml"
+    write_junit(report, "s", [ran], 0.1, cases=cases, count=4)
+    root = ET.parse(report).getroot()
+    assert (root.get("tests"), root.get("skipped")) == ("4", "3")
+    skipped = [case.get("name") for case in root if case.find("skipped") is not None]
+    assert skipped == ["case #1: q1", "case #3: q3", "case #4: q4"]

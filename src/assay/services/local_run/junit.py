@@ -17,6 +17,7 @@ from typing import Any
 from xml.sax.saxutils import quoteattr
 
 from assay.graders.contract.verdict import reason_of
+from assay.services.execution.case_results import RunCase
 from assay.services.suites.case_keys import case_label
 
 # Characters XML 1.0 cannot hold at all (control characters, lone surrogates, U+FFFE/U+FFFF).
@@ -56,23 +57,58 @@ def _test_case(suite_name: str, result: Mapping[str, Any]) -> ET.Element:
     return case
 
 
-def write_junit(path: Path, suite_name: str, results: Iterable[Mapping[str, Any]], duration_s: float) -> None:
-    """Write ``results`` as a JUnit ``<testsuite>``: a failure per failed case, an error per target error."""
-    tests = failures = errors = 0
+def _not_run(suite_name: str, case: RunCase) -> ET.Element:
+    """The ``<testcase>`` of a case the run never ran (it was interrupted): skipped."""
+    target_case = case.target_case
+    element = ET.Element(
+        "testcase",
+        classname=_xml_text(suite_name),
+        name=_xml_text(
+            f"{case_label(target_case.place, target_case.key)}: {target_case.input[:_NAME_CHARS]}"
+        ),
+        time="0.000",
+    )
+    ET.SubElement(element, "skipped", message="not run: the run was stopped before this case")
+    return element
+
+
+def write_junit(
+    path: Path,
+    suite_name: str,
+    results: Iterable[Mapping[str, Any]],
+    duration_s: float,
+    *,
+    cases: Iterable[RunCase] = (),
+    count: int = 0,
+) -> None:
+    """Write ``results`` as a JUnit ``<testsuite>``: a failure per failed case, an error per target error,
+    and each of ``cases`` (the run's, numbered up to ``count``) without a result as skipped."""
+    tests = failures = errors = skipped = 0
+    seen = bytearray(count + 1)
     with tempfile.TemporaryFile("w+", encoding="utf-8") as body:
+
+        def add(case: ET.Element) -> None:
+            ET.indent(case, level=1)
+            body.write(f"  {ET.tostring(case, encoding='unicode')}\n")
+
         for result in results:
+            if 0 < result["number"] <= count:
+                seen[result["number"]] = 1
             tests += 1
             errors += result["error"] is not None
             failures += result["error"] is None and not result["passed"]
-            case = _test_case(suite_name, result)
-            ET.indent(case, level=1)
-            body.write(f"  {ET.tostring(case, encoding='unicode')}\n")
+            add(_test_case(suite_name, result))
+        for run_case in cases:
+            if not seen[run_case.target_case.place]:
+                tests += 1
+                skipped += 1
+                add(_not_run(suite_name, run_case))
         body.seek(0)
         with path.open("w", encoding="utf-8") as report:
             report.write("<?xml version='1.0' encoding='utf-8'?>\n")
             report.write(
                 f'<testsuite name={quoteattr(_xml_text(suite_name))} tests="{tests}" failures="{failures}" '
-                f'errors="{errors}" time="{duration_s:.3f}">\n'
+                f'errors="{errors}" skipped="{skipped}" time="{duration_s:.3f}">\n'
             )
             shutil.copyfileobj(body, report)
             report.write("</testsuite>\n")

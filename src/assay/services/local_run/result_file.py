@@ -6,14 +6,22 @@ resumed run drops and writes again. A resumed run (:func:`read_results`) reads t
 names its case by number and key, as the suite does, and must be the result of the suite's case of that
 number as it is now (same key, input and expected output), else the file belongs to another suite and is
 refused rather than mixed.
+
+The first line is the run's header (:class:`RunHeader`): the grader spec, its config and the suite file's
+digest. A resumed run whose grader, config or suite differ is refused (two graders' verdicts in one report
+would mean nothing), and every verdict read back is graded again from its answer (a grader that calls
+nothing is cheap to ask), so a line saying ``"passed": true`` of an answer that does not pass is refused.
+A file without a header (written before headers) is resumed on its lines' checks alone.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from array import array
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +35,77 @@ from assay.services.suites.case_keys import case_label, listed
 
 MAX_LISTED = 10
 _NOT_A_RESULT = "is not a result of assay run"
+HEADER_KEY = "assay_run"
+"""The key only a results file's header line has."""
+
+Regrade = Callable[[int, str, str], tuple[bool, float | None]]
+"""Grades case ``number``'s answer against its expected output again: its ``passed`` and ``score``."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunHeader:
+    """What made a results file's verdicts: the grader, its effective config and version, and the suite."""
+
+    grader_id: str
+    config: dict[str, Any]
+    version: str
+    suite_digest: str
+    suite_name: str = ""
+    """The suite's name (its file's stem): what a pushed run's suite is called on a server."""
+    suite_cases: int = 0
+    """How many cases the suite has: a pushed run must hold a result of each."""
+
+    def line(self) -> bytes:
+        """The header as the file's first line."""
+        return json_line({HEADER_KEY: asdict(self)})
+
+    @classmethod
+    def of(cls, record: object) -> RunHeader | None:
+        """The header a line holds, if it is one (``None`` for a result, or a header not of this shape)."""
+        if not isinstance(record, dict) or not isinstance(record.get(HEADER_KEY), dict):
+            return None
+        fields = record[HEADER_KEY]
+        try:
+            header = cls(**fields)
+        except TypeError:
+            return None
+        texts = (header.grader_id, header.version, header.suite_digest, header.suite_name)
+        ok = (
+            all(isinstance(text, str) for text in texts)
+            and isinstance(header.config, dict)
+            and type(header.suite_cases) is int
+        )
+        return header if ok else None
+
+    def mismatch(self, other: RunHeader) -> str | None:
+        """What differs between the run that wrote this header and ``other`` (this run), if anything."""
+        if (self.grader_id, self.config) != (other.grader_id, other.config):
+            config = json.dumps(self.config, sort_keys=True)
+            return f"it was graded by {self.grader_id} with config {config}, not as this run grades"
+        if self.version != other.version:
+            return f"it was graded by {self.grader_id} version {self.version}, not {other.version}"
+        if self.suite_digest != other.suite_digest:
+            return "the suite file has changed since it was written"
+        return None
+
+
+def file_digest(path: Path) -> str:
+    """``sha256:<hex>`` of a file's bytes (a suite file's, in a results file's header)."""
+    digest = hashlib.sha256()
+    try:
+        with path.open("rb") as stream:
+            for chunk in iter(lambda: stream.read(1 << 20), b""):
+                digest.update(chunk)
+    except OSError as exc:
+        raise ValidationError(f"cannot read {path}: {exc.strerror}") from exc
+    return f"sha256:{digest.hexdigest()}"
+
+
+def read_header(path: Path) -> RunHeader | None:
+    """The header of a results file (``None`` for a file without one)."""
+    with path.open("rb") as stream:
+        first = stream.readline()
+    return RunHeader.of(_record(first)) if first.endswith(b"\n") else None
 
 
 def _record(line: bytes) -> Any:
@@ -77,18 +156,46 @@ def _shape_problem(record: Any, count: int) -> str | None:
         return f"{_NOT_A_RESULT} (field(s) {', '.join(wrong)})"
     if not 1 <= record["number"] <= count:
         return f"case #{record['number']} is not a case of the suite (it has {count})"
+    if record["error"] is not None and record["passed"]:
+        return f"{_NOT_A_RESULT} (a case with an error cannot pass)"
     return None
 
 
-def read_results(path: Path, suite: SuiteFacts, on_result: Callable[[dict[str, Any]], None]) -> array[int]:
+def _regrade_problem(record: dict[str, Any], regrade: Regrade) -> str | None:
+    """Why a graded line's verdict is not what its answer grades to now, if it is not."""
+    if record["error"] is not None or record["agent_response"] is None:
+        return None
+    passed, score = regrade(record["number"], record["agent_response"], record["expected_output"])
+    if passed != record["passed"] or (score is not None and score != record["score"]):
+        said = "passed" if record["passed"] else "failed"
+        now = "passes" if passed else "fails"
+        return f"its verdict does not re-grade to what the line says ({said}; the answer {now} now)"
+    return None
+
+
+def read_results(
+    path: Path,
+    suite: SuiteFacts,
+    on_result: Callable[[dict[str, Any]], None],
+    *,
+    header: RunHeader,
+    regrade: Regrade | None = None,
+) -> array[int]:
     """The cases ``path`` already holds a result of, for a resumed run: ``done[n]`` is the line of case
     ``n``'s result (0: none). ``on_result`` sees each result; a last line cut by a kill is cut off the file.
 
-    ``ValidationError`` (nothing changed) when a line is not a result of this suite's cases, or a case has
-    two. ``suite`` must have been scanned with its fingerprints.
+    ``ValidationError`` (nothing changed) when the file's header is not this run's ``header``, a line is not
+    a result of this suite's cases, a case has two, or (with ``regrade``) a verdict does not grade again to
+    what the line says. ``suite`` must have been scanned with its fingerprints.
     """
     if suite.fingerprints is None:
         raise ValueError("a resumed run needs the suite's fingerprints")
+    written = read_header(path)
+    differs = written.mismatch(header) if written is not None else None
+    if differs is not None:
+        raise ValidationError(
+            f"{path.name} cannot be resumed: {differs}; give another --output to start afresh"
+        )
     done = array("I", bytes(4 * (suite.count + 1)))
     problems: list[Problem] = []
     total = 0
@@ -98,7 +205,7 @@ def read_results(path: Path, suite: SuiteFacts, on_result: Callable[[dict[str, A
             if not line.endswith(b"\n"):
                 break  # cut by a kill while it was written: dropped, the case runs again
             whole_end += len(line)
-            if not line.strip():
+            if not line.strip() or (line_number == 1 and written is not None):
                 continue
             record = _record(line)
             message = _shape_problem(record, suite.count)
@@ -115,6 +222,8 @@ def read_results(path: Path, suite: SuiteFacts, on_result: Callable[[dict[str, A
                         f"{label} is not the suite's case #{number} as it is now (key, input or expected "
                         "output differ)"
                     )
+                elif regrade is not None and (problem := _regrade_problem(record, regrade)) is not None:
+                    message = f"{label}: {problem}"
                 else:
                     done[number] = line_number
                     on_result(record)
@@ -124,8 +233,8 @@ def read_results(path: Path, suite: SuiteFacts, on_result: Callable[[dict[str, A
                     problems.append(Problem(("line", line_number), message))
     if total:
         raise ValidationError(
-            f"{path.name} cannot be resumed: {total} line(s) are not results of this suite's cases; give "
-            "another --output to start afresh",
+            f"{path.name} cannot be resumed: {total} line(s) are not results of this suite's cases as this "
+            "run grades them; give another --output to start afresh",
             problems=listed(problems, total, limit=MAX_LISTED),
         )
     if whole_end < path.stat().st_size:
@@ -139,19 +248,21 @@ def read_records(path: Path) -> Iterator[dict[str, Any]]:
         for line in stream:
             if line.endswith(b"\n") and line.strip():
                 record = _record(line)
-                if isinstance(record, dict):
+                if isinstance(record, dict) and HEADER_KEY not in record:
                     yield record
 
 
 class ResultAppender:
     """Appends results to a results file, each batch in one write of whole lines (see the module)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, header: RunHeader | None = None) -> None:
         self.path = path
         try:
             self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         except OSError as exc:
             raise ValidationError(f"cannot write {path}: {exc.strerror}") from exc
+        if header is not None and os.fstat(self._fd).st_size == 0:
+            os.write(self._fd, header.line())  # a new file: the header first; a resumed one has its own
 
     def append(self, results: Sequence[CaseResult]) -> None:
         """Write ``results`` at the end of the file."""

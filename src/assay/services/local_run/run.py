@@ -76,15 +76,25 @@ class RunControl:
 
 @dataclass
 class LocalSink:
-    """Appends each batch of results to the results file, when there is one, and counts it in the summary."""
+    """Appends each batch of results to the results file, when there is one, and counts it in the summary.
+
+    A ``watch`` (:data:`~assay.services.execution.reachability.SETUP_REASONS`) sees every result, a judge's
+    errors too, and halts ``control``'s run once the first results all failed for one set-up reason."""
 
     tally: SummaryTally
     output: ResultAppender | None = None
+    watch: ReachabilityWatch | None = None
+    control: RunControl = field(default_factory=RunControl)
 
     def write(self, results: Sequence[CaseResult]) -> None:
         """Keep the batch: written out, then counted (so the summary never counts a result not written)."""
         if self.output is not None:
             self.output.append(results)
+        watch = self.watch
+        if watch is not None and not watch.reached:
+            for result in results:
+                if watch.observe(result.error, result.error_detail):
+                    self.control.halt()
         add = self.tally.add_result
         for result in results:
             add(
@@ -190,8 +200,10 @@ async def run_local(
     answers: Iterator[Answer] | None = None,
     on_written: Callable[[int], None] = lambda count: None,
     reachability: ReachabilityWatch | None = None,
+    target: Target | None = None,
 ) -> RunOutcome:
-    """Run the ``cases`` without a result in ``done`` into ``sink``.
+    """Run the ``cases`` without a result in ``done`` into ``sink``; through ``target`` when given (one built
+    by the caller: the Python API's function), else the one ``spec`` describes.
 
     With ``answers`` (recorded answers in case order) ``spec`` must be a recorded target: each case's answer
     is read as the case is handed out. A ``reachability`` watch stops the run when the first cases all fail
@@ -206,15 +218,15 @@ async def run_local(
     control = control or RunControl()
     halt = asyncio.Event()
     control.when_halted(halt.set)
-    check_target(spec)
+    if target is None:
+        check_target(spec)
     check_calls(grader)
     window: dict[str, str | None] = {}
-    target: Target
-    if answers is not None:
+    if target is None and answers is not None:
         if not isinstance(spec, RecordedTargetSpec):
             raise TypeError("recorded answers go with a recorded target")
         target = RecordedTarget(window, metadata_key=spec.metadata_key)
-    else:
+    elif target is None:
         target = build_target(spec, concurrency=concurrency)
     keep = _ANSWERS_KEPT_PER_WORKER * concurrency
     pending = _handed_out(cases, control=control, done=done, answers=answers, window=window, keep=keep)

@@ -78,6 +78,16 @@ def _jsonl_rows(stream: BinaryIO, required: Sequence[str]) -> Iterator[Row | Bad
 
 def _csv_rows(stream: BinaryIO, required: Sequence[str]) -> Iterator[Row | BadRow]:
     text = io.TextIOWrapper(stream, encoding="utf-8-sig", errors="replace", newline="")
+    try:
+        yield from _csv_text_rows(text, required)
+    finally:
+        # The caller owns ``stream``: the wrapper lets go of it rather than being left to the collector,
+        # which would warn that it was never closed (ResourceWarning).
+        if not stream.closed:
+            text.detach()
+
+
+def _csv_text_rows(text: io.TextIOWrapper, required: Sequence[str]) -> Iterator[Row | BadRow]:
     reader = csv.reader(text, strict=True)
     try:
         header = next(reader, None)

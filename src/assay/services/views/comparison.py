@@ -3,31 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 
 from sqlalchemy.orm import Session
 
 from assay.errors import NotFoundError, Problem, ValidationError
 from assay.services.evaluations.records import CaseOutcome, outcome_of
-from assay.services.figures.statistics import mcnemar_exact, mcnemar_one_sided
+from assay.services.figures.paired import SIGNIFICANCE, Flip, PairedTest, Verdict
 from assay.storage import evaluations as store
 
-SIGNIFICANCE = 0.05
-
-
-class Verdict(StrEnum):
-    """The answer to "is B worse than A?" at the 5 % level (one-sided exact McNemar tests)."""
-
-    B_WORSE = "b_worse"
-    B_BETTER = "b_better"
-    NO_SIGNIFICANT_DIFFERENCE = "no_significant_difference"
-
-
-class Flip(StrEnum):
-    """How a case changed from A to B."""
-
-    REGRESSION = "pass_to_fail"
-    IMPROVEMENT = "fail_to_pass"
+__all__ = ["SIGNIFICANCE", "Comparison", "Flip", "FlippedCase", "Verdict", "compare"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -98,19 +82,13 @@ def _tally(session: Session, a: store.EvaluationRow, b: store.EvaluationRow) -> 
     if tally is not None:
         return tally
     counts = store.pair_counts(session, a.id, b.id)
-    worse_p = mcnemar_one_sided(counts.pass_to_fail, counts.fail_to_pass)
-    better_p = mcnemar_one_sided(counts.fail_to_pass, counts.pass_to_fail)
-    verdict = Verdict.NO_SIGNIFICANT_DIFFERENCE
-    if worse_p < SIGNIFICANCE:
-        verdict = Verdict.B_WORSE
-    elif better_p < SIGNIFICANCE:
-        verdict = Verdict.B_BETTER
+    test = PairedTest.of(counts.pass_to_fail, counts.fail_to_pass)
     tally = _Tally(
         counts=counts,
-        p_value=mcnemar_exact(counts.pass_to_fail, counts.fail_to_pass),
-        p_value_b_worse=worse_p,
-        p_value_b_better=better_p,
-        verdict=verdict,
+        p_value=test.p_value,
+        p_value_b_worse=test.p_value_b_worse,
+        p_value_b_better=test.p_value_b_better,
+        verdict=test.verdict,
     )
     if len(_TALLIES) >= _TALLIES_KEPT:
         _TALLIES.pop(next(iter(_TALLIES)), None)

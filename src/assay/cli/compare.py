@@ -1,0 +1,162 @@
+"""``assay compare A B``: B against A case by case, in the terminal: flips, the paired test, a CI gate.
+
+A and B are two results files of ``assay run``, or two evaluation ids of a server (``--server URL``). Exit
+1 when B is significantly worse than A (the server's compare rule), 0 otherwise, 2 for a usage error.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from assay.cli.console import err, out
+from assay.cli.options import json_option
+from assay.errors import ValidationError
+
+if TYPE_CHECKING:
+    from assay.services.local_run.compare_files import FlippedRun, RunsComparison
+
+_SHOWN_CHARS = 80
+
+
+def _from_server(server: str, a: str, b: str, limit: int) -> RunsComparison:
+    """The server's comparison of evaluations ``a`` and ``b``: its counts and test, regressions first."""
+    from assay.cli.server_client import call
+    from assay.services.figures.paired import Flip, Verdict
+    from assay.services.local_run.compare_files import FlippedRun, RunsComparison
+
+    ids = []
+    for value in (a, b):
+        if not value.isdigit() or int(value) < 1:
+            raise ValidationError(f"with --server, A and B are evaluation ids, got {value!r}")
+        ids.append(int(value))
+    path = f"/evaluations/{ids[0]}/compare/{ids[1]}"
+    pages = [call(server, "GET", f"{path}?limit={limit}&flip={flip.value}") for flip in Flip]
+    data: dict[str, Any] = pages[0]
+    flips = [
+        FlippedRun(
+            number=item["number"],
+            key=item["key"],
+            flip=Flip(item["flip"]),
+            input=item["input"],
+            expected_output=item["expected_output"],
+            a_response=item["a"]["agent_response"],
+            b_response=item["b"]["agent_response"],
+            a_error=item["a"]["error"],
+            b_error=item["b"]["error"],
+        )
+        for page in pages
+        for item in page["flips"]
+    ]
+    own = {"a", "b", "verdict", "flips"}  # made here; the rest are the server's counts and p-values
+    counts = {name: data[name] for name in RunsComparison.__dataclass_fields__ if name not in own}
+    return RunsComparison(
+        **counts,
+        a=f"evaluation {ids[0]}",
+        b=f"evaluation {ids[1]}",
+        verdict=Verdict(data["verdict"]),
+        flips=flips[:limit],
+    )
+
+
+def _short(value: str | None) -> str:
+    if value is None:
+        return "(none)"
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= _SHOWN_CHARS else text[: _SHOWN_CHARS - 1] + "…"
+
+
+def _answer(response: str | None, error: str | None) -> str:
+    return f"error {error}" if error is not None else _short(response)
+
+
+def _print_flip(flip: FlippedRun) -> None:
+    from assay.services.suites.case_keys import case_label
+
+    out.print(f"  {case_label(flip.number, flip.key)}: {_short(flip.input)}", markup=False)
+    out.print(
+        f"    expected {_short(flip.expected_output)}; A: {_answer(flip.a_response, flip.a_error)}; "
+        f"B: {_answer(flip.b_response, flip.b_error)}",
+        markup=False,
+    )
+
+
+def _rate(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2%}"
+
+
+def _print(result: RunsComparison) -> None:
+    from assay.services.figures.paired import Flip, Verdict
+
+    out.print(f"A: {result.a}  pass rate {_rate(result.a_pass_rate)}", markup=False)
+    out.print(f"B: {result.b}  pass rate {_rate(result.b_pass_rate)}", markup=False)
+    only = (
+        f"; only in A {result.only_in_a}, only in B {result.only_in_b}"
+        if result.only_in_a + result.only_in_b
+        else ""
+    )
+    out.print(
+        f"{result.common_cases} cases in both{only}: both passed {result.both_passed}, both failed "
+        f"{result.both_failed}, pass -> fail {result.pass_to_fail}, fail -> pass {result.fail_to_pass}",
+        markup=False,
+    )
+    for flip_kind, title in (
+        (Flip.REGRESSION, "Regressions (pass -> fail)"),
+        (Flip.IMPROVEMENT, "Improvements (fail -> pass)"),
+    ):
+        listed = [flip for flip in result.flips if flip.flip is flip_kind]
+        if listed:
+            out.print(f"{title}:", markup=False)
+            for flip in listed:
+                _print_flip(flip)
+    if len(result.flips) < result.flips_total:
+        out.print(
+            f"({result.flips_total - len(result.flips)} more flips not shown; see --flips)", markup=False
+        )
+    said = {
+        Verdict.B_WORSE: "B is significantly worse than A",
+        Verdict.B_BETTER: "B is significantly better than A",
+        Verdict.NO_SIGNIFICANT_DIFFERENCE: "no significant difference",
+    }[result.verdict]
+    out.print(
+        f"McNemar exact test: p = {result.p_value:.4g} (B worse: p = {result.p_value_b_worse:.4g}; B better: "
+        f"p = {result.p_value_b_better:.4g}): {said}",
+        markup=False,
+    )
+
+
+@click.command("compare")
+@click.argument("a")
+@click.argument("b")
+@click.option("--server", help="A and B are evaluation ids of this Assay server (key from ASSAY_API_KEY)")
+@click.option(
+    "--flips", "limit", type=click.IntRange(0, 1000), default=20, help="Flipped cases listed at most"
+)
+@json_option
+def compare(*, a: str, b: str, server: str | None, limit: int, as_json: bool) -> None:
+    """B against A, case by case: flips (regressions first), both pass rates and McNemar's exact test.
+    A and B are results files of `assay run` (or, with --server, evaluation ids). Exit 1 when B is
+    significantly worse than A (one-sided exact McNemar test, 5 %), 0 otherwise."""
+    from assay.services.figures.paired import Verdict
+    from assay.services.local_run.compare_files import compare_files
+
+    result = (
+        _from_server(server, a, b, limit)
+        if server is not None
+        else compare_files(Path(a), Path(b), limit=limit)
+    )
+    if as_json:
+        out.print(json.dumps(asdict(result), ensure_ascii=False, indent=2), markup=False)
+    else:
+        _print(result)
+    if result.verdict is Verdict.B_WORSE:
+        err.print(
+            f"B is significantly worse than A: {result.pass_to_fail} regressions against "
+            f"{result.fail_to_pass} improvements (p = {result.p_value_b_worse:.4g})",
+            markup=False,
+        )
+        raise SystemExit(1)

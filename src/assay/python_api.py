@@ -1,0 +1,135 @@
+"""The documented Python API: ``assay.evaluate(...)``, what ``assay run`` does, from a script or a test.
+
+A suite (a file, or cases as mappings), a target (a Python function, an agent's URL, or any target spec
+as a mapping) and a grader (by id, with its config) give an :class:`EvaluationResult`: every case's result
+and the summary ``assay run`` prints. The same per-case step as the CLI and the server
+(:mod:`assay.services.local_run.run`). Documented with a runnable example in ``docs/python-api.md``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from assay.errors import ValidationError
+from assay.services.execution.case_results import CaseResult, RunCase
+from assay.services.figures.summary import ReportShape, Summary, SummaryTally
+from assay.services.grading.registry import GraderService
+from assay.services.local_run.run import LocalSink, run_local
+from assay.services.local_run.suite_stream import SuiteFile
+from assay.targets import Target, TargetCase, TargetSpec, parse_target_spec
+
+Agent = Callable[[str], Any] | Callable[[str], Awaitable[Any]]
+"""A Python function taking a case's input and returning the answer (text, or anything ``str()`` of)."""
+
+_FUNCTION = "python_api:function"
+"""The name a function given as an object is known by in its results (it has no ``module:function``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class EvaluationResult:
+    """What an evaluation gave: each case's result (in case order) and the summary of them all."""
+
+    results: list[CaseResult]
+    summary: Summary
+
+    @property
+    def pass_rate(self) -> float:
+        """Passed over every case; an errored case counts as failed (0.0 for no case)."""
+        return self.summary.passed / self.summary.total_cases if self.summary.total_cases else 0.0
+
+    def gate(self, min_pass_rate: float = 1.0) -> bool:
+        """Whether the pass rate reaches ``min_pass_rate`` (``assay run --min-pass-rate``'s rule)."""
+        return self.summary.total_cases > 0 and self.pass_rate >= min_pass_rate
+
+    @property
+    def failures(self) -> list[CaseResult]:
+        """The results that did not pass."""
+        return [result for result in self.results if not result.passed]
+
+
+@dataclass
+class _Collected(LocalSink):
+    """Keeps every result as well as counting it (the Python API returns them)."""
+
+    results: list[CaseResult] = field(default_factory=list)
+
+    def write(self, results: Sequence[CaseResult]) -> None:
+        self.results.extend(results)
+        super().write(results)
+
+
+def _cases(suite: str | Path | Iterable[Mapping[str, Any]]) -> list[RunCase]:
+    if isinstance(suite, str | Path):
+        suite_file = SuiteFile(Path(suite))
+        suite_file.scan(preflight=None)  # every bad row refused, as `assay run` refuses them
+        return list(suite_file.cases())
+    cases = []
+    for number, case in enumerate(suite, 1):
+        if not isinstance(case, Mapping) or not isinstance(case.get("input"), str):
+            raise ValidationError(f"case #{number} must be a mapping with 'input' and 'expected_output' text")
+        expected = case.get("expected_output")
+        if not isinstance(expected, str):
+            raise ValidationError(f"case #{number}: 'expected_output' must be text")
+        metadata = case.get("metadata") or {}
+        key = case.get("key")
+        cases.append(RunCase(TargetCase(number, case["input"], dict(metadata), number, key), expected))
+    return cases
+
+
+def _target(target: Agent | str | Mapping[str, Any]) -> tuple[TargetSpec, Target | None]:
+    if isinstance(target, str):
+        if not target.startswith(("http://", "https://")):
+            raise ValidationError(f"a target given as text is an agent's URL, got {target!r}")
+        return parse_target_spec({"type": "http", "url": target}), None
+    if isinstance(target, Mapping):
+        return parse_target_spec(dict(target)), None
+    if callable(target):
+        from assay.targets.python_callable import PythonTarget
+
+        spec = parse_target_spec({"type": "python", "callable": _FUNCTION})
+        return spec, PythonTarget(spec, function=target)  # type: ignore[arg-type]
+    raise ValidationError("target must be a function, an agent's URL or a target spec mapping")
+
+
+async def evaluate_async(
+    suite: str | Path | Iterable[Mapping[str, Any]],
+    target: Agent | str | Mapping[str, Any],
+    *,
+    grader: str,
+    config: Mapping[str, Any] | None = None,
+    concurrency: int = 8,
+) -> EvaluationResult:
+    """:func:`evaluate` in a running event loop (a notebook, an async test)."""
+    graders = GraderService()
+    built = graders.build(grader, dict(config) if config is not None else None)
+    cases = _cases(suite)
+    spec, ready = _target(target)
+    sink = _Collected(SummaryTally(ReportShape.of(built)))
+    await run_local(cases, spec, built, sink, concurrency=concurrency, target=ready)
+    sink.results.sort(key=lambda result: result.number)
+    return EvaluationResult(sink.results, sink.tally.summary(len(cases)))
+
+
+def evaluate(
+    suite: str | Path | Iterable[Mapping[str, Any]],
+    target: Agent | str | Mapping[str, Any],
+    *,
+    grader: str,
+    config: Mapping[str, Any] | None = None,
+    concurrency: int = 8,
+) -> EvaluationResult:
+    """Run every case of ``suite`` through ``target``, grade each answer with ``grader`` (its ``config``),
+    and return the results and their summary.
+
+    ``suite`` is a suite file (JSONL, CSV or JSON, as ``assay run`` reads) or cases as mappings with
+    ``input``, ``expected_output`` and optionally ``metadata`` and ``key``. ``target`` is a function taking
+    the input (plain or async), an agent's URL (``POST {"input": ...}``, the answer read from ``output``)
+    or a target spec as a mapping (``{"type": "openai", "model": ...}``, ``{"type": "command", ...}``).
+    A bad argument raises :class:`assay.errors.ValidationError`; a failing agent is data (the case's
+    ``error``), as in ``assay run``.
+    """
+    return asyncio.run(evaluate_async(suite, target, grader=grader, config=config, concurrency=concurrency))

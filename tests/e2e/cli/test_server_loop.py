@@ -1,0 +1,107 @@
+"""The team's loop against a real ``assay serve``: ``assay run --server`` and ``assay push`` store runs as
+evaluations of the server's suite (matched by content, named by where they ran), and ``assay compare
+--server`` gates on two of them. The CLI runs in process; the server is a process."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.assay_process import AssayProcess
+from tests.support.cli import invoke
+
+KEY = "loop-test-key"
+CI = {
+    "ASSAY_API_KEY": KEY,
+    "GITHUB_REF_NAME": "feature-x",
+    "GITHUB_SHA": "0123456789abcdef",
+    "GITHUB_SERVER_URL": "https://github.example",
+    "GITHUB_REPOSITORY": "team/agent",
+    "GITHUB_RUN_ID": "77",
+}
+CASES = 12
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AssayProcess]:
+    with AssayProcess(tmp_path_factory.mktemp("server"), env={"ASSAY_API_KEY": KEY}) as process:
+        yield process
+
+
+def _files(tmp_path: Path, answers: list[str]) -> tuple[Path, Path]:
+    suite = tmp_path / "bools.jsonl"
+    suite.write_text(
+        "".join(json.dumps({"input": f"q{n}", "expected_output": "true"}) + "\n" for n in range(1, CASES + 1))
+    )
+    responses = tmp_path / f"answers-{answers.count('no')}.jsonl"
+    responses.write_text("".join(json.dumps({"agent_response": a}) + "\n" for a in answers))
+    return suite, responses
+
+
+def test_runs_reach_the_server_and_compare_gates_on_them(server: AssayProcess, tmp_path: Path) -> None:
+    suite, good = _files(tmp_path, ["yes"] * CASES)
+    ran = invoke(
+        "run", str(suite), "-g", "true-false", "--responses", str(good), "--server", server.url, env=CI
+    )
+    assert ran.code == 0, ran.stderr
+    assert f"pushed to {server.url}: evaluation " in ran.stderr
+    base = int(ran.message.split("pushed to ", 1)[1].split("evaluation ", 1)[1].split()[0])
+
+    _, worse = _files(tmp_path, ["no"] * 8 + ["yes"] * 4)
+    output = tmp_path / "worse.jsonl"
+    assert (
+        invoke("run", str(suite), "-g", "true-false", "--responses", str(worse), "-o", str(output)).code == 1
+    )
+    pushed = invoke("push", str(output), "--server", server.url, env=CI)
+    assert pushed.code == 0, pushed.stderr
+    head = int(pushed.stdout)
+
+    headers = {"authorization": f"Bearer {KEY}"}
+    a = server.client.get(f"/api/evaluations/{base}", headers=headers).json()["data"]
+    b = server.client.get(f"/api/evaluations/{head}", headers=headers).json()["data"]
+    assert a["suite_id"] == b["suite_id"]  # the same cases: the same suite, matched by content
+    assert (a["status"], b["status"]) == ("completed", "completed")
+    assert a["name"] == "assay run feature-x@0123456789ab https://github.example/team/agent/actions/runs/77"
+    history = server.client.get(f"/api/suites/{a['suite_id']}/history", headers=headers).json()["data"]
+    assert {point["evaluation_id"] for point in history["points"]} >= {base, head}
+
+    compared = invoke("compare", str(base), str(head), "--server", server.url, env=CI)
+    assert compared.code == 1, compared.stderr  # 8 regressions, no improvement
+    assert "pass -> fail 8, fail -> pass 0" in compared.stdout
+    assert "B is significantly worse than A" in compared.stderr
+    same = invoke("compare", str(base), str(base), "--server", server.url, "--json", env=CI)
+    assert same.code == 0
+    assert json.loads(same.stdout)["verdict"] == "no_significant_difference"
+
+
+def test_a_refused_key_or_an_unfinished_file_is_one_line_and_exit_2(
+    server: AssayProcess, tmp_path: Path
+) -> None:
+    suite, good = _files(tmp_path, ["yes"] * CASES)
+    output = tmp_path / "out.jsonl"
+    assert (
+        invoke("run", str(suite), "-g", "true-false", "--responses", str(good), "-o", str(output)).code == 0
+    )
+    refused = invoke("push", str(output), "--server", server.url, env={"ASSAY_API_KEY": "wrong"})
+    assert refused.code == 2
+    assert "the server refused the key (HTTP 401)" in refused.message
+    lines = output.read_bytes().splitlines(keepends=True)
+    output.write_bytes(b"".join(lines[:-1]))  # a run killed before its last case
+    unfinished = invoke("push", str(output), "--server", server.url, env={"ASSAY_API_KEY": KEY})
+    assert unfinished.code == 2
+    assert "does not hold one result per case of its suite" in unfinished.message
+    unreachable = invoke("push", str(output), "--server", "http://127.0.0.1:9")
+    assert unreachable.code == 2
+
+
+def test_run_checks_the_server_before_any_case_runs(server: AssayProcess, tmp_path: Path) -> None:
+    suite, good = _files(tmp_path, ["yes"] * CASES)
+    output = tmp_path / "out.jsonl"
+    refused = invoke("run", str(suite), "-g", "true-false", "--responses", str(good), "-o", str(output),
+                     "--server", server.url, env={"ASSAY_API_KEY": "wrong"})  # fmt: skip
+    assert refused.code == 2
+    assert "the server refused the key (HTTP 401)" in refused.message
+    assert not output.exists()  # nothing ran
