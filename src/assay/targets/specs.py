@@ -19,8 +19,8 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from assay.errors import Problem, ValidationError
+from assay.targets.redaction import REDACTED
 
-REDACTED = "[redacted]"
 API_TARGET_TYPES: frozenset[str] = frozenset({"http", "openai", "recorded", "evaluation"})
 """Target types the API accepts; Python callables and shell commands run code, so only the CLI has them."""
 
