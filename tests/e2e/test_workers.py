@@ -309,3 +309,34 @@ def test_a_sqlite_server_frozen_past_its_lease_stops_running_when_it_wakes(tmp_p
     print(f"cases asked twice: {len(twice)}")
     assert len(twice) <= 10 * concurrency  # a few lanes' worth (48 measured); it went on running: ~2,500
     assert "lost the evaluation runner lease" in first_log
+
+
+@pytest.mark.postgres
+def test_a_worker_runs_an_evaluation_under_the_egress_policy_of_the_server_that_accepted_it(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    # A keyed server refuses loopback; a worker started without the key would allow it on its own.
+    key = "k" * 32
+    with AgentServer(AgentBehaviour(default="yes")) as agent:
+        server = AssayProcess(
+            tmp_path,
+            database_url=postgres_url,
+            env={**FAST_WORKERS, "ASSAY_API_KEY": key},
+            args=("--no-worker",),
+        )
+        with server, WorkerProcess(tmp_path, database_url=postgres_url, env=FAST_WORKERS):
+            server.client.headers["Authorization"] = f"Bearer {key}"
+            suite = data(
+                server.client.post(
+                    "/api/suites",
+                    json={"name": "egress", "cases": [{"input": "q", "expected_output": "true"}]},
+                )
+            )
+            # A name, not a literal address: accepted at creation, checked on connecting (by the worker).
+            target = {"type": "http", "url": f"http://localhost:{agent.port}/", "max_attempts": 1}
+            body = {"suite_id": suite["id"], "grader_id": "true-false", "target": target}
+            evaluation_id = int(data(server.client.post("/api/evaluations", json=body))["id"])
+            final = wait_for(server, evaluation_id, ended=True)
+        assert agent.requests == []
+    assert final["status"] == "failed"
+    assert "loopback or private" in (final["error"] or "")

@@ -56,6 +56,9 @@ class EvaluationRow(Base):
     target_view: Mapped[dict[str, Any] | None] = mapped_column(SafeJSON, nullable=True)
     """The redacted view of ``target`` the API shows, kept apart so that showing an evaluation does not read
     every recorded answer (``None`` for evaluations stored before it: computed from ``target`` then)."""
+    egress: Mapped[dict[str, Any] | None] = mapped_column(SafeJSON, nullable=True)
+    """The egress policy of the server that accepted the evaluation (``EgressSettings``): every process that
+    runs it runs it under this one, not its own (``None``: stored before, or by the CLI)."""
     concurrency: Mapped[int] = mapped_column(Integer)
     status: Mapped[str] = mapped_column(String(20), index=True)
     total: Mapped[int] = mapped_column(Integer)

@@ -40,6 +40,7 @@ from assay.targets import (
     EvaluationTargetSpec,
     RecordedTargetSpec,
     TargetCase,
+    TargetPolicy,
     TargetSpec,
     check_target,
     parse_target_spec,
@@ -212,6 +213,7 @@ class EvaluationService:
             grader_version=grader_spec.version,
             target=stored,
             target_view=target_view(stored),
+            egress=_egress_record(self.scheduler.target_policy),
             concurrency=request.concurrency,
             status=EvaluationStatus.PENDING.value,
             total=suite_store.count_cases(self.session, suite.id),
@@ -382,3 +384,9 @@ class EvaluationService:
     def name(self, evaluation_id: int) -> str:
         """The evaluation's name (file names of exports)."""
         return self._row(evaluation_id).name
+
+
+def _egress_record(policy: TargetPolicy) -> dict[str, Any] | None:
+    """The egress policy that accepts an evaluation, to store with it (every worker runs it under this)."""
+    settings = policy.egress.settings
+    return settings.record() if settings is not None else None

@@ -17,7 +17,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from sqlalchemy import Engine
@@ -112,6 +112,8 @@ class _Plan:
     spec: TargetSpec
     grader: GraderInterface
     source_id: int | None
+    policy: TargetPolicy
+    """This process's target policy with the egress policy stored with the evaluation (that accepted it)."""
     reachability: ReachabilityWatch | None
     """Shared by this worker's shards of the evaluation: stops it when the agent cannot be reached."""
 
@@ -308,6 +310,7 @@ class ShardRunner:
                 spec=spec,
                 grader=grader,
                 source_id=spec.evaluation_id if isinstance(spec, EvaluationTargetSpec) else None,
+                policy=replace(self.policy, egress=self.policy.egress.carried(row.egress)),
                 reachability=watch,
             )
         with self._plans_lock:
@@ -366,10 +369,10 @@ class ShardRunner:
         concurrency = lane_concurrency(plan.concurrency, shard.lane)
         try:
             target = build_target(
-                plan.spec, concurrency=concurrency, policy=self.policy, stored_replies=replies
+                plan.spec, concurrency=concurrency, policy=plan.policy, stored_replies=replies
             )
             # A model judge's calls go out under the targets' policy; other graders open nothing.
-            judge = calls_for(plan.grader, self.policy, concurrency=concurrency)
+            judge = calls_for(plan.grader, plan.policy, concurrency=concurrency)
             async with target, judge as calls:
                 outcome = await run_cases(
                     run,
