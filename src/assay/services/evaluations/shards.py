@@ -26,6 +26,7 @@ from sqlalchemy.orm import Session
 from assay.domain import UNFINISHED, EvaluationStatus
 from assay.errors import AssayError
 from assay.graders import GraderInterface
+from assay.services.evaluations.fence import Fence
 from assay.services.evaluations.graders import EvaluationGraders
 from assay.services.evaluations.records import result_columns
 from assay.services.evaluations.recount import SummaryRefresher, finish_evaluation
@@ -137,6 +138,10 @@ class _StoppedError(Exception):
     """The evaluation ended (cancelled, failed, deleted) while a shard ran."""
 
 
+class _FencedError(Exception):
+    """This process was frozen past ``stalled_s`` while a shard ran: another may run that shard now."""
+
+
 class _UnreachableError(Exception):
     """The agent could not be reached at all: the evaluation fails with the cause, nothing was evaluated."""
 
@@ -178,7 +183,14 @@ class ShardRunner:
     """Runs shards in this process, all its shards' calls bounded by one cap (``max_in_flight``)."""
 
     def __init__(
-        self, engine: Engine, graders: EvaluationGraders, policy: TargetPolicy, *, max_in_flight: int
+        self,
+        engine: Engine,
+        graders: EvaluationGraders,
+        policy: TargetPolicy,
+        *,
+        max_in_flight: int,
+        heartbeat_s: float = 2.0,
+        stalled_s: float = 13.0,
     ) -> None:
         self.engine = engine
         self.graders = graders
@@ -194,10 +206,22 @@ class ShardRunner:
         """Target specs of evaluations just created in this process, by id, with the creation's time."""
         self._running: dict[int, set[asyncio.Event]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
+        self.fence = Fence(stalled_s)
+        """Every call checks it: a process frozen past ``stalled_s`` may have lost its shards to another."""
+        self._heartbeat_s = heartbeat_s
+        self._ticker: asyncio.Task[None] | None = None
 
     def stop(self) -> None:
         """Ask every running shard to stop soon (a shutdown): their shards stay to run again."""
         self.stopping.set()
+        if self._ticker is not None:
+            self._ticker.cancel()
+
+    async def _tick(self) -> None:
+        """Look at the fence every heartbeat, so that only a frozen process finds a gap in its life."""
+        while True:
+            self.fence.epoch()
+            await asyncio.sleep(self._heartbeat_s / 2)
 
     def end(self, evaluation_id: int) -> None:
         """Stop this process's shards of an evaluation that just ended here (a cancel), at once rather
@@ -218,6 +242,8 @@ class ShardRunner:
         """
         evaluation_id = shard.evaluation_id
         current: Shard | None = shard
+        if self._ticker is None and not self.stopping.is_set():
+            self._ticker = asyncio.create_task(self._tick(), name="shard-fence")
         try:
             plan = await finish_in_thread(self._plan, evaluation_id)
             if plan is None:
@@ -246,6 +272,12 @@ class ShardRunner:
             return None
         except _StoppedError:
             return current if self.stopping.is_set() else None
+        except _FencedError:
+            # Queued again: run by whichever process holds it now (AlreadyEnqueued if one queued it).
+            logger.warning(
+                "evaluation %s: this process was frozen past its lease; it stops its shard", evaluation_id
+            )
+            return current
         except _UnreachableError as exc:
             await finish_in_thread(self._fail, evaluation_id, str(exc))
             return None
@@ -367,6 +399,7 @@ class ShardRunner:
             for case in cases
         ]
         concurrency = lane_concurrency(plan.concurrency, shard.lane)
+        fence, epoch = self.fence, self.fence.epoch()
         try:
             target = build_target(
                 plan.spec, concurrency=concurrency, policy=plan.policy, stored_replies=replies
@@ -384,6 +417,7 @@ class ShardRunner:
                     gate=self._gate,
                     reachability=plan.reachability,
                     calls=calls,
+                    holds=lambda: fence.holds(epoch),
                 )
         finally:
             watcher.cancel()
@@ -393,6 +427,8 @@ class ShardRunner:
                 self._running.pop(shard.evaluation_id, None)
         if plan.reachability is not None and plan.reachability.gave_up:
             raise _UnreachableError(plan.reachability.message())
+        if not fence.holds(epoch):
+            raise _FencedError
         if outcome.stopped or ended.is_set():
             raise _StoppedError
         return True
