@@ -272,6 +272,7 @@ def export_results(
         write(evaluations.iter_results(evaluation_id, query)),
         media_type=_EXPORT_MEDIA[export_format],
         filename=f"{file_stem(name, 'evaluation')}-results.{export_format.value}",
+        still_there=lambda: evaluations.require(evaluation_id),  # deleted meanwhile: a 404, not an empty file
     )
 
 

@@ -105,10 +105,14 @@ class ResultRow(Placed, Base):
 # ---- Evaluations --------------------------------------------------------------------------------------
 
 
-def find_evaluation(session: Session, evaluation_id: int) -> EvaluationRow | None:
+def find_evaluation(
+    session: Session, evaluation_id: int, *, with_target: bool = False
+) -> EvaluationRow | None:
     """The evaluation with this id, if any. Its stored target (which may hold every recorded answer) is read
-    only when used, so that showing an evaluation costs the same at any size."""
-    return session.get(EvaluationRow, evaluation_id, options=[defer(EvaluationRow.target)])
+    only when used, so that showing an evaluation costs the same at any size; ``with_target`` reads it now,
+    in the same query (read later, a row deleted meanwhile would be an error rather than a 404)."""
+    options = [] if with_target else [defer(EvaluationRow.target)]
+    return session.get(EvaluationRow, evaluation_id, options=options)
 
 
 def _filtered(
@@ -390,7 +394,11 @@ def iter_results(
         select(ResultRow), evaluation_id, outcome, match_status, error, search, reason_code
     )
     query = query.order_by(ResultRow.position)
-    yield from session.scalars(query.execution_options(yield_per=batch))
+    rows = session.scalars(query.execution_options(yield_per=batch))
+    try:
+        yield from rows
+    finally:  # a download given up on closes its cursor now, while its session is open
+        rows.close()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -513,7 +521,9 @@ def summary_columns(session: Session, evaluation_id: int) -> Iterator[tuple[Any,
     yield from session.execute(query)
 
 
-def delete_evaluation(session: Session, evaluation_id: int) -> None:
-    """Delete an evaluation and its results (explicitly, not relying on the database's cascade)."""
+def delete_evaluation(session: Session, evaluation_id: int) -> bool:
+    """Delete an evaluation and its results (explicitly, not relying on the database's cascade); whether
+    this deleted it (of two deletes racing, one does: the other's waits for its lock, then finds none)."""
+    gone = session.execute(delete(EvaluationRow).where(EvaluationRow.id == evaluation_id))
     session.execute(delete(ResultRow).where(ResultRow.evaluation_id == evaluation_id))
-    session.execute(delete(EvaluationRow).where(EvaluationRow.id == evaluation_id))
+    return bool(getattr(gone, "rowcount", 0))

@@ -330,7 +330,10 @@ class EvaluationService:
         answers carry over, and ``{{secret.NAME}}`` placeholders are read again when it starts. Everything
         is checked again as for a new evaluation (the grader's current version grades it).
         """
-        source = self._row(evaluation_id)
+        source = store.find_evaluation(self.session, evaluation_id, with_target=True)
+        if source is None:
+            raise NotFoundError("Evaluation not found")
+        self.session.expunge(source)  # a copy from here on: nothing of it is read again, nor flushed
         return self.create(
             NewEvaluation(
                 suite_id=source.suite_id,
@@ -347,7 +350,9 @@ class EvaluationService:
         """Delete an evaluation and its results, stopping it first if it runs."""
         self._row(evaluation_id)
         self.scheduler.stop(evaluation_id)  # no shard writes after this, on any worker
-        store.delete_evaluation(self.session, evaluation_id)
+        if not store.delete_evaluation(self.session, evaluation_id):
+            self.session.rollback()
+            raise NotFoundError("Evaluation not found: it was deleted meanwhile")
         self.session.commit()
 
     def results(self, evaluation_id: int, query: ResultQuery, *, skip: int, limit: int) -> Page[Result]:
@@ -380,6 +385,11 @@ class EvaluationService:
         )
         for row in rows:
             yield result_of(row)
+
+    def require(self, evaluation_id: int) -> None:
+        """``NotFoundError`` unless the evaluation is stored now (read again: not this session's copy)."""
+        if store.status_of(self.session, evaluation_id) is None:
+            raise NotFoundError("Evaluation not found: it was deleted meanwhile")
 
     def name(self, evaluation_id: int) -> str:
         """The evaluation's name (file names of exports)."""
