@@ -21,22 +21,25 @@ from sqlalchemy import (
     Integer,
     Select,
     String,
+    Text,
     UniqueConstraint,
     case,
     delete,
     func,
+    literal,
     select,
     true,
     update,
 )
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Mapped, Session, defer, mapped_column
+from sqlalchemy.sql.elements import BindParameter
 
 from assay.domain import UNFINISHED, EvaluationStatus, Outcome, ResultSort
 from assay.graders.contract.verdict import INVALID_STATUSES as INVALID_VERDICTS
 from assay.storage.database import Base
 from assay.storage.suites import CaseRow, Placed
-from assay.storage.types import SafeJSON, SafeText, UTCDateTime, utc_now
+from assay.storage.types import SafeJSON, SafeText, UTCDateTime, dump_json, utc_now
 
 
 class EvaluationRow(Base):
@@ -339,9 +342,7 @@ def _result_filters(
     if reason_code is not None:
         query = query.where(ResultRow.reason_code == reason_code)
     if search:
-        # Text columns hold JSON string literals (SafeText), so a plain substring of the text matches
-        # unless it contains characters that JSON escapes; good enough for a search box.
-        pattern = "%" + search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        pattern = search_pattern(search)
         query = query.where(
             ResultRow.input.ilike(pattern, escape="\\")
             | ResultRow.agent_response.ilike(pattern, escape="\\")
@@ -376,6 +377,18 @@ def page_of_results(
     rows = session.scalars(query.order_by(order, ResultRow.position).offset(skip).limit(limit)).all()
     counted = _result_filters(select(func.count()).select_from(ResultRow), *filters)
     return rows, session.scalar(counted) or 0
+
+
+def search_pattern(search: str) -> BindParameter[str]:
+    """The LIKE pattern (escape ``\\``) of a search in text columns, bound as plain text.
+
+    The columns hold JSON string literals (SafeText): the text is looked for as it is written inside one
+    (a backslash doubled, a quote escaped), and the pattern must not go through SafeText itself, whose JSON
+    encoding would double the escapes that make ``%``, ``_`` and ``\\`` literal.
+    """
+    written = dump_json(search)[1:-1]
+    escaped = written.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return literal(f"%{escaped}%", Text())
 
 
 def iter_results(
