@@ -246,3 +246,18 @@ def test_an_agent_echoing_its_secrets_gets_them_back_redacted(
     assert rows
     assert SECRET not in repr(rows)
     assert SECRET not in caplog.text
+
+
+@pytest.mark.parametrize(
+    "url", ["http://a\\b/", "http://127.0.0.1\\@evil.example/", "http://h:8\\0/", "http://]xn--[[@/p"]
+)
+def test_a_url_that_cannot_be_parsed_is_a_422(client: TestClient, url: str) -> None:
+    suite = make_suite(client)
+    for target, field in (
+        ({"type": "http", "url": url}, "url"),
+        ({"type": "openai", "model": "m", "base_url": url, "api_key_env": None}, "base_url"),
+    ):
+        for path in ("/api/evaluations", "/api/evaluations/test-target"):
+            body = {"suite_id": suite["id"], "grader_id": "true-false", "target": target}
+            error = error_of(client.post(path, json=body))
+            assert error["problems"][0]["loc"] == ["target", target["type"], field], error

@@ -274,9 +274,7 @@ class EgressPolicy:
 
         try:
             parsed = URL(url)
-        except (
-            ValueError
-        ) as exc:  # a host it cannot encode (IDNA), a port that is no number...: UnicodeError too
+        except Exception as exc:  # a host it cannot encode (IDNA), a port that is no number, IndexError...
             raise EgressRefusedError(f"not a valid URL: {exc}") from None
         host = parsed.raw_host or ""
         if parsed.raw_user is not None or parsed.raw_password is not None:

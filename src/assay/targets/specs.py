@@ -41,6 +41,16 @@ def _web_url(url: str, check: ValidatorFunctionWrapHandler) -> str:
         if not any(error["type"] == "string_pattern_mismatch" for error in exc.errors()):
             raise
         raise _url_mistake(url) from None
+    from yarl import URL  # the HTTP client's own parser (imported when a URL is checked)
+
+    try:
+        parsed = URL(checked)
+        host, _ = parsed.raw_host, parsed.port
+    except Exception as exc:  # ValueError mostly, but yarl raises IndexError for some spellings too
+        reason = str(exc) or type(exc).__name__
+        raise PydanticCustomError("url", "not a valid URL: {reason}", {"reason": reason}) from None
+    if not host:
+        raise PydanticCustomError("url", "a URL needs a host, e.g. http://127.0.0.1:9000/answer")
     return checked
 
 
