@@ -779,11 +779,16 @@ export interface components {
             verdict: components["schemas"]["Verdict"];
             /**
              * Flips
-             * @description One page of flipped cases, in case order
+             * @description One page of flipped cases, in case order: up to ``limit``, fewer when they would pass ASSAY_MAX_RESULTS_PAGE_BYTES
              */
             flips: components["schemas"]["FlippedCaseOut"][];
             /** Flips Total */
             flips_total: number;
+            /**
+             * Next Skip
+             * @description Where the next page of flips starts (skip + count); null after the last
+             */
+            next_skip: number | null;
         };
         /**
          * Deleted

@@ -8,7 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Path, Query, Request, Response, status
 
 from assay.api.bodies import ThreadedBodyRoute
-from assay.api.deps import MAX_ID, NO_NUL, GraderServiceDep, PaginationDep, SessionDep
+from assay.api.deps import MAX_ID, NO_NUL, GraderServiceDep, PaginationDep, SessionDep, SettingsDep
 from assay.api.downloads import download, file_stem
 from assay.api.envelope import ERROR_RESPONSES, Envelope, ok, rendered
 from assay.api.schemas.breakdown import BreakdownOut, FailureGroupsOut, MetadataKeyList, MetadataKeyOut
@@ -285,9 +285,18 @@ def compare_evaluations(
     evaluation_id: EvaluationId,
     other_id: Annotated[int, Path(ge=1, le=MAX_ID, description="Evaluation B, compared with A")],
     session: SessionDep,
+    settings: SettingsDep,
     page: PaginationDep,
     flip: Annotated[Flip | None, Query(description="Only the flips of this kind")] = None,
 ) -> Response:
     """B against A: per-case flips (a page), counts, and McNemar's exact test of "is B worse than A?"."""
-    comparison = compare(session, evaluation_id, other_id, skip=page.skip, limit=page.limit, flip=flip)
+    comparison = compare(
+        session,
+        evaluation_id,
+        other_id,
+        skip=page.skip,
+        limit=page.limit,
+        flip=flip,
+        max_page_bytes=settings.max_results_page_bytes,
+    )
     return rendered(ComparisonOut.of(comparison))

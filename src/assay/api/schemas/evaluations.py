@@ -401,8 +401,14 @@ class ComparisonOut(ResponseModel):
     p_value_b_worse: float = Field(description="One-sided: B fails more of the cases that flipped")
     p_value_b_better: float
     verdict: Verdict
-    flips: list[FlippedCaseOut] = Field(description="One page of flipped cases, in case order")
+    flips: list[FlippedCaseOut] = Field(
+        description="One page of flipped cases, in case order: up to ``limit``, fewer when they would pass "
+        "ASSAY_MAX_RESULTS_PAGE_BYTES"
+    )
     flips_total: int
+    next_skip: int | None = Field(
+        description="Where the next page of flips starts (skip + count); null after the last"
+    )
 
     @classmethod
     def of(cls, comparison: Comparison) -> ComparisonOut:

@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from assay.domain import EvaluationStatus, Outcome, Page, ResultSort
+from assay.domain import EvaluationStatus, Outcome, Page, ResultSort, within_budget
 from assay.errors import NotFoundError, Problem, ValidationError
 from assay.services.evaluations.records import Evaluation, Result, evaluation_of, listed_size, result_of
 from assay.services.evaluations.recount import recount
@@ -148,15 +148,7 @@ def page_of_results(
         sort=query.sort,
         descending=query.descending,
     )
-    items: list[Result] = []
-    used = 0
-    for row in rows:
-        result = result_of(row)
-        used += listed_size(result)
-        if items and used > max_page_bytes:
-            break
-        items.append(result)
-    return Page(items, total)
+    return Page(within_budget((result_of(row) for row in rows), listed_size, max_page_bytes), total)
 
 
 class EvaluationService:
