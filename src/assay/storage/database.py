@@ -68,8 +68,13 @@ def check_database(url: str | URL) -> None:
     """Connect once to the database at ``url``; a :class:`SettingsError` saying why when that fails."""
     engine = create_db_engine(url)
     try:
-        with engine.connect():
-            pass
+        with engine.connect() as connection:
+            if engine.url.get_backend_name() == "sqlite":
+                _check_sqlite_file(engine.url)
+                # A write lock taken and given back: a file SQLite opens but cannot write (/dev/null, a
+                # read-only file) fails here, not in the migration.
+                connection.exec_driver_sql("BEGIN IMMEDIATE")
+                connection.exec_driver_sql("ROLLBACK")
     except DBAPIError as exc:
         where = engine.url.render_as_string(hide_password=True)
         cause = str(exc.orig).strip().splitlines()[0] if exc.orig is not None else type(exc).__name__
@@ -79,6 +84,18 @@ def check_database(url: str | URL) -> None:
         raise SettingsError(f"cannot connect to the database at {where}: {cause}; {fix}") from None
     finally:
         engine.dispose()
+
+
+def _check_sqlite_file(url: URL) -> None:
+    database = url.database or ""
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return
+    path = Path(database).expanduser()
+    if path.exists() and not path.is_file():
+        raise SettingsError(
+            f"ASSAY_DATABASE_URL: {path} is not a regular file; name a SQLite database file "
+            "(it is made if missing)"
+        )
 
 
 def _set_sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

@@ -53,6 +53,10 @@ def serve(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
             {"ASSAY_DATABASE_URL": "sqlite:////proc/no-such/assay.db"},
             "cannot create the folder /proc/no-such",
         ),
+        (
+            {"ASSAY_DATABASE_URL": "sqlite:////dev/null"},
+            "ASSAY_DATABASE_URL: /dev/null is not a regular file",
+        ),
     ],
 )
 def test_a_bad_setting_is_one_line_and_exit_two(tmp_path: Path, env: dict[str, str], message: str) -> None:
