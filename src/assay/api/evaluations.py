@@ -5,6 +5,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated
 
+from anyio import to_thread
 from fastapi import APIRouter, Depends, Path, Query, Request, Response, status
 
 from assay.api.bodies import ThreadedBodyRoute
@@ -72,12 +73,19 @@ def create_evaluation(body: EvaluationCreate, evaluations: EvaluationServiceDep)
 
 
 @router.post("/test-target", summary="Test a target on one case before a run")
-def try_a_target(body: TargetTrialIn, evaluations: EvaluationServiceDep) -> Envelope[TargetTrialOut]:
+async def try_a_target(
+    body: TargetTrialIn, evaluations: EvaluationServiceDep, request: Request
+) -> Envelope[TargetTrialOut]:
     """Send one case of the suite (the first by default) to the target, once, and return the raw reply
     beside the answer read from it, or the error an evaluation would record (an agent that is down is a
     ``connection_error`` naming the URL and the cause: a result, not a failed request). Stores nothing.
     The target is checked as for an evaluation (``VALIDATION_ERROR``); an unknown suite is ``NOT_FOUND``."""
-    return ok(TargetTrialOut.of(evaluations.try_target(body.to_request())))
+    # On the threads kept for slow work: an agent or judge that hangs holds one of those, not a thread
+    # that listings and reads need.
+    trial = await to_thread.run_sync(
+        evaluations.try_target, body.to_request(), limiter=request.app.state.slow_work
+    )
+    return ok(TargetTrialOut.of(trial))
 
 
 @router.get("", summary="List evaluations")

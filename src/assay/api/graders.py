@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 from weakref import WeakKeyDictionary
 
-from anyio import to_thread
+from anyio import CapacityLimiter, to_thread
 from fastapi import APIRouter, Path, Request, Response
 
 from assay.api.bodies import ThreadedBodyRoute
@@ -114,6 +114,13 @@ def _calls(request: Request, grader: GraderInterface) -> CallTransport:
     return calls
 
 
+def _threads(request: Request, grader: GraderInterface) -> CapacityLimiter | None:
+    """Where a grader grades: a CPU-heavy one (semantic) on the threads kept for slow work, so that batches
+    of it never hold the threads listings and quick grading need; others on the common ones (``None``)."""
+    limiter: CapacityLimiter | None = request.app.state.slow_work if grader.cpu_bound else None
+    return limiter
+
+
 # Grading and config checks are CPU work: they run on worker threads, so that a big config or answer never
 # holds the event loop (health checks, live evaluations). A grader that calls out (a model judge) waits for
 # its reply on the loop instead: a worker thread must not be held for the length of a model's answer.
@@ -129,7 +136,9 @@ async def grade(
             grader, body.agent_response, body.expected_output, _calls(request, grader)
         )
     else:
-        result = await to_thread.run_sync(grader.grade, body.agent_response, body.expected_output)
+        result = await to_thread.run_sync(
+            grader.grade, body.agent_response, body.expected_output, limiter=_threads(request, grader)
+        )
     return await to_thread.run_sync(_reply, grader, result)
 
 
@@ -161,7 +170,8 @@ async def grade_batch(
         )
     else:
         results = await to_thread.run_sync(
-            lambda: [grader.grade(item.agent_response, item.expected_output) for item in body.items]
+            lambda: [grader.grade(item.agent_response, item.expected_output) for item in body.items],
+            limiter=_threads(request, grader),
         )
     return await to_thread.run_sync(_batch_reply, grader, results)
 
