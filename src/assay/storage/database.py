@@ -17,6 +17,7 @@ from alembic.util import CommandError
 from sqlalchemy import Engine, MetaData, create_engine, event, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError
+from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeoutError
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 
 from assay.errors import SettingsError
@@ -161,6 +162,19 @@ def is_busy(exc: BaseException) -> bool:
     """Whether ``exc`` is SQLite saying another writer held the database past the busy timeout."""
     return isinstance(exc, OperationalError) and any(
         words in str(exc.orig) for words in ("database is locked", "database is busy")
+    )
+
+
+def is_unreachable(exc: BaseException) -> bool:
+    """Whether ``exc`` says that PostgreSQL cannot be reached (down, restarting, connection lost) or that no
+    connection came free in time: a state to retry later, not a fault of the request."""
+    if isinstance(exc, SQLAlchemyTimeoutError):
+        return True
+    if not isinstance(exc, DBAPIError) or exc.orig is None:
+        return False
+    module = type(exc.orig).__module__
+    return exc.connection_invalidated or (
+        module.startswith("psycopg") and isinstance(exc, OperationalError) and not is_busy(exc)
     )
 
 
