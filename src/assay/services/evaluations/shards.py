@@ -374,6 +374,12 @@ class ShardRunner:
             )
             replies = None
             if plan.source_id is not None and cases:  # re-grading: the source's replies to these cases
+                if store.status_of(session, plan.source_id) is None:
+                    # Its replies went with it: every case would read "no recorded response".
+                    raise AssayError(
+                        f"evaluation {plan.source_id}, whose answers this re-grades, was deleted; "
+                        "nothing is left to re-grade"
+                    )
                 replies = stored_replies(session, plan.source_id, [case.id for case in cases])
         return cases, replies
 
