@@ -149,3 +149,14 @@ def test_an_export_racing_a_delete_is_whole_or_a_404(client: TestClient) -> None
         else:
             assert export.status_code == 404, export.text
             assert export.json()["error"]["code"] == "NOT_FOUND"
+
+
+def test_ids_of_deleted_suites_and_evaluations_are_never_given_again(client: TestClient) -> None:
+    first_evaluation = finished_evaluation(client)
+    first_suite = client.get(f"/api/evaluations/{first_evaluation}").json()["data"]["suite_id"]
+    assert client.delete(f"/api/suites/{first_suite}", params={"cascade": "true"}).status_code == 200
+    second_evaluation = finished_evaluation(client)  # a new suite too
+    second_suite = client.get(f"/api/evaluations/{second_evaluation}").json()["data"]["suite_id"]
+    assert second_suite > first_suite
+    assert second_evaluation > first_evaluation
+    assert client.get(f"/api/evaluations/{first_evaluation}").status_code == 404  # an old link opens nothing

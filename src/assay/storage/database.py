@@ -240,12 +240,24 @@ def schema_state(engine: Engine) -> SchemaState:
 def migrate(engine: Engine) -> None:
     """Bring the database of ``engine`` to the newest schema (Alembic ``upgrade head``)."""
     config = _alembic_config()
-    with engine.begin() as connection:
-        if connection.dialect.name == "postgresql":
-            # Servers and workers started together migrate one at a time (the others find it done).
-            connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _MIGRATION_LOCK})
-        config.attributes["connection"] = connection
-        command.upgrade(config, "head")
+    with engine.connect() as connection:
+        sqlite = connection.dialect.name == "sqlite"
+        if sqlite:
+            # A revision that rebuilds a table (SQLite has no other way to change one) drops the old one:
+            # with foreign keys on, that would first delete, by cascade, every row referring to it.
+            connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+            connection.commit()
+        try:
+            with connection.begin():
+                if not sqlite:
+                    # Servers and workers started together migrate one at a time (the others find it done).
+                    connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _MIGRATION_LOCK})
+                config.attributes["connection"] = connection
+                command.upgrade(config, "head")
+        finally:
+            if sqlite:
+                connection.exec_driver_sql("PRAGMA foreign_keys=ON")
+                connection.commit()
 
 
 def session_factory(engine: Engine) -> sessionmaker[Session]:

@@ -46,7 +46,10 @@ class EvaluationRow(Base):
     """One run of a grader over a suite's cases against a target."""
 
     __tablename__ = "evaluations"
-    __table_args__ = (Index("ix_evaluations_suite_id_status", "suite_id", "status"),)
+    __table_args__ = (
+        Index("ix_evaluations_suite_id_status", "suite_id", "status"),
+        {"sqlite_autoincrement": True},  # an id is never given twice (an old link must not open another)
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(200))
