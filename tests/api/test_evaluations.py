@@ -519,3 +519,23 @@ def test_search_finds_like_wildcards_and_backslashes_literally(client: TestClien
         '"hi"': ['say "hi"'],
         "PLAIN": ["plain"],
     }
+
+
+def test_ids_and_numbers_are_json_integers_not_booleans_or_strings(client: TestClient) -> None:
+    suite = make_suite(client)
+    source_id = start(client, suite_id=suite["id"], target={"type": "recorded"})["id"]
+    wait_until_finished(client, source_id)
+    regrade = {"type": "evaluation", "evaluation_id": source_id}
+    refused = [
+        ("/api/evaluations", {"suite_id": suite["id"], "target": {**regrade, "evaluation_id": True}}),
+        ("/api/evaluations", {"suite_id": str(suite["id"]), "target": regrade}),
+        ("/api/evaluations", {"suite_id": suite["id"], "target": regrade, "concurrency": True}),
+        ("/api/evaluations/test-target", {"suite_id": suite["id"], "target": regrade, "case_number": "2"}),
+        ("/api/evaluations/test-target", {"suite_id": True, "target": regrade}),
+    ]
+    for path, body in refused:
+        response = client.post(path, json={"grader_id": "true-false", **body})
+        assert response.status_code == 422, (body, response.text)
+        assert response.json()["error"]["code"] == "VALIDATION_ERROR"
+    whole = {"suite_id": float(suite["id"]), "target": {**regrade, "evaluation_id": float(source_id)}}
+    assert client.post("/api/evaluations", json={"grader_id": "true-false", **whole}).status_code == 201

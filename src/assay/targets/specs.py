@@ -9,6 +9,7 @@ from typing import Annotated, Any, Literal
 import pydantic
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     TypeAdapter,
@@ -76,6 +77,19 @@ def _url_mistake(url: str) -> PydanticCustomError:
     )
 
 
+def _json_integer(value: object) -> object:
+    """A whole number as JSON writes one (``3``, or ``3.0``, which JSON Schema's "integer" admits); never
+    ``true`` or ``"3"``, which lax parsing would take for 1 and 3."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise PydanticCustomError("int_type", "Input should be a valid integer")
+    return value
+
+
+JsonInt = Annotated[int, BeforeValidator(_json_integer)]
+"""An integer field of a request: strict about the JSON type, lax only about ``3.0``; give it
+``strict=False`` in its ``Field`` so that ``3.0`` becomes 3 (``3.5`` is refused)."""
+
+
 WebUrl = Annotated[str, Field(pattern=_URL_PATTERN, max_length=2048), WrapValidator(_web_url)]
 """An ``http://`` or ``https://`` URL; a mistake says what to write instead."""
 
@@ -85,7 +99,7 @@ class _TargetSpecBase(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True, defer_build=True)
 
     timeout: float = Field(default=30.0, gt=0, le=600, description="Seconds one call may take.")
-    max_attempts: int = Field(
+    max_attempts: JsonInt = Field(
         default=4, ge=1, le=10, strict=False, description="Tries per case, the first included."
     )
 
@@ -157,7 +171,7 @@ class OpenAITargetSpec(_TargetSpecBase):
     )
     system_prompt: str | None = None
     temperature: float | None = Field(default=None, ge=0, le=2)
-    max_tokens: int | None = Field(default=None, ge=1, strict=False)
+    max_tokens: JsonInt | None = Field(default=None, ge=1, strict=False)
 
 
 class RecordedTargetSpec(_TargetSpecBase):
@@ -178,7 +192,7 @@ class EvaluationTargetSpec(_TargetSpecBase):
     """Re-grading: each case gets the answer (or the error) stored for it by a finished evaluation."""
 
     type: Literal["evaluation"]
-    evaluation_id: int = Field(ge=1, le=2**31 - 1, strict=False, description="The finished evaluation.")
+    evaluation_id: JsonInt = Field(ge=1, le=2**31 - 1, strict=False, description="The finished evaluation.")
 
 
 class PythonTargetSpec(_TargetSpecBase):
