@@ -2428,7 +2428,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2514,7 +2514,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2604,7 +2604,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2694,7 +2694,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2784,7 +2784,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2872,7 +2872,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2968,7 +2968,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3064,7 +3064,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3150,7 +3150,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3248,7 +3248,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3347,7 +3347,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3438,7 +3438,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3537,7 +3537,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3626,7 +3626,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3716,7 +3716,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3809,7 +3809,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3904,7 +3904,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3996,7 +3996,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4083,7 +4083,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4170,7 +4170,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4256,7 +4256,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4342,7 +4342,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4432,7 +4432,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4518,7 +4518,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4608,7 +4608,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4710,7 +4710,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4798,7 +4798,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4884,7 +4884,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4973,7 +4973,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5059,7 +5059,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5159,7 +5159,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5254,7 +5254,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
