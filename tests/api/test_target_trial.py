@@ -10,8 +10,10 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from assay.services.execution import target_trial
 from tests.factories import BOOLEAN_CASES, make_suite
 from tests.support.agent_server import AgentBehaviour, AgentServer, Fault
+from tests.support.judge_server import JudgeReply, JudgeServer
 from tests.support.waiting import wait_for
 
 PATH = "/api/evaluations/test-target"
@@ -165,3 +167,31 @@ def test_tests_of_a_hanging_agent_leave_the_api_its_threads(client: TestClient) 
         assert listing.result().status_code == 200, listing.result().text
         assert graded.result().json()["data"]["passed"] is True
     assert statuses == [200] * hanging
+
+
+def test_a_hanging_judge_is_cut_at_the_end_of_the_trial(
+    client: TestClient, agent: AgentServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(target_trial, "TRIAL_TIMEOUT_S", 1.5)  # the cap, shortened for the test
+    with JudgeServer(
+        {}, JudgeReply(json.dumps({"explanation": "late", "pass": True, "score": 1}), hang_s=60)
+    ) as judge:
+        suite = make_suite(client, BOOLEAN_CASES)
+        config = {
+            "base_url": judge.base_url,
+            "model": "m",
+            "api_key_env": None,
+            "timeout": 1,
+            "max_attempts": 3,
+        }
+        body = {
+            "suite_id": suite["id"],
+            "target": {"type": "http", "url": agent.url + "/answer"},
+            "grader_id": "llm-judge",
+            "grader_config": config,
+        }
+        data = trial(client, **body)
+        # Without the cap the judge is asked three times (3 attempts of 1 s); cut at 1.5 s, twice at most.
+        assert len(judge.judged) < 3
+    assert data["answer"] is not None
+    assert data["verdict"]["passed"] is False
