@@ -363,7 +363,7 @@ def test_a_worker_frozen_past_its_lease_stops_calling_when_it_wakes(
     tmp_path: Path, postgres_url: str
 ) -> None:
     env = {**FAST_WORKERS, "ASSAY_WORKER_STALLED_S": "3"}
-    cases, concurrency = 1500, 16  # one lane: one worker runs it at a time
+    cases, concurrency = 1000, 16  # one lane: one worker runs it at a time
     with AgentServer(AgentBehaviour(default="yes", delay=0.2)) as agent:
         server = AssayProcess(tmp_path, database_url=postgres_url, env=env, args=("--no-worker",))
         first = WorkerProcess(tmp_path, database_url=postgres_url, env=env)
