@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Generic, TypeVar
@@ -264,3 +264,16 @@ class Page(Generic[T]):
 
     items: list[T]
     total: int
+
+
+def within_budget(items: Iterable[T], size: Callable[[T], int], max_bytes: int) -> list[T]:
+    """The first ``items`` whose ``size`` adds up to at most ``max_bytes``, and always the first one: the
+    page-size budget (``ASSAY_MAX_RESULTS_PAGE_BYTES``) every paged listing of answers keeps to."""
+    kept: list[T] = []
+    used = 0
+    for item in items:
+        used += size(item)
+        if kept and used > max_bytes:
+            break
+        kept.append(item)
+    return kept

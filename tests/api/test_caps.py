@@ -64,3 +64,26 @@ def test_a_results_page_is_bounded_in_bytes(settings: Settings) -> None:
             assert len(seen) <= len(ids), "the pages go on past the results"  # and the loop ends
             skip = page["next_skip"]
         assert seen == ids
+
+
+def test_a_compare_page_keeps_to_the_same_budget(settings: Settings) -> None:
+    changes: dict[str, Any] = {"max_results_page_bytes": 60_000}
+    with TestClient(create_app(Settings.model_validate({**settings.model_dump(), **changes}))) as client:
+        suite = make_suite(client, [(f"q{n} {LONG}", "true") for n in range(20)])  # long inputs
+        runs = []
+        for answer in ("no", "yes"):  # every case flips from failed to passed
+            target = {"type": "recorded", "responses": {str(number): answer for number in range(1, 21)}}
+            runs.append(wait_until_finished(client, start(client, suite_id=suite["id"], target=target)["id"]))
+        path = f"/api/evaluations/{runs[0]['id']}/compare/{runs[1]['id']}"
+        seen: list[int] = []
+        skip: int | None = 0
+        while skip is not None:
+            response = client.get(path, params={"skip": skip, "limit": 20})
+            page = response.json()["data"]
+            assert 1 <= len(page["flips"]) < 20
+            largest = max(len(json.dumps(flip)) for flip in page["flips"])
+            assert len(response.content) < 60_000 + largest + 2_000
+            seen.extend(flip["number"] for flip in page["flips"])
+            assert len(seen) <= 20, "the pages go on past the flips"
+            skip = page["next_skip"]
+        assert seen == list(range(1, 21))

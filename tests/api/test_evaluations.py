@@ -497,3 +497,45 @@ def test_a_nul_in_a_query_parameter_is_a_422_envelope(client: TestClient, query:
         ]
     breakdown = client.get(f"/api/evaluations/{evaluation['id']}/breakdown?key=la%00ng")
     assert breakdown.status_code == 422, breakdown.text
+
+
+def test_search_finds_like_wildcards_and_backslashes_literally(client: TestClient) -> None:
+    inputs = ["50% off", "5000 off", "snake_case", "snakeXcase", "C:\\temp", "C:temp", 'say "hi"', "plain"]
+    suite = make_suite(client, [(text_, "true") for text_ in inputs], name="wildcards")
+    target = {"type": "recorded", "responses": {str(n): "yes" for n in range(1, len(inputs) + 1)}}
+    evaluation_id = start(client, suite_id=suite["id"], target=target)["id"]
+    wait_until_finished(client, evaluation_id)
+    found = {
+        q: [row["input"] for row in results(client, evaluation_id, q=q)]
+        for q in ("%", "0% o", "_", "e_c", "\\", ":\\t", '"hi"', "PLAIN")
+    }
+    assert found == {
+        "%": ["50% off"],
+        "0% o": ["50% off"],
+        "_": ["snake_case"],
+        "e_c": ["snake_case"],
+        "\\": ["C:\\temp"],
+        ":\\t": ["C:\\temp"],
+        '"hi"': ['say "hi"'],
+        "PLAIN": ["plain"],
+    }
+
+
+def test_ids_and_numbers_are_json_integers_not_booleans_or_strings(client: TestClient) -> None:
+    suite = make_suite(client)
+    source_id = start(client, suite_id=suite["id"], target={"type": "recorded"})["id"]
+    wait_until_finished(client, source_id)
+    regrade = {"type": "evaluation", "evaluation_id": source_id}
+    refused = [
+        ("/api/evaluations", {"suite_id": suite["id"], "target": {**regrade, "evaluation_id": True}}),
+        ("/api/evaluations", {"suite_id": str(suite["id"]), "target": regrade}),
+        ("/api/evaluations", {"suite_id": suite["id"], "target": regrade, "concurrency": True}),
+        ("/api/evaluations/test-target", {"suite_id": suite["id"], "target": regrade, "case_number": "2"}),
+        ("/api/evaluations/test-target", {"suite_id": True, "target": regrade}),
+    ]
+    for path, body in refused:
+        response = client.post(path, json={"grader_id": "true-false", **body})
+        assert response.status_code == 422, (body, response.text)
+        assert response.json()["error"]["code"] == "VALIDATION_ERROR"
+    whole = {"suite_id": float(suite["id"]), "target": {**regrade, "evaluation_id": float(source_id)}}
+    assert client.post("/api/evaluations", json={"grader_id": "true-false", **whole}).status_code == 201

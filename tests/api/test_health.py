@@ -9,9 +9,14 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import create_engine
+from sqlalchemy.engine import make_url
 
+from assay.api.app import create_app
 from assay.api.health import STALE_AFTER_S, DatabaseWatch
+from assay.config import Settings
 from tests.api.test_envelope import assert_error
+from tests.support.postgres import new_database, require_postgres
+from tests.support.tcp_proxy import TcpProxy
 from tests.support.waiting import wait_for
 
 
@@ -76,3 +81,21 @@ def test_the_access_log_leaves_out_successful_health_checks(
         'testclient:50000 - "GET /api/graders?limit=1 HTTP/1.1" 200',
         'testclient:50000 - "GET /api/no/such/route HTTP/1.1" 404',
     ]
+
+
+def test_data_routes_answer_503_unavailable_while_postgresql_is_down() -> None:
+    with new_database(require_postgres(), "assay_outage", migrated=True) as url:
+        real = make_url(url)
+        with TcpProxy((real.host or "127.0.0.1", real.port or 5432)) as proxy:
+            proxied = real.set(host="127.0.0.1", port=proxy.port).render_as_string(hide_password=False)
+            settings = Settings(database_url=proxied, seed_demo=False, run_evaluations=False)
+            with TestClient(create_app(settings)) as client:
+                assert client.get("/api/suites").status_code == 200
+                proxy.cut()  # the database is gone: refused and broken connections
+                for response in (
+                    client.get("/api/suites"),
+                    client.get("/api/evaluations"),
+                    client.post("/api/suites", json={"name": "during the outage", "cases": []}),
+                ):
+                    assert_error(response, 503, "UNAVAILABLE")
+                    assert response.headers["retry-after"] == "5"

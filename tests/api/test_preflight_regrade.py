@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
+from assay.api.app import create_app
+from assay.config import Settings
 from tests.factories import case_ids, make_suite, recorded, results, start, wait_until_finished
 
 MIXED = [("a", "true"), ("b", "maybe"), ("c", "false"), ("d", ""), ("e", "perhaps")]
@@ -98,3 +100,21 @@ def test_regrade_refuses_a_missing_unfinished_or_foreign_source(client: TestClie
         response = client.post("/api/evaluations", json=body)
         assert response.status_code == 422, response.text
         assert words in response.json()["error"]["message"]
+
+
+def test_a_regrade_whose_source_is_deleted_before_it_runs_fails_saying_so(settings: Settings) -> None:
+    idle = Settings.model_validate({**settings.model_dump(), "run_evaluations": False})
+    with TestClient(create_app(settings)) as client:
+        suite = make_suite(client)
+        target = {"type": "recorded", "responses": {str(n): "yes" for n in range(1, 5)}}
+        source_id = start(client, suite_id=suite["id"], target=target)["id"]
+        wait_until_finished(client, source_id)
+    with TestClient(create_app(idle)) as client:  # created, not run: then its source goes
+        regrade = start(
+            client, suite_id=suite["id"], target={"type": "evaluation", "evaluation_id": source_id}
+        )
+        assert client.delete(f"/api/evaluations/{source_id}").status_code == 200
+    with TestClient(create_app(settings)) as client:  # a server that runs it
+        final = wait_until_finished(client, regrade["id"])
+    assert final["status"] == "failed"
+    assert f"evaluation {source_id}, whose answers this re-grades, was deleted" in final["error"]

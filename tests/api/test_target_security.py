@@ -197,3 +197,67 @@ def test_a_long_answer_is_cut_and_fails(settings: Settings) -> None:
             assert (first["passed"], first["error"]) == (False, "answer_too_large")
             assert 0 < len(first["agent_response"].encode()) <= 1001
             assert "ASSAY_MAX_ANSWER_BYTES" in first["error_detail"]
+
+
+def test_an_agent_echoing_its_secrets_gets_them_back_redacted(
+    client: TestClient, database_url: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setenv("ASSAY_SECRET_AGENT_TOKEN", SECRET)
+    monkeypatch.setenv("ASSAY_SECRET_OPENAI_KEY", SECRET + "-openai")
+    caplog.set_level(logging.DEBUG)
+    suite = make_suite(client)
+    with AgentServer(AgentBehaviour(echo=True)) as agent:
+        targets = [
+            {
+                "type": "http",
+                "url": agent.url + "/answer",
+                "headers": {"X-Token": "{{secret.ASSAY_SECRET_AGENT_TOKEN}}"},
+                "body_template": {"input": "{{input}}", "token": "{{secret.ASSAY_SECRET_AGENT_TOKEN}}"},
+            },
+            {
+                "type": "openai",
+                "model": "m",
+                "base_url": agent.url + "/v1",
+                "api_key_env": "ASSAY_SECRET_OPENAI_KEY",
+            },
+        ]
+        shown = []
+        for target in targets:
+            trial = client.post(
+                "/api/evaluations/test-target", json={"suite_id": suite["id"], "target": target}
+            )
+            assert trial.status_code == 200, trial.text
+            assert "[redacted]" in trial.json()["data"]["answer"]
+            shown.append(trial.text)
+            evaluation = wait_until_finished(client, start(client, suite_id=suite["id"], target=target)["id"])
+            assert evaluation["status"] == "completed"
+            shown.append(client.get(f"/api/evaluations/{evaluation['id']}/results").text)
+            for export in ("jsonl", "csv"):
+                url = f"/api/evaluations/{evaluation['id']}/export"
+                shown.append(client.get(url, params={"format": export}).text)
+        # The agent did receive (and echo) every secret: what came back is what was redacted.
+        assert any(SECRET in request.headers.get("x-token", "") for request in agent.requests)
+        assert any(SECRET in request.headers.get("authorization", "") for request in agent.requests)
+    assert all("[redacted]" in text and SECRET not in text for text in shown)
+    engine = create_engine(normalize_url(database_url))
+    with engine.connect() as connection:
+        rows = connection.execute(text("SELECT * FROM results")).all()
+    engine.dispose()
+    assert rows
+    assert SECRET not in repr(rows)
+    assert SECRET not in caplog.text
+
+
+@pytest.mark.parametrize(
+    "url", ["http://a\\b/", "http://127.0.0.1\\@evil.example/", "http://h:8\\0/", "http://]xn--[[@/p"]
+)
+def test_a_url_that_cannot_be_parsed_is_a_422(client: TestClient, url: str) -> None:
+    suite = make_suite(client)
+    for target, field in (
+        ({"type": "http", "url": url}, "url"),
+        ({"type": "openai", "model": "m", "base_url": url, "api_key_env": None}, "base_url"),
+    ):
+        for path in ("/api/evaluations", "/api/evaluations/test-target"):
+            body = {"suite_id": suite["id"], "grader_id": "true-false", "target": target}
+            error = error_of(client.post(path, json=body))
+            assert error["problems"][0]["loc"] == ["target", target["type"], field], error

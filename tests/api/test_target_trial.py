@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
+from assay.services.execution import target_trial
 from tests.factories import BOOLEAN_CASES, make_suite
 from tests.support.agent_server import AgentBehaviour, AgentServer, Fault
+from tests.support.judge_server import JudgeReply, JudgeServer
+from tests.support.waiting import wait_for
 
 PATH = "/api/evaluations/test-target"
 
@@ -137,3 +141,57 @@ def test_the_route_is_not_taken_for_an_evaluation_id(client: TestClient) -> None
     assert (wrong_method.status_code, wrong_method.headers["allow"]) == (405, "POST")
     assert client.get(PATH).status_code == 405  # not "evaluation 'test-target'"
     assert client.get("/api/evaluations/abc").status_code == 404
+
+
+def test_tests_of_a_hanging_agent_leave_the_api_its_threads(client: TestClient) -> None:
+    hanging = 6  # more than the server's threads for requests (4), and for slow work (4)
+    suite = make_suite(client, [("hang", "true")], name="hanging agent")
+    with AgentServer(AgentBehaviour(faults={"hang": Fault("hold")})) as agent:
+        target = {"type": "http", "url": agent.url + "/answer", "timeout": 120}
+        body = {"suite_id": suite["id"], "target": target, "grader_id": "true-false"}
+        with ThreadPoolExecutor(hanging + 2) as pool:
+            trials = [
+                pool.submit(client.post, "/api/evaluations/test-target", json=body) for _ in range(hanging)
+            ]
+            wait_for(lambda: agent.app.in_flight >= 4, 30, what="the agent to hold 4 tests")
+            listing = pool.submit(client.get, "/api/evaluations")
+            graded = pool.submit(
+                client.post,
+                "/api/graders/string-match/grade",
+                json={"agent_response": "a", "expected_output": "a"},
+            )
+            wait_for(lambda: listing.done() and graded.done(), 60, what="the listing and the grading")
+            assert not any(trial.done() for trial in trials), "they answered only once the tests ended"
+            agent.release()
+            statuses = [trial.result().status_code for trial in trials]
+        assert listing.result().status_code == 200, listing.result().text
+        assert graded.result().json()["data"]["passed"] is True
+    assert statuses == [200] * hanging
+
+
+def test_a_hanging_judge_is_cut_at_the_end_of_the_trial(
+    client: TestClient, agent: AgentServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(target_trial, "TRIAL_TIMEOUT_S", 1.5)  # the cap, shortened for the test
+    with JudgeServer(
+        {}, JudgeReply(json.dumps({"explanation": "late", "pass": True, "score": 1}), hang_s=60)
+    ) as judge:
+        suite = make_suite(client, BOOLEAN_CASES)
+        config = {
+            "base_url": judge.base_url,
+            "model": "m",
+            "api_key_env": None,
+            "timeout": 1,
+            "max_attempts": 3,
+        }
+        body = {
+            "suite_id": suite["id"],
+            "target": {"type": "http", "url": agent.url + "/answer"},
+            "grader_id": "llm-judge",
+            "grader_config": config,
+        }
+        data = trial(client, **body)
+        # Without the cap the judge is asked three times (3 attempts of 1 s); cut at 1.5 s, twice at most.
+        assert len(judge.judged) < 3
+    assert data["answer"] is not None
+    assert data["verdict"]["passed"] is False

@@ -310,3 +310,77 @@ def test_a_sqlite_server_frozen_past_its_lease_stops_running_when_it_wakes(tmp_p
     print(f"cases asked twice: {len(twice)}")
     assert len(twice) <= 10 * concurrency  # a few lanes' worth (48 measured); it went on running: ~2,500
     assert "lost the evaluation runner lease" in first_log
+
+
+@pytest.mark.postgres
+def test_a_worker_runs_an_evaluation_under_the_egress_policy_of_the_server_that_accepted_it(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    # A keyed server refuses loopback; a worker started without the key would allow it on its own.
+    key = "k" * 32
+    with AgentServer(AgentBehaviour(default="yes")) as agent:
+        server = AssayProcess(
+            tmp_path,
+            database_url=postgres_url,
+            env={**FAST_WORKERS, "ASSAY_API_KEY": key},
+            args=("--no-worker",),
+        )
+        with server, WorkerProcess(tmp_path, database_url=postgres_url, env=FAST_WORKERS):
+            server.client.headers["Authorization"] = f"Bearer {key}"
+            suite = data(
+                server.client.post(
+                    "/api/suites",
+                    json={"name": "egress", "cases": [{"input": "q", "expected_output": "true"}]},
+                )
+            )
+            # A name, not a literal address: accepted at creation, checked on connecting (by the worker).
+            target = {"type": "http", "url": f"http://localhost:{agent.port}/", "max_attempts": 1}
+            body = {"suite_id": suite["id"], "grader_id": "true-false", "target": target}
+            evaluation_id = int(data(server.client.post("/api/evaluations", json=body))["id"])
+            final = wait_for(server, evaluation_id, ended=True)
+        assert agent.requests == []
+    assert final["status"] == "failed"
+    assert "loopback or private" in (final["error"] or "")
+
+
+def taken_over_by_another(
+    frozen: subprocess.Popen[bytes], server: AssayProcess, evaluation_id: int
+) -> dict[str, Any]:
+    """The evaluation once 200 more cases ran while ``frozen`` is stopped. A worker stopped inside a
+    transaction holds its row locks, and the others wait for them: then it is thawed for a moment."""
+    for _ in range(5):
+        start = wait_for(server, evaluation_id)["progress"]["done"]
+        try:
+            return wait_for(server, evaluation_id, done=start + 200, timeout_s=20.0)
+        except AssertionError:
+            frozen.send_signal(signal.SIGCONT)
+            time.sleep(0.2)
+            frozen.send_signal(signal.SIGSTOP)
+    raise AssertionError("no other worker took the frozen one's shard over")
+
+
+@pytest.mark.postgres
+def test_a_worker_frozen_past_its_lease_stops_calling_when_it_wakes(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    env = {**FAST_WORKERS, "ASSAY_WORKER_STALLED_S": "3"}
+    cases, concurrency = 1000, 16  # one lane: one worker runs it at a time
+    with AgentServer(AgentBehaviour(default="yes", delay=0.2)) as agent:
+        server = AssayProcess(tmp_path, database_url=postgres_url, env=env, args=("--no-worker",))
+        first = WorkerProcess(tmp_path, database_url=postgres_url, env=env)
+        with server, first:
+            evaluation_id = start_evaluation(server, agent, cases, concurrency)
+            wait_for(server, evaluation_id, done=100)  # the first worker runs the lane
+            (tmp_path / "second").mkdir()
+            with WorkerProcess(tmp_path / "second", database_url=postgres_url, env=env):
+                assert first.process is not None
+                first.process.send_signal(signal.SIGSTOP)
+                try:
+                    taken_over = taken_over_by_another(first.process, server, evaluation_id)
+                finally:
+                    first.process.send_signal(signal.SIGCONT)
+                assert taken_over["status"] == "running", "the run ended before the thaw; slow the agent"
+                final = wait_for(server, evaluation_id, ended=True)
+    assert final["status"] == "completed"
+    assert final["summary"]["finished"] == cases
+    assert agent.max_in_flight <= concurrency  # the thawed worker called nothing beside the second

@@ -76,6 +76,8 @@ class AgentBehaviour:
     default: Any = None
     delay: float = 0.0
     faults: dict[str, Fault] = field(default_factory=dict)
+    echo: bool = False
+    """Answer with the whole request as JSON text (its headers and body): an agent that echoes secrets."""
 
     @classmethod
     def from_json(cls, text: str) -> AgentBehaviour:
@@ -145,7 +147,11 @@ class AgentApp:
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:
-            await self._answer(text, seen, is_chat, send)
+            if self.behaviour.echo:
+                echoed = json.dumps({"headers": headers, "body": body.decode(errors="replace")})
+                await self._reply(echoed, is_chat, send)
+            else:
+                await self._answer(text, seen, is_chat, send)
         finally:
             with self._lock:
                 self.in_flight -= 1
@@ -161,7 +167,9 @@ class AgentApp:
         elif fault is not None and (fault.times is None or seen <= fault.times):
             await _send_fault(fault, send)
             return
-        answer = behaviour.answer(text or "")
+        await self._reply(behaviour.answer(text or ""), is_chat, send)
+
+    async def _reply(self, answer: Any, is_chat: bool, send: Send) -> None:
         if is_chat:
             reply: Any = {"choices": [{"index": 0, "message": {"role": "assistant", "content": answer}}]}
         else:

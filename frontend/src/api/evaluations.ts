@@ -214,10 +214,8 @@ export function useFlips(aId: number, bId: number, flip: FlipKind, total: number
     queryKey: ["compare", aId, bId, flip],
     queryFn: ({ pageParam }) => fetchComparison(aId, bId, pageParam, FLIP_PAGE, flip),
     initialPageParam: 0,
-    getNextPageParam: (last, pages) => {
-      const loaded = pages.length * FLIP_PAGE;
-      return last.flips.length === FLIP_PAGE && loaded < total ? loaded : undefined;
-    },
+    // A page holds fewer than FLIP_PAGE flips when long answers would pass the server's page budget.
+    getNextPageParam: (last) => last.next_skip ?? undefined,
     enabled: total > 0,
   });
 }

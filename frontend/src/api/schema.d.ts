@@ -883,11 +883,16 @@ export interface components {
             verdict: components["schemas"]["Verdict"];
             /**
              * Flips
-             * @description One page of flipped cases, in case order
+             * @description One page of flipped cases, in case order: up to ``limit``, fewer when they would pass ASSAY_MAX_RESULTS_PAGE_BYTES
              */
             flips: components["schemas"]["FlippedCaseOut"][];
             /** Flips Total */
             flips_total: number;
+            /**
+             * Next Skip
+             * @description Where the next page of flips starts (skip + count); null after the last
+             */
+            next_skip: number | null;
         };
         /**
          * Deleted
@@ -2590,7 +2595,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2676,7 +2681,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2766,7 +2771,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2856,7 +2861,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2946,7 +2951,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3034,7 +3039,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3130,7 +3135,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3226,7 +3231,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3312,7 +3317,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3410,7 +3415,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3509,7 +3514,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3600,7 +3605,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3699,7 +3704,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3788,7 +3793,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3878,7 +3883,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3971,7 +3976,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4066,7 +4071,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4158,7 +4163,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4245,7 +4250,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4332,7 +4337,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4418,7 +4423,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4504,7 +4509,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4594,7 +4599,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4680,7 +4685,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4770,7 +4775,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4872,7 +4877,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4960,7 +4965,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5046,7 +5051,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5135,7 +5140,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5221,7 +5226,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5321,7 +5326,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5416,7 +5421,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The database is busy with another write; nothing changed, retry (`BUSY`) */
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
             503: {
                 headers: {
                     [name: string]: unknown;

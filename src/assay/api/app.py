@@ -27,6 +27,10 @@ from assay.storage.database import create_db_engine, migrate, session_factory
 
 WORKER_THREADS = 4
 """Requests served on worker threads at once (sync routes); more wait their turn."""
+SLOW_WORK_THREADS = 4
+"""Threads of their own for work that may take long: tests of targets (an agent or a judge that hangs, up to
+30 s) and CPU-heavy grading (the semantic grader). More such requests wait for one of these, never for the
+``WORKER_THREADS`` that listings, reads and quick grading run on."""
 GRADER_CALLS = 16
 """Calls the grade routes may have in flight to graders' endpoints (model judges) at once."""
 GC_THRESHOLDS = (10_000, 10, 10)
@@ -110,6 +114,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     # a time, so past a few of them at once they only take turns with the event loop, whose health checks
     # and evaluations then wait: a few threads, the other requests queued, keep the loop responsive.
     anyio.to_thread.current_default_thread_limiter().total_tokens = WORKER_THREADS
+    app.state.slow_work = anyio.CapacityLimiter(SLOW_WORK_THREADS)
     async with AsyncExitStack() as stack:
         for extension in EXTENSIONS:
             await stack.enter_async_context(extension(app))

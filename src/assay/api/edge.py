@@ -16,9 +16,9 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from assay.api.docs import DOCS_PATHS
-from assay.api.envelope import busy_response, error_response, internal_error_response
+from assay.api.envelope import database_error_response, error_response, internal_error_response
 from assay.errors import AssayError, NotFoundError, PayloadTooLargeError, Problem, ValidationError
-from assay.storage.database import is_busy, loggable
+from assay.storage.database import loggable
 
 logger = logging.getLogger(__name__)
 access_log = logging.getLogger("assay.access")
@@ -103,8 +103,9 @@ class EdgeMiddleware:
                 raise
             await error_response(exc)(scope, receive, send_with_headers)
         except Exception as exc:
-            if is_busy(exc) and not started:  # another writer held SQLite: a 503 to retry, not a 500
-                await busy_response()(scope, receive, send_with_headers)
+            database = None if started else database_error_response(exc)
+            if database is not None:  # busy or unreachable: a 503 to retry, not a 500
+                await database(scope, receive, send_with_headers)
                 return
             # Handled here rather than by Starlette's ServerErrorMiddleware so that the 500 gets the
             # headers too; the trace goes to the log (without the values a database error carries),

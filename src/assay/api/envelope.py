@@ -27,9 +27,10 @@ from assay.errors import (
     PayloadTooLargeError,
     Problem,
     UnauthorizedError,
+    UnavailableError,
     ValidationError,
 )
-from assay.storage.database import is_busy, loggable
+from assay.storage.database import is_busy, is_unreachable, loggable
 
 logger = logging.getLogger(__name__)
 
@@ -175,6 +176,18 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     return error_response(error, headers=exc.headers)
 
 
+def database_error_response(exc: BaseException) -> JSONResponse | None:
+    """The 503 for a database that is busy (SQLite) or cannot be reached (PostgreSQL down or restarting),
+    as health says it; ``None`` for any other error."""
+    if is_busy(exc):
+        return busy_response()
+    if is_unreachable(exc):
+        logger.warning("the database cannot be reached: %s", loggable(exc))
+        unavailable = UnavailableError("The database cannot be reached; nothing was changed, try again later")
+        return error_response(unavailable, headers={"Retry-After": "5"})
+    return None
+
+
 def busy_response() -> JSONResponse:
     """The 503 envelope for a request that met SQLite held by another writer past the busy timeout."""
     busy = BusyError("The database is busy with another write; nothing was changed, try again")
@@ -182,8 +195,9 @@ def busy_response() -> JSONResponse:
 
 
 async def _unexpected_error(request: Request, exc: Exception) -> JSONResponse:
-    if is_busy(exc):
-        return busy_response()
+    database = database_error_response(exc)
+    if database is not None:
+        return database
     logger.error("unhandled error on %s %s", request.method, request.url.path, exc_info=loggable(exc))
     return internal_error_response()
 
@@ -218,7 +232,7 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
         413: "Request body too large (`PAYLOAD_TOO_LARGE`)",
         422: "Invalid request: query, path, body or grader config (`VALIDATION_ERROR`)",
         500: "Unexpected server error (`INTERNAL_ERROR`)",
-        503: "The database is busy with another write; nothing changed, retry (`BUSY`)",
+        503: "The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry",
     }.items()
 }
 """The error envelope, declared for every operation of the OpenAPI spec."""

@@ -5,10 +5,11 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated
 
+from anyio import to_thread
 from fastapi import APIRouter, Depends, Path, Query, Request, Response, status
 
 from assay.api.bodies import ThreadedBodyRoute
-from assay.api.deps import MAX_ID, NO_NUL, GraderServiceDep, PaginationDep, SessionDep
+from assay.api.deps import MAX_ID, NO_NUL, GraderServiceDep, PaginationDep, SessionDep, SettingsDep
 from assay.api.downloads import download, file_stem
 from assay.api.envelope import ERROR_RESPONSES, Envelope, ok, rendered
 from assay.api.schemas.breakdown import BreakdownOut, FailureGroupsOut, MetadataKeyList, MetadataKeyOut
@@ -72,12 +73,19 @@ def create_evaluation(body: EvaluationCreate, evaluations: EvaluationServiceDep)
 
 
 @router.post("/test-target", summary="Test a target on one case before a run")
-def try_a_target(body: TargetTrialIn, evaluations: EvaluationServiceDep) -> Envelope[TargetTrialOut]:
+async def try_a_target(
+    body: TargetTrialIn, evaluations: EvaluationServiceDep, request: Request
+) -> Envelope[TargetTrialOut]:
     """Send one case of the suite (the first by default) to the target, once, and return the raw reply
     beside the answer read from it, or the error an evaluation would record (an agent that is down is a
     ``connection_error`` naming the URL and the cause: a result, not a failed request). Stores nothing.
     The target is checked as for an evaluation (``VALIDATION_ERROR``); an unknown suite is ``NOT_FOUND``."""
-    return ok(TargetTrialOut.of(evaluations.try_target(body.to_request())))
+    # On the threads kept for slow work: an agent or judge that hangs holds one of those, not a thread
+    # that listings and reads need.
+    trial = await to_thread.run_sync(
+        evaluations.try_target, body.to_request(), limiter=request.app.state.slow_work
+    )
+    return ok(TargetTrialOut.of(trial))
 
 
 @router.get("", summary="List evaluations")
@@ -272,6 +280,7 @@ def export_results(
         write(evaluations.iter_results(evaluation_id, query)),
         media_type=_EXPORT_MEDIA[export_format],
         filename=f"{file_stem(name, 'evaluation')}-results.{export_format.value}",
+        still_there=lambda: evaluations.require(evaluation_id),  # deleted meanwhile: a 404, not an empty file
     )
 
 
@@ -284,9 +293,18 @@ def compare_evaluations(
     evaluation_id: EvaluationId,
     other_id: Annotated[int, Path(ge=1, le=MAX_ID, description="Evaluation B, compared with A")],
     session: SessionDep,
+    settings: SettingsDep,
     page: PaginationDep,
     flip: Annotated[Flip | None, Query(description="Only the flips of this kind")] = None,
 ) -> Response:
     """B against A: per-case flips (a page), counts, and McNemar's exact test of "is B worse than A?"."""
-    comparison = compare(session, evaluation_id, other_id, skip=page.skip, limit=page.limit, flip=flip)
+    comparison = compare(
+        session,
+        evaluation_id,
+        other_id,
+        skip=page.skip,
+        limit=page.limit,
+        flip=flip,
+        max_page_bytes=settings.max_results_page_bytes,
+    )
     return rendered(ComparisonOut.of(comparison))

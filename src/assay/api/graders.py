@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Annotated, Any
 from weakref import WeakKeyDictionary
 
-from anyio import to_thread
+from anyio import CapacityLimiter, to_thread
 from fastapi import APIRouter, Path, Request, Response
 
 from assay.api.bodies import GRADE_ON_LOOP_MAX_BYTES, ThreadedBodyRoute, body_bytes
@@ -147,12 +147,19 @@ def _calls(request: Request, grader: GraderInterface) -> CallTransport:
     return calls
 
 
+def _threads(request: Request, grader: GraderInterface) -> CapacityLimiter | None:
+    """Where a grader grades: a CPU-heavy one (semantic) on the threads kept for slow work, so that batches
+    of it never hold the threads listings and quick grading need; others on the common ones (``None``)."""
+    limiter: CapacityLimiter | None = request.app.state.slow_work if grader.cpu_bound else None
+    return limiter
+
+
 # Grading and config checks are CPU work. A small request is answered on the event loop: building the grader,
 # grading and rendering cost less than a hop to a worker thread. A large one (its body past
 # GRADE_ON_LOOP_MAX_BYTES: long texts or a big config, echoed in the reply) and a ``cpu_bound`` grader (an
-# embedding model) run on a worker thread, so that they never hold the loop (health checks, live
-# evaluations); which, is decided before any hop. A grader that calls out (a model judge) waits for its reply
-# on the loop: a worker thread must not be held for the length of a model's answer.
+# embedding model, on the threads kept for slow work) run on a worker thread, so that they never hold the
+# loop (health checks, live evaluations); which, is decided before any hop. A grader that calls out (a model
+# judge) waits for its reply on the loop: a worker thread must not be held for the length of a model's answer.
 @router.post("/{grader_id}/grade", summary="Grade one answer", response_model=Envelope[GradeResult])
 async def grade(grader_id: GraderId, body: GradeRequest, request: Request) -> Response:
     """Grade one answer (a playground); a bad config is ``VALIDATION_ERROR`` listing each problem. A model
@@ -162,7 +169,9 @@ async def grade(grader_id: GraderId, body: GradeRequest, request: Request) -> Re
     if body_bytes(request) >= GRADE_ON_LOOP_MAX_BYTES:
         grader = await to_thread.run_sync(graders.build, grader_id, body.config)
         if not needs_calls(grader):
-            return await to_thread.run_sync(_graded_reply, grader, body, catalog)
+            return await to_thread.run_sync(
+                _graded_reply, grader, body, catalog, limiter=_threads(request, grader)
+            )
         result = await grade_answer(
             grader, body.agent_response, body.expected_output, _calls(request, grader)
         )
@@ -174,7 +183,9 @@ async def grade(grader_id: GraderId, body: GradeRequest, request: Request) -> Re
         )
         return _reply(grader, result, catalog)
     if grader.cpu_bound:
-        return await to_thread.run_sync(_graded_reply, grader, body, catalog)
+        return await to_thread.run_sync(
+            _graded_reply, grader, body, catalog, limiter=_threads(request, grader)
+        )
     return _graded_reply(grader, body, catalog)
 
 
@@ -222,7 +233,8 @@ async def grade_batch(
         )
     else:
         results = await to_thread.run_sync(
-            lambda: [grader.grade(item.agent_response, item.expected_output) for item in body.items]
+            lambda: [grader.grade(item.agent_response, item.expected_output) for item in body.items],
+            limiter=_threads(request, grader),
         )
     return await to_thread.run_sync(_batch_reply, grader, results)
 

@@ -18,6 +18,7 @@ from alembic.util import CommandError
 from sqlalchemy import Engine, MetaData, create_engine, event, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError
+from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeoutError
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 
 from assay.config import default_database_url
@@ -70,8 +71,13 @@ def check_database(url: str | URL) -> None:
     """Connect once to the database at ``url``; a :class:`SettingsError` saying why when that fails."""
     engine = create_db_engine(url)
     try:
-        with engine.connect():
-            pass
+        with engine.connect() as connection:
+            if engine.url.get_backend_name() == "sqlite":
+                _check_sqlite_file(engine.url)
+                # A write lock taken and given back: a file SQLite opens but cannot write (/dev/null, a
+                # read-only file) fails here, not in the migration.
+                connection.exec_driver_sql("BEGIN IMMEDIATE")
+                connection.exec_driver_sql("ROLLBACK")
     except DBAPIError as exc:
         where = engine.url.render_as_string(hide_password=True)
         cause = str(exc.orig).strip().splitlines()[0] if exc.orig is not None else type(exc).__name__
@@ -81,6 +87,18 @@ def check_database(url: str | URL) -> None:
         raise SettingsError(f"cannot connect to the database at {where}: {cause}; {fix}") from None
     finally:
         engine.dispose()
+
+
+def _check_sqlite_file(url: URL) -> None:
+    database = url.database or ""
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return
+    path = Path(database).expanduser()
+    if path.exists() and not path.is_file():
+        raise SettingsError(
+            f"ASSAY_DATABASE_URL: {path} is not a regular file; name a SQLite database file "
+            "(it is made if missing)"
+        )
 
 
 def _set_sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -160,6 +178,19 @@ def is_busy(exc: BaseException) -> bool:
     )
 
 
+def is_unreachable(exc: BaseException) -> bool:
+    """Whether ``exc`` says that PostgreSQL cannot be reached (down, restarting, connection lost) or that no
+    connection came free in time: a state to retry later, not a fault of the request."""
+    if isinstance(exc, SQLAlchemyTimeoutError):
+        return True
+    if not isinstance(exc, DBAPIError) or exc.orig is None:
+        return False
+    module = type(exc.orig).__module__
+    return exc.connection_invalidated or (
+        module.startswith("psycopg") and isinstance(exc, OperationalError) and not is_busy(exc)
+    )
+
+
 def retry_when_busy(
     write: Callable[[], T], *, what: str, attempts: int = BUSY_RETRY_ATTEMPTS, pause_s: float = 0.5
 ) -> T:
@@ -232,12 +263,24 @@ def migrate(engine: Engine) -> None:
         if set(MigrationContext.configure(connection).get_current_heads()) == _head_revisions():
             return
     config = _alembic_config()
-    with engine.begin() as connection:
-        if connection.dialect.name == "postgresql":
-            # Servers and workers started together migrate one at a time (the others find it done).
-            connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _MIGRATION_LOCK})
-        config.attributes["connection"] = connection
-        command.upgrade(config, "head")
+    with engine.connect() as connection:
+        sqlite = connection.dialect.name == "sqlite"
+        if sqlite:
+            # A revision that rebuilds a table (SQLite has no other way to change one) drops the old one:
+            # with foreign keys on, that would first delete, by cascade, every row referring to it.
+            connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+            connection.commit()
+        try:
+            with connection.begin():
+                if not sqlite:
+                    # Servers and workers started together migrate one at a time (the others find it done).
+                    connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _MIGRATION_LOCK})
+                config.attributes["connection"] = connection
+                command.upgrade(config, "head")
+        finally:
+            if sqlite:
+                connection.exec_driver_sql("PRAGMA foreign_keys=ON")
+                connection.commit()
 
 
 def session_factory(engine: Engine) -> sessionmaker[Session]:

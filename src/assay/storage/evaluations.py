@@ -21,29 +21,35 @@ from sqlalchemy import (
     Integer,
     Select,
     String,
+    Text,
     UniqueConstraint,
     case,
     delete,
     func,
+    literal,
     select,
     true,
     update,
 )
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Mapped, Session, defer, mapped_column
+from sqlalchemy.sql.elements import BindParameter
 
 from assay.domain import UNFINISHED, EvaluationStatus, Outcome, ResultSort
 from assay.graders.contract.verdict import INVALID_STATUSES as INVALID_VERDICTS
 from assay.storage.database import Base
 from assay.storage.suites import CaseRow, Placed
-from assay.storage.types import SafeJSON, SafeText, UTCDateTime, utc_now
+from assay.storage.types import SafeJSON, SafeText, UTCDateTime, dump_json, utc_now
 
 
 class EvaluationRow(Base):
     """One run of a grader over a suite's cases against a target."""
 
     __tablename__ = "evaluations"
-    __table_args__ = (Index("ix_evaluations_suite_id_status", "suite_id", "status"),)
+    __table_args__ = (
+        Index("ix_evaluations_suite_id_status", "suite_id", "status"),
+        {"sqlite_autoincrement": True},  # an id is never given twice (an old link must not open another)
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(200))
@@ -56,6 +62,9 @@ class EvaluationRow(Base):
     target_view: Mapped[dict[str, Any] | None] = mapped_column(SafeJSON, nullable=True)
     """The redacted view of ``target`` the API shows, kept apart so that showing an evaluation does not read
     every recorded answer (``None`` for evaluations stored before it: computed from ``target`` then)."""
+    egress: Mapped[dict[str, Any] | None] = mapped_column(SafeJSON, nullable=True)
+    """The egress policy of the server that accepted the evaluation (``EgressSettings``): every process that
+    runs it runs it under this one, not its own (``None``: stored before, or by the CLI)."""
     concurrency: Mapped[int] = mapped_column(Integer)
     status: Mapped[str] = mapped_column(String(20), index=True)
     total: Mapped[int] = mapped_column(Integer)
@@ -102,10 +111,14 @@ class ResultRow(Placed, Base):
 # ---- Evaluations --------------------------------------------------------------------------------------
 
 
-def find_evaluation(session: Session, evaluation_id: int) -> EvaluationRow | None:
+def find_evaluation(
+    session: Session, evaluation_id: int, *, with_target: bool = False
+) -> EvaluationRow | None:
     """The evaluation with this id, if any. Its stored target (which may hold every recorded answer) is read
-    only when used, so that showing an evaluation costs the same at any size."""
-    return session.get(EvaluationRow, evaluation_id, options=[defer(EvaluationRow.target)])
+    only when used, so that showing an evaluation costs the same at any size; ``with_target`` reads it now,
+    in the same query (read later, a row deleted meanwhile would be an error rather than a 404)."""
+    options = [] if with_target else [defer(EvaluationRow.target)]
+    return session.get(EvaluationRow, evaluation_id, options=options)
 
 
 def _filtered(
@@ -332,9 +345,7 @@ def _result_filters(
     if reason_code is not None:
         query = query.where(ResultRow.reason_code == reason_code)
     if search:
-        # Text columns hold JSON string literals (SafeText), so a plain substring of the text matches
-        # unless it contains characters that JSON escapes; good enough for a search box.
-        pattern = "%" + search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        pattern = search_pattern(search)
         query = query.where(
             ResultRow.input.ilike(pattern, escape="\\")
             | ResultRow.agent_response.ilike(pattern, escape="\\")
@@ -371,6 +382,18 @@ def page_of_results(
     return rows, session.scalar(counted) or 0
 
 
+def search_pattern(search: str) -> BindParameter[str]:
+    """The LIKE pattern (escape ``\\``) of a search in text columns, bound as plain text.
+
+    The columns hold JSON string literals (SafeText): the text is looked for as it is written inside one
+    (a backslash doubled, a quote escaped), and the pattern must not go through SafeText itself, whose JSON
+    encoding would double the escapes that make ``%``, ``_`` and ``\\`` literal.
+    """
+    written = dump_json(search)[1:-1]
+    escaped = written.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return literal(f"%{escaped}%", Text())
+
+
 def iter_results(
     session: Session,
     evaluation_id: int,
@@ -387,7 +410,11 @@ def iter_results(
         select(ResultRow), evaluation_id, outcome, match_status, error, search, reason_code
     )
     query = query.order_by(ResultRow.position)
-    yield from session.scalars(query.execution_options(yield_per=batch))
+    rows = session.scalars(query.execution_options(yield_per=batch))
+    try:
+        yield from rows
+    finally:  # a download given up on closes its cursor now, while its session is open
+        rows.close()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -511,7 +538,9 @@ def summary_columns(session: Session, evaluation_id: int) -> Iterator[tuple[Any,
     yield from session.connection().execute(query)
 
 
-def delete_evaluation(session: Session, evaluation_id: int) -> None:
-    """Delete an evaluation and its results (explicitly, not relying on the database's cascade)."""
+def delete_evaluation(session: Session, evaluation_id: int) -> bool:
+    """Delete an evaluation and its results (explicitly, not relying on the database's cascade); whether
+    this deleted it (of two deletes racing, one does: the other's waits for its lock, then finds none)."""
+    gone = session.execute(delete(EvaluationRow).where(EvaluationRow.id == evaluation_id))
     session.execute(delete(ResultRow).where(ResultRow.evaluation_id == evaluation_id))
-    session.execute(delete(EvaluationRow).where(EvaluationRow.id == evaluation_id))
+    return bool(getattr(gone, "rowcount", 0))

@@ -32,6 +32,7 @@ class SuiteRow(Base):
     """A named, ordered collection of test cases."""
 
     __tablename__ = "suites"
+    __table_args__ = ({"sqlite_autoincrement": True},)  # an id is never given twice (old links)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(200), unique=True)

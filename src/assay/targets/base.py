@@ -12,6 +12,7 @@ from typing import Any
 import orjson
 
 from assay.targets.reasons import DEFAULT_MAX_ANSWER_BYTES, ErrorReason, TargetCallError, cut_answer
+from assay.targets.redaction import Redactor
 from assay.targets.retry import RetryPolicy, call_with_retries
 
 
@@ -69,10 +70,16 @@ class Target(ABC):
     """
 
     def __init__(
-        self, policy: RetryPolicy | None = None, *, max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES
+        self,
+        policy: RetryPolicy | None = None,
+        *,
+        max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
+        redactor: Redactor | None = None,
     ) -> None:
         self.policy = policy or RetryPolicy()
         self.max_answer_bytes = max_answer_bytes
+        self.redactor = redactor if redactor is not None else Redactor()
+        """The secrets this target sends: taken out of every reply it returns (an agent may echo them)."""
 
     @abstractmethod
     async def call(self, case: TargetCase) -> str | None:
@@ -84,7 +91,16 @@ class Target(ABC):
         return None
 
     async def respond(self, case: TargetCase) -> TargetReply:
-        """The reply to ``case`` after retries; never raises except for cancellation."""
+        """The reply to ``case`` after retries, without the target's secrets; never raises except for
+        cancellation."""
+        reply = await self._respond(case)
+        if self.redactor:  # reply bodies are redacted as read; this catches what else a failure quotes
+            text = self.redactor.text
+            reply.output = text(reply.output) if reply.output is not None else None
+            reply.error_detail = text(reply.error_detail) if reply.error_detail is not None else None
+        return reply
+
+    async def _respond(self, case: TargetCase) -> TargetReply:
         started = time.perf_counter()
         try:
             output, attempts = await call_with_retries(lambda: self.call(case), self.policy)

@@ -12,7 +12,9 @@ other spellings of a refused address do not pass). The rules, first that applies
 3. loopback and private ranges: allowed when the server listens on loopback without an API key (an agent
    on localhost, the local default), otherwise only when ``ASSAY_TARGET_ALLOW`` names them.
 
-The CLI runs as its user and uses :meth:`EgressPolicy.unrestricted`.
+The CLI runs as its user and uses :meth:`EgressPolicy.unrestricted`. A server's policy is stored with each
+evaluation it accepts (:class:`EgressSettings`): whichever process runs the evaluation runs it under that
+policy, not under its own settings (a worker started without the server's API key would allow loopback).
 """
 
 from __future__ import annotations
@@ -143,6 +145,38 @@ def parse_allow(text: str) -> tuple[AllowRule, ...]:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class EgressSettings:
+    """What a server's policy is made of, as stored with an evaluation (JSON: :meth:`record`)."""
+
+    allow: str = ""
+    local_default: bool = False
+    own_host: str | None = None
+    own_port: int | None = None
+
+    def record(self) -> dict[str, object]:
+        """The settings as JSON."""
+        return {
+            "allow": self.allow,
+            "local_default": self.local_default,
+            "own_host": self.own_host,
+            "own_port": self.own_port,
+        }
+
+    @classmethod
+    def of_record(cls, record: dict[str, object]) -> EgressSettings:
+        """The settings :meth:`record` stored; a record that is not one refuses everything private."""
+        allow, local, host, port = (
+            record.get(name) for name in ("allow", "local_default", "own_host", "own_port")
+        )
+        return cls(
+            allow=allow if isinstance(allow, str) else "",
+            local_default=local is True,
+            own_host=host if isinstance(host, str) else None,
+            own_port=port if isinstance(port, int) and not isinstance(port, bool) else None,
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class EgressPolicy:
     """Where targets may connect. Immutable; built once per server from its settings."""
 
@@ -154,6 +188,8 @@ class EgressPolicy:
     resolver: AbstractResolver | None = field(default=None, compare=False)
     """Resolves host names (tests hand in their own); ``None``: the system's resolver."""
     restricted: bool = True
+    settings: EgressSettings | None = field(default=None, compare=False)
+    """What a server's policy was built from (stored with the evaluations it accepts); ``None`` otherwise."""
 
     @classmethod
     def unrestricted(cls) -> EgressPolicy:
@@ -167,12 +203,37 @@ class EgressPolicy:
         """The policy of a server listening on ``listen_host:listen_port`` (unknown in process: loopback)."""
         listen = _address(listen_host) if listen_host not in (None, "localhost") else None
         on_loopback = listen_host in (None, "localhost") or (listen is not None and listen.is_loopback)
-        return cls(
-            allow=parse_allow(allow),
+        settings = EgressSettings(
+            allow=allow,
             local_default=on_loopback and not has_api_key,
             own_host=listen_host,
             own_port=listen_port,
         )
+        return cls.of_settings(settings)
+
+    @classmethod
+    def of_settings(
+        cls, settings: EgressSettings, *, resolver: AbstractResolver | None = None
+    ) -> EgressPolicy:
+        """The policy ``settings`` describe (``ValueError`` for a malformed allow-list)."""
+        return cls(
+            allow=parse_allow(settings.allow),
+            local_default=settings.local_default,
+            own_host=settings.own_host,
+            own_port=settings.own_port,
+            resolver=resolver,
+            settings=settings,
+        )
+
+    def carried(self, record: dict[str, object] | None) -> EgressPolicy:
+        """The policy stored with an evaluation (``record``), this process's resolver kept; this policy
+        when nothing was stored (an evaluation of the CLI, or stored before policies were)."""
+        if record is None:
+            return self
+        try:
+            return EgressPolicy.of_settings(EgressSettings.of_record(record), resolver=self.resolver)
+        except ValueError:  # an allow-list this version cannot read: allow no private address at all
+            return EgressPolicy(local_default=False, resolver=self.resolver)
 
     def refusal(self, host: str, address: IPAddress, port: int) -> str | None:
         """Why a connection to ``address`` (from ``host``) on ``port`` is refused; ``None`` when allowed."""
@@ -213,9 +274,7 @@ class EgressPolicy:
 
         try:
             parsed = URL(url)
-        except (
-            ValueError
-        ) as exc:  # a host it cannot encode (IDNA), a port that is no number...: UnicodeError too
+        except Exception as exc:  # a host it cannot encode (IDNA), a port that is no number, IndexError...
             raise EgressRefusedError(f"not a valid URL: {exc}") from None
         host = parsed.raw_host or ""
         if parsed.raw_user is not None or parsed.raw_password is not None:

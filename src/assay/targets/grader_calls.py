@@ -21,8 +21,8 @@ from assay.targets.egress import EgressRefusedError
 from assay.targets.http import HttpSession, send
 from assay.targets.policy import TargetPolicy
 from assay.targets.reasons import ErrorReason, TargetCallError
+from assay.targets.redaction import Redactor
 from assay.targets.retry import RetryPolicy, call_with_retries
-from assay.targets.specs import REDACTED
 
 __all__ = ["GraderCalls", "check_endpoint"]
 
@@ -74,6 +74,7 @@ class GraderCalls:
         headers = {"content-type": "application/json"}
         if key is not None:
             headers["authorization"] = f"Bearer {key}"
+        redact = Redactor.of([key])  # the pool is shared by endpoints of different keys: one per call
         retry = RetryPolicy(
             attempts=endpoint.max_attempts, timeout=endpoint.timeout, total=endpoint.max_total_seconds
         )
@@ -93,18 +94,18 @@ class GraderCalls:
         except TargetCallError as failure:
             return CallReply(
                 error=failure.final_reason,
-                error_detail=_scrub_text(failure.detail, key) or None,
+                error_detail=redact.text(failure.detail) or None,
                 latency_ms=_ms(started),
                 attempts=failure.attempts,
             )
         except Exception as exc:  # a bug in the HTTP code must fail one answer, not the run
             return CallReply(
                 error=ErrorReason.TARGET_ERROR.value,
-                error_detail=_scrub_text(f"{type(exc).__name__}: {exc}", key),
+                error_detail=redact.text(f"{type(exc).__name__}: {exc}"),
                 latency_ms=_ms(started),
             )
         return CallReply(
-            status=reply.status, body=_scrub(reply.body, key), latency_ms=_ms(started), attempts=attempts
+            status=reply.status, body=redact.bytes(reply.body), latency_ms=_ms(started), attempts=attempts
         )
 
     async def aclose(self) -> None:
@@ -122,16 +123,3 @@ class GraderCalls:
 
 def _ms(started: float) -> float:
     return round((time.perf_counter() - started) * 1000.0, 3)
-
-
-def _scrub(body: bytes, key: str | None) -> bytes:
-    """``body`` with every copy of the key replaced (raw, and as JSON would escape it)."""
-    if not key:
-        return body
-    for form in {key.encode(), orjson.dumps(key)[1:-1]}:
-        body = body.replace(form, REDACTED.encode())
-    return body
-
-
-def _scrub_text(text: str, key: str | None) -> str:
-    return text.replace(key, REDACTED) if key else text

@@ -30,6 +30,7 @@ from assay.targets.reasons import (
     http_reason,
     timeout_failure,
 )
+from assay.targets.redaction import Redactor
 from assay.targets.resolver import connection_resolver
 from assay.targets.retry import RetryPolicy
 from assay.targets.specs import HttpTargetSpec, secret_names
@@ -65,7 +66,8 @@ class HttpSession:
 
     Every request goes through the egress policy (the URL before it is sent, each resolved address on
     connecting), follows no redirect by itself, and reads at most the answer cap (plus room for JSON) of a
-    body. The aiohttp session is opened on first use, inside the event loop that runs the evaluation.
+    body, with the secrets its requests carry taken out (``redactor``) before anything reads it. The aiohttp
+    session is opened on first use, inside the event loop that runs the evaluation.
     """
 
     def __init__(
@@ -75,7 +77,9 @@ class HttpSession:
         *,
         egress: EgressPolicy | None = None,
         max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
+        redactor: Redactor | None = None,
     ) -> None:
+        self.redactor = redactor if redactor is not None else Redactor()
         self._timeout = aiohttp.ClientTimeout(total=timeout)
         self._limit = concurrency
         self._egress = egress if egress is not None else EgressPolicy.unrestricted()
@@ -99,8 +103,8 @@ class HttpSession:
         given, else the answer cap plus room for the JSON around it)."""
         self._egress.check_url(url)
         async with self._open().request(method, url, allow_redirects=False, **kwargs) as response:
-            body = await _read_capped(response, self.max_answer_bytes, body_limit)
-            return Reply(response.status, response.headers, body)
+            body = await _read_capped(response, self.max_answer_bytes, body_limit, self.redactor)
+            return Reply(response.status, response.headers, self.redactor.bytes(body))
 
     async def aclose(self) -> None:
         """Close the pool."""
@@ -109,7 +113,10 @@ class HttpSession:
 
 
 async def _read_capped(
-    response: aiohttp.ClientResponse, max_answer_bytes: int, body_limit: int | None = None
+    response: aiohttp.ClientResponse,
+    max_answer_bytes: int,
+    body_limit: int | None = None,
+    redactor: Redactor | None = None,
 ) -> bytes:
     limit = max_answer_bytes + _BODY_OVERHEAD_BYTES if body_limit is None else body_limit
     chunks: list[bytes] = []
@@ -118,14 +125,17 @@ async def _read_capped(
         chunks.append(chunk)
         size += len(chunk)
         if size > limit:
-            cut = b"".join(chunks)[: min(max_answer_bytes, limit)].decode(errors="ignore")
+            whole = b"".join(chunks)
+            cut = (redactor.bytes(whole) if redactor else whole)[: min(max_answer_bytes, limit)]
             cap = (
                 f"ASSAY_MAX_ANSWER_BYTES is {max_answer_bytes:,}"
                 if body_limit is None
                 else "the cap of this call"
             )
             raise TargetCallError(
-                ErrorReason.ANSWER_TOO_LARGE.value, f"reply body over {limit:,} bytes ({cap})", output=cut
+                ErrorReason.ANSWER_TOO_LARGE.value,
+                f"reply body over {limit:,} bytes ({cap})",
+                output=cut.decode(errors="ignore"),
             )
     return b"".join(chunks)
 
@@ -295,12 +305,15 @@ class HttpTarget(Target):
     ) -> None:
         policy = policy if policy is not None else TargetPolicy.unrestricted()
         retry = RetryPolicy(attempts=spec.max_attempts, timeout=spec.timeout)
-        super().__init__(retry, max_answer_bytes=policy.max_answer_bytes)
+        # Secrets are read now, kept in memory for this run only, never stored or shown (nor echoed back).
+        self._secrets = policy.secrets.values(secret_names(spec), where=("target",))
+        redactor = Redactor.of(self._secrets.values())
+        super().__init__(retry, max_answer_bytes=policy.max_answer_bytes, redactor=redactor)
         self.spec = spec
         egress, cap = policy.egress, policy.max_answer_bytes
-        self._session = HttpSession(spec.timeout, concurrency, egress=egress, max_answer_bytes=cap)
-        # Secrets are read now, kept in memory for this run only, never stored or shown.
-        self._secrets = policy.secrets.values(secret_names(spec), where=("target",))
+        self._session = HttpSession(
+            spec.timeout, concurrency, egress=egress, max_answer_bytes=cap, redactor=redactor
+        )
         self._headers = {key: fill_secrets(value, self._secrets) for key, value in spec.headers.items()}
         self._json_headers = {"content-type": "application/json", **self._headers}
 

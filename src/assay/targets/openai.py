@@ -9,6 +9,7 @@ import orjson
 from assay.targets.base import Target, TargetCase, response_text
 from assay.targets.http import HttpSession, parse_json, read_path, send
 from assay.targets.policy import TargetPolicy
+from assay.targets.redaction import Redactor
 from assay.targets.retry import RetryPolicy
 from assay.targets.secrets import SecretPolicy
 from assay.targets.specs import OpenAITargetSpec
@@ -30,15 +31,20 @@ class OpenAITarget(Target):
     ) -> None:
         policy = policy if policy is not None else TargetPolicy.unrestricted()
         retry = RetryPolicy(attempts=spec.max_attempts, timeout=spec.timeout)
-        super().__init__(retry, max_answer_bytes=policy.max_answer_bytes)
-        self.spec = spec
         key = api_key(spec, policy.secrets)
+        redactor = Redactor.of([key])
+        super().__init__(retry, max_answer_bytes=policy.max_answer_bytes, redactor=redactor)
+        self.spec = spec
         self._headers = {"content-type": "application/json"}
         if key is not None:
             self._headers["authorization"] = f"Bearer {key}"
         self._url = spec.base_url.rstrip("/") + "/chat/completions"
         self._session = HttpSession(
-            spec.timeout, concurrency, egress=policy.egress, max_answer_bytes=policy.max_answer_bytes
+            spec.timeout,
+            concurrency,
+            egress=policy.egress,
+            max_answer_bytes=policy.max_answer_bytes,
+            redactor=redactor,
         )
 
     def body(self, case: TargetCase) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from typing import Annotated, Any, Literal
 import pydantic
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     TypeAdapter,
@@ -19,8 +20,8 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from assay.errors import Problem, ValidationError
+from assay.targets.redaction import REDACTED
 
-REDACTED = "[redacted]"
 API_TARGET_TYPES: frozenset[str] = frozenset({"http", "openai", "recorded", "evaluation"})
 """Target types the API accepts; Python callables and shell commands run code, so only the CLI has them."""
 
@@ -41,6 +42,16 @@ def _web_url(url: str, check: ValidatorFunctionWrapHandler) -> str:
         if not any(error["type"] == "string_pattern_mismatch" for error in exc.errors()):
             raise
         raise _url_mistake(url) from None
+    from yarl import URL  # the HTTP client's own parser (imported when a URL is checked)
+
+    try:
+        parsed = URL(checked)
+        host, _ = parsed.raw_host, parsed.port
+    except Exception as exc:  # ValueError mostly, but yarl raises IndexError for some spellings too
+        reason = str(exc) or type(exc).__name__
+        raise PydanticCustomError("url", "not a valid URL: {reason}", {"reason": reason}) from None
+    if not host:
+        raise PydanticCustomError("url", "a URL needs a host, e.g. http://127.0.0.1:9000/answer")
     return checked
 
 
@@ -66,6 +77,19 @@ def _url_mistake(url: str) -> PydanticCustomError:
     )
 
 
+def _json_integer(value: object) -> object:
+    """A whole number as JSON writes one (``3``, or ``3.0``, which JSON Schema's "integer" admits); never
+    ``true`` or ``"3"``, which lax parsing would take for 1 and 3."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise PydanticCustomError("int_type", "Input should be a valid integer")
+    return value
+
+
+JsonInt = Annotated[int, BeforeValidator(_json_integer)]
+"""An integer field of a request: strict about the JSON type, lax only about ``3.0``; give it
+``strict=False`` in its ``Field`` so that ``3.0`` becomes 3 (``3.5`` is refused)."""
+
+
 WebUrl = Annotated[str, Field(pattern=_URL_PATTERN, max_length=2048), WrapValidator(_web_url)]
 """An ``http://`` or ``https://`` URL; a mistake says what to write instead."""
 
@@ -75,7 +99,7 @@ class _TargetSpecBase(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True, defer_build=True)
 
     timeout: float = Field(default=30.0, gt=0, le=600, description="Seconds one call may take.")
-    max_attempts: int = Field(
+    max_attempts: JsonInt = Field(
         default=4, ge=1, le=10, strict=False, description="Tries per case, the first included."
     )
 
@@ -147,7 +171,7 @@ class OpenAITargetSpec(_TargetSpecBase):
     )
     system_prompt: str | None = None
     temperature: float | None = Field(default=None, ge=0, le=2)
-    max_tokens: int | None = Field(default=None, ge=1, strict=False)
+    max_tokens: JsonInt | None = Field(default=None, ge=1, strict=False)
 
 
 class RecordedTargetSpec(_TargetSpecBase):
@@ -168,7 +192,7 @@ class EvaluationTargetSpec(_TargetSpecBase):
     """Re-grading: each case gets the answer (or the error) stored for it by a finished evaluation."""
 
     type: Literal["evaluation"]
-    evaluation_id: int = Field(ge=1, le=2**31 - 1, strict=False, description="The finished evaluation.")
+    evaluation_id: JsonInt = Field(ge=1, le=2**31 - 1, strict=False, description="The finished evaluation.")
 
 
 class PythonTargetSpec(_TargetSpecBase):

@@ -53,6 +53,10 @@ def serve(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
             {"ASSAY_DATABASE_URL": "sqlite:////nonexistent/dir/assay.db"},
             "ASSAY_DATABASE_URL: the folder /nonexistent/dir of the SQLite database does not exist",
         ),
+        (
+            {"ASSAY_DATABASE_URL": "sqlite:////dev/null"},
+            "ASSAY_DATABASE_URL: /dev/null is not a regular file",
+        ),
     ],
 )
 def test_a_bad_setting_is_one_line_and_exit_two(tmp_path: Path, env: dict[str, str], message: str) -> None:

@@ -24,6 +24,7 @@ from assay.services.execution.target_trial import TargetTrial
 from assay.services.figures.summary import Summary
 from assay.services.views.comparison import Comparison, Flip, FlippedCase, Verdict
 from assay.targets import EvaluationTargetSpec, HttpTargetSpec, OpenAITargetSpec, RecordedTargetSpec
+from assay.targets.specs import JsonInt
 
 MAX_ID = 2**31 - 1
 NAME_PATTERN = r"^[^\x00-\x1f\x7f]*[^\x00-\x20\x7f][^\x00-\x1f\x7f]*$"
@@ -38,12 +39,12 @@ ApiTarget = Annotated[
 class EvaluationCreate(RequestModel):
     """An evaluation to run: a suite, a grader (with its config) and the target that answers."""
 
-    suite_id: int = Field(ge=1, le=MAX_ID, strict=False)  # JSON Schema "integer" admits 3.0
+    suite_id: JsonInt = Field(ge=1, le=MAX_ID, strict=False)  # JSON Schema "integer" admits 3.0
     grader_id: str = Field(min_length=1, max_length=200, examples=["true-false"])
     grader_config: dict[str, JsonValue] | None = None
     target: ApiTarget
     name: EvaluationName | None = None
-    concurrency: int = Field(default=DEFAULT_CONCURRENCY, ge=1, le=MAX_CONCURRENCY, strict=False)
+    concurrency: JsonInt = Field(default=DEFAULT_CONCURRENCY, ge=1, le=MAX_CONCURRENCY, strict=False)
     allow_invalid_expected: bool = Field(
         default=False,
         description="Run even when the grader's preflight finds cases it can never pass; otherwise 422.",
@@ -85,9 +86,9 @@ TrialTarget = Annotated[HttpTargetSpec | OpenAITargetSpec | RecordedTargetSpec, 
 class TargetTrialIn(RequestModel):
     """A target to test on one case of a suite before running it; with a grader, the answer is graded."""
 
-    suite_id: int = Field(ge=1, le=MAX_ID, strict=False)
+    suite_id: JsonInt = Field(ge=1, le=MAX_ID, strict=False)
     target: TrialTarget
-    case_number: int = Field(
+    case_number: JsonInt = Field(
         default=1, ge=1, le=MAX_ID, strict=False, description="Which case to send, by number (from 1)"
     )
     grader_id: str | None = Field(default=None, min_length=1, max_length=200, examples=["true-false"])
@@ -434,8 +435,14 @@ class ComparisonOut(ResponseModel):
     p_value_b_worse: float = Field(description="One-sided: B fails more of the cases that flipped")
     p_value_b_better: float
     verdict: Verdict
-    flips: list[FlippedCaseOut] = Field(description="One page of flipped cases, in case order")
+    flips: list[FlippedCaseOut] = Field(
+        description="One page of flipped cases, in case order: up to ``limit``, fewer when they would pass "
+        "ASSAY_MAX_RESULTS_PAGE_BYTES"
+    )
     flips_total: int
+    next_skip: int | None = Field(
+        description="Where the next page of flips starts (skip + count); null after the last"
+    )
 
     @classmethod
     def of(cls, comparison: Comparison) -> ComparisonOut:

@@ -191,6 +191,16 @@ def result_columns(result: CaseResult) -> dict[str, Any]:
     return columns
 
 
+SHOWN_ROW_OVERHEAD_BYTES = 200
+"""About what a listed row takes besides its texts (names, numbers, JSON punctuation)."""
+
+
+def shown_size(texts: Iterable[str | None], outcomes: Iterable[CaseOutcome | None]) -> int:
+    """About how many bytes a case shown with its outcomes (a grid row, a flip) takes in a page."""
+    answers = (text for outcome in outcomes if outcome for text in (outcome.agent_response, outcome.error))
+    return sum(len(text) for text in (*texts, *answers) if text) + SHOWN_ROW_OVERHEAD_BYTES
+
+
 def listed_size(result: Result) -> int:
     """About how many bytes a result takes in a listing (its texts and details as JSON)."""
     texts = (

@@ -89,7 +89,20 @@ class Scheduler(ABC):
         """Each evaluation's grader, built once in this process (by its creation, plan or first recount)."""
         self.options = options
         self.name = worker_name()
-        self.runner = ShardRunner(engine, self.graders, policy, max_in_flight=options.max_in_flight)
+        self.runner = self._new_runner()
+
+    def _new_runner(self) -> ShardRunner:
+        options = self.options
+        return ShardRunner(
+            self.engine,
+            self.graders,
+            self.target_policy,
+            max_in_flight=options.max_in_flight,
+            heartbeat_s=options.heartbeat_s,
+            # Others take this process for dead ``stalled_s`` after its last heartbeat, which may be a
+            # heartbeat older than its last look at the fence.
+            stalled_s=max(options.stalled_s - options.heartbeat_s, options.heartbeat_s),
+        )
 
     def created(self, row: EvaluationRow, grader: GraderInterface, spec: TargetSpec) -> None:
         """An evaluation was just created in this process with ``grader`` and the target ``spec`` its
@@ -228,9 +241,7 @@ class EmbeddedScheduler(Scheduler):
         logger.warning("this process lost the evaluation runner lease; it stops running evaluations")
         stopped, self.runner = (
             self.runner,
-            ShardRunner(
-                self.engine, self.graders, self.target_policy, max_in_flight=self.options.max_in_flight
-            ),
+            self._new_runner(),
         )
         stopped.stop()
         self._holding = False
@@ -255,7 +266,10 @@ class EmbeddedScheduler(Scheduler):
         runner = self.runner  # a lane ends with the runner it started on (see _give_up_lanes)
         following: Shard | None = shard
         while following is not None and not runner.stopping.is_set():
+            epoch = runner.fence.epoch()
             following = await runner.run_lane(following)
+            if not runner.fence.holds(epoch):
+                break  # frozen past the lease: the lease keeper resumes the lane if this process holds it
 
     async def wait(self, evaluation_id: int) -> None:
         """Wait until no lane of the evaluation runs here (tests)."""

@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from assay.domain import EvaluationStatus, Outcome, Page, ResultSort
+from assay.domain import EvaluationStatus, Outcome, Page, ResultSort, within_budget
 from assay.errors import NotFoundError, Problem, ValidationError
 from assay.services.evaluations.records import Evaluation, Result, evaluation_of, listed_size, result_of
 from assay.services.evaluations.recount import recount
@@ -40,6 +40,7 @@ from assay.targets import (
     EvaluationTargetSpec,
     RecordedTargetSpec,
     TargetCase,
+    TargetPolicy,
     TargetSpec,
     check_target,
     parse_target_spec,
@@ -147,15 +148,7 @@ def page_of_results(
         sort=query.sort,
         descending=query.descending,
     )
-    items: list[Result] = []
-    used = 0
-    for row in rows:
-        result = result_of(row)
-        used += listed_size(result)
-        if items and used > max_page_bytes:
-            break
-        items.append(result)
-    return Page(items, total)
+    return Page(within_budget((result_of(row) for row in rows), listed_size, max_page_bytes), total)
 
 
 class EvaluationService:
@@ -212,6 +205,7 @@ class EvaluationService:
             grader_version=grader_spec.version,
             target=stored,
             target_view=target_view(stored),
+            egress=_egress_record(self.scheduler.target_policy),
             concurrency=request.concurrency,
             status=EvaluationStatus.PENDING.value,
             total=suite_store.count_cases(self.session, suite.id),
@@ -328,7 +322,10 @@ class EvaluationService:
         answers carry over, and ``{{secret.NAME}}`` placeholders are read again when it starts. Everything
         is checked again as for a new evaluation (the grader's current version grades it).
         """
-        source = self._row(evaluation_id)
+        source = store.find_evaluation(self.session, evaluation_id, with_target=True)
+        if source is None:
+            raise NotFoundError("Evaluation not found")
+        self.session.expunge(source)  # a copy from here on: nothing of it is read again, nor flushed
         return self.create(
             NewEvaluation(
                 suite_id=source.suite_id,
@@ -345,7 +342,9 @@ class EvaluationService:
         """Delete an evaluation and its results, stopping it first if it runs."""
         self._row(evaluation_id)
         self.scheduler.stop(evaluation_id)  # no shard writes after this, on any worker
-        store.delete_evaluation(self.session, evaluation_id)
+        if not store.delete_evaluation(self.session, evaluation_id):
+            self.session.rollback()
+            raise NotFoundError("Evaluation not found: it was deleted meanwhile")
         self.session.commit()
 
     def results(self, evaluation_id: int, query: ResultQuery, *, skip: int, limit: int) -> Page[Result]:
@@ -379,6 +378,17 @@ class EvaluationService:
         for row in rows:
             yield result_of(row)
 
+    def require(self, evaluation_id: int) -> None:
+        """``NotFoundError`` unless the evaluation is stored now (read again: not this session's copy)."""
+        if store.status_of(self.session, evaluation_id) is None:
+            raise NotFoundError("Evaluation not found: it was deleted meanwhile")
+
     def name(self, evaluation_id: int) -> str:
         """The evaluation's name (file names of exports)."""
         return self._row(evaluation_id).name
+
+
+def _egress_record(policy: TargetPolicy) -> dict[str, Any] | None:
+    """The egress policy that accepts an evaluation, to store with it (every worker runs it under this)."""
+    settings = policy.egress.settings
+    return settings.record() if settings is not None else None

@@ -17,7 +17,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from sqlalchemy import Engine
@@ -26,6 +26,7 @@ from sqlalchemy.orm import Session
 from assay.domain import UNFINISHED, EvaluationStatus
 from assay.errors import AssayError
 from assay.graders import GraderInterface
+from assay.services.evaluations.fence import Fence
 from assay.services.evaluations.graders import EvaluationGraders
 from assay.services.evaluations.records import result_columns
 from assay.services.evaluations.recount import SummaryRefresher, finish_evaluation
@@ -115,6 +116,8 @@ class _Plan:
     spec: TargetSpec
     grader: GraderInterface
     source_id: int | None
+    policy: TargetPolicy
+    """This process's target policy with the egress policy stored with the evaluation (that accepted it)."""
     reachability: ReachabilityWatch | None
     """Shared by this worker's shards of the evaluation: stops it when the agent cannot be reached."""
     checks: CaseGraders | None = None
@@ -138,6 +141,10 @@ class _Plan:
 
 class _StoppedError(Exception):
     """The evaluation ended (cancelled, failed, deleted) while a shard ran."""
+
+
+class _FencedError(Exception):
+    """This process was frozen past ``stalled_s`` while a shard ran: another may run that shard now."""
 
 
 class _UnreachableError(Exception):
@@ -181,7 +188,14 @@ class ShardRunner:
     """Runs shards in this process, all its shards' calls bounded by one cap (``max_in_flight``)."""
 
     def __init__(
-        self, engine: Engine, graders: EvaluationGraders, policy: TargetPolicy, *, max_in_flight: int
+        self,
+        engine: Engine,
+        graders: EvaluationGraders,
+        policy: TargetPolicy,
+        *,
+        max_in_flight: int,
+        heartbeat_s: float = 2.0,
+        stalled_s: float = 13.0,
     ) -> None:
         self.engine = engine
         self.graders = graders
@@ -197,10 +211,22 @@ class ShardRunner:
         """Target specs of evaluations just created in this process, by id, with the creation's time."""
         self._running: dict[int, set[asyncio.Event]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
+        self.fence = Fence(stalled_s)
+        """Every call checks it: a process frozen past ``stalled_s`` may have lost its shards to another."""
+        self._heartbeat_s = heartbeat_s
+        self._ticker: asyncio.Task[None] | None = None
 
     def stop(self) -> None:
         """Ask every running shard to stop soon (a shutdown): their shards stay to run again."""
         self.stopping.set()
+        if self._ticker is not None:
+            self._ticker.cancel()
+
+    async def _tick(self) -> None:
+        """Look at the fence every heartbeat, so that only a frozen process finds a gap in its life."""
+        while True:
+            self.fence.epoch()
+            await asyncio.sleep(self._heartbeat_s / 2)
 
     def end(self, evaluation_id: int) -> None:
         """Stop this process's shards of an evaluation that just ended here (a cancel), at once rather
@@ -221,6 +247,8 @@ class ShardRunner:
         """
         evaluation_id = shard.evaluation_id
         current: Shard | None = shard
+        if self._ticker is None and not self.stopping.is_set():
+            self._ticker = asyncio.create_task(self._tick(), name="shard-fence")
         try:
             plan = await finish_in_thread(self._plan, evaluation_id)
             if plan is None:
@@ -249,6 +277,12 @@ class ShardRunner:
             return None
         except _StoppedError:
             return current if self.stopping.is_set() else None
+        except _FencedError:
+            # Queued again: run by whichever process holds it now (AlreadyEnqueued if one queued it).
+            logger.warning(
+                "evaluation %s: this process was frozen past its lease; it stops its shard", evaluation_id
+            )
+            return current
         except _UnreachableError as exc:
             await finish_in_thread(self._fail, evaluation_id, str(exc))
             return None
@@ -313,6 +347,7 @@ class ShardRunner:
                 spec=spec,
                 grader=grader,
                 source_id=spec.evaluation_id if isinstance(spec, EvaluationTargetSpec) else None,
+                policy=replace(self.policy, egress=self.policy.egress.carried(row.egress)),
                 reachability=watch,
                 checks=case_graders(
                     session, row.suite_id, suite_store.stored_assertions(session, row.suite_id)
@@ -347,6 +382,12 @@ class ShardRunner:
             )
             replies = None
             if plan.source_id is not None and cases:  # re-grading: the source's replies to these cases
+                if store.status_of(session, plan.source_id) is None:
+                    # Its replies went with it: every case would read "no recorded response".
+                    raise AssayError(
+                        f"evaluation {plan.source_id}, whose answers this re-grades, was deleted; "
+                        "nothing is left to re-grade"
+                    )
                 replies = stored_replies(session, plan.source_id, [case.id for case in cases])
         return cases, replies
 
@@ -376,12 +417,13 @@ class ShardRunner:
                 own = case_assertions(case.assertions)
                 run_case.checks = plan.checks.for_case(own, run_case.target_case.metadata)
         concurrency = lane_concurrency(plan.concurrency, shard.lane)
+        fence, epoch = self.fence, self.fence.epoch()
         try:
             target = build_target(
-                plan.spec, concurrency=concurrency, policy=self.policy, stored_replies=replies
+                plan.spec, concurrency=concurrency, policy=plan.policy, stored_replies=replies
             )
             # A model judge's calls go out under the targets' policy; other graders open nothing.
-            judge = calls_for(plan.grader, self.policy, concurrency=concurrency)
+            judge = calls_for(plan.grader, plan.policy, concurrency=concurrency)
             async with target, judge as calls:
                 outcome = await run_cases(
                     run,
@@ -393,6 +435,7 @@ class ShardRunner:
                     gate=self._gate,
                     reachability=plan.reachability,
                     calls=calls,
+                    holds=lambda: fence.holds(epoch),
                 )
         finally:
             watcher.cancel()
@@ -402,6 +445,8 @@ class ShardRunner:
                 self._running.pop(shard.evaluation_id, None)
         if plan.reachability is not None and plan.reachability.gave_up:
             raise _UnreachableError(plan.reachability.message())
+        if not fence.holds(epoch):
+            raise _FencedError
         if outcome.stopped or ended.is_set():
             raise _StoppedError
         return True

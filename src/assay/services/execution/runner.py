@@ -169,6 +169,7 @@ async def run_cases(
     calls: CallTransport | None = None,
     max_pending: int = 0,
     write_inline: bool = False,
+    holds: Callable[[], bool] | None = None,
 ) -> RunOutcome:
     """Run every case through ``target`` and ``grader`` into ``sink``.
 
@@ -182,7 +183,8 @@ async def run_cases(
     waits for room: a target faster than the sink (recorded answers) then slows down instead of piling
     results up in memory. With ``write_inline`` the sink's ``write`` is made in the event loop, not in a
     worker thread: for a sink that never blocks for long (appending to a local file), where handing each
-    batch to a thread and back costs more than the write.
+    batch to a thread and back costs more than the write. ``holds`` is asked before every call: once it
+    says no (the process may have lost its shard to another), the run stops as ``stop`` stops it.
     """
     queue: asyncio.Queue[CaseResult | None] = asyncio.Queue(max_pending)
     remaining = iter(cases)
@@ -194,9 +196,17 @@ async def run_cases(
         at_once, put = target.reply_at_once, queue.put_nowait
         for count, case in enumerate(remaining, 1):
             if gate is None:
-                reply = at_once(case.target_case) or await target.respond(case.target_case)
+                reply = at_once(case.target_case)
+                if reply is None:
+                    if holds is not None and not holds():
+                        stop.set()
+                        return
+                    reply = await target.respond(case.target_case)
             else:
                 async with gate:
+                    if holds is not None and not holds():  # after the wait for the gate, just before calling
+                        stop.set()
+                        return
                     reply = await target.respond(case.target_case)
             # Whether the agent was reached is the reply's to say (a grader's error never is one).
             if reachability is not None and reachability.observe(reply.error, reply.error_detail):

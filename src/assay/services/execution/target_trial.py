@@ -12,14 +12,31 @@ import asyncio
 from dataclasses import dataclass
 
 from assay.graders import GraderInterface
-from assay.graders.contract.calls import CaseContext
+from assay.graders.contract.calls import CallReply, CallTransport, CaseContext, OutboundCall
 from assay.graders.contract.verdict import VerdictRecord
 from assay.services.execution.case_results import RunCase
 from assay.services.grading.answers import calls_for, grade_answer
-from assay.targets import TargetPolicy, TargetReply, TargetSpec, build_target
+from assay.targets import ErrorReason, TargetPolicy, TargetReply, TargetSpec, build_target
 from assay.targets.raw import RawReply, capturing_raw
 
 TRIAL_TIMEOUT_S = 30.0
+"""The longest a test of a target takes, its grader's calls (a model judge's) included."""
+
+
+class _Deadline:
+    """A grader's calls cut at the trial's deadline: a judge's retries must not outlast the trial."""
+
+    def __init__(self, calls: CallTransport, deadline: float) -> None:
+        self._calls = calls
+        self._deadline = deadline
+
+    async def send(self, call: OutboundCall) -> CallReply:
+        try:
+            async with asyncio.timeout_at(self._deadline):
+                return await self._calls.send(call)
+        except TimeoutError:
+            detail = f"a test of a target takes at most {TRIAL_TIMEOUT_S:g} s, its grader's calls included"
+            return CallReply(error=ErrorReason.TIMEOUT_AFTER_RETRIES.value, error_detail=detail)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -49,6 +66,7 @@ async def _send_once(
 ) -> tuple[TargetReply, RawReply | None, VerdictRecord | None]:
     # One attempt: a test shows what happened, not what retries would have hidden; and a test is waited
     # for by a person (and holds an API worker), so it gets at most TRIAL_TIMEOUT_S.
+    deadline = asyncio.get_running_loop().time() + TRIAL_TIMEOUT_S
     once = spec.model_copy(update={"max_attempts": 1, "timeout": min(spec.timeout, TRIAL_TIMEOUT_S)})
     async with build_target(once, concurrency=1, policy=policy) as target:
         with capturing_raw() as kept:
@@ -57,8 +75,9 @@ async def _send_once(
     if grader is not None and not reply.is_error:  # graded as a run grades it (a judge is called)
         async with calls_for(grader, policy, concurrency=1) as calls:
             context = CaseContext(input=case.target_case.input)
+            cut = _Deadline(calls, deadline) if calls is not None else None
             verdict = VerdictRecord.of(
-                await grade_answer(grader, reply.output, case.expected_output, calls, context)
+                await grade_answer(grader, reply.output, case.expected_output, cut, context)
             )
     return reply, kept[-1] if kept else None, verdict
 

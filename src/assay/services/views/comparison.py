@@ -6,8 +6,10 @@ from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
+from assay.domain import within_budget
 from assay.errors import NotFoundError, Problem, ValidationError
-from assay.services.evaluations.records import CaseOutcome, outcome_of
+from assay.services.evaluations.records import CaseOutcome, outcome_of, shown_size
+from assay.services.evaluations.service import DEFAULT_MAX_PAGE_BYTES
 from assay.services.figures.paired import SIGNIFICANCE, Flip, PairedTest, Verdict
 from assay.storage import evaluations as store
 
@@ -50,6 +52,8 @@ class Comparison:
     verdict: Verdict
     flips: list[FlippedCase]
     flips_total: int
+    next_skip: int | None = None
+    """Where the next page of flips starts (fewer than ``limit`` when they would pass the page budget)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -97,7 +101,14 @@ def _tally(session: Session, a: store.EvaluationRow, b: store.EvaluationRow) -> 
 
 
 def compare(
-    session: Session, a_id: int, b_id: int, *, skip: int = 0, limit: int = 100, flip: Flip | None = None
+    session: Session,
+    a_id: int,
+    b_id: int,
+    *,
+    skip: int = 0,
+    limit: int = 100,
+    flip: Flip | None = None,
+    max_page_bytes: int = DEFAULT_MAX_PAGE_BYTES,
 ) -> Comparison:
     """Compare evaluation ``b`` with ``a``; both must have run on the same suite.
 
@@ -133,6 +144,11 @@ def compare(
         for case, passed_in_a in page
     ]
     flips.sort(key=lambda item: item.number)
+    flips = within_budget(flips, _size, max_page_bytes)
+    listed_total = counts.pass_to_fail + counts.fail_to_pass
+    if flip is not None:
+        listed_total = counts.pass_to_fail if flip is Flip.REGRESSION else counts.fail_to_pass
+    next_skip = skip + len(flips)
     both_passed = counts.a_passed - counts.pass_to_fail
     return Comparison(
         a_id=a_id,
@@ -153,4 +169,9 @@ def compare(
         verdict=tally.verdict,
         flips=flips,
         flips_total=counts.pass_to_fail + counts.fail_to_pass,
+        next_skip=next_skip if next_skip < listed_total else None,
     )
+
+
+def _size(flipped: FlippedCase) -> int:
+    return shown_size((flipped.input, flipped.expected_output), (flipped.a, flipped.b))

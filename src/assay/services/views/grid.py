@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
-from assay.domain import EvaluationStatus
+from assay.domain import EvaluationStatus, within_budget
 from assay.errors import NotFoundError, Problem, ValidationError
-from assay.services.evaluations.records import CaseOutcome, outcome_of, stored_summary
+from assay.services.evaluations.records import CaseOutcome, outcome_of, shown_size, stored_summary
 from assay.storage import evaluations as store
 from assay.storage import result_groups
 from assay.storage import suites as suite_store
@@ -19,7 +19,6 @@ from assay.storage.evaluations import EvaluationRow
 __all__ = ["MAX_EVALUATIONS", "Grid", "GridColumn", "GridRow", "side_by_side"]
 
 MAX_EVALUATIONS = 5
-_ROW_OVERHEAD_BYTES = 200
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -84,9 +83,7 @@ def _columns(session: Session, suite_id: int, evaluation_ids: Sequence[int]) -> 
 
 
 def _size(row: GridRow) -> int:
-    texts: list[str | None] = [row.input, row.expected_output]
-    texts += [text for outcome in row.outcomes if outcome for text in (outcome.agent_response, outcome.error)]
-    return sum(len(text) for text in texts if text) + _ROW_OVERHEAD_BYTES
+    return shown_size((row.input, row.expected_output), row.outcomes)
 
 
 def side_by_side(
@@ -113,10 +110,8 @@ def side_by_side(
     total = suite_store.count_cases(session, suite_id, among=among)
     ids = [case.id for case in cases]
     results = [store.results_of_cases(session, evaluation.id, ids) for evaluation in evaluations]
-    rows: list[GridRow] = []
-    used = 0
-    for case in cases:
-        row = GridRow(
+    all_rows = (
+        GridRow(
             case_id=case.id,
             number=case.number,
             key=case.case_key,
@@ -124,10 +119,9 @@ def side_by_side(
             expected_output=case.expected_output,
             outcomes=[outcome_of(by_case[case.id]) if case.id in by_case else None for by_case in results],
         )
-        used += _size(row)
-        if rows and used > max_page_bytes:
-            break
-        rows.append(row)
+        for case in cases
+    )
+    rows = within_budget(all_rows, _size, max_page_bytes)
     next_skip = skip + len(rows)
     columns = [
         GridColumn(
