@@ -12,7 +12,7 @@ from functools import partial
 
 import pytest
 from fastapi.testclient import TestClient
-from httpx import Response
+from httpx2 import Response
 
 from tests.factories import make_suite, start, wait_until_finished
 from tests.support.agent_server import AgentBehaviour, AgentServer

@@ -23,6 +23,7 @@ ODD_TEXT = ["", "plain", "nul\x00", "\x00\x00", "\ud800", "a\udfffb", "🙂 ün�
 
 
 def test_sqlite_pragmas(tmp_path: Path) -> None:
+    (tmp_path / "deep" / "er").mkdir(parents=True)  # a folder named in the URL must exist (issue 25)
     engine = create_db_engine(f"sqlite:///{tmp_path / 'deep' / 'er' / 'assay.db'}")
     with engine.connect() as connection:
         assert connection.execute(text("PRAGMA journal_mode")).scalar() == "wal"
