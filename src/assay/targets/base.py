@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
@@ -90,20 +90,27 @@ class Target(ABC):
         ``None``: then :meth:`respond` is awaited. Spares the runner a coroutine per case."""
         return None
 
-    async def respond(self, case: TargetCase) -> TargetReply:
+    async def respond(self, case: TargetCase, proceed: Callable[[], bool] | None = None) -> TargetReply:
         """The reply to ``case`` after retries, without the target's secrets; never raises except for
-        cancellation."""
-        reply = await self._respond(case)
+        cancellation. ``proceed`` is asked before every attempt: once it says no (the process lost its shard
+        while a retry waited, or while it was frozen), no further attempt is made."""
+        reply = await self._respond(case, proceed)
         if self.redactor:  # reply bodies are redacted as read; this catches what else a failure quotes
             text = self.redactor.text
             reply.output = text(reply.output) if reply.output is not None else None
             reply.error_detail = text(reply.error_detail) if reply.error_detail is not None else None
         return reply
 
-    async def _respond(self, case: TargetCase) -> TargetReply:
+    async def _respond(self, case: TargetCase, proceed: Callable[[], bool] | None) -> TargetReply:
         started = time.perf_counter()
+
+        async def attempt() -> str | None:
+            if proceed is not None and not proceed():
+                raise TargetCallError(ErrorReason.TARGET_ERROR.value, "stopped: the shard is no longer ours")
+            return await self.call(case)
+
         try:
-            output, attempts = await call_with_retries(lambda: self.call(case), self.policy)
+            output, attempts = await call_with_retries(attempt, self.policy)
         except TargetCallError as failure:
             return TargetReply(
                 failure.output,

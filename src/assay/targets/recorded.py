@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 import orjson
@@ -64,7 +64,7 @@ class RecordedTarget(Target):
             )
         return response
 
-    async def respond(self, case: TargetCase) -> TargetReply:
+    async def respond(self, case: TargetCase, proceed: Callable[[], bool] | None = None) -> TargetReply:
         """The recorded reply at once (see :meth:`reply_at_once`)."""
         return self.reply_at_once(case)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from assay.targets.base import Target, TargetCase, TargetReply
 from assay.targets.reasons import ErrorReason, TargetCallError
@@ -28,6 +28,6 @@ class ReplayTarget(Target):
             raise TargetCallError(reply.error, reply.error_detail or "")
         return reply.output
 
-    async def respond(self, case: TargetCase) -> TargetReply:
+    async def respond(self, case: TargetCase, proceed: Callable[[], bool] | None = None) -> TargetReply:
         """The stored reply at once: no timeout or retries, which would only change it."""
         return self._replies.get(case.case_id, _MISSING)

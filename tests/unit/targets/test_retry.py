@@ -8,6 +8,7 @@ from email.utils import format_datetime
 
 import pytest
 
+from assay.targets.base import Target, TargetCase
 from assay.targets.http import _retry_after
 from assay.targets.reasons import TargetCallError
 from assay.targets.retry import RetryPolicy, call_with_retries
@@ -89,3 +90,36 @@ async def test_a_call_within_the_total_bound_is_unchanged() -> None:
     bounded = RetryPolicy(attempts=4, timeout=1.0, initial_wait=0.01, max_wait=0.05, jitter=0.01, total=30)
     _, call = failing(TargetCallError("http_503", retryable=True))
     assert await call_with_retries(call, bounded) == ("ok", 2)
+
+
+class _Flaky(Target):
+    """Fails its first attempt with a retryable error, then answers; counts its attempts."""
+
+    def __init__(self) -> None:
+        super().__init__(FAST)
+        self.attempts = 0
+
+    async def call(self, case: TargetCase) -> str | None:
+        self.attempts += 1
+        if self.attempts == 1:
+            raise TargetCallError("http_503", retryable=True)
+        return "ok"
+
+
+async def test_no_retry_is_made_once_the_caller_may_no_longer_call() -> None:
+    # A worker frozen past its lease wakes inside a retry's wait: the shard is another's, so no new call.
+    allowed = [True]
+
+    def proceed() -> bool:
+        answer = allowed[0]
+        allowed[0] = False  # the first attempt is allowed, every later one is not
+        return answer
+
+    target = _Flaky()
+    reply = await target.respond(TargetCase(1, "q", {}), proceed)
+    assert target.attempts == 1
+    assert reply.error is not None
+    assert reply.output is None
+    again = _Flaky()
+    assert (await again.respond(TargetCase(1, "q", {}))).output == "ok"  # without a fence: retried
+    assert again.attempts == 2

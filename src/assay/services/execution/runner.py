@@ -201,13 +201,16 @@ async def run_cases(
                     if holds is not None and not holds():
                         stop.set()
                         return
-                    reply = await target.respond(case.target_case)
+                    reply = await target.respond(case.target_case, holds)
             else:
                 async with gate:
                     if holds is not None and not holds():  # after the wait for the gate, just before calling
                         stop.set()
                         return
-                    reply = await target.respond(case.target_case)
+                    reply = await target.respond(case.target_case, holds)
+            if holds is not None and not holds():  # lost while the call ran: the shard's new owner asks again
+                stop.set()
+                return
             # Whether the agent was reached is the reply's to say (a grader's error never is one).
             if reachability is not None and reachability.observe(reply.error, reply.error_detail):
                 stop.set()
