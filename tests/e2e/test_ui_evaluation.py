@@ -216,6 +216,7 @@ def test_other_targets_from_the_form(page: Page, assay: AssayServer, agent: Agen
         page.get_by_label("Recorded responses").check()
         answers = {str(number): "yes" for number in range(1, len(BOOLEAN_CASES) + 1)}  # by number, from 1
         page.get_by_label("Responses (JSON object, case → agent_response)").fill(json.dumps(answers))
+    expect(page.get_by_test_id("config-status")).to_have_text("✓ valid")  # settled: the button stays put
     page.get_by_role("button", name="Start evaluation").click()
     expect(page).to_have_url(re.compile(r"/evaluations/\d+$"))
     expect(page.get_by_test_id("evaluation-status")).to_have_text("completed", timeout=30_000)
@@ -233,6 +234,7 @@ def test_the_apis_target_problems_show_beside_the_field(
     page.goto(f"/evaluations/new?suite={suite_id}")
     page.get_by_label("Grader", exact=True).select_option("true-false")
     page.get_by_label("URL").fill("ftp://127.0.0.1/answer")  # a URL to the browser, not an HTTP target
+    expect(page.get_by_test_id("config-status")).to_have_text("✓ valid")  # settled: the button stays put
     page.get_by_role("button", name="Start evaluation").click()
     url_field = page.locator(".target-form .field").filter(has=page.get_by_label("URL"))
     expect(url_field.get_by_role("alert")).to_have_text(

@@ -36,6 +36,9 @@ def test_a_newcomer_runs_the_demo_from_the_ui(first_run_page: Page) -> None:
     expect(page.get_by_label("Recorded responses")).to_be_checked()
     expect(page.get_by_label("Metadata key")).to_have_value("recorded_response")
     page.get_by_label("Grader", exact=True).select_option("true-false")
+    # The grader's configuration renders above the button once its schema is read: clicked before that, the
+    # click could land where the button was (a CI dry run saw the page stay on the form).
+    expect(page.get_by_test_id("config-status")).to_have_text("✓ valid")
     page.get_by_role("button", name="Start evaluation").click()
     expect(page).to_have_url(re.compile(r"/evaluations/\d+$"))
     expect(page.get_by_test_id("evaluation-status")).to_have_text("completed", timeout=30_000)

@@ -110,6 +110,7 @@ def test_cases_are_named_by_number_and_key_from_import_to_the_case_panel(page: P
     page.get_by_label("Recorded responses").check()
     answers = {"q-2": "yes", "q-1": "yes", "q-0": "yes"}
     page.get_by_label("Responses (JSON object, case → agent_response)").fill(json.dumps(answers))
+    expect(page.get_by_test_id("config-status")).to_have_text("✓ valid")  # settled: the button stays put
     page.get_by_role("button", name="Start evaluation").click()
     expect(page).to_have_url(re.compile(r"/evaluations/\d+$"))
     expect(page.get_by_test_id("evaluation-status")).to_have_text("completed", timeout=30_000)
