@@ -33,6 +33,7 @@ pytestmark = pytest.mark.xdist_group("processes")
 
 ASSAY = [sys.executable, "-m", "assay.cli"]
 CASES = 40
+HEADER_AT_MOST = 4096  # bytes of a results file's header line (grader, config, suite digest)
 ANSWERED_AT_ONCE = 8
 WORKERS = 4
 WAIT_S = 60.0
@@ -286,7 +287,8 @@ def test_a_signal_stops_a_recorded_run_after_the_case_being_graded(tmp_path: Pat
     received = bytearray()
     try:
         with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
-            wait_until(lambda: _available(reader) > 0, "the first results")
+            # Past the results file's header line (its first, small write): cases' results are being written.
+            wait_until(lambda: _available(reader) > HEADER_AT_MOST, "the first results")
             process.send_signal(signal.SIGTERM)
             deadline = time.monotonic() + WAIT_S
             while time.monotonic() < deadline:
