@@ -82,3 +82,30 @@ def test_history_of_an_unknown_or_new_suite(client: TestClient) -> None:
     assert client.get("/api/suites/999/history").status_code == 404
     suite = make_suite(client, CASES)
     assert history(client, suite["id"]) == {"suite_id": suite["id"], "points": [], "count": 0, "total": 0}
+
+
+def test_history_and_compare_agree_on_every_pair(client: TestClient) -> None:
+    # 30 cases. Run 1 passes 21, run 2 passes 16 (7 cases fail that passed, 2 pass that failed): 70.0 % ->
+    # 53.3 % lies past run 2's Wilson interval (the old rule's "regression") yet is within noise by the
+    # paired test (McNemar p = 0.18), as the compare page says.
+    suite = make_suite(client, [(f"Is {n} a number?", "true") for n in range(30)])
+    ids = case_ids(client, suite["id"])
+    passing = [set(range(21)), {*range(14), 21, 22}, set(range(26)), set(range(1, 26)), set(range(10))]
+    runs = []
+    for index, passes in enumerate(passing):
+        answers = ["yes" if n in passes else "no" for n in range(len(ids))]
+        created = start(client, suite_id=suite["id"], target=recorded(answers), name=f"run {index}")
+        assert wait_until_finished(client, created["id"])["status"] == "completed"
+        runs.append(created["id"])
+    points = history(client, suite["id"])["points"]
+    assert [point["evaluation_id"] for point in points] == runs
+    expected = {"b_worse": "regression", "b_better": "improvement", "no_significant_difference": "steady"}
+    for point in points[1:]:
+        response = client.get(f"/api/evaluations/{point['previous_id']}/compare/{point['evaluation_id']}")
+        assert response.status_code == 200, response.text
+        comparison = response.json()["data"]
+        assert point["shift"] == expected[comparison["verdict"]]
+        assert point["p_value"] == comparison["p_value"]
+        assert point["common_cases"] == comparison["common_cases"] == 30
+    assert [point["shift"] for point in points] == [None, "steady", "improvement", "steady", "regression"]
+    assert round(points[1]["p_value"], 3) == 0.18

@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 
+from assay.services.figures.paired import PairedTest, Verdict
 from assay.services.figures.statistics import (
     Shift,
     cohen_kappa,
@@ -18,7 +19,6 @@ from assay.services.figures.statistics import (
     mcnemar_one_sided,
     pass_rate,
     percentile,
-    shift_from,
     wilson_interval,
     worst_first_key,
 )
@@ -115,33 +115,28 @@ def test_pass_rate_without_cases_has_no_rate_and_no_interval() -> None:
     assert (rate.rate, rate.low, rate.high, rate.interval) == (None, None, None, None)
 
 
-def test_a_drop_beyond_the_interval_is_a_regression() -> None:
-    half = pass_rate(10, 20)  # Wilson 95 %: about [0.299, 0.701]
-    assert shift_from(1.0, half) is Shift.REGRESSION
-    assert shift_from(0.71, half) is Shift.REGRESSION
-    assert shift_from(0.69, half) is Shift.STEADY
-    assert shift_from(0.5, half) is Shift.STEADY
-    assert shift_from(0.29, half) is Shift.IMPROVEMENT
-    assert shift_from(None, half) is None
-    assert shift_from(0.5, pass_rate(0, 0)) is None
+def test_a_change_is_marked_only_when_the_paired_test_finds_it() -> None:
+    # 30 cases, 21 -> 16 passing: 70.0 % -> 53.3 %, a drop past the newer run's Wilson interval, yet the flips
+    # (7 pass -> fail, 2 fail -> pass) are no significant difference (McNemar p = 0.18): within noise.
+    assert PairedTest.of(7, 2).shift is Shift.STEADY
+    assert PairedTest.of(10, 0).shift is Shift.REGRESSION
+    assert PairedTest.of(0, 9).shift is Shift.IMPROVEMENT
+    assert PairedTest.of(0, 0).shift is Shift.STEADY
 
 
-def test_the_same_drop_is_a_regression_only_with_enough_cases() -> None:
-    # 90 % -> 80 %: noise on 10 cases, a regression on 1,000.
-    assert shift_from(0.9, pass_rate(8, 10)) is Shift.STEADY
-    assert shift_from(0.9, pass_rate(800, 1000)) is Shift.REGRESSION
-
-
-@given(st.integers(0, 500).flatmap(lambda n: st.tuples(st.integers(0, n), st.just(n))), st.floats(0, 1))
-def test_shift_agrees_with_the_interval(counts: tuple[int, int], previous: float) -> None:
-    rate = pass_rate(*counts)
-    shift = shift_from(previous, rate)
-    if rate.interval is None:
-        assert shift is None
-        return
-    low, high = rate.interval
-    expected = Shift.REGRESSION if previous > high else Shift.IMPROVEMENT if previous < low else Shift.STEADY
-    assert shift is expected
+@given(st.integers(0, 60), st.integers(0, 60))
+def test_the_shift_is_the_paired_verdict(pass_to_fail: int, fail_to_pass: int) -> None:
+    test = PairedTest.of(pass_to_fail, fail_to_pass)
+    expected = {
+        Verdict.B_WORSE: Shift.REGRESSION,
+        Verdict.B_BETTER: Shift.IMPROVEMENT,
+        Verdict.NO_SIGNIFICANT_DIFFERENCE: Shift.STEADY,
+    }[test.verdict]
+    assert test.shift is expected
+    # Significance is one-sided at 5 %: a regression needs more flips to fail than to pass, never fewer.
+    if test.shift is Shift.REGRESSION:
+        assert pass_to_fail > fail_to_pass
+        assert stats.binomtest(pass_to_fail, pass_to_fail + fail_to_pass, alternative="greater").pvalue < 0.05
 
 
 def test_worst_first_puts_the_lowest_rate_first_then_the_most_cases() -> None:

@@ -22,9 +22,12 @@ class HistoryPointOut(ResponseModel):
     pass_rate: PassRateOut
     previous_id: int | None = Field(description="The completed evaluation before this one")
     shift: Shift | None = Field(
-        description="regression: the previous pass rate lies above this run's Wilson 95 % interval; "
-        "improvement: below it; steady: inside it; null for the first point or without results"
+        description="Against the previous run by the paired test of the cases both finished (exact McNemar, "
+        "one-sided, 5 %; the compare page's rule): regression or improvement only when significant, steady "
+        "within noise; null for the first point or when the two runs share no case"
     )
+    common_cases: int | None = Field(description="Cases both this run and the previous one finished")
+    p_value: float | None = Field(description="The paired test's two-sided p-value")
 
     @classmethod
     def of(cls, point: HistoryPoint) -> HistoryPointOut:
@@ -38,6 +41,8 @@ class HistoryPointOut(ResponseModel):
             pass_rate=PassRateOut.of(point.pass_rate),
             previous_id=point.previous_id,
             shift=point.shift,
+            common_cases=point.common_cases,
+            p_value=point.p_value,
         )
 
 

@@ -1,7 +1,8 @@
 """The paired test of two runs over the same cases: "is B worse than A?" from the cases that flipped.
 
-One rule for every surface that compares two runs (the API's compare, ``assay compare`` over results files
-or server evaluations): one-sided exact McNemar tests at :data:`SIGNIFICANCE`, the two-sided p-value shown.
+One rule for every surface that compares two runs (the API's compare, a suite's history, ``assay compare``
+over results files or server evaluations): one-sided exact McNemar tests at :data:`SIGNIFICANCE`, the
+two-sided p-value shown. A change is a regression or an improvement only when significant.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from assay.services.figures.statistics import mcnemar_exact, mcnemar_one_sided
+from assay.services.figures.statistics import Shift, mcnemar_exact, mcnemar_one_sided
 
 SIGNIFICANCE = 0.05
 
@@ -49,3 +50,12 @@ class PairedTest:
         elif better_p < SIGNIFICANCE:
             verdict = Verdict.B_BETTER
         return cls(mcnemar_exact(pass_to_fail, fail_to_pass), worse_p, better_p, verdict)
+
+    @property
+    def shift(self) -> Shift:
+        """The verdict as a history reads it: B against the run before it."""
+        if self.verdict is Verdict.B_WORSE:
+            return Shift.REGRESSION
+        if self.verdict is Verdict.B_BETTER:
+            return Shift.IMPROVEMENT
+        return Shift.STEADY

@@ -54,31 +54,15 @@ def pass_rate(passed: int, total: int) -> PassRate:
 
 
 class Shift(StrEnum):
-    """How a run's pass rate stands against the run before it."""
+    """How a run stands against the run before it, by the paired test of the cases both ran
+    (:class:`~assay.services.figures.paired.PairedTest`, the rule of every comparison)."""
 
     REGRESSION = "regression"
-    """The previous pass rate lies above this run's Wilson 95 % interval."""
+    """Significantly more cases went from pass to fail than back."""
     IMPROVEMENT = "improvement"
-    """The previous pass rate lies below this run's interval."""
+    """Significantly more cases went from fail to pass than back."""
     STEADY = "steady"
-    """The previous pass rate lies inside this run's interval."""
-
-
-def shift_from(previous_rate: float | None, current: PassRate) -> Shift | None:
-    """Whether ``current`` regressed from ``previous_rate``: the previous rate outside the current run's
-    Wilson 95 % interval (above it: a regression). ``None`` when either has no cases.
-
-    The interval is the current run's uncertainty about its own rate, so a drop within sampling noise of
-    a run this size is ``steady``; the previous rate is taken as known (the usual reading of a baseline).
-    """
-    interval = current.interval
-    if previous_rate is None or interval is None:
-        return None
-    if previous_rate > interval[1]:
-        return Shift.REGRESSION
-    if previous_rate < interval[0]:
-        return Shift.IMPROVEMENT
-    return Shift.STEADY
+    """Within noise: the flips either way are no significant difference."""
 
 
 def worst_first_key(rate: PassRate) -> tuple[float, int]:

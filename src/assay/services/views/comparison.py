@@ -13,7 +13,16 @@ from assay.services.evaluations.service import DEFAULT_MAX_PAGE_BYTES
 from assay.services.figures.paired import SIGNIFICANCE, Flip, PairedTest, Verdict
 from assay.storage import evaluations as store
 
-__all__ = ["SIGNIFICANCE", "Comparison", "Flip", "FlippedCase", "Verdict", "compare"]
+__all__ = [
+    "SIGNIFICANCE",
+    "Comparison",
+    "Flip",
+    "FlippedCase",
+    "PairTally",
+    "Verdict",
+    "compare",
+    "pair_tally",
+]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -57,17 +66,14 @@ class Comparison:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class _Tally:
-    """What a comparison computes once: the counts and the tests (pages of flips come from the database)."""
+class PairTally:
+    """What a comparison computes once: the counts and the test (pages of flips come from the database)."""
 
     counts: store.PairCounts
-    p_value: float
-    p_value_b_worse: float
-    p_value_b_better: float
-    verdict: Verdict
+    test: PairedTest
 
 
-_TALLIES: dict[tuple[object, ...], _Tally] = {}
+_TALLIES: dict[tuple[object, ...], PairTally] = {}
 _TALLIES_KEPT = 64
 
 
@@ -75,7 +81,7 @@ def _state(row: store.EvaluationRow) -> tuple[object, ...]:
     return (row.id, row.created_at, row.status, row.done)
 
 
-def _tally(session: Session, a: store.EvaluationRow, b: store.EvaluationRow) -> _Tally:
+def pair_tally(session: Session, a: store.EvaluationRow, b: store.EvaluationRow) -> PairTally:
     """The counts and tests of the pair, computed once per state of both evaluations.
 
     The key names each evaluation as it is now (id, creation, status, results stored): a finished pair is
@@ -86,14 +92,7 @@ def _tally(session: Session, a: store.EvaluationRow, b: store.EvaluationRow) -> 
     if tally is not None:
         return tally
     counts = store.pair_counts(session, a.id, b.id)
-    test = PairedTest.of(counts.pass_to_fail, counts.fail_to_pass)
-    tally = _Tally(
-        counts=counts,
-        p_value=test.p_value,
-        p_value_b_worse=test.p_value_b_worse,
-        p_value_b_better=test.p_value_b_better,
-        verdict=test.verdict,
-    )
+    tally = PairTally(counts=counts, test=PairedTest.of(counts.pass_to_fail, counts.fail_to_pass))
     if len(_TALLIES) >= _TALLIES_KEPT:
         _TALLIES.pop(next(iter(_TALLIES)), None)
     _TALLIES[key] = tally
@@ -123,7 +122,7 @@ def compare(
     if a.suite_id != b.suite_id:
         message = f"evaluations {a_id} and {b_id} ran on different suites; only runs of one suite compare"
         raise ValidationError.of(Problem((), message))
-    tally = _tally(session, a, b)
+    tally = pair_tally(session, a, b)
     counts = tally.counts
     passed_in_a = None if flip is None else flip is Flip.REGRESSION
     page = store.flipped_case_ids(session, a_id, b_id, skip=skip, limit=limit, passed_in_a=passed_in_a)
@@ -163,10 +162,10 @@ def compare(
         fail_to_pass=counts.fail_to_pass,
         a_pass_rate=counts.a_passed / counts.common if counts.common else None,
         b_pass_rate=counts.b_passed / counts.common if counts.common else None,
-        p_value=tally.p_value,
-        p_value_b_worse=tally.p_value_b_worse,
-        p_value_b_better=tally.p_value_b_better,
-        verdict=tally.verdict,
+        p_value=tally.test.p_value,
+        p_value_b_worse=tally.test.p_value_b_worse,
+        p_value_b_better=tally.test.p_value_b_better,
+        verdict=tally.test.verdict,
         flips=flips,
         flips_total=counts.pass_to_fail + counts.fail_to_pass,
         next_skip=next_skip if next_skip < listed_total else None,

@@ -1,9 +1,9 @@
 """A suite's history: the pass rate of each of its completed evaluations over time, with its Wilson 95 %
-interval, and whether it regressed from the run before.
+interval, and whether it changed from the run before.
 
-A regression is the previous run's pass rate lying above this run's interval (see
-:func:`~assay.services.figures.statistics.shift_from`); the case-by-case McNemar test of two runs is the
-comparison's (``compare``), one click away in the UI.
+A change is judged by the comparison's own rule (:func:`~assay.services.views.comparison.pair_tally`: the
+paired McNemar test of the cases both runs finished), so the history and the compare page it links to never
+disagree: a drop within noise is ``steady`` on both.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from sqlalchemy.orm import Session
 from assay.domain import EvaluationStatus
 from assay.errors import NotFoundError
 from assay.services.evaluations.records import stored_summary
-from assay.services.figures.statistics import PassRate, Shift, pass_rate, shift_from
+from assay.services.figures.statistics import PassRate, Shift, pass_rate
+from assay.services.views.comparison import pair_tally
 from assay.storage import evaluations as store
 from assay.storage import result_groups
 from assay.storage import suites as suite_store
@@ -38,7 +39,11 @@ class HistoryPoint:
     previous_id: int | None
     """The completed evaluation before this one (of the same grader when the history is filtered)."""
     shift: Shift | None
-    """Against the previous one; ``None`` for the first, or when either has no results."""
+    """Against the previous one by the paired test; ``None`` for the first, or when they share no case."""
+    common_cases: int | None
+    """Cases both this run and the previous one finished (what the paired test reads)."""
+    p_value: float | None
+    """The paired test's two-sided p-value."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -89,8 +94,8 @@ def suite_history(
         previous = chronological[index - 1] if index else None
         if index == 0 and len(rows) > limit:
             continue  # the one before the page: read only to mark the page's oldest
-        rate = rates.get(row.id, no_results)
-        previous_rate = rates.get(previous.id, no_results).rate if previous is not None else None
+        tally = pair_tally(session, previous, row) if previous is not None else None
+        shared = tally is not None and tally.counts.common > 0
         points.append(
             HistoryPoint(
                 evaluation_id=row.id,
@@ -98,9 +103,11 @@ def suite_history(
                 grader_id=row.grader_id,
                 created_at=row.created_at,
                 finished_at=row.finished_at,
-                pass_rate=rate,
+                pass_rate=rates.get(row.id, no_results),
                 previous_id=previous.id if previous is not None else None,
-                shift=shift_from(previous_rate, rate),
+                shift=tally.test.shift if tally is not None and shared else None,
+                common_cases=tally.counts.common if tally is not None else None,
+                p_value=tally.test.p_value if tally is not None and shared else None,
             )
         )
     return History(suite_id=suite_id, points=points, total=total)
