@@ -14,6 +14,7 @@ from assay.errors import ValidationError
 
 if TYPE_CHECKING:
     from assay.services.grading.registry import GraderService
+    from assay.targets.cached import CacheUse
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -82,3 +83,57 @@ def check_writable(path: Path | None, option: str) -> None:
         raise ValidationError(f"cannot write {option} {path}: the folder {folder} does not exist")
     if not os.access(folder, os.W_OK):
         raise ValidationError(f"cannot write {option} {path}: the folder {folder} is not writable")
+
+
+def cache_options(function: F) -> F:
+    """``--cache``, ``--replay`` and ``--cache-dir``: the reply cache (:mod:`assay.targets.reply_cache`)."""
+    for declare in reversed(
+        (
+            click.option(
+                "--cache",
+                "use_cache",
+                is_flag=True,
+                help="Reuse the agent's cached reply to the same input and target; call it on a miss and "
+                "cache the answer (errors never)",
+            ),
+            click.option(
+                "--replay",
+                is_flag=True,
+                help="Only reuse cached replies: a case without one fails (cache_miss), the agent is never "
+                "called",
+            ),
+            click.option(
+                "--cache-dir",
+                type=PATH,
+                help="Folder of the reply cache (default $ASSAY_CACHE_DIR, else ./.assay-cache)",
+            ),
+        )
+    ):
+        function = declare(function)
+    return function
+
+
+def cache_use(*, use_cache: bool, replay: bool, cache_dir: Path | None) -> CacheUse | None:
+    """The reply cache the options ask for, opened; ``None`` without ``--cache`` or ``--replay``."""
+    if not (use_cache or replay):
+        if cache_dir is not None:
+            raise ValidationError("--cache-dir goes with --cache or --replay")
+        return None
+    if use_cache and replay:
+        raise ValidationError("give --cache or --replay, not both (--replay never calls the agent)")
+    import sqlite3
+
+    from assay.targets.cached import CacheMode, CacheUse
+    from assay.targets.reply_cache import FILE_NAME, ReplyCache
+    from assay.targets.reply_cache import cache_dir as folder_of
+
+    folder = folder_of(cache_dir)
+    if replay and not (folder / FILE_NAME).is_file():
+        raise ValidationError(f"--replay: no reply cache in {folder} (run once with --cache to fill it)")
+    if folder.exists() and not folder.is_dir():
+        raise ValidationError(f"--cache-dir {folder} is not a folder")
+    try:
+        cache = ReplyCache(folder)
+    except (OSError, sqlite3.Error) as exc:
+        raise ValidationError(f"cannot open the reply cache in {folder}: {exc}") from exc
+    return CacheUse(cache, CacheMode.REPLAY if replay else CacheMode.RECORD)

@@ -20,7 +20,15 @@ import click
 
 from assay.cli.console import err, out
 from assay.cli.gate import check_gate
-from assay.cli.options import PATH, check_rate, check_writable, grader_config, grader_options
+from assay.cli.options import (
+    PATH,
+    cache_options,
+    cache_use,
+    check_rate,
+    check_writable,
+    grader_config,
+    grader_options,
+)
 from assay.cli.tables import PlainTable
 from assay.errors import ValidationError
 
@@ -33,6 +41,7 @@ if TYPE_CHECKING:  # the rest is imported when the command runs (see assay.cli.g
     from assay.services.local_run.run import LocalSink
     from assay.services.local_run.suite_stream import SuiteFacts, SuiteFile
     from assay.targets import TargetSpec
+    from assay.targets.cached import CacheUse
 
 _TARGET_OPTIONS = "--target-url, --openai-model, --responses, --python or --command"
 
@@ -262,6 +271,7 @@ def _run_with_progress(
     done: Sequence[int] | None,
     answers: AnswerFile | None,
     total: int,
+    cache: CacheUse | None = None,
 ) -> None:
     """Run the cases without a result, a progress bar on a terminal (Rich's progress is loaded only then).
 
@@ -298,6 +308,7 @@ def _run_with_progress(
                 done=done,
                 answers=answers.in_case_order() if answers is not None else None,
                 on_written=on_written,
+                cache=cache,
             )
 
     def run(on_written: Callable[[int], None]) -> None:
@@ -375,6 +386,7 @@ def _run_with_progress(
     help="Continue the run whose results --output holds: run only the cases without a result there, append "
     "theirs, and report on all (a missing or empty file starts afresh)",
 )
+@cache_options
 @click.option(
     "--allow-invalid-expected", is_flag=True, help="Run even with cases the grader can never pass (preflight)"
 )
@@ -412,6 +424,9 @@ def run(
     server: str | None,
     output: Path | None,
     resume: bool,
+    use_cache: bool,
+    replay: bool,
+    cache_dir: Path | None,
     allow_invalid_expected: bool,
     test_target: bool,
 ) -> None:
@@ -484,6 +499,9 @@ def run(
     answers = AnswerFile(responses, facts) if responses is not None else None
     if answers is not None:
         answers.check()
+    if (use_cache or replay) and spec is None:
+        raise ValidationError("--cache and --replay are for a target that calls an agent, not --responses")
+    cache = None if test_target else cache_use(use_cache=use_cache, replay=replay, cache_dir=cache_dir)
     if test_target:
         _test_target(spec, suite.first_case(), grader, answers)
         return
@@ -528,7 +546,7 @@ def run(
             with stopper.watching():
                 _run_with_progress(
                     suite, facts, spec, grader, sink, stopper, concurrency=concurrency, done=done,
-                    answers=answers, total=total,
+                    answers=answers, total=total, cache=cache,
                 )  # fmt: skip
                 duration = time.perf_counter() - started
                 summary = tally.summary(total)
@@ -549,6 +567,8 @@ def run(
 
                     push_results(server, results)
         finally:
+            if cache is not None:
+                cache.cache.close()
             if sink.output is not None:
                 sink.output.close()
             if answers is not None:

@@ -54,6 +54,8 @@ class TargetReply:
     error_detail: str | None = None
     latency_ms: float | None = None
     attempts: int = 1
+    cached: bool = False
+    """Given by the reply cache (the agent was not called for it)."""
 
     @property
     def is_error(self) -> bool:

@@ -27,6 +27,8 @@ class ErrorReason(StrEnum):
     """A grader's call names a key its process may not read, or one that is unset (checked again per call)."""
     BAD_REQUEST = "bad_request"
     """A grader's request could not be encoded (never sent)."""
+    CACHE_MISS = "cache_miss"
+    """A run that only replays the reply cache found no reply for the case (the agent is never called)."""
 
 
 def http_reason(status: int, *, retried: bool) -> str:

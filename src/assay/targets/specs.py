@@ -6,6 +6,7 @@ import functools
 import re
 from typing import Annotated, Any, Literal
 
+import orjson
 import pydantic
 from pydantic import (
     BaseModel,
@@ -102,6 +103,13 @@ class _TargetSpecBase(BaseModel):
     max_attempts: JsonInt = Field(
         default=4, ge=1, le=10, strict=False, description="Tries per case, the first included."
     )
+
+    def fingerprint(self) -> str:
+        """What can change this target's reply, as canonical JSON: every field but how long and how often a
+        call is tried (the reply cache's key, :mod:`assay.targets.reply_cache`). Secret values are never in
+        it, only the names a template reads them by."""
+        fields = self.model_dump(mode="json", exclude={"timeout", "max_attempts"})
+        return orjson.dumps(fields, option=orjson.OPT_SORT_KEYS).decode()
 
 
 class HttpTargetSpec(_TargetSpecBase):

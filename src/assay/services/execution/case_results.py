@@ -67,6 +67,8 @@ class CaseResult:
     error_detail: str | None
     latency_ms: float | None
     attempts: int
+    cached: bool = False
+    """The reply came from the reply cache (the agent was not called for it)."""
 
     def as_dict(self) -> dict[str, Any]:
         """The result as a JSON object (the API's): ``as_record`` with the database's ``case_id``."""
@@ -92,6 +94,7 @@ class CaseResult:
             "error_detail": self.error_detail,
             "latency_ms": self.latency_ms,
             "attempts": self.attempts,
+            **({"cached": True} if self.cached else {}),  # only when true: results files stay as they were
         }
 
     def facts(self, shape: ReportShape) -> ResultFacts:
@@ -185,6 +188,7 @@ def _graded(case: RunCase, reply: TargetReply, verdict: VerdictRecord) -> CaseRe
         None,
         reply.latency_ms,
         reply.attempts,
+        reply.cached,
     )
 
 
@@ -226,6 +230,7 @@ def _result(
         error_detail=error_detail,
         latency_ms=reply.latency_ms,
         attempts=reply.attempts,
+        cached=reply.cached,
     )
 
 

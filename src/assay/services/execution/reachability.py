@@ -34,6 +34,7 @@ SETUP_REASONS = UNREACHABLE_REASONS | frozenset(
         ErrorReason.COMMAND_FAILED.value,
         ErrorReason.CALLABLE_ERROR.value,
         ErrorReason.SECRET_UNAVAILABLE.value,
+        ErrorReason.CACHE_MISS.value,
         "http_401",
         "http_403",
         "judge_http_401",

@@ -42,6 +42,7 @@ from assay.targets.recorded import RecordedTarget
 if TYPE_CHECKING:
     from assay.services.execution.reachability import ReachabilityWatch
     from assay.targets import Target, TargetSpec
+    from assay.targets.cached import CacheUse
 
 MAX_PENDING = 4 * BATCH_SIZE
 """Results waiting for the results file at most: recorded answers are graded faster than they are written."""
@@ -201,13 +202,14 @@ async def run_local(
     on_written: Callable[[int], None] = lambda count: None,
     reachability: ReachabilityWatch | None = None,
     target: Target | None = None,
+    cache: CacheUse | None = None,
 ) -> RunOutcome:
     """Run the ``cases`` without a result in ``done`` into ``sink``; through ``target`` when given (one built
     by the caller: the Python API's function), else the one ``spec`` describes.
 
     With ``answers`` (recorded answers in case order) ``spec`` must be a recorded target: each case's answer
     is read as the case is handed out. A ``reachability`` watch stops the run when the first cases all fail
-    to reach the agent.
+    to reach the agent. With ``cache``, the target built from ``spec`` answers from the reply cache first.
     """
     import asyncio
 
@@ -228,6 +230,8 @@ async def run_local(
         target = RecordedTarget(window, metadata_key=spec.metadata_key)
     elif target is None:
         target = build_target(spec, concurrency=concurrency)
+        if cache is not None:
+            target = cache.around(target, spec)
     keep = _ANSWERS_KEPT_PER_WORKER * concurrency
     pending = _handed_out(cases, control=control, done=done, answers=answers, window=window, keep=keep)
     async with target, calls_for(grader, concurrency=concurrency) as calls:

@@ -1,0 +1,90 @@
+"""A target in front of another that answers from the reply cache (:mod:`assay.targets.reply_cache`).
+
+``record`` (``--cache``) reuses a stored reply and stores each new answer; ``replay`` (``--replay``) only
+reuses, and a case with no stored reply fails closed (``cache_miss``): the agent is never called. Errors are
+never stored. A reply from the cache is marked ``cached`` and keeps the latency the agent had.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+from assay.targets.base import Target, TargetCase, TargetReply
+from assay.targets.reasons import ErrorReason
+from assay.targets.reply_cache import CachedReply, ReplyCache, reply_key
+
+if TYPE_CHECKING:
+    from assay.targets.specs import TargetSpec
+
+
+class CacheMode(StrEnum):
+    """How a run uses the reply cache."""
+
+    RECORD = "record"
+    """Reuse a stored reply; call the agent on a miss and store its answer."""
+    REPLAY = "replay"
+    """Reuse a stored reply; a miss is an error, the agent is never called."""
+
+
+_MISS = TargetReply(
+    None,
+    error=ErrorReason.CACHE_MISS.value,
+    error_detail="no cached reply for this case and target (--replay calls no agent)",
+    attempts=0,
+)
+
+
+class CachedTarget(Target):
+    """Answers from ``cache`` what it holds for ``fingerprint``; asks ``inner`` the rest (``record``)."""
+
+    def __init__(self, inner: Target, cache: ReplyCache, fingerprint: str, mode: CacheMode) -> None:
+        super().__init__(inner.policy, max_answer_bytes=inner.max_answer_bytes, redactor=inner.redactor)
+        self._inner = inner
+        self._cache = cache
+        self._fingerprint = fingerprint
+        self._mode = mode
+
+    async def call(self, case: TargetCase) -> str | None:  # pragma: no cover - respond() never calls it
+        return await self._inner.call(case)
+
+    def reply_at_once(self, case: TargetCase) -> TargetReply | None:
+        """A stored reply without a coroutine; in ``replay`` a miss too (nothing is awaited)."""
+        stored = self._cache.get(reply_key(self._fingerprint, case.input))
+        if stored is not None:
+            return TargetReply(stored.output, latency_ms=stored.latency_ms, attempts=0, cached=True)
+        return _MISS if self._mode is CacheMode.REPLAY else None
+
+    async def respond(self, case: TargetCase, proceed: Callable[[], bool] | None = None) -> TargetReply:
+        """The stored reply, else (``record``) the agent's, stored when it is an answer."""
+        at_once = self.reply_at_once(case)
+        if at_once is not None:
+            return at_once
+        reply = await self._inner.respond(case, proceed)
+        if reply.error is None:
+            self._cache.put(
+                reply_key(self._fingerprint, case.input), CachedReply(reply.output, reply.latency_ms)
+            )
+        return reply
+
+    async def aclose(self) -> None:
+        """Close the inner target (the cache belongs to whoever opened it)."""
+        await self._inner.aclose()
+
+
+@dataclass(frozen=True, slots=True)
+class CacheUse:
+    """A run's use of a reply cache: which one, and how."""
+
+    cache: ReplyCache
+    mode: CacheMode
+
+    def around(self, target: Target, spec: TargetSpec) -> Target:
+        """``target`` behind the cache; as it is for a target that calls no agent (recorded answers)."""
+        from assay.targets.specs import EvaluationTargetSpec, RecordedTargetSpec
+
+        if isinstance(spec, RecordedTargetSpec | EvaluationTargetSpec):
+            return target
+        return CachedTarget(target, self.cache, spec.fingerprint(), self.mode)

@@ -1,0 +1,83 @@
+"""``assay run --cache`` / ``--replay`` and ``assay cache`` as real processes against a loopback agent."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.support.agent_server import AgentBehaviour, AgentServer, Fault
+from tests.support.results import read_results
+
+ASSAY = [sys.executable, "-m", "assay.cli"]
+QUESTIONS = {"Is water wet?": "yes", "Is fire cold?": "no", "Is 2 even?": "yes", "Is 3 even?": "no"}
+
+
+def assay(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*ASSAY, *args], capture_output=True, text=True, timeout=60, check=False)
+
+
+def write_suite(path: Path, questions: list[str]) -> Path:
+    expected = {"yes": "true", "no": "false"}
+    path.write_text(
+        "".join(
+            json.dumps({"input": q, "expected_output": expected[QUESTIONS.get(q, "yes")]}) + "\n"
+            for q in questions
+        )
+    )
+    return path
+
+
+def test_a_cached_rerun_calls_the_agent_only_for_what_it_has_not_answered(tmp_path: Path) -> None:
+    suite = write_suite(tmp_path / "suite.jsonl", list(QUESTIONS))
+    cache = tmp_path / "cache"
+    behaviour = AgentBehaviour(answers=dict(QUESTIONS), faults={"Is 3 even?": Fault(status=500, times=1)})
+    with AgentServer(behaviour) as agent:
+        url = f"{agent.url}/answer"
+        common = ["-g", "true-false", "--target-url", url, "--max-attempts", "1", "--cache-dir", str(cache)]
+        first = assay("run", str(suite), *common, "--cache", "-o", str(tmp_path / "first.jsonl"))
+        assert first.returncode == 1, first.stderr  # "Is 3 even?" failed once: 3 of 4 passed
+        assert len(agent.requests) == 4
+        second = assay("run", str(suite), *common, "--cache", "-o", str(tmp_path / "second.jsonl"))
+        assert second.returncode == 0, second.stderr
+        assert len(agent.requests) == 5  # only the case that errored (errors are never cached)
+        results = read_results(tmp_path / "second.jsonl")
+        assert [result.get("cached", False) for result in results] == [True, True, True, False]
+        assert all(result["passed"] for result in results)
+
+        replayed = assay("run", str(suite), *common, "--replay", "-o", str(tmp_path / "replay.jsonl"))
+        assert replayed.returncode == 0, replayed.stderr
+        assert len(agent.requests) == 5  # --replay calls no agent
+        assert all(result["cached"] for result in read_results(tmp_path / "replay.jsonl"))
+
+        grown = write_suite(tmp_path / "grown.jsonl", [*QUESTIONS, "Is 4 even?"])
+        missing = assay("run", str(grown), *common, "--replay", "-o", str(tmp_path / "grown-out.jsonl"))
+        assert missing.returncode == 1, missing.stderr  # the new case fails closed, not a call
+        assert read_results(tmp_path / "grown-out.jsonl")[-1]["error"] == "cache_miss"
+        assert len(agent.requests) == 5
+
+    stats = assay("cache", "stats", "--cache-dir", str(cache), "--json")
+    assert stats.returncode == 0, stats.stderr
+    assert json.loads(stats.stdout)["replies"] == 4
+    cleared = assay("cache", "clear", "--cache-dir", str(cache))
+    assert cleared.returncode == 0
+    assert "dropped 4 replies" in cleared.stdout
+
+
+def test_replay_without_a_cache_or_with_recorded_answers_is_a_usage_error(tmp_path: Path) -> None:
+    suite = write_suite(tmp_path / "suite.jsonl", list(QUESTIONS))
+    empty = tmp_path / "nothing"
+    proc = assay("run", str(suite), "-g", "true-false", "--target-url", "http://127.0.0.1:9/x", "--replay",
+                 "--cache-dir", str(empty))  # fmt: skip
+    assert proc.returncode == 2
+    assert "no reply cache" in proc.stderr
+    assert not empty.exists()
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text("".join(json.dumps({"agent_response": "yes"}) + "\n" for _ in QUESTIONS))
+    proc = assay("run", str(suite), "-g", "true-false", "--responses", str(answers), "--cache")
+    assert proc.returncode == 2
+    assert "--responses" in proc.stderr
+    proc = assay("cache", "stats", "--cache-dir", str(empty))
+    assert proc.returncode == 2
+    assert "no reply cache" in proc.stderr

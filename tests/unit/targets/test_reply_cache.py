@@ -1,0 +1,103 @@
+"""The reply cache: a second asking of one target with one input is answered from it; errors never are."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from assay.targets import Target, TargetCase, parse_target_spec
+from assay.targets.cached import CachedTarget, CacheMode, CacheUse
+from assay.targets.reasons import ErrorReason, TargetCallError
+from assay.targets.reply_cache import CachedReply, ReplyCache, reply_key
+
+
+class CountingAgent(Target):
+    """An agent in the process: answers the input upper-cased, fails inputs starting with 'fail'."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[str] = []
+
+    async def call(self, case: TargetCase) -> str | None:
+        self.calls.append(case.input)
+        if case.input.startswith("fail"):
+            raise TargetCallError(ErrorReason.TARGET_ERROR.value, "down")
+        return None if case.input == "silence" else case.input.upper()
+
+
+def test_keys_differ_by_target_input_and_repeat_and_cannot_be_spliced() -> None:
+    assert reply_key("t", "a") == reply_key("t", "a")
+    assert len({reply_key("t", "a"), reply_key("u", "a"), reply_key("t", "b"), reply_key("t", "a", 1)}) == 4
+    assert reply_key("ab", "c") != reply_key("a", "bc")  # length-prefixed parts
+
+
+def test_a_fingerprint_ignores_how_a_call_is_tried_not_what_is_asked() -> None:
+    base = {"type": "http", "url": "http://agent.test/answer"}
+    plain = parse_target_spec(base).fingerprint()
+    assert parse_target_spec({**base, "timeout": 5, "max_attempts": 1}).fingerprint() == plain
+    assert parse_target_spec({**base, "url": "http://agent.test/other"}).fingerprint() != plain
+    templated = parse_target_spec({**base, "body_template": {"q": "{{input}}"}}).fingerprint()
+    assert templated != plain
+    secret = {**base, "headers": {"Authorization": "Bearer {{secret.ASSAY_SECRET_KEY}}"}}
+    assert "ASSAY_SECRET_KEY" in parse_target_spec(secret).fingerprint()  # the name, never a value
+
+
+def test_the_cache_keeps_the_first_reply_and_survives_reopening(tmp_path: Path) -> None:
+    cache = ReplyCache(tmp_path / "c")
+    cache.put(b"k", CachedReply("first", 12.5))
+    cache.put(b"k", CachedReply("second", 1.0))
+    cache.put(b"n", CachedReply(None, 3.0))
+    cache.close()
+    reopened = ReplyCache(tmp_path / "c")
+    assert reopened.get(b"k") == CachedReply("first", 12.5)
+    assert reopened.get(b"n") == CachedReply(None, 3.0)
+    assert reopened.get(b"missing") is None
+    assert reopened.stats().replies == 2
+    assert reopened.clear() == 2
+    assert reopened.stats().replies == 0
+    reopened.close()
+
+
+async def test_record_calls_once_per_input_and_never_keeps_an_error(tmp_path: Path) -> None:
+    cache = ReplyCache(tmp_path)
+    agent = CountingAgent()
+    target = CachedTarget(agent, cache, "fp", CacheMode.RECORD)
+    first = [
+        await target.respond(TargetCase(n, text)) for n, text in enumerate(["a", "b", "fail", "silence"])
+    ]
+    again = [
+        await target.respond(TargetCase(n, text)) for n, text in enumerate(["a", "b", "fail", "silence"])
+    ]
+    assert agent.calls == ["a", "b", "fail", "silence", "fail"]  # only the error is asked again
+    assert [reply.output for reply in first] == ["A", "B", None, None]
+    assert [reply.cached for reply in first] == [False] * 4
+    assert [(reply.output, reply.cached) for reply in again] == [
+        ("A", True),
+        ("B", True),
+        (None, False),
+        (None, True),
+    ]
+    assert again[2].error == ErrorReason.TARGET_ERROR.value
+    assert again[0].latency_ms == first[0].latency_ms  # the agent's own latency, not the lookup's
+    assert again[0].attempts == 0
+
+
+async def test_replay_never_calls_the_agent_and_fails_closed_on_a_miss(tmp_path: Path) -> None:
+    cache = ReplyCache(tmp_path)
+    cache.put(reply_key("fp", "known"), CachedReply("stored", 4.0))
+    agent = CountingAgent()
+    target = CachedTarget(agent, cache, "fp", CacheMode.REPLAY)
+    hit = await target.respond(TargetCase(1, "known"))
+    miss = await target.respond(TargetCase(2, "unknown"))
+    other_target = await CachedTarget(agent, cache, "other", CacheMode.REPLAY).respond(TargetCase(1, "known"))
+    assert agent.calls == []
+    assert (hit.output, hit.cached) == ("stored", True)
+    assert (miss.output, miss.error, miss.cached) == (None, ErrorReason.CACHE_MISS.value, False)
+    assert other_target.error == ErrorReason.CACHE_MISS.value
+
+
+def test_recorded_answers_are_never_put_behind_the_cache(tmp_path: Path) -> None:
+    from assay.targets import build_target
+
+    spec = parse_target_spec({"type": "recorded", "responses": {"1": "yes"}})
+    recorded = build_target(spec)
+    assert CacheUse(ReplyCache(tmp_path), CacheMode.RECORD).around(recorded, spec) is recorded
