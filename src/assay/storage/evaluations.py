@@ -25,6 +25,7 @@ from sqlalchemy import (
     UniqueConstraint,
     case,
     delete,
+    false,
     func,
     literal,
     select,
@@ -66,6 +67,8 @@ class EvaluationRow(Base):
     """The egress policy of the server that accepted the evaluation (``EgressSettings``): every process that
     runs it runs it under this one, not its own (``None``: stored before, or by the CLI)."""
     concurrency: Mapped[int] = mapped_column(Integer)
+    reply_cache: Mapped[str] = mapped_column(String(10), default="off", server_default="off")
+    """How the evaluation uses the reply cache: ``off``, ``record`` or ``replay``."""
     status: Mapped[str] = mapped_column(String(20), index=True)
     total: Mapped[int] = mapped_column(Integer)
     done: Mapped[int] = mapped_column(Integer, default=0)
@@ -106,6 +109,8 @@ class ResultRow(Placed, Base):
     error_detail: Mapped[str | None] = mapped_column(SafeText, nullable=True)
     latency_ms: Mapped[float | None] = mapped_column(Float, nullable=True)
     attempts: Mapped[int] = mapped_column(Integer, default=1)
+    cached: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    """The reply came from the reply cache (the agent was not called for it)."""
 
 
 # ---- Evaluations --------------------------------------------------------------------------------------

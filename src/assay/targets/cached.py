@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from assay.targets.base import Target, TargetCase, TargetReply
 from assay.targets.reasons import ErrorReason
-from assay.targets.reply_cache import CachedReply, ReplyCache, reply_key
+from assay.targets.reply_cache import CachedReply, ReplyCache, ReplyStore, reply_key
 
 if TYPE_CHECKING:
     from assay.targets.specs import TargetSpec
@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 class CacheMode(StrEnum):
     """How a run uses the reply cache."""
 
+    OFF = "off"
+    """Not at all: every case calls the agent, nothing is stored."""
     RECORD = "record"
     """Reuse a stored reply; call the agent on a miss and store its answer."""
     REPLAY = "replay"
@@ -40,7 +42,7 @@ _MISS = TargetReply(
 class CachedTarget(Target):
     """Answers from ``cache`` what it holds for ``fingerprint``; asks ``inner`` the rest (``record``)."""
 
-    def __init__(self, inner: Target, cache: ReplyCache, fingerprint: str, mode: CacheMode) -> None:
+    def __init__(self, inner: Target, cache: ReplyStore, fingerprint: str, mode: CacheMode) -> None:
         super().__init__(inner.policy, max_answer_bytes=inner.max_answer_bytes, redactor=inner.redactor)
         self._inner = inner
         self._cache = cache

@@ -15,6 +15,7 @@ import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 DEFAULT_DIR = Path(".assay-cache")
 """Where the CLI keeps its cache unless ``--cache-dir`` or ``ASSAY_CACHE_DIR`` says otherwise."""
@@ -55,6 +56,17 @@ class CachedReply:
     output: str | None
     """``None``: the agent answered nothing (a reply, graded as empty; not an error)."""
     latency_ms: float | None
+
+
+class ReplyStore(Protocol):
+    """Where a cached target reads and stores replies: the CLI's file, or a server's shard (its replies read
+    from the database at once, the new ones written with the shard's results)."""
+
+    def get(self, key: bytes) -> CachedReply | None:
+        """The reply stored under ``key``, if any."""
+
+    def put(self, key: bytes, reply: CachedReply) -> None:
+        """Store ``reply`` under ``key`` unless one is stored already."""
 
 
 @dataclass(frozen=True, slots=True)

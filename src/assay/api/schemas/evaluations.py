@@ -24,6 +24,7 @@ from assay.services.execution.target_trial import TargetTrial
 from assay.services.figures.summary import Summary
 from assay.services.views.comparison import Comparison, Flip, FlippedCase, Verdict
 from assay.targets import EvaluationTargetSpec, HttpTargetSpec, OpenAITargetSpec, RecordedTargetSpec
+from assay.targets.cached import CacheMode
 from assay.targets.specs import JsonInt
 
 MAX_ID = 2**31 - 1
@@ -45,6 +46,13 @@ class EvaluationCreate(RequestModel):
     target: ApiTarget
     name: EvaluationName | None = None
     concurrency: JsonInt = Field(default=DEFAULT_CONCURRENCY, ge=1, le=MAX_CONCURRENCY, strict=False)
+    reply_cache: CacheMode = Field(
+        default=CacheMode.OFF,
+        strict=False,  # from its JSON string
+        description="record: answer a case from the reply cache when this target was asked the same input "
+        "before, else call the agent and cache its answer; replay: only from the cache (a case it does not "
+        "hold fails as cache_miss, the agent is never called); off: neither. Errors are never cached.",
+    )
     allow_invalid_expected: bool = Field(
         default=False,
         description="Run even when the grader's preflight finds cases it can never pass; otherwise 422.",
@@ -59,6 +67,7 @@ class EvaluationCreate(RequestModel):
             grader_config=dict(self.grader_config) if self.grader_config is not None else None,
             name=self.name,
             concurrency=self.concurrency,
+            reply_cache=self.reply_cache,
             allow_invalid_expected=self.allow_invalid_expected,
         )
 
@@ -271,6 +280,7 @@ class EvaluationOut(ResponseModel):
     grader: GraderSpecOut
     target: dict[str, Any]
     concurrency: int
+    reply_cache: CacheMode
     status: EvaluationStatus
     progress: ProgressOut
     summary: SummaryOut | None
@@ -290,6 +300,7 @@ class EvaluationOut(ResponseModel):
             grader=GraderSpecOut(**evaluation.grader.as_dict()),
             target=evaluation.target,
             concurrency=evaluation.concurrency,
+            reply_cache=CacheMode(evaluation.reply_cache),
             status=evaluation.status,
             progress=ProgressOut(done=evaluation.done, total=evaluation.total),
             summary=_summary_out(evaluation.summary),
@@ -341,6 +352,7 @@ class ResultOut(ResponseModel):
     error_detail: str | None
     latency_ms: float | None
     attempts: int
+    cached: bool = Field(description="The reply came from the reply cache: the agent was not called for it")
     assertions: list[AssertionVerdictOut] | None = Field(
         default=None,
         description="Each assertion's verdict, for a case graded by its own assertions (else null); the "

@@ -30,6 +30,8 @@ class Evaluation:
     grader: GraderSpec
     target: dict[str, Any]
     concurrency: int
+    reply_cache: str
+    """How it uses the reply cache: ``off``, ``record`` or ``replay``."""
     status: EvaluationStatus
     done: int
     total: int
@@ -102,6 +104,7 @@ def evaluation_of(row: EvaluationRow, summary: Summary | None = None) -> Evaluat
         grader=GraderSpec(grader_id=row.grader_id, config=row.grader_config, version=row.grader_version),
         target=row.target_view if row.target_view is not None else target_view(row.target),
         concurrency=row.concurrency,
+        reply_cache=row.reply_cache,
         status=EvaluationStatus(row.status),
         done=row.done,
         total=row.total,
@@ -173,6 +176,7 @@ def result_of(row: ResultRow) -> Result:
         error_detail=row.error_detail,
         latency_ms=row.latency_ms,
         attempts=row.attempts,
+        cached=row.cached,
     )
 
 
@@ -188,6 +192,7 @@ def result_columns(result: CaseResult) -> dict[str, Any]:
     for typed in ("reason", "answer", "explanation"):  # read from the details, which are stored whole
         del columns[typed]
     columns["details"] = stored_details(result.details, columns)
+    columns["cached"] = result.cached  # in every row of a batch (the record has it only when true)
     return columns
 
 

@@ -17,6 +17,7 @@ from assay.services.evaluations.recount import recount
 from assay.services.evaluations.regrade import check_source
 from assay.services.evaluations.scheduling import Scheduler
 from assay.services.execution.case_results import RunCase
+from assay.services.execution.reachability import CALLING_TARGETS
 from assay.services.execution.target_trial import TargetTrial, try_target
 from assay.services.grading.answers import check_calls
 from assay.services.grading.preflight import preflight_suite
@@ -45,6 +46,7 @@ from assay.targets import (
     check_target,
     parse_target_spec,
 )
+from assay.targets.cached import CacheMode
 from assay.targets.specs import allowed_target, target_view
 
 logger = logging.getLogger(__name__)
@@ -65,6 +67,8 @@ class NewEvaluation:
     grader_config: dict[str, Any] | None = None
     name: str | None = None
     concurrency: int = DEFAULT_CONCURRENCY
+    reply_cache: CacheMode = CacheMode.OFF
+    """How the evaluation uses the reply cache (a target that calls an agent only)."""
     allow_invalid_expected: bool = False
     """Run even when the grader's preflight finds cases it can never pass (they end ``invalid_expected``)."""
 
@@ -191,6 +195,9 @@ class EvaluationService:
             self._check_answer_names(suite.id, list(spec.responses))
         if not 1 <= request.concurrency <= MAX_CONCURRENCY:
             raise ValidationError.of(Problem(("concurrency",), f"must be between 1 and {MAX_CONCURRENCY}"))
+        if request.reply_cache is not CacheMode.OFF and spec.type not in CALLING_TARGETS:
+            message = f"a {spec.type} target calls no agent: there is no reply to cache"
+            raise ValidationError.of(Problem(("reply_cache",), message))
         if not request.allow_invalid_expected:
             report = preflight_suite(self.session, suite.id, grader)
             if not report.ok:
@@ -207,6 +214,7 @@ class EvaluationService:
             target_view=target_view(stored),
             egress=_egress_record(self.scheduler.target_policy),
             concurrency=request.concurrency,
+            reply_cache=request.reply_cache.value,
             status=EvaluationStatus.PENDING.value,
             total=suite_store.count_cases(self.session, suite.id),
             done=0,
@@ -334,6 +342,7 @@ class EvaluationService:
                 grader_config=source.grader_config,
                 name=name or rerun_name(source.name, source.id),
                 concurrency=source.concurrency,
+                reply_cache=CacheMode(source.reply_cache),
                 allow_invalid_expected=allow_invalid_expected,
             )
         )

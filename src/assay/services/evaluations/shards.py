@@ -31,6 +31,7 @@ from assay.services.evaluations.graders import EvaluationGraders
 from assay.services.evaluations.records import result_columns
 from assay.services.evaluations.recount import SummaryRefresher, finish_evaluation
 from assay.services.evaluations.regrade import stored_replies
+from assay.services.evaluations.shard_replies import ShardReplies
 from assay.services.execution.case_results import CaseResult, RunCase
 from assay.services.execution.reachability import CALLING_TARGETS, ReachabilityWatch
 from assay.services.execution.runner import run_cases
@@ -41,6 +42,7 @@ from assay.services.suites.service import case_assertions
 from assay.storage import evaluations as store
 from assay.storage import suites as suite_store
 from assay.storage.database import loggable, retry_when_busy
+from assay.storage.reply_cache import store_replies
 from assay.storage.suites import CaseRow
 from assay.storage.types import utc_now
 from assay.targets import (
@@ -52,6 +54,7 @@ from assay.targets import (
     build_target,
     parse_target_spec,
 )
+from assay.targets.cached import CachedTarget, CacheMode
 
 logger = logging.getLogger(__name__)
 
@@ -122,6 +125,10 @@ class _Plan:
     """Shared by this worker's shards of the evaluation: stops it when the agent cannot be reached."""
     checks: CaseGraders | None = None
     """The graders of per-case assertions; ``None`` when the suite has none anywhere."""
+    reply_cache: CacheMode = CacheMode.OFF
+    fingerprint: str = ""
+    """The target's reply cache key part (:meth:`~assay.targets.specs._TargetSpecBase.fingerprint`), when
+    the evaluation uses the cache."""
 
     @property
     def calls_agent(self) -> bool:
@@ -152,12 +159,16 @@ class _UnreachableError(Exception):
 
 
 class DatabaseSink:
-    """Writes result batches of one evaluation, each batch in one transaction with its progress."""
+    """Writes result batches of one evaluation, each batch in one transaction with its progress (and the
+    agent's new replies to cache, when the evaluation uses the reply cache)."""
 
-    def __init__(self, engine: Engine, evaluation_id: int, on_ended: asyncio.Event) -> None:
+    def __init__(
+        self, engine: Engine, evaluation_id: int, on_ended: asyncio.Event, cached: ShardReplies | None = None
+    ) -> None:
         self._engine = engine
         self._evaluation_id = evaluation_id
         self._on_ended = on_ended
+        self._cached = cached
         self._loop = asyncio.get_running_loop()
 
     def write(self, results: Sequence[CaseResult]) -> None:
@@ -166,7 +177,10 @@ class DatabaseSink:
 
         def insert() -> int | None:
             with self._engine.begin() as connection:
-                return store.write_results(connection, self._evaluation_id, rows)
+                written = store.write_results(connection, self._evaluation_id, rows)
+                if self._cached is not None:
+                    store_replies(connection, self._cached.drain())
+                return written
 
         written = retry_when_busy(
             insert, what=f"evaluation {self._evaluation_id}: writing {len(rows)} results"
@@ -337,7 +351,9 @@ class ShardRunner:
             if spec is None:  # parsed once per process, where it is read (the target may be large)
                 spec = parse_target_spec(store.target_of(session, evaluation_id) or {})
             watch = None
+            cache = CacheMode.OFF  # a target that calls no agent has no reply to cache
             if spec.type in CALLING_TARGETS:
+                cache = CacheMode(row.reply_cache)
                 watch = ReachabilityWatch()
                 watch.observe_all(store.some_errors(session, evaluation_id, limit=watch.limit))
             plan = _Plan(
@@ -352,6 +368,8 @@ class ShardRunner:
                 checks=case_graders(
                     session, row.suite_id, suite_store.stored_assertions(session, row.suite_id)
                 ),
+                reply_cache=cache,
+                fingerprint=spec.fingerprint() if cache is not CacheMode.OFF else "",
             )
         with self._plans_lock:
             self._plans[evaluation_id] = plan
@@ -373,7 +391,7 @@ class ShardRunner:
 
     def _cases(
         self, shard: Shard, plan: _Plan, span: int
-    ) -> tuple[list[CaseRow], dict[int, TargetReply] | None]:
+    ) -> tuple[list[CaseRow], dict[int, TargetReply] | None, ShardReplies | None]:
         with Session(self.engine) as session:
             cases = list(
                 store.cases_without_result(
@@ -389,12 +407,15 @@ class ShardRunner:
                         "nothing is left to re-grade"
                     )
                 replies = stored_replies(session, plan.source_id, [case.id for case in cases])
-        return cases, replies
+            cached = None
+            if plan.reply_cache is not CacheMode.OFF and cases:
+                cached = ShardReplies.read(session, plan.fingerprint, [case.input for case in cases])
+        return cases, replies, cached
 
     async def _run_shard(self, shard: Shard, plan: _Plan, span: int = 1) -> bool:
         """Run the shard's cases that have no result; whether there were any. :class:`_StoppedError` if the
         evaluation ended or this runner stops meanwhile."""
-        cases, replies = await finish_in_thread(self._cases, shard, plan, span)
+        cases, replies, cached = await finish_in_thread(self._cases, shard, plan, span)
         if not cases:
             return False
         ended = asyncio.Event()
@@ -402,7 +423,7 @@ class ShardRunner:
         self._loop = asyncio.get_running_loop()
         self._running.setdefault(shard.evaluation_id, set()).add(ended)
         watcher = asyncio.create_task(self._watch(shard.evaluation_id, ended, stop))
-        sink = DatabaseSink(self.engine, shard.evaluation_id, ended)
+        sink = DatabaseSink(self.engine, shard.evaluation_id, ended, cached)
         run = [
             RunCase(
                 TargetCase(
@@ -422,6 +443,8 @@ class ShardRunner:
             target = build_target(
                 plan.spec, concurrency=concurrency, policy=plan.policy, stored_replies=replies
             )
+            if cached is not None:
+                target = CachedTarget(target, cached, plan.fingerprint, plan.reply_cache)
             # A model judge's calls go out under the targets' policy; other graders open nothing.
             judge = calls_for(plan.grader, plan.policy, concurrency=concurrency)
             async with target, judge as calls:
