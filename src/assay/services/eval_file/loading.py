@@ -149,7 +149,8 @@ def _into(data: Any, part: str | int) -> tuple[bool, Any]:
 def _problem(source: str, root: yaml.Node | None, data: Any, error: Any) -> Problem | None:
     loc: Loc = tuple(error["loc"])
     # A value of a union (a suite: a path or {server_suite}) is said in the branch its shape took.
-    value, tag = _data_at(data, loc[:-1] if error["type"] == "extra_forbidden" else loc)
+    last_is_key = error["type"] in ("extra_forbidden", "missing")  # a key the data has not, or should not
+    value, tag = _data_at(data, loc[:-1] if last_is_key else loc)
     if tag is not None and _is_model_tag(tag, value) is not isinstance(value, dict):
         return None
     if error["type"] == "extra_forbidden":
