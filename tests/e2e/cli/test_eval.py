@@ -96,7 +96,7 @@ def test_the_105_case_support_suite_is_graded_in_one_eval_with_its_gates(support
 def test_a_too_strict_gate_exits_1_naming_it(support: Path) -> None:
     text = (support / "assay.yaml").read_text()
     (support / "assay.yaml").write_text(
-        text.replace("{key: lang, value: fr, min_pass_rate: 0.7}", "{key: lang, value: fr, min_pass_rate: 0.8}")
+        text.replace("value: fr, min_pass_rate: 0.7}", "value: fr, min_pass_rate: 0.8}")
     )
     ran = assay("eval", cwd=support)
     assert ran.returncode == 1, ran.stderr
@@ -130,7 +130,10 @@ def test_filter_and_output_options_override_the_file(support: Path, tmp_path: Pa
             ("id: string-match", "id: string-macth"),
             "error: assay.yaml line 14: no grader has the id 'string-macth' (did you mean 'string-match'?",
         ),
-        (("min_pass_rate: 0.8\n", "min_pass_rate: eighty\n"), "error: assay.yaml line 46: gates.min_pass_rate"),
+        (
+            ("min_pass_rate: 0.8\n", "min_pass_rate: eighty\n"),
+            "error: assay.yaml line 46: gates.min_pass_rate",
+        ),
     ],
 )
 def test_a_configuration_error_exits_2_with_its_line_and_runs_nothing(
