@@ -23,6 +23,9 @@ COMMANDS = {
     "import": "assay.cli.imports:import_suite",
     "compare": "assay.cli.compare:compare",
     "push": "assay.cli.push:push",
+    "eval": "assay.cli.eval:eval_command",
+    "init": "assay.cli.init:init",
+    "schema": "assay.cli.schema:schema",
     "cache": "assay.cli.cache:cache",
 }
 """Each command by name, as ``module:attribute``: a command's module is imported when that command runs

@@ -13,6 +13,7 @@ import time
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,11 +35,13 @@ from assay.errors import ValidationError
 
 if TYPE_CHECKING:  # the rest is imported when the command runs (see assay.cli.graders)
     from assay.cli.interruption import Stopper
+    from assay.domain import SuiteAssertions
     from assay.graders import GraderInterface
     from assay.services.execution.case_results import RunCase
     from assay.services.figures.summary import BinaryReport, Summary, SummaryTally
     from assay.services.local_run.answer_stream import AnswerFile
     from assay.services.local_run.run import LocalSink
+    from assay.services.local_run.selection import Selection
     from assay.services.local_run.suite_stream import SuiteFacts, SuiteFile
     from assay.targets import TargetSpec
     from assay.targets.cached import CacheUse
@@ -431,21 +434,8 @@ def run(
     test_target: bool,
 ) -> None:
     """Evaluate SUITE_FILE against one target, print a summary, and gate on the pass rate (for CI)."""
-    from assay.cli.interruption import Stopper, report_interrupted
-    from assay.services.execution.reachability import SETUP_REASONS, ReachabilityWatch
-    from assay.services.figures.summary import ReportShape, SummaryTally
     from assay.services.grading.registry import GraderService
-    from assay.services.local_run.answer_stream import AnswerFile
-    from assay.services.local_run.result_file import (
-        ResultAppender,
-        RunHeader,
-        file_digest,
-        read_records,
-        read_results,
-    )
-    from assay.services.local_run.run import LocalSink
     from assay.services.local_run.selection import Selection
-    from assay.services.local_run.suite_stream import SuiteFile
 
     check_rate(min_pass_rate)
     selection = Selection.parse(filters, limit)
@@ -458,11 +448,9 @@ def run(
     resuming = _check_output(output, resume=resume, test_target=test_target)
     graders = GraderService()
     grader = graders.build(grader_id, grader_config(graders, grader_id, config, preset))
-    suite = SuiteFile(suite_file)
-    checked = None if allow_invalid_expected or test_target else grader
-    facts, report = suite.scan(preflight=checked, fingerprints=resuming)
-    if report is not None and not report.ok:
-        raise report.error(grader.grader_id, "--allow-invalid-expected")
+    suite, facts = scan_suite(
+        suite_file, grader, preflight=not (allow_invalid_expected or test_target), fingerprints=resuming
+    )
     extra = {
         key: value
         for key, value in (("timeout", timeout), ("max_attempts", max_attempts))
@@ -496,27 +484,116 @@ def run(
         http=http,
         openai=openai,
     )
-    answers = AnswerFile(responses, facts) if responses is not None else None
-    if answers is not None:
-        answers.check()
+    answers = open_answers(responses, facts)
     if (use_cache or replay) and spec is None:
         raise ValidationError("--cache and --replay are for a target that calls an agent, not --responses")
     cache = None if test_target else cache_use(use_cache=use_cache, replay=replay, cache_dir=cache_dir)
     if test_target:
         _test_target(spec, suite.first_case(), grader, answers)
         return
+    summary = execute_run(
+        SuiteRun(
+            suite=suite,
+            facts=facts,
+            grader=grader,
+            spec=spec,
+            answers=answers,
+            concurrency=concurrency,
+            selection=selection,
+            output=output,
+            junit=junit,
+            server=server,
+            resuming=resuming,
+            cache=cache,
+        )
+    )
+    # Every case of the suite counts: one the run did not finish is not a pass.
+    check_gate(passed=summary.passed, counted=summary.total_cases, min_pass_rate=min_pass_rate)
+
+
+def scan_suite(
+    path: Path,
+    grader: GraderInterface,
+    *,
+    preflight: bool,
+    fingerprints: bool = False,
+    defaults: SuiteAssertions | None = None,
+) -> tuple[SuiteFile, SuiteFacts]:
+    """The suite file read once and checked whole (every case by its grader, unless not ``preflight``);
+    ``defaults`` are assertions and rules given beside it (``assay eval``'s)."""
+    from assay.services.local_run.suite_stream import SuiteFile
+
+    suite = SuiteFile(path, defaults=defaults)
+    facts, report = suite.scan(preflight=grader if preflight else None, fingerprints=fingerprints)
+    if report is not None and not report.ok:
+        raise report.error(grader.grader_id, "--allow-invalid-expected")
+    return suite, facts
+
+
+def open_answers(responses: Path | None, facts: SuiteFacts) -> AnswerFile | None:
+    """The recorded answers file, checked against the suite, when there is one."""
+    from assay.services.local_run.answer_stream import AnswerFile
+
+    if responses is None:
+        return None
+    answers = AnswerFile(responses, facts)
+    answers.check()
+    return answers
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SuiteRun:
+    """One suite file run against one target, everything checked: what ``assay run`` and ``assay eval`` run
+    (``spec`` ``None``: the recorded ``answers``)."""
+
+    suite: SuiteFile
+    facts: SuiteFacts
+    grader: GraderInterface
+    spec: TargetSpec | None
+    answers: AnswerFile | None
+    concurrency: int
+    selection: Selection
+    output: Path | None
+    junit: Path | None
+    server: str | None
+    resuming: bool = False
+    read_results: Callable[[Path], None] | None = None
+    """Called with the finished run's results file (a temporary one without ``output``): ``assay eval``'s
+    gates by metadata read it."""
+    cache: CacheUse | None = None
+    """The reply cache the run answers from first (``--cache``, ``--replay``); closed when the run ends."""
+
+
+def execute_run(plan: SuiteRun) -> Summary:
+    """Run the cases, print the summary, write the JUnit report and push to a server when asked; its summary.
+    Exit 2 when the target was never reached (nothing was evaluated: a setup problem, not a verdict)."""
+    from assay.cli.interruption import Stopper, report_interrupted
+    from assay.services.execution.reachability import SETUP_REASONS, ReachabilityWatch
+    from assay.services.figures.summary import ReportShape, SummaryTally
+    from assay.services.grading.registry import GraderService
+    from assay.services.local_run.result_file import (
+        ResultAppender,
+        RunHeader,
+        file_digest,
+        read_records,
+        read_results,
+    )
+    from assay.services.local_run.run import LocalSink
+
+    suite, facts, grader, answers = plan.suite, plan.facts, plan.grader, plan.answers
+    output, junit, server, selection = plan.output, plan.junit, plan.server, plan.selection
     tally = SummaryTally(ReportShape.of(grader))
-    grader_spec = graders.spec(grader)
+    grader_spec = GraderService.spec(grader)
     run_header = RunHeader(
         grader_spec.grader_id,
         grader_spec.config,
         grader_spec.version,
-        file_digest(suite_file),
+        file_digest(suite.path),
         facts.name,
         facts.count,
     )
     done: array[int] | None = None
-    if resuming and output is not None:
+    if plan.resuming and output is not None:
         done = read_results(
             output,
             facts,
@@ -529,13 +606,14 @@ def run(
         done = done if done is not None else array("I", bytes(4 * (facts.count + 1)))
         total = selection.mark_left_out(suite.cases(), done)
         if total == 0:
-            raise ValidationError(f"--filter/--limit take none of the {facts.count} cases of {suite_file}")
+            raise ValidationError(f"--filter/--limit take none of the {facts.count} cases of {suite.path}")
         err.print(f"running {total} of the {facts.count} cases (--filter/--limit)", markup=False)
-    if resuming:
+    if plan.resuming:
         err.print(
             f"resuming: {tally.finished} of {total} cases already have a result in {output}", markup=False
         )
-    with _results_file(output, keep=junit is not None or server is not None) as results:
+    keep = junit is not None or server is not None or plan.read_results is not None
+    with _results_file(output, keep=keep) as results:
         # Every result is watched (a judge's errors are results'), recorded answers too: a run whose first
         # cases all fail for one set-up reason stops, exit 2, not a failed gate.
         watch = ReachabilityWatch(reasons=SETUP_REASONS)
@@ -545,8 +623,8 @@ def run(
         try:
             with stopper.watching():
                 _run_with_progress(
-                    suite, facts, spec, grader, sink, stopper, concurrency=concurrency, done=done,
-                    answers=answers, total=total, cache=cache,
+                    suite, facts, plan.spec, grader, sink, stopper, concurrency=plan.concurrency, done=done,
+                    answers=answers, total=total, cache=plan.cache,
                 )  # fmt: skip
                 duration = time.perf_counter() - started
                 summary = tally.summary(total)
@@ -566,9 +644,11 @@ def run(
                     from assay.cli.push import push_results
 
                     push_results(server, results)
+                if plan.read_results is not None and results is not None:
+                    plan.read_results(results)  # each batch was written whole, with no buffer between
         finally:
-            if cache is not None:
-                cache.cache.close()
+            if plan.cache is not None:
+                plan.cache.cache.close()
             if sink.output is not None:
                 sink.output.close()
             if answers is not None:
@@ -582,5 +662,4 @@ def run(
     if watch.is_unreachable:
         err.print(f"error: {watch.message()}", markup=False)
         raise SystemExit(2)  # nothing was evaluated: a setup problem, not a pass rate below the gate
-    # Every case of the suite counts: one the run did not finish is not a pass.
-    check_gate(passed=summary.passed, counted=summary.total_cases, min_pass_rate=min_pass_rate)
+    return summary

@@ -21,6 +21,10 @@ def files(tmp_path: Path) -> Path:
         (tmp_path / f"{name}.jsonl").write_text(json.dumps({"agent_response": answer}) + "\n")
         rows = json.dumps({"agent_response": answer, "expected_output": "true"}) + "\n"
         (tmp_path / f"rows-{name}.jsonl").write_text(rows)
+        target = f"{{type: responses, path: {name}.jsonl}}"
+        (tmp_path / f"eval-{name}.yaml").write_text(
+            f"suites: [suite.jsonl]\ntarget: {target}\ngrader: {{id: true-false}}\n"
+        )
     return tmp_path
 
 
@@ -42,6 +46,12 @@ CASES = [
     ("import", ["{d}/missing.json", "--from", "promptfoo"], 2),
     ("compare", ["{d}/missing.jsonl", "{d}/suite.jsonl"], 2),  # 0 and 1: tests/unit/cli/test_compare.py
     ("push", ["{d}/missing.jsonl", "--server", "http://127.0.0.1:9"], 2),
+    ("eval", ["{d}/eval-yes.yaml"], 0),
+    ("eval", ["{d}/eval-no.yaml"], 1),
+    ("eval", ["{d}/missing.yaml"], 2),
+    ("init", ["{d}/suite.jsonl"], 2),  # a file, not a folder
+    ("schema", ["config"], 0),
+    ("schema", ["nope"], 2),
 ]
 
 

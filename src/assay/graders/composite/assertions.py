@@ -22,9 +22,11 @@ from assay.graders.contract.config_check import ConfigProblem, ProblemKind, sche
 from assay.graders.contract.verdict import GradeResult
 
 __all__ = [
+    "ASSERTION_LIST_SCHEMA",
     "MAX_ASSERTIONS",
     "MAX_ASSERTIONS_JSON",
     "MAX_RULES",
+    "RULE_LIST_SCHEMA",
     "AssertionVerdict",
     "AssertionsGrader",
     "InvalidAssertionsError",
@@ -264,3 +266,9 @@ def read_suite_assertions(raw_assert: object, threshold: object, raw_rules: obje
     if problems:
         raise InvalidAssertionsError(problems)
     return SuiteAssertions(defaults, tuple(rules))
+
+
+ASSERTION_LIST_SCHEMA = _LIST
+"""The JSON Schema of a list of assertions (what :func:`read_assertions` checks), for files that hold one."""
+RULE_LIST_SCHEMA = _RULES
+"""The JSON Schema of a suite's rules by metadata."""

@@ -113,6 +113,15 @@ class _NumberedKeys:
         return self.index.add(key, self.number, place)
 
 
+def _together(first: SuiteAssertions | None, then: SuiteAssertions | None) -> SuiteAssertions | None:
+    """A file's own defaults and rules, then those given beside it: its rules first, its defaults first."""
+    if first is None or then is None:
+        return first if then is None else then
+    from assay.domain import SuiteAssertions
+
+    return SuiteAssertions(first.defaults or then.defaults, (*first.rules, *then.rules))
+
+
 def fingerprint(key: str | None, input_text: str, expected_output: str) -> int:
     """What tells one case from another in this process: a resumed run checks the cases it skips by it."""
     return hash((key, input_text, expected_output))
@@ -133,8 +142,10 @@ class SuiteFacts:
 class SuiteFile:
     """A suite file (JSONL, CSV or JSON), read as a stream; see the module's docstring."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, defaults: SuiteAssertions | None = None) -> None:
         self.path = path
+        self.defaults = defaults
+        """Default assertions and rules given beside the file (an ``assay.yaml``): after the file's own."""
         suffix = path.suffix.lower()
         self.format = SuiteFormat.JSON if suffix == ".json" else _ROW_FORMATS.get(suffix, SuiteFormat.JSONL)
         self.name = path.stem
@@ -150,9 +161,15 @@ class SuiteFile:
                 CaseGraders,
             )  # loaded by a suite with assertions only
 
-            suite = self._suite_assertions if self.format is SuiteFormat.JSON else None
-            self._checks = CaseGraders(suite)
+            own = self._suite_assertions if self.format is SuiteFormat.JSON else None
+            self._checks = CaseGraders(_together(own, self.defaults))
         return self._checks
+
+    @property
+    def _plain_rows(self) -> bool:
+        """Whether a row without assertions of its own is graded by the run's grader, unasked: a JSONL or CSV
+        file with no defaults beside it."""
+        return self.format is not SuiteFormat.JSON and self.defaults is None
 
     def _rows(self) -> Iterator[tuple[Loc, CaseFields | str]]:
         """Each row's place, and its case or what is wrong with it."""
@@ -195,7 +212,7 @@ class SuiteFile:
         check = KeyCheck(places=keys)
         prints: array[int] | None = array("q") if fingerprints else None
 
-        rows = self.format is not SuiteFormat.JSON
+        rows = self._plain_rows
 
         def cases() -> Iterator[CheckedCase]:
             number = 0
@@ -241,7 +258,7 @@ class SuiteFile:
 
     def cases(self) -> Generator[RunCase, None, None]:
         """Every case in order, numbered from 1, read again from the file (checked by :meth:`scan` first)."""
-        rows = self.format is not SuiteFormat.JSON
+        rows = self._plain_rows
         for number, (place, case) in enumerate(self._rows(), 1):
             if isinstance(case, str):
                 raise ValidationError(

@@ -1,0 +1,174 @@
+"""``assay eval [FILE]``: the eval an ``assay.yaml`` describes (docs/eval-file.md), run as ``assay run`` runs
+a suite (:func:`assay.cli.run.execute_run`, per suite), then judged by its gates.
+
+Exit 0 when every gate holds (without gates: every case passed), 1 when one is missed, 2 for any problem of
+the file (each named by its line, all checked before anything runs), 3 for a bug.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from assay.cli.console import err
+from assay.cli.gate import FAILED, check_gate
+from assay.cli.options import PATH, check_writable
+from assay.errors import ValidationError
+
+if TYPE_CHECKING:
+    from assay.services.eval_file.gates import MetadataTally
+    from assay.services.eval_file.plan import EvalPlan
+    from assay.services.local_run.suite_stream import SuiteFile
+
+DEFAULT_FILE = Path("assay.yaml")
+
+
+def _per_suite(path: Path | None, suite: Path, several: bool) -> Path | None:
+    """An output file of one suite: the file named, or beside it with the suite's name when there are
+    several suites (``results.jsonl`` -> ``results.billing.jsonl``)."""
+    if path is None or not several:
+        return path
+    return path.with_name(f"{path.stem}.{suite.stem}{path.suffix}")
+
+
+def _metadata_reader(suite: SuiteFile, count: int, tally: MetadataTally) -> Callable[[Path], None]:
+    """Counts each graded case of ``suite`` by the metadata the gates name, from its results file."""
+    from assay.services.local_run.result_file import read_records
+
+    def read(results: Path) -> None:
+        outcome = bytearray(count + 1)  # 0: no result (left out), 1: not passed, 2: passed
+        for record in read_records(results):
+            number = record.get("number")
+            if isinstance(number, int) and 0 < number <= count:
+                outcome[number] = 2 if record.get("passed") is True else 1
+        for case in suite.cases():
+            found = outcome[case.target_case.place]
+            if found:
+                tally.add(case.target_case.metadata, found == 2)
+
+    return read
+
+
+def _suite_names(plan: EvalPlan) -> None:
+    stems = [path.stem for path in plan.suites]
+    twice = sorted({stem for stem in stems if stems.count(stem) > 1})
+    if twice and (plan.results is not None or plan.junit is not None):
+        raise ValidationError(
+            f"suites {', '.join(twice)} share a file name: their outputs would be one file; rename one"
+        )
+
+
+@click.command("eval")
+@click.argument("file", required=False, type=PATH, help="The eval file (default ./assay.yaml)")
+@click.option(
+    "--filter",
+    "filters",
+    multiple=True,
+    help="Run only the cases whose metadata has key=value (repeatable: all must match)",
+)
+@click.option("--limit", type=int, help="Run only the first N cases of each suite (of those --filter takes)")
+@click.option("--output", "-o", type=PATH, help="Results file (JSONL) instead of the file's outputs.results")
+@click.option("--junit", type=PATH, help="JUnit XML report instead of the file's outputs.junit")
+@click.option("--concurrency", "-j", type=click.IntRange(1, 1024), help="Instead of the file's concurrency")
+@click.option(
+    "--server",
+    help="Also store each finished suite run on this Assay server (key from ASSAY_API_KEY), instead of the "
+    "file's server",
+)
+def eval_command(
+    *,
+    file: Path | None,
+    filters: Sequence[str],
+    limit: int | None,
+    output: Path | None,
+    junit: Path | None,
+    concurrency: int | None,
+    server: str | None,
+) -> None:
+    """Run the eval FILE describes (suites, target, assertions, outputs, gates); exit 0 when its gates hold,
+    1 when one is missed, 2 for a problem of the file."""
+    from assay.cli.run import SuiteRun, execute_run, open_answers, scan_suite
+    from assay.services.eval_file.gates import MetadataTally, judge_gates
+    from assay.services.eval_file.loading import read_eval_file
+    from assay.services.eval_file.plan import plan_eval
+    from assay.services.local_run.selection import Selection
+
+    path = file if file is not None else DEFAULT_FILE
+    model, root = read_eval_file(path)
+    folder = path.parent
+    plan = plan_eval(model, folder, source=path.name, root=root)
+    if plan.server_suites:
+        raise ValidationError(
+            f"{path.name}: server_suite {plan.server_suites[0]} is run by its server (POST /api/evals); "
+            "assay eval runs suite files"
+        )
+    selection = Selection.parse(filters, limit)
+    several = len(plan.suites) > 1
+    results_path = output if output is not None else plan.results
+    junit_path = junit if junit is not None else plan.junit
+    _suite_names(plan)
+    outputs = [
+        (_per_suite(results_path, suite, several), _per_suite(junit_path, suite, several))
+        for suite in plan.suites
+    ]
+    for results, report in outputs:
+        check_writable(results, "outputs.results")
+        check_writable(report, "outputs.junit")
+    server = server if server is not None else model.server
+    if server is not None:
+        from assay.cli.server_client import check_server
+
+        check_server(server)
+    if model.target.type == "python" and str(folder.resolve()) not in sys.path:
+        sys.path.insert(0, str(folder.resolve()))  # the agent's module may sit beside the file
+    # Every suite is read and checked (its preflight too) before any runs.
+    scanned = [
+        scan_suite(suite, plan.grader, preflight=True, defaults=plan.defaults) for suite in plan.suites
+    ]
+    answers = open_answers(plan.responses, scanned[0][1]) if plan.responses is not None else None
+    tally = MetadataTally(model.gates.by_metadata)
+    passed = counted = 0
+    by_assertion: dict[str, tuple[int, int]] = {}
+    for (suite, facts), (results, report) in zip(scanned, outputs, strict=True):
+        if several:
+            err.print(f"suite {suite.path.name}", markup=False)
+        if results is not None:
+            results.unlink(missing_ok=True)  # the eval's outputs are its own: each run writes them anew
+        summary = execute_run(
+            SuiteRun(
+                suite=suite,
+                facts=facts,
+                grader=plan.grader,
+                spec=plan.spec,
+                answers=answers,
+                concurrency=concurrency if concurrency is not None else model.concurrency,
+                selection=selection,
+                output=results,
+                junit=report,
+                server=server,
+                read_results=_metadata_reader(suite, facts.count, tally) if tally.needed else None,
+            )
+        )
+        passed += summary.passed
+        counted += summary.total_cases
+        for name, figures in summary.by_assertion.items():
+            before = by_assertion.get(name, (0, 0))
+            by_assertion[name] = (before[0] + figures.passed, before[1] + figures.total)
+    if several:
+        err.print(f"all suites: {passed}/{counted} passed", markup=False)
+    if model.gates.empty:
+        check_gate(passed=passed, counted=counted, min_pass_rate=None)
+        return
+    verdicts = judge_gates(
+        model.gates, passed=passed, total=counted, by_assertion=by_assertion, metadata=tally
+    )
+    for verdict in verdicts:
+        err.print(verdict.line(), markup=False)
+    missed = [verdict for verdict in verdicts if not verdict.held]
+    if missed:
+        err.print(f"{len(missed)} of {len(verdicts)} gates missed", markup=False)
+        raise SystemExit(FAILED)

@@ -1,0 +1,115 @@
+"""An eval's gates judged: the overall pass rate, by metadata value, by assertion (docs/eval-file.md).
+
+A case not graded (an error, or not run) counts as not passed, as ``assay run``'s gate counts it; a gate
+over no case at all is missed (a gate naming a value or an assertion that nothing had is a mistake to see).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from assay.services.eval_file.model import Gates, MetadataGate
+
+__all__ = ["GateVerdict", "MetadataTally", "judge_gates"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GateVerdict:
+    """One gate: what it counts, how many of them passed, and the rate it asks for."""
+
+    name: str
+    passed: int
+    total: int
+    min_pass_rate: float
+
+    @property
+    def held(self) -> bool:
+        """Whether the pass rate reaches the gate (never over no case)."""
+        return self.total > 0 and self.passed / self.total >= self.min_pass_rate
+
+    def line(self) -> str:
+        """The verdict as one line: ``gate lang=de: 9/10 passed (90.00%) >= 80.00%: held``."""
+        rate = f"{self.passed / self.total:.2%}" if self.total else "no case"
+        verdict = "held" if self.held else "MISSED"
+        return (
+            f"gate {self.name}: {self.passed}/{self.total} passed ({rate}), "
+            f"needs {self.min_pass_rate:.2%}: {verdict}"
+        )
+
+
+def _value_key(value: object) -> str:
+    return json.dumps(value, sort_keys=True)  # true and 1, "1" and 1 stay apart, as rules compare them
+
+
+class MetadataTally:
+    """Passes and totals by the metadata values the gates name, counted case by case."""
+
+    def __init__(self, gates: Iterable[MetadataGate]) -> None:
+        self._keys = {gate.key for gate in gates}
+        self.counts: dict[tuple[str, str], list[int]] = {}
+        self.values: dict[tuple[str, str], Any] = {}
+
+    @property
+    def needed(self) -> bool:
+        """Whether any gate reads metadata."""
+        return bool(self._keys)
+
+    def add(self, metadata: Mapping[str, Any], passed: bool) -> None:
+        """Count one case."""
+        for key in self._keys:
+            if key not in metadata or isinstance(metadata[key], dict | list):
+                continue
+            slot = (key, _value_key(metadata[key]))
+            counts = self.counts.get(slot)
+            if counts is None:
+                counts = self.counts[slot] = [0, 0]
+                self.values[slot] = metadata[key]
+            counts[0] += passed
+            counts[1] += 1
+
+
+def judge_gates(
+    gates: Gates,
+    *,
+    passed: int,
+    total: int,
+    by_assertion: Mapping[str, tuple[int, int]],
+    metadata: MetadataTally,
+) -> list[GateVerdict]:
+    """Every gate's verdict, in the file's order: overall, by metadata, by assertion. ``by_assertion`` holds
+    each assertion name's passed and total verdicts."""
+    verdicts: list[GateVerdict] = []
+    if gates.min_pass_rate is not None:
+        verdicts.append(
+            GateVerdict(name="pass rate", passed=passed, total=total, min_pass_rate=gates.min_pass_rate)
+        )
+    for gate in gates.by_metadata:
+        if gate.value is not None:
+            slots = [(gate.key, _value_key(gate.value))]
+        else:
+            slots = sorted(slot for slot in metadata.counts if slot[0] == gate.key) or [(gate.key, "")]
+        for slot in slots:
+            counts = metadata.counts.get(slot, [0, 0])
+            value = metadata.values.get(slot, gate.value if gate.value is not None else "*")
+            verdicts.append(
+                GateVerdict(
+                    name=f"{gate.key}={value}",
+                    passed=counts[0],
+                    total=counts[1],
+                    min_pass_rate=gate.min_pass_rate,
+                )
+            )
+    for assertion_gate in gates.by_assertion:
+        found_passed, found_total = by_assertion.get(assertion_gate.assertion, (0, 0))
+        verdicts.append(
+            GateVerdict(
+                name=f"assertion {assertion_gate.assertion}",
+                passed=found_passed,
+                total=found_total,
+                min_pass_rate=assertion_gate.min_pass_rate,
+            )
+        )
+    return verdicts

@@ -1,0 +1,78 @@
+"""Round trips: a file from another tool imported (``assay import``), then ``assay eval`` over the imported
+suite with recorded answers, gives every case the verdict an equivalent hand-written ``assay.yaml`` and suite
+give it (tests/data/eval/roundtrip/<format>/: the source, ``hand.yaml`` + ``hand.jsonl``, ``imported.yaml``,
+the answers)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.results import read_results
+
+ASSAY = [sys.executable, "-m", "assay.cli"]
+DATA = Path(__file__).resolve().parents[2] / "data"
+ROUND_TRIP = DATA / "eval" / "roundtrip"
+IMPORTS = DATA / "imports"
+
+SOURCES = {
+    "promptfoo": (ROUND_TRIP / "promptfoo" / "promptfooconfig.yaml", ()),
+    "openai-evals": (
+        IMPORTS / "openai_data.jsonl",
+        ("--eval", str(ROUND_TRIP / "openai-evals" / "openai_eval.json")),
+    ),
+    "inspect": (ROUND_TRIP / "inspect" / "samples.jsonl", ()),  # string targets: a list one cannot run
+    "chat-jsonl": (IMPORTS / "chat.jsonl", ()),
+}
+"""Each format's file to import, and the import's extra options."""
+
+EXPECTED_PASSES = {
+    "promptfoo": [True, True, False, True, False],
+    "openai-evals": [True, False, False],
+    "inspect": [True, True, False],
+    "chat-jsonl": [True, False],
+}
+"""What the answers were written to get, case by case (so that agreeing on nothing cannot pass)."""
+
+
+def assay(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*ASSAY, *args], capture_output=True, text=True, timeout=120, check=False, cwd=cwd)
+
+
+def verdicts(path: Path) -> list[tuple[Any, ...]]:
+    """Each case's verdict in case order: passed, status, and each assertion's (names aside: the import
+    names them after the source's checks)."""
+    results = sorted(read_results(path), key=lambda result: result["number"])
+    return [
+        (
+            result["passed"],
+            result["match_status"],
+            [child["passed"] for child in (result["details"] or {}).get("children", [])],
+        )
+        for result in results
+    ]
+
+
+@pytest.mark.parametrize("source_format", list(SOURCES))
+def test_import_then_eval_gives_the_verdicts_of_the_hand_written_eval(
+    source_format: str, tmp_path: Path
+) -> None:
+    folder = tmp_path / source_format
+    shutil.copytree(ROUND_TRIP / source_format, folder)
+    source, options = SOURCES[source_format]
+    imported = assay(
+        "import", str(source), "--from", source_format, *options, "-o", "imported.jsonl", cwd=folder
+    )
+    assert imported.returncode == 0, imported.stderr
+    by_import = assay("eval", "imported.yaml", cwd=folder)
+    assert by_import.returncode == 0, by_import.stderr
+    by_hand = assay("eval", "hand.yaml", cwd=folder)
+    assert by_hand.returncode == 0, by_hand.stderr
+    found = verdicts(folder / "imported-results.jsonl")
+    assert found == verdicts(folder / "hand-results.jsonl")
+    assert [passed for passed, _, _ in found] == EXPECTED_PASSES[source_format]
