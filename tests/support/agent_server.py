@@ -68,6 +68,10 @@ class Fault:
     hang_s: float = 30.0
 
 
+USAGE_MODEL = "agent-under-test"
+"""The model a behaviour with ``usage`` names in its replies."""
+
+
 @dataclass
 class AgentBehaviour:
     """What the agent answers, how slowly, and where it fails."""
@@ -78,6 +82,9 @@ class AgentBehaviour:
     faults: dict[str, Fault] = field(default_factory=dict)
     echo: bool = False
     """Answer with the whole request as JSON text (its headers and body): an agent that echoes secrets."""
+    usage: bool = False
+    """Say what each reply spent, as OpenAI does: ``usage`` with ``prompt_tokens`` the input's length in
+    characters and ``completion_tokens`` the answer's, and ``model`` :data:`USAGE_MODEL`."""
 
     @classmethod
     def from_json(cls, text: str) -> AgentBehaviour:
@@ -167,13 +174,16 @@ class AgentApp:
         elif fault is not None and (fault.times is None or seen <= fault.times):
             await _send_fault(fault, send)
             return
-        await self._reply(behaviour.answer(text or ""), is_chat, send)
+        await self._reply(behaviour.answer(text or ""), is_chat, send, asked=text or "")
 
-    async def _reply(self, answer: Any, is_chat: bool, send: Send) -> None:
+    async def _reply(self, answer: Any, is_chat: bool, send: Send, asked: str | None = None) -> None:
         if is_chat:
             reply: Any = {"choices": [{"index": 0, "message": {"role": "assistant", "content": answer}}]}
         else:
             reply = {"output": answer}
+        if self.behaviour.usage and asked is not None:
+            reply["model"] = USAGE_MODEL
+            reply["usage"] = {"prompt_tokens": len(asked), "completion_tokens": len(str(answer))}
         await _send(send, 200, json.dumps(reply).encode())
 
 

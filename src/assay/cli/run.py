@@ -115,7 +115,8 @@ def _print_summary(summary: Summary, duration_s: float, tally: SummaryTally | No
     from assay.services.figures.statistics import ratio
 
     interval = summary.pass_rate_ci95
-    headers = ("cases", "passed", "failed", "errors", "pass rate", "95% CI", "mean score", "p50 ms", "p95 ms")
+    headers = ("cases", "passed", "failed", "errors", "pass rate", "95% CI", "mean score")
+    headers += ("p50 ms", "p95 ms", "max ms")
     row = (
         str(summary.finished),
         str(summary.passed),
@@ -133,12 +134,21 @@ def _print_summary(summary: Summary, duration_s: float, tally: SummaryTally | No
         ),
         _number(summary.latency_ms.p50),
         _number(summary.latency_ms.p95),
+        _number(summary.latency_ms.max),
     )
     err.table(PlainTable(headers, [row], title=f"Summary ({duration_s:.2f} s)"))
     counts = [*summary.by_match_status.items(), *summary.errors_by_reason.items()]
     err.table(PlainTable(("match_status / error", "count"), [(name, str(count)) for name, count in counts]))
     if summary.binary is not None:
         _print_labels(summary.binary)
+    if summary.usage is not None:
+        usage = summary.usage
+        rows = [
+            (item.model or "(not named)", str(item.cases), str(item.input_tokens), str(item.output_tokens))
+            for item in usage.by_model
+        ]
+        title = f"Agent tokens ({usage.cases} of {summary.finished} replies said what they spent)"
+        err.table(PlainTable(("model", "replies", "input tokens", "output tokens"), rows, title=title))
     if summary.by_assertion:
         rows = [
             (name, f"{figures.passed} / {figures.total}", _rate(figures.passed / figures.total))
@@ -226,7 +236,16 @@ def _count(tally: SummaryTally, record: dict[str, Any]) -> None:
         record["match_status"],
         reason_code_of(record["details"]),
         record["details"],
+        _tokens(record.get("usage")),
     )
+
+
+def _tokens(usage: object) -> tuple[int, int, str | None] | None:
+    """The usage of a result read back from a results file (one without usage: unknown)."""
+    from assay.targets.usage import read_usage
+
+    read = read_usage(usage, model=usage.get("model") if isinstance(usage, dict) else None)
+    return None if read is None else (read.input_tokens, read.output_tokens, read.model)
 
 
 def _regrade(

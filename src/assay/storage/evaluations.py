@@ -111,6 +111,10 @@ class ResultRow(Placed, Base):
     attempts: Mapped[int] = mapped_column(Integer, default=1)
     cached: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     """The reply came from the reply cache (the agent was not called for it)."""
+    input_tokens: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    output_tokens: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    usage_model: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    """What the agent's reply said it spent, and through which model (null: unknown)."""
 
 
 # ---- Evaluations --------------------------------------------------------------------------------------
@@ -528,8 +532,8 @@ def results_of_cases(session: Session, evaluation_id: int, case_ids: Sequence[in
 
 
 def summary_columns(session: Session, evaluation_id: int) -> Iterator[tuple[Any, ...]]:
-    """``(passed, score, error, latency_ms, match_status, reason_code, details)`` of every result, for the
-    summary."""
+    """``(passed, score, error, latency_ms, match_status, reason_code, details, input_tokens, output_tokens,
+    usage_model)`` of every result, for the summary."""
     query = select(
         ResultRow.passed,
         ResultRow.score,
@@ -538,6 +542,9 @@ def summary_columns(session: Session, evaluation_id: int) -> Iterator[tuple[Any,
         ResultRow.match_status,
         ResultRow.reason_code,
         ResultRow.details,
+        ResultRow.input_tokens,
+        ResultRow.output_tokens,
+        ResultRow.usage_model,
     ).where(ResultRow.evaluation_id == evaluation_id)
     # On the session's connection: columns need none of the ORM's row loading (see iter_expected_outputs).
     yield from session.connection().execute(query)

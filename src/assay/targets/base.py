@@ -14,6 +14,7 @@ import orjson
 from assay.targets.reasons import DEFAULT_MAX_ANSWER_BYTES, ErrorReason, TargetCallError, cut_answer
 from assay.targets.redaction import Redactor
 from assay.targets.retry import RetryPolicy, call_with_retries
+from assay.targets.usage import Usage, collecting_usage
 
 
 @dataclass(slots=True)  # not frozen: made for every case (see RunCase)
@@ -56,6 +57,8 @@ class TargetReply:
     attempts: int = 1
     cached: bool = False
     """Given by the reply cache (the agent was not called for it)."""
+    usage: Usage | None = None
+    """What the reply said it spent; ``None``: unknown (it said nothing, or nothing was called)."""
 
     @property
     def is_error(self) -> bool:
@@ -112,7 +115,8 @@ class Target(ABC):
             return await self.call(case)
 
         try:
-            output, attempts = await call_with_retries(attempt, self.policy)
+            with collecting_usage() as noted:
+                output, attempts = await call_with_retries(attempt, self.policy)
         except TargetCallError as failure:
             return TargetReply(
                 failure.output,
@@ -136,8 +140,10 @@ class Target(ABC):
                 error_detail=too_large.detail,
                 latency_ms=_elapsed_ms(started),
                 attempts=attempts,
+                usage=noted[-1] if noted else None,
             )
-        return TargetReply(output, latency_ms=_elapsed_ms(started), attempts=attempts)
+        usage = noted[-1] if noted else None  # the attempt that answered
+        return TargetReply(output, latency_ms=_elapsed_ms(started), attempts=attempts, usage=usage)
 
     async def aclose(self) -> None:
         """Release what the target holds; the default holds nothing."""

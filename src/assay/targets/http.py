@@ -35,6 +35,7 @@ from assay.targets.resolver import connection_resolver
 from assay.targets.retry import RetryPolicy
 from assay.targets.specs import HttpTargetSpec, secret_names
 from assay.targets.templates import fill_secrets, render
+from assay.targets.usage import note_usage, read_usage
 
 _RETRYABLE_STATUS = frozenset({408, 429})
 _DETAIL_CHARS = 200
@@ -274,8 +275,11 @@ def _next_hop(
     return method, str(target), options
 
 
-def read_path(document: Any, path: str) -> Any:
-    """The value at a dotted ``path`` (list items by index); ``bad_response`` when it is not there."""
+_ABSENT = object()
+
+
+def find_path(document: Any, path: str) -> Any:
+    """The value at a dotted ``path`` (list items by index), or :data:`_ABSENT`."""
     value = document
     for part in path.split("."):
         if isinstance(value, dict) and part in value:
@@ -283,7 +287,15 @@ def read_path(document: Any, path: str) -> Any:
         elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
             value = value[int(part)]
         else:
-            raise TargetCallError(ErrorReason.BAD_RESPONSE.value, f"reply has no '{path}'")
+            return _ABSENT
+    return value
+
+
+def read_path(document: Any, path: str) -> Any:
+    """The value at a dotted ``path`` (list items by index); ``bad_response`` when it is not there."""
+    value = find_path(document, path)
+    if value is _ABSENT:
+        raise TargetCallError(ErrorReason.BAD_RESPONSE.value, f"reply has no '{path}'")
     return value
 
 
@@ -338,7 +350,12 @@ class HttpTarget(Target):
         )
         if spec.response_path is None:
             return reply.text
-        return response_text(read_path(parse_json(reply), spec.response_path))
+        document = parse_json(reply)
+        if spec.usage_path is not None:
+            found = find_path(document, spec.usage_path)  # absent: read_usage says unknown
+            model = document.get("model") if isinstance(document, dict) else None
+            note_usage(read_usage(found, model=model))
+        return response_text(read_path(document, spec.response_path))
 
     async def aclose(self) -> None:
         """Close the connection pool."""

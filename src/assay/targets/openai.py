@@ -13,6 +13,7 @@ from assay.targets.redaction import Redactor
 from assay.targets.retry import RetryPolicy
 from assay.targets.secrets import SecretPolicy
 from assay.targets.specs import OpenAITargetSpec
+from assay.targets.usage import note_usage, read_usage
 
 
 def api_key(spec: OpenAITargetSpec, secrets: SecretPolicy) -> str | None:
@@ -70,7 +71,10 @@ class OpenAITarget(Target):
             data=orjson.dumps(self.body(case)),
             headers=self._headers,
         )
-        return response_text(read_path(parse_json(response), "choices.0.message.content"))
+        document = parse_json(response)
+        if isinstance(document, dict):
+            note_usage(read_usage(document.get("usage"), model=document.get("model") or self.spec.model))
+        return response_text(read_path(document, "choices.0.message.content"))
 
     async def aclose(self) -> None:
         """Close the connection pool."""

@@ -140,6 +140,13 @@ class HttpTargetSpec(_TargetSpecBase):
         description="Dotted path to the answer in the JSON reply (e.g. choices.0.message.content); "
         "null reads the whole body as text.",
     )
+    usage_path: str | None = Field(
+        default="usage",
+        max_length=200,
+        description="Dotted path to the tokens the agent spent in the JSON reply: an object with "
+        "prompt_tokens/completion_tokens (or input_tokens/output_tokens); the reply's top-level model names "
+        "the model. Absent or null: the usage is unknown.",
+    )
 
     @field_validator("body_template")
     @classmethod

@@ -81,3 +81,19 @@ def test_replay_without_a_cache_or_with_recorded_answers_is_a_usage_error(tmp_pa
     proc = assay("cache", "stats", "--cache-dir", str(empty))
     assert proc.returncode == 2
     assert "no reply cache" in proc.stderr
+
+
+def test_the_agents_tokens_are_summed_and_kept_per_case(tmp_path: Path) -> None:
+    from tests.support.agent_server import USAGE_MODEL
+
+    suite = write_suite(tmp_path / "suite.jsonl", list(QUESTIONS))
+    with AgentServer(AgentBehaviour(answers=dict(QUESTIONS), usage=True)) as agent:
+        proc = assay("run", str(suite), "-g", "true-false", "--target-url", f"{agent.url}/answer",
+                     "-o", str(tmp_path / "out.jsonl"))  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    expected_in = sum(len(question) for question in QUESTIONS)
+    expected_out = sum(len(answer) for answer in QUESTIONS.values())
+    lines = [line for line in proc.stderr.splitlines() if line.startswith(USAGE_MODEL)]
+    assert lines[0].split() == [USAGE_MODEL, "4", str(expected_in), str(expected_out)]
+    first = read_results(tmp_path / "out.jsonl")[0]
+    assert first["usage"] == {"input_tokens": len("Is water wet?"), "output_tokens": 3, "model": USAGE_MODEL}

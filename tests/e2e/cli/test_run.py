@@ -50,7 +50,7 @@ def test_off_a_terminal_the_summary_is_plain_aligned_text(suite: Path, tmp_path:
     assert proc.returncode == 0, proc.stderr
     lines = proc.stderr.splitlines()
     header = lines.index(
-        "cases  passed  failed  errors  pass rate  95% CI         mean score  p50 ms  p95 ms"
+        "cases  passed  failed  errors  pass rate  95% CI         mean score  p50 ms  p95 ms  max ms"
     )
     assert lines[header - 1].startswith("Summary (")
     row = lines[header + 1]

@@ -179,10 +179,37 @@ class ProgressOut(ResponseModel):
 
 
 class LatencyOut(ResponseModel):
-    """Latency percentiles of the target's replies, in milliseconds."""
+    """Latency of the target's replies over every case that has one (errors included), in milliseconds."""
 
     p50: float | None
     p95: float | None
+    max: float | None = None
+
+
+class ModelTokensOut(ResponseModel):
+    """Tokens spent through one model (null: the replies did not name it)."""
+
+    model: str | None
+    cases: int
+    input_tokens: int
+    output_tokens: int
+
+
+class UsageOut(ResponseModel):
+    """What the agent's replies said they spent, over the cases whose reply said so (the rest: unknown)."""
+
+    cases: int
+    input_tokens: int
+    output_tokens: int
+    by_model: list[ModelTokensOut]
+
+
+class ResultUsageOut(ResponseModel):
+    """What one reply said it spent."""
+
+    input_tokens: int
+    output_tokens: int
+    model: str | None
 
 
 class ClassScoresOut(ResponseModel):
@@ -269,6 +296,9 @@ class SummaryOut(ResponseModel):
         default_factory=dict,
         description="Verdicts by assertion name, over the cases graded by per-case assertions",
     )
+    usage: UsageOut | None = Field(
+        default=None, description="The agent's tokens, when any reply said what it spent (else unknown)"
+    )
 
 
 class EvaluationOut(ResponseModel):
@@ -353,6 +383,7 @@ class ResultOut(ResponseModel):
     latency_ms: float | None
     attempts: int
     cached: bool = Field(description="The reply came from the reply cache: the agent was not called for it")
+    usage: ResultUsageOut | None = Field(description="What the agent's reply said it spent (null: unknown)")
     assertions: list[AssertionVerdictOut] | None = Field(
         default=None,
         description="Each assertion's verdict, for a case graded by its own assertions (else null); the "

@@ -18,6 +18,7 @@ from assay.services.execution.case_results import CaseResult
 from assay.services.figures.summary import ReportShape, ResultFacts, Summary
 from assay.storage.evaluations import EvaluationRow, ResultRow
 from assay.targets.specs import target_view
+from assay.targets.usage import Usage
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -177,6 +178,7 @@ def result_of(row: ResultRow) -> Result:
         latency_ms=row.latency_ms,
         attempts=row.attempts,
         cached=row.cached,
+        usage=_usage_of(row.input_tokens, row.output_tokens, row.usage_model),
     )
 
 
@@ -193,7 +195,17 @@ def result_columns(result: CaseResult) -> dict[str, Any]:
         del columns[typed]
     columns["details"] = stored_details(result.details, columns)
     columns["cached"] = result.cached  # in every row of a batch (the record has it only when true)
+    usage = columns.pop("usage", None)
+    columns["input_tokens"] = usage["input_tokens"] if usage else None
+    columns["output_tokens"] = usage["output_tokens"] if usage else None
+    columns["usage_model"] = usage["model"] if usage else None
     return columns
+
+
+def _usage_of(input_tokens: int | None, output_tokens: int | None, model: str | None) -> Usage | None:
+    return (
+        None if input_tokens is None or output_tokens is None else Usage(input_tokens, output_tokens, model)
+    )
 
 
 SHOWN_ROW_OVERHEAD_BYTES = 200
@@ -221,6 +233,8 @@ def listed_size(result: Result) -> int:
 
 
 def facts_of(columns: Iterable[tuple[Any, ...]], shape: ReportShape) -> Iterable[ResultFacts]:
-    """Summary facts from ``(passed, score, error, latency_ms, match_status, reason_code, details)`` rows."""
-    for passed, score, error, latency_ms, match_status, reason_code, details in columns:
-        yield shape.facts(passed, score, error, latency_ms, match_status, reason_code, details)
+    """Summary facts from ``(passed, score, error, latency_ms, match_status, reason_code, details,
+    input_tokens, output_tokens, usage_model)`` rows."""
+    for passed, score, error, latency, status, code, details, spent_in, spent_out, model in columns:
+        tokens = None if spent_in is None or spent_out is None else (spent_in, spent_out, model)
+        yield shape.facts(passed, score, error, latency, status, code, details, tokens)

@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from assay.graders import GraderInterface
 from assay.graders.contract.verdict import VerdictRecord
-from assay.services.figures.summary import ReportShape, ResultFacts
+from assay.services.figures.summary import ReportShape, ResultFacts, Tokens
 from assay.targets.base import TargetCase, TargetReply
+from assay.targets.usage import Usage
 
 if TYPE_CHECKING:
     from assay.graders import CallingGrader, CallTransport
@@ -69,6 +70,14 @@ class CaseResult:
     attempts: int
     cached: bool = False
     """The reply came from the reply cache (the agent was not called for it)."""
+    usage: Usage | None = None
+    """What the agent's reply said it spent (``None``: unknown)."""
+
+    @property
+    def tokens(self) -> Tokens | None:
+        """The usage as the summary counts it."""
+        usage = self.usage
+        return None if usage is None else (usage.input_tokens, usage.output_tokens, usage.model)
 
     def as_dict(self) -> dict[str, Any]:
         """The result as a JSON object (the API's): ``as_record`` with the database's ``case_id``."""
@@ -95,6 +104,7 @@ class CaseResult:
             "latency_ms": self.latency_ms,
             "attempts": self.attempts,
             **({"cached": True} if self.cached else {}),  # only when true: results files stay as they were
+            **({"usage": _usage_record(self.usage)} if self.usage is not None else {}),
         }
 
     def facts(self, shape: ReportShape) -> ResultFacts:
@@ -107,7 +117,12 @@ class CaseResult:
             self.match_status,
             self.reason_code,
             self.details,
+            self.tokens,
         )
+
+
+def _usage_record(usage: Usage) -> dict[str, Any]:
+    return {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens, "model": usage.model}
 
 
 class ResultSink(Protocol):
@@ -189,6 +204,7 @@ def _graded(case: RunCase, reply: TargetReply, verdict: VerdictRecord) -> CaseRe
         reply.latency_ms,
         reply.attempts,
         reply.cached,
+        reply.usage,
     )
 
 
@@ -231,6 +247,7 @@ def _result(
         latency_ms=reply.latency_ms,
         attempts=reply.attempts,
         cached=reply.cached,
+        usage=reply.usage,
     )
 
 

@@ -17,10 +17,35 @@ SCORE_BINS = 10
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LatencyFigures:
-    """Latency percentiles of the target's replies, in milliseconds."""
+    """Latency of the target's replies over every case that has one (errors included), in milliseconds."""
 
     p50: float | None
     p95: float | None
+    max: float | None = None
+
+
+Tokens = tuple[int, int, str | None]
+"""``(input_tokens, output_tokens, model)`` a reply said it spent (:class:`assay.targets.usage.Usage`)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModelTokens:
+    """Tokens spent through one model (``None``: the replies did not name it)."""
+
+    model: str | None
+    cases: int
+    input_tokens: int
+    output_tokens: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UsageFigures:
+    """What the agent's replies said they spent, over the cases whose reply said so (the rest: unknown)."""
+
+    cases: int
+    input_tokens: int
+    output_tokens: int
+    by_model: list[ModelTokens]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -102,6 +127,8 @@ class Summary:
     score_distribution: ScoreDistribution | None = None
     by_assertion: dict[str, AssertionFigures] = field(default_factory=dict)
     """Verdicts by assertion name, over the cases graded by per-case assertions (none: empty)."""
+    usage: UsageFigures | None = None
+    """The agent's tokens, when any reply said what it spent."""
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON form stored with an evaluation (reports the grader does not declare are left out)."""
@@ -112,6 +139,8 @@ class Summary:
                 del data[report]
         if not self.by_assertion:
             del data["by_assertion"]
+        if self.usage is None:
+            del data["usage"]
         return data
 
 
@@ -129,6 +158,7 @@ class ResultFacts:
     reason_code: str | None = None
     assertions: tuple[tuple[str, str], ...] | None = None
     """``(name, match status)`` of each assertion, for a result graded by per-case assertions."""
+    tokens: Tokens | None = None
 
 
 def assertion_statuses(details: Mapping[str, Any] | None) -> tuple[tuple[str, str], ...] | None:
@@ -168,6 +198,7 @@ class ReportShape:
         match_status: str | None,
         reason_code: str | None,
         details: Mapping[str, Any] | None,
+        tokens: Tokens | None = None,
     ) -> ResultFacts:
         """The facts of one result; labels are read only when the report needs them."""
         expected, actual = self.labels_of(details)
@@ -181,6 +212,7 @@ class ReportShape:
             actual_label=actual,
             reason_code=reason_code,
             assertions=assertion_statuses(details),
+            tokens=tokens,
         )
 
     def labels_of(self, details: Mapping[str, Any] | None) -> tuple[str | None, str | None]:
@@ -283,6 +315,8 @@ class SummaryTally:
         labels = shape.labels if shape is not None and self.kind is VerdictReport.BINARY else ()
         self.matrix = _LabelMatrix(labels) if labels else None
         self.by_assertion: dict[str, Counter[str]] = {}
+        self.tokens: dict[str | None, list[int]] = {}
+        """``[cases, input tokens, output tokens]`` by model."""
 
     def add(self, fact: ResultFacts) -> None:
         """Count one result."""
@@ -291,6 +325,18 @@ class SummaryTally:
             self.matrix.add(fact.error, fact.match_status, fact.expected_label, fact.actual_label)
         if fact.assertions is not None:
             self._count_assertions(fact.assertions)
+        if fact.tokens is not None:
+            self.count_tokens(fact.tokens)
+
+    def count_tokens(self, tokens: Tokens) -> None:
+        """Count what one reply said it spent."""
+        spent_in, spent_out, model = tokens
+        counts = self.tokens.get(model)
+        if counts is None:
+            counts = self.tokens[model] = [0, 0, 0]
+        counts[0] += 1
+        counts[1] += spent_in
+        counts[2] += spent_out
 
     def _count_assertions(self, assertions: tuple[tuple[str, str], ...]) -> None:
         for name, status in assertions:
@@ -308,10 +354,13 @@ class SummaryTally:
         match_status: str | None,
         reason_code: str | None,
         details: Mapping[str, Any] | None,
+        tokens: Tokens | None = None,
     ) -> None:
         """Count one result from its fields, as :meth:`add` counts its :meth:`ReportShape.facts` (a run of a
         million results makes no record per result)."""
         self._count(passed, score, error, latency_ms, match_status, reason_code)
+        if tokens is not None:
+            self.count_tokens(tokens)
         if self.matrix is not None:
             self.matrix.add(error, match_status, *self.shape.labels_of(details))
         if details is not None and "children" in details:  # no call for a result without them
@@ -362,7 +411,11 @@ class SummaryTally:
             by_reason_code=dict(sorted(self.by_code.items())),
             error_count=errors.total(),
             errors_by_reason=dict(sorted(errors.items())),
-            latency_ms=LatencyFigures(p50=percentile(latencies, 50), p95=percentile(latencies, 95)),
+            latency_ms=LatencyFigures(
+                p50=percentile(latencies, 50),
+                p95=percentile(latencies, 95),
+                max=latencies[-1] if latencies else None,
+            ),
             binary=self.matrix.report() if self.matrix is not None else None,
             score_distribution=(
                 score_distribution(list(self.graded_scores)) if self.kind is VerdictReport.SCORE else None
@@ -371,6 +424,23 @@ class SummaryTally:
                 name: AssertionFigures(counts.total(), counts["match"], dict(sorted(counts.items())))
                 for name, counts in sorted(self.by_assertion.items())
             },
+            usage=self._usage(),
+        )
+
+    def _usage(self) -> UsageFigures | None:
+        if not self.tokens:
+            return None
+        by_model = [
+            ModelTokens(model=model, cases=cases, input_tokens=spent_in, output_tokens=spent_out)
+            for model, (cases, spent_in, spent_out) in sorted(
+                self.tokens.items(), key=lambda item: item[0] or ""
+            )
+        ]
+        return UsageFigures(
+            cases=sum(item.cases for item in by_model),
+            input_tokens=sum(item.input_tokens for item in by_model),
+            output_tokens=sum(item.output_tokens for item in by_model),
+            by_model=by_model,
         )
 
 

@@ -106,6 +106,7 @@ class LocalSink:
                 result.match_status,
                 result.reason_code,
                 result.details,
+                result.tokens,
             )
 
 

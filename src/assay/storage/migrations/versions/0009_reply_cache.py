@@ -1,8 +1,10 @@
-"""The reply cache: agents' replies by content key, which evaluations use, and which results came from it.
+"""The reply cache and the agent's usage: replies by content key, which evaluations use the cache, which
+results came from it, and the tokens each reply said it spent.
 
 ``reply_cache`` holds replies by the SHA-256 of the target's reply-changing settings, the input and the repeat
 index; ``evaluations.reply_cache`` says how an evaluation uses it (``off``, ``record``, ``replay``);
-``results.cached`` marks a result whose reply came from it.
+``results.cached`` marks a result whose reply came from it; ``results.input_tokens``, ``output_tokens`` and
+``usage_model`` hold what the agent's reply said it spent (null: unknown).
 
 Revision ID: 0009_reply_cache
 Revises: 0007_hardening
@@ -33,12 +35,16 @@ def upgrade() -> None:
         batch.add_column(sa.Column("reply_cache", sa.String(10), nullable=False, server_default="off"))
     with op.batch_alter_table("results") as batch:
         batch.add_column(sa.Column("cached", sa.Boolean(), nullable=False, server_default=sa.false()))
+        batch.add_column(sa.Column("input_tokens", sa.Integer(), nullable=True))
+        batch.add_column(sa.Column("output_tokens", sa.Integer(), nullable=True))
+        batch.add_column(sa.Column("usage_model", sa.String(200), nullable=True))
 
 
 def downgrade() -> None:
     """Drop them."""
     with op.batch_alter_table("results") as batch:
-        batch.drop_column("cached")
+        for column in ("usage_model", "output_tokens", "input_tokens", "cached"):
+            batch.drop_column(column)
     with op.batch_alter_table("evaluations") as batch:
         batch.drop_column("reply_cache")
     op.drop_table("reply_cache")

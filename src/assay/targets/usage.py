@@ -1,0 +1,68 @@
+"""What an agent's reply says it spent: tokens in and out, and the model that spent them.
+
+OpenAI-compatible replies carry ``usage`` (``prompt_tokens``/``completion_tokens``; the Responses and
+Anthropic APIs say ``input_tokens``/``output_tokens``) and ``model``; an HTTP target reads them at its
+``usage_path``. A target notes what it read (:func:`note_usage`) inside the call; :class:`~assay.targets.
+base.Target` collects the last note of a case's successful attempt (:func:`collecting_usage`), so no
+target's ``call`` changes shape. A reply that says nothing leaves the usage unknown, never zero.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+MAX_TOKENS = 10**12
+"""A count past this is not believed (a reply cannot have spent it)."""
+MAX_MODEL_CHARS = 200
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Tokens a reply spent, and the model that spent them when the reply says."""
+
+    input_tokens: int
+    output_tokens: int
+    model: str | None = None
+
+
+def _count(value: object) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_TOKENS:
+        return None
+    return value
+
+
+def read_usage(usage: object, *, model: object = None) -> Usage | None:
+    """The usage an OpenAI-, Responses- or Anthropic-style ``usage`` object states; ``None`` when it states no
+    token count (a missing count of the two is read as 0 only when the other is given)."""
+    if not isinstance(usage, Mapping):
+        return None
+    spent_in = _count(usage.get("prompt_tokens", usage.get("input_tokens")))
+    spent_out = _count(usage.get("completion_tokens", usage.get("output_tokens")))
+    if spent_in is None and spent_out is None:
+        return None
+    name = model if isinstance(model, str) and 0 < len(model) <= MAX_MODEL_CHARS else None
+    return Usage(spent_in or 0, spent_out or 0, name)
+
+
+_NOTED: ContextVar[list[Usage] | None] = ContextVar("assay_usage", default=None)
+
+
+def note_usage(usage: Usage | None) -> None:
+    """Record what the reply being read spent (kept only inside :func:`collecting_usage`)."""
+    noted = _NOTED.get()
+    if noted is not None and usage is not None:
+        noted.append(usage)
+
+
+@contextmanager
+def collecting_usage() -> Iterator[list[Usage]]:
+    """The usages noted by the calls made inside the block, in order."""
+    noted: list[Usage] = []
+    token = _NOTED.set(noted)
+    try:
+        yield noted
+    finally:
+        _NOTED.reset(token)
