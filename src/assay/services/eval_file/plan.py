@@ -76,6 +76,8 @@ def plan_eval(file: EvalFile, folder: Path, *, source: str, root: yaml.Node | No
             add(("target", "path"), f"the answers file {responses} does not exist")
         if len(file.suites) != 1:
             add(("target",), "a responses file answers one suite: give one suite, or one eval file each")
+    elif target.type == "evaluation":
+        add(("target", "type"), "an 'evaluation' target re-grades a server's evaluation: run it there")
     else:
         update = {
             key: value
