@@ -203,3 +203,12 @@ def test_gates_by_metadata_value_each_value_and_assertion() -> None:
         ("assertion typo", 0, 0, False),  # a gate over nothing is missed: a name no assertion has
     ]
     assert verdicts[0].line() == "gate pass rate: 1/3 passed (33.33%), needs 50.00%: MISSED"
+
+
+def test_control_characters_and_lone_surrogates_are_one_line_not_a_crash() -> None:
+    for text in ("a: \x1a", "a: \udc80"):
+        with pytest.raises(
+            ValidationError, match=r"^assay.yaml: not valid YAML \(unacceptable character #x"
+        ) as caught:
+            parse_eval_file(text, "assay.yaml")
+        assert "\n" not in caught.value.message
