@@ -69,6 +69,7 @@ def _requests(file: EvalFile, graders: GraderService) -> list[EvaluationCreate]:
             "grader_config": config,
             "target": target,
             "concurrency": file.concurrency,
+            "allow_invalid_expected": file.allow_invalid_expected,
         }
         try:
             requests.append(EvaluationCreate.model_validate(body))

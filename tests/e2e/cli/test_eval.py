@@ -153,3 +153,20 @@ def test_a_missing_eval_file_exits_2(tmp_path: Path) -> None:
     ran = assay("eval", cwd=tmp_path)
     assert ran.returncode == 2
     assert ran.stderr.startswith("error: cannot read assay.yaml: No such file or directory")
+
+
+def test_the_preflight_refuses_a_case_its_grader_can_never_pass_unless_allowed(tmp_path: Path) -> None:
+    (tmp_path / "suite.jsonl").write_text(
+        '{"input": "Is it?", "expected_output": "true"}\n{"input": "And this?", "expected_output": "maybe"}\n'
+    )
+    (tmp_path / "answers.jsonl").write_text('{"agent_response": "yes"}\n{"agent_response": "yes"}\n')
+    text = "suites: [suite.jsonl]\ntarget: {type: responses, path: answers.jsonl}\ngrader: {id: true-false}\n"
+    (tmp_path / "assay.yaml").write_text(text)
+    refused = assay("eval", cwd=tmp_path)
+    assert refused.returncode == 2
+    assert "case #2" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    (tmp_path / "assay.yaml").write_text(text + "allow_invalid_expected: true\n")
+    ran = assay("eval", cwd=tmp_path)
+    assert ran.returncode == 1  # ran: case #2 cannot pass, and without gates every case must
+    assert "1 of 2 did not pass" in ran.stderr

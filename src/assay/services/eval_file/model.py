@@ -176,6 +176,8 @@ class EvalFile(_Strict):
     """Seconds one call to the target may take (default 30); or the target's own ``timeout``."""
     max_attempts: int | None = Field(default=None, ge=1, le=10)
     """Tries per case, with backoff (default 4); or the target's own ``max_attempts``."""
+    allow_invalid_expected: bool = False
+    """Run even with cases their grader can never pass (the preflight's finding); otherwise exit 2 (422)."""
     outputs: Outputs = Outputs()
     """Files written."""
     gates: Gates = Gates()
