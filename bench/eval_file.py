@@ -66,7 +66,8 @@ def main(argv: list[str] | None = None) -> None:
         results = sum(1 for _ in (Path(folder) / "results.jsonl").open()) - 1  # its header line aside
     print(
         f"assay eval, {args.cases:,} cases x 3 assertions: wall {found.wall_s:.2f} s, "
-        f"CPU {found.cpu_s:.2f} s, peak RSS {found.peak_mb:.1f} MB (target <= 150 MB); {results:,} results written"
+        f"CPU {found.cpu_s:.2f} s, peak RSS {found.peak_mb:.1f} MB (target <= 150 MB); "
+        f"{results:,} results written"
     )
 
 
