@@ -170,3 +170,34 @@ def test_the_preflight_refuses_a_case_its_grader_can_never_pass_unless_allowed(t
     ran = assay("eval", cwd=tmp_path)
     assert ran.returncode == 1  # ran: case #2 cannot pass, and without gates every case must
     assert "1 of 2 did not pass" in ran.stderr
+
+
+def test_several_suites_run_in_turn_each_with_its_own_outputs_and_gates_over_all(tmp_path: Path) -> None:
+    for name, expected in (("billing", ("true", "false")), ("shipping", ("true", "true"))):
+        rows = [
+            {"input": f"{name} {n}?", "expected_output": e, "metadata": {"area": name}}
+            for n, e in enumerate(expected)
+        ]
+        (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    (tmp_path / "assay.yaml").write_text(
+        """\
+suites: [billing.jsonl, shipping.jsonl]
+target: {type: recorded, responses: {"1": "yes", "2": "no"}}
+grader: {id: true-false}
+outputs: {results: out/results.jsonl}
+gates:
+  min_pass_rate: 0.75
+  by_metadata: [{key: area, min_pass_rate: 0.5}]
+"""
+    )
+    (tmp_path / "out").mkdir()
+    ran = assay("eval", cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    assert [r["passed"] for r in read_results(tmp_path / "out" / "results.billing.jsonl")] == [True, True]
+    shipping = sorted(read_results(tmp_path / "out" / "results.shipping.jsonl"), key=lambda r: r["number"])
+    assert [r["passed"] for r in shipping] == [True, False]
+    lines = ran.stderr.splitlines()
+    assert "all suites: 3/4 passed" in lines
+    assert "gate pass rate: 3/4 passed (75.00%), needs 75.00%: held" in lines
+    assert "gate area=billing: 2/2 passed (100.00%), needs 50.00%: held" in lines
+    assert "gate area=shipping: 1/2 passed (50.00%), needs 50.00%: held" in lines
