@@ -17,9 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from cli_run import Measure, measure, median  # noqa: E402  (bench/ is not a package)
+from cli_run import Measure, measure, median
 
 ASSAY = [sys.executable, "-m", "assay.cli", "eval"]
 
@@ -67,8 +65,9 @@ def main(argv: list[str] | None = None) -> None:
         found = median(runs)
         results = sum(1 for _ in (Path(folder) / "results.jsonl").open()) - 1  # its header line aside
     print(
-        f"assay eval, {args.cases:,} cases x 3 assertions: wall {found.wall_s:.2f} s, CPU {found.cpu_s:.2f} s, "
-        f"peak RSS {found.peak_mb:.1f} MB (target <= 150 MB); {results:,} results written"
+        f"assay eval, {args.cases:,} cases x 3 assertions: wall {found.wall_s:.2f} s, "
+        f"CPU {found.cpu_s:.2f} s, peak RSS {found.peak_mb:.1f} MB (target <= 150 MB); "
+        f"{results:,} results written"
     )
 
 

@@ -15,7 +15,7 @@ from assay.config import Settings
 from tests.support.requirements import IN_CI
 
 EXAMPLES = 100 if IN_CI else 25
-RUN_ROUTES = ("/api/evaluations", "/api/evaluations/test-target")
+RUN_ROUTES = ("/api/evaluations", "/api/evaluations/test-target", "/api/evals")  # an assay.yaml: opaque text
 
 # Loaded at collection (schemathesis parametrizes from the spec); the app gets a SQLite file of its own.
 _database = Path(tempfile.mkdtemp(prefix="assay-schemathesis-")) / "assay.db"

@@ -9,7 +9,7 @@ from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontext
 import anyio.to_thread
 from fastapi import FastAPI
 
-from assay.api import evaluations, graders, health, suites
+from assay.api import evals, evaluations, graders, health, suites
 from assay.api.auth import ApiKeyMiddleware
 from assay.api.docs import install_docs
 from assay.api.edge import BodyLimitMiddleware, EdgeMiddleware
@@ -143,6 +143,7 @@ def _include_routers(app: FastAPI) -> None:
     app.include_router(graders.router)
     app.include_router(suites.router)
     app.include_router(evaluations.router)
+    app.include_router(evals.router)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:

@@ -13,6 +13,7 @@ from assay.api.deps import MAX_ID, NO_NUL, GraderServiceDep, PaginationDep, Sess
 from assay.api.downloads import download, file_stem
 from assay.api.envelope import ERROR_RESPONSES, Envelope, ok, rendered
 from assay.api.schemas.breakdown import BreakdownOut, FailureGroupsOut, MetadataKeyList, MetadataKeyOut
+from assay.api.schemas.evals import EvalFileOut
 from assay.api.schemas.evaluations import (
     ComparisonOut,
     EvaluationCreate,
@@ -139,6 +140,16 @@ def rerun_evaluation(
         evaluation_id, name=options.name, allow_invalid_expected=options.allow_invalid_expected
     )
     return ok(EvaluationOut.of(rerun))
+
+
+@router.get("/{evaluation_id:int}/config", summary="An evaluation's settings as an assay.yaml")
+def get_evaluation_config(evaluation_id: EvaluationId, session: SessionDep) -> Envelope[EvalFileOut]:
+    """Its suite (as ``server_suite``), grader, target and concurrency as the equivalent ``assay.yaml``
+    text (docs/eval-file.md), which ``POST /api/evals`` runs again; header values and recorded answers are
+    left out, as everywhere they are shown."""
+    from assay.services.eval_file.stored import stored_eval_file
+
+    return ok(EvalFileOut(config=stored_eval_file(session, evaluation_id)))
 
 
 @router.delete("/{evaluation_id:int}", summary="Delete an evaluation")

@@ -153,3 +153,51 @@ def test_a_missing_eval_file_exits_2(tmp_path: Path) -> None:
     ran = assay("eval", cwd=tmp_path)
     assert ran.returncode == 2
     assert ran.stderr.startswith("error: cannot read assay.yaml: No such file or directory")
+
+
+def test_the_preflight_refuses_a_case_its_grader_can_never_pass_unless_allowed(tmp_path: Path) -> None:
+    (tmp_path / "suite.jsonl").write_text(
+        '{"input": "Is it?", "expected_output": "true"}\n{"input": "And this?", "expected_output": "maybe"}\n'
+    )
+    (tmp_path / "answers.jsonl").write_text('{"agent_response": "yes"}\n{"agent_response": "yes"}\n')
+    text = "suites: [suite.jsonl]\ntarget: {type: responses, path: answers.jsonl}\ngrader: {id: true-false}\n"
+    (tmp_path / "assay.yaml").write_text(text)
+    refused = assay("eval", cwd=tmp_path)
+    assert refused.returncode == 2
+    assert "case #2" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    (tmp_path / "assay.yaml").write_text(text + "allow_invalid_expected: true\n")
+    ran = assay("eval", cwd=tmp_path)
+    assert ran.returncode == 1  # ran: case #2 cannot pass, and without gates every case must
+    assert "1 of 2 did not pass" in ran.stderr
+
+
+def test_several_suites_run_in_turn_each_with_its_own_outputs_and_gates_over_all(tmp_path: Path) -> None:
+    for name, expected in (("billing", ("true", "false")), ("shipping", ("true", "true"))):
+        rows = [
+            {"input": f"{name} {n}?", "expected_output": e, "metadata": {"area": name}}
+            for n, e in enumerate(expected)
+        ]
+        (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    (tmp_path / "assay.yaml").write_text(
+        """\
+suites: [billing.jsonl, shipping.jsonl]
+target: {type: recorded, responses: {"1": "yes", "2": "no"}}
+grader: {id: true-false}
+outputs: {results: out/results.jsonl}
+gates:
+  min_pass_rate: 0.75
+  by_metadata: [{key: area, min_pass_rate: 0.5}]
+"""
+    )
+    (tmp_path / "out").mkdir()
+    ran = assay("eval", cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    assert [r["passed"] for r in read_results(tmp_path / "out" / "results.billing.jsonl")] == [True, True]
+    shipping = sorted(read_results(tmp_path / "out" / "results.shipping.jsonl"), key=lambda r: r["number"])
+    assert [r["passed"] for r in shipping] == [True, False]
+    lines = ran.stderr.splitlines()
+    assert "all suites: 3/4 passed" in lines
+    assert "gate pass rate: 3/4 passed (75.00%), needs 75.00%: held" in lines
+    assert "gate area=billing: 2/2 passed (100.00%), needs 50.00%: held" in lines
+    assert "gate area=shipping: 1/2 passed (50.00%), needs 50.00%: held" in lines

@@ -3,6 +3,7 @@ key, all of them checked before anything runs (docs/eval-file.md)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from assay.services.eval_file.gates import MetadataTally, judge_gates
 from assay.services.eval_file.loading import EvalFileError, parse_eval_file, read_eval_file
 from assay.services.eval_file.model import Gates, ResponsesFileTarget
 from assay.services.eval_file.plan import plan_eval
+from assay.services.local_run.suite_stream import SuiteFile
 
 VALID = """\
 suites:
@@ -203,3 +205,57 @@ def test_gates_by_metadata_value_each_value_and_assertion() -> None:
         ("assertion typo", 0, 0, False),  # a gate over nothing is missed: a name no assertion has
     ]
     assert verdicts[0].line() == "gate pass rate: 1/3 passed (33.33%), needs 50.00%: MISSED"
+
+
+def test_control_characters_and_lone_surrogates_are_one_line_not_a_crash() -> None:
+    for text in ("a: \x1a", "a: \udc80"):
+        with pytest.raises(
+            ValidationError, match=r"^assay.yaml: not valid YAML \(unacceptable character #x"
+        ) as caught:
+            parse_eval_file(text, "assay.yaml")
+        assert "\n" not in caught.value.message
+
+
+def test_a_json_suites_own_rules_come_first_and_its_defaults_win(tmp_path: Path) -> None:
+    suite = tmp_path / "suite.json"
+    suite.write_text(
+        json.dumps(
+            {
+                "rules": [{"when": {"kind": "number"}, "assert": [{"grader_id": "numeric"}]}],
+                "assert": [{"grader_id": "contains"}],
+                "cases": [
+                    {"input": "a", "expected_output": "4", "metadata": {"kind": "number"}},
+                    {"input": "b", "expected_output": "yes", "metadata": {"kind": "bool"}},
+                    {"input": "c", "expected_output": "x", "metadata": {"kind": "text"}},
+                ],
+            }
+        )
+    )
+    text = """\
+suites: [suite.json]
+target: {type: python, callable: 'a:b'}
+rules:
+  - {when: {kind: bool}, assert: [{grader_id: true-false}]}
+  - {when: {kind: number}, assert: [{grader_id: string-match}]}
+assert: [{grader_id: string-match}]
+"""
+    file, root = parse_eval_file(text, "assay.yaml")
+    plan = plan_eval(file, tmp_path, source="assay.yaml", root=root)
+    picked = []
+    for case in SuiteFile(suite, defaults=plan.defaults).cases():
+        assert case.checks is not None
+        picked.append([item.grader_id for item in case.checks.assertions.items])
+    assert picked == [["numeric"], ["true-false"], ["contains"]]
+
+
+def test_rows_without_assertions_get_the_files_defaults(tmp_path: Path) -> None:
+    suite = tmp_path / "suite.jsonl"
+    suite.write_text('{"input": "a", "expected_output": "4"}\n')
+    text = "suites: [suite.jsonl]\ntarget: {type: python, callable: 'a:b'}\nassert: [{grader_id: numeric}]\n"
+    file, root = parse_eval_file(text, "assay.yaml")
+    plan = plan_eval(file, tmp_path, source="assay.yaml", root=root)
+    (case,) = SuiteFile(suite, defaults=plan.defaults).cases()
+    assert case.checks is not None
+    assert [item.grader_id for item in case.checks.assertions.items] == ["numeric"]
+    (plain,) = SuiteFile(suite).cases()
+    assert plain.checks is None  # without defaults beside it, a row takes the path it always took

@@ -65,14 +65,11 @@ def parse_eval_file(text: str, source: str) -> tuple[EvalFile, yaml.Node | None]
     try:
         return EvalFile.model_validate(data), root
     except pydantic.ValidationError as exc:
-        problems = [_problem(source, root, data, error) for error in exc.errors()]
-        kept = sorted((problem for problem in problems if problem is not None), key=_line_number)
+        # In the file's order: pydantic's is the model's.
+        errors = sorted(exc.errors(), key=lambda error: line_of(root, tuple(error["loc"])) or 0)
+        problems = [_problem(source, root, data, error) for error in errors]
+        kept = [problem for problem in problems if problem is not None]
         raise EvalFileError.listing(source, kept or [Problem((), f"{source}: {exc}")]) from None
-
-
-def _line_number(problem: Problem) -> int:
-    words = problem.message.split(":", 1)[0].rsplit(" ", 1)
-    return int(words[-1]) if words[-1].isdigit() else 0
 
 
 def placed(source: str, root: yaml.Node | None, loc: Loc, message: str) -> Problem:

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, WithJsonSchema, mo
 from assay.graders.composite.assertions import ASSERTION_LIST_SCHEMA, RULE_LIST_SCHEMA
 from assay.targets.specs import (
     CommandTargetSpec,
+    EvaluationTargetSpec,
     HttpTargetSpec,
     OpenAITargetSpec,
     PythonTargetSpec,
@@ -74,13 +75,14 @@ EvalTarget = Annotated[
     HttpTargetSpec
     | OpenAITargetSpec
     | RecordedTargetSpec
+    | EvaluationTargetSpec
     | PythonTargetSpec
     | CommandTargetSpec
     | ResponsesFileTarget,
     Field(discriminator="type"),
 ]
 """What answers the cases: the targets of the API and ``assay run`` (``http``, ``openai``, ``recorded``,
-``python``, ``command``), or a recorded answers file (``responses``)."""
+``evaluation``: a server's re-grading, ``python``, ``command``), or recorded answers in a file."""
 
 
 class GraderChoice(_Strict):
@@ -174,6 +176,8 @@ class EvalFile(_Strict):
     """Seconds one call to the target may take (default 30); or the target's own ``timeout``."""
     max_attempts: int | None = Field(default=None, ge=1, le=10)
     """Tries per case, with backoff (default 4); or the target's own ``max_attempts``."""
+    allow_invalid_expected: bool = False
+    """Run even with cases their grader can never pass (the preflight's finding); otherwise exit 2 (422)."""
     outputs: Outputs = Outputs()
     """Files written."""
     gates: Gates = Gates()

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -76,6 +77,8 @@ def plan_eval(file: EvalFile, folder: Path, *, source: str, root: yaml.Node | No
             add(("target", "path"), f"the answers file {responses} does not exist")
         if len(file.suites) != 1:
             add(("target",), "a responses file answers one suite: give one suite, or one eval file each")
+    elif target.type == "evaluation":
+        add(("target", "type"), "an 'evaluation' target re-grades a server's evaluation: run it there")
     else:
         update = {
             key: value
@@ -104,14 +107,17 @@ def _grader(file: EvalFile, add: Callable[[Loc, str], None]) -> GraderInterface 
     """The evaluation's grader built from ``file.grader``; ``None`` (its problems added) when it cannot be."""
     choice = file.grader
     graders = GraderService()
+    config: dict[str, Any] | None = choice.config
+    where: Loc = ("grader", "id")
     try:
-        config = graders.preset(choice.id, choice.preset) if choice.preset is not None else choice.config
-        found = graders.problems(choice.id, config, where=("grader", "config")) if config is not None else []
-        for problem in found:
-            add(problem.loc, str(problem))
-        return None if found else graders.build(choice.id, config, where=("grader", "config"))
+        graders.get(choice.id)
+        if choice.preset is not None:
+            where = ("grader", "preset")
+            config = graders.preset(choice.id, choice.preset)
+        where = ("grader", "config")
+        return graders.build(choice.id, config, where=where)
     except AssayError as exc:
-        where = ("grader", "preset") if "preset" in exc.message.lower() else ("grader", "id")
-        for problem in exc.problems or [Problem((), exc.message)]:
-            add(where, problem.message)
+        for problem in exc.problems or [Problem(where, exc.message)]:
+            # A config's problems are placed by their own path; the id's and the preset's on their key.
+            add(problem.loc if where[-1] == "config" else where, problem.message)
         return None

@@ -76,7 +76,11 @@ CoreLoader.add_constructor("tag:yaml.org,2002:bool", _bool)
 
 def load_yaml(text: str, source: str) -> tuple[Any, yaml.Node | None]:
     """The document and its node tree (for line numbers); one clear error when it is not YAML."""
-    loader = CoreLoader(text)
+    try:
+        loader = CoreLoader(text)  # its reader refuses control characters at once
+    except yaml.YAMLError as exc:
+        said = " ".join(str(exc).split())  # one line: it names the character and its position
+        raise refuse(source, None, f"not valid YAML ({said})") from None
     try:
         node = loader.get_single_node()
         if node is not None:
