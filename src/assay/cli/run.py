@@ -115,7 +115,7 @@ def _print_summary(summary: Summary, duration_s: float, tally: SummaryTally | No
     from assay.services.figures.statistics import ratio
 
     interval = summary.pass_rate_ci95
-    headers = ("cases", "passed", "failed", "errors", "pass rate", "95% CI", "mean score")
+    headers: tuple[str, ...] = ("cases", "passed", "failed", "errors", "pass rate", "95% CI", "mean score")
     headers += ("p50 ms", "p95 ms", "max ms")
     row = (
         str(summary.finished),
@@ -143,12 +143,12 @@ def _print_summary(summary: Summary, duration_s: float, tally: SummaryTally | No
         _print_labels(summary.binary)
     if summary.usage is not None:
         usage = summary.usage
-        rows = [
+        spent = [
             (item.model or "(not named)", str(item.cases), str(item.input_tokens), str(item.output_tokens))
             for item in usage.by_model
         ]
         title = f"Agent tokens ({usage.cases} of {summary.finished} replies said what they spent)"
-        err.table(PlainTable(("model", "replies", "input tokens", "output tokens"), rows, title=title))
+        err.table(PlainTable(("model", "replies", "input tokens", "output tokens"), spent, title=title))
     if summary.by_assertion:
         rows = [
             (name, f"{figures.passed} / {figures.total}", _rate(figures.passed / figures.total))
