@@ -496,6 +496,7 @@ def run(
         file_digest(suite_file),
         facts.name,
         facts.count,
+        str(suite_file.resolve()),
     )
     done: array[int] | None = None
     if resuming and output is not None:
