@@ -23,6 +23,7 @@ COMMANDS = {
     "import": "assay.cli.imports:import_suite",
     "compare": "assay.cli.compare:compare",
     "push": "assay.cli.push:push",
+    "github": "assay.cli.github:github",
 }
 """Each command by name, as ``module:attribute``: a command's module is imported when that command runs
 (or help lists it), so ``assay run`` does not load the server's or the views' imports (click's lazy group
