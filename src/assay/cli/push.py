@@ -73,12 +73,12 @@ def _find_suite(server: str, name: str) -> int:
             raise SettingsError(f"the server said suite {name!r} exists but does not list it")
 
 
-def push_results(server: str, path: Path, suite_file: Path | None = None) -> int:
+def push_results(server: str, path: Path, suite_file: Path | None = None, *, partial: bool = False) -> int:
     """Store the run in ``path`` as an evaluation on ``server``, wait for it to finish; its id."""
     from assay.cli.server_client import call
     from assay.services.local_run.push_plan import push_plan
 
-    plan = push_plan(path, os.environ, suite_file)
+    plan = push_plan(path, os.environ, suite_file, partial=partial)
     if plan.warning is not None:
         err.print(f"warning: {plan.warning}", markup=False)
     cases = [case.as_json() for case in plan.cases]
@@ -119,7 +119,12 @@ def push_results(server: str, path: Path, suite_file: Path | None = None) -> int
     help="The suite file the run read (default: the one its header names), for its cases' metadata and "
     "assertions",
 )
-def push(*, results: Path, server: str, suite_file: Path | None) -> None:
+@click.option(
+    "--partial",
+    is_flag=True,
+    help="Push a run without a result for every case (killed, or run in part): the others get no answer",
+)
+def push(*, results: Path, server: str, suite_file: Path | None, partial: bool) -> None:
     """Store a finished results file of `assay run` as an evaluation on a server (its suite created or
     matched by content), so it shows in the suite's history, compare and the UI; prints its id."""
-    out.print(str(push_results(server, results, suite_file)), markup=False)
+    out.print(str(push_results(server, results, suite_file, partial=partial)), markup=False)

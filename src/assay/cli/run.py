@@ -559,7 +559,7 @@ def run(
     if output is None:
         out.print(f"{summary.passed}/{summary.finished} passed", markup=False)
     if stopper.signal is not None and summary.finished < total:
-        report_interrupted(stopper.signal, summary.finished, total, output)
+        report_interrupted(stopper.signal, summary.finished, total, output, server)
     if watch.is_unreachable:
         err.print(f"error: {watch.message()}", markup=False)
         raise SystemExit(2)  # nothing was evaluated: a setup problem, not a pass rate below the gate

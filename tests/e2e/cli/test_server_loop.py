@@ -187,3 +187,40 @@ def test_a_pushed_run_keeps_its_suite_metadata_assertions_and_rules(
     assert moved.code == 0, moved.stderr
     found = server.client.get(f"/api/evaluations/{int(moved.stdout)}", headers=headers).json()["data"]
     assert found["suite_id"] == suite_id
+
+
+def test_a_killed_run_is_pushed_as_it_is_with_partial(server: AssayProcess, tmp_path: Path) -> None:
+    suite, good = _files(tmp_path, ["yes"] * CASES)
+    output = tmp_path / "killed.jsonl"
+    assert (
+        invoke("run", str(suite), "-g", "true-false", "--responses", str(good), "-o", str(output)).code == 0
+    )
+    lines = output.read_bytes().splitlines(keepends=True)
+    output.write_bytes(b"".join(lines[:-3]) + lines[-3][:10])  # killed: two results lost, one cut mid-line
+    refused = invoke("push", str(output), "--server", server.url, env=CI)
+    assert refused.code == 2
+    assert "or push it as it is with --partial" in refused.message
+    pushed = invoke("push", str(output), "--server", server.url, "--partial", env=CI)
+    assert pushed.code == 0, pushed.stderr
+    headers = {"authorization": f"Bearer {KEY}"}
+    evaluation = server.client.get(f"/api/evaluations/{int(pushed.stdout)}", headers=headers).json()["data"]
+    assert evaluation["name"].endswith("(partial: 9 of 12 cases)")
+    summary = evaluation["summary"]
+    assert (summary["total_cases"], summary["passed"]) == (12, 9)
+    assert summary["errors_by_reason"] == {"no_recorded_response": 3}  # never run: no answer, not a pass
+
+    whole = invoke("push", str(tmp_path / "out-none.jsonl"), "--server", server.url, env=CI)
+    assert whole.code == 2  # no such file
+
+
+def test_a_partial_run_without_its_suite_file_is_refused(server: AssayProcess, tmp_path: Path) -> None:
+    suite, good = _files(tmp_path, ["yes"] * CASES)
+    output = tmp_path / "cut.jsonl"
+    assert (
+        invoke("run", str(suite), "-g", "true-false", "--responses", str(good), "-o", str(output)).code == 0
+    )
+    output.write_bytes(b"".join(output.read_bytes().splitlines(keepends=True)[:-1]))
+    suite.unlink()
+    refused = invoke("push", str(output), "--server", server.url, "--partial", env=CI)
+    assert refused.code == 2
+    assert "an unfinished run is pushed over its whole suite, read from its file" in refused.message

@@ -34,6 +34,8 @@ NAME_CHARS = 200
 
 RUN_NAME = "assay run"
 """How a pushed run's evaluation name begins (then its :func:`provenance`)."""
+PARTIAL = "(partial:"
+"""How the name of a run pushed without a result for every case says so (at its end)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -103,8 +105,8 @@ def provenance(environ: Mapping[str, str]) -> str:
     parts = []
     branch = environ.get("GITHUB_HEAD_REF") or environ.get("GITHUB_REF_NAME")
     sha = environ.get("GITHUB_SHA", "")[:12]
-    if branch or sha:
-        parts.append(f"{branch or '?'}@{sha}" if sha else branch or "")
+    if branch or sha:  # always "<branch>@<commit>", either part maybe empty: the branch reads back whole
+        parts.append(f"{branch or '?'}@{sha}")
     run_id, repository = environ.get("GITHUB_RUN_ID"), environ.get("GITHUB_REPOSITORY")
     if run_id and repository:
         server = environ.get("GITHUB_SERVER_URL", "https://github.com")
@@ -113,12 +115,13 @@ def provenance(environ: Mapping[str, str]) -> str:
 
 
 def branch_of(evaluation_name: str) -> str | None:
-    """The branch a pushed run's evaluation name records (:func:`provenance`), if it records one."""
-    if not evaluation_name.startswith(f"{RUN_NAME} "):
+    """The branch a pushed run's evaluation name records (:func:`provenance`), if it records one; none for a
+    partial run's (it is no branch's latest run to compare with)."""
+    if not evaluation_name.startswith(f"{RUN_NAME} ") or f" {PARTIAL} " in evaluation_name:
         return None
     first = evaluation_name[len(RUN_NAME) + 1 :].split(" ", 1)[0]
-    branch = first.rsplit("@", 1)[0] if "@" in first else first
-    return branch if branch and branch != "?" and "://" not in branch else None
+    branch, at, _ = first.rpartition("@")
+    return branch if at and branch and branch != "?" and "://" not in branch else None
 
 
 def _suite_cases(suite_file: Path, header: RunHeader) -> tuple[list[PushedCase], dict[str, object] | None]:
@@ -137,12 +140,17 @@ def _suite_cases(suite_file: Path, header: RunHeader) -> tuple[list[PushedCase],
     return [PushedCase.of(case) for case in parsed.cases], rules or None
 
 
-def push_plan(path: Path, environ: Mapping[str, str], suite_file: Path | None = None) -> PushPlan:
-    """The plan of pushing the finished run in ``path``; ``ValidationError`` for a file that is not one.
+def push_plan(
+    path: Path, environ: Mapping[str, str], suite_file: Path | None = None, *, partial: bool = False
+) -> PushPlan:
+    """The plan of pushing the run in ``path``; ``ValidationError`` for a file that is not one.
 
     The cases come whole from ``suite_file``, else from the suite file the header names; when that one is
     gone or changed, from the results lines (the plan's ``warning`` says so). A ``suite_file`` given that is
-    not the run's is refused."""
+    not the run's is refused. A run without a result for every case (killed, or run in part) is refused
+    unless ``partial``: it is then pushed over its whole suite (which needs the suite file), the cases
+    without a result left without an answer (``no_recorded_response`` on the server), and its name says so.
+    """
     if not path.is_file():
         raise NotFoundError(f"cannot read {path}: no such results file")
     header = read_header(path)
@@ -150,11 +158,14 @@ def push_plan(path: Path, environ: Mapping[str, str], suite_file: Path | None = 
         raise ValidationError(f"{path} has no header line: push a results file written by this assay run")
     records = sorted(read_records(path), key=lambda record: record["number"])
     numbers = [record["number"] for record in records]
-    if numbers != list(range(1, header.suite_cases + 1)) or not records:
+    whole = numbers == list(range(1, header.suite_cases + 1))
+    if not records or (not whole and not partial):
         raise ValidationError(
             f"{path} does not hold one result per case of its suite (an unfinished run?): finish it with "
-            "--resume before pushing it"
+            "--resume before pushing it, or push it as it is with --partial"
         )
+    if len(set(numbers)) != len(numbers) or not 1 <= numbers[0] <= numbers[-1] <= header.suite_cases:
+        raise ValidationError(f"{path} does not hold at most one result per case of its suite")
     keyed = records[0]["key"] is not None
     cases = [
         PushedCase(input=record["input"], expected_output=record["expected_output"], key=record["key"])
@@ -174,8 +185,14 @@ def push_plan(path: Path, environ: Mapping[str, str], suite_file: Path | None = 
             )
     else:
         warning = "the results file names no suite file: the suite is pushed without metadata and assertions"
-    texts = [(c.key, c.input, c.expected_output) for c in cases]
-    if texts != [(r["key"], r["input"], r["expected_output"]) for r in records]:
+    if not whole and warning is not None:
+        raise ValidationError(
+            f"an unfinished run is pushed over its whole suite, read from its file; {warning}"
+        )
+    texts = [(case.key, case.input, case.expected_output) for case in cases]
+    if len(cases) != header.suite_cases or any(
+        texts[r["number"] - 1] != (r["key"], r["input"], r["expected_output"]) for r in records
+    ):
         raise ValidationError(f"the suite file's cases are not those of {path}")
     items = [case.digest_item() for case in cases]
     hashed = [*items, suite_assertions] if suite_assertions else items
@@ -184,6 +201,9 @@ def push_plan(path: Path, environ: Mapping[str, str], suite_file: Path | None = 
     responses = {(r["key"] if keyed else str(r["number"])): r["agent_response"] for r in records}
     where = provenance(environ)
     name = f"{RUN_NAME} {where}" if where else f"{RUN_NAME} {path.name}"
+    if not whole:  # said at its end, where no cut reaches it
+        said = f"{PARTIAL} {len(records)} of {header.suite_cases} cases)"
+        name = f"{name[: NAME_CHARS - len(said) - 1]} {said}"
     return PushPlan(
         suite_name=f"{suite[: NAME_CHARS - 13]}-{digest[:12]}",
         cases=cases,
