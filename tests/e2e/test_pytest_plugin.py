@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import tomllib
+from importlib.metadata import entry_points
 from pathlib import Path
 
 from tests.support.assay_process import AssayProcess
@@ -35,9 +36,17 @@ def _examples(tmp_path: Path, *, gate: str = "0.6") -> Path:
     return copy
 
 
+def _installed() -> bool:
+    """Whether pytest loads the plugin by itself (Assay installed with its entry point)."""
+    return any(point.value == "assay.pytest_plugin" for point in entry_points(group="pytest11"))
+
+
 def _pytest(folder: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    # From a source tree whose entry point is not installed, the plugin is named; named when installed too,
+    # it would be registered twice.
+    load = () if _installed() else ("-p", "assay.pytest_plugin")
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "assay.pytest_plugin", "-p", "no:cacheprovider", "-rfx",
+        [sys.executable, "-m", "pytest", *load, "-p", "no:cacheprovider", "-rfx",
          "-W", "ignore::DeprecationWarning", str(folder / "pytest"), *args],
         cwd=folder, env={**os.environ, "COLUMNS": "400", **(env or {})}, capture_output=True, text=True,
         timeout=PYTEST_TIMEOUT_S, check=False,

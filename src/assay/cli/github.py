@@ -108,7 +108,7 @@ def comment(
     public_url: str | None,
     min_pass_rate: float | None,
 ) -> None:
-    """Create or update the pull request's one comment on evaluation EVALUATION of SERVER: its pass rate and
+    """Create or update the pull request's one comment on a run pushed to a server: its pass rate and
     interval against the base branch's latest run, flips, failure groups, links. GITHUB_TOKEN,
     GITHUB_REPOSITORY, GITHUB_EVENT_PATH (and GITHUB_API_URL) come from the job; prints the comment's URL."""
     from assay.ci.comment import PullRequestReport, comment_marker, render_comment

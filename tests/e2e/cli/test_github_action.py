@@ -76,6 +76,7 @@ def _action(
         "ASSAY_API_KEY": KEY,
         "RUNNER_TEMP": str(tmp_path),
         "GITHUB_OUTPUT": str(outputs),
+        "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
         "GITHUB_TOKEN": TOKEN,
         "GITHUB_API_URL": github.url,
         "GITHUB_REPOSITORY": "team/agent",
@@ -124,6 +125,7 @@ def test_the_action_comments_once_and_updates_it(
     assert "Gate: pass rate ≥ 80.0%: **missed**" in body
     assert worse_outputs["comment-url"].endswith(f"#issuecomment-{ours[0].id}")
     assert all(request.authorization == f"Bearer {TOKEN}" for request in api.requests)
+    assert (tmp_path / "summary.md").read_text(encoding="utf-8") == body  # the job's summary shows it too
 
     better, _ = _action(
         tmp_path, server, github, answers=["no"] * 2 + ["yes"] * 10, event="pull_request", ref="feature"
