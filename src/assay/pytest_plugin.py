@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 import tempfile
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -127,40 +128,45 @@ class AssayRun(pytest.Collector):
             self._outcome = self._run()
         return self._outcome
 
+    @contextmanager
+    def _results_path(self) -> Iterator[Path | None]:
+        """Where the run's results file goes: in ``--assay-output``, in a scratch folder for a push alone, or
+        nowhere."""
+        options = self.config.option
+        if options.assay_output:
+            path = Path(options.assay_output) / _file_name(self.nodeid)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.unlink(missing_ok=True)  # this test's own file, from a run before
+            yield path
+        elif options.assay_server:
+            with tempfile.TemporaryDirectory(prefix="assay-pytest-") as scratch:
+                yield Path(scratch) / "results.jsonl"
+        else:
+            yield None
+
     def _run(self) -> _Outcome:
         from assay.python_api import evaluate
 
-        options = self.config.option
         declared = self.declaration
-        folder = Path(options.assay_output) if options.assay_output else None
-        scratch = (
-            tempfile.TemporaryDirectory(prefix="assay-pytest-")
-            if folder is None and options.assay_server
-            else None
-        )
+        server = self.config.option.assay_server
         try:
-            output = None
-            if folder is not None or scratch is not None:
-                output = (folder or Path(scratch.name if scratch else ".")) / _file_name(self.nodeid)
-                output.parent.mkdir(parents=True, exist_ok=True)
-                output.unlink(missing_ok=True)  # this test's own file, from a run before
-            result = evaluate(
-                self._suite(),
-                declared.target if declared.target is not None else self.function,
-                grader=declared.grader,
-                config=declared.config,
-                concurrency=declared.concurrency,
-                output=output,
-            )
-            if options.assay_server and output is not None:
-                from assay.cli.push import push_results
+            with self._results_path() as output:
+                result = evaluate(
+                    self._suite(),
+                    declared.target if declared.target is not None else self.function,
+                    grader=declared.grader,
+                    config=declared.config,
+                    concurrency=declared.concurrency,
+                    output=output,
+                )
+                if server and output is not None:
+                    from assay.cli.push import push_results
 
-                push_results(options.assay_server, output)
+                    push_results(server, output)
         except AssayError as exc:
             return _Outcome(error=exc.message)
-        finally:
-            if scratch is not None:
-                scratch.cleanup()
+        except OSError as exc:  # the --assay-output folder
+            return _Outcome(error=f"cannot write the results file: {exc}")
         return _Outcome(result=result, by_number={case.number: case for case in result.results})
 
 
