@@ -9,15 +9,20 @@ and the summary ``assay run`` prints. The same per-case step as the CLI and the 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from assay.errors import ValidationError
+from assay.graders import GraderInterface
 from assay.services.execution.case_results import CaseResult, RunCase
 from assay.services.figures.summary import ReportShape, Summary, SummaryTally
 from assay.services.grading.registry import GraderService
+from assay.services.local_run.result_file import ResultAppender, RunHeader, file_digest
 from assay.services.local_run.run import LocalSink, run_local
 from assay.services.local_run.suite_stream import SuiteFile
 from assay.targets import Target, TargetCase, TargetSpec, parse_target_spec
@@ -62,11 +67,28 @@ class _Collected(LocalSink):
         super().write(results)
 
 
-def _cases(suite: str | Path | Iterable[Mapping[str, Any]]) -> list[RunCase]:
+@dataclass(frozen=True, slots=True)
+class _Suite:
+    """The cases to run, and what a results file's header says of where they came from."""
+
+    cases: list[RunCase]
+    name: str
+    digest: str
+    path: str
+
+
+def _cases(suite: str | Path | Iterable[Mapping[str, Any]]) -> _Suite:
     if isinstance(suite, str | Path):
         suite_file = SuiteFile(Path(suite))
         suite_file.scan(preflight=None)  # every bad row refused, as `assay run` refuses them
-        return list(suite_file.cases())
+        cases = list(suite_file.cases())
+        return _Suite(cases, suite_file.name, file_digest(suite_file.path), str(suite_file.path.resolve()))
+    listed = _listed(suite)
+    texts = [(case.target_case.key, case.target_case.input, case.expected_output) for case in listed]
+    return _Suite(listed, "cases", f"sha256:{hashlib.sha256(orjson.dumps(texts)).hexdigest()}", "")
+
+
+def _listed(suite: Iterable[Mapping[str, Any]]) -> list[RunCase]:
     cases = []
     for number, case in enumerate(suite, 1):
         if not isinstance(case, Mapping) or not isinstance(case.get("input"), str):
@@ -95,6 +117,20 @@ def _target(target: Agent | str | Mapping[str, Any]) -> tuple[TargetSpec, Target
     raise ValidationError("target must be a function, an agent's URL or a target spec mapping")
 
 
+def _results_file(
+    output: str | Path, suite: _Suite, graders: GraderService, built: GraderInterface
+) -> ResultAppender:
+    """The results file ``assay run --output`` writes, header first; a file holding results is refused."""
+    path = Path(output)
+    if path.is_file() and path.stat().st_size > 0:
+        raise ValidationError(f"{path} already holds results: give another output")
+    spec = graders.spec(built)
+    header = RunHeader(
+        spec.grader_id, spec.config, spec.version, suite.digest, suite.name, len(suite.cases), suite.path
+    )
+    return ResultAppender(path, header)
+
+
 async def evaluate_async(
     suite: str | Path | Iterable[Mapping[str, Any]],
     target: Agent | str | Mapping[str, Any],
@@ -102,16 +138,22 @@ async def evaluate_async(
     grader: str,
     config: Mapping[str, Any] | None = None,
     concurrency: int = 8,
+    output: str | Path | None = None,
 ) -> EvaluationResult:
     """:func:`evaluate` in a running event loop (a notebook, an async test)."""
     graders = GraderService()
     built = graders.build(grader, dict(config) if config is not None else None)
-    cases = _cases(suite)
+    read = _cases(suite)
     spec, ready = _target(target)
-    sink = _Collected(SummaryTally(ReportShape.of(built)))
-    await run_local(cases, spec, built, sink, concurrency=concurrency, target=ready)
+    appender = _results_file(output, read, graders, built) if output is not None else None
+    sink = _Collected(SummaryTally(ReportShape.of(built)), output=appender)
+    try:
+        await run_local(read.cases, spec, built, sink, concurrency=concurrency, target=ready)
+    finally:
+        if appender is not None:
+            appender.close()
     sink.results.sort(key=lambda result: result.number)
-    return EvaluationResult(sink.results, sink.tally.summary(len(cases)))
+    return EvaluationResult(sink.results, sink.tally.summary(len(read.cases)))
 
 
 def evaluate(
@@ -121,9 +163,11 @@ def evaluate(
     grader: str,
     config: Mapping[str, Any] | None = None,
     concurrency: int = 8,
+    output: str | Path | None = None,
 ) -> EvaluationResult:
     """Run every case of ``suite`` through ``target``, grade each answer with ``grader`` (its ``config``),
-    and return the results and their summary.
+    and return the results and their summary; with ``output``, each result is also written there as
+    ``assay run --output`` writes it (a results file ``assay push`` and ``assay compare`` read).
 
     ``suite`` is a suite file (JSONL, CSV or JSON, as ``assay run`` reads) or cases as mappings with
     ``input``, ``expected_output`` and optionally ``metadata`` and ``key``. ``target`` is a function taking
@@ -132,4 +176,6 @@ def evaluate(
     A bad argument raises :class:`assay.errors.ValidationError`; a failing agent is data (the case's
     ``error``), as in ``assay run``.
     """
-    return asyncio.run(evaluate_async(suite, target, grader=grader, config=config, concurrency=concurrency))
+    return asyncio.run(
+        evaluate_async(suite, target, grader=grader, config=config, concurrency=concurrency, output=output)
+    )

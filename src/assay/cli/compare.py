@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 _SHOWN_CHARS = 80
 
 
-def _from_server(server: str, a: str, b: str, limit: int) -> RunsComparison:
+def server_comparison(server: str, a: str, b: str, limit: int) -> RunsComparison:
     """The server's comparison of evaluations ``a`` and ``b``: its counts and test, regressions first."""
     from assay.cli.server_client import call
     from assay.services.figures.paired import Flip, Verdict
@@ -145,7 +145,7 @@ def compare(*, a: str, b: str, server: str | None, limit: int, as_json: bool) ->
     from assay.services.local_run.compare_files import compare_files
 
     result = (
-        _from_server(server, a, b, limit)
+        server_comparison(server, a, b, limit)
         if server is not None
         else compare_files(Path(a), Path(b), limit=limit)
     )

@@ -103,11 +103,17 @@ class Stopper:
                 self._say_stopping("no new case was sent after the one being graded")
 
 
-def report_interrupted(signum: int, finished: int, total: int, output: Path | None) -> None:
+def report_interrupted(
+    signum: int, finished: int, total: int, output: Path | None, server: str | None = None
+) -> None:
     """Say what an interrupted run kept and how to finish it; exit 128 + the signal's number."""
     name = signal.Signals(signum).name
     if output is not None:
         rest = f"the results are in {output}; run again with --resume to run the other {total - finished}"
+        if server is not None:
+            rest += (
+                f" (then pushed), or store what it has with `assay push {output} --server {server} --partial`"
+            )
     else:
         rest = "no --output was given, so a rerun starts afresh"
     err.print(f"interrupted by {name}: {finished} of {total} cases have a result; {rest}", markup=False)

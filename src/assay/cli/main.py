@@ -27,6 +27,7 @@ COMMANDS = {
     "init": "assay.cli.init:init",
     "schema": "assay.cli.schema:schema",
     "cache": "assay.cli.cache:cache",
+    "github": "assay.cli.github:github",
 }
 """Each command by name, as ``module:attribute``: a command's module is imported when that command runs
 (or help lists it), so ``assay run`` does not load the server's or the views' imports (click's lazy group

@@ -610,6 +610,7 @@ def execute_run(plan: SuiteRun) -> Summary:
         file_digest(suite.path),
         facts.name,
         facts.count,
+        str(suite.path.resolve()),
     )
     done: array[int] | None = None
     if plan.resuming and output is not None:
@@ -677,7 +678,7 @@ def execute_run(plan: SuiteRun) -> Summary:
     if output is None:
         out.print(f"{summary.passed}/{summary.finished} passed", markup=False)
     if stopper.signal is not None and summary.finished < total:
-        report_interrupted(stopper.signal, summary.finished, total, output)
+        report_interrupted(stopper.signal, summary.finished, total, output, server)
     if watch.is_unreachable:
         err.print(f"error: {watch.message()}", markup=False)
         raise SystemExit(2)  # nothing was evaluated: a setup problem, not a pass rate below the gate

@@ -54,6 +54,8 @@ class RunHeader:
     """The suite's name (its file's stem): what a pushed run's suite is called on a server."""
     suite_cases: int = 0
     """How many cases the suite has: a pushed run must hold a result of each."""
+    suite_path: str = ""
+    """The suite file's absolute path: a push reads the cases' metadata and assertions from it."""
 
     def line(self) -> bytes:
         """The header as the file's first line."""
@@ -69,7 +71,7 @@ class RunHeader:
             header = cls(**fields)
         except TypeError:
             return None
-        texts = (header.grader_id, header.version, header.suite_digest, header.suite_name)
+        texts = (header.grader_id, header.version, header.suite_digest, header.suite_name, header.suite_path)
         ok = (
             all(isinstance(text, str) for text in texts)
             and isinstance(header.config, dict)

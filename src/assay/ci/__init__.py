@@ -1,0 +1,1 @@
+"""Assay in CI: the pull request's comment (see README.md)."""

@@ -1,0 +1,172 @@
+"""The GitHub Action's script (scripts/github-action.sh, what action.yml runs) end to end: a real `assay
+serve`, a fake GitHub API on loopback. A run on main is the base; a pull request's run creates the one
+comment, a second run updates it (not a second comment), and the comment shows the figures; the runs are in
+the suite's history and `assay compare` gates on them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.agent_server import AgentServer
+from tests.support.assay_process import AssayProcess
+from tests.support.cli import invoke
+from tests.support.github_api import Comment, GitHubApi
+
+ROOT = Path(__file__).resolve().parents[3]
+SCRIPT = ROOT / "scripts" / "github-action.sh"
+KEY = "action-test-key"
+TOKEN = "ghs_secret-token-never-logged"
+CASES = 12
+SCRIPT_TIMEOUT_S = 300
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AssayProcess]:
+    with AssayProcess(tmp_path_factory.mktemp("server"), env={"ASSAY_API_KEY": KEY}) as process:
+        yield process
+
+
+@pytest.fixture
+def github() -> Iterator[AgentServer]:
+    api = GitHubApi(token=TOKEN)
+    # Other comments first, past one page of 100: the action's own is found by its marker, not its place.
+    api.comments += [Comment(id=n, issue=7, body=f"a reviewer's comment {n}") for n in range(1, 106)]
+    with AgentServer(app=api) as fake:
+        yield fake
+
+
+def _action(
+    tmp_path: Path,
+    server: AssayProcess,
+    github: AgentServer,
+    *,
+    answers: list[str],
+    event: str,
+    ref: str,
+    cases: int = CASES,
+) -> tuple[subprocess.CompletedProcess[str], dict[str, str]]:
+    """Run the action's script as a job of ``event`` on branch ``ref`` would; its result and outputs."""
+    suite = tmp_path / "bools.jsonl"
+    suite.write_text(
+        "".join(json.dumps({"input": f"q{n}", "expected_output": "true"}) + "\n" for n in range(1, cases + 1))
+    )
+    responses = tmp_path / f"answers-{len(list(tmp_path.iterdir()))}.jsonl"
+    responses.write_text("".join(json.dumps({"agent_response": answer}) + "\n" for answer in answers))
+    event_file = tmp_path / "event.json"
+    event_file.write_text(
+        json.dumps({"pull_request": {"number": 7, "base": {"ref": "main"}, "head": {"ref": ref}}})
+    )
+    outputs = tmp_path / f"outputs-{len(list(tmp_path.iterdir()))}"
+    outputs.touch()
+    env = {
+        **os.environ,
+        "ASSAY": f"{sys.executable} -m assay.cli",
+        "ASSAY_ACTION_SUITE": str(suite),
+        "ASSAY_ACTION_GRADER": "true-false",
+        "ASSAY_ACTION_RESPONSES": str(responses),
+        "ASSAY_ACTION_MIN_PASS_RATE": "0.8",
+        "ASSAY_ACTION_SERVER": server.url,
+        "ASSAY_API_KEY": KEY,
+        "RUNNER_TEMP": str(tmp_path),
+        "GITHUB_OUTPUT": str(outputs),
+        "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
+        "GITHUB_TOKEN": TOKEN,
+        "GITHUB_API_URL": github.url,
+        "GITHUB_REPOSITORY": "team/agent",
+        "GITHUB_EVENT_NAME": event,
+        "GITHUB_EVENT_PATH": str(event_file),
+        "GITHUB_SHA": "0123456789abcdef",
+        "GITHUB_REF_NAME": ref if event == "push" else "7/merge",
+        "GITHUB_HEAD_REF": ref if event == "pull_request" else "",
+    }
+    done = subprocess.run(
+        ["bash", str(SCRIPT)], env=env, capture_output=True, text=True, timeout=SCRIPT_TIMEOUT_S, check=False
+    )
+    assert TOKEN not in done.stdout + done.stderr
+    pairs = (line.split("=", 1) for line in outputs.read_text().splitlines())
+    return done, dict(pairs)
+
+
+def test_the_action_comments_once_and_updates_it(
+    server: AssayProcess, github: AgentServer, tmp_path: Path
+) -> None:
+    api: GitHubApi = github.app
+    base, base_outputs = _action(tmp_path, server, github, answers=["yes"] * CASES, event="push", ref="main")
+    assert base.returncode == 0, base.stderr
+    assert api.requests == []  # a push to main stores the base run and comments on nothing
+
+    worse, worse_outputs = _action(
+        tmp_path, server, github, answers=["no"] * 8 + ["yes"] * 4, event="pull_request", ref="feature"
+    )
+    assert worse.returncode == 1, worse.stderr  # the gate (0.8) missed: the job fails, after commenting
+    ours = [comment for comment in api.comments if "<!-- assay-comment" in comment.body]
+    assert len(ours) == 1
+    assert api.posts("POST") == 1
+    body = ours[0].body
+    head_id, base_id = int(worse_outputs["evaluation-id"]), int(base_outputs["evaluation-id"])
+    assert "| this pull request | " in body
+    assert "| 33.3% | " in body
+    assert "| 4 / 12 |" in body
+    assert "| base `main` | " in body
+    assert "| 100.0% | " in body
+    assert "**-66.7 points**" in body
+    assert "**8 pass → fail**, 0 fail → pass" in body
+    assert "significantly worse than the base" in body
+    assert "| `wrong_answer` | 8 |" in body or "| `mismatch` | 8 |" in body, body
+    assert f"{server.url}/evaluations/{head_id}" in body
+    assert f"{server.url}/compare?a={base_id}&b={head_id}" in body
+    assert "Gate: pass rate ≥ 80.0%: **missed**" in body
+    assert worse_outputs["comment-url"].endswith(f"#issuecomment-{ours[0].id}")
+    assert all(request.authorization == f"Bearer {TOKEN}" for request in api.requests)
+    assert (tmp_path / "summary.md").read_text(encoding="utf-8") == body  # the job's summary shows it too
+
+    better, _ = _action(
+        tmp_path, server, github, answers=["no"] * 2 + ["yes"] * 10, event="pull_request", ref="feature"
+    )
+    assert better.returncode == 0, better.stderr
+    ours = [comment for comment in api.comments if "<!-- assay-comment" in comment.body]
+    assert len(ours) == 1
+    assert (api.posts("POST"), api.posts("PATCH")) == (1, 1)
+    assert "| 83.3% | " in ours[0].body
+    assert "Gate: pass rate ≥ 80.0%: held" in ours[0].body
+    assert len(api.comments) == 106
+
+    headers = {"authorization": f"Bearer {KEY}"}
+    suite_id = server.client.get(f"/api/evaluations/{head_id}", headers=headers).json()["data"]["suite_id"]
+    history = server.client.get(f"/api/suites/{suite_id}/history", headers=headers).json()["data"]
+    assert {base_id, head_id} <= {point["evaluation_id"] for point in history["points"]}
+    compared = invoke(
+        "compare", str(base_id), str(head_id), "--server", server.url, env={"ASSAY_API_KEY": KEY}
+    )
+    assert compared.code == 1, compared.stderr  # the gate on the pull request's run against main's
+
+
+def test_without_a_base_run_or_with_a_refused_token(
+    server: AssayProcess, github: AgentServer, tmp_path: Path
+) -> None:
+    api: GitHubApi = github.app
+    # Another suite (one case more), never run on main: the comment says there is no base run.
+    done, _ = _action(
+        tmp_path, server, github, answers=["yes"] * 13, event="pull_request", ref="lonely", cases=13
+    )
+    assert done.returncode == 0, done.stderr
+    (ours,) = [comment for comment in api.comments if "<!-- assay-comment" in comment.body]
+    assert "No base run: the server has no finished run of `main` on this suite" in ours.body
+    assert "| base" not in ours.body
+    assert "| 100.0% | " in ours.body
+
+    api.token = "another"  # the job's token is refused: exit 2, one line, the token not in it
+    refused, _ = _action(
+        tmp_path, server, github, answers=["yes"] * CASES, event="pull_request", ref="lonely"
+    )
+    assert refused.returncode == 2
+    assert "GitHub refused GET" in refused.stderr
+    assert "HTTP 401" in refused.stderr
+    assert "Traceback" not in refused.stderr

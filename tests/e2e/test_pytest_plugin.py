@@ -1,0 +1,117 @@
+"""The pytest plugin on examples/pytest, in a pytest of its own (a subprocess): it passes while the gate
+holds (the failed cases reported xfailed), fails when the gate is missed (each failed case and the gate
+failed), writes each run's results file with --assay-output and stores it on a real `assay serve` with
+--assay-server."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+from importlib.metadata import entry_points
+from pathlib import Path
+
+from tests.support.assay_process import AssayProcess
+from tests.support.results import read_results
+
+ROOT = Path(__file__).parents[2]
+EXAMPLES = ROOT / "examples"
+KEY = "plugin-test-key"
+PYTEST_TIMEOUT_S = 300
+
+
+def _examples(tmp_path: Path, *, gate: str = "0.6") -> Path:
+    """A copy of examples/ (the suite, the agent and the pytest example), its first test's gate set."""
+    copy = tmp_path / "examples"
+    (copy / "pytest").mkdir(parents=True)
+    for name in ("agent.py", "capitals.jsonl"):
+        shutil.copy(EXAMPLES / name, copy / name)
+    test = (EXAMPLES / "pytest" / "test_agent.py").read_text(encoding="utf-8")
+    assert "min_pass_rate=0.6)" in test
+    (copy / "pytest" / "test_agent.py").write_text(
+        test.replace("min_pass_rate=0.6)", f"min_pass_rate={gate})")
+    )
+    return copy
+
+
+def _installed() -> bool:
+    """Whether pytest loads the plugin by itself (Assay installed with its entry point)."""
+    return any(point.value == "assay.pytest_plugin" for point in entry_points(group="pytest11"))
+
+
+def _pytest(folder: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    # From a source tree whose entry point is not installed, the plugin is named; named when installed too,
+    # it would be registered twice.
+    load = () if _installed() else ("-p", "assay.pytest_plugin")
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", *load, "-p", "no:cacheprovider", "-rfx",
+         "-W", "ignore::DeprecationWarning", str(folder / "pytest"), *args],
+        cwd=folder, env={**os.environ, "COLUMNS": "400", **(env or {})}, capture_output=True, text=True,
+        timeout=PYTEST_TIMEOUT_S, check=False,
+    )  # fmt: skip
+
+
+def test_the_plugin_is_pytests_entry_point() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert project["entry-points"]["pytest11"] == {"assay": "assay.pytest_plugin"}
+
+
+def test_the_example_passes_while_its_gate_holds(tmp_path: Path) -> None:
+    folder = _examples(tmp_path)
+    done = _pytest(folder, "--assay-output", str(tmp_path / "out"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "12 passed, 2 xfailed" in done.stdout
+    assert "case #3 (key it-rome) - expected 'true', got 'oui' (invalid_response" in done.stdout
+    assert "within the gate: pass rate 66.7% (4/6), gate 60.0% held" in done.stdout
+    (first, second) = sorted((tmp_path / "out").iterdir())
+    assert [result["passed"] for result in read_results(first)] == [True, True, False, True, False, True]
+    assert all(result["passed"] for result in read_results(second))
+
+
+def test_the_example_fails_when_its_gate_is_missed(tmp_path: Path) -> None:
+    done = _pytest(_examples(tmp_path, gate="0.9"))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "3 failed, 11 passed" in done.stdout
+    assert (
+        "FAILED pytest/test_agent.py::test_capitals::gate - pass rate 66.7% (4/6), gate 90.0% missed"
+        in done.stdout
+    )
+    assert (
+        "FAILED pytest/test_agent.py::test_capitals::case #5 (key jp-tokyo) - expected 'true', got 'sí'"
+        in done.stdout
+    )
+    assert "test_capitals_in_every_language::gate" not in done.stdout  # its gate held: nothing of it failed
+
+
+def test_the_runs_are_stored_on_a_server(tmp_path: Path) -> None:
+    (tmp_path / "server").mkdir()
+    with AssayProcess(tmp_path / "server", env={"ASSAY_API_KEY": KEY}) as server:
+        done = _pytest(_examples(tmp_path), "--assay-server", server.url, env={"ASSAY_API_KEY": KEY})
+        assert done.returncode == 0, done.stdout + done.stderr
+        listed = server.client.get("/api/evaluations", headers={"authorization": f"Bearer {KEY}"}).json()
+        evaluations = listed["data"]["evaluations"]
+    assert sorted(evaluation["summary"]["passed"] for evaluation in evaluations) == [4, 6]
+    assert len({evaluation["suite_id"] for evaluation in evaluations}) == 1  # one suite, matched by content
+
+
+def test_a_declaration_without_a_grader_is_a_collection_error(tmp_path: Path) -> None:
+    folder = _examples(tmp_path)
+    test = folder / "pytest" / "test_agent.py"
+    test.write_text(
+        test.read_text(encoding="utf-8").replace('grader="true-false", min_pass_rate', "min_pass_rate")
+    )
+    done = _pytest(folder)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "@pytest.mark.assay: " in done.stdout
+    assert "grader" in done.stdout
+
+
+def test_a_missing_suite_file_is_a_collection_error(tmp_path: Path) -> None:
+    folder = _examples(tmp_path)
+    (folder / "capitals.jsonl").unlink()
+    done = _pytest(folder)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "@pytest.mark.assay: cannot read" in done.stdout
+    assert "Traceback" not in done.stdout
