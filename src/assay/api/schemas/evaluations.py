@@ -490,5 +490,14 @@ class ComparisonOut(ResponseModel):
     @classmethod
     def of(cls, comparison: Comparison) -> ComparisonOut:
         """The schema of a service record."""
-        fields = {name: getattr(comparison, name) for name in cls.model_fields if name != "flips"}
-        return cls(**fields, flips=[FlippedCaseOut.of(flip) for flip in comparison.flips])
+        return cls.model_validate(
+            {
+                "a_id": comparison.a_id,
+                "b_id": comparison.b_id,
+                "suite_id": comparison.suite_id,
+                **comparison.figures.as_dict(),
+                "flips": [FlippedCaseOut.of(flip) for flip in comparison.flips],
+                "flips_total": comparison.flips_total,
+                "next_skip": comparison.next_skip,
+            }
+        )
