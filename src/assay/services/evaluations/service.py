@@ -19,6 +19,7 @@ from assay.services.evaluations.scheduling import Scheduler
 from assay.services.execution.case_results import RunCase
 from assay.services.execution.target_trial import TargetTrial, try_target
 from assay.services.grading.answers import check_calls
+from assay.services.grading.assertions import check_suite_calls
 from assay.services.grading.preflight import preflight_suite
 from assay.services.grading.registry import GraderService
 from assay.services.suites.case_keys import (
@@ -191,6 +192,8 @@ class EvaluationService:
             self._check_answer_names(suite.id, list(spec.responses))
         if not 1 <= request.concurrency <= MAX_CONCURRENCY:
             raise ValidationError.of(Problem(("concurrency",), f"must be between 1 and {MAX_CONCURRENCY}"))
+        # the judges among the cases' assertions: their keys and URLs, as a lone judge's
+        check_suite_calls(self.session, suite.id, suite.assertions, self.scheduler.target_policy)
         if not request.allow_invalid_expected:
             report = preflight_suite(self.session, suite.id, grader)
             if not report.ok:

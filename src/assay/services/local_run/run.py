@@ -144,7 +144,7 @@ def plain_loop_grades(grader: GraderInterface) -> bool:
     # No grader can call out before the module that defines calling graders is loaded (it is loaded only
     # when first named), and a run that grades without calls does not load it.
     calls = sys.modules.get("assay.graders.contract.calls")
-    return calls is None or not isinstance(grader, calls.CallingGrader)
+    return calls is None or not calls.calls_out(grader)
 
 
 def run_recorded(
@@ -201,13 +201,15 @@ async def run_local(
     on_written: Callable[[int], None] = lambda count: None,
     reachability: ReachabilityWatch | None = None,
     target: Target | None = None,
+    cases_call: bool = False,
 ) -> RunOutcome:
     """Run the ``cases`` without a result in ``done`` into ``sink``; through ``target`` when given (one built
     by the caller: the Python API's function), else the one ``spec`` describes.
 
     With ``answers`` (recorded answers in case order) ``spec`` must be a recorded target: each case's answer
     is read as the case is handed out. A ``reachability`` watch stops the run when the first cases all fail
-    to reach the agent.
+    to reach the agent. ``cases_call``: the cases' own assertions hold a judge (its endpoint checked by the
+    suite's scan), so a transport for its calls is opened whatever ``grader``.
     """
     import asyncio
 
@@ -230,7 +232,7 @@ async def run_local(
         target = build_target(spec, concurrency=concurrency)
     keep = _ANSWERS_KEPT_PER_WORKER * concurrency
     pending = _handed_out(cases, control=control, done=done, answers=answers, window=window, keep=keep)
-    async with target, calls_for(grader, concurrency=concurrency) as calls:
+    async with target, calls_for(grader, concurrency=concurrency, cases_call=cases_call) as calls:
         return await run_cases(
             pending,
             target,
