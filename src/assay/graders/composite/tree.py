@@ -497,26 +497,22 @@ class CompositeGrader(CallingGrader):
             text = agent_response if type(agent_response) is str else read_text(agent_response)
             if is_blank(text):
                 return self._blank(agent_response, expected_output)
-            return self._combine(
-                agent_response,
-                expected_output,
-                [
-                    grade(agent_response, expected_output if own is None else own)
-                    for _, grade, own, _ in self._calls
-                ],
-            )
+            return self._combine(agent_response, expected_output, None)
         except Exception as exc:
             return self._broken(agent_response, expected_output, exc)
 
-    def _combine(self, agent_response: Any, expected_output: Any, results: list[Any]) -> GradeResult:
-        """The verdict from every child's (``results`` in config order); raises on a malformed one."""
-        # One plain loop: statuses and the details tree in a pass (a comprehension costs a call).
+    def _combine(self, agent_response: Any, expected_output: Any, results: list[Any] | None) -> GradeResult:
+        """The verdict from every child's: graded here (``results`` ``None``), else ``results`` in config
+        order (the calling path's). Raises on a malformed one."""
+        # One plain loop: calls, statuses and the details tree in a pass (a comprehension costs a call, and
+        # grading here rather than into a list first spares a list per node).
         statuses: list[str] = []
         children: list[dict[str, Any]] = []
-        index = 0
-        for grader_id, _, _, trusted in self._calls:
-            result = results[index]
-            index += 1  # noqa: SIM113
+        for grader_id, grade, own, trusted in self._calls:
+            if results is None:
+                result = grade(agent_response, expected_output if own is None else own)
+            else:
+                result = results[len(statuses)]
             details = result["details"]
             status = details["match_status"]
             # A built-in child's fresh result goes in as it is: its status is a known kind and it has a
