@@ -199,3 +199,35 @@ def test_run_refuses_a_cases_judge_whose_key_is_missing_before_anything_runs(
     assert proc.returncode == 2, proc.stderr
     assert "assert[1].config.api_key_env" in proc.stderr
     assert len(judge.judged) == asked
+
+
+def test_a_promptfoo_config_with_llm_rubric_imports_and_runs_against_its_judge(
+    judge: JudgeServer, tmp_path: Path
+) -> None:
+    data = Path(__file__).resolve().parents[2] / "data" / "imports"
+    suite = tmp_path / "suite.jsonl"
+    imported = assay(
+        "import", str(data / "promptfoo_judged.yaml"), "--from", "promptfoo", "-o", str(suite),
+        "--judge-url", judge.base_url, "--judge-model", "judge-1", "--judge-key-env", "MY_JUDGE_KEY",
+    )  # fmt: skip
+    assert imported.returncode == 0, imported.stderr
+    keys = [json.loads(line).get("key") for line in suite.read_text().splitlines()]
+    answers = ["Paris", "Lyon"]  # France: both checks pass; Italy: no "rome", so the judge is not asked
+    responses = tmp_path / "responses.jsonl"
+    responses.write_text(
+        "".join(
+            json.dumps({"case_id": key, "agent_response": answer} if key else {"agent_response": answer})
+            + "\n"
+            for key, answer in zip(keys, answers, strict=True)
+        )
+    )
+    asked = len(judge.judged)
+    out = tmp_path / "results.jsonl"
+    proc = assay("run", str(suite), "-g", "string-match", "--responses", str(responses), "-o", str(out))
+    assert proc.returncode == 1, proc.stderr
+    rows = sorted(read_results(out), key=lambda row: row["number"])
+    assert [row["passed"] for row in rows] == [True, False]
+    rubric = rows[0]["details"]["children"][1]["details"]
+    assert rubric["explanation"] == "Correct."
+    assert [request.agent_response for request in judge.judged[asked:]] == ["Paris"]
+    assert "The answer names Paris as the capital" in judge.judged[-1].body["messages"][1]["content"]
