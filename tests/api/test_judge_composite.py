@@ -237,3 +237,31 @@ def test_a_judge_url_refused_in_an_assertion_is_refused_as_a_lone_judges(client:
     assert "assert[1].config.base_url" in asserted.json()["error"]["message"]
     assert "link-local" in asserted.json()["error"]["message"]
     assert client.get("/api/evaluations").json()["data"]["total"] == 0
+
+
+def test_testing_the_target_grades_with_the_cases_assertions_and_asks_their_judge(
+    client: TestClient, judge: JudgeServer
+) -> None:
+    suite = judged_suite(client, judge.base_url, 1)
+    body = {"suite_id": suite["id"], "target": recorded(["Paris, but rudely"]), "grader_id": "string-match"}
+    response = client.post("/api/evaluations/test-target", json=body)
+    assert response.status_code == 200, response.text
+    verdict_ = response.json()["data"]["verdict"]
+    assert verdict_["passed"] is False  # not the evaluation's string-match: the case's judge failed it
+    assert [child["name"] for child in verdict_["details"]["children"]] == ["mentions Paris", "rubric"]
+    assert verdict_["details"]["children"][1]["details"]["explanation"] == "Rude."
+    assert [request.input for request in judge.judged] == ["Capital of France?"]
+
+
+def test_the_playground_grades_a_composite_asking_its_judge(client: TestClient, judge: JudgeServer) -> None:
+    config = {"graders": [{"grader_id": "contains"}, judge_spec(judge.base_url)]}
+    body = {"agent_response": "Paris is the capital", "expected_output": "Paris", "config": config}
+    response = client.post("/api/graders/all/grade", json=body)
+    assert response.status_code == 200, response.text
+    data = response.json()["data"]
+    assert data["passed"] is True
+    assert data["details"]["children"][1]["details"]["explanation"] == "Right."
+    refused = {**body, "config": {"graders": [judge_spec("http://169.254.169.254/v1")]}}
+    response = client.post("/api/graders/all/grade", json=refused)
+    assert response.status_code == 422
+    assert "graders[0].config.base_url" in response.json()["error"]["message"]

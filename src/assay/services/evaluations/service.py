@@ -19,7 +19,7 @@ from assay.services.evaluations.scheduling import Scheduler
 from assay.services.execution.case_results import RunCase
 from assay.services.execution.target_trial import TargetTrial, try_target
 from assay.services.grading.answers import check_calls
-from assay.services.grading.assertions import check_suite_calls
+from assay.services.grading.assertions import case_graders, check_assertion_calls, check_suite_calls
 from assay.services.grading.preflight import preflight_suite
 from assay.services.grading.registry import GraderService
 from assay.services.suites.case_keys import (
@@ -31,6 +31,7 @@ from assay.services.suites.case_keys import (
     shown,
     unmatched_names,
 )
+from assay.services.suites.service import case_assertions
 from assay.storage import evaluations as store
 from assay.storage import suites as suite_store
 from assay.storage.database import loggable
@@ -281,6 +282,15 @@ class EvaluationService:
             ),
             row.expected_output,
         )
+        # the case's own assertions grade it, as in a run (their judges' keys and URLs checked first)
+        graders = case_graders(
+            self.session,
+            suite.id,
+            suite.assertions,
+            check=check_assertion_calls(self.scheduler.target_policy),
+        )
+        if graders is not None:
+            case.checks = graders.for_case(case_assertions(row.assertions), case.target_case.metadata)
         self.session.rollback()  # no transaction held open while the agent is called
         return try_target(spec, case, policy=self.scheduler.target_policy, grader=grader)
 
