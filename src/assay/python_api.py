@@ -109,7 +109,8 @@ async def evaluate_async(
     cases = _cases(suite)
     spec, ready = _target(target)
     sink = _Collected(SummaryTally(ReportShape.of(built)))
-    await run_local(cases, spec, built, sink, concurrency=concurrency, target=ready)
+    calling = any(case.checks is not None and case.checks.makes_calls for case in cases)  # a case's judge
+    await run_local(cases, spec, built, sink, concurrency=concurrency, target=ready, cases_call=calling)
     sink.results.sort(key=lambda result: result.number)
     return EvaluationResult(sink.results, sink.tally.summary(len(cases)))
 

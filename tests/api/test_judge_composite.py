@@ -4,7 +4,9 @@ loopback (tests/support/judge_server.py)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -236,6 +238,17 @@ def test_a_judge_url_refused_in_an_assertion_is_refused_as_a_lone_judges(client:
     assert "link-local" in lone.json()["error"]["message"]
     assert "assert[1].config.base_url" in asserted.json()["error"]["message"]
     assert "link-local" in asserted.json()["error"]["message"]
+    anyway = client.post(
+        "/api/evaluations",
+        json={
+            "suite_id": suite["id"],
+            "grader_id": "string-match",
+            "target": recorded(["Paris"]),
+            "allow_invalid_expected": True,  # no preflight: the judges are checked all the same
+        },
+    )
+    assert anyway.status_code == 422
+    assert "assert[1].config.base_url" in anyway.json()["error"]["message"]
     assert client.get("/api/evaluations").json()["data"]["total"] == 0
 
 
@@ -265,3 +278,21 @@ def test_the_playground_grades_a_composite_asking_its_judge(client: TestClient, 
     response = client.post("/api/graders/all/grade", json=refused)
     assert response.status_code == 422
     assert "graders[0].config.base_url" in response.json()["error"]["message"]
+
+
+def test_the_python_api_asks_the_judge_of_a_suite_files_assertions(
+    judge: JudgeServer, tmp_path: Path
+) -> None:
+    from assay import evaluate
+
+    checks = [{"grader_id": "contains", "expected_output": "Paris"}, judge_spec(judge.base_url)]
+    suite = tmp_path / "suite.jsonl"
+    suite.write_text(
+        json.dumps({"input": "Capital of France?", "expected_output": "Paris", "assert": checks})
+    )
+    outcome = evaluate(suite, lambda question: "Paris is the capital", grader="string-match")
+    [result] = outcome.results
+    assert result.passed is True
+    assert result.details is not None
+    assert result.details["children"][1]["details"]["explanation"] == "Right."
+    assert len(judge.judged) == 1

@@ -193,10 +193,13 @@ class EvaluationService:
             self._check_answer_names(suite.id, list(spec.responses))
         if not 1 <= request.concurrency <= MAX_CONCURRENCY:
             raise ValidationError.of(Problem(("concurrency",), f"must be between 1 and {MAX_CONCURRENCY}"))
-        # the judges among the cases' assertions: their keys and URLs, as a lone judge's
-        check_suite_calls(self.session, suite.id, suite.assertions, self.scheduler.target_policy)
-        if not request.allow_invalid_expected:
-            report = preflight_suite(self.session, suite.id, grader)
+        # the judges among the cases' assertions: their keys and URLs, as a lone judge's (in the preflight's
+        # pass over the cases when there is one)
+        if request.allow_invalid_expected:
+            check_suite_calls(self.session, suite.id, suite.assertions, self.scheduler.target_policy)
+        else:
+            judges = check_assertion_calls(self.scheduler.target_policy)
+            report = preflight_suite(self.session, suite.id, grader, check=judges)
             if not report.ok:
                 raise report.error(grader.grader_id, '"allow_invalid_expected": true')
         grader_spec = self.graders.spec(grader)
