@@ -179,8 +179,9 @@ async def run_cases(
 ) -> RunOutcome:
     """Run every case through ``target`` and ``grader`` into ``sink``.
 
-    A grader that needs an outbound call per answer (a model judge) has it made through ``calls``, in the
-    same worker as the case, so ``concurrency`` bounds the judge's calls too. A ``cpu_bound`` grader grades
+    A grader that needs outbound calls per answer (a model judge), or a case's own assertions holding one,
+    has them made through ``calls``, in the same worker as the case, so ``concurrency`` bounds the cases
+    whose judges are being asked too. A ``cpu_bound`` grader grades
     on a worker thread, in batches (see the module's notes). Setting ``stop`` ends the run early: calls in
     flight are abandoned (those cases get no result, so a later resume runs them) and every reply received
     so far is still graded and written. A ``reachability`` watch sees every reply and sets ``stop`` when
