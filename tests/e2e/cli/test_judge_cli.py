@@ -231,3 +231,18 @@ def test_a_promptfoo_config_with_llm_rubric_imports_and_runs_against_its_judge(
     assert rubric["explanation"] == "Correct."
     assert [request.agent_response for request in judge.judged[asked:]] == ["Paris"]
     assert "The answer names Paris as the capital" in judge.judged[-1].body["messages"][1]["content"]
+
+
+def test_grade_with_a_composite_asks_its_judge(judge: JudgeServer) -> None:
+    composite = json.dumps(
+        {
+            "graders": [
+                {"grader_id": "contains"},
+                {"grader_id": "llm-judge", "config": json.loads(config(judge))},
+            ]
+        }
+    )
+    proc = assay("grade", "-g", "all", "-c", composite, "-e", "Paris", "-r", "Paris")
+    assert proc.returncode == 0, proc.stderr
+    children = json.loads(proc.stdout)["details"]["children"]
+    assert children[1]["details"]["explanation"] == "Correct."
