@@ -137,6 +137,8 @@ class CallingGrader(GraderInterface):
     at all is :attr:`makes_calls` (a composite holding no judge makes none): ask :func:`calls_out`.
     """
 
+    __slots__ = ()
+
     @property
     def makes_calls(self) -> bool:
         """Whether grading an answer with this instance may make a call."""
@@ -176,6 +178,8 @@ class CallingGrader(GraderInterface):
 class OneCallGrader(CallingGrader):
     """A calling grader making one call per answer to one endpoint (a model judge): the one-call case of
     :class:`CallingGrader`, written as :meth:`plan` and :meth:`read`."""
+
+    __slots__ = ()
 
     @property
     @abstractmethod
