@@ -613,14 +613,16 @@ class CompositeGrader(CallingGrader):
             return self._broken(agent_response, expected_output, exc)
 
     def _not_asked(self, index: int, agent_response: Any, expected_output: Any) -> GradeResult:
-        """The entry of a calling child whose calls were not made: unjudged, saying why (never a pass)."""
+        """The verdict of calling child ``index`` whose calls were not made: unjudged, saying why (never a
+        pass), with the expected output it would have been given."""
+        own = self._own_expected[index]
         return {
             "passed": False,
             "score": 0.0,
             "details": {
                 "match_status": INVALID_RESPONSE,
                 "reason": "Not asked: the other graders' verdicts already decided",
-                "expected_original": expected_output,
+                "expected_original": expected_output if own is None else own,
                 "actual_original": agent_response,
                 "normalized_expected": None,
                 "normalized_actual": None,
