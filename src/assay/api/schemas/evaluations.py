@@ -126,7 +126,8 @@ class RawReplyOut(ResponseModel):
 
 class TargetTrialOut(ResponseModel):
     """One case sent once: the raw reply (``null`` when nothing came back), the answer read from it or
-    the error an evaluation would record, and the grader's verdict when a grader was given."""
+    the error an evaluation would record, and the verdict: the case's own assertions' when it has some, else
+    the grader's when a grader was given."""
 
     number: int
     key: str | None
