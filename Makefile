@@ -46,9 +46,9 @@ unit: install
 
 # Each tier runs on two processes (pytest-xdist: each has its own temporary folders, SQLite files, PostgreSQL
 # database and browser; servers take free ports). End-to-end runs after the others, and its tests that kill
-# or stop processes on purpose share one process (xdist group "processes"), one at a time.
+# or stop processes on purpose share one process (xdist group "processes"), one at a time. CI (.ci/run) runs
+# frontend-check beside it.
 test: lint typecheck  ## the whole suite: lint, types, unit, API, end-to-end
-	if [ -n "$$CI" ]; then $(MAKE) frontend-check; fi
 	$(BIN)/pytest -q -n 2 tests/unit tests/api
 	$(BIN)/pytest -q -n 2 --dist loadgroup tests/e2e
 
