@@ -7,7 +7,7 @@ SERVE_STAMP := $(VENV)/.installed-serve-stamp
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: install install-serve serve lint format typecheck test unit bench clean frontend-check frontend
+.PHONY: install install-serve serve lint format typecheck test tiers unit bench clean frontend-check frontend
 
 install: $(STAMP)
 
@@ -47,8 +47,10 @@ unit: install
 # Each tier runs on two processes (pytest-xdist: each has its own temporary folders, SQLite files, PostgreSQL
 # database and browser; servers take free ports). End-to-end runs after the others, and its tests that kill
 # or stop processes on purpose share one process (xdist group "processes"), one at a time. CI (.ci/run) runs
-# frontend-check beside it.
-test: lint typecheck  ## the whole suite: lint, types, unit, API, end-to-end
+# lint, typecheck and frontend-check while apt installs, then `make tiers`.
+test: lint typecheck tiers  ## the whole suite: lint, types, unit, API, end-to-end
+
+tiers: install  ## the test tiers alone: unit and API, then end-to-end
 	$(BIN)/pytest -q -n 2 tests/unit tests/api
 	$(BIN)/pytest -q -n 2 --dist loadgroup tests/e2e
 
