@@ -7,7 +7,7 @@ SERVE_STAMP := $(VENV)/.installed-serve-stamp
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: install install-serve serve lint format typecheck test tiers unit bench clean frontend-check frontend
+.PHONY: install install-serve serve lint format typecheck test tiers coverage unit bench clean frontend-check frontend
 
 install: $(STAMP)
 
@@ -54,6 +54,9 @@ tiers: install  ## the test tiers alone: unit and API, then end-to-end
 	$(BIN)/pytest -q -n 2 tests/unit tests/api
 	$(BIN)/pytest -q -n 2 --dist loadgroup tests/e2e
 
+coverage: install  ## line and branch coverage of src/ by the unit and API tiers (coverage.py, via pytest-cov)
+	$(BIN)/pytest -q -n 2 --cov=assay --cov-branch --cov-report=term:skip-covered tests/unit tests/api
+
 frontend-check: install  ## web UI: regenerate the API client and the bundle, fail on drift; types, tests
 	PYTHON=$(BIN)/python scripts/check-frontend.sh
 
@@ -65,4 +68,4 @@ bench: install
 	$(BIN)/python bench/graders.py
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis .coverage .coverage.*
