@@ -50,9 +50,12 @@ unit: install
 # lint, typecheck and frontend-check while apt installs, then `make tiers`.
 test: lint typecheck tiers  ## the whole suite: lint, types, unit, API, end-to-end
 
+# End-to-end tests mostly wait (agents' delays, heartbeats, the browser): a run used a third of two cores.
+E2E_WORKERS ?= 2
+
 tiers: install  ## the test tiers alone: unit and API, then end-to-end
 	$(BIN)/pytest -q -n 2 tests/unit tests/api
-	$(BIN)/pytest -q -n 2 --dist loadgroup tests/e2e
+	$(BIN)/pytest -q -n $(E2E_WORKERS) --dist loadgroup tests/e2e
 
 coverage: install  ## line and branch coverage of src/ by the unit and API tiers (coverage.py, via pytest-cov)
 	$(BIN)/pytest -q -n 2 --cov=assay --cov-branch --cov-report=term:skip-covered tests/unit tests/api
