@@ -7,7 +7,7 @@ SERVE_STAMP := $(VENV)/.installed-serve-stamp
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: install install-serve serve lint format typecheck test unit bench clean frontend-check frontend
+.PHONY: install install-serve serve lint format typecheck test tiers coverage unit bench clean frontend-check frontend
 
 install: $(STAMP)
 
@@ -46,11 +46,22 @@ unit: install
 
 # Each tier runs on two processes (pytest-xdist: each has its own temporary folders, SQLite files, PostgreSQL
 # database and browser; servers take free ports). End-to-end runs after the others, and its tests that kill
-# or stop processes on purpose share one process (xdist group "processes"), one at a time.
-test: lint typecheck  ## the whole suite: lint, types, unit, API, end-to-end
-	if [ -n "$$CI" ]; then $(MAKE) frontend-check; fi
+# or stop processes on purpose share one process (xdist group "processes"), one at a time. In CI, .ci/run
+# runs lint, typecheck and frontend-check while apt installs (FRONTEND_CHECKED=1 then), then `make test`:
+# lint and types again take seconds with mypy's cache warm.
+test: lint typecheck  ## the whole suite: lint, types, (CI) the web UI check, unit, API, end-to-end
+	if [ -n "$$CI" ] && [ -z "$$FRONTEND_CHECKED" ]; then $(MAKE) frontend-check; fi
+	$(MAKE) tiers
+
+# End-to-end tests mostly wait (agents' delays, heartbeats, the browser): a run used a third of two cores.
+E2E_WORKERS ?= 2
+
+tiers: install  ## the test tiers alone: unit and API, then end-to-end
 	$(BIN)/pytest -q -n 2 tests/unit tests/api
-	$(BIN)/pytest -q -n 2 --dist loadgroup tests/e2e
+	$(BIN)/pytest -q -n $(E2E_WORKERS) --dist loadgroup tests/e2e
+
+coverage: install  ## line and branch coverage of src/ by the unit and API tiers (coverage.py, via pytest-cov)
+	$(BIN)/pytest -q -n 2 --cov=assay --cov-branch --cov-report=term:skip-covered tests/unit tests/api
 
 frontend-check: install  ## web UI: regenerate the API client and the bundle, fail on drift; types, tests
 	PYTHON=$(BIN)/python scripts/check-frontend.sh
@@ -63,4 +74,4 @@ bench: install
 	$(BIN)/python bench/graders.py
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis .coverage .coverage.*

@@ -39,8 +39,11 @@ command -v node >/dev/null && command -v npm >/dev/null || fail "node and npm ar
 node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 19) ? 0 : 1)' \
   || fail "Node $(node --version) is too old: Vite needs >= 20.19"
 
-echo "== npm ci"
-(cd frontend && npm ci --no-audit --no-fund --loglevel=error)
+# CI installs the packages beforehand, beside its other downloads, and says so.
+if [ "${FRONTEND_PACKAGES_INSTALLED:-}" != 1 ]; then
+  echo "== npm ci"
+  (cd frontend && npm ci --no-audit --no-fund --loglevel=error)
+fi
 
 echo "== OpenAPI document and TypeScript client"
 env -u ASSAY_API_KEY "$PYTHON" scripts/export-openapi.py

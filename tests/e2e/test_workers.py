@@ -162,6 +162,8 @@ def test_a_worker_killed_five_times_loses_and_doubles_nothing(tmp_path: Path, po
                 worker.kill()
                 kill_times.append(time.monotonic())  # dead and reaped: it sent nothing after this
                 worker.start()
+            # Every kill has landed: the rest of the run (three eighths of it) needs no slow agent.
+            agent.behaviour.delay = 0.01
             final = wait_for(server_b, evaluation_id, ended=True)
             worker.stop()
             logs = server_a.log() + server_b.log() + worker.log()
