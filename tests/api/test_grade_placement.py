@@ -1,23 +1,28 @@
-"""Where the grade route works (on the event loop or a worker thread), decided before any hop, and the
-grader listing rebuilt when the registry changes (issue 30)."""
+"""Where the grade route works (on the event loop or a worker thread), decided before any hop; a small valid
+grade request answered without FastAPI's parameter solving, any other as before; and the grader listing
+rebuilt when the registry changes (issue 30)."""
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Iterator
-from typing import ClassVar
+from typing import Any, ClassVar
 
+import fastapi.routing
 import pytest
 from fastapi import Request, Response
 from fastapi.testclient import TestClient
 
 from assay.api.app import create_app
-from assay.api.bodies import GRADE_ON_LOOP_MAX_BYTES
+from assay.api.bodies import GRADE_ON_LOOP_MAX_BYTES, DirectBodyRoute
 from assay.api.query_defaults import QueryDefaultsRoute
+from assay.api.schemas.graders import GradeRequest
 from assay.config import Settings
 from tests.support.runner_parts import ThreadWatchingGrader
 
 pytestmark = pytest.mark.no_database  # the grader routes read no table: once, on SQLite
+JSON = {"content-type": "application/json"}
 
 
 class CpuBoundWatchingGrader(ThreadWatchingGrader):
@@ -121,3 +126,67 @@ def test_the_defaults_route_refuses_an_endpoint_it_could_not_call_with_defaults(
 
     with pytest.raises(TypeError, match="query parameters with defaults"):
         QueryDefaultsRoute("/x", needs_a_limit, methods=["GET"])
+
+
+@pytest.fixture
+def solved(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The paths of the requests whose parameters FastAPI solved, from now on."""
+    paths: list[str] = []
+    solve = fastapi.routing.solve_dependencies
+
+    async def counted(*, request: Request, **kwargs: Any) -> Any:
+        paths.append(request.url.path)
+        return await solve(request=request, **kwargs)
+
+    monkeypatch.setattr(fastapi.routing, "solve_dependencies", counted)
+    return paths
+
+
+def test_a_small_valid_grade_request_skips_parameter_solving(client: TestClient, solved: list[str]) -> None:
+    body = {"agent_response": "Yes", "expected_output": "true"}
+    reply = client.post("/api/graders/true-false/grade", json=body)
+    assert reply.status_code == 200
+    assert reply.json()["data"]["passed"] is True
+    assert solved == []
+
+
+GRADE = "/api/graders/true-false/grade"
+ANSWER = {"agent_response": "a", "expected_output": "b"}
+
+
+@pytest.mark.parametrize(
+    ("path", "send", "status", "by_fastapi"),
+    [
+        (GRADE, {"json": {"agent_response": "Yes"}}, 422, True),  # a field missing
+        (GRADE, {"content": json.dumps(ANSWER).encode()}, 422, True),  # no content type: not JSON
+        (GRADE + "?x=1", {"json": ANSWER}, 200, True),
+        ("/api/graders/" + "g" * 201 + "/grade", {"json": ANSWER}, 422, True),  # an id past its length
+        (GRADE, {"content": b"{not json", "headers": JSON}, 422, False),  # refused before any solving
+        ("/api/graders/no-such/grade", {"json": ANSWER}, 404, False),  # valid: the endpoint says 404
+    ],
+)
+def test_any_other_grade_request_is_served_by_fastapi_as_before(
+    client: TestClient,
+    solved: list[str],
+    path: str,
+    send: dict[str, Any],
+    status: int,
+    by_fastapi: bool,
+) -> None:
+    reply = client.post(path, **send)
+    assert reply.status_code == status, reply.text
+    if status != 200:
+        assert reply.json()["error"]["code"] in {"VALIDATION_ERROR", "NOT_FOUND"}
+    assert solved == ([path.partition("?")[0]] if by_fastapi else [])
+
+
+def test_a_route_of_another_shape_is_refused_as_direct() -> None:
+    async def queried(grader_id: str, body: GradeRequest, request: Request, limit: int = 1) -> Response:
+        return Response()
+
+    async def not_a_response(grader_id: str, body: GradeRequest, request: Request) -> dict[str, str]:
+        return {}
+
+    for endpoint in (queried, not_a_response):
+        with pytest.raises(TypeError, match="DirectBodyRoute needs"):
+            DirectBodyRoute("/x/{grader_id}", endpoint, methods=["POST"])

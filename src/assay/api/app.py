@@ -18,6 +18,7 @@ from assay.api.rendering import SafeJSONResponse
 from assay.api.spa import SinglePageApp
 from assay.config import Settings
 from assay.services.evaluations.scheduling import EmbeddedScheduler, Scheduler, WorkerOptions
+from assay.services.evaluations.shared_settings import record_server_settings
 from assay.services.execution.target_policy import target_policy
 from assay.services.execution.threads import finish_in_thread
 from assay.services.grading.answers import open_calls
@@ -50,6 +51,7 @@ async def _database(app: FastAPI) -> AsyncIterator[None]:
     engine = create_db_engine(settings.database_url)
     try:
         migrate(engine)
+        record_server_settings(engine, settings)  # what workers are checked against
         app.state.engine = engine
         app.state.session_factory = session_factory(engine)
         graders = GraderService()

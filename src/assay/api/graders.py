@@ -12,7 +12,7 @@ from weakref import WeakKeyDictionary
 from anyio import CapacityLimiter, to_thread
 from fastapi import APIRouter, Path, Request, Response
 
-from assay.api.bodies import GRADE_ON_LOOP_MAX_BYTES, ThreadedBodyRoute, body_bytes
+from assay.api.bodies import GRADE_ON_LOOP_MAX_BYTES, DirectBodyRoute, ThreadedBodyRoute, body_bytes
 from assay.api.deps import DEFAULT_LIMIT, GraderServiceDep, Limit, Skip
 from assay.api.envelope import ERROR_RESPONSES, Envelope, ok, rendered
 from assay.api.query_defaults import QueryDefaultsRoute
@@ -160,7 +160,6 @@ def _threads(request: Request, grader: GraderInterface) -> CapacityLimiter | Non
 # embedding model, on the threads kept for slow work) run on a worker thread, so that they never hold the
 # loop (health checks, live evaluations); which, is decided before any hop. A grader that calls out (a model
 # judge) waits for its reply on the loop: a worker thread must not be held for the length of a model's answer.
-@router.post("/{grader_id}/grade", summary="Grade one answer", response_model=Envelope[GradeResult])
 async def grade(grader_id: GraderId, body: GradeRequest, request: Request) -> Response:
     """Grade one answer (a playground); a bad config is ``VALIDATION_ERROR`` listing each problem. A model
     judge is asked through the server's egress policy, its key read by name (``ASSAY_SECRET_*``...)."""
@@ -187,6 +186,17 @@ async def grade(grader_id: GraderId, body: GradeRequest, request: Request) -> Re
             _graded_reply, grader, body, catalog, limiter=_threads(request, grader)
         )
     return _graded_reply(grader, body, catalog)
+
+
+# A small valid request calls ``grade`` without FastAPI's parameter solving (bodies.DirectBodyRoute).
+router.add_api_route(
+    "/{grader_id}/grade",
+    grade,
+    methods=["POST"],
+    summary="Grade one answer",
+    response_model=Envelope[GradeResult],
+    route_class_override=DirectBodyRoute,
+)
 
 
 def _graded_reply(grader: GraderInterface, body: GradeRequest, catalog: _Catalog) -> Response:

@@ -23,6 +23,7 @@ def worker(*, max_in_flight: int | None) -> None:
 
     from assay.cli.serve import database_line
     from assay.services.evaluations.scheduling import WorkerOptions
+    from assay.services.evaluations.shared_settings import check_worker_settings
     from assay.services.execution.target_policy import target_policy
     from assay.services.grading.registry import GraderService
     from assay.storage.database import check_database, create_db_engine, migrate, normalize_url
@@ -45,6 +46,7 @@ def worker(*, max_in_flight: int | None) -> None:
     engine = create_db_engine(url)
     try:
         migrate(engine)
+        check_worker_settings(engine, settings)  # a secret, a cap or a heartbeat unlike the servers': exit 2
         options = WorkerOptions.of(settings)
         graders = GraderService()
         graders.load_all()  # as a server does: a broken plugin is logged now, no job waits for an import

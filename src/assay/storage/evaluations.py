@@ -24,11 +24,13 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     case,
+    column,
     delete,
     false,
     func,
     literal,
     select,
+    table,
     true,
     update,
 )
@@ -243,12 +245,31 @@ def write_results(
         inserted = len(case_ids - set(connection.execute(stored).scalars()))
         dialect = connection.dialect.name
         insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-        statement = insert(ResultRow).on_conflict_do_nothing(index_elements=["evaluation_id", "case_id"])
-        connection.execute(statement, [dict(row, evaluation_id=evaluation_id) for row in rows])
+        statement = insert(_RAW_RESULTS).on_conflict_do_nothing(index_elements=["evaluation_id", "case_id"])
+        connection.execute(statement, [_encoded_result(row, evaluation_id) for row in rows])
     if inserted:
         done = EvaluationRow.done + inserted
         connection.execute(update(EvaluationRow).where(EvaluationRow.id == evaluation_id).values(done=done))
     return inserted
+
+
+# The ``results`` table without column types, and the columns whose values go in encoded as ``SafeText`` and
+# ``SafeJSON`` encode them: SQLAlchemy's per-row, per-column processing of a typed executemany was a tenth of
+# a recorded evaluation's server CPU (bench/README.md); as for cases (``storage.suites._RAW_CASES``).
+_RAW_RESULTS = table("results", *(column(c.name) for c in ResultRow.__table__.columns))
+_ENCODED_RESULT_COLUMNS = frozenset(
+    c.name for c in ResultRow.__table__.columns if isinstance(c.type, (SafeText, SafeJSON))
+)
+
+
+def _encoded_result(row: Mapping[str, Any], evaluation_id: int) -> dict[str, Any]:
+    """``row`` of the evaluation as its typed columns would store it."""
+    encoded = {
+        name: dump_json(value) if value is not None and name in _ENCODED_RESULT_COLUMNS else value
+        for name, value in row.items()
+    }
+    encoded["evaluation_id"] = evaluation_id
+    return encoded
 
 
 def count_results(session: Session, evaluation_id: int) -> int:

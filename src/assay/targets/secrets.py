@@ -40,6 +40,11 @@ class SecretPolicy:
         """Whether a target may read the variable ``name`` (set or not)."""
         return self.any_name or name.startswith(SECRET_PREFIX) or name in self.listed
 
+    def available_names(self) -> frozenset[str]:
+        """The names a target may read here that are set: what the processes of a deployment must share
+        (names only; a value never leaves the process)."""
+        return frozenset(name for name, value in self.environ.items() if value and self.is_allowed(name))
+
     def value(self, name: str, *, where: Loc) -> str:
         """The value of ``name``; a ``ValidationError`` that says the same whether refused or unset."""
         value = self.environ.get(name) if self.is_allowed(name) else None
