@@ -7,7 +7,7 @@ index; ``evaluations.reply_cache`` says how an evaluation uses it (``off``, ``re
 ``usage_model`` hold what the agent's reply said it spent (null: unknown).
 
 Revision ID: 0009_reply_cache
-Revises: 0007_hardening
+Revises: 0008_shared_settings
 Create Date: 2026-11-27
 """
 
@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0009_reply_cache"
-down_revision = "0007_hardening"
+down_revision = "0008_shared_settings"
 branch_labels = None
 depends_on = None
 
