@@ -79,6 +79,12 @@ def _suite_names(plan: EvalPlan) -> None:
     help="Also store each finished suite run on this Assay server (key from ASSAY_API_KEY), instead of the "
     "file's server",
 )
+@click.option(
+    "--no-server",
+    is_flag=True,
+    help="Store the run nowhere, whatever the file's server says (the GitHub Action pushes the results "
+    "file itself)",
+)
 def eval_command(
     *,
     file: Path | None,
@@ -88,6 +94,7 @@ def eval_command(
     junit: Path | None,
     concurrency: int | None,
     server: str | None,
+    no_server: bool,
 ) -> None:
     """Run the eval FILE describes (suites, target, assertions, outputs, gates); exit 0 when its gates hold,
     1 when one is missed, 2 for a problem of the file."""
@@ -118,7 +125,9 @@ def eval_command(
     for results, report in outputs:
         check_writable(results, "outputs.results")
         check_writable(report, "outputs.junit")
-    server = server if server is not None else model.server
+    if no_server and server is not None:
+        raise ValidationError("give --server or --no-server, not both")
+    server = None if no_server else server if server is not None else model.server
     if server is not None:
         from assay.cli.server_client import check_server
 

@@ -113,7 +113,9 @@ class _NumberedKeys:
         return self.index.add(key, self.number, place)
 
 
-def _together(first: SuiteAssertions | None, then: SuiteAssertions | None) -> SuiteAssertions | None:
+def combined_assertions(
+    first: SuiteAssertions | None, then: SuiteAssertions | None
+) -> SuiteAssertions | None:
     """A file's own defaults and rules, then those given beside it: its rules first, its defaults first."""
     if first is None or then is None:
         return first if then is None else then
@@ -162,7 +164,7 @@ class SuiteFile:
             )  # loaded by a suite with assertions only
 
             own = self._suite_assertions if self.format is SuiteFormat.JSON else None
-            self._checks = CaseGraders(_together(own, self.defaults))
+            self._checks = CaseGraders(combined_assertions(own, self.defaults))
         return self._checks
 
     @property
