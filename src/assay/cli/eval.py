@@ -16,7 +16,7 @@ import click
 
 from assay.cli.console import err
 from assay.cli.gate import FAILED, check_gate
-from assay.cli.options import PATH, check_writable
+from assay.cli.options import PATH, cache_options, cache_use, check_writable
 from assay.errors import ValidationError
 
 if TYPE_CHECKING:
@@ -85,6 +85,7 @@ def _suite_names(plan: EvalPlan) -> None:
     help="Store the run nowhere, whatever the file's server says (the GitHub Action pushes the results "
     "file itself)",
 )
+@cache_options
 def eval_command(
     *,
     file: Path | None,
@@ -95,6 +96,9 @@ def eval_command(
     concurrency: int | None,
     server: str | None,
     no_server: bool,
+    use_cache: bool,
+    replay: bool,
+    cache_dir: Path | None,
 ) -> None:
     """Run the eval FILE describes (suites, target, assertions, outputs, gates); exit 0 when its gates hold,
     1 when one is missed, 2 for a problem of the file."""
@@ -140,6 +144,15 @@ def eval_command(
         for suite in plan.suites
     ]
     answers = open_answers(plan.responses, scanned[0][1]) if plan.responses is not None else None
+    if use_cache and replay:
+        raise ValidationError("give --cache or --replay, not both (--replay never calls the agent)")
+    mode = "replay" if replay else "record" if use_cache else model.cache
+    if mode != "off" and plan.spec is None:
+        raise ValidationError(
+            f"{path.name}: the reply cache is for a target that calls an agent, not recorded responses"
+        )
+    if mode == "off" and cache_dir is not None:
+        raise ValidationError("--cache-dir goes with --cache, --replay or the file's cache")
     tally = MetadataTally(model.gates.by_metadata)
     passed = counted = 0
     by_assertion: dict[str, tuple[int, int]] = {}
@@ -161,6 +174,8 @@ def eval_command(
                 junit=report,
                 server=server,
                 read_results=_metadata_reader(suite, facts.count, tally) if tally.needed else None,
+                # Opened per suite: a run closes its cache when it ends.
+                cache=cache_use(use_cache=mode == "record", replay=mode == "replay", cache_dir=cache_dir),
             )
         )
         passed += summary.passed
