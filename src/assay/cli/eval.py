@@ -103,7 +103,7 @@ def eval_command(
     """Run the eval FILE describes (suites, target, assertions, outputs, gates); exit 0 when its gates hold,
     1 when one is missed, 2 for a problem of the file."""
     from assay.cli.run import SuiteRun, execute_run, open_answers, scan_suite
-    from assay.services.eval_file.gates import MetadataTally, judge_gates
+    from assay.services.eval_file.gates import EvalTotals, MetadataTally
     from assay.services.eval_file.loading import read_eval_file
     from assay.services.eval_file.plan import plan_eval
     from assay.services.local_run.selection import Selection
@@ -154,8 +154,7 @@ def eval_command(
     if mode == "off" and cache_dir is not None:
         raise ValidationError("--cache-dir goes with --cache, --replay or the file's cache")
     tally = MetadataTally(model.gates.by_metadata)
-    passed = counted = 0
-    by_assertion: dict[str, tuple[int, int]] = {}
+    totals = EvalTotals()
     for (suite, facts), (results, report) in zip(scanned, outputs, strict=True):
         if several:
             err.print(f"suite {suite.path.name}", markup=False)
@@ -178,19 +177,13 @@ def eval_command(
                 cache=cache_use(use_cache=mode == "record", replay=mode == "replay", cache_dir=cache_dir),
             )
         )
-        passed += summary.passed
-        counted += summary.total_cases
-        for name, figures in summary.by_assertion.items():
-            before = by_assertion.get(name, (0, 0))
-            by_assertion[name] = (before[0] + figures.passed, before[1] + figures.total)
+        totals.add(summary)
     if several:
-        err.print(f"all suites: {passed}/{counted} passed", markup=False)
+        err.print(f"all suites: {totals.passed}/{totals.total} passed", markup=False)
     if model.gates.empty:
-        check_gate(passed=passed, counted=counted, min_pass_rate=None)
+        check_gate(passed=totals.passed, counted=totals.total, min_pass_rate=None)
         return
-    verdicts = judge_gates(
-        model.gates, passed=passed, total=counted, by_assertion=by_assertion, metadata=tally
-    )
+    verdicts = totals.judge(model.gates, tally)
     for verdict in verdicts:
         err.print(verdict.line(), markup=False)
     missed = [verdict for verdict in verdicts if not verdict.held]
