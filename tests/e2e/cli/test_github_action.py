@@ -288,3 +288,59 @@ def test_the_config_input_refuses_min_pass_rate(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert "the gate is the file's gates" in done.stderr
+
+
+def test_an_eval_file_of_two_suites_is_stored_and_commented_suite_by_suite(
+    server: AssayProcess, github: AgentServer, tmp_path: Path
+) -> None:
+    api: GitHubApi = github.app
+    (tmp_path / "agent.py").write_text(
+        "def answer(question):\n    return 'yes' if 'on' in question else 'no'\n"
+    )
+    for name, questions in (("lights", ["lights on?", "lights off?"]), ("doors", ["door on?", "door shut?"])):
+        (tmp_path / f"{name}.jsonl").write_text(
+            "".join(json.dumps({"input": q, "expected_output": "true"}) + "\n" for q in questions)
+        )
+    (tmp_path / "assay.yaml").write_text(
+        "suites: [lights.jsonl, doors.jsonl]\n"
+        "target: {type: python, callable: 'agent:answer'}\n"
+        "grader: {id: true-false}\n"
+        "gates: {min_pass_rate: 0.5}\n"
+    )
+    event_file = tmp_path / "event.json"
+    event_file.write_text(
+        json.dumps({"pull_request": {"number": 7, "base": {"ref": "main"}, "head": {"ref": "two"}}})
+    )
+    outputs = tmp_path / "outputs"
+    outputs.touch()
+    env = {
+        **os.environ,
+        "ASSAY": f"{sys.executable} -m assay.cli",
+        "ASSAY_ACTION_CONFIG": str(tmp_path / "assay.yaml"),
+        "ASSAY_ACTION_TITLE": "house",
+        "ASSAY_ACTION_SERVER": server.url,
+        "ASSAY_API_KEY": KEY,
+        "RUNNER_TEMP": str(tmp_path),
+        "GITHUB_OUTPUT": str(outputs),
+        "GITHUB_TOKEN": TOKEN,
+        "GITHUB_API_URL": github.url,
+        "GITHUB_REPOSITORY": "team/agent",
+        "GITHUB_EVENT_NAME": "pull_request",
+        "GITHUB_EVENT_PATH": str(event_file),
+        "GITHUB_SHA": "aaaabbbbcccc",
+        "GITHUB_HEAD_REF": "two",
+    }
+    done = subprocess.run(
+        ["bash", str(SCRIPT)], env=env, capture_output=True, text=True, timeout=SCRIPT_TIMEOUT_S, check=False
+    )
+    assert done.returncode == 0, done.stderr  # 2 of 4 pass: the file's gate of 50 % holds
+    found = dict(line.split("=", 1) for line in outputs.read_text().splitlines())
+    ids = [int(part) for part in found["evaluation-id"].split()]
+    assert len(ids) == 2
+    headers = {"authorization": f"Bearer {KEY}"}
+    passed = [server.client.get(f"/api/evaluations/{i}", headers=headers).json()["data"] for i in ids]
+    assert sorted(evaluation["summary"]["passed"] for evaluation in passed) == [1, 1]
+    headings = sorted(
+        comment.body.splitlines()[1] for comment in api.comments if "<!-- assay-comment" in comment.body
+    )
+    assert headings == ["### Assay: house (doors)", "### Assay: house (lights)"]  # a comment per suite
