@@ -175,8 +175,13 @@ async def _evaluate(
     spec, ready = _target(target)
     appender = _results_file(output, read, graders, built) if output is not None else None
     sink = _Collected(SummaryTally(ReportShape.of(built)), output=appender)
+    calling = any(
+        case.checks is not None and case.checks.makes_calls for case in read.cases
+    )  # a case's judge
     try:
-        await run_local(read.cases, spec, built, sink, concurrency=concurrency, target=ready)
+        await run_local(
+            read.cases, spec, built, sink, concurrency=concurrency, target=ready, cases_call=calling
+        )
     finally:
         if appender is not None:
             appender.close()

@@ -112,11 +112,13 @@ def test_batch_with_a_judge_is_bounded(client: TestClient, judge: JudgeServer) -
     assert "at most 100 answers per batch" in refused.json()["error"]["message"]
 
 
-def test_a_composite_cannot_hold_a_judge(client: TestClient) -> None:
-    body = {"config": {"graders": [{"grader_id": "llm-judge"}]}}
+def test_a_composite_holds_at_most_eight_judges(client: TestClient) -> None:
+    body = {"config": {"graders": [{"grader_id": "llm-judge"}] * 8}}
+    assert client.post("/api/graders/all/validate", json=body).json()["data"]["problems"] == []
+    body = {"config": {"graders": [{"grader_id": "llm-judge"}] * 9}}
     problems = client.post("/api/graders/all/validate", json=body).json()["data"]["problems"]
-    assert problems[0]["loc"] == ["config", "graders", 0, "grader_id"]
-    assert "needs an outbound call" in problems[0]["message"]
+    assert problems[0]["loc"] == ["config"]
+    assert "more than 8 graders that call out" in problems[0]["message"]
 
 
 def test_evaluation_stores_judge_errors_by_reason_and_regrades_them(

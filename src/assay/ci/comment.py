@@ -100,11 +100,12 @@ def _change(report: PullRequestReport) -> list[str]:
         points = (report.head.pass_rate - base.pass_rate) * 100
         lines.append(f"Change against the base: **{points:+.1f} points**.")
     if comparison is not None:
+        figures = comparison.figures
         lines.append(
-            f"Flips over {comparison.common_cases} cases run by both: "
-            f"**{comparison.pass_to_fail} pass → fail**, {comparison.fail_to_pass} fail → pass; "
-            f"McNemar exact test p = {comparison.p_value:.3g}: "
-            f"{_VERDICTS[comparison.verdict]}."
+            f"Flips over {figures.common_cases} cases run by both: "
+            f"**{figures.pass_to_fail} pass → fail**, {figures.fail_to_pass} fail → pass; "
+            f"McNemar exact test p = {figures.p_value:.3g}: "
+            f"{_VERDICTS[figures.verdict]}."
         )
         regressions = [flip for flip in comparison.flips if flip.flip is Flip.REGRESSION][:SHOWN_FLIPS]
         if regressions:

@@ -7,7 +7,6 @@ A and B are two results files of ``assay run``, or two evaluation ids of a serve
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +25,7 @@ _SHOWN_CHARS = 80
 def server_comparison(server: str, a: str, b: str, limit: int) -> RunsComparison:
     """The server's comparison of evaluations ``a`` and ``b``: its counts and test, regressions first."""
     from assay.cli.server_client import call
-    from assay.services.figures.paired import Flip, Verdict
+    from assay.services.figures.paired import Flip, PairedFigures, Verdict
     from assay.services.local_run.compare_files import FlippedRun, RunsComparison
 
     ids = []
@@ -52,14 +51,13 @@ def server_comparison(server: str, a: str, b: str, limit: int) -> RunsComparison
         for page in pages
         for item in page["flips"]
     ]
-    own = {"a", "b", "verdict", "flips"}  # made here; the rest are the server's counts and p-values
-    counts = {name: data[name] for name in RunsComparison.__dataclass_fields__ if name not in own}
+    figures = {name: data[name] for name in PairedFigures.__dataclass_fields__ if name != "verdict"}
     return RunsComparison(
-        **counts,
         a=f"evaluation {ids[0]}",
         b=f"evaluation {ids[1]}",
-        verdict=Verdict(data["verdict"]),
+        figures=PairedFigures(**figures, verdict=Verdict(data["verdict"])),
         flips=flips[:limit],
+        flips_total=data["flips_total"],
     )
 
 
@@ -89,11 +87,13 @@ def _rate(value: float | None) -> str:
     return "-" if value is None else f"{value:.2%}"
 
 
-def _print(result: RunsComparison) -> None:
+def _print(comparison: RunsComparison) -> None:
     from assay.services.figures.paired import Flip, Verdict
 
-    out.print(f"A: {result.a}  pass rate {_rate(result.a_pass_rate)}", markup=False)
-    out.print(f"B: {result.b}  pass rate {_rate(result.b_pass_rate)}", markup=False)
+    result = comparison.figures
+
+    out.print(f"A: {comparison.a}  pass rate {_rate(result.a_pass_rate)}", markup=False)
+    out.print(f"B: {comparison.b}  pass rate {_rate(result.b_pass_rate)}", markup=False)
     only = (
         f"; only in A {result.only_in_a}, only in B {result.only_in_b}"
         if result.only_in_a + result.only_in_b
@@ -108,15 +108,14 @@ def _print(result: RunsComparison) -> None:
         (Flip.REGRESSION, "Regressions (pass -> fail)"),
         (Flip.IMPROVEMENT, "Improvements (fail -> pass)"),
     ):
-        listed = [flip for flip in result.flips if flip.flip is flip_kind]
+        listed = [flip for flip in comparison.flips if flip.flip is flip_kind]
         if listed:
             out.print(f"{title}:", markup=False)
             for flip in listed:
                 _print_flip(flip)
-    if len(result.flips) < result.flips_total:
-        out.print(
-            f"({result.flips_total - len(result.flips)} more flips not shown; see --flips)", markup=False
-        )
+    if len(comparison.flips) < comparison.flips_total:
+        hidden = comparison.flips_total - len(comparison.flips)
+        out.print(f"({hidden} more flips not shown; see --flips)", markup=False)
     said = {
         Verdict.B_WORSE: "B is significantly worse than A",
         Verdict.B_BETTER: "B is significantly better than A",
@@ -144,15 +143,16 @@ def compare(*, a: str, b: str, server: str | None, limit: int, as_json: bool) ->
     from assay.services.figures.paired import Verdict
     from assay.services.local_run.compare_files import compare_files
 
-    result = (
+    comparison = (
         server_comparison(server, a, b, limit)
         if server is not None
         else compare_files(Path(a), Path(b), limit=limit)
     )
     if as_json:
-        out.print(json.dumps(asdict(result), ensure_ascii=False, indent=2), markup=False)
+        out.print(json.dumps(comparison.as_dict(), ensure_ascii=False, indent=2), markup=False)
     else:
-        _print(result)
+        _print(comparison)
+    result = comparison.figures
     if result.verdict is Verdict.B_WORSE:
         err.print(
             f"B is significantly worse than A: {result.pass_to_fail} regressions against "

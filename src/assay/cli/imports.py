@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -12,6 +14,7 @@ from assay.cli.options import PATH, check_writable
 from assay.errors import NotFoundError, ValidationError
 
 FORMATS = ("promptfoo", "openai-evals", "inspect", "chat-jsonl")
+MAX_JUDGE_BYTES = 64 * 1024
 
 
 def _read(path: Path, limit: int) -> bytes:
@@ -22,6 +25,29 @@ def _read(path: Path, limit: int) -> bytes:
         return path.read_bytes()
     except OSError as exc:
         raise NotFoundError(f"cannot read {path}: {exc.strerror}") from exc
+
+
+def _judge(
+    path: Path | None, url: str | None, model: str | None, key_env: str | None
+) -> dict[str, Any] | None:
+    """The judge of model-judged checks from the options (a file, then each flag over it), checked; ``None``
+    when none was given."""
+    from assay.services.suites.imports.judged import read_judge
+
+    if path is None and url is None and model is None and key_env is None:
+        return None
+    config: dict[str, Any] = {}
+    if path is not None:
+        try:
+            loaded = json.loads(_read(path, MAX_JUDGE_BYTES))
+        except ValueError as exc:
+            raise ValidationError(f"--judge {path}: not valid JSON ({exc})") from None
+        if not isinstance(loaded, dict):
+            raise ValidationError(f"--judge {path}: expected a JSON object (an llm-judge config)")
+        config = loaded
+    flags = {"base_url": url, "model": model, "api_key_env": key_env}
+    config.update({key: value for key, value in flags.items() if value is not None})
+    return read_judge(config, where="--judge" if path is not None else "--judge-url")
 
 
 @click.command("import")
@@ -41,6 +67,18 @@ def _read(path: Path, limit: int) -> bytes:
 @click.option(
     "--eval", "eval_file", type=PATH, help="openai-evals: the eval object (JSON) with testing_criteria"
 )
+@click.option(
+    "--judge",
+    "judge_file",
+    type=PATH,
+    help="The judge of model-judged checks (llm-rubric, score_model, label_model): an llm-judge config "
+    "(JSON: base_url, model, api_key_env...)",
+)
+@click.option("--judge-url", help="The judge's OpenAI-compatible API root (llm-judge's base_url)")
+@click.option("--judge-model", help="The judge's model")
+@click.option(
+    "--judge-key-env", help="Environment variable holding the judge's API key (its name, not its value)"
+)
 def import_suite(
     *,
     file: Path,
@@ -49,10 +87,15 @@ def import_suite(
     drop_unsupported: bool,
     prompt: str | None,
     eval_file: Path | None,
+    judge_file: Path | None,
+    judge_url: str | None,
+    judge_model: str | None,
+    judge_key_env: str | None,
 ) -> None:
     """Convert FILE into an Assay suite (JSONL), reporting per line what was mapped, what became metadata and
     what was dropped. A check Assay cannot represent exactly refuses the import (exit 2), naming the file, the
-    line and the check, unless --drop-unsupported. The mapping: docs/imports.md."""
+    line and the check, unless --drop-unsupported. A model-judged check asks the judge given by --judge or
+    --judge-url/--judge-model/--judge-key-env, and is refused without one. The mapping: docs/imports.md."""
     from assay.services.suites.imports import ImportFormat, import_file, jsonl_rows
     from assay.services.suites.imports.reading import MAX_FILE_BYTES
 
@@ -70,6 +113,7 @@ def import_suite(
         prompt=prompt,
         eval_content=_read(eval_file, MAX_FILE_BYTES) if eval_file is not None else None,
         eval_source=eval_file.name if eval_file is not None else "eval",
+        judge=_judge(judge_file, judge_url, judge_model, judge_key_env),
     )
     for line in report.lines:
         err.print(str(line), markup=False)

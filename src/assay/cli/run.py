@@ -253,10 +253,11 @@ def _regrade(
 ) -> Callable[[int, str, str], tuple[bool, float | None]] | None:
     """How a resumed run grades a kept answer again to check its line's verdict: by the case's own
     assertions when it has some (docs/assertions.md), else by ``grader``; not at all when the run's grader
-    calls out (a judge: asking it again would cost a call per line, and may differ)."""
+    calls out, or a case's assertions do (a judge: asking it again would cost a call per line, and may
+    differ)."""
     from assay.services.local_run.run import plain_loop_grades
 
-    if not plain_loop_grades(grader):
+    if not plain_loop_grades(grader) or suite.calls_out:
         return None
     own = {case.target_case.place: case.checks for case in suite.cases() if case.checks is not None}
 
@@ -331,10 +332,11 @@ def _run_with_progress(
                 answers=answers.in_case_order() if answers is not None else None,
                 on_written=on_written,
                 cache=cache,
+                cases_call=suite.calls_out,
             )
 
     def run(on_written: Callable[[int], None]) -> None:
-        if answers is not None and plain_loop_grades(grader):
+        if answers is not None and plain_loop_grades(grader) and not suite.calls_out:
             run_plain(answers, on_written)
         else:
             import asyncio

@@ -42,11 +42,14 @@ if TYPE_CHECKING:
     from assay.graders.composite.tree import CompositeGrader
     from assay.graders.contract.calls import (
         CallingGrader,
+        CallPlan,
         CallReply,
         CallTransport,
         CaseContext,
         Endpoint,
+        OneCallGrader,
         OutboundCall,
+        calls_out,
         grade_calling,
     )
     from assay.graders.extract.grader import ExtractGrader
@@ -59,11 +62,14 @@ if TYPE_CHECKING:
 
 _CALLS = (
     "CallingGrader",
+    "CallPlan",
     "CallReply",
     "CallTransport",
     "CaseContext",
     "Endpoint",
+    "OneCallGrader",
     "OutboundCall",
+    "calls_out",
     "grade_calling",
 )
 """What a grader that makes calls and the platform exchange (:mod:`assay.graders.contract.calls`): not loaded
@@ -85,6 +91,7 @@ __all__ = [
     "AllGrader",
     "AnyGrader",
     "AtLeastGrader",
+    "CallPlan",
     "CallReply",
     "CallTransport",
     "CallingGrader",
@@ -103,6 +110,7 @@ __all__ = [
     "MatchStatus",
     "NotGrader",
     "NumericGrader",
+    "OneCallGrader",
     "OutboundCall",
     "OverlapGrader",
     "Preset",
@@ -115,6 +123,7 @@ __all__ = [
     "VerdictRecord",
     "VerdictReport",
     "WeightedGrader",
+    "calls_out",
     "error_of",
     "grade_calling",
     "why_unavailable",

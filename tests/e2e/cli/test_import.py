@@ -76,12 +76,12 @@ def test_openai_evals_reads_the_eval_file_given() -> None:
         "openai-evals",
         "--eval",
         str(DATA / "openai_eval.json"),
-        "--drop-unsupported",  # its score_model and label_model criteria: no case can run a model judge yet
+        "--drop-unsupported",  # its score_model and label_model criteria: no judge is given
     )
     assert proc.returncode == 0, proc.stderr
     rows = [json.loads(line) for line in proc.stdout.splitlines()]
     assert [row["assert"][0]["expected_output"] for row in rows] == ["Hardware", "Software", "Other"]
-    assert "DROPPED criterion 4 (quality): Assay cannot run it as a case's assertion" in proc.stderr
+    assert "DROPPED criterion 4 (quality): it is judged by a model" in proc.stderr
     assert proc.stderr.splitlines()[-1] == "3 rows from openai_data.jsonl; 6 dropped"
 
 
@@ -104,3 +104,28 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
     proc = assay("import", str(broken), "--from", "langfuse")
     assert proc.returncode == 2
     assert "'langfuse' is not one of" in proc.stderr
+
+
+def test_model_judged_checks_need_a_judge_and_ask_the_one_given(tmp_path: Path) -> None:
+    config = str(DATA / "promptfoo_judged.yaml")
+    refused = assay("import", config, "--from", "promptfoo")
+    assert refused.returncode == 2
+    assert "does not say where the judge is: give the import one (assay import --judge" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    out = tmp_path / "suite.jsonl"
+    proc = assay("import", config, "--from", "promptfoo", "--judge", str(DATA / "judge.json"), "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    first, second = (json.loads(line)["assert"] for line in out.read_text().splitlines())
+    assert first[1]["config"]["base_url"] == "http://127.0.0.1:11434/v1"
+    assert (first[1]["config"]["rubric"], first[1]["config"]["threshold"]) == (
+        "The answer names Paris as the capital and is polite",
+        0.7,
+    )
+    assert second[1]["grader_id"] == "not"
+    assert "model-judged" in proc.stderr
+    flags = assay(
+        "import", config, "--from", "promptfoo", "--judge-url", "ftp://judge", "--judge-key-env", "K"
+    )
+    assert flags.returncode == 2
+    assert "--judge-url" in flags.stderr
+    assert "Traceback" not in flags.stderr

@@ -150,3 +150,99 @@ def test_a_judge_refusing_the_key_stops_the_run_as_a_configuration_error(tmp_pat
         "error: the judge refused the key (HTTP 401) for the first 5 cases, so the run was stopped" in message
     )
     assert "(check the judge's API key)" in message
+
+
+def assertion_suite(tmp_path: Path, judge_config: str, answers: list[str]) -> tuple[Path, Path]:
+    checks = [
+        {"grader_id": "contains", "expected_output": "Paris", "name": "mentions"},
+        {"grader_id": "llm-judge", "config": json.loads(judge_config), "name": "rubric"},
+    ]
+    suite = tmp_path / "suite.jsonl"
+    suite.write_text(
+        "".join(
+            json.dumps({"id": f"c{n}", "input": "Capital?", "expected_output": "Paris", "assert": checks})
+            + "\n"
+            for n in range(len(answers))
+        )
+    )
+    responses = tmp_path / "responses.jsonl"
+    responses.write_text(
+        "".join(json.dumps({"case_id": f"c{n}", "agent_response": a}) + "\n" for n, a in enumerate(answers))
+    )
+    return suite, responses
+
+
+def test_run_asks_the_judge_of_each_cases_assertions(judge: JudgeServer, tmp_path: Path) -> None:
+    suite, responses = assertion_suite(tmp_path, config(judge), ["Paris", "Lyon", "Paris?"])
+    asked = len(judge.judged)
+    out = tmp_path / "results.jsonl"
+    proc = assay("run", str(suite), "-g", "string-match", "--responses", str(responses), "-o", str(out))
+    assert proc.returncode == 1, proc.stderr  # not every case passed
+    rows = sorted(read_results(out), key=lambda row: row["number"])  # written as they finish
+    assert [(r["passed"], r["match_status"]) for r in rows] == [
+        (True, "match"),
+        (False, "mismatch"),  # no "Paris" in it: decided without the judge
+        (False, "invalid_response"),  # the judge's reply was no judgement: unjudged, never a pass
+    ]
+    rubric = rows[0]["details"]["children"][1]
+    assert (rubric["name"], rubric["details"]["explanation"]) == ("rubric", "Correct.")
+    assert sorted(request.agent_response or "" for request in judge.judged[asked:]) == ["Paris", "Paris?"]
+    assert KEY not in out.read_text() + proc.stderr
+
+
+def test_run_refuses_a_cases_judge_whose_key_is_missing_before_anything_runs(
+    judge: JudgeServer, tmp_path: Path
+) -> None:
+    suite, responses = assertion_suite(tmp_path, config(judge), ["Paris"])
+    asked = len(judge.judged)
+    proc = assay("run", str(suite), "-g", "string-match", "--responses", str(responses), key=None)
+    assert proc.returncode == 2, proc.stderr
+    assert "assert[1].config.api_key_env" in proc.stderr
+    assert len(judge.judged) == asked
+
+
+def test_a_promptfoo_config_with_llm_rubric_imports_and_runs_against_its_judge(
+    judge: JudgeServer, tmp_path: Path
+) -> None:
+    data = Path(__file__).resolve().parents[2] / "data" / "imports"
+    suite = tmp_path / "suite.jsonl"
+    imported = assay(
+        "import", str(data / "promptfoo_judged.yaml"), "--from", "promptfoo", "-o", str(suite),
+        "--judge-url", judge.base_url, "--judge-model", "judge-1", "--judge-key-env", "MY_JUDGE_KEY",
+    )  # fmt: skip
+    assert imported.returncode == 0, imported.stderr
+    keys = [json.loads(line).get("key") for line in suite.read_text().splitlines()]
+    answers = ["Paris", "Lyon"]  # France: both checks pass; Italy: no "rome", so the judge is not asked
+    responses = tmp_path / "responses.jsonl"
+    responses.write_text(
+        "".join(
+            json.dumps({"case_id": key, "agent_response": answer} if key else {"agent_response": answer})
+            + "\n"
+            for key, answer in zip(keys, answers, strict=True)
+        )
+    )
+    asked = len(judge.judged)
+    out = tmp_path / "results.jsonl"
+    proc = assay("run", str(suite), "-g", "string-match", "--responses", str(responses), "-o", str(out))
+    assert proc.returncode == 1, proc.stderr
+    rows = sorted(read_results(out), key=lambda row: row["number"])
+    assert [row["passed"] for row in rows] == [True, False]
+    rubric = rows[0]["details"]["children"][1]["details"]
+    assert rubric["explanation"] == "Correct."
+    assert [request.agent_response for request in judge.judged[asked:]] == ["Paris"]
+    assert "The answer names Paris as the capital" in judge.judged[-1].body["messages"][1]["content"]
+
+
+def test_grade_with_a_composite_asks_its_judge(judge: JudgeServer) -> None:
+    composite = json.dumps(
+        {
+            "graders": [
+                {"grader_id": "contains"},
+                {"grader_id": "llm-judge", "config": json.loads(config(judge))},
+            ]
+        }
+    )
+    proc = assay("grade", "-g", "all", "-c", composite, "-e", "Paris", "-r", "Paris")
+    assert proc.returncode == 0, proc.stderr
+    children = json.loads(proc.stdout)["details"]["children"]
+    assert children[1]["details"]["explanation"] == "Correct."

@@ -18,7 +18,7 @@ from assay.ci.comment import (
 )
 from assay.ci.pull_request import PullRequest
 from assay.errors import SettingsError
-from assay.services.figures.paired import Flip, Verdict
+from assay.services.figures.paired import Flip, PairedFigures, Verdict
 from assay.services.local_run.compare_files import FlippedRun, RunsComparison
 
 HEAD = RunFigures(evaluation_id=9, passed=4, total=12, pass_rate=4 / 12, interval=(0.138, 0.609))
@@ -26,12 +26,13 @@ BASE = RunFigures(evaluation_id=3, passed=12, total=12, pass_rate=1.0, interval=
 
 
 def _comparison(flips: list[FlippedRun]) -> RunsComparison:
+    figures = PairedFigures.of(
+        in_a=12, in_b=12, common=12, a_passed=12, b_passed=4, pass_to_fail=8, fail_to_pass=0
+    )
+    assert figures.verdict is Verdict.B_WORSE
     return RunsComparison(
-        a="evaluation 3", b="evaluation 9", common_cases=12, only_in_a=0, only_in_b=0, both_passed=4,
-        both_failed=0, pass_to_fail=8, fail_to_pass=0, a_pass_rate=1.0, b_pass_rate=4 / 12, p_value=0.0078,
-        p_value_b_worse=0.0039, p_value_b_better=1.0, verdict=Verdict.B_WORSE, flips=flips,
-        flips_total=len(flips),
-    )  # fmt: skip
+        a="evaluation 3", b="evaluation 9", figures=figures, flips=flips, flips_total=len(flips)
+    )
 
 
 def test_the_comment_shows_both_runs_the_change_flips_failures_and_links() -> None:

@@ -103,7 +103,7 @@ def test_an_assertion_refusing_its_expected_output_is_named_by_the_preflight() -
     [
         ([{"grader_id": "nope"}], None, "assert[0].grader_id"),
         ([{"grader_id": "numeric", "config": {"bogus": 1}}], None, "assert[0].config"),
-        ([{"grader_id": "llm-judge"}], None, "assert[0].grader_id"),
+        ([{"grader_id": "llm-judge"}] * 9, None, "assert"),
         ([{"grader_id": "numeric", "expected_output": "many"}], None, "assert[0].expected_output"),
         ([{"grader_id": "numeric", "weight": 0}], 0.5, "assert[0].weight"),
         ([{"grader_id": "numeric"}] * 21, None, "assert"),

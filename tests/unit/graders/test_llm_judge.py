@@ -376,12 +376,13 @@ def test_config_problems(config: dict[str, Any], message: str) -> None:
     assert message in problems[0].message
 
 
-def test_a_composite_refuses_a_judge_child() -> None:
-    problems = AllGrader.config_problems(
-        {"graders": [{"grader_id": "string-match"}, {"grader_id": "llm-judge"}]}
-    )
-    assert [problem.path for problem in problems] == ["graders[1].grader_id"]
-    assert "needs an outbound call for each answer" in problems[0].message
+def test_a_composite_holds_at_most_eight_judges_in_its_whole_tree() -> None:
+    judges = [{"grader_id": "llm-judge"}] * 4
+    nested = {"grader_id": "any", "config": {"graders": judges}}
+    assert AllGrader.config_problems({"graders": [*judges, nested]}) == []
+    problems = AllGrader.config_problems({"graders": [*judges, nested, {"grader_id": "llm-judge"}]})
+    assert [problem.path for problem in problems] == [""]
+    assert "more than 8 graders that call out" in problems[0].message
 
 
 def test_error_of_reads_only_reason_codes_of_failing_verdicts() -> None:

@@ -22,7 +22,9 @@ def fixture(name: str, source_format: ImportFormat, **options: Any) -> ImportRep
     return import_file(path.read_bytes(), path.name, source_format, **options)
 
 
-def openai(data: str, criteria: list[dict[str, Any]], *, drop: bool = False) -> ImportReport:
+def openai(
+    data: str, criteria: list[dict[str, Any]], *, drop: bool = False, judge: dict[str, Any] | None = None
+) -> ImportReport:
     evaluation = {
         "input_messages": {"type": "template", "template": [{"role": "user", "content": "{{item.q}}"}]},
         "testing_criteria": criteria,
@@ -34,6 +36,7 @@ def openai(data: str, criteria: list[dict[str, Any]], *, drop: bool = False) -> 
         eval_content=json.dumps(evaluation).encode(),
         eval_source="eval.json",
         drop_unsupported=drop,
+        judge=judge,
     )
 
 
@@ -56,7 +59,7 @@ def test_openai_criteria_become_named_assertions_rendered_per_item() -> None:
         ImportFormat.OPENAI_EVALS,
         eval_content=(DATA / "openai_eval.json").read_bytes(),
         eval_source="openai_eval.json",
-        drop_unsupported=True,  # its score_model and label_model criteria: see the tests below
+        drop_unsupported=True,  # its score_model and label_model criteria, without a judge: see below
     )
     first, second, _ = (row.to_json() for row in report.rows)
     assert first["input"] == (
@@ -86,13 +89,13 @@ def test_openai_model_graders_are_refused_naming_file_line_and_criterion() -> No
         )
     message = caught.value.message
     assert message.startswith(
-        "openai_data.jsonl line 1: criterion 4 (quality) cannot be represented: Assay cannot run it as a "
-        "case's assertion: a model judge (llm-judge) needs an outbound call for each answer"
+        "openai_data.jsonl line 1: criterion 4 (quality) cannot be represented: it is judged by a model, and "
+        "the file does not say where the judge is"
     )
-    assert "use llm-judge as the evaluation's own grader" in message
+    assert "assay import --judge judge.json" in message
     assert "(6 in all cannot be represented exactly; nothing was written" in message
     problems = [str(problem) for problem in caught.value.problems]
-    assert problems[1].startswith("line 1: criterion 5 (tone) cannot be represented: Assay cannot run it")
+    assert problems[1].startswith("line 1: criterion 5 (tone) cannot be represented: it is judged by a model")
 
 
 def test_openai_model_graders_are_dropped_and_listed_when_asked() -> None:
@@ -104,10 +107,10 @@ def test_openai_model_graders_are_dropped_and_listed_when_asked() -> None:
         drop_unsupported=True,
     )
     assert [len(row.assertions) for row in report.rows] == [3, 3, 3]
-    assert [item.split(": Assay")[0] for item in report.dropped] == [
+    assert [item.split(": it is")[0] for item in report.dropped] == [
         f"line {n}: criterion {c}" for n in (1, 2, 3) for c in ("4 (quality)", "5 (tone)")
     ]
-    assert all("needs an outbound call" in item for item in report.dropped)
+    assert all("does not say where the judge is" in item for item in report.dropped)
     assert not any("llm-judge" in mapped for line in report.lines for mapped in line.mapped)
 
 
@@ -135,9 +138,9 @@ def test_an_unknown_similarity_metric_is_refused_and_dropped_only_when_asked() -
         (check("startswith"), "operation 'startswith'"),
         ({"type": "python", "name": "p", "source": "def grade(s, i): return 1"}, "'python'"),
         ({"type": "score_model", "name": "s", "model": "m", "pass_threshold": 0.5,
-          "input": [{"role": "user", "content": "ok?"}]}, "needs an outbound call"),
+          "input": [{"role": "user", "content": "ok?"}]}, "does not say where the judge is"),
         ({"type": "label_model", "name": "l", "model": "m", "labels": ["a", "b"], "passing_labels": ["a"],
-          "input": [{"role": "user", "content": "ok?"}]}, "needs an outbound call"),
+          "input": [{"role": "user", "content": "ok?"}]}, "does not say where the judge is"),
         ({"type": "text_similarity", "input": "{{sample.output_text}}", "reference": "x",
           "evaluation_metric": "bleu", "pass_threshold": 0.5}, "'bleu'"),
     ],
@@ -145,6 +148,67 @@ def test_an_unknown_similarity_metric_is_refused_and_dropped_only_when_asked() -
 def test_what_assay_cannot_decide_the_same_way_is_refused(criterion: dict[str, Any], why: str) -> None:
     with pytest.raises(ValidationError) as caught:
         openai('{"item": {"q": "hi", "a": "x"}}\n', [criterion])
+    assert why in caught.value.message
+
+
+JUDGE = {"base_url": "http://127.0.0.1:11434/v1", "api_key_env": "JUDGE_KEY"}
+
+
+def test_model_graders_ask_the_imports_judge_their_messages_rendered_and_scale_mapped() -> None:
+    report = fixture(
+        "openai_data.jsonl",
+        ImportFormat.OPENAI_EVALS,
+        eval_content=(DATA / "openai_eval.json").read_bytes(),
+        eval_source="openai_eval.json",
+        judge=JUDGE,
+    )
+    first = report.rows[0].to_json()
+    quality, tone = first["assert"][3:]
+    assert (quality["name"], quality["grader_id"], tone["name"]) == ("quality", "llm-judge", "tone")
+    config = quality["config"]
+    assert config["model"] == "gpt-4o-mini"  # the criterion's, the import's judge naming none
+    assert (config["base_url"], config["api_key_env"], config["temperature"]) == (
+        "http://127.0.0.1:11434/v1",
+        "JUDGE_KEY",
+        0,
+    )
+    assert config["threshold"] == pytest.approx(0.75)  # 5.5 on 1..7
+    assert config["rubric"].startswith(
+        "system: Rate from 1 to 7 how well the answer [the agent_response] labels the ticket: My laptop"
+    )
+    assert "Give your score from 0 to 1 instead" in config["rubric"]
+    assert tone["config"] == {
+        **JUDGE,
+        "model": "gpt-4o-mini",
+        "mode": "classify",
+        "rubric": "developer: Is the reply polite or rude?",
+        "labels": ["polite", "rude"],
+        "pass_labels": ["polite"],
+    }
+    named = fixture(
+        "openai_data.jsonl",
+        ImportFormat.OPENAI_EVALS,
+        eval_content=(DATA / "openai_eval.json").read_bytes(),
+        judge={**JUDGE, "model": "local-judge"},
+    )
+    assert named.rows[0].to_json()["assert"][3]["config"]["model"] == "local-judge"
+
+
+@pytest.mark.parametrize(
+    ("criterion", "why"),
+    [
+        ({"type": "score_model", "name": "s", "input": [{"role": "user", "content": "ok?"}],
+          "sampling_params": {"seed": 1}}, "sampling_params seed"),
+        ({"type": "score_model", "name": "s", "input": [{"role": "user", "content": "ok?"}],
+          "range": [1, 1]}, "its range"),
+        ({"type": "score_model", "name": "s", "input": "ok?"}, "not a list of messages"),
+        ({"type": "label_model", "name": "l", "labels": ["a", "b"], "passing_labels": ["a", "b"],
+          "input": [{"role": "user", "content": "ok?"}]}, "no answer could fail"),
+    ],
+)  # fmt: skip
+def test_a_model_grader_assay_cannot_ask_the_same_way_is_refused(criterion: dict[str, Any], why: str) -> None:
+    with pytest.raises(ValidationError) as caught:
+        openai('{"item": {"q": "hi", "a": "x"}}\n', [criterion], judge=JUDGE)
     assert why in caught.value.message
 
 
@@ -282,7 +346,7 @@ def test_a_chat_line_without_an_assistant_answer_is_refused(line: str, why: str)
 def test_every_row_with_a_text_expected_output_is_read_back_by_the_suite_reader() -> None:
     reports = [
         fixture("promptfooconfig.yaml", ImportFormat.PROMPTFOO, base_dir=DATA),
-        # their model-judged checks (grade:, score_model, label_model) dropped: no case can run them yet
+        # their model-judged checks (grade:, score_model, label_model) dropped: no judge is given here
         fixture("promptfoo_csv_config.yaml", ImportFormat.PROMPTFOO, base_dir=DATA, drop_unsupported=True),
         fixture(
             "openai_data.jsonl",

@@ -123,30 +123,59 @@ MODEL_JUDGED = (
 )
 
 
-def test_model_judged_checks_are_refused_naming_file_line_and_check() -> None:
+JUDGE = {"base_url": "http://127.0.0.1:11434/v1", "model": "judge-1", "api_key_env": None}
+
+
+def test_model_judged_checks_without_a_judge_are_refused_saying_how_to_give_one() -> None:
     with pytest.raises(ValidationError) as caught:
         promptfoo(MODEL_JUDGED)
     message = caught.value.message
     assert message.startswith(
-        "promptfooconfig.yaml line 3: assertion 2 (llm-rubric) at line 6 cannot be represented: Assay "
-        "cannot run it as a case's assertion: a model judge (llm-judge) needs an outbound call for each "
-        "answer, which a composite grader cannot make; use llm-judge as the evaluation's own grader"
+        "promptfooconfig.yaml line 3: assertion 2 (llm-rubric) at line 6 cannot be represented: it is judged "
+        "by a model, and the file does not say where the judge is: give the import one (assay import --judge"
     )
     assert "(3 in all cannot be represented exactly; nothing was written" in message
     problems = [str(problem) for problem in caught.value.problems]
-    assert problems[1].startswith("line 3: assertion 3 (grade) at line 7 cannot be represented: Assay cannot")
+    assert problems[1].startswith("line 3: assertion 3 (grade) at line 7 cannot be represented: promptfoo")
     assert problems[2].startswith("line 3: assertion 4 (not-llm-rubric) at line 8 cannot be represented")
 
 
-def test_model_judged_checks_are_dropped_and_listed_when_asked() -> None:
+def test_model_judged_checks_without_a_judge_are_dropped_and_listed_when_asked() -> None:
     report = promptfoo(MODEL_JUDGED, drop=True)
     assert [a.grader_id for a in report.rows[0].assertions] == ["string-match"]
-    assert [item.split(": Assay")[0] for item in report.dropped] == [
-        "line 3: assertion 2 (llm-rubric) at line 6",
-        "line 3: assertion 3 (grade) at line 7",
-        "line 3: assertion 4 (not-llm-rubric) at line 8",
+    starts = [
+        "line 3: assertion 2 (llm-rubric) at line 6: it is judged by a model",
+        "line 3: assertion 3 (grade) at line 7: promptfoo reads 'grade:'",
+        "line 3: assertion 4 (not-llm-rubric) at line 8: it is judged by a model",
     ]
-    assert all("needs an outbound call for each answer" in item for item in report.dropped)
+    assert len(report.dropped) == len(starts)
+    for item, start in zip(report.dropped, starts, strict=True):
+        assert item.startswith(start)
+
+
+def test_llm_rubric_asks_the_imports_judge_with_its_rubric_and_threshold() -> None:
+    config = MODEL_JUDGED.replace("      - {type: grade, value: Is friendly}\n", "")
+    report = promptfoo(config, judge=JUDGE)
+    equals, rubric, negated = report.rows[0].to_json()["assert"]
+    assert equals["grader_id"] == "string-match"
+    assert rubric == {
+        "grader_id": "llm-judge",
+        "config": {**JUDGE, "mode": "rubric", "rubric": "Is polite", "threshold": 0.7},
+    }
+    assert negated["grader_id"] == "not"
+    assert negated["config"]["grader"]["config"]["rubric"] == "Is rude"
+    notes = " ".join(report.lines[0].notes)
+    assert "model-judged" in notes
+    assert "its provider is not used" in notes
+
+
+def test_a_rubric_assay_would_refuse_is_refused_with_the_judges_reason() -> None:
+    with pytest.raises(ValidationError, match="llm-judge grader refuses it"):
+        promptfoo(
+            'prompts: ["{{q}}"]\ntests:\n  - vars: {q: hi}\n    assert:\n'
+            "      - {type: llm-rubric, value: ok, threshold: 0}\n",
+            judge=JUDGE,
+        )
 
 
 def test_assertion_values_are_rendered_with_the_test_s_vars() -> None:
@@ -184,8 +213,8 @@ def test_drop_unsupported_drops_and_lists_each_one() -> None:
 @pytest.mark.parametrize(
     ("assertion", "why"),
     [
-        ("{type: llm-rubric, value: ok}", "needs an outbound call"),
-        ("{type: not-llm-rubric, value: rude}", "composite grader cannot make"),
+        ("{type: llm-rubric, value: ok}", "does not say where the judge is"),
+        ("{type: not-llm-rubric, value: rude}", "does not say where the judge is"),
         ("{type: not-is-json}", "could never pass"),  # Assay's json grader: not JSON is unreadable
         ("{type: not-equals, value: {a: 1}}", "could never pass"),
         ("{type: regex, value: '(?=a)b'}", "RE2"),
@@ -246,10 +275,10 @@ def test_csv_tests_read_expected_columns_as_promptfoo_does() -> None:
     assert kinds == [
         ["string-match", "contains"],
         ["contains", "not"],
-        ["string-match"],  # grade: is llm-rubric, which no case can run yet (dropped); plain text is equals
+        ["string-match"],  # grade: is llm-rubric, without a judge here (dropped); plain text is equals
         ["semantic", "regex"],
     ]
-    assert [item.split(": Assay")[0] for item in report.dropped] == ["line 4: assertion 1 (llm-rubric)"]
+    assert [item.split(": it is")[0] for item in report.dropped] == ["line 4: assertion 1 (llm-rubric)"]
     assert rows[2]["assert"][0]["expected_output"] == "Hello"
     assert rows[3]["assert"][0]["config"] == {"threshold": 0.9}  # similar(0.9):
 

@@ -59,3 +59,36 @@ def test_counts_and_elements_with_text_xml_cannot_hold(tmp_path: Path) -> None:
     error = cases[2].find("error")
     assert error is not None
     assert error.get("type") == "timeout_after_retries"
+
+
+def test_a_case_graded_by_assertions_names_each_verdict_and_the_failed_ones(tmp_path: Path) -> None:
+    from assay.graders.composite.assertions import AssertionsGrader, read_assertions
+
+    checks = AssertionsGrader(
+        read_assertions(
+            [
+                {"grader_id": "contains", "expected_output": "Paris", "name": "mentions"},
+                {"grader_id": "llm-judge", "name": "rubric"},  # graded without a transport: unjudged
+                {"grader_id": "string-match", "name": "exact"},
+            ]
+        )
+    )
+    verdict = checks.grade("Paris, surely", "Paris")
+    graded = result(1, passed=False)
+    graded = CaseResult(
+        **{**graded.as_record(), "details": verdict["details"], "match_status": "mismatch", "case_id": 101}
+    )
+    path = tmp_path / "junit.xml"
+    write_junit(path, "suite", [graded.as_record()], 0.1)
+    case = ET.parse(path).getroot().findall("testcase")[0]
+    properties = {p.get("name"): p.get("value") for p in case.iterfind("properties/property")}
+    assert properties == {
+        "assertion mentions": "passed",
+        "assertion rubric": "invalid_response",
+        "assertion exact": "mismatch",
+    }
+    failure = case.find("failure")
+    assert failure is not None
+    message = failure.get("message") or ""
+    assert message.startswith("assertions not passed: rubric (invalid_response), exact (mismatch); ")
+    assert "rubric: The judge could not be asked (call_unavailable)" in (failure.text or "")

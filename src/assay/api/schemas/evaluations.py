@@ -126,7 +126,8 @@ class RawReplyOut(ResponseModel):
 
 class TargetTrialOut(ResponseModel):
     """One case sent once: the raw reply (``null`` when nothing came back), the answer read from it or
-    the error an evaluation would record, and the grader's verdict when a grader was given."""
+    the error an evaluation would record, and the verdict: the case's own assertions' when it has some, else
+    the grader's when a grader was given."""
 
     number: int
     key: str | None
@@ -490,5 +491,14 @@ class ComparisonOut(ResponseModel):
     @classmethod
     def of(cls, comparison: Comparison) -> ComparisonOut:
         """The schema of a service record."""
-        fields = {name: getattr(comparison, name) for name in cls.model_fields if name != "flips"}
-        return cls(**fields, flips=[FlippedCaseOut.of(flip) for flip in comparison.flips])
+        return cls.model_validate(
+            {
+                "a_id": comparison.a_id,
+                "b_id": comparison.b_id,
+                "suite_id": comparison.suite_id,
+                **comparison.figures.as_dict(),
+                "flips": [FlippedCaseOut.of(flip) for flip in comparison.flips],
+                "flips_total": comparison.flips_total,
+                "next_skip": comparison.next_skip,
+            }
+        )

@@ -12,12 +12,13 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from assay.domain import Assertion, AssertionRule, Assertions, SuiteAssertions
 from assay.graders.composite.combinators import AllGrader, WeightedGrader
 from assay.graders.composite.tree import MAX_CHILDREN, CompositeGrader, child_spec_schema
+from assay.graders.contract.calls import CallTransport, CaseContext, Endpoint, grade_calling
 from assay.graders.contract.config_check import ConfigProblem, ProblemKind, schema_problems
 from assay.graders.contract.verdict import GradeResult
 
@@ -111,10 +112,39 @@ class AssertionsGrader:
         reason = self.composite.check_expected(expected_output)
         return reason.replace(" by graders[", " by assert[", 1) if reason is not None else None
 
+    @property
+    def makes_calls(self) -> bool:
+        """Whether an assertion calls out (a model judge): grade with :meth:`grade_calling` then."""
+        return self.composite.makes_calls
+
+    @property
+    def endpoints(self) -> tuple[Endpoint, ...]:
+        """Every judge's endpoint, its fields named as the list says them (``assert[1].config.base_url``)."""
+        return tuple(
+            replace(
+                endpoint,
+                url_field=_as_listed(endpoint.url_field),
+                key_field=_as_listed(endpoint.key_field),
+            )
+            for endpoint in self.composite.endpoints
+        )
+
     def grade(self, agent_response: Any, expected_output: Any) -> GradeResult:
         """The composite's verdict, each child entry named and the list's own place said ``assert[i]`` (as
-        the case's file says it) rather than ``graders[i]``. Never raises (the composite never does)."""
-        result = self.composite.grade(agent_response, expected_output)
+        the case's file says it) rather than ``graders[i]``. Never raises (the composite never does); a judge
+        among the assertions is unjudged (no call is made: see :meth:`grade_calling`)."""
+        return self._named(self.composite.grade(agent_response, expected_output))
+
+    async def grade_calling(
+        self, agent_response: Any, expected_output: Any, transport: CallTransport, case: CaseContext
+    ) -> GradeResult:
+        """:meth:`grade` with the judges' calls made through ``transport`` (the one exchange,
+        :func:`~assay.graders.contract.calls.grade_calling`)."""
+        return self._named(
+            await grade_calling(self.composite, agent_response, expected_output, transport, case)
+        )
+
+    def _named(self, result: GradeResult) -> GradeResult:
         details = result["details"]
         children = details.get("children")
         if children:
@@ -122,10 +152,15 @@ class AssertionsGrader:
                 entry["name"] = name
         reason, decided_by = details.get("reason"), details.get("decided_by")
         if isinstance(reason, str):  # the first place named is the list's own (a nested one's comes after)
-            details["reason"] = reason.replace("graders[", "assert[", 1)
+            details["reason"] = _as_listed(reason)
         if isinstance(decided_by, str):
-            details["decided_by"] = decided_by.replace("graders[", "assert[", 1)
+            details["decided_by"] = _as_listed(decided_by)
         return result
+
+
+def _as_listed(path: str) -> str:
+    """A path in the composite (``graders[1]...``) as the list says it (``assert[1]...``)."""
+    return path.replace("graders[", "assert[", 1)
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,6 +8,7 @@ made the composite ``invalid_expected`` before any of these rules run (see
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from assay.graders.composite.cannot_fail import always_passing
@@ -126,6 +127,10 @@ class AllGrader(CompositeGrader):
         self._unjudged_at = self._decided_by(INVALID_RESPONSE)
         self._freeze()
 
+    def _settled_by(self, statuses: Sequence[str]) -> bool:
+        """One child failed: the others' calls would not change the verdict."""
+        return MISMATCH in statuses
+
     def _decide(self, statuses: list[str], children: list[dict[str, Any]]) -> Decision:
         if MISMATCH in statuses:
             index = statuses.index(MISMATCH)
@@ -188,6 +193,10 @@ class AnyGrader(CompositeGrader):
     def _own_problems(cls, config: dict[str, Any]) -> list[ConfigProblem]:
         """A disjunction that cannot fail is refused, as llm-judge refuses ``pass_labels`` of every label."""
         return _cannot_fail(config, "graders")
+
+    def _settled_by(self, statuses: Sequence[str]) -> bool:
+        """One child matched: the others' calls would not change the verdict."""
+        return MATCH in statuses
 
     def _decide(self, statuses: list[str], children: list[dict[str, Any]]) -> Decision:
         if MATCH in statuses:

@@ -7,9 +7,16 @@ composite shares; :mod:`assay.graders.composite.combinators` holds the five comb
 
 The semantics are in docs/composition.md: the rules every composite keeps (a blank answer is
 ``invalid_response`` before any child runs; a child's ``invalid_expected`` makes it ``invalid_expected``,
-a broken child ``invalid_response``; the tree is bounded by ``MAX_DEPTH`` and ``MAX_NODES``; no calling
-grader is a child), the ``children`` entries of its details and ``decided_by``, and its version
+a broken child ``invalid_response``; the tree is bounded by ``MAX_DEPTH``, ``MAX_NODES`` and ``MAX_CALLING``),
+the ``children`` entries of its details and ``decided_by``, and its version
 ``"<class version>+<digest of the children's ids and versions>"``.
+
+A composite holding a grader that calls out (a model judge, at any depth) is itself a calling grader
+(:class:`~assay.graders.contract.calls.CallingGrader`): it grades the children that need no call while it
+plans, plans the calls of the others (each to its own endpoint), and has each reply read by the child that
+planned it; its rules then combine the verdicts as ever. When the children that needed no call already decide
+(``all`` with one failed), no call is made. Plain ``grade()`` has every call unavailable: such a child is
+unjudged, never a pass.
 """
 
 from __future__ import annotations
@@ -18,16 +25,26 @@ import hashlib
 import json
 from abc import abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from assay.graders.contract import catalog
 from assay.graders.contract.base import GraderInterface, why_unavailable
-from assay.graders.contract.calls import CallingGrader
+from assay.graders.contract.calls import (
+    CallingGrader,
+    CallPlan,
+    CallReply,
+    CaseContext,
+    Endpoint,
+    OutboundCall,
+    calls_out,
+)
 from assay.graders.contract.config_check import ConfigProblem, ProblemKind, fill_defaults, schema_problems
 from assay.graders.contract.verdict import EMPTY_RESPONSE_REASON, GradeResult, MatchStatus, status_of
 from assay.graders.reading.text import is_blank, read_text
 
 __all__ = [
+    "MAX_CALLING",
     "MAX_CHILDREN",
     "MAX_DEPTH",
     "MAX_NODES",
@@ -43,6 +60,8 @@ MAX_NODES = 50
 """Graders in one tree, the root, every composite and every leaf included."""
 MAX_CHILDREN = 20
 """Children of one composite."""
+MAX_CALLING = 8
+"""Graders that call out (model judges) in one tree: the calls one answer may cost."""
 MAX_EXPECTED_LENGTH = 10_000
 """Characters of an expected output a child carries in the config."""
 
@@ -205,8 +224,10 @@ class _TreeCpuBound:
         return bool(getattr(instance, "_cpu_bound", False)) if instance is not None else False
 
 
-class CompositeGrader(GraderInterface):
-    """A grader whose verdict combines child graders' verdicts; subclasses say how (``_decide``)."""
+class CompositeGrader(CallingGrader):
+    """A grader whose verdict combines child graders' verdicts; subclasses say how (``_decide``).
+
+    A calling grader only when a descendant calls out (:attr:`makes_calls`)."""
 
     version = _TreeVersion("1.2.0")
     fresh_results: ClassVar[bool] = True
@@ -215,10 +236,12 @@ class CompositeGrader(GraderInterface):
     """The config key holding the child spec (``grader``) or the list of them (``graders``)."""
 
     __slots__ = (
+        "_calling",
         "_calls",
         "_checks",
         "_children",
         "_cpu_bound",
+        "_endpoints",
         "_fresh_results",
         "_ids",
         "_is_composite",
@@ -283,6 +306,15 @@ class CompositeGrader(GraderInterface):
             f"{_REFUSED}{path}.config." if composite else None
             for path, composite in zip(self._paths, self._is_composite, strict=True)
         )
+        self._calling: frozenset[int] = frozenset(
+            index for index, child in enumerate(children) if calls_out(child)
+        )
+        self._endpoints: tuple[Endpoint, ...] = tuple(
+            _placed(endpoint, f"{paths[index]}.config")
+            for index, child in enumerate(children)
+            if calls_out(child)
+            for endpoint in child.endpoints
+        )
         pairs = [[child.grader_id, str(child.version)] for child in children]
         digest = hashlib.sha256(json.dumps(pairs, ensure_ascii=True).encode()).hexdigest()[:12]
         self._tree_version: str = f"{type(self).version}+{digest}"
@@ -302,6 +334,17 @@ class CompositeGrader(GraderInterface):
     def children(self) -> tuple[GraderInterface, ...]:
         """The child graders, in config order."""
         return self._children
+
+    @property
+    def makes_calls(self) -> bool:
+        """Whether a grader that calls out is among the descendants."""
+        return bool(self._calling)
+
+    @property
+    def endpoints(self) -> tuple[Endpoint, ...]:
+        """Every descendant's endpoint, its fields named by their place in the tree
+        (``graders[1].config.base_url``)."""
+        return self._endpoints
 
     def unavailable_reason(self) -> str | None:
         """The first child that cannot grade on this machine, by its path, and why."""
@@ -346,7 +389,7 @@ class CompositeGrader(GraderInterface):
     @classmethod
     def _cap_problems(cls, config: Mapping[str, Any]) -> list[ConfigProblem]:
         """Depth and size of the whole tree, measured on the raw config and stopping at the first excess."""
-        nodes = 1
+        nodes, calling = 1, 0
         stack: list[tuple[type[CompositeGrader], Mapping[str, Any], int]] = [(cls, config, 1)]
         while stack:
             composite, node_config, depth = stack.pop()
@@ -356,7 +399,16 @@ class CompositeGrader(GraderInterface):
                     message = f"the composition has more than {MAX_NODES} graders (composites and leaves)"
                     return [ConfigProblem("", message, ProblemKind.VALUE)]
                 child_class = catalog.lookup(spec.get("grader_id")) if isinstance(spec, dict) else None
-                if child_class is None or not issubclass(child_class, CompositeGrader):
+                if child_class is None:
+                    continue
+                if not issubclass(child_class, CompositeGrader):
+                    calling += issubclass(child_class, CallingGrader)
+                    if calling > MAX_CALLING:
+                        message = (
+                            f"the composition holds more than {MAX_CALLING} graders that call out (model "
+                            f"judges): each answer would cost more than {MAX_CALLING} calls"
+                        )
+                        return [ConfigProblem("", message, ProblemKind.VALUE)]
                     continue
                 if depth + 1 > MAX_DEPTH:
                     message = f"the composition nests composite graders more than {MAX_DEPTH} levels deep"
@@ -384,15 +436,6 @@ class CompositeGrader(GraderInterface):
             if child_class is None:
                 known = ", ".join(catalog.known_ids())
                 message = f"no grader has the id '{grader_id}' (known ids: {known})"
-                problems.append(
-                    ConfigProblem(f"{at}.grader_id", f"'{at}.grader_id': {message}", ProblemKind.VALUE)
-                )
-                continue
-            if issubclass(child_class, CallingGrader):  # its call is made by the runner for the root only
-                message = (
-                    f"'{grader_id}' needs an outbound call for each answer, which a composite grader cannot "
-                    "make; use it as the evaluation's own grader"
-                )
                 problems.append(
                     ConfigProblem(f"{at}.grader_id", f"'{at}.grader_id': {message}", ProblemKind.VALUE)
                 )
@@ -454,39 +497,138 @@ class CompositeGrader(GraderInterface):
             text = agent_response if type(agent_response) is str else read_text(agent_response)
             if is_blank(text):
                 return self._blank(agent_response, expected_output)
-            # One plain loop: calls, statuses and the details tree in a pass (a comprehension costs a call).
-            statuses: list[str] = []
-            children: list[dict[str, Any]] = []
-            for grader_id, grade, own, trusted in self._calls:
-                result = grade(agent_response, expected_output if own is None else own)
-                details = result["details"]
-                status = details["match_status"]
-                # A built-in child's fresh result goes in as it is: its status is a known kind and it has a
-                # reason (contract tests), so child_entry's checks, which would cost a third of a node, are
-                # made for plugins only.
-                if trusted:
-                    result["grader_id"] = grader_id
-                    children.append(result)
-                else:
-                    status, entry = child_entry(grader_id, result, self._fresh_results[len(children)])
-                    children.append(entry)
-                statuses.append(status)
-            if INVALID_EXPECTED in statuses:
-                index = statuses.index(INVALID_EXPECTED)
-                passed, template = False, self._refused_at[index]
-                reason, score = self._refusal(index, children[index]["details"]["reason"]), 0.0
-            else:
-                passed, template, reason, score = self._decide(statuses, children)
-            # Built here rather than through Verdict(...).result(), which costs several times a node's
-            # budget; same keys (a test keeps them in step), plus the tree.
-            details = template.copy()
-            details["reason"] = reason
-            details["expected_original"] = expected_output
-            details["actual_original"] = agent_response
-            details["children"] = children
-            return {"passed": passed, "score": score, "details": details}
+            return self._combine(agent_response, expected_output, None)
         except Exception as exc:
             return self._broken(agent_response, expected_output, exc)
+
+    def _combine(self, agent_response: Any, expected_output: Any, results: list[Any] | None) -> GradeResult:
+        """The verdict from every child's: graded here (``results`` ``None``), else ``results`` in config
+        order (the calling path's). Raises on a malformed one."""
+        # One plain loop: calls, statuses and the details tree in a pass (a comprehension costs a call, and
+        # grading here rather than into a list first spares a list per node).
+        statuses: list[str] = []
+        children: list[dict[str, Any]] = []
+        for grader_id, grade, own, trusted in self._calls:
+            if results is None:
+                result = grade(agent_response, expected_output if own is None else own)
+            else:
+                result = results[len(statuses)]
+            details = result["details"]
+            status = details["match_status"]
+            # A built-in child's fresh result goes in as it is: its status is a known kind and it has a
+            # reason (contract tests), so child_entry's checks, which would cost a third of a node, are
+            # made for plugins only.
+            if trusted:
+                result["grader_id"] = grader_id
+                children.append(result)
+            else:
+                status, entry = child_entry(grader_id, result, self._fresh_results[len(children)])
+                children.append(entry)
+            statuses.append(status)
+        if INVALID_EXPECTED in statuses:
+            index = statuses.index(INVALID_EXPECTED)
+            passed, template = False, self._refused_at[index]
+            reason, score = self._refusal(index, children[index]["details"]["reason"]), 0.0
+        else:
+            passed, template, reason, score = self._decide(statuses, children)
+        # Built here rather than through Verdict(...).result(), which costs several times a node's
+        # budget; same keys (a test keeps them in step), plus the tree.
+        details = template.copy()
+        details["reason"] = reason
+        details["expected_original"] = expected_output
+        details["actual_original"] = agent_response
+        details["children"] = children
+        return {"passed": passed, "score": score, "details": details}
+
+    # --- grading with calls --------------------------------------------------------------------------------
+
+    def _settled_by(self, statuses: Sequence[str]) -> bool:
+        """Whether these verdicts of some children decide the composite whatever the others say (the calls
+        of the others then need not be made). No by default; ``all`` and ``any`` say when."""
+        return False
+
+    def plan_calls(
+        self, agent_response: Any, expected_output: Any, case: CaseContext
+    ) -> CallPlan | GradeResult:
+        """Grades the children that need no call and plans the others' calls; the verdict at once when none is
+        left to make (a blank answer, the children graded already deciding)."""
+        try:
+            text = agent_response if type(agent_response) is str else read_text(agent_response)
+            if is_blank(text):
+                return self._blank(agent_response, expected_output)
+            results: list[Any] = []
+            planned: list[tuple[int, CallPlan]] = []
+            calls: list[OutboundCall] = []
+            for index, (_, grade, own, _) in enumerate(self._calls):
+                expected = expected_output if own is None else own
+                if index not in self._calling:
+                    results.append(grade(agent_response, expected))
+                    continue
+                child = self._children[index]
+                assert isinstance(child, CallingGrader)  # calls_out said so
+                plan = child.plan_calls(agent_response, expected, case)
+                if isinstance(plan, CallPlan):
+                    planned.append((index, plan))
+                    calls.extend(plan.calls)
+                    results.append(None)
+                else:
+                    results.append(plan)
+            if planned:
+                known = [r["details"]["match_status"] for r in results if r is not None]
+                if not (INVALID_EXPECTED in known or self._settled_by(known)):
+                    return CallPlan(calls=tuple(calls), state=(results, planned))
+                for index, _ in planned:
+                    results[index] = self._not_asked(index, agent_response, expected_output)
+            return self._combine(agent_response, expected_output, results)
+        except Exception as exc:
+            return self._broken(agent_response, expected_output, exc)
+
+    def read_replies(
+        self,
+        agent_response: Any,
+        expected_output: Any,
+        case: CaseContext,
+        plan: CallPlan,
+        replies: Sequence[CallReply],
+    ) -> GradeResult:
+        """Each planned child reads the replies to its own calls; then the verdicts combine. A reply missing
+        is read as a call not made (the child is unjudged)."""
+        try:
+            results, planned = plan.state
+            results = list(results)
+            at = 0
+            for index, child_plan in planned:
+                count = len(child_plan.calls)
+                own = list(replies[at : at + count])
+                own += [CallReply.unavailable()] * (count - len(own))
+                at += count
+                child = self._children[index]
+                assert isinstance(child, CallingGrader)  # it planned calls
+                expected = self._own_expected[index]
+                results[index] = child.read_replies(
+                    agent_response, expected_output if expected is None else expected, case, child_plan, own
+                )
+            return self._combine(agent_response, expected_output, results)
+        except Exception as exc:
+            return self._broken(agent_response, expected_output, exc)
+
+    def _not_asked(self, index: int, agent_response: Any, expected_output: Any) -> GradeResult:
+        """The verdict of calling child ``index`` whose calls were not made: unjudged, saying why (never a
+        pass), with the expected output it would have been given."""
+        own = self._own_expected[index]
+        return {
+            "passed": False,
+            "score": 0.0,
+            "details": {
+                "match_status": INVALID_RESPONSE,
+                "reason": "Not asked: the other graders' verdicts already decided",
+                "expected_original": expected_output if own is None else own,
+                "actual_original": agent_response,
+                "normalized_expected": None,
+                "normalized_actual": None,
+                "skipped": True,
+            },
+        }
 
     def _blank(self, agent_response: Any, expected_output: Any) -> GradeResult:
         refusal = self._first_refusal(expected_output)  # a refused expected output is reported first
@@ -518,6 +660,13 @@ class CompositeGrader(GraderInterface):
                 )
                 break
         return _result(INVALID_RESPONSE, reason, 0.0, agent_response, expected_output, None, self._paths, [])
+
+
+def _placed(endpoint: Endpoint, prefix: str) -> Endpoint:
+    """``endpoint`` with its fields named by their place in a tree (``graders[1].config.base_url``)."""
+    return replace(
+        endpoint, url_field=f"{prefix}.{endpoint.url_field}", key_field=f"{prefix}.{endpoint.key_field}"
+    )
 
 
 def _read_verdict(result: Any) -> tuple[Any, ...]:

@@ -29,10 +29,10 @@ from assay.graders.contract.base import Preset
 from assay.graders.contract.calls import (
     CALL_UNAVAILABLE,
     NO_CONTEXT,
-    CallingGrader,
     CallReply,
     CaseContext,
     Endpoint,
+    OneCallGrader,
     OutboundCall,
 )
 from assay.graders.contract.config_check import ConfigProblem, ProblemKind
@@ -139,7 +139,7 @@ def _clean(text: str) -> str:
 _TEXT = {"type": "string", "maxLength": MAX_TEXT}
 
 
-class LLMJudgeGrader(CallingGrader):
+class LLMJudgeGrader(OneCallGrader):
     """Asks an OpenAI-compatible chat model to grade the answer by a rubric or into labels."""
 
     default_id: ClassVar[str] = "llm-judge"

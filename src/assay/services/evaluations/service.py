@@ -20,6 +20,7 @@ from assay.services.execution.case_results import RunCase
 from assay.services.execution.reachability import CALLING_TARGETS
 from assay.services.execution.target_trial import TargetTrial, try_target
 from assay.services.grading.answers import check_calls
+from assay.services.grading.assertions import case_graders, check_assertion_calls, check_suite_calls
 from assay.services.grading.preflight import preflight_suite
 from assay.services.grading.registry import GraderService
 from assay.services.suites.case_keys import (
@@ -31,6 +32,7 @@ from assay.services.suites.case_keys import (
     shown,
     unmatched_names,
 )
+from assay.services.suites.service import case_assertions
 from assay.storage import evaluations as store
 from assay.storage import suites as suite_store
 from assay.storage.database import loggable
@@ -198,8 +200,13 @@ class EvaluationService:
         if request.reply_cache is not CacheMode.OFF and spec.type not in CALLING_TARGETS:
             message = f"a {spec.type} target calls no agent: there is no reply to cache"
             raise ValidationError.of(Problem(("reply_cache",), message))
-        if not request.allow_invalid_expected:
-            report = preflight_suite(self.session, suite.id, grader)
+        # the judges among the cases' assertions: their keys and URLs, as a lone judge's (in the preflight's
+        # pass over the cases when there is one)
+        if request.allow_invalid_expected:
+            check_suite_calls(self.session, suite.id, suite.assertions, self.scheduler.target_policy)
+        else:
+            judges = check_assertion_calls(self.scheduler.target_policy)
+            report = preflight_suite(self.session, suite.id, grader, check=judges)
             if not report.ok:
                 raise report.error(grader.grader_id, '"allow_invalid_expected": true')
         grader_spec = self.graders.spec(grader)
@@ -286,6 +293,15 @@ class EvaluationService:
             ),
             row.expected_output,
         )
+        # the case's own assertions grade it, as in a run (their judges' keys and URLs checked first)
+        graders = case_graders(
+            self.session,
+            suite.id,
+            suite.assertions,
+            check=check_assertion_calls(self.scheduler.target_policy),
+        )
+        if graders is not None:
+            case.checks = graders.for_case(case_assertions(row.assertions), case.target_case.metadata)
         self.session.rollback()  # no transaction held open while the agent is called
         return try_target(spec, case, policy=self.scheduler.target_policy, grader=grader)
 

@@ -445,8 +445,12 @@ class ShardRunner:
             )
             if cached is not None:
                 target = CachedTarget(target, cached, plan.fingerprint, plan.reply_cache)
-            # A model judge's calls go out under the targets' policy; other graders open nothing.
-            judge = calls_for(plan.grader, plan.policy, concurrency=concurrency)
+            # A model judge's calls (the grader's, or a case's assertions') go out under the targets'
+            # policy; other graders open nothing.
+            cases_call = plan.checks is not None and any(
+                case.checks is not None and case.checks.makes_calls for case in run
+            )
+            judge = calls_for(plan.grader, plan.policy, concurrency=concurrency, cases_call=cases_call)
             async with target, judge as calls:
                 outcome = await run_cases(
                     run,

@@ -18,7 +18,7 @@ from assay.targets.base import TargetCase, TargetReply
 from assay.targets.usage import Usage
 
 if TYPE_CHECKING:
-    from assay.graders import CallingGrader, CallTransport
+    from assay.graders import CallTransport
     from assay.graders.composite.assertions import AssertionsGrader
 
 BATCH_SIZE = 500
@@ -152,19 +152,29 @@ def grade_reply(case: RunCase, reply: TargetReply, grader: GraderInterface) -> C
 
 
 async def grade_reply_calling(
-    case: RunCase, reply: TargetReply, grader: CallingGrader, calls: CallTransport
+    case: RunCase, reply: TargetReply, grader: GraderInterface, calls: CallTransport
 ) -> CaseResult:
-    """:func:`grade_reply` for a grader that needs an outbound call (a model judge), sent by ``calls``; the
-    grader is told the case's input (a judge sees the question)."""
+    """:func:`grade_reply` making the calls the grading needs (a model judge's), sent by ``calls``: the case's
+    own assertions' when they call out, else ``grader``'s; told the case's input (a judge sees the
+    question)."""
     from assay.graders.contract.calls import (  # loaded by a run that grades with calls only
         CaseContext,
+        calls_out,
         grade_calling,
     )
 
-    if reply.error is not None or case.checks is not None:  # a case's own assertions make no call
+    if reply.error is not None:
         return grade_reply(case, reply, grader)
+    checks = case.checks
     context = CaseContext(input=case.target_case.input)
-    verdict = await grade_calling(grader, reply.output, case.expected_output, calls, context)
+    if checks is not None:
+        if not checks.makes_calls:
+            return grade_reply(case, reply, grader)
+        verdict = await checks.grade_calling(reply.output, case.expected_output, calls, context)
+    elif calls_out(grader):
+        verdict = await grade_calling(grader, reply.output, case.expected_output, calls, context)
+    else:
+        return grade_reply(case, reply, grader)
     return _graded(case, reply, VerdictRecord.of(verdict))
 
 

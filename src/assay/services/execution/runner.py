@@ -19,7 +19,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypeVar
 
-from assay.graders import CallingGrader, CallTransport, GraderInterface
+from assay.graders import CallTransport, GraderInterface
 from assay.services.execution.case_results import (
     BATCH_SIZE,
     FLUSH_INTERVAL_S,
@@ -148,6 +148,12 @@ async def _write_batches(
     return written
 
 
+def _calls_out(grader: GraderInterface) -> bool:
+    from assay.graders.contract.calls import calls_out  # loaded by a run that grades with calls only
+
+    return calls_out(grader)
+
+
 def _retrieve(future: asyncio.Future[Any]) -> None:
     if not future.cancelled():
         future.exception()
@@ -173,8 +179,9 @@ async def run_cases(
 ) -> RunOutcome:
     """Run every case through ``target`` and ``grader`` into ``sink``.
 
-    A grader that needs an outbound call per answer (a model judge) has it made through ``calls``, in the
-    same worker as the case, so ``concurrency`` bounds the judge's calls too. A ``cpu_bound`` grader grades
+    A grader that needs outbound calls per answer (a model judge), or a case's own assertions holding one,
+    has them made through ``calls``, in the same worker as the case, so ``concurrency`` bounds the cases
+    whose judges are being asked too. A ``cpu_bound`` grader grades
     on a worker thread, in batches (see the module's notes). Setting ``stop`` ends the run early: calls in
     flight are abandoned (those cases get no result, so a later resume runs them) and every reply received
     so far is still graded and written. A ``reachability`` watch sees every reply and sets ``stop`` when
@@ -189,8 +196,8 @@ async def run_cases(
     queue: asyncio.Queue[CaseResult | None] = asyncio.Queue(max_pending)
     remaining = iter(cases)
     stop = stop or asyncio.Event()
-    calling = grader if isinstance(grader, CallingGrader) and calls is not None else None
-    threaded = _ThreadGrading(grader, queue.put) if calling is None and grader.cpu_bound else None
+    calling = calls is not None and _calls_out(grader)
+    threaded = _ThreadGrading(grader, queue.put) if not calling and grader.cpu_bound else None
 
     async def work() -> None:
         at_once, put = target.reply_at_once, queue.put_nowait
@@ -214,11 +221,14 @@ async def run_cases(
             # Whether the agent was reached is the reply's to say (a grader's error never is one).
             if reachability is not None and reachability.observe(reply.error, reply.error_detail):
                 stop.set()
-            if threaded is not None:
+            checks = case.checks
+            # A case's own assertions holding a judge make its calls, whatever the run's grader.
+            own_calls = checks is not None and calls is not None and checks.makes_calls
+            if threaded is not None and not own_calls:
                 await threaded.put(case, reply)
             else:
-                if calling is not None and calls is not None:
-                    result = await grade_reply_calling(case, reply, calling, calls)
+                if calls is not None and (calling or own_calls):
+                    result = await grade_reply_calling(case, reply, grader, calls)
                 else:
                     result = grade_reply(case, reply, grader)
                 try:

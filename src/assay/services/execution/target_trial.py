@@ -3,7 +3,8 @@
 A newcomer's first question is whether the agent is reachable and whether the answer is read from the
 right place (``response_path``, the chat message, the recorded key). One call answers both: the reply as
 it came, the answer the evaluation would grade, or the error it would record, and what the grader makes
-of that answer. Nothing is stored.
+of that answer: the case's own assertions when it has some (their judges asked), as a run grades it. Nothing
+is stored.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from assay.graders import GraderInterface
 from assay.graders.contract.calls import CallReply, CallTransport, CaseContext, OutboundCall
 from assay.graders.contract.verdict import VerdictRecord
 from assay.services.execution.case_results import RunCase
-from assay.services.grading.answers import calls_for, grade_answer
+from assay.services.grading.answers import calls_for, check_endpoints, grade_answer, open_calls
 from assay.targets import ErrorReason, TargetPolicy, TargetReply, TargetSpec, build_target
 from assay.targets.raw import RawReply, capturing_raw
 
@@ -72,7 +73,9 @@ async def _send_once(
         with capturing_raw() as kept:
             reply = await target.respond(case.target_case)
     verdict = None
-    if grader is not None and not reply.is_error:  # graded as a run grades it (a judge is called)
+    if case.checks is not None and not reply.is_error:
+        verdict = await _graded_by_assertions(case, reply, policy, deadline)
+    elif grader is not None and not reply.is_error:  # graded as a run grades it (a judge is called)
         async with calls_for(grader, policy, concurrency=1) as calls:
             context = CaseContext(input=case.target_case.input)
             cut = _Deadline(calls, deadline) if calls is not None else None
@@ -80,6 +83,23 @@ async def _send_once(
                 await grade_answer(grader, reply.output, case.expected_output, cut, context)
             )
     return reply, kept[-1] if kept else None, verdict
+
+
+async def _graded_by_assertions(
+    case: RunCase, reply: TargetReply, policy: TargetPolicy | None, deadline: float
+) -> VerdictRecord:
+    """The verdict of the case's own assertions, their judges' calls (if any) made before ``deadline``."""
+    checks = case.checks
+    assert checks is not None  # the caller's test
+    if not checks.makes_calls:
+        return VerdictRecord.of(checks.grade(reply.output, case.expected_output))
+    check_endpoints(checks.endpoints, policy, where=("assert",))
+    async with open_calls(policy, concurrency=1) as calls:
+        context = CaseContext(input=case.target_case.input)
+        verdict = await checks.grade_calling(
+            reply.output, case.expected_output, _Deadline(calls, deadline), context
+        )
+    return VerdictRecord.of(verdict)
 
 
 def try_target(
@@ -90,7 +110,8 @@ def try_target(
     grader: GraderInterface | None = None,
 ) -> TargetTrial:
     """Send ``case`` to the target ``spec`` describes, once, in an event loop of its own; grade the answer
-    with ``grader`` when one is given and an answer came. The spec must already be checked (policy)."""
+    when one came, with the case's own assertions (``case.checks``) when it has some, else with ``grader``
+    when one is given. The spec must already be checked (policy)."""
     reply, raw, verdict = asyncio.run(_send_once(spec, case, policy, grader))
     target_case = case.target_case
     return TargetTrial(

@@ -7,7 +7,7 @@ so a suite of a million cases costs one pass and little memory.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -115,16 +115,23 @@ def check_cases(
 
 
 def preflight_suite(
-    session: Session, suite_id: int, grader: GraderInterface, *, limit: int = MAX_LISTED
+    session: Session,
+    suite_id: int,
+    grader: GraderInterface,
+    *,
+    limit: int = MAX_LISTED,
+    check: Callable[[AssertionsGrader], None] | None = None,
 ) -> PreflightReport:
-    """Check every case of a stored suite; ``NotFoundError`` when there is no such suite."""
+    """Check every case of a stored suite; ``NotFoundError`` when there is no such suite. ``check`` is called
+    on each distinct list of the cases' assertions that calls out (their judges' keys and URLs), as it is
+    built: the same pass."""
     from assay.services.grading.assertions import case_graders
     from assay.storage import suites as suite_store
 
     suite = suite_store.find_suite(session, suite_id)
     if suite is None:
         raise NotFoundError("Suite not found")
-    graders = case_graders(session, suite_id, suite.assertions)
+    graders = case_graders(session, suite_id, suite.assertions, check=check)
     if graders is None:
         cases: Iterable[CheckedCase] = (
             (case_id, position + 1, key, expected, None)

@@ -8,12 +8,12 @@ the pass rate. The test is the server's (:mod:`assay.services.figures.paired`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from assay.errors import NotFoundError, ValidationError
-from assay.services.figures.paired import Flip, PairedTest, Verdict
+from assay.services.figures.paired import Flip, PairedFigures
 from assay.services.local_run.result_file import read_records
 from assay.services.suites.case_keys import case_label
 
@@ -35,25 +35,19 @@ class FlippedRun:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RunsComparison:
-    """B against A: the counts over the cases both ran, the paired test, and the flips (regressions first)."""
+    """B against A: the figures over the cases both ran, and the flips (regressions first)."""
 
     a: str
     b: str
-    common_cases: int
-    only_in_a: int
-    only_in_b: int
-    both_passed: int
-    both_failed: int
-    pass_to_fail: int
-    fail_to_pass: int
-    a_pass_rate: float | None
-    b_pass_rate: float | None
-    p_value: float
-    p_value_b_worse: float
-    p_value_b_better: float
-    verdict: Verdict
+    figures: PairedFigures
     flips: list[FlippedRun]
     flips_total: int
+
+    def as_dict(self) -> dict[str, object]:
+        """The comparison as JSON: its figures flat, beside the runs' names and the flips."""
+        flips = [asdict(flip) for flip in self.flips]
+        figures = self.figures.as_dict()
+        return {"a": self.a, "b": self.b, **figures, "flips": flips, "flips_total": self.flips_total}
 
 
 def _records(path: Path) -> list[dict[str, Any]]:
@@ -77,7 +71,7 @@ def compare_files(a_path: Path, b_path: Path, *, limit: int | None = None) -> Ru
         return record["key"] if keyed else record["number"]
 
     in_a = {name(record): record for record in a_records}
-    common = passed_a = passed_b = both_passed = 0
+    common = passed_a = passed_b = 0
     flips: list[FlippedRun] = []
     for b in b_records:
         a = in_a.get(name(b))
@@ -92,7 +86,6 @@ def compare_files(a_path: Path, b_path: Path, *, limit: int | None = None) -> Ru
         common += 1
         passed_a += a["passed"]
         passed_b += b["passed"]
-        both_passed += a["passed"] and b["passed"]
         if a["passed"] != b["passed"]:
             flips.append(
                 FlippedRun(
@@ -110,25 +103,20 @@ def compare_files(a_path: Path, b_path: Path, *, limit: int | None = None) -> Ru
     if common == 0:
         raise ValidationError(f"{a_path.name} and {b_path.name} have no case in common")
     regressions = sum(flip.flip is Flip.REGRESSION for flip in flips)
-    improvements = len(flips) - regressions
-    test = PairedTest.of(regressions, improvements)
     flips.sort(key=lambda flip: (flip.flip is not Flip.REGRESSION, flip.number))
+    figures = PairedFigures.of(
+        in_a=len(in_a),
+        in_b=len(b_records),
+        common=common,
+        a_passed=passed_a,
+        b_passed=passed_b,
+        pass_to_fail=regressions,
+        fail_to_pass=len(flips) - regressions,
+    )
     return RunsComparison(
         a=str(a_path),
         b=str(b_path),
-        common_cases=common,
-        only_in_a=len(in_a) - common,
-        only_in_b=len(b_records) - common,
-        both_passed=both_passed,
-        both_failed=common - both_passed - len(flips),
-        pass_to_fail=regressions,
-        fail_to_pass=improvements,
-        a_pass_rate=passed_a / common,
-        b_pass_rate=passed_b / common,
-        p_value=test.p_value,
-        p_value_b_worse=test.p_value_b_worse,
-        p_value_b_better=test.p_value_b_better,
-        verdict=test.verdict,
+        figures=figures,
         flips=flips if limit is None else flips[:limit],
         flips_total=len(flips),
     )

@@ -1,5 +1,9 @@
 """A JUnit XML report of a run, for CI systems: one test case per result, written as the results are read.
 
+A case graded by its own assertions says each one's verdict as a ``<property name="assertion NAME">``
+(``passed``, else its status: ``mismatch``, ``invalid_response``...), and its failure's message names the
+assertions that did not pass; one ``<testcase>`` per case, so the counts stay the run's.
+
 Results come as a results file holds them (:meth:`CaseResult.as_record`), in its order; the test cases go to
 a temporary file first, as the counts of the ``<testsuite>`` element that encloses them come last, so a
 million results cost the memory of one.
@@ -16,6 +20,7 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import quoteattr
 
+from assay.graders.composite.assertions import AssertionVerdict, assertion_verdicts
 from assay.graders.contract.verdict import reason_of
 from assay.services.execution.case_results import RunCase
 from assay.services.suites.case_keys import case_label
@@ -38,6 +43,13 @@ def _test_case(suite_name: str, result: Mapping[str, Any]) -> ET.Element:
         name=_xml_text(f"{case_label(result['number'], result['key'])}: {result['input'][:_NAME_CHARS]}"),
         time=f"{(result['latency_ms'] or 0) / 1000:.3f}",
     )
+    verdicts = assertion_verdicts(result["details"])
+    if verdicts:
+        properties = ET.SubElement(case, "properties")
+        for verdict in verdicts:
+            ET.SubElement(
+                properties, "property", name=_xml_text(f"assertion {verdict.name}"), value=_status(verdict)
+            )
     if result["error"] is not None:
         error = ET.SubElement(
             case, "error", message=_xml_text(result["error"]), type=_xml_text(result["error"])
@@ -48,13 +60,28 @@ def _test_case(suite_name: str, result: Mapping[str, Any]) -> ET.Element:
             result["details"] or {}
         )  # read from the details: a line of an older run lacks "reason"
         reason = "did not pass" if reason is None else reason
+        failed = [verdict for verdict in verdicts or () if not verdict.passed]
+        if failed:
+            named = ", ".join(f"{verdict.name} ({_status(verdict)})" for verdict in failed)
+            reason = f"assertions not passed: {named}; {reason}"
         failure = ET.SubElement(
             case, "failure", message=_xml_text(reason), type=_xml_text(result["match_status"])
         )
+        lines = [f"{verdict.name}: {verdict.reason or _status(verdict)}" for verdict in failed]
         failure.text = _xml_text(
-            f"expected: {result['expected_output']!r}\nagent_response: {result['agent_response']!r}"
+            "\n".join(
+                [
+                    f"expected: {result['expected_output']!r}",
+                    f"agent_response: {result['agent_response']!r}",
+                    *lines,
+                ]
+            )
         )
     return case
+
+
+def _status(verdict: AssertionVerdict) -> str:
+    return "passed" if verdict.passed else verdict.match_status
 
 
 def _not_run(suite_name: str, case: RunCase) -> ET.Element:

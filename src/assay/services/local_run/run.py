@@ -146,7 +146,7 @@ def plain_loop_grades(grader: GraderInterface) -> bool:
     # No grader can call out before the module that defines calling graders is loaded (it is loaded only
     # when first named), and a run that grades without calls does not load it.
     calls = sys.modules.get("assay.graders.contract.calls")
-    return calls is None or not isinstance(grader, calls.CallingGrader)
+    return calls is None or not calls.calls_out(grader)
 
 
 def run_recorded(
@@ -204,6 +204,7 @@ async def run_local(
     reachability: ReachabilityWatch | None = None,
     target: Target | None = None,
     cache: CacheUse | None = None,
+    cases_call: bool = False,
 ) -> RunOutcome:
     """Run the ``cases`` without a result in ``done`` into ``sink``; through ``target`` when given (one built
     by the caller: the Python API's function), else the one ``spec`` describes.
@@ -211,6 +212,8 @@ async def run_local(
     With ``answers`` (recorded answers in case order) ``spec`` must be a recorded target: each case's answer
     is read as the case is handed out. A ``reachability`` watch stops the run when the first cases all fail
     to reach the agent. With ``cache``, the target built from ``spec`` answers from the reply cache first.
+    ``cases_call``: the cases' own assertions hold a judge (its endpoint checked by the suite's scan), so a
+    transport for its calls is opened whatever ``grader``.
     """
     import asyncio
 
@@ -235,7 +238,7 @@ async def run_local(
             target = cache.around(target, spec)
     keep = _ANSWERS_KEPT_PER_WORKER * concurrency
     pending = _handed_out(cases, control=control, done=done, answers=answers, window=window, keep=keep)
-    async with target, calls_for(grader, concurrency=concurrency) as calls:
+    async with target, calls_for(grader, concurrency=concurrency, cases_call=cases_call) as calls:
         return await run_cases(
             pending,
             target,

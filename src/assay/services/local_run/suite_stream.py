@@ -159,12 +159,16 @@ class SuiteFile:
     def checks(self) -> CaseGraders:
         """The graders of the cases' own assertions, and of a JSON file's defaults and rules."""
         if self._checks is None:
-            from assay.services.grading.assertions import (
+            from assay.services.grading.assertions import (  # loaded by a suite with assertions only
                 CaseGraders,
-            )  # loaded by a suite with assertions only
+                check_assertion_calls,
+            )
 
             own = self._suite_assertions if self.format is SuiteFormat.JSON else None
-            self._checks = CaseGraders(combined_assertions(own, self.defaults))
+            # a judge among them has its key and URL checked as its list is first built: by the scan
+            self._checks = CaseGraders(
+                combined_assertions(own, self.defaults), check=check_assertion_calls(None)
+            )
         return self._checks
 
     @property
@@ -172,6 +176,11 @@ class SuiteFile:
         """Whether a row without assertions of its own is graded by the run's grader, unasked: a JSONL or CSV
         file with no defaults beside it."""
         return self.format is not SuiteFormat.JSON and self.defaults is None
+
+    @property
+    def calls_out(self) -> bool:
+        """Whether a case's assertions hold a grader that calls out (a model judge); known once scanned."""
+        return self._checks is not None and self._checks.calling
 
     def _rows(self) -> Iterator[tuple[Loc, CaseFields | str]]:
         """Each row's place, and its case or what is wrong with it."""

@@ -10,7 +10,7 @@ from assay.domain import within_budget
 from assay.errors import NotFoundError, Problem, ValidationError
 from assay.services.evaluations.records import CaseOutcome, outcome_of, shown_size
 from assay.services.evaluations.service import DEFAULT_MAX_PAGE_BYTES
-from assay.services.figures.paired import SIGNIFICANCE, Flip, PairedTest, Verdict
+from assay.services.figures.paired import SIGNIFICANCE, Flip, PairedFigures, Verdict
 from assay.storage import evaluations as store
 
 __all__ = [
@@ -41,24 +41,12 @@ class FlippedCase:
 
 @dataclass(frozen=True, slots=True)
 class Comparison:
-    """Counts over the cases both evaluations finished, the test, and one page of flipped cases."""
+    """The figures over the cases both evaluations finished, and one page of flipped cases."""
 
     a_id: int
     b_id: int
     suite_id: int
-    common_cases: int
-    only_in_a: int
-    only_in_b: int
-    both_passed: int
-    both_failed: int
-    pass_to_fail: int
-    fail_to_pass: int
-    a_pass_rate: float | None
-    b_pass_rate: float | None
-    p_value: float
-    p_value_b_worse: float
-    p_value_b_better: float
-    verdict: Verdict
+    figures: PairedFigures
     flips: list[FlippedCase]
     flips_total: int
     next_skip: int | None = None
@@ -67,10 +55,10 @@ class Comparison:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PairTally:
-    """What a comparison computes once: the counts and the test (pages of flips come from the database)."""
+    """What a comparison computes once: the counts and the figures (pages of flips come from the database)."""
 
     counts: store.PairCounts
-    test: PairedTest
+    figures: PairedFigures
 
 
 _TALLIES: dict[tuple[object, ...], PairTally] = {}
@@ -92,7 +80,16 @@ def pair_tally(session: Session, a: store.EvaluationRow, b: store.EvaluationRow)
     if tally is not None:
         return tally
     counts = store.pair_counts(session, a.id, b.id)
-    tally = PairTally(counts=counts, test=PairedTest.of(counts.pass_to_fail, counts.fail_to_pass))
+    figures = PairedFigures.of(
+        in_a=counts.in_a,
+        in_b=counts.in_b,
+        common=counts.common,
+        a_passed=counts.a_passed,
+        b_passed=counts.b_passed,
+        pass_to_fail=counts.pass_to_fail,
+        fail_to_pass=counts.fail_to_pass,
+    )
+    tally = PairTally(counts=counts, figures=figures)
     if len(_TALLIES) >= _TALLIES_KEPT:
         _TALLIES.pop(next(iter(_TALLIES)), None)
     _TALLIES[key] = tally
@@ -148,24 +145,11 @@ def compare(
     if flip is not None:
         listed_total = counts.pass_to_fail if flip is Flip.REGRESSION else counts.fail_to_pass
     next_skip = skip + len(flips)
-    both_passed = counts.a_passed - counts.pass_to_fail
     return Comparison(
         a_id=a_id,
         b_id=b_id,
         suite_id=a.suite_id,
-        common_cases=counts.common,
-        only_in_a=counts.in_a - counts.common,
-        only_in_b=counts.in_b - counts.common,
-        both_passed=both_passed,
-        both_failed=counts.common - both_passed - counts.pass_to_fail - counts.fail_to_pass,
-        pass_to_fail=counts.pass_to_fail,
-        fail_to_pass=counts.fail_to_pass,
-        a_pass_rate=counts.a_passed / counts.common if counts.common else None,
-        b_pass_rate=counts.b_passed / counts.common if counts.common else None,
-        p_value=tally.test.p_value,
-        p_value_b_worse=tally.test.p_value_b_worse,
-        p_value_b_better=tally.test.p_value_b_better,
-        verdict=tally.test.verdict,
+        figures=tally.figures,
         flips=flips,
         flips_total=counts.pass_to_fail + counts.fail_to_pass,
         next_skip=next_skip if next_skip < listed_total else None,

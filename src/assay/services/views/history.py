@@ -105,9 +105,9 @@ def suite_history(
                 finished_at=row.finished_at,
                 pass_rate=rates.get(row.id, no_results),
                 previous_id=previous.id if previous is not None else None,
-                shift=tally.test.shift if tally is not None and shared else None,
+                shift=tally.figures.shift if tally is not None and shared else None,
                 common_cases=tally.counts.common if tally is not None else None,
-                p_value=tally.test.p_value if tally is not None and shared else None,
+                p_value=tally.figures.p_value if tally is not None and shared else None,
             )
         )
     return History(suite_id=suite_id, points=points, total=total)

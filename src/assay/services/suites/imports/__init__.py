@@ -8,9 +8,10 @@ docs/imports.md.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from enum import Enum
 from pathlib import Path
+from typing import Any
 
 from assay.serialization import json_text
 from assay.services.suites.imports.records import Assertion, ImportedRow, ImportReport, LineReport
@@ -46,15 +47,17 @@ def import_file(
     prompt: str | None = None,
     eval_content: bytes | None = None,
     eval_source: str = "eval",
+    judge: Mapping[str, Any] | None = None,
 ) -> ImportReport:
     """The suite rows of ``content`` (a file named ``source``) and the report of every line.
 
     ``ValidationError`` (exit 2 in the CLI) when the file cannot be read, or when a check or line cannot be
     represented exactly and ``drop_unsupported`` is off. ``base_dir`` lets a promptfoo config read the files
     it refers to (the API passes none); ``prompt`` replaces promptfoo's prompts; ``eval_content`` is the
-    OpenAI eval object (its ``testing_criteria``) for ``openai-evals``.
+    OpenAI eval object (its ``testing_criteria``) for ``openai-evals``; ``judge`` is the judge model-judged
+    checks ask (:func:`~assay.services.suites.imports.judged.read_judge`; without it they are refused).
     """
-    session = Session(source, drop_unsupported=drop_unsupported)
+    session = Session(source, drop_unsupported=drop_unsupported, judge=judge)
     if source_format is ImportFormat.PROMPTFOO:
         from assay.services.suites.imports.promptfoo import import_promptfoo
 

@@ -19,7 +19,6 @@ from assay.services.suites.imports.records import Assertion, UnsupportedError
 
 __all__ = [
     "MODEL_GRADERS",
-    "MODEL_JUDGED",
     "checked",
     "contains",
     "equals",
@@ -40,12 +39,6 @@ EXACT = {"case_sensitive": True, "normalize_whitespace": False}
 MODEL_GRADERS = frozenset({"semantic"})
 """Graders whose verdict comes from a model: a mapped check keeps its kind (a cosine) but not the source's
 model, which the report notes."""
-
-MODEL_JUDGED = (
-    "Assay cannot run it as a case's assertion: a model judge (llm-judge) needs an outbound call for each "
-    "answer, which a composite grader cannot make; use llm-judge as the evaluation's own grader"
-)
-"""Why a model-judged check (a rubric, labels) is refused until a case's assertions can make calls."""
 
 
 def graders_in(spec: object) -> set[str]:
@@ -93,7 +86,7 @@ def checked(assertion: Assertion, what: str) -> Assertion:
         raise UnsupportedError(what, f"Assay's {assertion.grader_id} grader refuses it: {exc}") from exc
     if refusal:
         raise UnsupportedError(what, f"Assay's {assertion.grader_id} grader refuses its value: {refusal}")
-    try:  # and as a case's assertion (a model judge cannot be one yet: composites make no outbound call)
+    try:  # and as a case's assertion (its caps: the judges one answer may call)
         read_assertions([assertion.to_json()])
     except InvalidAssertionsError as exc:
         raise UnsupportedError(what, f"Assay cannot run it as a case's assertion: {exc}") from exc

@@ -7,9 +7,10 @@ the answer is ``{{sample.output_text}}``. Which criteria map, and which are refu
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
-from assay.services.suites.imports import checks
+from assay.services.suites.imports import checks, judged
 from assay.services.suites.imports.conversation import render_conversation
 from assay.services.suites.imports.reading import jsonl_records, parse_json, refuse, text_of
 from assay.services.suites.imports.records import Assertion, ImportedRow, LineReport, UnsupportedError, put
@@ -70,7 +71,7 @@ def import_openai_evals(
             name = criterion.get("name") if isinstance(criterion.get("name"), str) else None
             label = f"criterion {number} ({name or criterion.get('type')})"
             try:
-                build = _builder(criterion, values, label)
+                build = _builder(criterion, values, label, session.judge)
             except UnsupportedError as problem:
                 session.unsupported(report, problem)
                 continue
@@ -137,7 +138,9 @@ def _answer_and_reference(criterion: dict[str, Any], values: dict[str, Any], lab
     return render(reference, path_lookup(values), label)
 
 
-def _builder(criterion: dict[str, Any], values: dict[str, Any], label: str) -> Any:
+def _builder(
+    criterion: dict[str, Any], values: dict[str, Any], label: str, judge: Mapping[str, Any] | None
+) -> Any:
     kind = criterion.get("type")
     if kind == "string_check":
         reference = _answer_and_reference(criterion, values, label)
@@ -161,5 +164,82 @@ def _builder(criterion: dict[str, Any], values: dict[str, Any], label: str) -> A
             grader_id="semantic", config={"threshold": threshold}, expected_output=reference
         )
     if kind in ("score_model", "label_model"):
-        raise UnsupportedError(label, checks.MODEL_JUDGED)
+        if judge is None:
+            raise UnsupportedError(label, judged.JUDGE_MISSING)
+        return _model_builder(criterion, values, label, _judge_of(criterion, judge, label))
     raise UnsupportedError(label, f"no Assay grader runs OpenAI's '{kind}' grader")
+
+
+_SAMPLING = {"temperature": "temperature", "max_completions_tokens": "max_tokens"}
+"""OpenAI's ``sampling_params`` llm-judge sends the same way."""
+
+
+def _judge_of(criterion: dict[str, Any], judge: Mapping[str, Any], label: str) -> dict[str, Any]:
+    """The import's judge, asking the criterion's model unless the import names one, with its sampling."""
+    config = dict(judge)
+    model = criterion.get("model")
+    if "model" not in config and isinstance(model, str) and model.strip():
+        config["model"] = model
+    sampling = criterion.get("sampling_params") or {}
+    if not isinstance(sampling, dict):
+        raise UnsupportedError(label, "its sampling_params are not an object")
+    other = sorted(set(sampling) - set(_SAMPLING))
+    if other:
+        raise UnsupportedError(label, f"its sampling_params {', '.join(other)} have no llm-judge setting")
+    for name, key in _SAMPLING.items():
+        if name in sampling:
+            config[key] = sampling[name]
+    return config
+
+
+def _model_builder(
+    criterion: dict[str, Any], values: dict[str, Any], label: str, judge: dict[str, Any]
+) -> Any:
+    """A ``score_model`` (a rubric, its range mapped onto the judge's 0 to 1) or ``label_model``."""
+    rubric = _judge_prompt(criterion.get("input"), values, label)
+    if criterion["type"] == "label_model":
+        labels, passing = criterion.get("labels"), criterion.get("passing_labels")
+        if not isinstance(labels, list) or not isinstance(passing, list) or not _texts(labels + passing):
+            raise UnsupportedError(label, "its labels and passing_labels must be lists of text")
+        return lambda: judged.by_labels(judge, rubric, labels, passing, label)
+    low, high = _scale(criterion.get("range", [0, 1]), label)
+    threshold = criterion.get("pass_threshold")
+    if threshold is not None and (isinstance(threshold, bool) or not isinstance(threshold, (int, float))):
+        raise UnsupportedError(label, "its pass_threshold is not a number")
+    cut = None if threshold is None else (threshold - low) / (high - low)
+    if (low, high) != (0, 1):
+        rubric += (
+            f"\n\n(These instructions score from {low:g} to {high:g}. Give your score from 0 to 1 instead: a "
+            f"score s on their scale is (s - {low:g}) / {high - low:g}.)"
+        )
+    return lambda: judged.by_rubric(judge, rubric, cut, label)
+
+
+def _texts(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(item, str) for item in value)
+
+
+def _scale(value: Any, label: str) -> tuple[float, float]:
+    if (
+        not isinstance(value, list)
+        or len(value) != 2
+        or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
+        or not value[0] < value[1]
+    ):
+        raise UnsupportedError(label, "its range is not [low, high] with low < high")
+    return float(value[0]), float(value[1])
+
+
+def _judge_prompt(messages: Any, values: dict[str, Any], label: str) -> str:
+    """The grader's messages as the judge's rubric, each ``role: content``: the item's values rendered, and
+    the answer (``{{sample.output_text}}``) named, as the judge is shown it beside the rubric."""
+    if not isinstance(messages, list) or not messages:
+        raise UnsupportedError(label, "its input is not a list of messages")
+    parts = []
+    for number, message in enumerate(messages, 1):
+        content = message.get("content") if isinstance(message, dict) else None
+        if not isinstance(content, str):
+            raise UnsupportedError(f"{label} message {number}", "has no text content")
+        named = ANSWER.sub("[the agent_response]", content)
+        parts.append(f"{message.get('role', 'user')}: {render(named, path_lookup(values), label)}")
+    return "\n\n".join(parts)

@@ -5,12 +5,12 @@ promptfoo reads it."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import yaml
 
-from assay.services.suites.imports import checks
+from assay.services.suites.imports import checks, judged
 from assay.services.suites.imports.records import Assertion, LineReport, UnsupportedError
 from assay.services.suites.imports.session import Session
 from assay.services.suites.imports.templates import js_string, render
@@ -29,11 +29,11 @@ _VALUELESS = frozenset(
 """Types a CSV cell may name without a colon (they take no value)."""
 _SUPPORTED = frozenset(
     {"equals", "contains", "icontains", "contains-any", "contains-all", "icontains-any", "icontains-all"}
-    | {"regex", "starts-with", "is-json", "similar"}
+    | {"regex", "starts-with", "is-json", "similar", "llm-rubric"}
 )
+_THRESHOLDED = frozenset({"similar", "llm-rubric"})
 _WHY_NOT = {
-    "llm-rubric": checks.MODEL_JUDGED,
-    "grade": checks.MODEL_JUDGED,
+    "grade": "promptfoo reads 'grade:' in a CSV cell as llm-rubric; as an assertion type, write llm-rubric",
     "contains-json": "Assay's json grader reads JSON from the whole answer or one fenced block, not from "
     "anywhere in the text as promptfoo does",
 }
@@ -48,15 +48,19 @@ def assertions(
 ) -> list[Assertion]:
     """The Assay assertion of one promptfoo assertion (none when it is dropped or refused)."""
     try:
-        build = _builder(raw, label, lookup)
+        build = _builder(raw, label, lookup, session.judge)
     except UnsupportedError as problem:
         session.unsupported(report, problem)
         return []
     made = session.check(report, label, build)
+    if made is not None and raw.get("provider") is not None:
+        report.notes.append(f"{label}: its provider is not used; the import's judge is asked")
     return [made] if made is not None else []
 
 
-def _builder(raw: Any, label: str, lookup: Callable[[str], object]) -> Callable[[], Assertion]:
+def _builder(
+    raw: Any, label: str, lookup: Callable[[str], object], judge: Mapping[str, Any] | None
+) -> Callable[[], Assertion]:
     if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
         raise UnsupportedError(label, "expected a mapping with a 'type'")
     unknown = set(raw) - _ASSERT_KEYS
@@ -70,7 +74,7 @@ def _builder(raw: Any, label: str, lookup: Callable[[str], object]) -> Callable[
         raise UnsupportedError(label, why)
     value = _rendered(raw.get("value"), lookup, label)
     threshold = raw.get("threshold")
-    if threshold is not None and base != "similar":
+    if threshold is not None and base not in _THRESHOLDED:
         raise UnsupportedError(label, f"a threshold on '{base}' has no Assay meaning")
     weight, name = raw.get("weight"), raw.get("metric")
     if weight is not None and (
@@ -79,7 +83,11 @@ def _builder(raw: Any, label: str, lookup: Callable[[str], object]) -> Callable[
         raise UnsupportedError(label, "its weight is not a number ≥ 0")
     if name is not None and not isinstance(name, str):
         raise UnsupportedError(label, "its metric is not text")
-    make = _kind_builder(base, value, threshold, label)
+    if base == "llm-rubric":
+        rubric = _text(value, label)
+        make: Callable[[], Assertion] = lambda: judged.by_rubric(judge, rubric, threshold, label)  # noqa: E731
+    else:
+        make = _kind_builder(base, value, threshold, label)
 
     def build() -> Assertion:
         assertion = make()

@@ -4,11 +4,13 @@ import (every such check listed) unless the caller asked to drop it, and then it
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from assay.errors import Loc, Problem, ValidationError
 from assay.services.suites.case_keys import key_problems
 from assay.services.suites.imports.checks import MODEL_GRADERS, checked, graders_in, unavailable_here
+from assay.services.suites.imports.judged import JUDGE, JUDGED_NOTE
 from assay.services.suites.imports.reading import MAX_ROWS
 from assay.services.suites.imports.records import (
     Assertion,
@@ -36,9 +38,13 @@ def describe(assertion: Assertion) -> str:
 class Session:
     """Collects rows and line reports; refuses at the end if anything could not be represented."""
 
-    def __init__(self, source: str, *, drop_unsupported: bool) -> None:
+    def __init__(
+        self, source: str, *, drop_unsupported: bool, judge: Mapping[str, Any] | None = None
+    ) -> None:
         self.source = source
         self.drop_unsupported = drop_unsupported
+        self.judge = judge
+        """The judge model-judged checks ask (an llm-judge config without the keys a check sets), if given."""
         self.report = ImportReport(source=source)
         self._refusals: list[Problem] = []
         self._refused = 0
@@ -80,6 +86,8 @@ class Session:
         used = graders_in(assertion.to_json())
         if used & MODEL_GRADERS:
             line.notes.append(f"{what}: {MODEL_NOTE}")
+        if JUDGE in used:
+            line.notes.append(f"{what}: {JUDGED_NOTE}")
         if "regex" in used:
             line.notes.append(f"{what}: {REGEX_NOTE}")
         line.notes.extend(f"{what}: {reason}" for reason in unavailable_here(assertion))
