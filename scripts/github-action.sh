@@ -16,12 +16,13 @@ fi
 output_line results "$results"
 
 if [ -n "${ASSAY_ACTION_CONFIG:-}" ]; then
-  # SEAM (issue 24): an assay.yaml is run by `assay eval`; the lead wires its options here once it lands.
-  if ! "${assay[@]}" eval --help >/dev/null 2>&1; then
-    say "error: the config input needs 'assay eval', which this Assay does not have; give suite, grader and a target"
+  # The assay.yaml says the suites, target, assertions and gates; its own server is left to this script,
+  # which pushes each suite's results file once and comments on it.
+  if [ -n "${ASSAY_ACTION_MIN_PASS_RATE:-}" ]; then
+    say "error: with the config input, the gate is the file's gates (gates.min_pass_rate), not min-pass-rate"
     exit 2
   fi
-  args=(eval "$ASSAY_ACTION_CONFIG" --output "$results")
+  args=(eval "$ASSAY_ACTION_CONFIG" --output "$results" --no-server)
 else
   if [ -z "${ASSAY_ACTION_SUITE:-}" ] || [ -z "${ASSAY_ACTION_GRADER:-}" ]; then
     say "error: give the suite and grader inputs (or config)"
@@ -33,8 +34,8 @@ else
   [ -n "${ASSAY_ACTION_PYTHON:-}" ] && args+=(--python "$ASSAY_ACTION_PYTHON")
   [ -n "${ASSAY_ACTION_COMMAND:-}" ] && args+=(--command "$ASSAY_ACTION_COMMAND")
   [ -n "${ASSAY_ACTION_RESPONSES:-}" ] && args+=(--responses "$ASSAY_ACTION_RESPONSES")
+  [ -n "${ASSAY_ACTION_MIN_PASS_RATE:-}" ] && args+=(--min-pass-rate "$ASSAY_ACTION_MIN_PASS_RATE")
 fi
-[ -n "${ASSAY_ACTION_MIN_PASS_RATE:-}" ] && args+=(--min-pass-rate "$ASSAY_ACTION_MIN_PASS_RATE")
 if [ -n "${ASSAY_ACTION_ARGS:-}" ]; then
   read -r -a extra <<< "$ASSAY_ACTION_ARGS"
   args+=("${extra[@]}")
@@ -47,20 +48,44 @@ if [ "$ran" -gt 1 ] || [ -z "${ASSAY_ACTION_SERVER:-}" ]; then
   exit "$ran"  # a configuration error or a bug has no run to push; without a server there is nothing to post
 fi
 
-evaluation=$("${assay[@]}" push "$results" --server "$ASSAY_ACTION_SERVER") || exit $?
-output_line evaluation-id "$evaluation"
-say "stored as evaluation $evaluation on ${ASSAY_ACTION_PUBLIC_URL:-$ASSAY_ACTION_SERVER}"
+# One results file; an eval of several suites writes one per suite beside it (results.<suite>.jsonl).
+files=("$results")
+if [ ! -f "$results" ]; then
+  shopt -s nullglob
+  files=("${results%.jsonl}".*.jsonl)
+  shopt -u nullglob
+fi
+if [ "${#files[@]}" -eq 0 ]; then
+  say "error: the run wrote no results file at $results"
+  exit 3
+fi
 
-case "${GITHUB_EVENT_NAME:-}" in
-  pull_request | pull_request_target)
-    if [ "${ASSAY_ACTION_COMMENT:-true}" = true ]; then
-      comment=(github comment --server "$ASSAY_ACTION_SERVER" --evaluation "$evaluation")
-      [ -n "${ASSAY_ACTION_TITLE:-}" ] && comment+=(--title "$ASSAY_ACTION_TITLE")
-      [ -n "${ASSAY_ACTION_PUBLIC_URL:-}" ] && comment+=(--public-url "$ASSAY_ACTION_PUBLIC_URL")
-      [ -n "${ASSAY_ACTION_BASE_BRANCH:-}" ] && comment+=(--base-branch "$ASSAY_ACTION_BASE_BRANCH")
-      [ -n "${ASSAY_ACTION_MIN_PASS_RATE:-}" ] && comment+=(--min-pass-rate "$ASSAY_ACTION_MIN_PASS_RATE")
-      "${assay[@]}" "${comment[@]}" || exit $?
-    fi
-    ;;
-esac
+evaluations=()
+for file in "${files[@]}"; do
+  evaluation=$("${assay[@]}" push "$file" --server "$ASSAY_ACTION_SERVER") || exit $?
+  evaluations+=("$evaluation")
+  output_line evaluation-id "${evaluations[*]}"
+  say "stored as evaluation $evaluation on ${ASSAY_ACTION_PUBLIC_URL:-$ASSAY_ACTION_SERVER}"
+  case "${GITHUB_EVENT_NAME:-}" in
+    pull_request | pull_request_target)
+      if [ "${ASSAY_ACTION_COMMENT:-true}" = true ]; then
+        comment=(github comment --server "$ASSAY_ACTION_SERVER" --evaluation "$evaluation")
+        title=${ASSAY_ACTION_TITLE:-}
+        if [ "${#files[@]}" -gt 1 ]; then  # a comment per suite, each by its own title
+          base=${results##*/}
+          name=${file##*/}
+          name=${name%.jsonl}
+          name=${name#"${base%.jsonl}".}
+          title=${title:+$title ($name)}
+          title=${title:-$name}
+        fi
+        [ -n "$title" ] && comment+=(--title "$title")
+        [ -n "${ASSAY_ACTION_PUBLIC_URL:-}" ] && comment+=(--public-url "$ASSAY_ACTION_PUBLIC_URL")
+        [ -n "${ASSAY_ACTION_BASE_BRANCH:-}" ] && comment+=(--base-branch "$ASSAY_ACTION_BASE_BRANCH")
+        [ -n "${ASSAY_ACTION_MIN_PASS_RATE:-}" ] && comment+=(--min-pass-rate "$ASSAY_ACTION_MIN_PASS_RATE")
+        "${assay[@]}" "${comment[@]}" || exit $?
+      fi
+      ;;
+  esac
+done
 exit "$ran"

@@ -5,7 +5,9 @@ test item, and the gate decides the session. Run from the repository's root:
 
 The first test grades with true-false as it is: the agent's "oui" and "sí" are not read (2 of 6 cases fail),
 which the gate of 60 % tolerates, so those two are reported xfailed and the session passes. The second
-teaches the grader those words and asks for every case.
+teaches the grader those words and asks for every case. The third runs ../assay.yaml (what `assay eval` runs
+in examples/): both suites, the arithmetic picked out for the numeric grader by a rule on its metadata, and
+the file's gates (70 % overall, every English case, every number) judging the aggregate.
 """
 
 from __future__ import annotations
@@ -29,4 +31,9 @@ def test_capitals(question: str) -> str:
 
 @pytest.mark.assay(suite="../capitals.jsonl", grader="true-false", config=ALIASES)
 def test_capitals_in_every_language(question: str) -> str:
+    return answer(question)
+
+
+@pytest.mark.assay(eval_file="../assay.yaml")
+def test_the_examples_eval(question: str) -> str:
     return answer(question)

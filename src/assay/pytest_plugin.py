@@ -5,13 +5,18 @@ the gate applied to the aggregate (docs/ci.md#the-pytest-plugin).
     def test_capitals(question: str) -> str:
         return my_agent(question)
 
-The function is the target (or the marker's ``target``: an agent's URL or a target spec). The run is
-:func:`assay.evaluate` (no second runner), once per declaration, when its first item runs. Each case is an
-item ``test_capitals::case #3 (key it-rome)``; one more, ``test_capitals::gate``, holds the gate. A case that
-failed fails its item when the gate is missed, and is reported ``xfailed`` (with its verdict) when the gate
-holds: a flaky case fails the build only when the pass rate falls below ``min_pass_rate`` (default 1.0,
-every case). ``--assay-output DIR`` keeps each run's results file, ``--assay-server URL`` pushes it as
-``assay push`` does.
+    @pytest.mark.assay(eval_file="assay.yaml")   # suites, assertions, rules and gates from the file
+    def test_support(question: str) -> str:
+        return my_agent(question)
+
+The function is the target (or the marker's ``target``: an agent's URL or a target spec; an ``assay.yaml``'s
+own target is what ``assay eval`` calls, and stands aside here). The run is :func:`assay.evaluate` (no second
+runner), once per declaration, when its first item runs. Each case is an item ``test_capitals::case #3 (key
+it-rome)`` (``billing case #3`` when an eval file has several suites); one more, ``test_capitals::gate``,
+holds the gate: ``min_pass_rate`` (default 1.0, every case), or an eval file's gates. A case that failed fails
+its item when the gate is missed, and is reported ``xfailed`` (with its verdict) when the gate holds: a flaky
+case fails the build only when the gate says so. ``--assay-output DIR`` keeps each run's results file,
+``--assay-server URL`` pushes it as ``assay push`` does.
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ from assay.errors import AssayError, ValidationError
 
 if TYPE_CHECKING:
     from assay.python_api import EvaluationResult
+    from assay.services.eval_file.gates import GateVerdict
+    from assay.services.eval_file.plan import EvalPlan
     from assay.services.execution.case_results import CaseResult
 
 __all__ = ["AssayDeclaration"]
@@ -41,20 +48,24 @@ _SHOWN_CHARS = 200
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AssayDeclaration:
     """What ``@pytest.mark.assay(...)`` declares: the suite (a file, relative to the test's folder, or cases
-    as mappings), the grader and its config, the target (default: the test function), the gate."""
+    as mappings), the grader and its config, the target (default: the test function), the gate; or an
+    ``assay.yaml`` (``eval_file``) that says the suites, grading and gates."""
 
-    suite: str | Path | list[Mapping[str, Any]]
-    grader: str
+    suite: str | Path | list[Mapping[str, Any]] | None = None
+    grader: str | None = None
     config: Mapping[str, Any] | None = None
     target: Any = None
-    min_pass_rate: float = 1.0
-    concurrency: int = 8
-    eval_file: str | None = None
-    """Seam (issue 24): a config file run by ``assay eval``; refused until that lands."""
+    min_pass_rate: float | None = None
+    """The gate (default 1.0: every case passes); an eval file's are its ``gates``."""
+    concurrency: int | None = None
+    """Cases in flight (default 8, or the eval file's ``concurrency``)."""
+    eval_file: str | Path | None = None
+    """An ``assay.yaml`` (relative to the test's folder): its suites, grader, assertions, rules and gates."""
 
     @classmethod
     def of(cls, marker: pytest.Mark) -> AssayDeclaration:
-        """The marker's declaration; ``ValidationError`` for one that names no suite or grader."""
+        """The marker's declaration; ``ValidationError`` for one that names no suite or grader (nor an eval
+        file), or an eval file beside what the file says."""
         if marker.args:
             raise ValidationError("@pytest.mark.assay takes keywords only: suite=..., grader=...")
         try:
@@ -62,11 +73,22 @@ class AssayDeclaration:
         except TypeError as exc:
             raise ValidationError(f"@pytest.mark.assay: {exc}") from None
         if declared.eval_file is not None:
-            raise ValidationError(
-                "@pytest.mark.assay(eval_file=...) needs `assay eval`, which this Assay lacks"
-            )
-        if not 0 <= declared.min_pass_rate <= 1:
-            raise ValidationError(f"min_pass_rate must be within 0-1, got {declared.min_pass_rate}")
+            given = [
+                name
+                for name in ("suite", "grader", "config", "min_pass_rate")
+                if getattr(declared, name) is not None
+            ]
+            if given:
+                raise ValidationError(
+                    "@pytest.mark.assay: eval_file says the suites, grading and gates; "
+                    f"drop {', '.join(given)}"
+                )
+        elif declared.suite is None or declared.grader is None:
+            missing = " and ".join(n for n in ("suite", "grader") if getattr(declared, n) is None)
+            raise ValidationError(f"@pytest.mark.assay: give {missing} (or eval_file)")
+        rate = declared.min_pass_rate
+        if rate is not None and not 0 <= rate <= 1:
+            raise ValidationError(f"min_pass_rate must be within 0-1, got {rate}")
         return declared
 
 
@@ -76,11 +98,14 @@ class CaseFailedError(Exception):
 
 @dataclass
 class _Outcome:
-    """A declaration's run, made once: its result, or why there is none."""
+    """A declaration's run, made once: each case's result and the gate's verdict, or why there is none."""
 
-    result: EvaluationResult | None = None
     error: str | None = None
-    by_number: dict[int, CaseResult] = field(default_factory=dict)
+    by_case: dict[tuple[int, int], CaseResult] = field(default_factory=dict)
+    """Each result by (suite index, case number)."""
+    held: bool = False
+    gate_line: str = ""
+    """The gate's verdict as one line (every gate's, for an eval file)."""
 
 
 def _file_name(nodeid: str) -> str:
@@ -93,25 +118,54 @@ class AssayRun(pytest.Collector):
     declaration: AssayDeclaration
     function: Any
     _outcome: _Outcome | None = None
+    _plan: EvalPlan | None = None
 
     def collect(self) -> Iterator[pytest.Item]:
         from assay.services.suites.case_keys import case_label
 
         try:
-            numbered = self._numbered()
+            suites = self._suites()
+            several = len(suites) > 1
+            for index, suite in enumerate(suites):
+                for number, key in self._numbered(suite):
+                    label = case_label(number, key)
+                    name = f"{self._stem(index)} {label}" if several else label
+                    yield CaseItem.from_parent(self, name=name, suite=index, number=number)
         except AssayError as exc:
             raise self.CollectError(f"@pytest.mark.assay: {exc.message}") from None
-        for number, key in numbered:
-            yield CaseItem.from_parent(self, name=case_label(number, key), number=number)
         yield GateItem.from_parent(self, name="gate")
 
-    def _suite(self) -> Path | list[Mapping[str, Any]]:
-        suite = self.declaration.suite
-        return Path(self.path).parent / suite if isinstance(suite, str | Path) else suite
+    def eval_plan(self) -> EvalPlan | None:
+        """The declaration's ``assay.yaml`` read and checked (once), when it names one."""
+        eval_file = self.declaration.eval_file
+        if eval_file is None:
+            return None
+        if self._plan is None:
+            from assay.services.eval_file.loading import read_eval_file
+            from assay.services.eval_file.plan import plan_eval
 
-    def _numbered(self) -> list[tuple[int, str | None]]:
+            path = Path(self.path).parent / eval_file
+            model, root = read_eval_file(path)
+            plan = plan_eval(model, path.parent, source=path.name, root=root)
+            if plan.server_suites:
+                raise ValidationError(f"{path.name}: a server_suite is run by its server, not under pytest")
+            self._plan = plan
+        return self._plan
+
+    def _suites(self) -> list[Path | list[Mapping[str, Any]]]:
+        plan = self.eval_plan()
+        if plan is not None:
+            return list(plan.suites)
+        suite = self.declaration.suite
+        assert suite is not None  # AssayDeclaration.of: a suite or an eval file
+        return [Path(self.path).parent / suite if isinstance(suite, str | Path) else suite]
+
+    def _stem(self, index: int) -> str:
+        suite = self._suites()[index]
+        return suite.stem if isinstance(suite, Path) else "cases"
+
+    def _numbered(self, suite: Path | list[Mapping[str, Any]]) -> list[tuple[int, str | None]]:
         """Each case's number and key, read at collection (the file is read again when the run starts)."""
-        suite = self._suite()
         if not isinstance(suite, Path):
             return [(number, case.get("key")) for number, case in enumerate(suite, 1)]
         from assay.services.local_run.suite_stream import SuiteFile
@@ -129,45 +183,109 @@ class AssayRun(pytest.Collector):
         return self._outcome
 
     @contextmanager
-    def _results_path(self) -> Iterator[Path | None]:
-        """Where the run's results file goes: in ``--assay-output``, in a scratch folder for a push alone, or
+    def _results_folder(self) -> Iterator[Path | None]:
+        """Where the run's results files go: ``--assay-output``, a scratch folder for a push alone, or
         nowhere."""
         options = self.config.option
         if options.assay_output:
-            path = Path(options.assay_output) / _file_name(self.nodeid)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.unlink(missing_ok=True)  # this test's own file, from a run before
-            yield path
+            folder = Path(options.assay_output)
+            folder.mkdir(parents=True, exist_ok=True)
+            yield folder
         elif options.assay_server:
             with tempfile.TemporaryDirectory(prefix="assay-pytest-") as scratch:
-                yield Path(scratch) / "results.jsonl"
+                yield Path(scratch)
         else:
             yield None
 
+    def _results_path(self, folder: Path | None, index: int) -> Path | None:
+        """This test's own results file of suite ``index`` (replacing one from a run before)."""
+        if folder is None:
+            return None
+        several = len(self._suites()) > 1
+        path = folder / _file_name(f"{self.nodeid}.{self._stem(index)}" if several else self.nodeid)
+        path.unlink(missing_ok=True)
+        return path
+
     def _run(self) -> _Outcome:
-        from assay.python_api import evaluate
-
-        declared = self.declaration
         server = self.config.option.assay_server
+        target = self.declaration.target if self.declaration.target is not None else self.function
         try:
-            with self._results_path() as output:
-                result = evaluate(
-                    self._suite(),
-                    declared.target if declared.target is not None else self.function,
-                    grader=declared.grader,
-                    config=declared.config,
-                    concurrency=declared.concurrency,
-                    output=output,
-                )
-                if server and output is not None:
-                    from assay.cli.push import push_results
-
-                    push_results(server, output)
+            with self._results_folder() as folder:
+                outcome = self._evaluate(target, folder, server)
         except AssayError as exc:
             return _Outcome(error=exc.message)
         except OSError as exc:  # the --assay-output folder
             return _Outcome(error=f"cannot write the results file: {exc}")
-        return _Outcome(result=result, by_number={case.number: case for case in result.results})
+        return outcome
+
+    def _evaluate(self, target: Any, folder: Path | None, server: str | None) -> _Outcome:
+        """Each suite run and pushed, then the gate judged."""
+        from assay.cli.push import push_results
+
+        plan = self.eval_plan()
+        results: list[EvaluationResult] = []
+        for index, suite in enumerate(self._suites()):
+            output = self._results_path(folder, index)
+            results.append(self._evaluate_suite(suite, target, output, plan))
+            if server and output is not None:
+                push_results(server, output)
+        by_case = {
+            (index, case.number): case for index, result in enumerate(results) for case in result.results
+        }
+        if plan is None:
+            (result,) = results
+            gate = self.declaration.min_pass_rate
+            gate = 1.0 if gate is None else gate
+            held = result.gate(gate)
+            counts = f"{result.summary.passed}/{result.summary.total_cases}"
+            line = (
+                f"pass rate {result.pass_rate:.1%} ({counts}), gate {gate:.1%} {'held' if held else 'missed'}"
+            )
+            return _Outcome(by_case=by_case, held=held, gate_line=line)
+        verdicts = _judge(plan, results)
+        missed = [verdict for verdict in verdicts if not verdict.held]
+        return _Outcome(
+            by_case=by_case,
+            held=not missed,
+            gate_line="; ".join(verdict.line() for verdict in (missed or verdicts)),
+        )
+
+    def _evaluate_suite(
+        self, suite: Path | list[Mapping[str, Any]], target: Any, output: Path | None, plan: EvalPlan | None
+    ) -> EvaluationResult:
+        declared = self.declaration
+        if plan is None:
+            from assay.python_api import evaluate
+
+            assert declared.grader is not None  # AssayDeclaration.of: a grader or an eval file
+            return evaluate(
+                suite, target, grader=declared.grader, config=declared.config,
+                concurrency=declared.concurrency or 8, output=output,
+            )  # fmt: skip
+        from assay.python_api import evaluate_planned
+
+        assert isinstance(suite, Path)  # an eval file's suites are files
+        return evaluate_planned(
+            suite, target, grader=plan.grader, defaults=plan.defaults,
+            preflight=not plan.file.allow_invalid_expected,
+            concurrency=declared.concurrency or plan.file.concurrency, output=output,
+        )  # fmt: skip
+
+
+def _judge(plan: EvalPlan, results: list[EvaluationResult]) -> list[GateVerdict]:
+    """The eval file's gates over every suite's results, as ``assay eval`` judges them."""
+    from assay.services.eval_file.gates import EvalTotals, MetadataTally
+    from assay.services.local_run.suite_stream import SuiteFile
+
+    totals = EvalTotals()
+    tally = MetadataTally(plan.file.gates.by_metadata)
+    for suite, result in zip(plan.suites, results, strict=True):
+        totals.add(result.summary)
+        if tally.needed:
+            passed = {case.number: case.passed for case in result.results}
+            for case in SuiteFile(suite).cases():
+                tally.add(case.target_case.metadata, passed.get(case.target_case.place, False))
+    return totals.judge(plan.file.gates, tally)
 
 
 def _shown(value: str | None) -> str:
@@ -196,14 +314,6 @@ class _AssayItem(pytest.Item):
             raise CaseFailedError(f"the evaluation could not run: {outcome.error}")
         return outcome
 
-    def gate_line(self, result: EvaluationResult) -> str:
-        parent = self.parent
-        assert isinstance(parent, AssayRun)
-        gate = parent.declaration.min_pass_rate
-        held = "held" if result.gate(gate) else "missed"
-        counts = f"{result.summary.passed}/{result.summary.total_cases}"
-        return f"pass rate {result.pass_rate:.1%} ({counts}), gate {gate:.1%} {held}"
-
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, CaseFailedError):
             return str(excinfo.value)
@@ -216,35 +326,30 @@ class _AssayItem(pytest.Item):
 class CaseItem(_AssayItem):
     """One case: passes with its case, fails with it when the gate is missed, ``xfailed`` when it holds."""
 
-    def __init__(self, *, number: int, **kwargs: Any) -> None:
+    def __init__(self, *, suite: int, number: int, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.suite = suite
         self.number = number
 
     def runtest(self) -> None:
         outcome = self.run_of()
-        assert outcome.result is not None
-        result = outcome.by_number.get(self.number)
+        result = outcome.by_case.get((self.suite, self.number))
         if result is None:
             raise CaseFailedError("the case got no result")
         if result.passed:
             return
-        parent = self.parent
-        assert isinstance(parent, AssayRun)
-        if outcome.result.gate(parent.declaration.min_pass_rate):
-            pytest.xfail(f"{_verdict(result)}; within the gate: {self.gate_line(outcome.result)}")
-        raise CaseFailedError(f"{_verdict(result)}\n{self.gate_line(outcome.result)}")
+        if outcome.held:
+            pytest.xfail(f"{_verdict(result)}; within the gate: {outcome.gate_line}")
+        raise CaseFailedError(f"{_verdict(result)}\n{outcome.gate_line}")
 
 
 class GateItem(_AssayItem):
-    """The gate over every case: fails when the pass rate is below ``min_pass_rate``."""
+    """The gate over every case: fails when it is missed (``min_pass_rate``, or any of an eval file's)."""
 
     def runtest(self) -> None:
         outcome = self.run_of()
-        assert outcome.result is not None
-        parent = self.parent
-        assert isinstance(parent, AssayRun)
-        if not outcome.result.gate(parent.declaration.min_pass_rate):
-            raise CaseFailedError(self.gate_line(outcome.result))
+        if not outcome.held:
+            raise CaseFailedError(outcome.gate_line)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -264,8 +369,9 @@ def pytest_configure(config: pytest.Config) -> None:
     """Register the marker (so ``--strict-markers`` takes it)."""
     config.addinivalue_line(
         "markers",
-        f"{MARKER}(suite, grader, config=None, target=None, min_pass_rate=1.0, concurrency=8): evaluate the "
-        "function (or target) on a suite, a test item per case, gated on the pass rate (docs/ci.md)",
+        f"{MARKER}(suite, grader, config=None, target=None, min_pass_rate=1.0, concurrency=8, "
+        "eval_file=None): evaluate the function (or target) on a suite, or an assay.yaml's, a test item per "
+        "case, gated on the pass rate or the file's gates (docs/ci.md)",
     )
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import orjson
 
+from assay.domain import SuiteAssertions
 from assay.errors import ValidationError
 from assay.graders import GraderInterface
 from assay.services.execution.case_results import CaseResult, RunCase
@@ -75,14 +76,29 @@ class _Suite:
     name: str
     digest: str
     path: str
+    assertions: SuiteAssertions | None = None
+    """Default assertions and rules given beside a suite file (an ``assay.yaml``'s)."""
 
 
-def _cases(suite: str | Path | Iterable[Mapping[str, Any]]) -> _Suite:
+def _cases(
+    suite: str | Path | Iterable[Mapping[str, Any]],
+    *,
+    defaults: SuiteAssertions | None = None,
+    preflight: GraderInterface | None = None,
+) -> _Suite:
     if isinstance(suite, str | Path):
-        suite_file = SuiteFile(Path(suite))
-        suite_file.scan(preflight=None)  # every bad row refused, as `assay run` refuses them
+        suite_file = SuiteFile(Path(suite), defaults=defaults)
+        # Every bad row refused, as `assay run` refuses them; with a preflight grader, every case it can
+        # never pass too.
+        facts, report = suite_file.scan(preflight=preflight)
+        if facts.keys is not None:
+            facts.keys.close()
+        if report is not None and not report.ok and preflight is not None:
+            raise report.error(preflight.grader_id, "allow_invalid_expected")
         cases = list(suite_file.cases())
-        return _Suite(cases, suite_file.name, file_digest(suite_file.path), str(suite_file.path.resolve()))
+        return _Suite(
+            cases, suite_file.name, file_digest(suite_file.path), str(suite_file.path.resolve()), defaults
+        )
     listed = _listed(suite)
     texts = [(case.target_case.key, case.target_case.input, case.expected_output) for case in listed]
     return _Suite(listed, "cases", f"sha256:{hashlib.sha256(orjson.dumps(texts)).hexdigest()}", "")
@@ -126,8 +142,9 @@ def _results_file(
         raise ValidationError(f"{path} already holds results: give another output")
     spec = graders.spec(built)
     header = RunHeader(
-        spec.grader_id, spec.config, spec.version, suite.digest, suite.name, len(suite.cases), suite.path
-    )
+        spec.grader_id, spec.config, spec.version, suite.digest, suite.name, len(suite.cases), suite.path,
+        suite.assertions.as_json() if suite.assertions is not None else None,
+    )  # fmt: skip
     return ResultAppender(path, header)
 
 
@@ -143,7 +160,18 @@ async def evaluate_async(
     """:func:`evaluate` in a running event loop (a notebook, an async test)."""
     graders = GraderService()
     built = graders.build(grader, dict(config) if config is not None else None)
-    read = _cases(suite)
+    return await _evaluate(_cases(suite), target, built, concurrency=concurrency, output=output)
+
+
+async def _evaluate(
+    read: _Suite,
+    target: Agent | str | Mapping[str, Any],
+    built: GraderInterface,
+    *,
+    concurrency: int,
+    output: str | Path | None,
+) -> EvaluationResult:
+    graders = GraderService()
     spec, ready = _target(target)
     appender = _results_file(output, read, graders, built) if output is not None else None
     sink = _Collected(SummaryTally(ReportShape.of(built)), output=appender)
@@ -184,3 +212,20 @@ def evaluate(
     return asyncio.run(
         evaluate_async(suite, target, grader=grader, config=config, concurrency=concurrency, output=output)
     )
+
+
+def evaluate_planned(
+    suite: Path,
+    target: Agent | str | Mapping[str, Any],
+    *,
+    grader: GraderInterface,
+    defaults: SuiteAssertions | None,
+    preflight: bool,
+    concurrency: int,
+    output: Path | None = None,
+) -> EvaluationResult:
+    """One suite of an ``assay.yaml``'s plan (:mod:`assay.services.eval_file.plan`): its built ``grader``,
+    the file's default assertions and rules, its preflight unless the file allows invalid expected outputs.
+    What the pytest plugin runs for ``eval_file=``; :func:`evaluate` is the documented entry."""
+    read = _cases(suite, defaults=defaults, preflight=grader if preflight else None)
+    return asyncio.run(_evaluate(read, target, grader, concurrency=concurrency, output=output))

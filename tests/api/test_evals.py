@@ -68,6 +68,24 @@ def test_an_evaluations_config_fed_back_reproduces_its_settings(
     assert again.json()["data"]["not_used"] == []
 
 
+def test_the_reply_cache_of_an_eval_file_is_the_evaluations_and_reads_back(client: TestClient) -> None:
+    suite = make_suite(client)
+    config = f"""\
+suites: [{{server_suite: {suite["id"]}}}]
+target: {{type: http, url: "http://127.0.0.1:9/agent"}}
+grader: {{id: true-false}}
+cache: replay
+"""
+    response = post_eval(client, config)
+    assert response.status_code == 201, response.text
+    (created,) = response.json()["data"]["evaluations"]
+    assert created["reply_cache"] == "replay"
+    text = config_of(client, created["id"])
+    assert "cache: replay" in text
+    file, _ = parse_eval_file(text, "assay.yaml")
+    assert file.cache == "replay"
+
+
 def test_literal_header_values_and_recorded_answers_are_left_out_and_said(client: TestClient) -> None:
     suite = make_suite(client)
     http = {"type": "http", "url": "http://127.0.0.1:9/agent", "headers": {"X-Key": "s3cr3t-value"}}

@@ -70,6 +70,7 @@ def _requests(file: EvalFile, graders: GraderService) -> list[EvaluationCreate]:
             "target": target,
             "concurrency": file.concurrency,
             "allow_invalid_expected": file.allow_invalid_expected,
+            "reply_cache": file.cache,
         }
         try:
             requests.append(EvaluationCreate.model_validate(body))

@@ -16,7 +16,7 @@ import click
 
 from assay.cli.console import err
 from assay.cli.gate import FAILED, check_gate
-from assay.cli.options import PATH, check_writable
+from assay.cli.options import PATH, cache_options, cache_use, check_writable
 from assay.errors import ValidationError
 
 if TYPE_CHECKING:
@@ -79,6 +79,13 @@ def _suite_names(plan: EvalPlan) -> None:
     help="Also store each finished suite run on this Assay server (key from ASSAY_API_KEY), instead of the "
     "file's server",
 )
+@click.option(
+    "--no-server",
+    is_flag=True,
+    help="Store the run nowhere, whatever the file's server says (the GitHub Action pushes the results "
+    "file itself)",
+)
+@cache_options
 def eval_command(
     *,
     file: Path | None,
@@ -88,11 +95,15 @@ def eval_command(
     junit: Path | None,
     concurrency: int | None,
     server: str | None,
+    no_server: bool,
+    use_cache: bool,
+    replay: bool,
+    cache_dir: Path | None,
 ) -> None:
     """Run the eval FILE describes (suites, target, assertions, outputs, gates); exit 0 when its gates hold,
     1 when one is missed, 2 for a problem of the file."""
     from assay.cli.run import SuiteRun, execute_run, open_answers, scan_suite
-    from assay.services.eval_file.gates import MetadataTally, judge_gates
+    from assay.services.eval_file.gates import EvalTotals, MetadataTally
     from assay.services.eval_file.loading import read_eval_file
     from assay.services.eval_file.plan import plan_eval
     from assay.services.local_run.selection import Selection
@@ -118,7 +129,9 @@ def eval_command(
     for results, report in outputs:
         check_writable(results, "outputs.results")
         check_writable(report, "outputs.junit")
-    server = server if server is not None else model.server
+    if no_server and server is not None:
+        raise ValidationError("give --server or --no-server, not both")
+    server = None if no_server else server if server is not None else model.server
     if server is not None:
         from assay.cli.server_client import check_server
 
@@ -131,9 +144,17 @@ def eval_command(
         for suite in plan.suites
     ]
     answers = open_answers(plan.responses, scanned[0][1]) if plan.responses is not None else None
+    if use_cache and replay:
+        raise ValidationError("give --cache or --replay, not both (--replay never calls the agent)")
+    mode = "replay" if replay else "record" if use_cache else model.cache
+    if mode != "off" and plan.spec is None:
+        raise ValidationError(
+            f"{path.name}: the reply cache is for a target that calls an agent, not recorded responses"
+        )
+    if mode == "off" and cache_dir is not None:
+        raise ValidationError("--cache-dir goes with --cache, --replay or the file's cache")
     tally = MetadataTally(model.gates.by_metadata)
-    passed = counted = 0
-    by_assertion: dict[str, tuple[int, int]] = {}
+    totals = EvalTotals()
     for (suite, facts), (results, report) in zip(scanned, outputs, strict=True):
         if several:
             err.print(f"suite {suite.path.name}", markup=False)
@@ -152,21 +173,17 @@ def eval_command(
                 junit=report,
                 server=server,
                 read_results=_metadata_reader(suite, facts.count, tally) if tally.needed else None,
+                # Opened per suite: a run closes its cache when it ends.
+                cache=cache_use(use_cache=mode == "record", replay=mode == "replay", cache_dir=cache_dir),
             )
         )
-        passed += summary.passed
-        counted += summary.total_cases
-        for name, figures in summary.by_assertion.items():
-            before = by_assertion.get(name, (0, 0))
-            by_assertion[name] = (before[0] + figures.passed, before[1] + figures.total)
+        totals.add(summary)
     if several:
-        err.print(f"all suites: {passed}/{counted} passed", markup=False)
+        err.print(f"all suites: {totals.passed}/{totals.total} passed", markup=False)
     if model.gates.empty:
-        check_gate(passed=passed, counted=counted, min_pass_rate=None)
+        check_gate(passed=totals.passed, counted=totals.total, min_pass_rate=None)
         return
-    verdicts = judge_gates(
-        model.gates, passed=passed, total=counted, by_assertion=by_assertion, metadata=tally
-    )
+    verdicts = totals.judge(model.gates, tally)
     for verdict in verdicts:
         err.print(verdict.line(), markup=False)
     missed = [verdict for verdict in verdicts if not verdict.held]

@@ -613,6 +613,7 @@ def execute_run(plan: SuiteRun) -> Summary:
         facts.name,
         facts.count,
         str(suite.path.resolve()),
+        suite.defaults.as_json() if suite.defaults is not None else None,
     )
     done: array[int] | None = None
     if plan.resuming and output is not None:

@@ -97,3 +97,50 @@ def test_the_agents_tokens_are_summed_and_kept_per_case(tmp_path: Path) -> None:
     assert lines[0].split() == [USAGE_MODEL, "4", str(expected_in), str(expected_out)]
     first = read_results(tmp_path / "out.jsonl")[0]
     assert first["usage"] == {"input_tokens": len("Is water wet?"), "output_tokens": 3, "model": USAGE_MODEL}
+
+
+def test_assay_eval_takes_the_cache_from_its_file_and_from_the_options(tmp_path: Path) -> None:
+    write_suite(tmp_path / "suite.jsonl", list(QUESTIONS))
+    cache = tmp_path / "cache"
+    with AgentServer(AgentBehaviour(answers=dict(QUESTIONS))) as agent:
+        eval_file = tmp_path / "assay.yaml"
+        eval_file.write_text(
+            "suites: [suite.jsonl]\n"
+            f"target: {{type: http, url: '{agent.url}/answer'}}\n"
+            "grader: {id: true-false}\n"
+            "cache: record\n"
+            "outputs: {results: results.jsonl}\n"
+        )
+        first = assay("eval", str(eval_file), "--cache-dir", str(cache))
+        assert first.returncode == 0, first.stderr
+        assert len(agent.requests) == 4
+        again = assay("eval", str(eval_file), "--cache-dir", str(cache))
+        assert again.returncode == 0, again.stderr
+        assert len(agent.requests) == 4  # every reply from the cache the file asked for
+        assert all(result["cached"] for result in read_results(tmp_path / "results.jsonl"))
+
+        eval_file.write_text(eval_file.read_text().replace("cache: record\n", ""))
+        uncached = assay("eval", str(eval_file), "--cache-dir", str(cache))
+        assert uncached.returncode == 2  # no cache asked: a folder for it is a mistake to say
+        assert "--cache-dir goes with" in uncached.stderr
+        write_suite(tmp_path / "suite.jsonl", [*QUESTIONS, "Is 4 even?"])
+        replayed = assay("eval", str(eval_file), "--replay", "--cache-dir", str(cache))
+        assert replayed.returncode == 1, replayed.stderr  # the new case fails closed, no call
+        assert len(agent.requests) == 4
+        results = read_results(tmp_path / "results.jsonl")
+        assert [result.get("error") for result in results][-1] == "cache_miss"
+        assert all(result["cached"] for result in results[:4])
+
+
+def test_assay_eval_refuses_a_cache_for_recorded_answers(tmp_path: Path) -> None:
+    write_suite(tmp_path / "suite.jsonl", list(QUESTIONS))
+    (tmp_path / "answers.jsonl").write_text(
+        "".join(json.dumps({"agent_response": "yes"}) + "\n" for _ in QUESTIONS)
+    )
+    (tmp_path / "assay.yaml").write_text(
+        "suites: [suite.jsonl]\ntarget: {type: responses, path: answers.jsonl}\ncache: replay\n"
+    )
+    proc = assay("eval", str(tmp_path / "assay.yaml"))
+    assert proc.returncode == 2
+    assert "the reply cache is for a target that calls an agent" in proc.stderr
+    assert "Traceback" not in proc.stderr

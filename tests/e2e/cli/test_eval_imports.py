@@ -26,15 +26,19 @@ SOURCES = {
         IMPORTS / "openai_data.jsonl",
         ("--eval", str(ROUND_TRIP / "openai-evals" / "openai_eval.json")),
     ),
-    "inspect": (ROUND_TRIP / "inspect" / "samples.jsonl", ()),  # string targets: a list one cannot run
+    "inspect": (ROUND_TRIP / "inspect" / "samples.jsonl", ()),
+    "inspect-lists": (IMPORTS / "inspect_samples.jsonl", ()),  # a list target: any of them is right
     "chat-jsonl": (IMPORTS / "chat.jsonl", ()),
 }
-"""Each format's file to import, and the import's extra options."""
+"""Each round trip's file to import (its data in ROUND_TRIP/<name>), and the import's extra options."""
+FORMATS = {"inspect-lists": "inspect"}
+"""The format of a round trip not named after its format."""
 
 EXPECTED_PASSES = {
     "promptfoo": [True, True, False, True, False],
     "openai-evals": [True, False, False],
     "inspect": [True, True, False],
+    "inspect-lists": [True, True, False],
     "chat-jsonl": [True, False],
 }
 """What the answers were written to get, case by case (so that agreeing on nothing cannot pass)."""
@@ -66,8 +70,9 @@ def test_import_then_eval_gives_the_verdicts_of_the_hand_written_eval(
     shutil.copytree(ROUND_TRIP / source_format, folder)
     source, options = SOURCES[source_format]
     imported = assay(
-        "import", str(source), "--from", source_format, *options, "-o", "imported.jsonl", cwd=folder
-    )
+        "import", str(source), "--from", FORMATS.get(source_format, source_format), *options,
+        "-o", "imported.jsonl", cwd=folder,
+    )  # fmt: skip
     assert imported.returncode == 0, imported.stderr
     by_import = assay("eval", "imported.yaml", cwd=folder)
     assert by_import.returncode == 0, by_import.stderr

@@ -170,3 +170,177 @@ def test_without_a_base_run_or_with_a_refused_token(
     assert "GitHub refused GET" in refused.stderr
     assert "HTTP 401" in refused.stderr
     assert "Traceback" not in refused.stderr
+
+
+EVAL_FILE = """\
+suites: [mixed.jsonl]
+target: {type: responses, path: answers.jsonl}
+rules:
+  - when: {kind: number}
+    assert: [{grader_id: numeric, name: number}]
+  - when: {kind: bool}
+    assert: [{grader_id: true-false, name: bool}]
+gates:
+  min_pass_rate: 0.75
+  by_assertion:
+    - {assertion: number, min_pass_rate: 1.0}
+"""
+
+
+def _config_action(
+    tmp_path: Path, server: AssayProcess, github: AgentServer, *, answers: list[str], ref: str
+) -> tuple[subprocess.CompletedProcess[str], dict[str, str]]:
+    """The action's script with its ``config`` input: an assay.yaml picking graders by metadata, run by
+    ``assay eval``, on a pull request's job."""
+    folder = tmp_path / f"eval-{len(list(tmp_path.iterdir()))}"
+    folder.mkdir()
+    (folder / "assay.yaml").write_text(EVAL_FILE)
+    cases = [("2+2", "4", "number"), ("10/4", "2.5", "number"), ("sky blue?", "true", "bool")]
+    cases += [(f"q{n}", "false", "bool") for n in range(5)]
+    (folder / "mixed.jsonl").write_text(
+        "".join(
+            json.dumps(
+                {"key": f"c{n}", "input": text, "expected_output": expected, "metadata": {"kind": kind}}
+            )
+            + "\n"
+            for n, (text, expected, kind) in enumerate(cases)
+        )
+    )
+    (folder / "answers.jsonl").write_text(
+        "".join(
+            json.dumps({"key": f"c{n}", "agent_response": answer}) + "\n" for n, answer in enumerate(answers)
+        )
+    )
+    event_file = folder / "event.json"
+    event_file.write_text(
+        json.dumps({"pull_request": {"number": 7, "base": {"ref": "main"}, "head": {"ref": ref}}})
+    )
+    outputs = folder / "outputs"
+    outputs.touch()
+    env = {
+        **os.environ,
+        "ASSAY": f"{sys.executable} -m assay.cli",
+        "ASSAY_ACTION_CONFIG": str(folder / "assay.yaml"),
+        "ASSAY_ACTION_TITLE": "mixed eval",
+        "ASSAY_ACTION_SERVER": server.url,
+        "ASSAY_API_KEY": KEY,
+        "RUNNER_TEMP": str(folder),
+        "GITHUB_OUTPUT": str(outputs),
+        "GITHUB_TOKEN": TOKEN,
+        "GITHUB_API_URL": github.url,
+        "GITHUB_REPOSITORY": "team/agent",
+        "GITHUB_EVENT_NAME": "pull_request",
+        "GITHUB_EVENT_PATH": str(event_file),
+        "GITHUB_SHA": "fedcba9876543210",
+        "GITHUB_REF_NAME": "7/merge",
+        "GITHUB_HEAD_REF": ref,
+    }
+    done = subprocess.run(
+        ["bash", str(SCRIPT)], env=env, capture_output=True, text=True, timeout=SCRIPT_TIMEOUT_S, check=False
+    )
+    assert TOKEN not in done.stdout + done.stderr
+    pairs = (line.split("=", 1) for line in outputs.read_text().splitlines())
+    return done, dict(pairs)
+
+
+def test_the_config_input_runs_assay_eval_and_stores_and_comments_its_run(
+    server: AssayProcess, github: AgentServer, tmp_path: Path
+) -> None:
+    api: GitHubApi = github.app
+    # 7 of 8 pass (87.5% >= 75%), both numbers among them: the file's gates hold.
+    held, held_outputs = _config_action(
+        tmp_path, server, github, answers=["4", "2.50", "yes", "no", "no", "no", "no", "yes"], ref="yaml"
+    )
+    assert held.returncode == 0, held.stderr
+    assert "gate pass rate: 7/8 passed (87.50%), needs 75.00%: held" in held.stderr
+    assert "gate assertion number: 2/2 passed (100.00%), needs 100.00%: held" in held.stderr
+    (ours,) = [comment for comment in api.comments if "<!-- assay-comment" in comment.body]
+    assert "mixed eval" in ours.body
+    assert "| 87.5% | " in ours.body
+    assert "| 7 / 8 |" in ours.body
+
+    headers = {"authorization": f"Bearer {KEY}"}
+    evaluation_id = int(held_outputs["evaluation-id"])
+    stored = server.client.get(f"/api/evaluations/{evaluation_id}", headers=headers).json()["data"]
+    assert stored["summary"]["passed"] == 7
+    assert stored["summary"]["total_cases"] == 8
+    results = server.client.get(f"/api/evaluations/{evaluation_id}/results", headers=headers).json()["data"]
+    by_key = {result["key"]: result for result in results["results"]}
+    assert by_key["c1"]["passed"] is True  # "2.50": numeric, as the rule says
+    assert by_key["c7"]["passed"] is False
+
+    # A wrong number misses the file's gate by assertion: exit 1, after the comment is updated, not doubled.
+    missed, _ = _config_action(
+        tmp_path, server, github, answers=["5", "2.5", "yes", "no", "no", "no", "no", "no"], ref="yaml"
+    )
+    assert missed.returncode == 1, missed.stderr
+    assert "gate assertion number: 1/2 passed (50.00%), needs 100.00%: MISSED" in missed.stderr
+    (ours,) = [comment for comment in api.comments if "<!-- assay-comment" in comment.body]
+    assert "| 7 / 8 |" in ours.body  # 7 of 8 again, but the other seven
+    assert api.posts("PATCH") == 1
+
+
+def test_the_config_input_refuses_min_pass_rate(tmp_path: Path) -> None:
+    env = {**os.environ, "ASSAY": f"{sys.executable} -m assay.cli", "ASSAY_ACTION_CONFIG": "assay.yaml",
+           "ASSAY_ACTION_MIN_PASS_RATE": "0.8", "RUNNER_TEMP": str(tmp_path)}  # fmt: skip
+    done = subprocess.run(
+        ["bash", str(SCRIPT)], env=env, capture_output=True, text=True, timeout=SCRIPT_TIMEOUT_S, check=False
+    )
+    assert done.returncode == 2
+    assert "the gate is the file's gates" in done.stderr
+
+
+def test_an_eval_file_of_two_suites_is_stored_and_commented_suite_by_suite(
+    server: AssayProcess, github: AgentServer, tmp_path: Path
+) -> None:
+    api: GitHubApi = github.app
+    (tmp_path / "agent.py").write_text(
+        "def answer(question):\n    return 'yes' if 'on' in question else 'no'\n"
+    )
+    for name, questions in (("lights", ["lights on?", "lights off?"]), ("doors", ["door on?", "door shut?"])):
+        (tmp_path / f"{name}.jsonl").write_text(
+            "".join(json.dumps({"input": q, "expected_output": "true"}) + "\n" for q in questions)
+        )
+    (tmp_path / "assay.yaml").write_text(
+        "suites: [lights.jsonl, doors.jsonl]\n"
+        "target: {type: python, callable: 'agent:answer'}\n"
+        "grader: {id: true-false}\n"
+        "gates: {min_pass_rate: 0.5}\n"
+    )
+    event_file = tmp_path / "event.json"
+    event_file.write_text(
+        json.dumps({"pull_request": {"number": 7, "base": {"ref": "main"}, "head": {"ref": "two"}}})
+    )
+    outputs = tmp_path / "outputs"
+    outputs.touch()
+    env = {
+        **os.environ,
+        "ASSAY": f"{sys.executable} -m assay.cli",
+        "ASSAY_ACTION_CONFIG": str(tmp_path / "assay.yaml"),
+        "ASSAY_ACTION_TITLE": "house",
+        "ASSAY_ACTION_SERVER": server.url,
+        "ASSAY_API_KEY": KEY,
+        "RUNNER_TEMP": str(tmp_path),
+        "GITHUB_OUTPUT": str(outputs),
+        "GITHUB_TOKEN": TOKEN,
+        "GITHUB_API_URL": github.url,
+        "GITHUB_REPOSITORY": "team/agent",
+        "GITHUB_EVENT_NAME": "pull_request",
+        "GITHUB_EVENT_PATH": str(event_file),
+        "GITHUB_SHA": "aaaabbbbcccc",
+        "GITHUB_HEAD_REF": "two",
+    }
+    done = subprocess.run(
+        ["bash", str(SCRIPT)], env=env, capture_output=True, text=True, timeout=SCRIPT_TIMEOUT_S, check=False
+    )
+    assert done.returncode == 0, done.stderr  # 2 of 4 pass: the file's gate of 50 % holds
+    found = dict(line.split("=", 1) for line in outputs.read_text().splitlines())
+    ids = [int(part) for part in found["evaluation-id"].split()]
+    assert len(ids) == 2
+    headers = {"authorization": f"Bearer {KEY}"}
+    passed = [server.client.get(f"/api/evaluations/{i}", headers=headers).json()["data"] for i in ids]
+    assert sorted(evaluation["summary"]["passed"] for evaluation in passed) == [1, 1]
+    headings = sorted(
+        comment.body.splitlines()[1] for comment in api.comments if "<!-- assay-comment" in comment.body
+    )
+    assert headings == ["### Assay: house (doors)", "### Assay: house (lights)"]  # a comment per suite

@@ -257,7 +257,19 @@ def test_inspect_jsonl_keeps_ids_targets_choices_and_chat_inputs() -> None:
         == "[system]\nAnswer with one word.\n\n[user]\nWhich planet is known as the red planet?"
     )
     assert rows[1]["metadata"]["messages"][0] == {"role": "system", "content": "Answer with one word."}
-    assert rows[1]["expected_output"] == ["Mars", "mars"]  # several targets: kept as the list
+    assert rows[1]["expected_output"] == "Mars"  # several targets: the first shown, any of them checked
+    assert rows[1]["assert"] == [
+        {
+            "grader_id": "any",
+            "name": "target",
+            "config": {
+                "graders": [
+                    {"grader_id": "string-match", "expected_output": "Mars"},
+                    {"grader_id": "string-match", "expected_output": "mars"},
+                ]
+            },
+        }
+    ]
     assert rows[2]["input"].endswith("\n\nA) 4\nB) 6\nC) 7\nD) 9")
     assert rows[2]["metadata"]["choices"] == ["4", "6", "7", "9"]
     assert rows[2]["expected_output"] == "C"

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from assay.services.eval_file.model import Gates, MetadataGate
+from assay.services.figures.summary import Summary
 
-__all__ = ["GateVerdict", "MetadataTally", "judge_gates"]
+__all__ = ["EvalTotals", "GateVerdict", "MetadataTally", "judge_gates"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -113,3 +114,29 @@ def judge_gates(
             )
         )
     return verdicts
+
+
+@dataclass(slots=True)
+class EvalTotals:
+    """Passes over every suite of an eval, overall and by assertion, summed suite by suite for its gates."""
+
+    passed: int = 0
+    total: int = 0
+    by_assertion: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+    def add(self, summary: Summary) -> None:
+        """Count one suite's run (every case of it: one not run counts, not passed)."""
+        self.passed += summary.passed
+        self.total += summary.total_cases
+        for name, figures in summary.by_assertion.items():
+            before = self.by_assertion.get(name, (0, 0))
+            self.by_assertion[name] = (before[0] + figures.passed, before[1] + figures.total)
+
+    def judge(self, gates: Gates, metadata: MetadataTally) -> list[GateVerdict]:
+        """Every gate's verdict (:func:`judge_gates`); without any gate, the one rule that every case
+        passes, as ``assay run`` without a gate."""
+        if gates.empty:
+            return [GateVerdict(name="every case", passed=self.passed, total=self.total, min_pass_rate=1.0)]
+        return judge_gates(
+            gates, passed=self.passed, total=self.total, by_assertion=self.by_assertion, metadata=metadata
+        )

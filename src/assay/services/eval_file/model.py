@@ -182,6 +182,10 @@ class EvalFile(_Strict):
     """Files written."""
     gates: Gates = Gates()
     """When the eval passes."""
+    cache: Literal["off", "record", "replay"] = "off"
+    """The reply cache (docs/cli.md#the-reply-cache): ``record`` reuses a cached reply to the same input and
+    target and caches the others (errors never); ``replay`` only reuses, a case without one fails
+    (``cache_miss``); ``--cache``/``--replay`` replace it. On a server, the evaluation's ``reply_cache``."""
     server: WebUrl | None = None
     """Also store each finished suite run as an evaluation on this Assay server (its key from the
     ``ASSAY_API_KEY`` environment variable, never from this file)."""

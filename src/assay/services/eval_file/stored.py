@@ -39,7 +39,7 @@ def _shown_headers(headers: dict[str, str]) -> tuple[dict[str, str], list[str]]:
 
 
 def stored_eval_file(session: Session, evaluation_id: int) -> str:
-    """The ``assay.yaml`` text of the evaluation's suite, grader, target and concurrency."""
+    """The ``assay.yaml`` text of the evaluation's suite, grader, target, concurrency and reply cache."""
     row = store.find_evaluation(session, evaluation_id, with_target=True)
     if row is None:
         raise NotFoundError("Evaluation not found")
@@ -62,6 +62,8 @@ def stored_eval_file(session: Session, evaluation_id: int) -> str:
         "grader": grader,
         "concurrency": row.concurrency,
     }
+    if row.reply_cache != "off":
+        document["cache"] = row.reply_cache
     text: str = yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=110)
     if load_yaml(text, "assay.yaml")[0] != document:  # a string YAML 1.1 and 1.2 read apart
         text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"

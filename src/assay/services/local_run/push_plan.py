@@ -185,6 +185,13 @@ def push_plan(
             )
     else:
         warning = "the results file names no suite file: the suite is pushed without metadata and assertions"
+    if header.assertions:  # assay eval's, given beside the suite file: after the file's own
+        from assay.domain import SuiteAssertions
+        from assay.services.local_run.suite_stream import combined_assertions
+
+        own = SuiteAssertions.from_json(suite_assertions) if suite_assertions else None
+        together = combined_assertions(own, SuiteAssertions.from_json(header.assertions))
+        suite_assertions = together.as_json() if together is not None else None
     if not whole and warning is not None:
         raise ValidationError(
             f"an unfinished run is pushed over its whole suite, read from its file; {warning}"

@@ -56,10 +56,16 @@ class RunHeader:
     """How many cases the suite has: a pushed run must hold a result of each."""
     suite_path: str = ""
     """The suite file's absolute path: a push reads the cases' metadata and assertions from it."""
+    assertions: dict[str, Any] | None = None
+    """Default assertions and rules given beside the suite file (``assay eval``'s), as a suite stores them:
+    a push adds them to the suite file's own, so the server grades as the run did."""
 
     def line(self) -> bytes:
         """The header as the file's first line."""
-        return json_line({HEADER_KEY: asdict(self)})
+        fields = asdict(self)
+        if self.assertions is None:
+            del fields["assertions"]  # a plain run's header stays as it was before eval files
+        return json_line({HEADER_KEY: fields})
 
     @classmethod
     def of(cls, record: object) -> RunHeader | None:
@@ -76,6 +82,7 @@ class RunHeader:
             all(isinstance(text, str) for text in texts)
             and isinstance(header.config, dict)
             and type(header.suite_cases) is int
+            and (header.assertions is None or isinstance(header.assertions, dict))
         )
         return header if ok else None
 
@@ -86,6 +93,8 @@ class RunHeader:
             return f"it was graded by {self.grader_id} with config {config}, not as this run grades"
         if self.version != other.version:
             return f"it was graded by {self.grader_id} version {self.version}, not {other.version}"
+        if self.assertions != other.assertions:
+            return "it was graded with other default assertions or rules than this run's"
         if self.suite_digest != other.suite_digest:
             return "the suite file has changed since it was written"
         return None

@@ -113,7 +113,9 @@ class _NumberedKeys:
         return self.index.add(key, self.number, place)
 
 
-def _together(first: SuiteAssertions | None, then: SuiteAssertions | None) -> SuiteAssertions | None:
+def combined_assertions(
+    first: SuiteAssertions | None, then: SuiteAssertions | None
+) -> SuiteAssertions | None:
     """A file's own defaults and rules, then those given beside it: its rules first, its defaults first."""
     if first is None or then is None:
         return first if then is None else then
@@ -164,7 +166,9 @@ class SuiteFile:
 
             own = self._suite_assertions if self.format is SuiteFormat.JSON else None
             # a judge among them has its key and URL checked as its list is first built: by the scan
-            self._checks = CaseGraders(_together(own, self.defaults), check=check_assertion_calls(None))
+            self._checks = CaseGraders(
+                combined_assertions(own, self.defaults), check=check_assertion_calls(None)
+            )
         return self._checks
 
     @property

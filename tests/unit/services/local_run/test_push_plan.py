@@ -68,3 +68,23 @@ def test_evaluate_refuses_an_output_holding_results(tmp_path: Path) -> None:
     output = _run(tmp_path, CASES)
     with pytest.raises(ValidationError, match="already holds results"):
         evaluate(CASES, lambda question: "yes", grader="true-false", output=output)
+
+
+def test_assertions_given_beside_the_suite_are_pushed_with_it(tmp_path: Path) -> None:
+    """assay eval's default assertions and rules, recorded in the header, reach the pushed suite (another
+    suite than the same cases pushed bare: they grade otherwise)."""
+    (tmp_path / "bare").mkdir()
+    bare = push_plan(_run(tmp_path / "bare", CASES), {})
+    output = _run(tmp_path, CASES)
+    header, *records = output.read_text().splitlines()
+    fields = json.loads(header)
+    (key,) = fields
+    given = {
+        "assert": [{"grader_id": "contains"}],
+        "rules": [{"when": {"kind": "n"}, "assert": [{"grader_id": "numeric"}]}],
+    }
+    fields[key]["assertions"] = given
+    output.write_text("\n".join([json.dumps(fields), *records]) + "\n")
+    plan = push_plan(output, {})
+    assert plan.suite_assertions == given
+    assert plan.suite_name != bare.suite_name

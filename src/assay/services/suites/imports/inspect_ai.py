@@ -1,11 +1,13 @@
 """Inspect datasets (JSONL, CSV or JSON): ``input`` (text or chat messages), ``target`` (text or a list),
-``choices``, ``id`` and ``metadata``, as suite rows. A dataset names no scorer, so no assertion is made: the
-evaluation's grader checks the target."""
+``choices``, ``id`` and ``metadata``, as suite rows. A dataset names no scorer, so the evaluation's grader
+checks a text target; a list of several targets (Inspect's scorers take any of them as right) becomes an
+``any`` assertion of ``string-match`` children, one per target."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 from assay.services.suites.case_keys import read_key
@@ -18,7 +20,13 @@ from assay.services.suites.imports.reading import (
     refuse,
     text_of,
 )
-from assay.services.suites.imports.records import ImportedRow, LineReport, UnsupportedError, put
+from assay.services.suites.imports.records import (
+    Assertion,
+    ImportedRow,
+    LineReport,
+    UnsupportedError,
+    put,
+)
 from assay.services.suites.imports.session import Session
 
 __all__ = ["import_inspect"]
@@ -54,7 +62,14 @@ def import_inspect(content: bytes, source: str, session: Session) -> None:
     for number, record in records:
         report = session.line((unit, number))
         try:
-            session.add_row(_row(record, report, is_csv=lowered.endswith(".csv")), report)
+            row = _row(record, report, is_csv=lowered.endswith(".csv"))
+            targets = record.get("target")
+            if isinstance(targets, list) and len(targets) > 1:
+                found = session.check(report, "target (a list)", partial(_any_of, targets))
+                if found is None:
+                    continue
+                row.assertions.append(found)
+            session.add_row(row, report)
         except UnsupportedError as problem:
             session.unsupported(report, problem, whole_line=True)
 
@@ -101,15 +116,26 @@ def _row(record: dict[str, Any], report: LineReport, *, is_csv: bool) -> Importe
     )
 
 
-def _expected(target: Any) -> Any:
-    """The expected output a target makes: its text; one target of a list, that one; several, the list."""
+def _expected(target: Any) -> str:
+    """The expected output a target makes: its text; of a list, its first (several are checked by
+    :func:`_any_of`)."""
     if target is None:
         return ""
     if isinstance(target, str):
         return target
     if isinstance(target, list) and all(isinstance(item, str) for item in target):
-        return target[0] if len(target) == 1 else (target or "")
+        return target[0] if target else ""
     raise UnsupportedError("target", "must be text or a list of texts")
+
+
+def _any_of(targets: list[str]) -> Assertion:
+    """Passes when the answer matches any of ``targets``, each as the default grader (``string-match`` with
+    its default config) would match a text target."""
+    return Assertion(
+        grader_id="any",
+        config={"graders": [{"grader_id": "string-match", "expected_output": text} for text in targets]},
+        name="target",
+    )
 
 
 def _from_csv(cells: dict[str, str]) -> dict[str, Any]:
