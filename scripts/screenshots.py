@@ -5,7 +5,7 @@ Starts ``assay serve`` on a new SQLite database, seeds it with the layout test's
 inputs and answers: ``tests/support/showcase.py``) and writes ``<route>-<width>.png`` under the output
 folder (``docs/screenshots/`` by default), so a change to a screen shows in review. Not run in CI.
 
-    PYTHONPATH=src .venv/bin/python scripts/screenshots.py [--out docs/screenshots] [--only evaluation,compare]
+    PYTHONPATH=src .venv/bin/python scripts/screenshots.py [--out DIR] [--only evaluation,compare]
 """
 
 from __future__ import annotations
@@ -28,7 +28,9 @@ WIDTHS = (390, 1280)
 
 
 @click.command()
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=ROOT / "docs" / "screenshots")
+@click.option(
+    "--out", type=click.Path(file_okay=False, path_type=Path), default=ROOT / "docs" / "screenshots"
+)
 @click.option("--only", default="", help="Comma-separated route names (all when empty).")
 def main(out: Path, only: str) -> None:
     """Write a full-page screenshot of every route at both widths."""

@@ -17,15 +17,18 @@ from tests.factories import wait_until_finished
 RUN_TIMEOUT_S = 60.0
 SUITE_NAME = "Customer support triage: refund, cancellation and warranty questions (EU, Q4 2026)"
 LANGUAGES = ("en", "de", "fr", "es")
+_FIRST_ROW = '[data-testid="results-scroll"] [role="row"][data-case-id]'
 CHANNELS = ("email_with_attachment_and_long_thread", "chat_widget", "phone_transcript")
 
 
 @dataclass(frozen=True)
 class Route:
-    """One screen to visit: a name (for a screenshot's file) and its path."""
+    """One screen to visit: a name (for a screenshot's file), its path, and what to click once it shows."""
 
     name: str
     path: str
+    click: str | None = None
+    """A CSS selector clicked once the page has loaded (e.g. a row, to open the case panel)."""
 
 
 @dataclass(frozen=True)
@@ -50,8 +53,8 @@ def _cases() -> list[dict[str, Any]]:
             {
                 "key": f"refund_request_after_thirty_days_without_original_receipt_{n:02d}",
                 "input": (
-                    f"Case {n}: I bought a dishwasher in September and it stopped draining after three weeks. "
-                    "The shop says the warranty does not cover it because I have no original receipt, only "
+                    f"Case {n}: I bought a dishwasher in September and it stopped draining after three "
+                    "weeks. The shop says the warranty does not cover it: I have no original receipt, only "
                     "a bank statement. Am I entitled to a refund under EU consumer law?"
                 ),
                 "expected_output": expected,
@@ -127,6 +130,7 @@ def seed_showcase(client: httpx2.Client) -> Showcase:
         Route("evaluations", "/evaluations"),
         Route("new-evaluation", f"/evaluations/new?suite={suite_id}&grader=extract"),
         Route("evaluation", f"/evaluations/{first}"),
+        Route("evaluation-case", f"/evaluations/{first}", click=_FIRST_ROW),
         Route("evaluation-extract", f"/evaluations/{third}"),
         Route("compare", f"/compare?a={first}&b={second}"),
         Route("suites", "/suites"),

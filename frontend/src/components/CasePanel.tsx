@@ -1,3 +1,4 @@
+import { Identifier } from "./Identifier";
 import { type RefObject, useEffect, useRef } from "react";
 import type { CaseResult } from "../api/types";
 import { AssertionVerdicts } from "./AssertionVerdicts";
@@ -56,7 +57,12 @@ export function CasePanel({ result, graderId, onClose, fromLink = false }: CaseP
       <header className="row">
         <h3>
           Case #{result.number}
-          {result.key !== null && <span className="muted mono"> key {result.key}</span>}
+          {result.key !== null && (
+            <span className="muted mono">
+              {" "}
+              key <Identifier text={result.key} />
+            </span>
+          )}
         </h3>
         <Verdict outcome={outcomeOf(result)} />
         <span className="spacer" />

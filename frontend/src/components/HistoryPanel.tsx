@@ -47,7 +47,7 @@ function HistoryItem({ point }: { point: HistoryPoint }) {
   const shift = point.shift ? SHIFT_TEXT[point.shift] : "";
   return (
     <li className={`history-item shift-${point.shift ?? "none"}`} data-evaluation-id={point.evaluation_id}>
-      <div className="history-item-name">
+      <div className="history-item-name" title={`#${point.evaluation_id} ${point.name}`}>
         <Link to={`/evaluations/${point.evaluation_id}`}>
           #{point.evaluation_id} {point.name}
         </Link>{" "}

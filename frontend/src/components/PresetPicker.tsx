@@ -18,6 +18,8 @@ export function presetConfig(preset: GraderPreset, defaults: JsonObject): JsonOb
   return { ...structuredClone(defaults), ...(structuredClone(preset.config) as JsonObject) };
 }
 
+const NO_PRESET = "No preset (a configuration of your own)";
+
 interface PresetPickerProps {
   presets: Readonly<Record<string, GraderPreset>>;
   defaults: JsonObject;
@@ -37,6 +39,7 @@ export function PresetPicker({ presets, defaults, value, onPick }: PresetPickerP
       <select
         id={id}
         value={current}
+        title={current ? `${current} — ${presets[current]?.description ?? ""}` : NO_PRESET}
         aria-describedby={`${id}-hint`}
         onChange={(event) => {
           const preset = presets[event.target.value];
@@ -44,7 +47,7 @@ export function PresetPicker({ presets, defaults, value, onPick }: PresetPickerP
         }}
       >
         <option value="" disabled>
-          No preset (a configuration of your own)
+          {NO_PRESET}
         </option>
         {entries.map(([name, preset]) => (
           <option key={name} value={name}>

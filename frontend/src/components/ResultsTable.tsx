@@ -169,6 +169,7 @@ export function ResultsTable({ evaluationId, query, onQueryChange, refreshKey, s
                   key={header.id}
                   role="columnheader"
                   className={`cell cell-${header.column.id}`}
+                  title={header.column.id}
                   aria-sort={sorted === "asc" ? "ascending" : sorted === "desc" ? "descending" : "none"}
                 >
                   {header.column.getCanSort() ? (
@@ -236,6 +237,7 @@ const ResultRow = memo(function ResultRow({ row, start, isSelected, onOpen }: Re
       className={`results-row outcome-${outcomeOf(result)}`}
       style={{ height: ROW_HEIGHT, transform: `translateY(${start}px)` }}
       data-case-id={result.case_id}
+      data-expandable // a click opens the case panel, where every value reads whole
       onClick={() => onOpen(result)}
       onKeyDown={(event) => {
         if (event.key === "Enter" || event.key === " ") {

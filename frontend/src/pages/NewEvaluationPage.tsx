@@ -125,7 +125,12 @@ export function NewEvaluationPage() {
           <div className="field">
             <label htmlFor="evaluation-suite">Suite</label>
             {suites.isError && <ErrorMessage error={suites.error} what="Cannot load suites" />}
-            <select id="evaluation-suite" value={suiteId} onChange={(event) => setSuiteId(event.target.value)}>
+            <select
+              id="evaluation-suite"
+              value={suiteId}
+              title={chosenSuite?.name}
+              onChange={(event) => setSuiteId(event.target.value)}
+            >
               <option value="" disabled>
                 Choose a suite…
               </option>
