@@ -83,6 +83,54 @@ describe("ConfigForm", () => {
   });
 });
 
+const EXTRACT_LIKE_SCHEMA: JsonSchema = {
+  type: "object",
+  properties: {
+    rules: { type: "array", items: { type: "string", enum: ["tagged", "labelled", "last_short_line"] }, default: ["tagged", "labelled"] },
+    tags: { type: "array", items: { type: "string" }, default: ["answer"] },
+    max_span_words: { type: "integer", default: 8 },
+    json_keys: { type: "array", items: { type: "string" }, default: [] },
+    extra_labels: { type: "array", items: { type: "string" }, default: [] },
+  },
+};
+
+describe("ConfigForm on a long schema", () => {
+  it("offers a list of enum values as checkboxes, kept in the schema's order", () => {
+    const onChange = vi.fn();
+    const config = defaultsFromSchema(EXTRACT_LIKE_SCHEMA);
+    render(<ConfigForm schema={EXTRACT_LIKE_SCHEMA} value={config} onChange={onChange} />);
+    const rules = screen.getByRole("group", { name: "rules" });
+    expect(within(rules).getAllByRole("checkbox").map((box) => (box as HTMLInputElement).checked)).toEqual([true, true, false]);
+    fireEvent.click(within(rules).getByRole("checkbox", { name: "last_short_line" }));
+    expect(onChange).toHaveBeenLastCalledWith({ ...config, rules: ["tagged", "labelled", "last_short_line"] });
+    fireEvent.click(within(rules).getByRole("checkbox", { name: "tagged" }));
+    expect(onChange).toHaveBeenLastCalledWith({ ...config, rules: ["labelled"] });
+  });
+
+  it("folds the fine-tuning under More options, and opens it when a problem is inside", () => {
+    const config = defaultsFromSchema(EXTRACT_LIKE_SCHEMA);
+    const { rerender } = render(<ConfigForm schema={EXTRACT_LIKE_SCHEMA} value={config} onChange={() => {}} />);
+    const more = screen.getByText("More options (4)").closest("details") as HTMLDetailsElement;
+    expect(more.open).toBe(false);
+    expect(more.querySelector('[data-field="tags"]')).not.toBeNull();
+    expect(more.querySelector('[data-field="rules"]')).toBeNull();
+    rerender(
+      <ConfigForm
+        schema={EXTRACT_LIKE_SCHEMA}
+        value={config}
+        onChange={() => {}}
+        problems={[{ path: "tags[0]", message: "must not be empty" }]}
+      />,
+    );
+    expect(more.open).toBe(true);
+  });
+
+  it("folds nothing in a short form", () => {
+    render(<ConfigForm schema={TRUE_FALSE_SCHEMA} value={defaultsFromSchema(TRUE_FALSE_SCHEMA)} onChange={() => {}} />);
+    expect(screen.queryByText(/More options/)).toBeNull();
+  });
+});
+
 describe("problemsByField", () => {
   it("gives a list item's problem to the list", () => {
     const grouped = problemsByField(TRUE_FALSE_SCHEMA, [{ path: "aliases.true[1]", message: "bad" }]);

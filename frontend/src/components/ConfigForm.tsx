@@ -1,6 +1,16 @@
 import { type ReactNode, useId } from "react";
 import type { ConfigProblem, JsonObject, JsonSchema, JsonValue } from "../api/types";
-import { childPath, graderSpecItems, isGraderSpec, problemsByField, schemaType } from "./configSchema";
+import {
+  FOLD_AFTER,
+  childPath,
+  enumItems,
+  graderSpecItems,
+  isGraderSpec,
+  isPrimaryOption,
+  isWithin,
+  problemsByField,
+  schemaType,
+} from "./configSchema";
 import { FieldProblems } from "./FieldProblems";
 import { GraderSpecField, GraderSpecListField } from "./GraderSpecField";
 import { StringListField } from "./StringListField";
@@ -25,20 +35,34 @@ export interface FormProblems {
 export function ConfigForm({ schema, value, onChange, problems = [], path = "" }: ConfigFormProps) {
   const form: FormProblems = { byField: problemsByField(schema, problems, value, path), all: problems };
   const properties = Object.entries(schema.properties ?? {});
+  // A long form shows the choices first and folds the fine-tuning (opened when a problem is inside it).
+  const folds = properties.length > FOLD_AFTER;
+  const shown = folds ? properties.filter(([, property]) => isPrimaryOption(property)) : properties;
+  const folded = folds ? properties.filter(([, property]) => !isPrimaryOption(property)) : [];
+  const foldedHasProblem = folded.some(([key]) =>
+    problems.some((problem) => isWithin(problem.path, childPath(path, key))),
+  );
+  const field = ([key, property]: [string, JsonSchema]) => (
+    <SchemaField
+      key={key}
+      name={key}
+      path={childPath(path, key)}
+      schema={property}
+      value={value[key]}
+      onChange={(next) => onChange(setKey(value, key, next))}
+      problems={form}
+    />
+  );
   return (
     <div className="config-form" data-testid={path === "" ? "config-form" : "child-config-form"}>
       {properties.length === 0 && <p className="muted">This grader has no options.</p>}
-      {properties.map(([key, property]) => (
-        <SchemaField
-          key={key}
-          name={key}
-          path={childPath(path, key)}
-          schema={property}
-          value={value[key]}
-          onChange={(next) => onChange(setKey(value, key, next))}
-          problems={form}
-        />
-      ))}
+      {shown.map(field)}
+      {folded.length > 0 && (
+        <details className="more-options" open={foldedHasProblem || undefined}>
+          <summary>More options ({folded.length})</summary>
+          {folded.map(field)}
+        </details>
+      )}
       <FieldProblems messages={form.byField.get(path)} />
     </div>
   );
@@ -120,6 +144,32 @@ function PlainField({ name, path, schema, value, onChange, problems }: SchemaFie
         {hint}
         {messages}
       </div>
+    );
+  }
+  const choices = enumItems(schema);
+  if (choices) {
+    const chosen = Array.isArray(value) ? value : [];
+    // Kept in the schema's order, which may mean something (extract's rules keep their priority).
+    const toggle = (option: JsonValue, on: boolean) =>
+      onChange(choices.filter((item) => (item === option ? on : chosen.includes(item))));
+    return (
+      <fieldset className="field choices" data-field={path} data-enum aria-describedby={hint ? hintId : undefined}>
+        <legend>{label}</legend>
+        {hint}
+        <div className="choice-list">
+          {choices.map((option) => (
+            <label key={JSON.stringify(option)} className="choice">
+              <input
+                type="checkbox"
+                checked={chosen.includes(option)}
+                onChange={(event) => toggle(option, event.target.checked)}
+              />
+              <span className="mono">{String(option)}</span>
+            </label>
+          ))}
+        </div>
+        {messages}
+      </fieldset>
     );
   }
   if (type === "array" && (schema.items === undefined || schemaType(schema.items) === "string")) {

@@ -3,7 +3,14 @@ import { useGrader, useGraders } from "../api/graders";
 import { errorMessage } from "../api/errors";
 import { type GraderSummary, type JsonSchema, type JsonValue, configSchemaOf } from "../api/types";
 import { ConfigForm, SchemaField, type SchemaFieldProps } from "./ConfigForm";
-import { SPEC_KEYS, childPath, defaultsFromSchema, specAcceptsExpectedOutput, specExtraProperties } from "./configSchema";
+import {
+  SPEC_KEYS,
+  childPath,
+  defaultsFromSchema,
+  isWithin,
+  specAcceptsExpectedOutput,
+  specExtraProperties,
+} from "./configSchema";
 import { FieldProblems } from "./FieldProblems";
 import { GraderSelectorView } from "./GraderSelector";
 import { PresetPicker } from "./PresetPicker";
@@ -53,8 +60,13 @@ export function GraderSpecField({ name, path, schema, value, onChange, problems,
       )}
       <FieldProblems messages={problems.byField.get(childPath(path, SPEC_KEYS.graderId))} />
       {childSchema ? (
-        <div className="grader-spec-config" data-field={configPath}>
-          <span className="label">Configuration of {spec.graderId}</span>
+        // The wrapped grader's own options are fine-tuning: folded until asked for, or until a problem is inside.
+        <details
+          className="grader-spec-config"
+          data-field={configPath}
+          open={problems.all.some((problem) => isWithin(problem.path, configPath)) || undefined}
+        >
+          <summary className="label">Configuration of {spec.graderId}</summary>
           {detail.data?.id === spec.graderId && (
             <PresetPicker
               presets={detail.data.presets}
@@ -70,7 +82,7 @@ export function GraderSpecField({ name, path, schema, value, onChange, problems,
             problems={problems.all}
             path={configPath}
           />
-        </div>
+        </details>
       ) : (
         <FieldProblems messages={problems.byField.get(configPath)} />
       )}

@@ -15,6 +15,26 @@ export function schemaType(schema: JsonSchema): string {
   return "string";
 }
 
+/** The choices of a list whose items are an enum (e.g. extract's `rules`), else `undefined`. */
+export function enumItems(schema: JsonSchema): readonly JsonValue[] | undefined {
+  return schemaType(schema) === "array" && schema.items?.enum !== undefined ? schema.items.enum : undefined;
+}
+
+/** How many options a form shows whole; past it, all but the primary ones fold under "More options". */
+export const FOLD_AFTER = 4;
+
+/** Whether an option is one most people set first: a choice (an enum, a list of them, a switch) or the grader
+ * another one wraps. Free-text lists, numbers and nested objects are fine-tuning, folded in a long form. */
+export function isPrimaryOption(schema: JsonSchema): boolean {
+  return (
+    isGraderSpec(schema) ||
+    graderSpecItems(schema) !== undefined ||
+    schema.enum !== undefined ||
+    enumItems(schema) !== undefined ||
+    schemaType(schema) === "boolean"
+  );
+}
+
 /** Whether the schema describes one grader spec (`{grader_id, config, expected_output}`). */
 export function isGraderSpec(schema: JsonSchema): boolean {
   return schema.format === GRADER_SPEC_FORMAT;

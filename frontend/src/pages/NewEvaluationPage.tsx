@@ -191,15 +191,18 @@ export function NewEvaluationPage() {
           />
           <p className="hint">Cases sent to the target at the same time.</p>
         </div>
-        {formProblem && (
-          <p role="alert" className="error">
-            {formProblem}
-          </p>
-        )}
         {start.isError && <ProblemList error={start.error} what="Cannot start the evaluation" problems={apiProblems.rest} />}
-        <button type="submit" className="primary" disabled={start.isPending}>
-          {start.isPending ? "Starting…" : "Start evaluation"}
-        </button>
+        {/* Always in reach at the bottom of the window, however long the grader's options are. */}
+        <div className="action-bar" data-testid="action-bar">
+          <button type="submit" className="primary" disabled={start.isPending}>
+            {start.isPending ? "Starting…" : "Start evaluation"}
+          </button>
+          {formProblem && (
+            <p role="alert" className="error">
+              {formProblem}
+            </p>
+          )}
+        </div>
       </form>
     </section>
   );
