@@ -44,6 +44,7 @@ export function ConfigForm({ schema, value, onChange, problems = [], path = "" }
   );
   const field = ([key, property]: [string, JsonSchema]) => (
     <SchemaField
+      compact={folds}
       key={key}
       name={key}
       path={childPath(path, key)}
@@ -82,6 +83,8 @@ export interface SchemaFieldProps {
   value: JsonValue | undefined;
   onChange: (value: JsonValue | undefined) => void;
   problems: FormProblems;
+  /** In a long form: a wrapped grader's own options start folded (extract's true-false), not a composite's. */
+  compact?: boolean;
 }
 
 function asObject(value: JsonValue | undefined): JsonObject {

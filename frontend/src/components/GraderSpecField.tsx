@@ -27,7 +27,17 @@ interface GraderSpecFieldProps extends SchemaFieldProps {
  * A composite's child: which grader (from `GET /api/graders`), that grader's own config form, an optional
  * expected_output of its own, and the spec's other keys (a weight...) as ordinary fields.
  */
-export function GraderSpecField({ name, path, schema, value, onChange, problems, heading, actions }: GraderSpecFieldProps) {
+export function GraderSpecField({
+  name,
+  path,
+  schema,
+  value,
+  onChange,
+  problems,
+  heading,
+  actions,
+  compact = false,
+}: GraderSpecFieldProps) {
   const graders = useGraders();
   const spec = readSpec(value);
   const detail = useGrader(spec.graderId === "" ? undefined : spec.graderId); // the child's presets
@@ -60,11 +70,12 @@ export function GraderSpecField({ name, path, schema, value, onChange, problems,
       )}
       <FieldProblems messages={problems.byField.get(childPath(path, SPEC_KEYS.graderId))} />
       {childSchema ? (
-        // The wrapped grader's own options are fine-tuning: folded until asked for, or until a problem is inside.
+        // In a long form the wrapped grader's own options are fine-tuning: folded until asked for, or until a
+        // problem is inside. A short form (a negation, a composite's children) shows them.
         <details
           className="grader-spec-config"
           data-field={configPath}
-          open={problems.all.some((problem) => isWithin(problem.path, configPath)) || undefined}
+          open={!compact || problems.all.some((problem) => isWithin(problem.path, configPath)) || undefined}
         >
           <summary className="label">Configuration of {spec.graderId}</summary>
           {detail.data?.id === spec.graderId && (

@@ -20,19 +20,16 @@ export function enumItems(schema: JsonSchema): readonly JsonValue[] | undefined 
   return schemaType(schema) === "array" && schema.items?.enum !== undefined ? schema.items.enum : undefined;
 }
 
-/** How many options a form shows whole; past it, all but the primary ones fold under "More options". */
+/** How many options a form shows whole; past it, its long fields fold under "More options". */
 export const FOLD_AFTER = 4;
 
-/** Whether an option is one most people set first: a choice (an enum, a list of them, a switch) or the grader
- * another one wraps. Free-text lists, numbers and nested objects are fine-tuning, folded in a long form. */
+/** Whether an option stays in sight in a long form: a single value (text, a number, a switch, a choice), a list
+ * of choices, or the graders another one wraps. Free-text lists and nested objects, the long fields that most
+ * people leave as they are (extract's tags, extra_* lists), fold. */
 export function isPrimaryOption(schema: JsonSchema): boolean {
-  return (
-    isGraderSpec(schema) ||
-    graderSpecItems(schema) !== undefined ||
-    schema.enum !== undefined ||
-    enumItems(schema) !== undefined ||
-    schemaType(schema) === "boolean"
-  );
+  if (isGraderSpec(schema) || graderSpecItems(schema) !== undefined || enumItems(schema) !== undefined) return true;
+  const type = schemaType(schema);
+  return type !== "array" && type !== "object";
 }
 
 /** Whether the schema describes one grader spec (`{grader_id, config, expected_output}`). */

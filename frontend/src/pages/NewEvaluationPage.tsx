@@ -54,6 +54,7 @@ export function NewEvaluationPage() {
   const [concurrency, setConcurrency] = useState(8);
   const [allowInvalid, setAllowInvalid] = useState(false);
   const [formProblem, setFormProblem] = useState("");
+  const [testProblem, setTestProblem] = useState("");
   const suites = useSuites(0, 500);
   const chosenSuite = suites.data?.suites.find((suite) => String(suite.id) === suiteId);
   const grader = useGrader(graderId || undefined);
@@ -78,10 +79,12 @@ export function NewEvaluationPage() {
   const lastError = start.error ?? testTarget.error;
   const apiProblems = targetProblems(lastError instanceof ApiError ? lastError.problems : []);
 
+  // A test that cannot be sent says why beside its button and clears the last trial, which would look fresh.
   const test = () => {
     const built = targetFromDraft(target);
-    if ("problem" in built) return setFormProblem(built.problem);
-    if (suiteId === "") return setFormProblem("Choose a suite");
+    const problem = "problem" in built ? built.problem : suiteId === "" ? "Choose a suite" : "";
+    setTestProblem(problem);
+    if ("problem" in built || problem !== "") return testTarget.reset();
     setFormProblem("");
     start.reset();
     testTarget.mutate({
@@ -175,6 +178,11 @@ export function NewEvaluationPage() {
           </button>
           <span className="hint">Sends the suite&apos;s first case once and shows what came back; runs nothing.</span>
         </div>
+        {testProblem && (
+          <p role="alert" className="error" data-testid="test-problem">
+            {testProblem}
+          </p>
+        )}
         {testTarget.isError && (
           <ProblemList error={testTarget.error} what="Cannot test the target" problems={apiProblems.rest} />
         )}
