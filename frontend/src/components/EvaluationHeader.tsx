@@ -25,13 +25,22 @@ function exportPath(evaluationId: number, format: "jsonl" | "csv", query: Result
 }
 
 /** Name (renamable), status, actions (cancel, re-run, delete, export, compare), progress and grader config. */
+/** Cases done of all, from the same figures as the summary shown beside it (its count of finished cases):
+ * the live counter runs ahead of a running evaluation's summary, recounted now and then, and the two on one
+ * screen disagreed ("29 / 30 cases done" beside "passed / finished 16 / 28"). Before any summary, the counter. */
+function progressOf(evaluation: Evaluation): { done: number; total: number } {
+  const { summary } = evaluation;
+  return summary ? { done: summary.finished, total: summary.total_cases } : evaluation.progress;
+}
+
 export function EvaluationHeader({ evaluation, query }: { evaluation: Evaluation; query: ResultQuery }) {
   const filtered = Object.keys(resultFilterParams(query)).length > 0;
   const cancel = useCancelEvaluation(evaluation.id);
   const suite = useSuite(evaluation.suite_id);
   const running = !isTerminal(evaluation.status);
   const sourceId = evaluation.target.type === "evaluation" ? Number(evaluation.target.evaluation_id) : undefined;
-  const share = evaluation.progress.total > 0 ? evaluation.progress.done / evaluation.progress.total : 0;
+  const { done, total } = progressOf(evaluation);
+  const share = total > 0 ? done / total : 0;
   return (
     <header className="panel evaluation-header">
       <div className="page-header">
@@ -71,11 +80,11 @@ export function EvaluationHeader({ evaluation, query }: { evaluation: Evaluation
         <span className="mono">{evaluation.grader.grader_id}</span> · target <span className="mono">{String(evaluation.target.type ?? "")}</span> ·
         created {dateTime(evaluation.created_at)}
       </p>
-      <div className="progress" role="progressbar" aria-label="Progress" aria-valuemin={0} aria-valuemax={evaluation.progress.total} aria-valuenow={evaluation.progress.done}>
+      <div className="progress" role="progressbar" aria-label="Progress" aria-valuemin={0} aria-valuemax={total} aria-valuenow={done}>
         <div className="progress-fill" style={{ width: `${(share * 100).toFixed(1)}%` }} />
       </div>
       <p className="hint" data-testid="progress-text">
-        {count(evaluation.progress.done)} / {plural(evaluation.progress.total, "case")} {running ? "done so far" : "done"}
+        {count(done)} / {plural(total, "case")} {running ? "done so far" : "done"}
       </p>
       {evaluation.error && <p className="error">{evaluation.error}</p>}
       {cancel.isError && <ProblemList error={cancel.error} what="Cannot cancel" />}

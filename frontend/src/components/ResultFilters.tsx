@@ -5,7 +5,7 @@ import { useDebouncedValue } from "../hooks";
 const OUTCOMES: { value: OutcomeFilter; label: string; title: string }[] = [
   { value: "all", label: "All", title: "Every finished case" },
   { value: "passed", label: "Passed", title: "Graded and passed" },
-  { value: "failed", label: "Failed", title: "Graded and not passed (invalid answers included)" },
+  { value: "failed", label: "Failed", title: "Not passed: graded and failed (invalid answers included), or no verdict (an error)" },
   { value: "invalid", label: "Invalid", title: "The response or the expected_output is not a valid value" },
   { value: "error", label: "Error", title: "No verdict: the target failed, or the grader could not judge (its judge)" },
 ];

@@ -46,7 +46,7 @@ export function SummaryPanel({ summary }: { summary: EvaluationSummary }) {
         </div>
         <div className="stat">
           <span className="stat-label">Passed / finished</span>
-          <span className="stat-value">
+          <span className="stat-value" data-testid="passed-finished">
             {count(summary.passed)} / {count(summary.finished)}
           </span>
           <span className="hint">of {plural(summary.total_cases, "case")}</span>

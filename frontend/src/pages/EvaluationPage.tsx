@@ -24,7 +24,7 @@ function outcomeCounts(summary: EvaluationSummary | null): Partial<Record<Outcom
   return {
     all: summary.finished,
     passed: summary.passed,
-    failed: summary.failed - summary.error_count, // the API's "failed": graded and not passed (invalid included)
+    failed: summary.failed, // as the API's filter: every case not passed, target errors included
     invalid,
     error: summary.error_count,
   };
