@@ -516,7 +516,7 @@ export interface paths {
         /**
          * Metadata keys to break results down by
          * @description The metadata keys of the evaluated suite's cases with how many cases have each, the most common
-         *     first (at most 200).
+         *     first (at most 200), and the one a breakdown opens on.
          */
         get: operations["get_breakdown_keys_api_evaluations__evaluation_id__breakdown_keys_get"];
         put?: never;
@@ -1786,6 +1786,11 @@ export interface components {
             keys: components["schemas"]["MetadataKeyOut"][];
             /** Count */
             count: number;
+            /**
+             * Default Key
+             * @description The key a breakdown opens on: the most common one with 2 to 49 distinct values, or none
+             */
+            default_key: string | null;
         };
         /**
          * MetadataKeyOut

@@ -10,7 +10,8 @@ export function BreakdownPanel({ evaluationId, refreshKey }: { evaluationId: num
   const keys = useBreakdownKeys(evaluationId);
   const [chosen, setChosen] = useState<string | undefined>();
   const available = keys.data?.keys ?? [];
-  const key = chosen ?? available[0]?.key ?? "";
+  // The API names the key to open on (one with a few values), or none: then the person picks one.
+  const key = chosen ?? keys.data?.default_key ?? "";
   const breakdown = useBreakdown(evaluationId, key, refreshKey);
   if (keys.isError) return <ErrorMessage error={keys.error} what="Cannot load the metadata keys" />;
   if (available.length === 0) return null;
@@ -22,6 +23,11 @@ export function BreakdownPanel({ evaluationId, refreshKey }: { evaluationId: num
         <label className="row breakdown-key">
           <span>key</span>
           <select aria-label="Metadata key" value={key} onChange={(event) => setChosen(event.target.value)}>
+            {key === "" && (
+              <option value="" disabled>
+                Choose a key…
+              </option>
+            )}
             {available.map((item) => (
               <option key={item.key} value={item.key}>
                 {item.key} ({count(item.cases)})

@@ -31,7 +31,7 @@ from assay.graders import MatchStatus
 from assay.graders.contract.verdict import MAX_REASON_CODE_LENGTH
 from assay.services.evaluations.scheduling import Scheduler
 from assay.services.evaluations.service import EvaluationService, ResultQuery
-from assay.services.views.breakdown import breakdown, failure_groups, metadata_keys
+from assay.services.views.breakdown import breakdown, default_key, failure_groups, metadata_keys
 from assay.services.views.comparison import Flip, compare
 from assay.services.views.result_export import csv_lines, jsonl_lines
 
@@ -247,9 +247,11 @@ def get_breakdown(
 @router.get("/{evaluation_id:int}/breakdown/keys", summary="Metadata keys to break results down by")
 def get_breakdown_keys(evaluation_id: EvaluationId, session: SessionDep) -> Envelope[MetadataKeyList]:
     """The metadata keys of the evaluated suite's cases with how many cases have each, the most common
-    first (at most 200)."""
-    keys = [MetadataKeyOut.of(key) for key in metadata_keys(session, evaluation_id)]
-    return ok(MetadataKeyList(keys=keys, count=len(keys)))
+    first (at most 200), and the one a breakdown opens on."""
+    found = metadata_keys(session, evaluation_id)
+    keys = [MetadataKeyOut.of(key) for key in found]
+    default = default_key(session, evaluation_id, found)
+    return ok(MetadataKeyList(keys=keys, count=len(keys), default_key=default))
 
 
 @router.get(
@@ -269,15 +271,20 @@ def get_breakdown_keys(evaluation_id: EvaluationId, session: SessionDep) -> Enve
 def export_results(
     evaluation_id: EvaluationId,
     evaluations: EvaluationServiceDep,
+    session: SessionDep,
     query: ResultQueryDep,
     export_format: Annotated[ExportFormat, Query(alias="format")] = ExportFormat.JSONL,
 ) -> Response:
     """The results the filters cover (all by default), in case order, as a download (a file, not an
     envelope; errors are envelopes)."""
     name = evaluations.name(evaluation_id)  # an unknown evaluation is a 404 here, before anything is sent
-    write = jsonl_lines if export_format is ExportFormat.JSONL else csv_lines
+    exported = evaluations.iter_exported(evaluation_id, query)
+    if export_format is ExportFormat.JSONL:
+        lines = jsonl_lines(exported)
+    else:  # a column per metadata key of the suite's cases, the most common first
+        lines = csv_lines(exported, [key.key for key in metadata_keys(session, evaluation_id)])
     return download(
-        write(evaluations.iter_results(evaluation_id, query)),
+        lines,
         media_type=_EXPORT_MEDIA[export_format],
         filename=f"{file_stem(name, 'evaluation')}-results.{export_format.value}",
         still_there=lambda: evaluations.require(evaluation_id),  # deleted meanwhile: a 404, not an empty file

@@ -81,6 +81,17 @@ class TargetTrialRequest:
     grader_config: dict[str, Any] | None = None
 
 
+_EXPORT_BATCH = 500
+
+
+@dataclass(frozen=True, slots=True)
+class ExportedResult:
+    """A result as exported: with the metadata of its case (empty when the case was deleted since)."""
+
+    result: Result
+    metadata: dict[str, Any]
+
+
 @dataclass(frozen=True, slots=True)
 class ResultQuery:
     """Which results to list and in which order."""
@@ -377,6 +388,22 @@ class EvaluationService:
         )
         for row in rows:
             yield result_of(row)
+
+    def iter_exported(self, evaluation_id: int, query: ResultQuery | None = None) -> Iterator[ExportedResult]:
+        """``iter_results`` with each case's metadata (read a batch of cases at a time), for exports."""
+        batch: list[Result] = []
+
+        def flushed() -> Iterator[ExportedResult]:
+            metadata = suite_store.metadata_of_cases(self.session, [result.case_id for result in batch])
+            for result in batch:
+                yield ExportedResult(result=result, metadata=metadata.get(result.case_id, {}))
+            batch.clear()
+
+        for result in self.iter_results(evaluation_id, query):
+            batch.append(result)
+            if len(batch) == _EXPORT_BATCH:
+                yield from flushed()
+        yield from flushed()
 
     def require(self, evaluation_id: int) -> None:
         """``NotFoundError`` unless the evaluation is stored now (read again: not this session's copy)."""
