@@ -15,6 +15,7 @@ import { ResultFilters } from "../components/ResultFilters";
 import { ResultsTable } from "../components/ResultsTable";
 import { SummaryPanel } from "../components/SummaryPanel";
 import { useEvaluationView } from "../components/resultQuery";
+import { queryKeys } from "../api/queryKeys";
 
 function outcomeCounts(summary: EvaluationSummary | null): Partial<Record<OutcomeFilter, number>> {
   if (!summary) return {};
@@ -50,7 +51,7 @@ export function EvaluationPage() {
   const onTotal = useCallback(
     (total: number) => {
       if (total > done && (refreshKey < 0 || total >= cases)) {
-        void client.invalidateQueries({ queryKey: ["evaluations", evaluationId], exact: true });
+        void client.invalidateQueries({ queryKey: queryKeys.evaluations.one(evaluationId), exact: true });
       }
     },
     [client, evaluationId, refreshKey, done, cases],
