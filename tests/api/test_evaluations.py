@@ -12,7 +12,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from assay.api.app import create_app
+from assay.api.evaluations import ResultOrder
 from assay.config import Settings
+from assay.domain import ResultSort
 from assay.services.suites.demo import DEMO_SUITE_NAME, RECORDED_KEY
 from tests.factories import (
     BOOLEAN_CASES,
@@ -560,3 +562,9 @@ def test_ids_and_numbers_are_json_integers_not_booleans_or_strings(client: TestC
         assert response.json()["error"]["code"] == "VALIDATION_ERROR"
     whole = {"suite_id": float(suite["id"]), "target": {**regrade, "evaluation_id": float(source_id)}}
     assert client.post("/api/evaluations", json={"grader_id": "true-false", **whole}).status_code == 201
+
+
+def test_every_result_ordering_is_a_sort_value_both_ways() -> None:
+    """The API's ``sort`` enum (what the UI offers) covers each ordering, ascending and descending."""
+    orders = {(order.sort, order.is_descending) for order in ResultOrder}
+    assert orders == {(sort, descending) for sort in ResultSort for descending in (False, True)}

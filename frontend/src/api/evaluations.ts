@@ -54,12 +54,14 @@ export function useCancelEvaluation(evaluationId: number) {
   return useMutation({
     mutationFn: () =>
       unwrap(api.POST("/api/evaluations/{evaluation_id}/cancel", { params: { path: { evaluation_id: evaluationId } } })),
-    onSuccess: (evaluation) => client.setQueryData(["evaluations", evaluationId], evaluation),
+    onSuccess: (evaluation) => client.setQueryData(queryKeys.evaluations.one(evaluationId), evaluation),
   });
 }
 
-export type OutcomeFilter = "all" | "passed" | "failed" | "invalid" | "error";
-export type SortKey = "number" | "score" | "latency_ms";
+/** The results filters and orderings are the API's enums (the generated schema), plus "all". */
+export type OutcomeFilter = "all" | Schemas["Outcome"];
+export type ResultOrder = Schemas["ResultOrder"];
+export type SortKey = Exclude<ResultOrder, `-${string}`>;
 
 /** What the results table asks the server for: an outcome (and a failure group), a verdict's reason code,
  * a text search, an order. */

@@ -2022,6 +2022,13 @@ export interface components {
             next_skip: number | null;
         };
         /**
+         * ResultOrder
+         * @description The ``sort`` of a results listing: a :class:`ResultSort`, descending with a leading ``-`` (an enum in
+         *     the OpenAPI document, so that the UI's choices are the schema's).
+         * @enum {string}
+         */
+        ResultOrder: "number" | "-number" | "score" | "-score" | "latency_ms" | "-latency_ms";
+        /**
          * ResultOut
          * @description One case's result: graded (``details``) or ended by an ``error`` reason. ``number`` (from 1) and
          *     ``key`` name the case as every surface does; ``case_id`` is the database's id of the case.
@@ -4808,7 +4815,7 @@ export interface operations {
                 /** @description Only verdicts with this reason code (e.g. the extract grader's refusals) */
                 reason_code?: string | null;
                 /** @description A leading '-' sorts descending */
-                sort?: string;
+                sort?: components["schemas"]["ResultOrder"];
             };
             header?: never;
             path: {
@@ -5256,7 +5263,7 @@ export interface operations {
                 /** @description Only verdicts with this reason code (e.g. the extract grader's refusals) */
                 reason_code?: string | null;
                 /** @description A leading '-' sorts descending */
-                sort?: string;
+                sort?: components["schemas"]["ResultOrder"];
             };
             header?: never;
             path: {

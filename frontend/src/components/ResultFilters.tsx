@@ -2,13 +2,15 @@ import { useEffect, useRef, useState } from "react";
 import type { OutcomeFilter, ResultQuery } from "../api/evaluations";
 import { useDebouncedValue } from "../hooks";
 
-const OUTCOMES: { value: OutcomeFilter; label: string; title: string }[] = [
-  { value: "all", label: "All", title: "Every finished case" },
-  { value: "passed", label: "Passed", title: "Graded and passed" },
-  { value: "failed", label: "Failed", title: "Not passed: graded and failed (invalid answers included), or no verdict (an error)" },
-  { value: "invalid", label: "Invalid", title: "The response or the expected_output is not a valid value" },
-  { value: "error", label: "Error", title: "No verdict: the target failed, or the grader could not judge (its judge)" },
-];
+// One button per value of the schema's Outcome enum (and "all"): a value the API adds fails the typecheck here.
+const OUTCOME_TEXTS: Record<OutcomeFilter, { label: string; title: string }> = {
+  all: { label: "All", title: "Every finished case" },
+  passed: { label: "Passed", title: "Graded and passed" },
+  failed: { label: "Failed", title: "Not passed: graded and failed (invalid answers included), or no verdict (an error)" },
+  invalid: { label: "Invalid", title: "The response or the expected_output is not a valid value" },
+  error: { label: "Error", title: "No verdict: the target failed, or the grader could not judge (its judge)" },
+};
+const OUTCOMES = (Object.keys(OUTCOME_TEXTS) as OutcomeFilter[]).map((value) => ({ value, ...OUTCOME_TEXTS[value] }));
 
 interface ResultFiltersProps {
   query: ResultQuery;

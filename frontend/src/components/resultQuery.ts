@@ -3,8 +3,9 @@ import type { OutcomeFilter, ResultQuery, SortKey } from "../api/evaluations";
 import type { MatchStatus } from "../api/types";
 import { isKnownStatus } from "./outcome";
 
-const OUTCOMES: readonly OutcomeFilter[] = ["all", "passed", "failed", "invalid", "error"];
-const SORTS: readonly SortKey[] = ["number", "score", "latency_ms"];
+// Every value of the schema's enums: the compiler fails here when the API adds one that is not listed.
+const OUTCOMES = Object.keys({ all: 0, passed: 0, failed: 0, invalid: 0, error: 0 } satisfies Record<OutcomeFilter, 0>);
+const SORTS = Object.keys({ number: 0, score: 0, latency_ms: 0 } satisfies Record<SortKey, 0>);
 
 function caseParam(value: string | null): number | undefined {
   const id = Number(value);
@@ -25,7 +26,7 @@ export function useEvaluationView(): {
   const sortParam = params.get("sort") ?? "number";
   const sort = sortParam.replace(/^-/, "") as SortKey;
   const query: ResultQuery = {
-    outcome: outcome && OUTCOMES.includes(outcome) ? outcome : "all",
+    outcome: outcome !== null && OUTCOMES.includes(outcome) ? outcome : "all",
     matchStatus: isKnownStatus(status) ? (status as MatchStatus) : null,
     error: params.get("error") || null,
     reason: params.get("reason") ?? "",

@@ -62,6 +62,28 @@ class ExportFormat(StrEnum):
     CSV = "csv"
 
 
+class ResultOrder(StrEnum):
+    """The ``sort`` of a results listing: a :class:`ResultSort`, descending with a leading ``-`` (an enum in
+    the OpenAPI document, so that the UI's choices are the schema's)."""
+
+    NUMBER = "number"
+    NUMBER_DESCENDING = "-number"
+    SCORE = "score"
+    SCORE_DESCENDING = "-score"
+    LATENCY_MS = "latency_ms"
+    LATENCY_MS_DESCENDING = "-latency_ms"
+
+    @property
+    def sort(self) -> ResultSort:
+        """The ordering, whichever the direction."""
+        return ResultSort(self.value.lstrip("-"))
+
+    @property
+    def is_descending(self) -> bool:
+        """Whether the order is reversed."""
+        return self.value.startswith("-")
+
+
 _EXPORT_MEDIA = {ExportFormat.JSONL: "application/x-ndjson", ExportFormat.CSV: "text/csv; charset=utf-8"}
 
 
@@ -172,9 +194,7 @@ def result_query(
             description="Only verdicts with this reason code (e.g. the extract grader's refusals)",
         ),
     ] = None,
-    sort: Annotated[
-        str, Query(pattern=r"^-?(number|score|latency_ms)$", description="A leading '-' sorts descending")
-    ] = "number",
+    sort: Annotated[ResultOrder, Query(description="A leading '-' sorts descending")] = ResultOrder.NUMBER,
 ) -> ResultQuery:
     """Which results a listing or an export covers: the same filters for both."""
     return ResultQuery(
@@ -183,8 +203,8 @@ def result_query(
         error=error,
         search=q,
         reason_code=reason_code,
-        sort=ResultSort(sort.lstrip("-")),
-        descending=sort.startswith("-"),
+        sort=sort.sort,
+        descending=sort.is_descending,
     )
 
 
