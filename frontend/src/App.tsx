@@ -1,6 +1,6 @@
 import { NavLink, Route, Routes, useLocation } from "react-router";
-import { ApiKeyBanner } from "./components/ApiKeyBanner";
-import { PageErrorBoundary } from "./components/PageErrorBoundary";
+import { ApiKeyBanner } from "./components/common/ApiKeyBanner";
+import { PageErrorBoundary } from "./components/common/PageErrorBoundary";
 import { ComparePage } from "./pages/ComparePage";
 import { EvaluationPage } from "./pages/EvaluationPage";
 import { EvaluationsPage } from "./pages/EvaluationsPage";

@@ -5,11 +5,11 @@ import { useComparison, useEvaluations, useFlips } from "../api/evaluations";
 import { useSuites } from "../api/suites";
 import { useDocumentTitle, useIsNarrow } from "../hooks";
 import type { Comparison, Evaluation, FlipKind, FlippedCase } from "../api/types";
-import { CaseNumber } from "../components/CaseNumber";
-import { ErrorMessage } from "../components/ErrorMessage";
-import { Verdict } from "../components/Verdict";
-import { outcomeOf } from "../components/outcome";
-import { percent, plural } from "../components/format";
+import { CaseNumber } from "../components/results/CaseNumber";
+import { ErrorMessage } from "../components/common/ErrorMessage";
+import { Verdict } from "../components/verdicts/Verdict";
+import { outcomeOf } from "../components/verdicts/outcome";
+import { percent, plural } from "../components/common/format";
 
 function idParam(value: string | null): number | undefined {
   const id = Number(value);

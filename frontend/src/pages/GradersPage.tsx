@@ -2,8 +2,8 @@ import { useEffect, useRef } from "react";
 import { NavLink, useParams } from "react-router";
 import { useGrader, useGraders } from "../api/graders";
 import { useDocumentTitle } from "../hooks";
-import { ErrorMessage } from "../components/ErrorMessage";
-import { UnavailableNote } from "../components/Unavailable";
+import { ErrorMessage } from "../components/common/ErrorMessage";
+import { UnavailableNote } from "../components/common/Unavailable";
 import { GraderPlayground } from "./GraderPlayground";
 
 /** Every registered grader (from `/api/graders`), and the chosen one's details and playground. */

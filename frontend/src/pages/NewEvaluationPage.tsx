@@ -6,11 +6,11 @@ import { useGrader } from "../api/graders";
 import { useCases, useSuites } from "../api/suites";
 import { type Case, type JsonObject, configSchemaOf } from "../api/types";
 import { useDocumentTitle } from "../hooks";
-import { ErrorMessage } from "../components/ErrorMessage";
-import { GraderConfigEditor } from "../components/GraderConfigEditor";
-import { GraderSelector } from "../components/GraderSelector";
-import { PreflightCheck } from "../components/PreflightCheck";
-import { ProblemList } from "../components/ProblemList";
+import { ErrorMessage } from "../components/common/ErrorMessage";
+import { GraderConfigEditor } from "../components/config/GraderConfigEditor";
+import { GraderSelector } from "../components/config/GraderSelector";
+import { PreflightCheck } from "../components/target/PreflightCheck";
+import { ProblemList } from "../components/common/ProblemList";
 import {
   EMPTY_TARGET,
   type TargetDraft,
@@ -18,10 +18,10 @@ import {
   type TargetType,
   targetFromDraft,
   targetProblems,
-} from "../components/TargetForm";
-import { TargetTrialPanel } from "../components/TargetTrialPanel";
-import { defaultsFromSchema } from "../components/configSchema";
-import { plural } from "../components/format";
+} from "../components/target/TargetForm";
+import { TargetTrialPanel } from "../components/target/TargetTrialPanel";
+import { defaultsFromSchema } from "../components/config/configSchema";
+import { plural } from "../components/common/format";
 
 /** The metadata key in which cases carry an agent's recorded answers (the demo suite's, and a convention). */
 const RECORDED_KEY = "recorded_response";
