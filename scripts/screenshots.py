@@ -48,6 +48,9 @@ def main(out: Path, only: str) -> None:
                         continue
                     page.goto(route.path)
                     page.wait_for_load_state("networkidle")
+                    if route.click:
+                        page.locator(route.click).first.click()
+                        page.wait_for_load_state("networkidle")
                     page.wait_for_timeout(300)  # charts animate in
                     target = out / f"{route.name}-{width}.png"
                     page.screenshot(path=str(target), full_page=True)
