@@ -12,7 +12,14 @@ from sqlalchemy.orm import Session
 
 from assay.domain import EvaluationStatus, Outcome, Page, ResultSort, within_budget
 from assay.errors import NotFoundError, Problem, ValidationError
-from assay.services.evaluations.records import Evaluation, Result, evaluation_of, listed_size, result_of
+from assay.services.evaluations.records import (
+    Evaluation,
+    ExportedResult,
+    Result,
+    evaluation_of,
+    listed_size,
+    result_of,
+)
 from assay.services.evaluations.recount import recount
 from assay.services.evaluations.regrade import check_source
 from assay.services.evaluations.scheduling import Scheduler
@@ -82,14 +89,6 @@ class TargetTrialRequest:
 
 
 _EXPORT_BATCH = 500
-
-
-@dataclass(frozen=True, slots=True)
-class ExportedResult:
-    """A result as exported: with the metadata of its case (empty when the case was deleted since)."""
-
-    result: Result
-    metadata: dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)

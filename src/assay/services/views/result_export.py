@@ -11,7 +11,7 @@ import io
 from collections.abc import Iterable, Iterator, Sequence
 
 from assay.serialization import json_line, json_text
-from assay.services.evaluations.service import ExportedResult
+from assay.services.evaluations.records import ExportedResult
 from assay.services.suites.files import neutralise_formula
 
 CSV_COLUMNS = (
