@@ -1,5 +1,6 @@
-import { NavLink, Route, Routes } from "react-router";
-import { ApiKeyBanner } from "./components/ApiKeyBanner";
+import { NavLink, Route, Routes, useLocation } from "react-router";
+import { ApiKeyBanner } from "./components/common/ApiKeyBanner";
+import { PageErrorBoundary } from "./components/common/PageErrorBoundary";
 import { ComparePage } from "./pages/ComparePage";
 import { EvaluationPage } from "./pages/EvaluationPage";
 import { EvaluationsPage } from "./pages/EvaluationsPage";
@@ -12,6 +13,7 @@ import { SuitesPage } from "./pages/SuitesPage";
 
 /** The page frame (navigation) and the route of every screen. */
 export function App() {
+  const { pathname } = useLocation();
   return (
     <div className="app">
       <header className="top-bar">
@@ -32,19 +34,22 @@ export function App() {
       </header>
       <ApiKeyBanner />
       <main>
-        <Routes>
-          <Route path="/" element={<EvaluationsPage />} />
-          <Route path="/evaluations" element={<EvaluationsPage />} />
-          <Route path="/evaluations/new" element={<NewEvaluationPage />} />
-          <Route path="/evaluations/:evaluationId" element={<EvaluationPage />} />
-          <Route path="/compare" element={<ComparePage />} />
-          <Route path="/suites" element={<SuitesPage />} />
-          <Route path="/suites/:suiteId" element={<SuitePage />} />
-          <Route path="/suites/:suiteId/side-by-side" element={<GridPage />} />
-          <Route path="/graders" element={<GradersPage />} />
-          <Route path="/graders/:graderId" element={<GradersPage />} />
-          <Route path="*" element={<NotFoundPage />} />
-        </Routes>
+        {/* Keyed by the route: a screen that failed is left behind by moving to another one. */}
+        <PageErrorBoundary key={pathname}>
+          <Routes>
+            <Route path="/" element={<EvaluationsPage />} />
+            <Route path="/evaluations" element={<EvaluationsPage />} />
+            <Route path="/evaluations/new" element={<NewEvaluationPage />} />
+            <Route path="/evaluations/:evaluationId" element={<EvaluationPage />} />
+            <Route path="/compare" element={<ComparePage />} />
+            <Route path="/suites" element={<SuitesPage />} />
+            <Route path="/suites/:suiteId" element={<SuitePage />} />
+            <Route path="/suites/:suiteId/side-by-side" element={<GridPage />} />
+            <Route path="/graders" element={<GradersPage />} />
+            <Route path="/graders/:graderId" element={<GradersPage />} />
+            <Route path="*" element={<NotFoundPage />} />
+          </Routes>
+        </PageErrorBoundary>
       </main>
     </div>
   );

@@ -62,7 +62,20 @@ def test_pass_rate_per_value_worst_first_with_intervals(client: TestClient) -> N
         (1, 5, 6),
     ]
     keys = client.get(f"/api/evaluations/{evaluation_id}/breakdown/keys").json()["data"]
-    assert keys == {"keys": [{"key": "tier", "cases": 10}, {"key": "lang", "cases": 8}], "count": 2}
+    keys_listed = [{"key": "tier", "cases": 10}, {"key": "lang", "cases": 8}]
+    assert keys == {"keys": keys_listed, "count": 2, "default_key": "tier"}
+
+
+def test_the_default_key_splits_the_cases_into_a_few_groups(client: TestClient) -> None:
+    """Not the most common key when it has one value (``kind``), nor one with a value per case (``id``)."""
+    metadata = [{"kind": "single", "id": f"case-{n}", "lang": ("en", "fr")[n % 2]} for n in range(60)]
+    evaluation_id = evaluate(client, suite_with(client, metadata), ["yes"] * 60)
+    keys = client.get(f"/api/evaluations/{evaluation_id}/breakdown/keys").json()["data"]
+    assert keys["default_key"] == "lang"
+
+    no_split = suite_with(client, [{"kind": "single", "id": f"c{n}"} for n in range(59)])  # a name of its own
+    alone = evaluate(client, no_split, ["yes"] * 59)
+    assert client.get(f"/api/evaluations/{alone}/breakdown/keys").json()["data"]["default_key"] is None
 
 
 def test_values_beyond_the_cap_are_one_other_group(client: TestClient) -> None:

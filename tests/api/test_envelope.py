@@ -190,6 +190,7 @@ def test_docs_are_served_from_the_package(client: TestClient, path: str) -> None
         asset = client.get(source)
         assert asset.status_code == 200, source
         assert len(asset.content) > 100, source
+        assert b"https://cdn." not in asset.content, source  # ReDoc's logo too is read from here
     csp = response.headers["content-security-policy"]
     assert "script-src 'self';" in csp
     assert "http" not in csp

@@ -12,7 +12,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from assay.api.app import create_app
+from assay.api.evaluations import ResultOrder
 from assay.config import Settings
+from assay.domain import ResultSort
 from assay.services.suites.demo import DEMO_SUITE_NAME, RECORDED_KEY
 from tests.factories import (
     BOOLEAN_CASES,
@@ -341,6 +343,27 @@ def test_exports_jsonl_and_formula_safe_csv(client: TestClient) -> None:
     assert rows[0]["passed"] == "true"
 
 
+def test_exports_carry_each_cases_metadata(client: TestClient) -> None:
+    """JSON lines carry the metadata object; CSV a column per key (empty where a case lacks it)."""
+    cases = [
+        {"input": "Is water wet?", "expected_output": "true", "metadata": {"lang": "en", "tier": 1}},
+        {"input": "L'eau est-elle mouillée ?", "expected_output": "true", "metadata": {"lang": "fr"}},
+        {"input": "=cmd", "expected_output": "false", "metadata": {"lang": "=1+1", "tags": ["a", "b"]}},
+    ]
+    response = client.post("/api/suites", json={"name": "with metadata", "cases": cases})
+    suite_id = response.json()["data"]["id"]
+    evaluation = start(client, suite_id=suite_id, target=recorded(["yes", "yes", "no"]))
+    wait_until_finished(client, evaluation["id"])
+    path = f"/api/evaluations/{evaluation['id']}/export"
+    lines = [json.loads(line) for line in client.get(path, params={"format": "jsonl"}).text.splitlines()]
+    assert [line["metadata"] for line in lines] == [case["metadata"] for case in cases]
+    rows = list(csv.DictReader(io.StringIO(client.get(path, params={"format": "csv"}).text)))
+    assert list(rows[0])[-3:] == ["metadata.lang", "metadata.tags", "metadata.tier"]  # most common first
+    assert [row["metadata.lang"] for row in rows] == ["en", "fr", "'=1+1"]  # formulas neutralised here too
+    assert [row["metadata.tier"] for row in rows] == ["1", "", ""]
+    assert rows[2]["metadata.tags"] == '["a", "b"]'
+
+
 def test_shutdown_mid_run_then_restart_resumes_without_duplicates(
     settings: Settings, agent: AgentServer
 ) -> None:
@@ -539,3 +562,9 @@ def test_ids_and_numbers_are_json_integers_not_booleans_or_strings(client: TestC
         assert response.json()["error"]["code"] == "VALIDATION_ERROR"
     whole = {"suite_id": float(suite["id"]), "target": {**regrade, "evaluation_id": float(source_id)}}
     assert client.post("/api/evaluations", json={"grader_id": "true-false", **whole}).status_code == 201
+
+
+def test_every_result_ordering_is_a_sort_value_both_ways() -> None:
+    """The API's ``sort`` enum (what the UI offers) covers each ordering, ascending and descending."""
+    orders = {(order.sort, order.is_descending) for order in ResultOrder}
+    assert orders == {(sort, descending) for sort in ResultSort for descending in (False, True)}

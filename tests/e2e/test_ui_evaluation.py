@@ -263,8 +263,18 @@ def test_test_the_target_before_a_run_shows_the_raw_reply_and_the_answer(
     expect(trial.get_by_test_id("trial-verdict")).to_contain_text("INVALID")
     expect(trial.get_by_test_id("trial-verdict")).to_contain_text("does not represent a boolean value")
 
+    # A body template that is not JSON: said beside the button, nothing sent, the last trial gone.
+    sent = len(agent.requests)
+    page.get_by_label("Body template (JSON, optional)").fill('{"input": {{input}}')
+    page.get_by_role("button", name="Test the target").click()
+    expect(page.get_by_test_id("test-problem")).to_have_text("The body template is not valid JSON")
+    expect(trial).to_have_count(0)
+    assert len(agent.requests) == sent
+    page.get_by_label("Body template (JSON, optional)").fill("")
+
     page.get_by_label("URL").fill("http://127.0.0.1:9/")
     page.get_by_role("button", name="Test the target").click()
+    expect(page.get_by_test_id("test-problem")).to_have_count(0)
     expect(trial.get_by_test_id("trial-no-reply")).to_be_visible()
     expect(trial.get_by_test_id("trial-error")).to_contain_text("connection refused to http://127.0.0.1:9/")
     expect(page).to_have_url(re.compile(r"/evaluations/new"))

@@ -4,6 +4,7 @@ beside readable columns, a missing answer."""
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from typing import Any
 
@@ -113,3 +114,23 @@ def test_a_cases_number_is_never_cut_in_the_results_table(sized_page: Page, assa
         # Only the key's own box may cut its text: the cell cuts nothing, so the number shows whole.
         assert cell.evaluate("cell => cell.scrollWidth <= cell.clientWidth"), f"case {n + 1}'s cell is cut"
         expect(cell.locator(".case-key")).to_have_text(f"question-{n + 1:02d}")  # whole, though cut on screen
+
+
+def test_the_cases_done_agree_with_the_summary_beside_them(page: Page, assay: AssayServer) -> None:
+    """While a run goes on, its counter of cases done runs ahead of its summary (recounted now and then): the
+    screen shows the summary's own count, never "5 / 6 cases done" beside "passed / finished 2 / 4"."""
+    suite_id = assay.create_suite(BOOLEAN_CASES)
+    evaluation_id = recorded_evaluation(assay, suite_id, {})
+
+    def counter_ahead(route: Route) -> None:
+        response = route.fetch()
+        body: dict[str, Any] = response.json()
+        body["data"]["status"] = "running"
+        body["data"]["progress"]["done"] = 5
+        body["data"]["summary"]["finished"] = 4
+        route.fulfill(response=response, body=json.dumps(body))
+
+    page.route(f"**/api/evaluations/{evaluation_id}", counter_ahead)
+    page.goto(f"/evaluations/{evaluation_id}")
+    expect(page.get_by_test_id("progress-text")).to_have_text("4 / 6 cases done so far")
+    expect(page.get_by_test_id("passed-finished")).to_have_text(re.compile(r"/ 4$"))

@@ -1,6 +1,7 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type Schemas, api, unwrap } from "./client";
 import type { CaseResult, Comparison, Evaluation, EvaluationStatus, FlipKind, MatchStatus } from "./types";
+import { queryKeys } from "./queryKeys";
 
 const TERMINAL: ReadonlySet<EvaluationStatus> = new Set(["completed", "failed", "cancelled"]);
 
@@ -13,7 +14,7 @@ export function isTerminal(status: EvaluationStatus): boolean {
 export function useEvaluations(params: { suiteId?: number; limit?: number } = {}) {
   const query = { limit: params.limit ?? 100, ...(params.suiteId !== undefined ? { suite_id: params.suiteId } : {}) };
   return useQuery({
-    queryKey: ["evaluations", query],
+    queryKey: queryKeys.evaluations.list(query),
     queryFn: () => unwrap(api.GET("/api/evaluations", { params: { query } })),
     refetchInterval: (q) => (q.state.data?.evaluations.some((evaluation) => !isTerminal(evaluation.status)) ? 2000 : false),
   });
@@ -22,7 +23,7 @@ export function useEvaluations(params: { suiteId?: number; limit?: number } = {}
 /** One evaluation, polled every second while it runs (live progress). */
 export function useEvaluation(evaluationId: number) {
   return useQuery({
-    queryKey: ["evaluations", evaluationId],
+    queryKey: queryKeys.evaluations.one(evaluationId),
     queryFn: () => unwrap(api.GET("/api/evaluations/{evaluation_id}", { params: { path: { evaluation_id: evaluationId } } })),
     enabled: Number.isInteger(evaluationId) && evaluationId > 0,
     refetchInterval: (q) => (q.state.data && isTerminal(q.state.data.status) ? false : 1000),
@@ -35,7 +36,7 @@ export function useStartEvaluation() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (body: NewEvaluation) => unwrap(api.POST("/api/evaluations", { body })),
-    onSuccess: () => client.invalidateQueries({ queryKey: ["evaluations"] }),
+    onSuccess: () => client.invalidateQueries({ queryKey: queryKeys.evaluations.all }),
   });
 }
 
@@ -53,12 +54,14 @@ export function useCancelEvaluation(evaluationId: number) {
   return useMutation({
     mutationFn: () =>
       unwrap(api.POST("/api/evaluations/{evaluation_id}/cancel", { params: { path: { evaluation_id: evaluationId } } })),
-    onSuccess: (evaluation) => client.setQueryData(["evaluations", evaluationId], evaluation),
+    onSuccess: (evaluation) => client.setQueryData(queryKeys.evaluations.one(evaluationId), evaluation),
   });
 }
 
-export type OutcomeFilter = "all" | "passed" | "failed" | "invalid" | "error";
-export type SortKey = "number" | "score" | "latency_ms";
+/** The results filters and orderings are the API's enums (the generated schema), plus "all". */
+export type OutcomeFilter = "all" | Schemas["Outcome"];
+export type ResultOrder = Schemas["ResultOrder"];
+export type SortKey = Exclude<ResultOrder, `-${string}`>;
 
 /** What the results table asks the server for: an outcome (and a failure group), a verdict's reason code,
  * a text search, an order. */
@@ -117,7 +120,7 @@ function fetchResultPage(evaluationId: number, query: ResultQuery, page: number,
 /** One case's result (the case a link opens). */
 export function useResult(evaluationId: number, caseId: number | undefined, refreshKey: number) {
   return useQuery({
-    queryKey: ["evaluations", evaluationId, "result", caseId, refreshKey],
+    queryKey: queryKeys.evaluations.result(evaluationId, caseId, refreshKey),
     queryFn: (): Promise<CaseResult> =>
       unwrap(
         api.GET("/api/evaluations/{evaluation_id}/results/{case_id}", {
@@ -137,8 +140,8 @@ export function useRenameEvaluation(evaluationId: number) {
       unwrap(api.PATCH("/api/evaluations/{evaluation_id}", { params: { path: { evaluation_id: evaluationId } }, body: { name } })),
     onSuccess: (evaluation) => {
       client.setQueryData(["evaluations", evaluationId], evaluation);
-      void client.invalidateQueries({ queryKey: ["evaluations"], refetchType: "none" });
-      void client.invalidateQueries({ queryKey: ["suites"], refetchType: "none" });
+      void client.invalidateQueries({ queryKey: queryKeys.evaluations.all, refetchType: "none" });
+      void client.invalidateQueries({ queryKey: queryKeys.suites.all, refetchType: "none" });
     },
   });
 }
@@ -150,8 +153,8 @@ export function useDeleteEvaluation() {
       unwrap(api.DELETE("/api/evaluations/{evaluation_id}", { params: { path: { evaluation_id: evaluationId } } })),
     // Refreshed when next shown: refetched now, the screen of the deleted evaluation would ask for it (404).
     onSuccess: () => {
-      void client.invalidateQueries({ queryKey: ["evaluations"], refetchType: "none" });
-      void client.invalidateQueries({ queryKey: ["suites"], refetchType: "none" });
+      void client.invalidateQueries({ queryKey: queryKeys.evaluations.all, refetchType: "none" });
+      void client.invalidateQueries({ queryKey: queryKeys.suites.all, refetchType: "none" });
     },
   });
 }
@@ -167,7 +170,7 @@ export function useRerunEvaluation(evaluationId: number) {
           body: { allow_invalid_expected: allowInvalidExpected },
         }),
       ),
-    onSuccess: () => client.invalidateQueries({ queryKey: ["evaluations"] }),
+    onSuccess: () => client.invalidateQueries({ queryKey: queryKeys.evaluations.all }),
   });
 }
 
@@ -176,9 +179,10 @@ export function useRerunEvaluation(evaluationId: number) {
  * its previous rows stay on screen meanwhile, but only if they are the same page of the same query.
  */
 export function resultPageQuery(evaluationId: number, query: ResultQuery, page: number, refreshKey: number) {
-  const samePage = JSON.stringify(["evaluations", evaluationId, "results", query, page]);
+  // The key without its refresh count: the same page, fetched again while the run goes on.
+  const samePage = JSON.stringify(queryKeys.evaluations.results(evaluationId, query, page, 0).slice(0, 5));
   return {
-    queryKey: ["evaluations", evaluationId, "results", query, page, refreshKey] as const,
+    queryKey: queryKeys.evaluations.results(evaluationId, query, page, refreshKey),
     // The signal lets a page scrolled past before it arrived be abandoned rather than waited for.
     queryFn: ({ signal }: { signal: AbortSignal }) => fetchResultPage(evaluationId, query, page, signal),
     staleTime: Infinity,
@@ -202,7 +206,7 @@ function fetchComparison(aId: number, bId: number, skip: number, limit: number, 
 /** B against A: the counts and McNemar's verdict (the server computes them once per pair). */
 export function useComparison(aId: number | undefined, bId: number | undefined) {
   return useQuery({
-    queryKey: ["compare", aId, bId],
+    queryKey: queryKeys.comparison(aId, bId),
     queryFn: () => fetchComparison(aId ?? 0, bId ?? 0, 0, 1),
     enabled: aId !== undefined && bId !== undefined,
   });
@@ -211,7 +215,7 @@ export function useComparison(aId: number | undefined, bId: number | undefined) 
 /** The flipped cases of one kind, page by page in case order, as a list scrolls. */
 export function useFlips(aId: number, bId: number, flip: FlipKind, total: number) {
   return useInfiniteQuery({
-    queryKey: ["compare", aId, bId, flip],
+    queryKey: queryKeys.flips(aId, bId, flip),
     queryFn: ({ pageParam }) => fetchComparison(aId, bId, pageParam, FLIP_PAGE, flip),
     initialPageParam: 0,
     // A page holds fewer than FLIP_PAGE flips when long answers would pass the server's page budget.

@@ -2,6 +2,7 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import { api, unwrap } from "./client";
 import { pathOf } from "./errors";
 import type { ConfigProblem, GraderSummary, JsonObject } from "./types";
+import { queryKeys } from "./queryKeys";
 
 const PAGE_SIZE = 500; // the API's largest page
 
@@ -16,12 +17,12 @@ export async function fetchAllGraders(): Promise<GraderSummary[]> {
 }
 
 export function useGraders() {
-  return useQuery({ queryKey: ["graders"], queryFn: fetchAllGraders, staleTime: 60_000 });
+  return useQuery({ queryKey: queryKeys.graders.all, queryFn: fetchAllGraders, staleTime: 60_000 });
 }
 
 export function useGrader(graderId: string | undefined) {
   return useQuery({
-    queryKey: ["graders", graderId],
+    queryKey: queryKeys.graders.one(graderId),
     queryFn: () => unwrap(api.GET("/api/graders/{grader_id}", { params: { path: { grader_id: graderId ?? "" } } })),
     enabled: graderId !== undefined && graderId !== "",
     staleTime: 60_000,
@@ -58,7 +59,7 @@ export async function validateConfig(graderId: string, config: JsonObject): Prom
 
 export function useConfigProblems(graderId: string | undefined, config: JsonObject | undefined) {
   return useQuery({
-    queryKey: ["graders", graderId, "validate", config],
+    queryKey: queryKeys.graders.validation(graderId, config),
     queryFn: () => validateConfig(graderId ?? "", config ?? {}),
     enabled: graderId !== undefined && graderId !== "" && config !== undefined,
     staleTime: Infinity,

@@ -516,7 +516,7 @@ export interface paths {
         /**
          * Metadata keys to break results down by
          * @description The metadata keys of the evaluated suite's cases with how many cases have each, the most common
-         *     first (at most 200).
+         *     first (at most 200), and the one a breakdown opens on.
          */
         get: operations["get_breakdown_keys_api_evaluations__evaluation_id__breakdown_keys_get"];
         put?: never;
@@ -1786,6 +1786,11 @@ export interface components {
             keys: components["schemas"]["MetadataKeyOut"][];
             /** Count */
             count: number;
+            /**
+             * Default Key
+             * @description The key a breakdown opens on: the most common one with 2 to 49 distinct values, or none
+             */
+            default_key: string | null;
         };
         /**
          * MetadataKeyOut
@@ -2016,6 +2021,13 @@ export interface components {
              */
             next_skip: number | null;
         };
+        /**
+         * ResultOrder
+         * @description The ``sort`` of a results listing: a :class:`ResultSort`, descending with a leading ``-`` (an enum in
+         *     the OpenAPI document, so that the UI's choices are the schema's).
+         * @enum {string}
+         */
+        ResultOrder: "number" | "-number" | "score" | "-score" | "latency_ms" | "-latency_ms";
         /**
          * ResultOut
          * @description One case's result: graded (``details``) or ended by an ``error`` reason. ``number`` (from 1) and
@@ -4803,7 +4815,7 @@ export interface operations {
                 /** @description Only verdicts with this reason code (e.g. the extract grader's refusals) */
                 reason_code?: string | null;
                 /** @description A leading '-' sorts descending */
-                sort?: string;
+                sort?: components["schemas"]["ResultOrder"];
             };
             header?: never;
             path: {
@@ -5251,7 +5263,7 @@ export interface operations {
                 /** @description Only verdicts with this reason code (e.g. the extract grader's refusals) */
                 reason_code?: string | null;
                 /** @description A leading '-' sorts descending */
-                sort?: string;
+                sort?: components["schemas"]["ResultOrder"];
             };
             header?: never;
             path: {

@@ -2,10 +2,11 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tansta
 import { api, unwrap } from "./client";
 import type { Schemas } from "./client";
 import type { JsonObject } from "./types";
+import { queryKeys } from "./queryKeys";
 
 export function useSuites(skip = 0, limit = 100) {
   return useQuery({
-    queryKey: ["suites", { skip, limit }],
+    queryKey: queryKeys.suites.page(skip, limit),
     queryFn: () => unwrap(api.GET("/api/suites", { params: { query: { skip, limit } } })),
     placeholderData: keepPreviousData,
   });
@@ -13,7 +14,7 @@ export function useSuites(skip = 0, limit = 100) {
 
 export function useSuite(suiteId: number | undefined) {
   return useQuery({
-    queryKey: ["suites", suiteId],
+    queryKey: queryKeys.suites.one(suiteId),
     queryFn: () => unwrap(api.GET("/api/suites/{suite_id}", { params: { path: { suite_id: suiteId ?? 0 } } })),
     enabled: suiteId !== undefined && Number.isFinite(suiteId),
   });
@@ -22,7 +23,7 @@ export function useSuite(suiteId: number | undefined) {
 export function useCases(suiteId: number, skip: number, limit: number, enabled = true) {
   return useQuery({
     enabled: enabled && Number.isInteger(suiteId) && suiteId > 0,
-    queryKey: ["suites", suiteId, "cases", { skip, limit }],
+    queryKey: queryKeys.suites.cases(suiteId, skip, limit),
     queryFn: () =>
       unwrap(api.GET("/api/suites/{suite_id}/cases", { params: { path: { suite_id: suiteId }, query: { skip, limit } } })),
     placeholderData: keepPreviousData,
@@ -33,7 +34,7 @@ export function useCreateSuite() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (suite: { name: string; description: string }) => unwrap(api.POST("/api/suites", { body: suite })),
-    onSuccess: () => client.invalidateQueries({ queryKey: ["suites"] }),
+    onSuccess: () => client.invalidateQueries({ queryKey: queryKeys.suites.all }),
   });
 }
 
@@ -58,7 +59,7 @@ export function useImportSuite() {
           },
         }),
       ),
-    onSuccess: () => client.invalidateQueries({ queryKey: ["suites"] }),
+    onSuccess: () => client.invalidateQueries({ queryKey: queryKeys.suites.all }),
   });
 }
 
@@ -70,8 +71,8 @@ export function useDeleteSuite() {
     onSuccess: () => {
       // Lists (and evaluations, which a cascade deletes) refresh when next shown: refetched now, the page
       // of the deleted suite, still on screen, would ask for it and get a 404.
-      void client.invalidateQueries({ queryKey: ["suites"], refetchType: "none" });
-      void client.invalidateQueries({ queryKey: ["evaluations"], refetchType: "none" });
+      void client.invalidateQueries({ queryKey: queryKeys.suites.all, refetchType: "none" });
+      void client.invalidateQueries({ queryKey: queryKeys.evaluations.all, refetchType: "none" });
     },
   });
 }
@@ -90,7 +91,7 @@ export function useSetSuiteAssertions(suiteId: number) {
   return useMutation({
     mutationFn: (patch: SuiteAssertionsPatch) =>
       unwrap(api.PATCH("/api/suites/{suite_id}", { params: { path: { suite_id: suiteId } }, body: patch })),
-    onSuccess: () => client.invalidateQueries({ queryKey: ["suites"] }),
+    onSuccess: () => client.invalidateQueries({ queryKey: queryKeys.suites.all }),
   });
 }
 
@@ -99,7 +100,7 @@ export function useAddCase(suiteId: number) {
   return useMutation({
     mutationFn: (item: CaseIn) =>
       unwrap(api.POST("/api/suites/{suite_id}/cases", { params: { path: { suite_id: suiteId } }, body: { cases: [item] } })),
-    onSuccess: () => client.invalidateQueries({ queryKey: ["suites"] }),
+    onSuccess: () => client.invalidateQueries({ queryKey: queryKeys.suites.all }),
   });
 }
 
@@ -109,7 +110,7 @@ export function useAddCase(suiteId: number) {
  */
 export function usePreflight(suiteId: number, graderId: string, config: JsonObject | undefined) {
   return useQuery({
-    queryKey: ["suites", suiteId, "preflight", graderId, config],
+    queryKey: queryKeys.suites.preflight(suiteId, graderId, config),
     queryFn: () =>
       unwrap(
         api.POST("/api/suites/{suite_id}/preflight", {

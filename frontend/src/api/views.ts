@@ -1,5 +1,6 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { api, unwrap } from "./client";
+import { queryKeys } from "./queryKeys";
 
 /** How many of a suite's completed evaluations the history chart shows (the newest). */
 export const HISTORY_POINTS = 100;
@@ -7,7 +8,7 @@ export const HISTORY_POINTS = 100;
 /** A suite's completed evaluations over time: pass rate, interval, and regressions against the run before. */
 export function useSuiteHistory(suiteId: number) {
   return useQuery({
-    queryKey: ["suites", suiteId, "history"],
+    queryKey: queryKeys.suites.history(suiteId),
     queryFn: () =>
       unwrap(
         api.GET("/api/suites/{suite_id}/history", {
@@ -21,7 +22,7 @@ export function useSuiteHistory(suiteId: number) {
 /** An evaluation's failed results grouped by `match_status` and error reason. */
 export function useFailureGroups(evaluationId: number, refreshKey: number) {
   return useQuery({
-    queryKey: ["evaluations", evaluationId, "failures", refreshKey],
+    queryKey: queryKeys.evaluations.failures(evaluationId, refreshKey),
     queryFn: () =>
       unwrap(api.GET("/api/evaluations/{evaluation_id}/failures", { params: { path: { evaluation_id: evaluationId } } })),
     placeholderData: keepPreviousData,
@@ -31,7 +32,7 @@ export function useFailureGroups(evaluationId: number, refreshKey: number) {
 /** The metadata keys an evaluation's results can be broken down by. */
 export function useBreakdownKeys(evaluationId: number) {
   return useQuery({
-    queryKey: ["evaluations", evaluationId, "breakdown-keys"],
+    queryKey: queryKeys.evaluations.breakdownKeys(evaluationId),
     queryFn: () =>
       unwrap(
         api.GET("/api/evaluations/{evaluation_id}/breakdown/keys", { params: { path: { evaluation_id: evaluationId } } }),
@@ -42,7 +43,7 @@ export function useBreakdownKeys(evaluationId: number) {
 /** Pass rate per value of one metadata key, worst first. */
 export function useBreakdown(evaluationId: number, key: string, refreshKey: number) {
   return useQuery({
-    queryKey: ["evaluations", evaluationId, "breakdown", key, refreshKey],
+    queryKey: queryKeys.evaluations.breakdown(evaluationId, key, refreshKey),
     queryFn: () =>
       unwrap(
         api.GET("/api/evaluations/{evaluation_id}/breakdown", {
@@ -61,7 +62,7 @@ export const GRID_PAGE = 50;
  * fewer than `GRID_PAGE` rows when they are large: the next starts at its `next_skip`). */
 export function useGrid(suiteId: number, evaluationIds: readonly number[], skip: number, disagree: boolean) {
   return useQuery({
-    queryKey: ["suites", suiteId, "grid", evaluationIds, skip, disagree],
+    queryKey: queryKeys.suites.grid(suiteId, evaluationIds, skip, disagree),
     queryFn: () =>
       unwrap(
         api.GET("/api/suites/{suite_id}/grid", {

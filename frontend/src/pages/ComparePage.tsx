@@ -3,13 +3,13 @@ import { useVirtualizer } from "@tanstack/react-virtual";
 import { memo, useEffect, useMemo, useRef } from "react";
 import { useComparison, useEvaluations, useFlips } from "../api/evaluations";
 import { useSuites } from "../api/suites";
-import { useDocumentTitle } from "../hooks";
+import { useDocumentTitle, useIsNarrow } from "../hooks";
 import type { Comparison, Evaluation, FlipKind, FlippedCase } from "../api/types";
-import { CaseNumber } from "../components/CaseNumber";
-import { ErrorMessage } from "../components/ErrorMessage";
-import { Verdict } from "../components/Verdict";
-import { outcomeOf } from "../components/outcome";
-import { percent, plural } from "../components/format";
+import { CaseNumber } from "../components/results/CaseNumber";
+import { ErrorMessage } from "../components/common/ErrorMessage";
+import { Verdict } from "../components/verdicts/Verdict";
+import { outcomeOf } from "../components/verdicts/outcome";
+import { percent, plural } from "../components/common/format";
 
 function idParam(value: string | null): number | undefined {
   const id = Number(value);
@@ -76,15 +76,24 @@ function EvaluationPicker({ label, id, value, options, suiteNames, onChange }: {
   suiteNames: ReadonlyMap<number, string>;
   onChange: (value: string) => void;
 }) {
+  const optionLabel = (evaluation: Evaluation) =>
+    `#${evaluation.id} ${evaluation.name} · ${suiteNames.get(evaluation.suite_id) ?? `suite ${evaluation.suite_id}`} · ` +
+    `${evaluation.grader.grader_id} · ${evaluation.status}`;
+  const chosen = options.find((evaluation) => evaluation.id === value);
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
-      <select id={id} value={value === undefined ? "" : String(value)} onChange={(event) => onChange(event.target.value)}>
+      {/* A long name is cut in the box: the tooltip reads it whole. */}
+      <select
+        id={id}
+        value={value === undefined ? "" : String(value)}
+        title={chosen ? optionLabel(chosen) : undefined}
+        onChange={(event) => onChange(event.target.value)}
+      >
         <option value="">Choose an evaluation…</option>
         {options.map((evaluation) => (
           <option key={evaluation.id} value={String(evaluation.id)}>
-            #{evaluation.id} {evaluation.name} · {suiteNames.get(evaluation.suite_id) ?? `suite ${evaluation.suite_id}`} ·{" "}
-            {evaluation.grader.grader_id} · {evaluation.status}
+            {optionLabel(evaluation)}
           </option>
         ))}
       </select>
@@ -166,6 +175,8 @@ function RunCard({ title, id, passRate }: { title: string; id: number; passRate:
 }
 
 const FLIP_ROW_HEIGHT = 44;
+/** On a phone a flipped case takes three lines (the stylesheet's `.flip-row` at max-width 720px). */
+const NARROW_FLIP_ROW_HEIGHT = 84;
 const FLIP_LIST_HEIGHT = 440;
 
 interface FlipListProps {
@@ -185,12 +196,14 @@ function FlipList({ title, aId, bId, flip, total, testId }: FlipListProps) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const pages = useFlips(aId, bId, flip, total);
   const flips = useMemo(() => pages.data?.pages.flatMap((page) => page.flips) ?? [], [pages.data]);
+  const rowHeight = useIsNarrow() ? NARROW_FLIP_ROW_HEIGHT : FLIP_ROW_HEIGHT;
   const virtualizer = useVirtualizer({
     count: total,
     getScrollElement: () => scrollRef.current,
-    estimateSize: () => FLIP_ROW_HEIGHT,
+    estimateSize: () => rowHeight,
     overscan: 10,
   });
+  useEffect(() => virtualizer.measure(), [virtualizer, rowHeight]);
   const items = virtualizer.getVirtualItems();
   const lastInView = items[items.length - 1]?.index ?? -1;
   const { hasNextPage, isFetchingNextPage, fetchNextPage } = pages;
@@ -209,15 +222,15 @@ function FlipList({ title, aId, bId, flip, total, testId }: FlipListProps) {
         <div className="flip-table" role="table" aria-label={title} aria-rowcount={total + 1}>
           <div className="flip-row flip-head" role="row">
             <span role="columnheader">#</span>
-            <span role="columnheader">input</span>
-            <span role="columnheader">expected_output</span>
-            <span role="columnheader">A agent_response</span>
-            <span role="columnheader">B agent_response</span>
+            <span role="columnheader" title="input">input</span>
+            <span role="columnheader" title="expected_output">expected_output</span>
+            <span role="columnheader" title="A agent_response">A agent_response</span>
+            <span role="columnheader" title="B agent_response">B agent_response</span>
           </div>
           <div
             className="flip-body"
             ref={scrollRef}
-            style={{ height: Math.min(FLIP_LIST_HEIGHT, total * FLIP_ROW_HEIGHT) }}
+            style={{ height: Math.min(FLIP_LIST_HEIGHT, total * rowHeight) }}
           >
             <div role="rowgroup" className="flip-canvas" style={{ height: virtualizer.getTotalSize() }}>
               {items.map((item) => {

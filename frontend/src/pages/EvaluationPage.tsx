@@ -1,4 +1,4 @@
-import { isInvalidStatus } from "../components/outcome";
+import { isInvalidStatus } from "../components/verdicts/outcome";
 import { useQueryClient } from "@tanstack/react-query";
 import { useCallback, useState } from "react";
 import { useParams } from "react-router";
@@ -6,15 +6,16 @@ import { isTerminal, useEvaluation, useResult } from "../api/evaluations";
 import { useDocumentTitle } from "../hooks";
 import type { EvaluationSummary } from "../api/types";
 import type { OutcomeFilter } from "../api/evaluations";
-import { BreakdownPanel } from "../components/BreakdownPanel";
-import { CasePanel } from "../components/CasePanel";
-import { ErrorMessage } from "../components/ErrorMessage";
-import { EvaluationHeader } from "../components/EvaluationHeader";
-import { FailureGroups } from "../components/FailureGroups";
-import { ResultFilters } from "../components/ResultFilters";
-import { ResultsTable } from "../components/ResultsTable";
-import { SummaryPanel } from "../components/SummaryPanel";
-import { useEvaluationView } from "../components/resultQuery";
+import { BreakdownPanel } from "../components/evaluation/BreakdownPanel";
+import { CasePanel } from "../components/results/CasePanel";
+import { ErrorMessage } from "../components/common/ErrorMessage";
+import { EvaluationHeader } from "../components/evaluation/EvaluationHeader";
+import { FailureGroups } from "../components/evaluation/FailureGroups";
+import { ResultFilters } from "../components/results/ResultFilters";
+import { ResultsTable } from "../components/results/ResultsTable";
+import { SummaryPanel } from "../components/evaluation/SummaryPanel";
+import { useEvaluationView } from "../components/results/resultQuery";
+import { queryKeys } from "../api/queryKeys";
 
 function outcomeCounts(summary: EvaluationSummary | null): Partial<Record<OutcomeFilter, number>> {
   if (!summary) return {};
@@ -24,7 +25,7 @@ function outcomeCounts(summary: EvaluationSummary | null): Partial<Record<Outcom
   return {
     all: summary.finished,
     passed: summary.passed,
-    failed: summary.failed - summary.error_count, // the API's "failed": graded and not passed (invalid included)
+    failed: summary.failed, // as the API's filter: every case not passed, target errors included
     invalid,
     error: summary.error_count,
   };
@@ -50,7 +51,7 @@ export function EvaluationPage() {
   const onTotal = useCallback(
     (total: number) => {
       if (total > done && (refreshKey < 0 || total >= cases)) {
-        void client.invalidateQueries({ queryKey: ["evaluations", evaluationId], exact: true });
+        void client.invalidateQueries({ queryKey: queryKeys.evaluations.one(evaluationId), exact: true });
       }
     },
     [client, evaluationId, refreshKey, done, cases],

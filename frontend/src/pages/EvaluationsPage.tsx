@@ -2,9 +2,9 @@ import { Link } from "react-router";
 import { useEvaluations } from "../api/evaluations";
 import { useSuites } from "../api/suites";
 import { useDocumentTitle } from "../hooks";
-import { ErrorMessage } from "../components/ErrorMessage";
-import { count, dateTime, percent } from "../components/format";
-import { StatusLabel } from "../components/StatusLabel";
+import { ErrorMessage } from "../components/common/ErrorMessage";
+import { count, dateTime, percent } from "../components/common/format";
+import { StatusLabel } from "../components/evaluation/StatusLabel";
 
 /** Recent evaluations, newest first, with their status and pass rate. */
 export function EvaluationsPage() {

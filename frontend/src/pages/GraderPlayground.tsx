@@ -1,12 +1,12 @@
 import { useState } from "react";
 import { useGradeOne } from "../api/graders";
 import { type GraderDetail, type JsonObject, configSchemaOf } from "../api/types";
-import { defaultsFromSchema } from "../components/configSchema";
-import { ErrorMessage } from "../components/ErrorMessage";
-import { GraderConfigEditor } from "../components/GraderConfigEditor";
-import { gradeOutcome } from "../components/outcome";
-import { Verdict } from "../components/Verdict";
-import { VerdictDetails } from "../components/VerdictTree";
+import { defaultsFromSchema } from "../components/config/configSchema";
+import { ErrorMessage } from "../components/common/ErrorMessage";
+import { GraderConfigEditor } from "../components/config/GraderConfigEditor";
+import { gradeOutcome } from "../components/verdicts/outcome";
+import { Verdict } from "../components/verdicts/Verdict";
+import { VerdictDetails } from "../components/verdicts/VerdictTree";
 
 /** Grade one `agent_response` against one `expected_output` with a chosen config, and show every detail. */
 export function GraderPlayground({ grader }: { grader: GraderDetail }) {

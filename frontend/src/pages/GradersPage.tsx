@@ -1,8 +1,9 @@
+import { useEffect, useRef } from "react";
 import { NavLink, useParams } from "react-router";
 import { useGrader, useGraders } from "../api/graders";
 import { useDocumentTitle } from "../hooks";
-import { ErrorMessage } from "../components/ErrorMessage";
-import { UnavailableNote } from "../components/Unavailable";
+import { ErrorMessage } from "../components/common/ErrorMessage";
+import { UnavailableNote } from "../components/common/Unavailable";
 import { GraderPlayground } from "./GraderPlayground";
 
 /** Every registered grader (from `/api/graders`), and the chosen one's details and playground. */
@@ -42,11 +43,21 @@ export function GradersPage() {
 
 function GraderDetailPane({ graderId }: { graderId: string }) {
   const grader = useGrader(graderId);
+  const top = useRef<HTMLElement>(null);
+  const loaded = grader.data !== undefined;
+  // The details show where the click was: on a phone they follow the whole list, and a click far down the
+  // list leaves the top of the page out of sight; either way the chosen grader's details scroll into view.
+  useEffect(() => {
+    const box = top.current?.getBoundingClientRect();
+    if (loaded && top.current && box && (box.top < 0 || box.top > window.innerHeight)) {
+      top.current.scrollIntoView({ block: "start" });
+    }
+  }, [loaded]);
   if (grader.isPending) return <p className="muted">Loading…</p>;
   if (grader.isError) return <ErrorMessage error={grader.error} what={`Cannot load grader '${graderId}'`} />;
   const { data } = grader;
   return (
-    <article className="grader-detail">
+    <article className="grader-detail" ref={top}>
       <header>
         <h2>{data.name}</h2>
         <p className="mono muted">

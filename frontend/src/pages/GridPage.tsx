@@ -4,12 +4,12 @@ import { useEvaluations } from "../api/evaluations";
 import { useSuite } from "../api/suites";
 import type { Evaluation, Grid, GridRow } from "../api/types";
 import { GRID_PAGE, useGrid } from "../api/views";
-import { CaseNumber } from "../components/CaseNumber";
-import { ErrorMessage } from "../components/ErrorMessage";
-import { StatusLabel } from "../components/StatusLabel";
-import { Verdict } from "../components/Verdict";
-import { count, percent } from "../components/format";
-import { outcomeOf } from "../components/outcome";
+import { CaseNumber } from "../components/results/CaseNumber";
+import { ErrorMessage } from "../components/common/ErrorMessage";
+import { StatusLabel } from "../components/evaluation/StatusLabel";
+import { Verdict } from "../components/verdicts/Verdict";
+import { count, percent } from "../components/common/format";
+import { outcomeOf } from "../components/verdicts/outcome";
 import { useDocumentTitle } from "../hooks";
 
 const MAX_COLUMNS = 5;

@@ -6,11 +6,11 @@ import { useGrader } from "../api/graders";
 import { useCases, useSuites } from "../api/suites";
 import { type Case, type JsonObject, configSchemaOf } from "../api/types";
 import { useDocumentTitle } from "../hooks";
-import { ErrorMessage } from "../components/ErrorMessage";
-import { GraderConfigEditor } from "../components/GraderConfigEditor";
-import { GraderSelector } from "../components/GraderSelector";
-import { PreflightCheck } from "../components/PreflightCheck";
-import { ProblemList } from "../components/ProblemList";
+import { ErrorMessage } from "../components/common/ErrorMessage";
+import { GraderConfigEditor } from "../components/config/GraderConfigEditor";
+import { GraderSelector } from "../components/config/GraderSelector";
+import { PreflightCheck } from "../components/target/PreflightCheck";
+import { ProblemList } from "../components/common/ProblemList";
 import {
   EMPTY_TARGET,
   type TargetDraft,
@@ -18,10 +18,10 @@ import {
   type TargetType,
   targetFromDraft,
   targetProblems,
-} from "../components/TargetForm";
-import { TargetTrialPanel } from "../components/TargetTrialPanel";
-import { defaultsFromSchema } from "../components/configSchema";
-import { plural } from "../components/format";
+} from "../components/target/TargetForm";
+import { TargetTrialPanel } from "../components/target/TargetTrialPanel";
+import { defaultsFromSchema } from "../components/config/configSchema";
+import { plural } from "../components/common/format";
 
 /** The metadata key in which cases carry an agent's recorded answers (the demo suite's, and a convention). */
 const RECORDED_KEY = "recorded_response";
@@ -54,6 +54,7 @@ export function NewEvaluationPage() {
   const [concurrency, setConcurrency] = useState(8);
   const [allowInvalid, setAllowInvalid] = useState(false);
   const [formProblem, setFormProblem] = useState("");
+  const [testProblem, setTestProblem] = useState("");
   const suites = useSuites(0, 500);
   const chosenSuite = suites.data?.suites.find((suite) => String(suite.id) === suiteId);
   const grader = useGrader(graderId || undefined);
@@ -78,10 +79,12 @@ export function NewEvaluationPage() {
   const lastError = start.error ?? testTarget.error;
   const apiProblems = targetProblems(lastError instanceof ApiError ? lastError.problems : []);
 
+  // A test that cannot be sent says why beside its button and clears the last trial, which would look fresh.
   const test = () => {
     const built = targetFromDraft(target);
-    if ("problem" in built) return setFormProblem(built.problem);
-    if (suiteId === "") return setFormProblem("Choose a suite");
+    const problem = "problem" in built ? built.problem : suiteId === "" ? "Choose a suite" : "";
+    setTestProblem(problem);
+    if ("problem" in built || problem !== "") return testTarget.reset();
     setFormProblem("");
     start.reset();
     testTarget.mutate({
@@ -125,7 +128,12 @@ export function NewEvaluationPage() {
           <div className="field">
             <label htmlFor="evaluation-suite">Suite</label>
             {suites.isError && <ErrorMessage error={suites.error} what="Cannot load suites" />}
-            <select id="evaluation-suite" value={suiteId} onChange={(event) => setSuiteId(event.target.value)}>
+            <select
+              id="evaluation-suite"
+              value={suiteId}
+              title={chosenSuite?.name}
+              onChange={(event) => setSuiteId(event.target.value)}
+            >
               <option value="" disabled>
                 Choose a suite…
               </option>
@@ -170,6 +178,11 @@ export function NewEvaluationPage() {
           </button>
           <span className="hint">Sends the suite&apos;s first case once and shows what came back; runs nothing.</span>
         </div>
+        {testProblem && (
+          <p role="alert" className="error" data-testid="test-problem">
+            {testProblem}
+          </p>
+        )}
         {testTarget.isError && (
           <ProblemList error={testTarget.error} what="Cannot test the target" problems={apiProblems.rest} />
         )}
@@ -186,15 +199,18 @@ export function NewEvaluationPage() {
           />
           <p className="hint">Cases sent to the target at the same time.</p>
         </div>
-        {formProblem && (
-          <p role="alert" className="error">
-            {formProblem}
-          </p>
-        )}
         {start.isError && <ProblemList error={start.error} what="Cannot start the evaluation" problems={apiProblems.rest} />}
-        <button type="submit" className="primary" disabled={start.isPending}>
-          {start.isPending ? "Starting…" : "Start evaluation"}
-        </button>
+        {/* Always in reach at the bottom of the window, however long the grader's options are. */}
+        <div className="action-bar" data-testid="action-bar">
+          <button type="submit" className="primary" disabled={start.isPending}>
+            {start.isPending ? "Starting…" : "Start evaluation"}
+          </button>
+          {formProblem && (
+            <p role="alert" className="error">
+              {formProblem}
+            </p>
+          )}
+        </div>
       </form>
     </section>
   );

@@ -12,17 +12,17 @@ import {
 } from "../api/suites";
 import { useDocumentTitle } from "../hooks";
 import { useEvaluations } from "../api/evaluations";
-import { StatusLabel } from "../components/StatusLabel";
-import { percent } from "../components/format";
-import { CaseNumber } from "../components/CaseNumber";
-import { DownloadButton } from "../components/DownloadButton";
-import { ErrorMessage } from "../components/ErrorMessage";
-import { GraderSelector } from "../components/GraderSelector";
-import { HistoryPanel } from "../components/HistoryPanel";
-import { PreflightCheck } from "../components/PreflightCheck";
-import { ProblemList } from "../components/ProblemList";
-import { TextBlock } from "../components/TextBlock";
-import { plural } from "../components/format";
+import { StatusLabel } from "../components/evaluation/StatusLabel";
+import { percent } from "../components/common/format";
+import { CaseNumber } from "../components/results/CaseNumber";
+import { DownloadButton } from "../components/common/DownloadButton";
+import { ErrorMessage } from "../components/common/ErrorMessage";
+import { GraderSelector } from "../components/config/GraderSelector";
+import { HistoryPanel } from "../components/evaluation/HistoryPanel";
+import { PreflightCheck } from "../components/target/PreflightCheck";
+import { ProblemList } from "../components/common/ProblemList";
+import { TextBlock } from "../components/common/TextBlock";
+import { plural } from "../components/common/format";
 import { ApiError } from "../api/errors";
 
 const PAGE_SIZE = 50;

@@ -2,9 +2,9 @@ import { useState } from "react";
 import { Link, useNavigate } from "react-router";
 import { useCreateSuite, useImportSuite, useSuites } from "../api/suites";
 import { useDocumentTitle } from "../hooks";
-import { ErrorMessage } from "../components/ErrorMessage";
-import { ProblemList } from "../components/ProblemList";
-import { count, dateTime } from "../components/format";
+import { ErrorMessage } from "../components/common/ErrorMessage";
+import { ProblemList } from "../components/common/ProblemList";
+import { count, dateTime } from "../components/common/format";
 
 /** Every suite, and the two ways to make one: create it empty, or import it from a file. */
 export function SuitesPage() {

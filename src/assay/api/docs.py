@@ -7,6 +7,7 @@ the docs keep a CSP that allows scripts from this origin only.
 
 from __future__ import annotations
 
+from functools import cache
 from importlib.resources import files
 from pathlib import Path
 
@@ -16,6 +17,10 @@ from fastapi.staticfiles import StaticFiles
 
 ASSETS_PATH = "/docs-assets"
 DOCS_PATHS = frozenset({"/docs", "/redoc"})
+# ReDoc's menu shows a logo fetched from its CDN, hard-coded in the bundle: the CSP blocked it and logged an
+# error on every visit. The bundle is served with the logo read from this server instead.
+_REDOC_CDN_LOGO = "https://cdn.redoc.ly/redoc/logo-mini.svg"
+_REDOC_LOCAL_LOGO = f"{ASSETS_PATH}/favicon.png"
 
 _SWAGGER_INIT = """\
 window.addEventListener("load", function () {
@@ -80,8 +85,24 @@ async def swagger_init() -> Response:
     return Response(_SWAGGER_INIT, media_type="text/javascript")
 
 
+def _static_dir() -> Path:
+    return Path(str(files("fastapi_offline") / "static"))
+
+
+@cache
+def _redoc_bundle() -> str:
+    """ReDoc's bundle, its CDN logo swapped for a local image (read once, on the first request)."""
+    bundle = (_static_dir() / "redoc.standalone.js").read_text(encoding="utf-8")
+    return bundle.replace(_REDOC_CDN_LOGO, _REDOC_LOCAL_LOGO)
+
+
+@router.get(f"{ASSETS_PATH}/redoc.standalone.js")
+async def redoc_bundle() -> Response:
+    """ReDoc's script, asking nothing from outside this server."""
+    return Response(_redoc_bundle(), media_type="text/javascript")
+
+
 def install_docs(app: FastAPI) -> None:
     """Serve the docs pages and their assets (Swagger UI and ReDoc as ``fastapi-offline`` ships them)."""
-    app.include_router(router)
-    static = Path(str(files("fastapi_offline") / "static"))
-    app.mount(ASSETS_PATH, StaticFiles(directory=static), name="docs-assets")
+    app.include_router(router)  # before the mount: its routes (the init script, ReDoc's bundle) win
+    app.mount(ASSETS_PATH, StaticFiles(directory=_static_dir()), name="docs-assets")

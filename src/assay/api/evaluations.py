@@ -32,7 +32,7 @@ from assay.graders import MatchStatus
 from assay.graders.contract.verdict import MAX_REASON_CODE_LENGTH
 from assay.services.evaluations.scheduling import Scheduler
 from assay.services.evaluations.service import EvaluationService, ResultQuery
-from assay.services.views.breakdown import breakdown, failure_groups, metadata_keys
+from assay.services.views.breakdown import breakdown, default_key, failure_groups, metadata_keys
 from assay.services.views.comparison import Flip, compare
 from assay.services.views.result_export import csv_lines, jsonl_lines
 
@@ -61,6 +61,28 @@ class ExportFormat(StrEnum):
 
     JSONL = "jsonl"
     CSV = "csv"
+
+
+class ResultOrder(StrEnum):
+    """The ``sort`` of a results listing: a :class:`ResultSort`, descending with a leading ``-`` (an enum in
+    the OpenAPI document, so that the UI's choices are the schema's)."""
+
+    NUMBER = "number"
+    NUMBER_DESCENDING = "-number"
+    SCORE = "score"
+    SCORE_DESCENDING = "-score"
+    LATENCY_MS = "latency_ms"
+    LATENCY_MS_DESCENDING = "-latency_ms"
+
+    @property
+    def sort(self) -> ResultSort:
+        """The ordering, whichever the direction."""
+        return ResultSort(self.value.lstrip("-"))
+
+    @property
+    def is_descending(self) -> bool:
+        """Whether the order is reversed."""
+        return self.value.startswith("-")
 
 
 _EXPORT_MEDIA = {ExportFormat.JSONL: "application/x-ndjson", ExportFormat.CSV: "text/csv; charset=utf-8"}
@@ -183,9 +205,7 @@ def result_query(
             description="Only verdicts with this reason code (e.g. the extract grader's refusals)",
         ),
     ] = None,
-    sort: Annotated[
-        str, Query(pattern=r"^-?(number|score|latency_ms)$", description="A leading '-' sorts descending")
-    ] = "number",
+    sort: Annotated[ResultOrder, Query(description="A leading '-' sorts descending")] = ResultOrder.NUMBER,
 ) -> ResultQuery:
     """Which results a listing or an export covers: the same filters for both."""
     return ResultQuery(
@@ -194,8 +214,8 @@ def result_query(
         error=error,
         search=q,
         reason_code=reason_code,
-        sort=ResultSort(sort.lstrip("-")),
-        descending=sort.startswith("-"),
+        sort=sort.sort,
+        descending=sort.is_descending,
     )
 
 
@@ -258,9 +278,11 @@ def get_breakdown(
 @router.get("/{evaluation_id:int}/breakdown/keys", summary="Metadata keys to break results down by")
 def get_breakdown_keys(evaluation_id: EvaluationId, session: SessionDep) -> Envelope[MetadataKeyList]:
     """The metadata keys of the evaluated suite's cases with how many cases have each, the most common
-    first (at most 200)."""
-    keys = [MetadataKeyOut.of(key) for key in metadata_keys(session, evaluation_id)]
-    return ok(MetadataKeyList(keys=keys, count=len(keys)))
+    first (at most 200), and the one a breakdown opens on."""
+    found = metadata_keys(session, evaluation_id)
+    keys = [MetadataKeyOut.of(key) for key in found]
+    default = default_key(session, evaluation_id, found)
+    return ok(MetadataKeyList(keys=keys, count=len(keys), default_key=default))
 
 
 @router.get(
@@ -280,15 +302,20 @@ def get_breakdown_keys(evaluation_id: EvaluationId, session: SessionDep) -> Enve
 def export_results(
     evaluation_id: EvaluationId,
     evaluations: EvaluationServiceDep,
+    session: SessionDep,
     query: ResultQueryDep,
     export_format: Annotated[ExportFormat, Query(alias="format")] = ExportFormat.JSONL,
 ) -> Response:
     """The results the filters cover (all by default), in case order, as a download (a file, not an
     envelope; errors are envelopes)."""
     name = evaluations.name(evaluation_id)  # an unknown evaluation is a 404 here, before anything is sent
-    write = jsonl_lines if export_format is ExportFormat.JSONL else csv_lines
+    exported = evaluations.iter_exported(evaluation_id, query)
+    if export_format is ExportFormat.JSONL:
+        lines = jsonl_lines(exported)
+    else:  # a column per metadata key of the suite's cases, the most common first
+        lines = csv_lines(exported, [key.key for key in metadata_keys(session, evaluation_id)])
     return download(
-        write(evaluations.iter_results(evaluation_id, query)),
+        lines,
         media_type=_EXPORT_MEDIA[export_format],
         filename=f"{file_stem(name, 'evaluation')}-results.{export_format.value}",
         still_there=lambda: evaluations.require(evaluation_id),  # deleted meanwhile: a 404, not an empty file

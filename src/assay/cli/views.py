@@ -143,7 +143,7 @@ def show_history(*, suite: str, grader_id: str | None, limit: int, as_json: bool
 
 @click.command("breakdown")
 @evaluation_argument
-@click.option("--key", "-k", help="Metadata key of the cases (default: the most common one)")
+@click.option("--key", "-k", help="Metadata key of the cases (default: the first with 2 to 49 values)")
 @json_option
 def show_breakdown(*, evaluation_id: int, key: str | None, as_json: bool) -> None:
     """Pass rate of an evaluation per value of a case metadata key, worst first, with 95% intervals."""
@@ -152,7 +152,7 @@ def show_breakdown(*, evaluation_id: int, key: str | None, as_json: bool) -> Non
 
     from assay.cli.database import database_session
     from assay.services.evaluations.service import stored_evaluation
-    from assay.services.views.breakdown import breakdown, metadata_keys
+    from assay.services.views.breakdown import breakdown, default_key, metadata_keys
 
     with database_session() as session:
         evaluation = stored_evaluation(session, evaluation_id)
@@ -162,9 +162,14 @@ def show_breakdown(*, evaluation_id: int, key: str | None, as_json: bool) -> Non
                 raise ValidationError(
                     f"the cases of evaluation {evaluation_id} have no metadata keys to break it down by"
                 )
-            key = keys[0].key
             listed = ", ".join(f"{item.key} ({item.cases})" for item in keys[:10])
-            err.print(f"by '{key}', the most common key of: {listed}; choose one with --key", markup=False)
+            key = default_key(session, evaluation_id, keys)
+            if key is None:
+                raise ValidationError(
+                    f"no metadata key of evaluation {evaluation_id} splits its cases into a few groups "
+                    f"(its keys: {listed}); choose one with --key"
+                )
+            err.print(f"by '{key}', of the keys: {listed}; choose one with --key", markup=False)
         result = breakdown(session, evaluation_id, key)
         if result.groups and all(group.missing for group in result.groups):
             known = ", ".join(item.key for item in metadata_keys(session, evaluation_id)[:10]) or "none"

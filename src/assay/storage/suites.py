@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -282,3 +282,11 @@ def delete_suite(session: Session, suite_id: int) -> bool:
     """
     result = session.execute(delete(SuiteRow).where(SuiteRow.id == suite_id))
     return bool(getattr(result, "rowcount", 0))
+
+
+def metadata_of_cases(session: Session, case_ids: Collection[int]) -> dict[int, dict[str, Any]]:
+    """The metadata of these cases by id (a case deleted since is left out)."""
+    if not case_ids:
+        return {}
+    query = select(CaseRow.id, CaseRow.case_metadata).where(CaseRow.id.in_(case_ids))
+    return {case_id: metadata or {} for case_id, metadata in session.execute(query)}

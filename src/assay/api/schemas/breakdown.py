@@ -69,6 +69,9 @@ class MetadataKeyList(ResponseModel):
 
     keys: list[MetadataKeyOut]
     count: int
+    default_key: str | None = Field(
+        description="The key a breakdown opens on: the most common one with 2 to 49 distinct values, or none"
+    )
 
 
 class ResultFilterOut(ResponseModel):

@@ -155,6 +155,14 @@ def restored_details(details: dict[str, Any] | None, row: ResultRow) -> dict[str
     return restored
 
 
+@dataclass(frozen=True, slots=True)
+class ExportedResult:
+    """A result as exported: with the metadata of its case (empty when the case was deleted since)."""
+
+    result: Result
+    metadata: dict[str, Any]
+
+
 def result_of(row: ResultRow) -> Result:
     """The record of a result row."""
     details = restored_details(row.details, row)

@@ -12,7 +12,14 @@ from sqlalchemy.orm import Session
 
 from assay.domain import EvaluationStatus, Outcome, Page, ResultSort, within_budget
 from assay.errors import NotFoundError, Problem, ValidationError
-from assay.services.evaluations.records import Evaluation, Result, evaluation_of, listed_size, result_of
+from assay.services.evaluations.records import (
+    Evaluation,
+    ExportedResult,
+    Result,
+    evaluation_of,
+    listed_size,
+    result_of,
+)
 from assay.services.evaluations.recount import recount
 from assay.services.evaluations.regrade import check_source
 from assay.services.evaluations.scheduling import Scheduler
@@ -85,6 +92,9 @@ class TargetTrialRequest:
     case_number: int = 1
     grader_id: str | None = None
     grader_config: dict[str, Any] | None = None
+
+
+_EXPORT_BATCH = 500
 
 
 @dataclass(frozen=True, slots=True)
@@ -402,6 +412,22 @@ class EvaluationService:
         )
         for row in rows:
             yield result_of(row)
+
+    def iter_exported(self, evaluation_id: int, query: ResultQuery | None = None) -> Iterator[ExportedResult]:
+        """``iter_results`` with each case's metadata (read a batch of cases at a time), for exports."""
+        batch: list[Result] = []
+
+        def flushed() -> Iterator[ExportedResult]:
+            metadata = suite_store.metadata_of_cases(self.session, [result.case_id for result in batch])
+            for result in batch:
+                yield ExportedResult(result=result, metadata=metadata.get(result.case_id, {}))
+            batch.clear()
+
+        for result in self.iter_results(evaluation_id, query):
+            batch.append(result)
+            if len(batch) == _EXPORT_BATCH:
+                yield from flushed()
+        yield from flushed()
 
     def require(self, evaluation_id: int) -> None:
         """``NotFoundError`` unless the evaluation is stored now (read again: not this session's copy)."""

@@ -175,6 +175,23 @@ def metadata_keys(session: Session, evaluation_id: int) -> list[MetadataKey]:
     ]
 
 
+# A breakdown opens on a key that splits the cases into a few groups: one value splits nothing (a suite's
+# ``kind``), hundreds are the cases themselves (a recorded answer, an id). The most common keys are tried.
+MAX_DEFAULT_VALUES = 50
+MAX_DEFAULT_CANDIDATES = 20
+
+
+def default_key(session: Session, evaluation_id: int, keys: list[MetadataKey]) -> str | None:
+    """The key a breakdown opens on: the most common of ``keys`` with more than one and fewer than
+    ``MAX_DEFAULT_VALUES`` distinct values among the evaluation's results (a missing key counts as one), or
+    none."""
+    for item in keys[:MAX_DEFAULT_CANDIDATES]:
+        counts = result_groups.value_counts(session, evaluation_id, item.key, limit=1)
+        if 1 < counts.distinct < MAX_DEFAULT_VALUES:
+            return item.key
+    return None
+
+
 def failure_groups(session: Session, evaluation_id: int) -> FailureGroups:
     """The evaluation's failed results grouped by ``match_status`` and error reason, the largest first."""
     row = _evaluation(session, evaluation_id)

@@ -1,15 +1,17 @@
 """Evaluation results as files: JSON lines, or CSV whose cells cannot run as spreadsheet formulas.
 
-Each case is named by its number (1-based place in the suite) and key, as every other surface names it."""
+Each case is named by its number (1-based place in the suite) and key, as every other surface names it, and
+carries its metadata: a ``metadata`` object in JSON lines, a ``metadata.<key>`` column per key in CSV (so a
+spreadsheet can pivot by ``lang``)."""
 
 from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 from assay.serialization import json_line, json_text
-from assay.services.evaluations.records import Result
+from assay.services.evaluations.records import ExportedResult
 from assay.services.suites.files import neutralise_formula
 
 CSV_COLUMNS = (
@@ -30,10 +32,13 @@ CSV_COLUMNS = (
 _ROWS_PER_CHUNK = 500
 
 
-def jsonl_lines(results: Iterable[Result]) -> Iterator[bytes]:
-    """One JSON object per result."""
-    for result in results:
-        yield json_line(result.as_record())
+METADATA_PREFIX = "metadata."
+
+
+def jsonl_lines(results: Iterable[ExportedResult]) -> Iterator[bytes]:
+    """One JSON object per result, its case's metadata included."""
+    for item in results:
+        yield json_line({**item.result.as_record(), "metadata": item.metadata})
 
 
 def _cell(value: object) -> str:
@@ -48,14 +53,20 @@ def _cell(value: object) -> str:
     return str(value)
 
 
-def csv_lines(results: Iterable[Result]) -> Iterator[bytes]:
-    """A header, then one CSV row per result (formulas neutralised; lone surrogates become ``?``)."""
+def csv_lines(results: Iterable[ExportedResult], metadata_keys: Sequence[str] = ()) -> Iterator[bytes]:
+    """A header, then one CSV row per result (formulas neutralised; lone surrogates become ``?``), with a
+    ``metadata.<key>`` column per key of ``metadata_keys`` (empty where a case has no such key)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer)
-    writer.writerow(CSV_COLUMNS)
-    for count, result in enumerate(results, 1):
-        record = result.as_record()
-        writer.writerow([_cell(record[column]) for column in CSV_COLUMNS])
+    writer.writerow([*CSV_COLUMNS, *(neutralise_formula(METADATA_PREFIX + key) for key in metadata_keys)])
+    for count, item in enumerate(results, 1):
+        record = item.result.as_record()
+        writer.writerow(
+            [
+                *(_cell(record[column]) for column in CSV_COLUMNS),
+                *(_cell(item.metadata.get(key)) for key in metadata_keys),
+            ]
+        )
         if not count % _ROWS_PER_CHUNK:
             yield buffer.getvalue().encode("utf-8", "replace")
             buffer.seek(0)

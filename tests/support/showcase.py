@@ -1,0 +1,143 @@
+"""Data that tries a screen's layout, seeded through a running server's API, and the routes that show it.
+
+Shared by the layout test (``tests/e2e/test_ui_layout.py``) and the screenshot script
+(``scripts/screenshots.py``): long suite and evaluation names, long case keys, inputs and answers, metadata
+with many values, enum-heavy grader configs, answers that pass, fail, are invalid or are missing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import httpx2
+
+from tests.factories import wait_until_finished
+
+RUN_TIMEOUT_S = 60.0
+SUITE_NAME = "Customer support triage: refund, cancellation and warranty questions (EU, Q4 2026)"
+LANGUAGES = ("en", "de", "fr", "es")
+_FIRST_ROW = '[data-testid="results-scroll"] [role="row"][data-case-id]'
+CHANNELS = ("email_with_attachment_and_long_thread", "chat_widget", "phone_transcript")
+
+
+@dataclass(frozen=True)
+class Route:
+    """One screen to visit: a name (for a screenshot's file), its path, and what to click once it shows."""
+
+    name: str
+    path: str
+    click: str | None = None
+    """A CSS selector clicked once the page has loaded (e.g. a row, to open the case panel)."""
+
+
+@dataclass(frozen=True)
+class Showcase:
+    """What was seeded, and every route of the app that shows it."""
+
+    suite_id: int
+    evaluation_ids: tuple[int, ...]
+    routes: tuple[Route, ...]
+
+
+def _data(response: httpx2.Response) -> Any:
+    assert response.status_code < 400, response.text
+    return response.json()["data"]
+
+
+def _cases() -> list[dict[str, Any]]:
+    cases = []
+    for n in range(1, 13):
+        expected = "true" if n % 3 else "false"
+        cases.append(
+            {
+                "key": f"refund_request_after_thirty_days_without_original_receipt_{n:02d}",
+                "input": (
+                    f"Case {n}: I bought a dishwasher in September and it stopped draining after three "
+                    "weeks. The shop says the warranty does not cover it: I have no original receipt, only "
+                    "a bank statement. Am I entitled to a refund under EU consumer law?"
+                ),
+                "expected_output": expected,
+                "metadata": {
+                    "lang": LANGUAGES[n % len(LANGUAGES)],
+                    "kind": "single_turn",  # one value: no use as a breakdown
+                    "channel": CHANNELS[n % len(CHANNELS)],
+                    "ticket_reference": f"EU-SUPPORT-2026-Q4-REFUNDS-{n * 7919:08d}",  # a value per case
+                },
+            }
+        )
+    return cases
+
+
+def _answer(n: int, expected: str, flavour: int) -> str | None:
+    """A recorded answer: mostly right, sometimes wrong, now and then invalid or missing."""
+    if n % 7 == 0:
+        return None
+    if n % 5 == flavour:
+        return (
+            "Under the EU Consumer Sales Directive the seller is liable for defects that appear within two "
+            "years, and a bank statement is a valid proof of purchase, so it depends on the shop's policy."
+        )
+    right = "yes" if expected == "true" else "no"
+    wrong = "no" if expected == "true" else "yes"
+    return wrong if n % 4 == flavour else right
+
+
+def _run(client: httpx2.Client, body: dict[str, Any]) -> int:
+    evaluation_id = int(_data(client.post("/api/evaluations", json=body))["id"])
+    wait_until_finished(client, evaluation_id, timeout=RUN_TIMEOUT_S)
+    return evaluation_id
+
+
+def seed_showcase(client: httpx2.Client) -> Showcase:
+    """Seed the layout's data on the server ``client`` talks to; the routes to visit."""
+    cases = _cases()
+    suite_id = int(_data(client.post("/api/suites", json={"name": SUITE_NAME, "cases": cases}))["id"])
+    _data(client.post("/api/suites", json={"name": "A suite with no cases yet", "cases": []}))
+    evaluation_ids = []
+    for flavour, name in enumerate(
+        (
+            "Refund triage with the production prompt and strict aliases, baseline for the Q4 release",
+            "Refund triage with the candidate prompt (shorter system message, temperature 0.2)",
+        )
+    ):
+        responses = {
+            case["key"]: _answer(n, case["expected_output"], flavour) for n, case in enumerate(cases, 1)
+        }
+        body = {
+            "suite_id": suite_id,
+            "grader_id": "true-false",
+            "target": {"type": "recorded", "responses": responses},
+            "name": name,
+        }
+        evaluation_ids.append(_run(client, body))
+    extract_body = {
+        "suite_id": suite_id,
+        "grader_id": "extract",
+        "grader_config": {"rules": ["labelled", "last_short_line", "leading_word"]},
+        "target": {
+            "type": "recorded",
+            "responses": {
+                case["key"]: f"Let me think about it.\n\nThe answer is: {'yes' if n % 2 else 'no'}"
+                for n, case in enumerate(cases, 1)
+            },
+        },
+        "name": "Refund triage, answers extracted from the reasoning (labelled, last short line)",
+    }
+    evaluation_ids.append(_run(client, extract_body))
+    first, second, third = evaluation_ids
+    routes = (
+        Route("evaluations", "/evaluations"),
+        Route("new-evaluation", f"/evaluations/new?suite={suite_id}&grader=extract"),
+        Route("evaluation", f"/evaluations/{first}"),
+        Route("evaluation-case", f"/evaluations/{first}", click=_FIRST_ROW),
+        Route("evaluation-extract", f"/evaluations/{third}"),
+        Route("compare", f"/compare?a={first}&b={second}"),
+        Route("suites", "/suites"),
+        Route("suite", f"/suites/{suite_id}"),
+        Route("side-by-side", f"/suites/{suite_id}/side-by-side"),
+        Route("graders", "/graders"),
+        Route("grader", "/graders/extract"),
+        Route("not-found", "/no-such-screen"),
+    )
+    return Showcase(suite_id=suite_id, evaluation_ids=tuple(evaluation_ids), routes=routes)
