@@ -424,6 +424,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/evaluations/{evaluation_id}/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An evaluation's settings as an assay.yaml
+         * @description Its suite (as ``server_suite``), grader, target and concurrency as the equivalent ``assay.yaml``
+         *     text (docs/eval-file.md), which ``POST /api/evals`` runs again; header values and recorded answers are
+         *     left out, as everywhere they are shown.
+         */
+        get: operations["get_evaluation_config_api_evaluations__evaluation_id__config_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/evaluations/{evaluation_id}/results": {
         parameters: {
             query?: never;
@@ -562,6 +584,28 @@ export interface paths {
         get: operations["compare_evaluations_api_evaluations__evaluation_id__compare__other_id__get"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run an assay.yaml's evaluations
+         * @description Create and start one evaluation per ``server_suite`` of the file, as ``POST /api/evaluations`` would
+         *     (422 for any problem of the file, each naming its line; suite files, default assertions and CLI-only
+         *     targets are refused). Outputs and gates are ``assay eval``'s: listed in ``not_used``.
+         */
+        post: operations["create_evals_api_evals_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -743,6 +787,12 @@ export interface components {
             distinct_values: number;
             overall: components["schemas"]["PassRateOut"];
         };
+        /**
+         * CacheMode
+         * @description How a run uses the reply cache.
+         * @enum {string}
+         */
+        CacheMode: "off" | "record" | "replay";
         /**
          * CaseIn
          * @description A case to store: the input for the agent and the expected output; optionally its own assertions and
@@ -955,6 +1005,26 @@ export interface components {
              */
             success?: boolean;
             data?: components["schemas"]["Deleted"] | null;
+            error?: components["schemas"]["ErrorBody"] | null;
+        };
+        /** Envelope[EvalFileOut] */
+        Envelope_EvalFileOut_: {
+            /**
+             * Success
+             * @default true
+             */
+            success?: boolean;
+            data?: components["schemas"]["EvalFileOut"] | null;
+            error?: components["schemas"]["ErrorBody"] | null;
+        };
+        /** Envelope[EvalsOut] */
+        Envelope_EvalsOut_: {
+            /**
+             * Success
+             * @default true
+             */
+            success?: boolean;
+            data?: components["schemas"]["EvalsOut"] | null;
             error?: components["schemas"]["ErrorBody"] | null;
         };
         /** Envelope[EvaluationList] */
@@ -1171,6 +1241,38 @@ export interface components {
             error: components["schemas"]["ErrorBody"];
         };
         /**
+         * EvalFileIn
+         * @description An ``assay.yaml`` to run here (docs/eval-file.md); its suites must be ``{server_suite: ID}``.
+         */
+        EvalFileIn: {
+            /**
+             * Config
+             * @description The assay.yaml text
+             */
+            config: string;
+        };
+        /**
+         * EvalFileOut
+         * @description An evaluation's settings as the equivalent ``assay.yaml`` text.
+         */
+        EvalFileOut: {
+            /** Config */
+            config: string;
+        };
+        /**
+         * EvalsOut
+         * @description The evaluations an ``assay.yaml`` created, one per suite, and its keys a server does not use.
+         */
+        EvalsOut: {
+            /** Evaluations */
+            evaluations: components["schemas"]["EvaluationOut"][];
+            /**
+             * Not Used
+             * @description Keys of the file that only `assay eval` reads (outputs, gates, server, timeouts of a CLI target): given, but not used here
+             */
+            not_used: string[];
+        };
+        /**
          * EvaluationCreate
          * @description An evaluation to run: a suite, a grader (with its config) and the target that answers.
          */
@@ -1195,6 +1297,11 @@ export interface components {
              * @default 8
              */
             concurrency?: number;
+            /**
+             * @description record: answer a case from the reply cache when this target was asked the same input before, else call the agent and cache its answer; replay: only from the cache (a case it does not hold fails as cache_miss, the agent is never called); off: neither. Errors are never cached.
+             * @default off
+             */
+            reply_cache?: components["schemas"]["CacheMode"];
             /**
              * Allow Invalid Expected
              * @description Run even when the grader's preflight finds cases it can never pass; otherwise 422.
@@ -1232,6 +1339,7 @@ export interface components {
             };
             /** Concurrency */
             concurrency: number;
+            reply_cache: components["schemas"]["CacheMode"];
             status: components["schemas"]["EvaluationStatus"];
             progress: components["schemas"]["ProgressOut"];
             summary: components["schemas"]["SummaryOut"] | null;
@@ -1702,8 +1810,18 @@ export interface components {
              * @description The completed evaluation before this one
              */
             previous_id: number | null;
-            /** @description regression: the previous pass rate lies above this run's Wilson 95 % interval; improvement: below it; steady: inside it; null for the first point or without results */
+            /** @description Against the previous run by the paired test of the cases both finished (exact McNemar, one-sided, 5 %; the compare page's rule): regression or improvement only when significant, steady within noise; null for the first point or when the two runs share no case */
             shift: components["schemas"]["Shift"] | null;
+            /**
+             * Common Cases
+             * @description Cases both this run and the previous one finished
+             */
+            common_cases: number | null;
+            /**
+             * P Value
+             * @description The paired test's two-sided p-value
+             */
+            p_value: number | null;
         };
         /**
          * HttpTargetSpec
@@ -1759,17 +1877,25 @@ export interface components {
              * @default output
              */
             response_path?: string | null;
+            /**
+             * Usage Path
+             * @description Dotted path to the tokens the agent spent in the JSON reply: an object with prompt_tokens/completion_tokens (or input_tokens/output_tokens); the reply's top-level model names the model. Absent or null: the usage is unknown.
+             * @default usage
+             */
+            usage_path?: string | null;
         };
         JsonValue: unknown;
         /**
          * LatencyOut
-         * @description Latency percentiles of the target's replies, in milliseconds.
+         * @description Latency of the target's replies over every case that has one (errors included), in milliseconds.
          */
         LatencyOut: {
             /** P50 */
             p50: number | null;
             /** P95 */
             p95: number | null;
+            /** Max */
+            max?: number | null;
         };
         /**
          * MatchStatus
@@ -1801,6 +1927,20 @@ export interface components {
             key: string;
             /** Cases */
             cases: number;
+        };
+        /**
+         * ModelTokensOut
+         * @description Tokens spent through one model (null: the replies did not name it).
+         */
+        ModelTokensOut: {
+            /** Model */
+            model: string | null;
+            /** Cases */
+            cases: number;
+            /** Input Tokens */
+            input_tokens: number;
+            /** Output Tokens */
+            output_tokens: number;
         };
         /**
          * OpenAITargetSpec
@@ -2094,10 +2234,29 @@ export interface components {
             /** Attempts */
             attempts: number;
             /**
+             * Cached
+             * @description The reply came from the reply cache: the agent was not called for it
+             */
+            cached: boolean;
+            /** @description What the agent's reply said it spent (null: unknown) */
+            usage: components["schemas"]["ResultUsageOut"] | null;
+            /**
              * Assertions
              * @description Each assertion's verdict, for a case graded by its own assertions (else null); the same verdicts as details.children
              */
             assertions?: components["schemas"]["AssertionVerdictOut"][] | null;
+        };
+        /**
+         * ResultUsageOut
+         * @description What one reply said it spent.
+         */
+        ResultUsageOut: {
+            /** Input Tokens */
+            input_tokens: number;
+            /** Output Tokens */
+            output_tokens: number;
+            /** Model */
+            model: string | null;
         };
         /**
          * RuleIn
@@ -2155,7 +2314,8 @@ export interface components {
         };
         /**
          * Shift
-         * @description How a run's pass rate stands against the run before it.
+         * @description How a run stands against the run before it, by the paired test of the cases both ran
+         *     (:class:`~assay.services.figures.paired.PairedTest`, the rule of every comparison).
          * @enum {string}
          */
         Shift: "regression" | "improvement" | "steady";
@@ -2315,6 +2475,8 @@ export interface components {
             by_assertion?: {
                 [key: string]: components["schemas"]["AssertionFiguresOut"];
             };
+            /** @description The agent's tokens, when any reply said what it spent (else unknown) */
+            usage?: components["schemas"]["UsageOut"] | null;
         };
         /**
          * TargetTrialIn
@@ -2344,7 +2506,8 @@ export interface components {
         /**
          * TargetTrialOut
          * @description One case sent once: the raw reply (``null`` when nothing came back), the answer read from it or
-         *     the error an evaluation would record, and the grader's verdict when a grader was given.
+         *     the error an evaluation would record, and the verdict: the case's own assertions' when it has some, else
+         *     the grader's when a grader was given.
          */
         TargetTrialOut: {
             /** Number */
@@ -2373,6 +2536,20 @@ export interface components {
             /** Latency Ms */
             latency_ms: number | null;
             verdict: components["schemas"]["GradeOutcome"] | null;
+        };
+        /**
+         * UsageOut
+         * @description What the agent's replies said they spent, over the cases whose reply said so (the rest: unknown).
+         */
+        UsageOut: {
+            /** Cases */
+            cases: number;
+            /** Input Tokens */
+            input_tokens: number;
+            /** Output Tokens */
+            output_tokens: number;
+            /** By Model */
+            by_model: components["schemas"]["ModelTokensOut"][];
         };
         /**
          * ValidateRequest
@@ -4798,6 +4975,92 @@ export interface operations {
             };
         };
     };
+    get_evaluation_config_api_evaluations__evaluation_id__config_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Evaluation id */
+                evaluation_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_EvalFileOut_"];
+                };
+            };
+            /** @description Missing or wrong API key (`UNAUTHORIZED`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found (`NOT_FOUND`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Method not allowed (`METHOD_NOT_ALLOWED`) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body too large (`PAYLOAD_TOO_LARGE`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid request: query, path, body or grader config (`VALIDATION_ERROR`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected server error (`INTERNAL_ERROR`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     list_results_api_evaluations__evaluation_id__results_get: {
         parameters: {
             query?: {
@@ -5377,6 +5640,93 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Envelope_ComparisonOut_"];
+                };
+            };
+            /** @description Missing or wrong API key (`UNAUTHORIZED`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found (`NOT_FOUND`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Method not allowed (`METHOD_NOT_ALLOWED`) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body too large (`PAYLOAD_TOO_LARGE`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid request: query, path, body or grader config (`VALIDATION_ERROR`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected server error (`INTERNAL_ERROR`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    create_evals_api_evals_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EvalFileIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_EvalsOut_"];
                 };
             };
             /** @description Missing or wrong API key (`UNAUTHORIZED`) */
