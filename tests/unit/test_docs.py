@@ -139,6 +139,11 @@ def test_every_relative_link_reaches_a_file_and_its_heading(page: Path) -> None:
     assert _broken_links(page) == []
 
 
+def test_the_readme_links_every_page_of_the_docs() -> None:
+    linked = {target.partition("#")[0] for target in _relative_links((ROOT / "README.md").read_text("utf-8"))}
+    assert {f"docs/{page.name}" for page in DOCS.glob("*.md")} - linked == set()
+
+
 def test_the_link_check_sees_a_missing_file_and_a_missing_heading(tmp_path: Path) -> None:
     page = tmp_path / "page.md"
     page.write_text(
