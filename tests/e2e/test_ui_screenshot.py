@@ -1,7 +1,7 @@
-"""The README's screenshot of the evaluation screen, taken from a real run.
+"""The screenshot of the evaluation screen in docs/web-ui.md, taken from a real run.
 
-Written to ``docs/screenshots/evaluation.png`` when ``ASSAY_UPDATE_SCREENSHOTS=1`` (to refresh the
-README), else to a temporary file, so that a test run leaves the working tree as it was.
+Written to ``docs/screenshots/evaluation.png`` when ``ASSAY_UPDATE_SCREENSHOTS=1`` (to refresh that
+page), else to a temporary file, so that a test run leaves the working tree as it was.
 """
 
 from __future__ import annotations

@@ -1,8 +1,10 @@
-"""The README documents every setting, CLI command and API error code: an undocumented one fails here.
+"""The reference documents every setting, CLI command and API error code: an undocumented one fails here.
 
-And the rules the code cites are in the repository: every ``docs/<page>.md#<heading>`` named in the code,
-tests, UI or docs is a heading of that page, no decision is cited by a bare number the repository cannot
-resolve, and every module docstring fits on one screen (a rule catalogue goes to ``docs/``).
+Settings are in docs/configuration.md, commands in docs/cli.md, error codes in docs/api.md. And the rules
+the code cites are in the repository: every ``docs/<page>.md#<heading>`` named in the code, tests, UI or
+docs is a heading of that page, every relative link of the README and docs/ reaches a file (and a heading of
+it), no decision is cited by a bare number the repository cannot resolve, and every module docstring fits on
+one screen (a rule catalogue goes to ``docs/``).
 """
 
 from __future__ import annotations
@@ -20,18 +22,22 @@ from assay.config import Settings
 from assay.errors import AssayError, HttpError
 
 ROOT = Path(__file__).parents[2]
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+DOCS = ROOT / "docs"
 SRC = ROOT / "src" / "assay"
+CONFIGURATION = (DOCS / "configuration.md").read_text(encoding="utf-8")
+CLI = (DOCS / "cli.md").read_text(encoding="utf-8")
+API_ERRORS = (DOCS / "api.md").read_text(encoding="utf-8").split("## The envelope and error codes\n", 1)[1]
+API_ERRORS = API_ERRORS.split("\n## ", 1)[0]
 
 
 @pytest.mark.parametrize("name", sorted(Settings.model_fields))
-def test_every_setting_is_in_the_readme(name: str) -> None:
-    assert f"`ASSAY_{name.upper()}`" in README
+def test_every_setting_is_in_the_configuration_page(name: str) -> None:
+    assert f"`ASSAY_{name.upper()}`" in CONFIGURATION
 
 
 @pytest.mark.parametrize("command", COMMANDS)
-def test_every_command_is_in_the_readme(command: str) -> None:
-    assert f"assay {command}" in README
+def test_every_command_is_in_the_cli_page(command: str) -> None:
+    assert f"assay {command}" in CLI
 
 
 def _error_classes() -> list[type[AssayError]]:
@@ -50,8 +56,7 @@ def _codes_in_source() -> set[str]:
 
 
 def _documented_codes() -> set[str]:
-    section = README.split("## REST API", 1)[1].split("\n## ", 1)[0]
-    return set(re.findall(r"`([A-Z][A-Z_]+)` \(", section))
+    return set(re.findall(r"`([A-Z][A-Z_]+)` \(", API_ERRORS))
 
 
 def test_the_error_tree_holds_every_code_in_the_source() -> None:
@@ -59,17 +64,15 @@ def test_the_error_tree_holds_every_code_in_the_source() -> None:
 
 
 @pytest.mark.parametrize("cls", _error_classes(), ids=lambda cls: cls.__name__)
-def test_every_error_code_is_in_the_readme_with_its_status(cls: type[AssayError]) -> None:
-    section = README.split("## REST API", 1)[1].split("\n## ", 1)[0]
+def test_every_error_code_is_in_the_api_page_with_its_status(cls: type[AssayError]) -> None:
     status = "any other 4xx" if cls is HttpError else str(cls.http_status)
-    assert f"`{cls.code}` ({status}" in section
+    assert f"`{cls.code}` ({status}" in API_ERRORS
 
 
-def test_the_readme_lists_no_code_the_api_cannot_answer() -> None:
+def test_the_api_page_lists_no_code_the_api_cannot_answer() -> None:
     assert _documented_codes() == {cls.code for cls in _error_classes()}
 
 
-DOCS = ROOT / "docs"
 CITING = [ROOT / "README.md", *DOCS.glob("*.md")] + [
     path
     for folder in ("src", "tests", "bench", "scripts", "frontend/src")
@@ -84,8 +87,13 @@ def _slug(heading: str) -> str:
     return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
 
 
+def _prose(text: str) -> str:
+    """The text outside fenced code blocks: a ``# comment`` in a bash block is no heading."""
+    return re.sub(r"^```.*?^```", "", text, flags=re.M | re.S)
+
+
 def _anchors(page: Path) -> set[str]:
-    headings = re.findall(r"^#{1,6} (.+)$", page.read_text(encoding="utf-8"), re.M)
+    headings = re.findall(r"^#{1,6} (.+)$", _prose(page.read_text(encoding="utf-8")), re.M)
     return {_slug(heading) for heading in headings}
 
 
@@ -105,6 +113,44 @@ def test_every_cited_page_and_heading_of_the_docs_exists() -> None:
             if page in pages and anchor not in pages[page]
         ]
     assert missing == []
+
+
+def _relative_links(text: str) -> list[str]:
+    """The targets of a page's Markdown links and images that point into the repository."""
+    prose = re.sub(r"`[^`\n]*`", "", _prose(text))  # code spans hold examples, not links
+    targets = re.findall(r"\]\(([^)\s]+)\)", prose)
+    return [target for target in targets if not re.match(r"[a-z][a-z0-9+.-]*:", target)]
+
+
+def _broken_links(page: Path) -> list[str]:
+    broken = []
+    for target in _relative_links(page.read_text(encoding="utf-8")):
+        path_part, _, anchor = target.partition("#")
+        linked = (page.parent / path_part).resolve() if path_part else page
+        if not linked.exists():
+            broken.append(f"{target}: no such file")
+        elif anchor and linked.suffix == ".md" and anchor not in _anchors(linked):
+            broken.append(f"{target}: no heading #{anchor}")
+    return broken
+
+
+@pytest.mark.parametrize("page", [ROOT / "README.md", *sorted(DOCS.glob("*.md"))], ids=lambda page: page.name)
+def test_every_relative_link_reaches_a_file_and_its_heading(page: Path) -> None:
+    assert _broken_links(page) == []
+
+
+def test_the_readme_links_every_page_of_the_docs() -> None:
+    linked = {target.partition("#")[0] for target in _relative_links((ROOT / "README.md").read_text("utf-8"))}
+    assert {f"docs/{page.name}" for page in DOCS.glob("*.md")} - linked == set()
+
+
+def test_the_link_check_sees_a_missing_file_and_a_missing_heading(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text(
+        "# The `assay` page\n\n```bash\n# not a heading\n```\n\n"
+        "[a](page.md#the-assay-page) [b](gone.md) [c](#not-a-heading) `[d](code.md)` [e](https://x.org)\n"
+    )
+    assert _broken_links(page) == ["gone.md: no such file", "#not-a-heading: no heading #not-a-heading"]
 
 
 def test_no_decision_is_cited_by_a_bare_id() -> None:

@@ -21,9 +21,7 @@ if TYPE_CHECKING:
 
 @click.command("graders")
 @json_option
-@click.option(
-    "--markdown", "as_markdown", is_flag=True, help="Print a Markdown table (the README's grader catalogue)"
-)
+@click.option("--markdown", "as_markdown", is_flag=True, help="Print a Markdown table (docs/graders.md)")
 def list_graders(*, as_json: bool, as_markdown: bool) -> None:
     """List the registered graders."""
     from assay.graders import why_unavailable
