@@ -1,7 +1,7 @@
 import { useState } from "react";
 import { useNavigate, useSearchParams } from "react-router";
 import { ApiError } from "../api/errors";
-import { useStartEvaluation, useTestTarget } from "../api/evaluations";
+import { type ReplyCache, useStartEvaluation, useTestTarget } from "../api/evaluations";
 import { useGrader } from "../api/graders";
 import { useCases, useSuites } from "../api/suites";
 import { type Case, type JsonObject, configSchemaOf } from "../api/types";
@@ -20,6 +20,8 @@ import {
   targetProblems,
 } from "../components/target/TargetForm";
 import { TargetTrialPanel } from "../components/target/TargetTrialPanel";
+import { ReplyCacheField } from "../components/target/ReplyCacheField";
+import { EvalFileForm } from "../components/evaluation/EvalFileForm";
 import { defaultsFromSchema } from "../components/config/configSchema";
 import { plural } from "../components/common/format";
 
@@ -52,6 +54,7 @@ export function NewEvaluationPage() {
   const [chosenTarget, setTarget] = useState<TargetDraft | undefined>(linked);
   const [name, setName] = useState("");
   const [concurrency, setConcurrency] = useState(8);
+  const [replyCache, setReplyCache] = useState<ReplyCache>("off");
   const [allowInvalid, setAllowInvalid] = useState(false);
   const [formProblem, setFormProblem] = useState("");
   const [testProblem, setTestProblem] = useState("");
@@ -108,6 +111,7 @@ export function NewEvaluationPage() {
         grader_config: shownConfig,
         target: built.target,
         concurrency,
+        reply_cache: replyCache,
         allow_invalid_expected: allowInvalid,
         ...(name.trim() !== "" ? { name: name.trim() } : {}),
       },
@@ -118,6 +122,7 @@ export function NewEvaluationPage() {
   return (
     <section className="panel new-evaluation">
       <h2>New evaluation</h2>
+      <EvalFileForm />
       <form
         onSubmit={(event) => {
           event.preventDefault();
@@ -199,6 +204,7 @@ export function NewEvaluationPage() {
           />
           <p className="hint">Cases sent to the target at the same time.</p>
         </div>
+        <ReplyCacheField value={replyCache} onChange={setReplyCache} />
         {start.isError && <ProblemList error={start.error} what="Cannot start the evaluation" problems={apiProblems.rest} />}
         {/* Always in reach at the bottom of the window, however long the grader's options are. */}
         <div className="action-bar" data-testid="action-bar">
