@@ -50,9 +50,9 @@ export function EvalFileForm() {
           />
         </div>
         <div className="field">
-          <label htmlFor="eval-file-text">assay.yaml</label>
+          <label htmlFor="eval-file-input">assay.yaml</label>
           <textarea
-            id="eval-file-text"
+            id="eval-file-input"
             className="eval-file-input"
             spellCheck={false}
             value={text}

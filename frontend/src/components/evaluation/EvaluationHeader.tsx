@@ -103,6 +103,14 @@ export function EvaluationHeader({ evaluation, query }: { evaluation: Evaluation
  * evaluation, as the history names it); with no earlier run, B is this one and A is left to choose. */
 function CompareLink({ evaluation }: { evaluation: Evaluation }) {
   const history = useSuiteHistory(evaluation.suite_id);
+  // Until the history says which run came before, there is nothing right to link to.
+  if (history.isPending) {
+    return (
+      <span className="button" aria-disabled="true">
+        Compare…
+      </span>
+    );
+  }
   const previousId = previousRunOf(evaluation.id, history.data?.points ?? []);
   const to = previousId === null ? `/compare?b=${evaluation.id}` : `/compare?a=${previousId}&b=${evaluation.id}`;
   return (
