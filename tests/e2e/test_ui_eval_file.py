@@ -113,7 +113,9 @@ def test_a_pasted_assay_yaml_shows_its_problems_then_starts_and_opens(
 
 
 def test_the_reply_cache_is_chosen_in_the_form_and_sent(page: Page, runs: Runs) -> None:
-    page.goto(f"/evaluations/new?suite={runs.suite_id}&grader=true-false&target=http&url={runs.agent_url}/answer")
+    page.goto(
+        f"/evaluations/new?suite={runs.suite_id}&grader=true-false&target=http&url={runs.agent_url}/answer"
+    )
     choice = page.get_by_label("Reply cache")
     expect(choice).to_have_value("off")
     choice.select_option("replay")
@@ -132,7 +134,8 @@ def test_a_replayed_run_marks_its_cases_cached_and_shows_tokens_and_latency(
     usage = summary["usage"]
     assert usage["cases"] == len(CASES)
     page.goto(f"/evaluations/{runs.recorded}")
-    expect(page.get_by_test_id("usage")).to_contain_text(f"{usage['input_tokens']} / {usage['output_tokens']}")
+    tokens = f"{usage['input_tokens']} / {usage['output_tokens']}"
+    expect(page.get_by_test_id("usage")).to_contain_text(tokens)
     expect(page.get_by_test_id("latency")).to_have_text(re.compile(r"^\d+ ms / \d+ ms / \d+ ms$"))
     expect(page.get_by_test_id("reply-cache")).to_have_text("record")
     rows = page.locator('[data-testid="results-scroll"] [role="row"][data-case-id]')
@@ -150,7 +153,8 @@ def test_a_replayed_run_marks_its_cases_cached_and_shows_tokens_and_latency(
         assay.client.get(f"/api/evaluations/{runs.recorded}/results", params={"q": "Is 3 even?"})
     )["results"][0]
     page.goto(f"/evaluations/{runs.recorded}?case={result['case_id']}")
-    expect(page.get_by_test_id("case-usage")).to_have_text(f"{len('Is 3 even?')} / {len('yes')} {USAGE_MODEL}")
+    tokens_of_case = f"{len('Is 3 even?')} / {len('yes')} {USAGE_MODEL}"
+    expect(page.get_by_test_id("case-usage")).to_have_text(tokens_of_case)
 
 
 def test_the_history_says_within_noise_with_the_tests_figures(page: Page, runs: Runs) -> None:
