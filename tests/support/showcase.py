@@ -19,7 +19,6 @@ SUITE_NAME = "Customer support triage: refund, cancellation and warranty questio
 LANGUAGES = ("en", "de", "fr", "es")
 _FIRST_ROW = '[data-testid="results-scroll"] [role="row"][data-case-id]'
 _EVAL_FILE = '[data-testid="eval-file"] summary'
-_EVAL_FILE_FORM = '[data-testid="eval-file-form"] summary'
 CHANNELS = ("email_with_attachment_and_long_thread", "chat_widget", "phone_transcript")
 
 
@@ -131,7 +130,7 @@ def seed_showcase(client: httpx2.Client) -> Showcase:
     routes = (
         Route("evaluations", "/evaluations"),
         Route("new-evaluation", f"/evaluations/new?suite={suite_id}&grader=extract"),
-        Route("new-evaluation-yaml", "/evaluations/new", click=_EVAL_FILE_FORM),
+        Route("new-evaluation-yaml", "/evaluations/new?from=yaml"),
         Route("evaluation", f"/evaluations/{first}"),
         Route("evaluation-case", f"/evaluations/{first}", click=_FIRST_ROW),
         Route("evaluation-extract", f"/evaluations/{third}"),

@@ -5,8 +5,8 @@ import { ProblemList } from "../common/ProblemList";
 
 /**
  * Start what an `assay.yaml` describes (docs/eval-file.md), pasted or read from a file, through
- * `POST /api/evals`; the API's problems are shown as it gives them, each naming its line. Folded by default:
- * the form below it is the usual way. Then the created evaluation opens (the list, when the file made several).
+ * `POST /api/evals`; the API's problems are shown as it gives them, each naming its line. Then the created
+ * evaluation opens (the list of evaluations, when the file made several).
  */
 export function EvalFileForm() {
   const [text, setText] = useState("");
@@ -27,8 +27,7 @@ export function EvalFileForm() {
     });
   };
   return (
-    <details className="eval-file-form" data-testid="eval-file-form">
-      <summary>Run an assay.yaml</summary>
+    <div className="eval-file-form" data-testid="eval-file-form">
       <form
         aria-label="Run an assay.yaml"
         onSubmit={(event) => {
@@ -70,6 +69,6 @@ export function EvalFileForm() {
           {start.isPending ? "Starting…" : "Start from assay.yaml"}
         </button>
       </form>
-    </details>
+    </div>
   );
 }

@@ -2,8 +2,8 @@ import type { ReplyCache } from "../../api/evaluations";
 
 /** Each choice and what it does; a Record over the API's enum, so a mode the API adds fails the typecheck. */
 const MODES: Record<ReplyCache, string> = {
-  off: "Every case calls the agent; nothing is kept.",
-  record: "A case this target was asked before is answered from the cache; the rest call the agent and are kept.",
+  off: "Every case calls the agent.",
+  record: "A case this target was asked before is answered from the cache; the rest call the agent, and their answers (never errors) are kept.",
   replay: "Only from the cache: a case it does not hold fails as cache_miss, and the agent is never called.",
 };
 
@@ -11,7 +11,7 @@ const MODES: Record<ReplyCache, string> = {
 export function ReplyCacheField({ value, onChange }: { value: ReplyCache; onChange: (mode: ReplyCache) => void }) {
   const modes = Object.keys(MODES) as ReplyCache[];
   return (
-    <div className="field narrow">
+    <div className="field">
       <label htmlFor="evaluation-reply-cache">Reply cache</label>
       <select
         id="evaluation-reply-cache"
@@ -24,7 +24,7 @@ export function ReplyCacheField({ value, onChange }: { value: ReplyCache; onChan
           </option>
         ))}
       </select>
-      <p className="hint">{MODES[value]} Errors are never cached.</p>
+      <p className="hint">{MODES[value]}</p>
     </div>
   );
 }
