@@ -38,9 +38,10 @@ export function ComparePage() {
     const next = new URLSearchParams(params);
     if (value === "") next.delete(key);
     else next.set(key, value);
-    // A new base keeps the candidate only when both ran the same suite (else they cannot be compared).
+    // A new base keeps the candidate only when it is another run of the same suite (else no comparison).
     const chosenBase = all.find((evaluation) => String(evaluation.id) === value);
-    if (key === "a" && (!chosenBase || !candidate || chosenBase.suite_id !== candidate.suite_id)) next.delete("b");
+    const keepsCandidate = chosenBase && candidate && chosenBase.suite_id === candidate.suite_id && chosenBase.id !== candidate.id;
+    if (key === "a" && !keepsCandidate) next.delete("b");
     setParams(next);
   };
 
