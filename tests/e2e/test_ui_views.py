@@ -1,7 +1,7 @@
 """The views around evaluations, walked in a browser at a phone's width and a laptop's: a suite's history
-with a regression marked, the breakdown by a metadata key, a failure group opening its cases, a link to
-one case, evaluations side by side, and renaming, re-running and deleting one. At 390 px no screen may
-scroll the page sideways."""
+with each change marked by the compare page's rule, the breakdown by a metadata key, a failure group opening
+its cases, a link to one case, evaluations side by side, and renaming, re-running and deleting one. At 390 px
+no screen may scroll the page sideways."""
 
 from __future__ import annotations
 
@@ -74,17 +74,19 @@ def assert_covers_screen(page: Page, panel: Locator) -> None:
 def test_history_breakdown_failure_group_case_link_and_side_by_side(sized_page: Page, runs: Runs) -> None:
     page = sized_page
 
-    # History: three points, the middle one a regression against the first, the last an improvement.
+    # History: three points; 4 of 12 cases flipped to fail, then back: by the compare page's rule (McNemar,
+    # 5 %) neither change is significant, so both read "within noise", with the test's figures in the title.
     page.goto(f"/suites/{runs.suite_id}")
     history = page.get_by_test_id("history")
     expect(history.locator("canvas")).to_be_visible()
     items = history.get_by_test_id("history-list").locator("[data-evaluation-id]")
     expect(items).to_have_count(3)
     worse = history.locator(f'[data-evaluation-id="{runs.worse}"]')
-    expect(worse.get_by_test_id("shift")).to_contain_text(f"regression vs #{runs.first}")
+    expect(worse.get_by_test_id("shift")).to_contain_text(f"within noise vs #{runs.first}")
+    expect(worse.get_by_test_id("shift")).to_have_attribute("title", "McNemar p = 0.125 · 12 cases in common")
     expect(worse).to_contain_text("66.7%")
     expect(history.locator(f'[data-evaluation-id="{runs.last}"]').get_by_test_id("shift")).to_contain_text(
-        "improvement"
+        f"within noise vs #{runs.worse}"
     )
     assert_fits(page)
 

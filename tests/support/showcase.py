@@ -18,6 +18,7 @@ RUN_TIMEOUT_S = 60.0
 SUITE_NAME = "Customer support triage: refund, cancellation and warranty questions (EU, Q4 2026)"
 LANGUAGES = ("en", "de", "fr", "es")
 _FIRST_ROW = '[data-testid="results-scroll"] [role="row"][data-case-id]'
+_EVAL_FILE = '[data-testid="eval-file"] summary'
 CHANNELS = ("email_with_attachment_and_long_thread", "chat_widget", "phone_transcript")
 
 
@@ -129,9 +130,11 @@ def seed_showcase(client: httpx2.Client) -> Showcase:
     routes = (
         Route("evaluations", "/evaluations"),
         Route("new-evaluation", f"/evaluations/new?suite={suite_id}&grader=extract"),
+        Route("new-evaluation-yaml", "/evaluations/new?from=yaml"),
         Route("evaluation", f"/evaluations/{first}"),
         Route("evaluation-case", f"/evaluations/{first}", click=_FIRST_ROW),
         Route("evaluation-extract", f"/evaluations/{third}"),
+        Route("evaluation-yaml", f"/evaluations/{third}", click=_EVAL_FILE),
         Route("compare", f"/compare?a={first}&b={second}"),
         Route("suites", "/suites"),
         Route("suite", f"/suites/{suite_id}"),

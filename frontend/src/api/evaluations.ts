@@ -40,6 +40,28 @@ export function useStartEvaluation() {
   });
 }
 
+/** An evaluation's settings as the equivalent `assay.yaml` text (asked for only when `enabled`: shown folded). */
+export function useEvaluationConfig(evaluationId: number, enabled: boolean) {
+  return useQuery({
+    queryKey: queryKeys.evaluations.config(evaluationId),
+    queryFn: () =>
+      unwrap(api.GET("/api/evaluations/{evaluation_id}/config", { params: { path: { evaluation_id: evaluationId } } })),
+    enabled,
+    staleTime: Infinity, // an evaluation's settings never change
+  });
+}
+
+/** Start the evaluations an `assay.yaml` describes (one per `server_suite`); the API names each problem's line. */
+export function useStartEvalFile() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (config: string) => unwrap(api.POST("/api/evals", { body: { config } })),
+    onSuccess: () => client.invalidateQueries({ queryKey: queryKeys.evaluations.all }),
+  });
+}
+
+export type ReplyCache = Schemas["CacheMode"];
+
 export type TargetTrialRequest = Schemas["TargetTrialIn"];
 
 /** Send one case to a target once, before any run: the raw reply and the answer read from it. */

@@ -18,6 +18,7 @@ export const queryKeys = {
     all: ["evaluations"] as const,
     list: (query: unknown) => ["evaluations", query] as const,
     one: (evaluationId: number) => ["evaluations", evaluationId] as const,
+    config: (evaluationId: number) => ["evaluations", evaluationId, "config"] as const,
     result: (evaluationId: number, caseId: number | undefined, refreshKey: number) =>
       ["evaluations", evaluationId, "result", caseId, refreshKey] as const,
     results: (evaluationId: number, query: unknown, page: number, refreshKey: number) =>

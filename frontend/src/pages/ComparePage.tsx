@@ -9,7 +9,7 @@ import { CaseNumber } from "../components/results/CaseNumber";
 import { ErrorMessage } from "../components/common/ErrorMessage";
 import { Verdict } from "../components/verdicts/Verdict";
 import { outcomeOf } from "../components/verdicts/outcome";
-import { percent, plural } from "../components/common/format";
+import { pValue, percent, plural } from "../components/common/format";
 
 function idParam(value: string | null): number | undefined {
   const id = Number(value);
@@ -24,17 +24,24 @@ export function ComparePage() {
   const evaluations = useEvaluations({ limit: 500 });
   const all = evaluations.data?.evaluations ?? [];
   const base = all.find((evaluation) => evaluation.id === baseId);
+  const candidate = all.find((evaluation) => evaluation.id === candidateId);
   const candidates = all.filter((evaluation) => evaluation.id !== baseId && (!base || evaluation.suite_id === base.suite_id));
+  // B chosen first ("Compare…" from a suite's first run): A is one of the same suite's other runs.
+  const bases = base || !candidate ? all : all.filter((e) => e.id !== candidate.id && e.suite_id === candidate.suite_id);
   const comparison = useComparison(baseId, candidateId);
   const suites = useSuites(0, 500);
   const suiteNames = new Map((suites.data?.suites ?? []).map((suite) => [suite.id, suite.name]));
+  const shown = base ?? candidate;
   useDocumentTitle("Compare");
 
   const choose = (key: "a" | "b", value: string) => {
     const next = new URLSearchParams(params);
     if (value === "") next.delete(key);
     else next.set(key, value);
-    if (key === "a") next.delete("b");
+    // A new base keeps the candidate only when it is another run of the same suite (else no comparison).
+    const chosenBase = all.find((evaluation) => String(evaluation.id) === value);
+    const keepsCandidate = chosenBase && candidate && chosenBase.suite_id === candidate.suite_id && chosenBase.id !== candidate.id;
+    if (key === "a" && !keepsCandidate) next.delete("b");
     setParams(next);
   };
 
@@ -44,7 +51,7 @@ export function ComparePage() {
         <h2>Compare two evaluations</h2>
         {evaluations.isError && <ErrorMessage error={evaluations.error} what="Cannot load evaluations" />}
         <div className="two-columns">
-          <EvaluationPicker label="A (base)" id="compare-a" value={baseId} options={all} suiteNames={suiteNames} onChange={(v) => choose("a", v)} />
+          <EvaluationPicker label="A (base)" id="compare-a" value={baseId} options={bases} suiteNames={suiteNames} onChange={(v) => choose("a", v)} />
           <EvaluationPicker
             label="B (candidate)"
             id="compare-b"
@@ -54,9 +61,9 @@ export function ComparePage() {
             onChange={(v) => choose("b", v)}
           />
         </div>
-        {base && (
+        {shown && (
           <p className="hint">
-            Only evaluations of the same suite ({suiteNames.get(base.suite_id) ?? `suite ${base.suite_id}`}) can be
+            Only evaluations of the same suite ({suiteNames.get(shown.suite_id) ?? `suite ${shown.suite_id}`}) can be
             compared.
           </p>
         )}
@@ -156,10 +163,6 @@ function ComparisonView({ comparison }: { comparison: Comparison }) {
       />
     </>
   );
-}
-
-function pValue(p: number): string {
-  return p < 0.0001 ? p.toExponential(1) : p.toPrecision(3);
 }
 
 function RunCard({ title, id, passRate }: { title: string; id: number; passRate: number | null }) {

@@ -1,7 +1,7 @@
 import { useState } from "react";
 import { useNavigate, useSearchParams } from "react-router";
 import { ApiError } from "../api/errors";
-import { useStartEvaluation, useTestTarget } from "../api/evaluations";
+import { type ReplyCache, useStartEvaluation, useTestTarget } from "../api/evaluations";
 import { useGrader } from "../api/graders";
 import { useCases, useSuites } from "../api/suites";
 import { type Case, type JsonObject, configSchemaOf } from "../api/types";
@@ -20,6 +20,8 @@ import {
   targetProblems,
 } from "../components/target/TargetForm";
 import { TargetTrialPanel } from "../components/target/TargetTrialPanel";
+import { ReplyCacheField } from "../components/target/ReplyCacheField";
+import { EvalFileForm } from "../components/evaluation/EvalFileForm";
 import { defaultsFromSchema } from "../components/config/configSchema";
 import { plural } from "../components/common/format";
 
@@ -52,6 +54,8 @@ export function NewEvaluationPage() {
   const [chosenTarget, setTarget] = useState<TargetDraft | undefined>(linked);
   const [name, setName] = useState("");
   const [concurrency, setConcurrency] = useState(8);
+  const [replyCache, setReplyCache] = useState<ReplyCache>("off");
+  const [describeWith, setDescribeWith] = useState<"form" | "yaml">(params.get("from") === "yaml" ? "yaml" : "form");
   const [allowInvalid, setAllowInvalid] = useState(false);
   const [formProblem, setFormProblem] = useState("");
   const [testProblem, setTestProblem] = useState("");
@@ -108,6 +112,7 @@ export function NewEvaluationPage() {
         grader_config: shownConfig,
         target: built.target,
         concurrency,
+        reply_cache: replyCache,
         allow_invalid_expected: allowInvalid,
         ...(name.trim() !== "" ? { name: name.trim() } : {}),
       },
@@ -117,101 +122,118 @@ export function NewEvaluationPage() {
 
   return (
     <section className="panel new-evaluation">
-      <h2>New evaluation</h2>
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          submit();
-        }}
-      >
-        <div className="two-columns">
-          <div className="field">
-            <label htmlFor="evaluation-suite">Suite</label>
-            {suites.isError && <ErrorMessage error={suites.error} what="Cannot load suites" />}
-            <select
-              id="evaluation-suite"
-              value={suiteId}
-              title={chosenSuite?.name}
-              onChange={(event) => setSuiteId(event.target.value)}
-            >
-              <option value="" disabled>
-                Choose a suite…
-              </option>
-              {suites.data?.suites.map((suite) => (
-                <option key={suite.id} value={String(suite.id)}>
-                  {suite.name} ({plural(suite.case_count, "case")})
+      <div className="page-header">
+        <h2>New evaluation</h2>
+        {/* Two ways to describe a run: this form, or a whole assay.yaml (docs/eval-file.md). */}
+        <div className="row segmented" role="group" aria-label="Describe it with">
+          {(["form", "yaml"] as const).map((way) => (
+            <button key={way} type="button" aria-pressed={describeWith === way} onClick={() => setDescribeWith(way)}>
+              {way === "form" ? "The form" : "An assay.yaml"}
+            </button>
+          ))}
+        </div>
+      </div>
+      {describeWith === "yaml" && <EvalFileForm />}
+      {describeWith === "form" && (
+        <form
+          onSubmit={(event) => {
+            event.preventDefault();
+            submit();
+          }}
+        >
+          <div className="two-columns">
+            <div className="field">
+              <label htmlFor="evaluation-suite">Suite</label>
+              {suites.isError && <ErrorMessage error={suites.error} what="Cannot load suites" />}
+              <select
+                id="evaluation-suite"
+                value={suiteId}
+                title={chosenSuite?.name}
+                onChange={(event) => setSuiteId(event.target.value)}
+              >
+                <option value="" disabled>
+                  Choose a suite…
                 </option>
-              ))}
-            </select>
-            {chosenSuite?.description && <p className="hint">{chosenSuite.description}</p>}
+                {suites.data?.suites.map((suite) => (
+                  <option key={suite.id} value={String(suite.id)}>
+                    {suite.name} ({plural(suite.case_count, "case")})
+                  </option>
+                ))}
+              </select>
+              {chosenSuite?.description && <p className="hint">{chosenSuite.description}</p>}
+            </div>
+            <div className="field">
+              <label htmlFor="evaluation-name">Name (optional)</label>
+              <input id="evaluation-name" value={name} onChange={(event) => setName(event.target.value)} />
+            </div>
           </div>
-          <div className="field">
-            <label htmlFor="evaluation-name">Name (optional)</label>
-            <input id="evaluation-name" value={name} onChange={(event) => setName(event.target.value)} />
+          <GraderSelector value={graderId} onChange={chooseGrader} />
+          {grader.isError && <ErrorMessage error={grader.error} what="Cannot load the grader" />}
+          {graderReady && schema && (
+            <GraderConfigEditor
+              key={graderId}
+              graderId={graderId}
+              schema={schema}
+              value={shownConfig}
+              onChange={setConfig}
+              presets={grader.data.presets}
+            />
+          )}
+          {graderReady && suiteId !== "" && (
+            <PreflightCheck
+              suiteId={Number(suiteId)}
+              graderId={graderId}
+              config={shownConfig}
+              allow={allowInvalid}
+              onAllowChange={setAllowInvalid}
+            />
+          )}
+          <TargetForm value={target} onChange={setTarget} problems={apiProblems.byField} metadataKeys={metadataKeys} />
+          <div className="row">
+            <button type="button" onClick={test} disabled={testTarget.isPending}>
+              {testTarget.isPending ? "Testing…" : "Test the target"}
+            </button>
+            <span className="hint">Sends the suite&apos;s first case once and shows what came back; runs nothing.</span>
           </div>
-        </div>
-        <GraderSelector value={graderId} onChange={chooseGrader} />
-        {grader.isError && <ErrorMessage error={grader.error} what="Cannot load the grader" />}
-        {graderReady && schema && (
-          <GraderConfigEditor
-            key={graderId}
-            graderId={graderId}
-            schema={schema}
-            value={shownConfig}
-            onChange={setConfig}
-            presets={grader.data.presets}
-          />
-        )}
-        {graderReady && suiteId !== "" && (
-          <PreflightCheck
-            suiteId={Number(suiteId)}
-            graderId={graderId}
-            config={shownConfig}
-            allow={allowInvalid}
-            onAllowChange={setAllowInvalid}
-          />
-        )}
-        <TargetForm value={target} onChange={setTarget} problems={apiProblems.byField} metadataKeys={metadataKeys} />
-        <div className="row">
-          <button type="button" onClick={test} disabled={testTarget.isPending}>
-            {testTarget.isPending ? "Testing…" : "Test the target"}
-          </button>
-          <span className="hint">Sends the suite&apos;s first case once and shows what came back; runs nothing.</span>
-        </div>
-        {testProblem && (
-          <p role="alert" className="error" data-testid="test-problem">
-            {testProblem}
-          </p>
-        )}
-        {testTarget.isError && (
-          <ProblemList error={testTarget.error} what="Cannot test the target" problems={apiProblems.rest} />
-        )}
-        {testTarget.data && !testTarget.isPending && <TargetTrialPanel trial={testTarget.data} />}
-        <div className="field narrow">
-          <label htmlFor="evaluation-concurrency">Concurrency</label>
-          <input
-            id="evaluation-concurrency"
-            type="number"
-            min={1}
-            max={64}
-            value={concurrency}
-            onChange={(event) => setConcurrency(Math.max(1, Number(event.target.value) || 1))}
-          />
-          <p className="hint">Cases sent to the target at the same time.</p>
-        </div>
-        {start.isError && <ProblemList error={start.error} what="Cannot start the evaluation" problems={apiProblems.rest} />}
-        {/* Always in reach at the bottom of the window, however long the grader's options are. */}
-        <div className="action-bar" data-testid="action-bar">
-          <button type="submit" className="primary" disabled={start.isPending}>
-            {start.isPending ? "Starting…" : "Start evaluation"}
-          </button>
-          {formProblem && (
-            <p role="alert" className="error">
-              {formProblem}
+          {testProblem && (
+            <p role="alert" className="error" data-testid="test-problem">
+              {testProblem}
             </p>
           )}
-        </div>
-      </form>
+          {testTarget.isError && (
+            <ProblemList error={testTarget.error} what="Cannot test the target" problems={apiProblems.rest} />
+          )}
+          {testTarget.data && !testTarget.isPending && <TargetTrialPanel trial={testTarget.data} />}
+          <div className="two-columns">
+            <div className="field">
+              <label htmlFor="evaluation-concurrency">Concurrency</label>
+              <input
+                id="evaluation-concurrency"
+                className="narrow"
+                type="number"
+                min={1}
+                max={64}
+                value={concurrency}
+                onChange={(event) => setConcurrency(Math.max(1, Number(event.target.value) || 1))}
+              />
+              <p className="hint">Cases sent to the target at the same time.</p>
+            </div>
+            <ReplyCacheField value={replyCache} onChange={setReplyCache} />
+          </div>
+          {start.isError && <ProblemList error={start.error} what="Cannot start the evaluation" problems={apiProblems.rest} />}
+          {/* Always in reach at the bottom of the window, however long the grader's options are. */}
+          <div className="action-bar" data-testid="action-bar">
+            <button type="submit" className="primary" disabled={start.isPending}>
+              {start.isPending ? "Starting…" : "Start evaluation"}
+            </button>
+            {formProblem && (
+              <p role="alert" className="error">
+                {formProblem}
+              </p>
+            )}
+          </div>
+        </form>
+      )}
     </section>
   );
 }

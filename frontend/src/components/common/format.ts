@@ -24,3 +24,8 @@ export function dateTime(iso: string | null | undefined): string {
 export function plural(value: number, noun: string, nouns = `${noun}s`): string {
   return `${count(value)} ${value === 1 ? noun : nouns}`;
 }
+
+/** A p-value as the compare page and the history show it: three significant digits, tiny ones as powers. */
+export function pValue(p: number): string {
+  return p < 0.0001 ? p.toExponential(1) : p.toPrecision(3);
+}

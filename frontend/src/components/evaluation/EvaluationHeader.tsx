@@ -11,8 +11,11 @@ import {
   useRerunEvaluation,
 } from "../../api/evaluations";
 import { useSuite } from "../../api/suites";
+import { useSuiteHistory } from "../../api/views";
 import type { Evaluation } from "../../api/types";
 import { DownloadButton } from "../common/DownloadButton";
+import { EvalFileView } from "./EvalFileView";
+import { previousRunOf } from "./previousRun";
 import { ProblemList } from "../common/ProblemList";
 import { RegradeForm } from "./RegradeForm";
 import { StatusLabel } from "./StatusLabel";
@@ -67,9 +70,7 @@ export function EvaluationHeader({ evaluation, query }: { evaluation: Evaluation
             Compare with #{sourceId}
           </Link>
         )}
-        <Link className="button" to={`/compare?a=${evaluation.id}`}>
-          Compare…
-        </Link>
+        <CompareLink evaluation={evaluation} />
         <Link className="button" to={`/suites/${evaluation.suite_id}/side-by-side?evaluations=${evaluation.id}`}>
           Side by side…
         </Link>
@@ -78,7 +79,7 @@ export function EvaluationHeader({ evaluation, query }: { evaluation: Evaluation
       <p className="muted">
         suite <Link to={`/suites/${evaluation.suite_id}`}>{suite.data?.name ?? evaluation.suite_id}</Link> · grader{" "}
         <span className="mono">{evaluation.grader.grader_id}</span> · target <span className="mono">{String(evaluation.target.type ?? "")}</span> ·
-        created {dateTime(evaluation.created_at)}
+        reply cache <span className="mono" data-testid="reply-cache">{evaluation.reply_cache}</span> · created {dateTime(evaluation.created_at)}
       </p>
       <div className="progress" role="progressbar" aria-label="Progress" aria-valuemin={0} aria-valuemax={total} aria-valuenow={done}>
         <div className="progress-fill" style={{ width: `${(share * 100).toFixed(1)}%` }} />
@@ -92,8 +93,34 @@ export function EvaluationHeader({ evaluation, query }: { evaluation: Evaluation
         <summary>Grader config</summary>
         <pre className="text-block">{JSON.stringify(evaluation.grader.config, null, 2)}</pre>
       </details>
+      <EvalFileView evaluationId={evaluation.id} />
       {!running && <RegradeForm source={evaluation} />}
     </header>
+  );
+}
+
+/** "Compare…" puts this run as the candidate (B) against the run before it (the suite's previous completed
+ * evaluation, as the history names it); with no earlier run, B is this one and A is left to choose. */
+function CompareLink({ evaluation }: { evaluation: Evaluation }) {
+  const history = useSuiteHistory(evaluation.suite_id);
+  // Until the history says which run came before, there is nothing right to link to.
+  if (history.isPending) {
+    return (
+      <span className="button" aria-disabled="true">
+        Compare…
+      </span>
+    );
+  }
+  const previousId = previousRunOf(evaluation.id, history.data?.points ?? []);
+  const to = previousId === null ? `/compare?b=${evaluation.id}` : `/compare?a=${previousId}&b=${evaluation.id}`;
+  return (
+    <Link
+      className="button"
+      to={to}
+      title={previousId === null ? "This run as B; choose A" : `This run (B) against the run before it, #${previousId} (A)`}
+    >
+      Compare…
+    </Link>
   );
 }
 

@@ -82,7 +82,7 @@ export function HistoryChart({ points, onOpen }: { points: readonly HistoryPoint
                 const point = points[item.dataIndex];
                 if (!point) return "";
                 const [low, high] = [pct(point.pass_rate.ci95?.[0]), pct(point.pass_rate.ci95?.[1])];
-                const shift = point.shift && point.shift !== "steady" ? ` · ${point.shift}` : "";
+                const shift = point.shift ? ` · ${point.shift === "steady" ? "within noise" : point.shift}` : "";
                 return `${pct(point.pass_rate.rate) ?? "–"}% (95% ${low ?? "–"}–${high ?? "–"}%)${shift}`;
               },
             },

@@ -3,17 +3,18 @@ import { Link, useNavigate } from "react-router";
 import type { HistoryPoint } from "../../api/types";
 import { HISTORY_POINTS, useSuiteHistory } from "../../api/views";
 import { ErrorMessage } from "../common/ErrorMessage";
-import { dateTime, plural } from "../common/format";
+import { dateTime, pValue, plural } from "../common/format";
 import { RateBar } from "./RateBar";
 
 // Chart.js loads on demand, as on the evaluation screen.
 const HistoryChart = lazy(() => import("./HistoryChart").then((module) => ({ default: module.HistoryChart })));
 
-const SHIFT_TEXT = { regression: "regression", improvement: "improvement", steady: "" } as const;
+const SHIFT_TEXT = { regression: "regression", improvement: "improvement", steady: "within noise" } as const;
+const SHIFT_CLASS = { regression: "shift flip-bad", improvement: "shift flip-good", steady: "shift muted" } as const;
 
 /**
- * The suite's completed evaluations over time: pass rate with its Wilson 95% interval, a regression
- * marked when the previous run's pass rate lies above this run's interval (an improvement: below it).
+ * The suite's completed evaluations over time: pass rate with its Wilson 95% interval, and each run against
+ * the one before by the compare page's rule (the API's `shift`: McNemar's exact test on the cases both ran).
  */
 export function HistoryPanel({ suiteId }: { suiteId: number }) {
   const history = useSuiteHistory(suiteId);
@@ -28,8 +29,9 @@ export function HistoryPanel({ suiteId }: { suiteId: number }) {
       <p className="hint">
         Pass rate of {plural(total, "completed evaluation")}
         {total > points.length ? ` (the ${HISTORY_POINTS} newest)` : ""}, with its 95% interval (Wilson). A run is
-        marked a <strong className="flip-bad">regression</strong> when the run before it passed more than this run's
-        interval allows; compare the two to see which cases flipped (McNemar).
+        marked a <strong className="flip-bad">regression</strong> (or an improvement) against the run before it only
+        when McNemar's exact test on the cases both ran says so at the 5% level, as the compare page does; otherwise
+        the change is within noise.
       </p>
       <Suspense fallback={<div className="history-chart" />}>
         <HistoryChart points={points} onOpen={(id) => navigate(`/evaluations/${id}`)} />
@@ -43,8 +45,14 @@ export function HistoryPanel({ suiteId }: { suiteId: number }) {
   );
 }
 
+/** What the shift's test saw: the shared cases and the p-value, for the mark's tooltip. */
+function shiftTitle(point: HistoryPoint): string {
+  const shared = point.common_cases === null ? "" : `${plural(point.common_cases, "case")} in common`;
+  const p = point.p_value === null ? "" : `McNemar p = ${pValue(point.p_value)}`;
+  return [p, shared].filter((part) => part !== "").join(" · ");
+}
+
 function HistoryItem({ point }: { point: HistoryPoint }) {
-  const shift = point.shift ? SHIFT_TEXT[point.shift] : "";
   return (
     <li className={`history-item shift-${point.shift ?? "none"}`} data-evaluation-id={point.evaluation_id}>
       <div className="history-item-name" title={`#${point.evaluation_id} ${point.name}`}>
@@ -56,9 +64,9 @@ function HistoryItem({ point }: { point: HistoryPoint }) {
         </span>
       </div>
       <RateBar rate={point.pass_rate} />
-      {shift !== "" && point.previous_id !== null && (
-        <span className={point.shift === "regression" ? "shift flip-bad" : "shift flip-good"} data-testid="shift">
-          {shift} vs #{point.previous_id} ·{" "}
+      {point.shift && point.previous_id !== null && (
+        <span className={SHIFT_CLASS[point.shift]} data-testid="shift" title={shiftTitle(point)}>
+          {SHIFT_TEXT[point.shift]} vs #{point.previous_id} ·{" "}
           <Link to={`/compare?a=${point.previous_id}&b=${point.evaluation_id}`}>compare</Link>
         </span>
       )}

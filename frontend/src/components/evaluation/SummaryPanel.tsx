@@ -3,6 +3,7 @@ import { lazy, Suspense, useMemo } from "react";
 import type { EvaluationSummary, MatchStatus, ScoreDistribution } from "../../api/types";
 import type { Bar } from "./BarChart";
 import { ConfusionMatrix } from "./ConfusionMatrix";
+import { UsageStat } from "./UsageStat";
 import { count, percent, plural } from "../common/format";
 
 // Chart.js is most of the bundle's weight and only this screen draws a chart: it loads on demand.
@@ -61,12 +62,15 @@ export function SummaryPanel({ summary }: { summary: EvaluationSummary }) {
           </span>
         </div>
         <div className="stat">
-          <span className="stat-label">Latency p50 / p95</span>
-          <span className="stat-value">
-            {ms(summary.latency_ms.p50)} / {ms(summary.latency_ms.p95)}
+          <span className="stat-label">Latency p50 / p95 / max</span>
+          <span className="stat-value" data-testid="latency">
+            {ms(summary.latency_ms.p50)} / {ms(summary.latency_ms.p95)} / {ms(summary.latency_ms.max ?? null)}
           </span>
-          <span className="hint">mean score {summary.mean_score === null ? "–" : summary.mean_score.toFixed(3)}</span>
+          <span className="hint">
+            every reply, errors included · mean score {summary.mean_score === null ? "–" : summary.mean_score.toFixed(3)}
+          </span>
         </div>
+        <UsageStat usage={summary.usage ?? null} finished={summary.finished} />
       </div>
       <div className="summary-charts">
         <div>

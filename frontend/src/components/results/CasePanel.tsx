@@ -2,6 +2,8 @@ import { Identifier } from "../common/Identifier";
 import { type RefObject, useEffect, useRef } from "react";
 import type { CaseResult } from "../../api/types";
 import { AssertionVerdicts } from "./AssertionVerdicts";
+import { CachedMark } from "./CachedMark";
+import { count } from "../common/format";
 import { outcomeOf } from "../verdicts/outcome";
 import { TextBlock } from "../common/TextBlock";
 import { Verdict } from "../verdicts/Verdict";
@@ -65,6 +67,7 @@ export function CasePanel({ result, graderId, onClose, fromLink = false }: CaseP
           )}
         </h3>
         <Verdict outcome={outcomeOf(result)} />
+        {result.cached && <CachedMark />}
         <span className="spacer" />
         <button type="button" onClick={onClose} aria-label="Close case">
           Close
@@ -78,6 +81,13 @@ export function CasePanel({ result, graderId, onClose, fromLink = false }: CaseP
         <div>
           <dt>latency</dt>
           <dd className="mono">{result.latency_ms === null ? "–" : `${Math.round(result.latency_ms)} ms`}</dd>
+        </div>
+        <div>
+          <dt>tokens in / out</dt>
+          <dd className="mono" data-testid="case-usage">
+            {result.usage ? `${count(result.usage.input_tokens)} / ${count(result.usage.output_tokens)}` : "unknown"}
+            {result.usage?.model && <span className="muted"> {result.usage.model}</span>}
+          </dd>
         </div>
       </dl>
       <h4>input</h4>

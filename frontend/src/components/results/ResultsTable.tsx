@@ -13,6 +13,7 @@ import { memo, useEffect, useMemo, useRef } from "react";
 import { RESULT_PAGE_SIZE, type ResultQuery, type SortKey, resultPageQuery } from "../../api/evaluations";
 import type { CaseResult } from "../../api/types";
 import { useDebouncedValue, useStableArray } from "../../hooks";
+import { CachedMark } from "./CachedMark";
 import { CaseNumber } from "./CaseNumber";
 import { ErrorMessage } from "../common/ErrorMessage";
 import { outcomeOf } from "../verdicts/outcome";
@@ -44,7 +45,16 @@ const COLUMNS: ColumnDef<IndexedResult, any>[] = [
     enableSorting: true,
     cell: ({ row }) => <CaseNumber number={row.original.result.number} caseKey={row.original.result.key} />,
   }),
-  column.display({ id: "outcome", header: "Outcome", cell: ({ row }) => <Verdict outcome={outcomeOf(row.original.result)} /> }),
+  column.display({
+    id: "outcome",
+    header: "Outcome",
+    cell: ({ row }) => (
+      <>
+        <Verdict outcome={outcomeOf(row.original.result)} />
+        {row.original.result.cached && <CachedMark />}
+      </>
+    ),
+  }),
   column.accessor((row) => row.result.match_status ?? row.result.error ?? "", { id: "match_status", header: "Status", enableSorting: false }),
   column.accessor((row) => oneLine(row.result.input), { id: "input", header: "Input", enableSorting: false }),
   column.accessor((row) => oneLine(row.result.expected_output), { id: "expected_output", header: "expected_output", enableSorting: false }),

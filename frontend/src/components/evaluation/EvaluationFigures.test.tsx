@@ -1,0 +1,59 @@
+import { render } from "@testing-library/react";
+import { describe, expect, it } from "vitest";
+import type { EvaluationUsage, HistoryPoint } from "../../api/types";
+import { UsageStat } from "./UsageStat";
+import { previousRunOf } from "./previousRun";
+
+function point(evaluationId: number, previousId: number | null): HistoryPoint {
+  return {
+    evaluation_id: evaluationId,
+    name: `run ${evaluationId}`,
+    grader_id: "true-false",
+    created_at: "2026-11-27T00:00:00Z",
+    finished_at: "2026-11-27T00:00:01Z",
+    pass_rate: { rate: 0.5, ci95: [0.2, 0.8] },
+    previous_id: previousId,
+    shift: null,
+    common_cases: null,
+    p_value: null,
+  } as HistoryPoint;
+}
+
+describe("previousRunOf", () => {
+  // Runs 3, 7 and 9 completed; 8 failed (not in the history).
+  const history = [point(3, null), point(7, 3), point(9, 7)];
+
+  it("is the history's own link for a completed run", () => {
+    expect(previousRunOf(9, history)).toBe(7);
+    expect(previousRunOf(3, history)).toBeNull();
+  });
+
+  it("is the newest completed run before one the history does not hold", () => {
+    expect(previousRunOf(8, history)).toBe(7);
+    expect(previousRunOf(2, history)).toBeNull();
+  });
+});
+
+describe("UsageStat", () => {
+  it("says unknown, never 0, when no reply said what it spent", () => {
+    const { getByTestId } = render(<UsageStat usage={null} finished={4} />);
+    expect(getByTestId("usage").textContent).toContain("unknown");
+    expect(getByTestId("usage").textContent).not.toMatch(/\b0\b/);
+  });
+
+  it("lists the models when there are several and says how many cases reported", () => {
+    const usage: EvaluationUsage = {
+      cases: 3,
+      input_tokens: 1200,
+      output_tokens: 40,
+      by_model: [
+        { model: "small", cases: 2, input_tokens: 1000, output_tokens: 30 },
+        { model: "large", cases: 1, input_tokens: 200, output_tokens: 10 },
+      ],
+    };
+    const { getByTestId } = render(<UsageStat usage={usage} finished={4} />);
+    expect(getByTestId("usage").textContent).toContain("1,200 / 40");
+    expect(getByTestId("usage").textContent).toContain("from 3 cases of 4; the rest unknown");
+    expect(getByTestId("usage-by-model").querySelectorAll("li")).toHaveLength(2);
+  });
+});
