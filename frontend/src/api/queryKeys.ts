@@ -24,7 +24,8 @@ export const queryKeys = {
     results: (evaluationId: number, query: unknown, page: number, refreshKey: number) =>
       ["evaluations", evaluationId, "results", query, page, refreshKey] as const,
     failures: (evaluationId: number, refreshKey: number) => ["evaluations", evaluationId, "failures", refreshKey] as const,
-    breakdownKeys: (evaluationId: number) => ["evaluations", evaluationId, "breakdown-keys"] as const,
+    breakdownKeys: (evaluationId: number, refreshKey: number) =>
+      ["evaluations", evaluationId, "breakdown-keys", refreshKey] as const,
     breakdown: (evaluationId: number, key: string, refreshKey: number) =>
       ["evaluations", evaluationId, "breakdown", key, refreshKey] as const,
   },

@@ -30,13 +30,15 @@ export function useFailureGroups(evaluationId: number, refreshKey: number) {
 }
 
 /** The metadata keys an evaluation's results can be broken down by. */
-export function useBreakdownKeys(evaluationId: number) {
+export function useBreakdownKeys(evaluationId: number, refreshKey: number) {
+  // Asked again as results arrive: the default key is chosen from the values results have (none at first).
   return useQuery({
-    queryKey: queryKeys.evaluations.breakdownKeys(evaluationId),
+    queryKey: queryKeys.evaluations.breakdownKeys(evaluationId, refreshKey),
     queryFn: () =>
       unwrap(
         api.GET("/api/evaluations/{evaluation_id}/breakdown/keys", { params: { path: { evaluation_id: evaluationId } } }),
       ),
+    placeholderData: (previous) => previous,
   });
 }
 

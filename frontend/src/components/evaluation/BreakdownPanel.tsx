@@ -7,7 +7,7 @@ import { RateBar } from "./RateBar";
 
 /** Pass rate per value of a case metadata key, worst first, each with its Wilson 95% interval. */
 export function BreakdownPanel({ evaluationId, refreshKey }: { evaluationId: number; refreshKey: number }) {
-  const keys = useBreakdownKeys(evaluationId);
+  const keys = useBreakdownKeys(evaluationId, refreshKey);
   const [chosen, setChosen] = useState<string | undefined>();
   const available = keys.data?.keys ?? [];
   // The API names the key to open on (one with a few values), or none: then the person picks one.
