@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import click
 
 from assay.cli.console import out
-from assay.cli.options import PATH, json_option
+from assay.cli.options import cache_dir_option, json_option
 from assay.errors import ValidationError
 
 if TYPE_CHECKING:
@@ -26,18 +26,13 @@ def _open(cache_dir: Path | None) -> ReplyCache:
     return ReplyCache(folder)
 
 
-_DIR_OPTION = click.option(
-    "--cache-dir", type=PATH, help="Folder of the reply cache (default $ASSAY_CACHE_DIR, else ./.assay-cache)"
-)
-
-
 @click.group("cache")
 def cache() -> None:
     """The reply cache of `assay run --cache` / `--replay`."""
 
 
 @cache.command("stats")
-@_DIR_OPTION
+@cache_dir_option
 @json_option
 def stats(*, cache_dir: Path | None, as_json: bool) -> None:
     """How many replies the cache holds and its size on disk."""
@@ -55,7 +50,7 @@ def stats(*, cache_dir: Path | None, as_json: bool) -> None:
 
 
 @cache.command("clear")
-@_DIR_OPTION
+@cache_dir_option
 def clear(*, cache_dir: Path | None) -> None:
     """Drop every cached reply."""
     opened = _open(cache_dir)

@@ -85,6 +85,12 @@ def check_writable(path: Path | None, option: str) -> None:
         raise ValidationError(f"cannot write {option} {path}: the folder {folder} is not writable")
 
 
+cache_dir_option = click.option(
+    "--cache-dir", type=PATH, help="Folder of the reply cache (default $ASSAY_CACHE_DIR, else ./.assay-cache)"
+)
+"""``--cache-dir``: where the reply cache is (``assay run``/``eval`` and ``assay cache``)."""
+
+
 def cache_options(function: F) -> F:
     """``--cache``, ``--replay`` and ``--cache-dir``: the reply cache (:mod:`assay.targets.reply_cache`)."""
     for declare in reversed(
@@ -102,11 +108,7 @@ def cache_options(function: F) -> F:
                 help="Only reuse cached replies: a case without one fails (cache_miss), the agent is never "
                 "called",
             ),
-            click.option(
-                "--cache-dir",
-                type=PATH,
-                help="Folder of the reply cache (default $ASSAY_CACHE_DIR, else ./.assay-cache)",
-            ),
+            cache_dir_option,
         )
     ):
         function = declare(function)

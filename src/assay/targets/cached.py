@@ -54,21 +54,23 @@ class CachedTarget(Target):
 
     def reply_at_once(self, case: TargetCase) -> TargetReply | None:
         """A stored reply without a coroutine; in ``replay`` a miss too (nothing is awaited)."""
-        stored = self._cache.get(reply_key(self._fingerprint, case.input))
+        return self._stored(reply_key(self._fingerprint, case.input))
+
+    def _stored(self, key: bytes) -> TargetReply | None:
+        stored = self._cache.get(key)
         if stored is not None:
             return TargetReply(stored.output, latency_ms=stored.latency_ms, attempts=0, cached=True)
         return _MISS if self._mode is CacheMode.REPLAY else None
 
     async def respond(self, case: TargetCase, proceed: Callable[[], bool] | None = None) -> TargetReply:
         """The stored reply, else (``record``) the agent's, stored when it is an answer."""
-        at_once = self.reply_at_once(case)
+        key = reply_key(self._fingerprint, case.input)  # hashed once for the lookup and the store
+        at_once = self._stored(key)
         if at_once is not None:
             return at_once
         reply = await self._inner.respond(case, proceed)
         if reply.error is None:
-            self._cache.put(
-                reply_key(self._fingerprint, case.input), CachedReply(reply.output, reply.latency_ms)
-            )
+            self._cache.put(key, CachedReply(reply.output, reply.latency_ms))
         return reply
 
     async def aclose(self) -> None:
