@@ -24,7 +24,8 @@ class Settings(BaseSettings):
     database_url: str = Field(default_factory=default_database_url)
     """SQLAlchemy URL: ``sqlite:///path.db`` or ``postgresql://user@host/db`` (psycopg 3 is used)."""
     api_key: SecretStr | None = None
-    """When set, every ``/api`` route but ``/api/health`` needs ``Authorization: Bearer <key>``."""
+    """When set, every ``/api`` route but ``/api/health``, and the OTLP receiver ``/v1/traces``, needs
+    ``Authorization: Bearer <key>``."""
     max_body_bytes: int = Field(default=MIB, ge=1)
     """Largest JSON request body; beyond it a request is ``413 PAYLOAD_TOO_LARGE``."""
     max_import_bytes: int = Field(default=50 * MIB, ge=1)
@@ -42,6 +43,14 @@ class Settings(BaseSettings):
     """Largest page of evaluation results, about, in bytes: a page holds fewer rows rather than more."""
     max_answer_bytes: int = Field(default=MIB, ge=1)
     """Longest agent answer kept; a longer one is cut and its case fails with ``answer_too_large``."""
+    otlp_max_request_bytes: int = Field(default=8 * MIB, ge=1)
+    """Largest OTLP export request ``POST /v1/traces`` accepts (JSON only); beyond it 413."""
+    otlp_max_trace_bytes: int = Field(default=64 * MIB, ge=1)
+    """Most bytes of spans kept for one trace; further spans of it are refused and its trajectory unread."""
+    otlp_max_total_bytes: int = Field(default=128 * MIB, ge=1)
+    """Most bytes of spans the OTLP receiver holds over all traces waiting to be read."""
+    otlp_trace_ttl_s: float = Field(default=600.0, gt=0, le=86_400)
+    """A trace whose spans no run took within this many seconds of its call is dropped."""
     run_evaluations: bool = True
     """Run evaluations in this process (``assay serve --no-worker``: off, ``assay worker`` runs them)."""
     worker_max_in_flight: int = Field(default=64, ge=1, le=4096)

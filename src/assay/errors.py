@@ -117,6 +117,14 @@ class PayloadTooLargeError(AssayError):
     exit_code = 2
 
 
+class UnsupportedMediaTypeError(AssayError):
+    """A request body in a format the route does not read (OTLP protobuf at the JSON-only receiver)."""
+
+    code = "UNSUPPORTED_MEDIA_TYPE"
+    http_status = 415
+    exit_code = 2
+
+
 class MethodNotAllowedError(AssayError):
     """A route exists at the path, but not for the request's method; ``allowed`` names the methods it has."""
 

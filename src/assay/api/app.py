@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
@@ -9,7 +10,7 @@ from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontext
 import anyio.to_thread
 from fastapi import FastAPI
 
-from assay.api import evals, evaluations, graders, health, suites
+from assay.api import evals, evaluations, graders, health, otlp, suites, trajectories
 from assay.api.auth import ApiKeyMiddleware
 from assay.api.docs import install_docs
 from assay.api.edge import BodyLimitMiddleware, EdgeMiddleware
@@ -24,6 +25,7 @@ from assay.services.execution.threads import finish_in_thread
 from assay.services.grading.answers import open_calls
 from assay.services.grading.registry import GraderService
 from assay.services.suites.demo import seed_demo_suite
+from assay.services.execution.span_store import SpanStore, StoreLimits
 from assay.storage.database import create_db_engine, migrate, session_factory
 
 WORKER_THREADS = 4
@@ -73,9 +75,9 @@ def _scheduler(app: FastAPI) -> Scheduler:
         from assay.services.evaluations.queue import QueueScheduler  # procrastinate: 0.25 s to import
 
         scheduled = QueueScheduler
-    return scheduled(
-        app.state.engine, app.state.grader_service, target_policy(settings), WorkerOptions.of(settings)
-    )
+    # Targets capturing OTLP spans tell this process's receiver of each trace they send.
+    policy = dataclasses.replace(target_policy(settings), traces=app.state.span_store)
+    return scheduled(app.state.engine, app.state.grader_service, policy, WorkerOptions.of(settings))
 
 
 @asynccontextmanager
@@ -146,6 +148,8 @@ def _include_routers(app: FastAPI) -> None:
     app.include_router(suites.router)
     app.include_router(evaluations.router)
     app.include_router(evals.router)
+    app.include_router(trajectories.router)
+    app.include_router(otlp.router)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -163,6 +167,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         redirect_slashes=False,
     )
     app.state.settings = settings
+    app.state.span_store = SpanStore(
+        StoreLimits(
+            max_trace_bytes=settings.otlp_max_trace_bytes,
+            max_total_bytes=settings.otlp_max_total_bytes,
+            ttl_s=settings.otlp_trace_ttl_s,
+        )
+    )
     install_error_handlers(app)
     _include_routers(app)
     install_docs(app)
@@ -171,6 +182,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     def limit_for(path: str) -> int:
         # Recorded responses for a whole suite come in the create request: allow it an import's size.
         large = path in (suites.IMPORT_PATH, evaluations.CREATE_PATH)
+        if path == otlp.PATH:
+            return settings.otlp_max_request_bytes
         return settings.max_import_bytes if large else settings.max_body_bytes
 
     # Added innermost first: the edge (headers, last-resort 500) wraps auth, which wraps the body limit.

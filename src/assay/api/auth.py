@@ -1,4 +1,5 @@
-"""Bearer-key protection of ``/api`` (except ``/api/health``), on only when ``ASSAY_API_KEY`` is set."""
+"""Bearer-key protection of ``/api`` (except ``/api/health``) and of the OTLP receiver ``/v1/traces``, on
+only when ``ASSAY_API_KEY`` is set."""
 
 from __future__ import annotations
 
@@ -10,11 +11,13 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from assay.errors import UnauthorizedError
 
 OPEN_PATHS = frozenset({"/api/health"})
+OTLP_PATH = "/v1/traces"
+"""Agents' exporters send the key as a header (``OTEL_EXPORTER_OTLP_HEADERS``)."""
 
 
 def is_protected(path: str) -> bool:
     """Whether a request to ``path`` needs the key."""
-    return (path == "/api" or path.startswith("/api/")) and path not in OPEN_PATHS
+    return ((path == "/api" or path.startswith("/api/")) and path not in OPEN_PATHS) or path == OTLP_PATH
 
 
 class ApiKeyMiddleware:

@@ -42,6 +42,7 @@ from assay.domain import UNFINISHED, EvaluationStatus, Outcome, ResultSort
 from assay.graders.contract.verdict import INVALID_STATUSES as INVALID_VERDICTS
 from assay.storage.database import Base
 from assay.storage.suites import CaseRow, Placed
+from assay.storage.trajectories import delete_trajectories
 from assay.storage.types import SafeJSON, SafeText, UTCDateTime, dump_json, utc_now
 
 
@@ -117,6 +118,8 @@ class ResultRow(Placed, Base):
     output_tokens: Mapped[int | None] = mapped_column(Integer, nullable=True)
     usage_model: Mapped[str | None] = mapped_column(String(200), nullable=True)
     """What the agent's reply said it spent, and through which model (null: unknown)."""
+    trajectory_summary: Mapped[dict[str, Any] | None] = mapped_column(SafeJSON, nullable=True)
+    """The summary of the agent's trajectory (its steps are in ``trajectory_chunks``); null: none captured."""
 
 
 # ---- Evaluations --------------------------------------------------------------------------------------
@@ -576,4 +579,5 @@ def delete_evaluation(session: Session, evaluation_id: int) -> bool:
     this deleted it (of two deletes racing, one does: the other's waits for its lock, then finds none)."""
     gone = session.execute(delete(EvaluationRow).where(EvaluationRow.id == evaluation_id))
     session.execute(delete(ResultRow).where(ResultRow.evaluation_id == evaluation_id))
+    delete_trajectories(session, evaluation_id)
     return bool(getattr(gone, "rowcount", 0))

@@ -14,6 +14,7 @@ import orjson
 from assay.targets.reasons import DEFAULT_MAX_ANSWER_BYTES, ErrorReason, TargetCallError, cut_answer
 from assay.targets.redaction import Redactor
 from assay.targets.retry import RetryPolicy, call_with_retries
+from assay.targets.trace_capture import Capture, TraceReceiver, collecting_captures
 from assay.targets.usage import Usage, collecting_usage
 
 
@@ -59,6 +60,12 @@ class TargetReply:
     """Given by the reply cache (the agent was not called for it)."""
     usage: Usage | None = None
     """What the reply said it spent; ``None``: unknown (it said nothing, or nothing was called)."""
+    capture: Capture | None = None
+    """The trajectory the answering call captured (its trace id, the reply's part), when the target
+    captures trajectories; read into a trajectory by the runner (``services/execution/trajectories.py``)."""
+    trajectory: Any = None
+    """The trajectory read from ``capture``: an ``assay.graders.trajectory`` ``Trajectory``, or the problem
+    that kept it from being read (a ``TrajectoryProblem``); ``None`` when nothing was captured."""
 
     @property
     def is_error(self) -> bool:
@@ -73,6 +80,9 @@ class Target(ABC):
     adds the timeout, the retries and the timing. Use a target as an async context manager so the
     resources it holds (an HTTP client) are released.
     """
+
+    traces: TraceReceiver | None = None
+    """Where the spans of the traces this target sends arrive (targets capturing OTLP spans set it)."""
 
     def __init__(
         self,
@@ -115,7 +125,7 @@ class Target(ABC):
             return await self.call(case)
 
         try:
-            with collecting_usage() as noted:
+            with collecting_usage() as noted, collecting_captures() as captured:
                 output, attempts = await call_with_retries(attempt, self.policy)
         except TargetCallError as failure:
             return TargetReply(
@@ -143,7 +153,10 @@ class Target(ABC):
                 usage=noted[-1] if noted else None,
             )
         usage = noted[-1] if noted else None  # the attempt that answered
-        return TargetReply(output, latency_ms=_elapsed_ms(started), attempts=attempts, usage=usage)
+        capture = captured[-1] if captured else None
+        return TargetReply(
+            output, latency_ms=_elapsed_ms(started), attempts=attempts, usage=usage, capture=capture
+        )
 
     async def aclose(self) -> None:
         """Release what the target holds; the default holds nothing."""

@@ -33,8 +33,9 @@ from assay.targets.reasons import (
 from assay.targets.redaction import Redactor
 from assay.targets.resolver import connection_resolver
 from assay.targets.retry import RetryPolicy
-from assay.targets.specs import HttpTargetSpec, secret_names
+from assay.targets.specs import HttpTargetSpec, TrajectoryOption, secret_names
 from assay.targets.templates import fill_secrets, render
+from assay.targets.trace_capture import TRACEPARENT, Capture, TraceContext, TraceReceiver, note_capture
 from assay.targets.usage import note_usage, read_usage
 
 _RETRYABLE_STATUS = frozenset({408, 429})
@@ -309,6 +310,39 @@ def parse_json(reply: Reply) -> Any:
         ) from exc
 
 
+def trace_headers(
+    option: TrajectoryOption | None, headers: dict[str, str], receiver: TraceReceiver | None
+) -> tuple[dict[str, str], TraceContext | None]:
+    """``headers`` with a fresh ``traceparent`` when the target captures trajectories (a trace per call);
+    the receiver, for OTLP capture, is told of the trace before the call is sent."""
+    if option is None:
+        return headers, None
+    trace = TraceContext.fresh()
+    if option.source == "otlp" and receiver is not None:
+        receiver.expect(trace.trace_id, trace.span_id)
+    return {**headers, TRACEPARENT: trace.header}, trace
+
+
+def capture_body_limit(option: TrajectoryOption | None) -> int | None:
+    """The cap of a reply body: the trajectory's own when the reply carries one, else the answer's."""
+    return option.max_bytes if option is not None and option.source == "reply" else None
+
+
+def note_trajectory(option: TrajectoryOption | None, trace: TraceContext | None, document: Any) -> None:
+    """Note what this call captured: the reply's part at the option's path, or the trace of its spans."""
+    if option is None or trace is None:
+        return
+    if option.source == "otlp":
+        note_capture(Capture(trace, from_reply=False, dialect="otlp", grace_s=option.grace_s))
+        return
+    found = find_path(document, option.path) if option.path else document
+    if found is _ABSENT:
+        problem = f"the reply has no '{option.path}' (the trajectory's path)"
+        note_capture(Capture(trace, from_reply=True, dialect=option.dialect, problem=problem))
+    else:
+        note_capture(Capture(trace, from_reply=True, dialect=option.dialect, document=found))
+
+
 class HttpTarget(Target):
     """Sends each case to an HTTP endpoint and reads the answer from its reply."""
 
@@ -328,6 +362,7 @@ class HttpTarget(Target):
         )
         self._headers = {key: fill_secrets(value, self._secrets) for key, value in spec.headers.items()}
         self._json_headers = {"content-type": "application/json", **self._headers}
+        self.traces = policy.traces
 
     async def call(self, case: TargetCase) -> str | None:
         """POST (or the configured method) the rendered template and read the configured path."""
@@ -344,13 +379,24 @@ class HttpTarget(Target):
             }
         else:
             request = {"data": orjson.dumps(body), "headers": self._json_headers}
+        request["headers"], trace = trace_headers(spec.trajectory, request["headers"], self.traces)
         follow = spec.follow_redirects
+        limit = capture_body_limit(spec.trajectory)
         reply = await send(
-            self._session, spec.method, spec.url, spec.timeout, follow_redirects=follow, **request
+            self._session,
+            spec.method,
+            spec.url,
+            spec.timeout,
+            follow_redirects=follow,
+            body_limit=limit,
+            **request,
         )
         if spec.response_path is None:
+            note_trajectory(spec.trajectory, trace, None)
             return reply.text
         document = parse_json(reply)
+        del reply  # the body's bytes: a reply carrying a trajectory may be large, keep its JSON once
+        note_trajectory(spec.trajectory, trace, document)
         if spec.usage_path is not None:
             found = find_path(document, spec.usage_path)  # absent: read_usage says unknown
             model = document.get("model") if isinstance(document, dict) else None

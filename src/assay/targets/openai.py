@@ -7,7 +7,15 @@ from typing import Any
 import orjson
 
 from assay.targets.base import Target, TargetCase, response_text
-from assay.targets.http import HttpSession, parse_json, read_path, send
+from assay.targets.http import (
+    HttpSession,
+    capture_body_limit,
+    note_trajectory,
+    parse_json,
+    read_path,
+    send,
+    trace_headers,
+)
 from assay.targets.policy import TargetPolicy
 from assay.targets.redaction import Redactor
 from assay.targets.retry import RetryPolicy
@@ -40,6 +48,7 @@ class OpenAITarget(Target):
         if key is not None:
             self._headers["authorization"] = f"Bearer {key}"
         self._url = spec.base_url.rstrip("/") + "/chat/completions"
+        self.traces = policy.traces
         self._session = HttpSession(
             spec.timeout,
             concurrency,
@@ -63,15 +72,19 @@ class OpenAITarget(Target):
 
     async def call(self, case: TargetCase) -> str | None:
         """One chat-completions request."""
+        headers, trace = trace_headers(self.spec.trajectory, self._headers, self.traces)
         response = await send(
             self._session,
             "POST",
             self._url,
             self.spec.timeout,
+            body_limit=capture_body_limit(self.spec.trajectory),
             data=orjson.dumps(self.body(case)),
-            headers=self._headers,
+            headers=headers,
         )
         document = parse_json(response)
+        del response
+        note_trajectory(self.spec.trajectory, trace, document)
         if isinstance(document, dict):
             note_usage(read_usage(document.get("usage"), model=document.get("model") or self.spec.model))
         return response_text(read_path(document, "choices.0.message.content"))

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from assay.targets.egress import EgressPolicy
 from assay.targets.reasons import DEFAULT_MAX_ANSWER_BYTES
 from assay.targets.secrets import SecretPolicy
+from assay.targets.trace_capture import TraceReceiver
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -19,6 +20,9 @@ class TargetPolicy:
     secrets: SecretPolicy = field(default_factory=SecretPolicy.unrestricted)
     max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES
     """A longer answer is cut to this many bytes and the case fails with ``answer_too_large``."""
+    traces: TraceReceiver | None = field(default=None, compare=False)
+    """The server's OTLP receiver, told of every trace a capturing target sends (``None``: no receiver,
+    as in the CLI: a target capturing OTLP spans then has none to read)."""
 
     @classmethod
     def unrestricted(cls, *, max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES) -> TargetPolicy:

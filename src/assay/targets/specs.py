@@ -95,6 +95,44 @@ WebUrl = Annotated[str, Field(pattern=_URL_PATTERN, max_length=2048), WrapValida
 """An ``http://`` or ``https://`` URL; a mistake says what to write instead."""
 
 
+DEFAULT_MAX_TRAJECTORY_BYTES = 128 * 1024 * 1024
+"""The size cap of a reply body carrying a trajectory (the answer's own cap, 1 MiB, still holds its text)."""
+
+
+class TrajectoryOption(BaseModel):
+    """Where a case's trajectory comes from: a part of the reply's JSON, or the OTLP spans of its trace.
+
+    ``from: reply`` reads the value at ``path`` (dotted; empty: the whole reply document) in ``dialect``;
+    ``from: otlp`` waits up to ``grace_s`` after the reply for the spans the agent exports to Assay's
+    ``/v1/traces`` under the trace id of the ``traceparent`` header it was sent.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid", strict=True, frozen=True, populate_by_name=True, serialize_by_alias=True
+    )
+
+    source: Literal["reply", "otlp"] = Field(alias="from", description="reply or otlp.")
+    path: str = Field(
+        default="messages",
+        max_length=200,
+        description="Dotted path to the trajectory in the reply's JSON (from: reply); '' reads the whole "
+        "reply (an ATIF document, a Responses object).",
+    )
+    dialect: Literal["auto", "openai-chat", "responses", "anthropic", "atif", "otlp"] = Field(
+        default="auto", description="The trajectory's format; auto detects it."
+    )
+    grace_s: float = Field(
+        default=2.0, ge=0, le=60, description="Seconds to wait after the reply for its spans (from: otlp)."
+    )
+    max_bytes: JsonInt = Field(
+        default=DEFAULT_MAX_TRAJECTORY_BYTES,
+        ge=1024,
+        le=1024 * 1024 * 1024,
+        strict=False,
+        description="Cap of a reply body carrying a trajectory (from: reply); the answer text keeps its own.",
+    )
+
+
 class _TargetSpecBase(BaseModel):
     # Validators are built at the first parse, not at import: most commands never parse a target.
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True, defer_build=True)
@@ -148,6 +186,10 @@ class HttpTargetSpec(_TargetSpecBase):
         "the model. Absent or null: the usage is unknown.",
     )
 
+    trajectory: TrajectoryOption | None = Field(
+        default=None, description="Capture the agent's trajectory (docs/trajectories-capture.md)."
+    )
+
     @field_validator("body_template")
     @classmethod
     def _known_placeholders(cls, template: Any) -> Any:
@@ -187,6 +229,9 @@ class OpenAITargetSpec(_TargetSpecBase):
     system_prompt: str | None = None
     temperature: float | None = Field(default=None, ge=0, le=2)
     max_tokens: JsonInt | None = Field(default=None, ge=1, strict=False)
+    trajectory: TrajectoryOption | None = Field(
+        default=None, description="Capture the agent's trajectory (docs/trajectories-capture.md)."
+    )
 
 
 class RecordedTargetSpec(_TargetSpecBase):
