@@ -20,12 +20,12 @@ from assay.api.spa import SinglePageApp
 from assay.config import Settings
 from assay.services.evaluations.scheduling import EmbeddedScheduler, Scheduler, WorkerOptions
 from assay.services.evaluations.shared_settings import record_server_settings
+from assay.services.execution.span_store import SpanStore, StoreLimits
 from assay.services.execution.target_policy import target_policy
 from assay.services.execution.threads import finish_in_thread
 from assay.services.grading.answers import open_calls
 from assay.services.grading.registry import GraderService
 from assay.services.suites.demo import seed_demo_suite
-from assay.services.execution.span_store import SpanStore, StoreLimits
 from assay.storage.database import create_db_engine, migrate, session_factory
 
 WORKER_THREADS = 4

@@ -50,7 +50,9 @@ async def receive_traces(request: Request) -> JSONResponse:
             "set OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/json"
         )
     if request.headers.get("content-encoding", "identity").lower() != "identity":
-        raise UnsupportedMediaTypeError("compressed bodies are not read: set OTEL_EXPORTER_OTLP_COMPRESSION=none")
+        raise UnsupportedMediaTypeError(
+            "compressed bodies are not read: set OTEL_EXPORTER_OTLP_COMPRESSION=none"
+        )
     body = await request.body()  # capped by the body-limit middleware
     store: SpanStore = request.app.state.span_store
     try:

@@ -99,7 +99,7 @@ def write_trajectory_chunks(
 
 @dataclass(frozen=True, slots=True)
 class StepsPage:
-    """Steps ``offset`` onwards (as stored JSON objects), and where the next page starts (``None``: the end)."""
+    """Steps from ``offset`` (stored JSON objects), and where the next page starts (``None``: the end)."""
 
     offset: int
     steps: list[dict[str, Any]]

@@ -337,7 +337,7 @@ def note_trajectory(option: TrajectoryOption | None, trace: TraceContext | None,
         return
     found = find_path(document, option.path) if option.path else document
     if found is _ABSENT:
-        problem = f"the reply has no '{option.path}' (the trajectory's path)"
+        problem = f"is not in the reply: it has no '{option.path}' (the trajectory's path)"
         note_capture(Capture(trace, from_reply=True, dialect=option.dialect, problem=problem))
     else:
         note_capture(Capture(trace, from_reply=True, dialect=option.dialect, document=found))

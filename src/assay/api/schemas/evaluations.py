@@ -355,6 +355,19 @@ class EvaluationList(ResponseModel):
     total: int
 
 
+class TrajectorySummaryOut(ResponseModel):
+    """What a result keeps of the agent's trajectory: its dialect, counts, the tools called (name to number
+    of calls, in first-use order), usage and duration (null: the trajectory does not say)."""
+
+    dialect: str
+    steps: int
+    tool_calls: int
+    tool_names: dict[str, int]
+    input_tokens: int | None
+    output_tokens: int | None
+    seconds: float | None
+
+
 class ResultOut(ResponseModel):
     """One case's result: graded (``details``) or ended by an ``error`` reason. ``number`` (from 1) and
     ``key`` name the case as every surface does; ``case_id`` is the database's id of the case."""
@@ -389,6 +402,11 @@ class ResultOut(ResponseModel):
         default=None,
         description="Each assertion's verdict, for a case graded by its own assertions (else null); the "
         "same verdicts as details.children",
+    )
+    trajectory: TrajectorySummaryOut | None = Field(
+        default=None,
+        description="The summary of the agent's trajectory, when its target captures one (its steps: "
+        "GET .../results/{case_id}/trajectory)",
     )
 
     @classmethod

@@ -19,6 +19,10 @@ class AgentReply:
     text: str
     trajectory: Trajectory | None = None
     raw: str | None = None
+    problem: str | None = None
+    """Why the trajectory captured with this reply could not be read (spans that never came, a document in
+    no known dialect), completing "The trajectory ...": every trajectory check is ``invalid_response``
+    with it."""
 
     def __str__(self) -> str:
         return self.text

@@ -24,7 +24,7 @@ long trajectory stays small; :func:`from_json` fills them back.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -230,3 +230,9 @@ def from_json(value: object, *, raw: JsonValue = None) -> Trajectory:
         seconds=_optional(value.get("seconds"), float, "seconds"),
         raw=raw,
     )
+
+
+def iter_steps_json(trajectory: Trajectory) -> Iterator[dict[str, JsonValue]]:
+    """The normalised JSON of each step (as in :func:`to_json`), one at a time: storage writes a long
+    trajectory chunk by chunk without building its whole document."""
+    return (_step_json(step) for step in trajectory.steps)

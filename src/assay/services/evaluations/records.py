@@ -13,10 +13,13 @@ from pydantic import ValidationError as PydanticValidationError
 
 from assay.domain import EvaluationStatus, GraderSpec
 from assay.graders.contract.verdict import answer_of, explanation_of, reason_of
+from assay.graders.trajectory.record import Trajectory, iter_steps_json
 from assay.serialization import json_text
 from assay.services.execution.case_results import CaseResult
+from assay.services.execution.trajectories import TrajectoryFacts
 from assay.services.figures.summary import ReportShape, ResultFacts, Summary
 from assay.storage.evaluations import EvaluationRow, ResultRow
+from assay.storage.trajectories import Chunk, chunk_steps
 from assay.targets.specs import target_view
 from assay.targets.usage import Usage
 
@@ -187,6 +190,7 @@ def result_of(row: ResultRow) -> Result:
         attempts=row.attempts,
         cached=row.cached,
         usage=_usage_of(row.input_tokens, row.output_tokens, row.usage_model),
+        trajectory=TrajectoryFacts.stored(row.trajectory_summary),
     )
 
 
@@ -207,7 +211,18 @@ def result_columns(result: CaseResult) -> dict[str, Any]:
     columns["input_tokens"] = usage["input_tokens"] if usage else None
     columns["output_tokens"] = usage["output_tokens"] if usage else None
     columns["usage_model"] = usage["model"] if usage else None
+    columns["trajectory_summary"] = columns.pop("trajectory", None)  # its steps: trajectory_chunks
     return columns
+
+
+def trajectory_chunks(results: Iterable[CaseResult]) -> list[tuple[int, list[Chunk]]]:
+    """The stored chunks of each read trajectory among ``results``, by case id (compressed now, on the
+    writer's thread, so the transaction that stores them stays short)."""
+    return [
+        (result.case_id, list(chunk_steps(iter_steps_json(result.trajectory))))
+        for result in results
+        if isinstance(result.trajectory, Trajectory)
+    ]
 
 
 def _usage_of(input_tokens: int | None, output_tokens: int | None, model: str | None) -> Usage | None:

@@ -28,7 +28,7 @@ from assay.errors import AssayError
 from assay.graders import GraderInterface
 from assay.services.evaluations.fence import Fence
 from assay.services.evaluations.graders import EvaluationGraders
-from assay.services.evaluations.records import result_columns
+from assay.services.evaluations.records import result_columns, trajectory_chunks
 from assay.services.evaluations.recount import SummaryRefresher, finish_evaluation
 from assay.services.evaluations.regrade import stored_replies
 from assay.services.evaluations.shard_replies import ShardReplies
@@ -44,6 +44,7 @@ from assay.storage import suites as suite_store
 from assay.storage.database import loggable, retry_when_busy
 from assay.storage.reply_cache import store_replies
 from assay.storage.suites import CaseRow
+from assay.storage.trajectories import write_trajectory_chunks
 from assay.storage.types import utc_now
 from assay.targets import (
     EvaluationTargetSpec,
@@ -174,12 +175,15 @@ class DatabaseSink:
     def write(self, results: Sequence[CaseResult]) -> None:
         """Insert the batch (idempotently) unless the evaluation ended (then ask the run to stop)."""
         rows = [result_columns(result) for result in results]
+        trajectories = trajectory_chunks(results)
 
         def insert() -> int | None:
             with self._engine.begin() as connection:
                 written = store.write_results(connection, self._evaluation_id, rows)
                 if self._cached is not None:
                     store_replies(connection, self._cached.drain())
+                if written is not None and trajectories:
+                    write_trajectory_chunks(connection, self._evaluation_id, trajectories)
                 return written
 
         written = retry_when_busy(

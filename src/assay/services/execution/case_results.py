@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from assay.graders import GraderInterface
 from assay.graders.contract.verdict import VerdictRecord
+from assay.services.execution.trajectories import graded_answer, trajectory_summary
 from assay.services.figures.summary import ReportShape, ResultFacts, Tokens
 from assay.targets.base import TargetCase, TargetReply
 from assay.targets.usage import Usage
@@ -72,6 +73,9 @@ class CaseResult:
     """The reply came from the reply cache (the agent was not called for it)."""
     usage: Usage | None = None
     """What the agent's reply said it spent (``None``: unknown)."""
+    trajectory: Any = None
+    """The agent's trajectory read from its reply (a ``Trajectory``), or why it could not be read (a
+    ``TrajectoryProblem``); ``None``: the target captures none. Its steps are stored apart."""
 
     @property
     def tokens(self) -> Tokens | None:
@@ -105,6 +109,7 @@ class CaseResult:
             "attempts": self.attempts,
             **({"cached": True} if self.cached else {}),  # only when true: results files stay as they were
             **({"usage": _usage_record(self.usage)} if self.usage is not None else {}),
+            **({"trajectory": summary} if (summary := trajectory_summary(self.trajectory)) else {}),
         }
 
     def facts(self, shape: ReportShape) -> ResultFacts:
@@ -145,10 +150,11 @@ def grade_reply(case: RunCase, reply: TargetReply, grader: GraderInterface) -> C
     """The result of one case: a target error is kept as data (failed, unscored); a reply is graded."""
     if reply.error is not None:
         return _result(case, reply)
+    answer = reply.output if reply.trajectory is None else graded_answer(reply)
     checks = case.checks
     if checks is None:
-        return _graded(case, reply, VerdictRecord.of(grader.grade(reply.output, case.expected_output)))
-    return _graded(case, reply, VerdictRecord.of(checks.grade(reply.output, case.expected_output)))
+        return _graded(case, reply, VerdictRecord.of(grader.grade(answer, case.expected_output)))
+    return _graded(case, reply, VerdictRecord.of(checks.grade(answer, case.expected_output)))
 
 
 async def grade_reply_calling(
@@ -167,12 +173,13 @@ async def grade_reply_calling(
         return grade_reply(case, reply, grader)
     checks = case.checks
     context = CaseContext(input=case.target_case.input)
+    answer = reply.output if reply.trajectory is None else graded_answer(reply)
     if checks is not None:
         if not checks.makes_calls:
             return grade_reply(case, reply, grader)
-        verdict = await checks.grade_calling(reply.output, case.expected_output, calls, context)
+        verdict = await checks.grade_calling(answer, case.expected_output, calls, context)
     elif calls_out(grader):
-        verdict = await grade_calling(grader, reply.output, case.expected_output, calls, context)
+        verdict = await grade_calling(grader, answer, case.expected_output, calls, context)
     else:
         return grade_reply(case, reply, grader)
     return _graded(case, reply, VerdictRecord.of(verdict))
@@ -215,6 +222,7 @@ def _graded(case: RunCase, reply: TargetReply, verdict: VerdictRecord) -> CaseRe
         reply.attempts,
         reply.cached,
         reply.usage,
+        reply.trajectory,
     )
 
 
@@ -258,6 +266,7 @@ def _result(
         attempts=reply.attempts,
         cached=reply.cached,
         usage=reply.usage,
+        trajectory=reply.trajectory,
     )
 
 

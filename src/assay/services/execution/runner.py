@@ -33,6 +33,7 @@ from assay.services.execution.case_results import (
 )
 from assay.services.execution.reachability import ReachabilityWatch
 from assay.services.execution.threads import finish_in_thread
+from assay.services.execution.trajectories import read_captured
 from assay.targets.base import Target, TargetReply
 
 _YIELD_EVERY = 256
@@ -218,6 +219,8 @@ async def run_cases(
             if holds is not None and not holds():  # lost while the call ran: the shard's new owner asks again
                 stop.set()
                 return
+            if reply.capture is not None:  # a target capturing trajectories: read it (spans may come later)
+                await read_captured(reply, target.traces)
             # Whether the agent was reached is the reply's to say (a grader's error never is one).
             if reachability is not None and reachability.observe(reply.error, reply.error_detail):
                 stop.set()

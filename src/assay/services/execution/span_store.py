@@ -163,15 +163,15 @@ class SpanStore:
         trace is forgotten then. A trace with no span, or one whose spans were refused, is a problem."""
         trace = self._traces.get(trace_id)
         if trace is None:
-            return TakenTrace(None, f"trace {trace_id} was not announced or has expired")
+            return TakenTrace(None, f"did not arrive: trace {trace_id} was not announced or has expired")
         if not trace.ended.is_set():
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(trace.ended.wait(), grace_s)
         self._forget(trace_id)
         if trace.refused is not None:
-            return TakenTrace(None, f"spans of trace {trace_id} were refused: {trace.refused}")
+            return TakenTrace(None, f"was refused by the OTLP receiver (trace {trace_id}): {trace.refused}")
         if not trace.spans:
-            return TakenTrace(None, f"no spans received for trace {trace_id} within {grace_s:g} s")
+            return TakenTrace(None, f"did not arrive: no spans of trace {trace_id} within {grace_s:g} s")
         return TakenTrace(_document(trace), None)
 
     def forget(self, trace_id: str) -> None:

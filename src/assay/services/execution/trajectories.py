@@ -9,10 +9,13 @@ thread, not on the event loop; the captured document is let go once read.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from assay.graders.contract.reply import AgentReply
-from assay.graders.trajectory import Trajectory, TrajectoryProblem, read_trajectory, summarize
+from assay.graders.trajectory.readers import read_trajectory
+from assay.graders.trajectory.record import Trajectory, TrajectoryProblem, summarize
 from assay.services.execution.threads import finish_in_thread
 from assay.targets.base import TargetReply
 from assay.targets.trace_capture import Capture, TraceReceiver
@@ -38,8 +41,8 @@ async def _read(capture: Capture, receiver: TraceReceiver | None) -> Trajectory 
     if not capture.from_reply:
         if receiver is None:
             return TrajectoryProblem(
-                reason="was to come as OTLP spans, but this process has no OTLP receiver (run it with "
-                "'assay serve')"
+                reason="cannot arrive: it comes as OTLP spans and this process has no OTLP receiver "
+                "(run the evaluation on 'assay serve')"
             )
         taken = await receiver.take(capture.trace.trace_id, capture.grace_s)
         if taken.problem is not None:
@@ -48,7 +51,9 @@ async def _read(capture: Capture, receiver: TraceReceiver | None) -> Trajectory 
     read: Trajectory | TrajectoryProblem = await finish_in_thread(
         read_trajectory, document, _HINTS.get(capture.dialect, capture.dialect)
     )
-    return read
+    # The raw document is let go: the steps are what is graded and stored, and a large trajectory must
+    # not be held twice until its result is written.
+    return replace(read, raw=None) if isinstance(read, Trajectory) else read
 
 
 def graded_answer(reply: TargetReply) -> str | AgentReply | None:
@@ -62,8 +67,49 @@ def graded_answer(reply: TargetReply) -> str | AgentReply | None:
     return AgentReply(text=reply.output or "", trajectory=None, problem=trajectory.reason)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TrajectoryFacts:
+    """What a result row keeps of its trajectory (``results.trajectory_summary``): its dialect, counts,
+    the tools used in first-use order with their number of calls, usage and duration."""
+
+    dialect: str
+    steps: int
+    tool_calls: int
+    tool_names: dict[str, int]
+    input_tokens: int | None
+    output_tokens: int | None
+    seconds: float | None
+
+    @classmethod
+    def of(cls, trajectory: Trajectory) -> TrajectoryFacts:
+        """The facts of a read trajectory."""
+        summary = summarize(trajectory)
+        return cls(
+            dialect=trajectory.dialect,
+            steps=summary.steps,
+            tool_calls=summary.tool_calls,
+            tool_names=dict(summary.tool_names),
+            input_tokens=summary.input_tokens,
+            output_tokens=summary.output_tokens,
+            seconds=summary.seconds,
+        )
+
+    @classmethod
+    def stored(cls, data: Mapping[str, Any] | None) -> TrajectoryFacts | None:
+        """The facts as a row stored them (``None``: the row has none, or they do not read)."""
+        if not isinstance(data, Mapping):
+            return None
+        try:
+            return cls(**data)
+        except TypeError:  # a row written by another version: shown without facts rather than failing
+            return None
+
+
 def trajectory_summary(trajectory: object) -> dict[str, Any] | None:
-    """The stored summary of a read trajectory (its dialect with it); ``None`` for anything else."""
-    if not isinstance(trajectory, Trajectory):
-        return None
-    return {"dialect": trajectory.dialect, **summarize(trajectory).to_json()}
+    """The summary a result row stores: the facts of a read trajectory (or of stored ones); ``None`` for
+    anything else (none captured, or unreadable: the verdicts say why)."""
+    if isinstance(trajectory, Trajectory):
+        return asdict(TrajectoryFacts.of(trajectory))
+    if isinstance(trajectory, TrajectoryFacts):
+        return asdict(trajectory)
+    return None

@@ -1,0 +1,73 @@
+"""``GET /api/evaluations/{id}/results/{case_id}/trajectory``: a page of a result's trajectory steps."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Path, Query
+from pydantic import Field
+
+from assay.api.deps import MAX_ID, SessionDep, SettingsDep
+from assay.api.envelope import ERROR_RESPONSES, Envelope, ok
+from assay.api.schemas.common import ResponseModel
+from assay.api.schemas.evaluations import TrajectorySummaryOut
+from assay.services.views.trajectory_pages import MAX_PAGE_STEPS, trajectory_page
+
+router = APIRouter(prefix="/api/evaluations", tags=["evaluations"], responses=ERROR_RESPONSES)
+
+
+class ToolCallOut(ResponseModel):
+    """A tool call: the tool's name, its arguments (the parsed JSON, or the string sent when it did not
+    parse) and its id."""
+
+    name: str
+    arguments: Any = None
+    call_id: str | None = None
+
+
+class StepOut(ResponseModel):
+    """One step of a trajectory: a message, a tool call or a tool result (``call_id``: the call answered)."""
+
+    kind: Literal["message", "tool_call", "tool_result"]
+    role: str | None = None
+    text: str | None = None
+    tool_call: ToolCallOut | None = None
+    call_id: str | None = None
+    is_error: bool = False
+    started_ms: float | None = None
+    duration_ms: float | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+
+
+class TrajectoryPageOut(ResponseModel):
+    """Steps ``offset`` onwards of a result's trajectory, and its summary."""
+
+    summary: TrajectorySummaryOut
+    offset: int
+    steps: list[StepOut]
+    next_offset: int | None = Field(description="Where the next page starts; null: this page is the last")
+
+
+@router.get("/{evaluation_id:int}/results/{case_id}/trajectory", summary="A page of a result's trajectory")
+def get_trajectory_page(
+    evaluation_id: Annotated[int, Path(ge=1, le=MAX_ID, description="Evaluation id")],
+    case_id: Annotated[int, Path(ge=1, le=MAX_ID, description="Case id")],
+    session: SessionDep,
+    settings: SettingsDep,
+    offset: Annotated[int, Query(ge=0, le=2**31 - 1, description="The first step (from 0)")] = 0,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE_STEPS, description="Steps at most")] = 100,
+) -> Envelope[TrajectoryPageOut]:
+    """Up to ``limit`` steps from ``offset`` (fewer when they pass the page size cap,
+    ``ASSAY_MAX_RESULTS_PAGE_BYTES``); only the stored chunks the page overlaps are read. 404 when the result
+    has no stored trajectory."""
+    found = trajectory_page(session, evaluation_id, case_id, offset, limit, settings.max_results_page_bytes)
+    page = found.page
+    return ok(
+        TrajectoryPageOut(
+            summary=TrajectorySummaryOut.model_validate(found.facts, from_attributes=True),
+            offset=page.offset,
+            steps=[StepOut.model_validate(step) for step in page.steps],
+            next_offset=page.next_offset,
+        )
+    )
