@@ -189,7 +189,9 @@ def _span(
     return {
         "traceId": "5b8efff798038103d269b633813fc60c",
         "spanId": span_id,
-        "name": f"{attributes.get('gen_ai.operation.name', 'span')} {attributes.get('gen_ai.tool.name', '')}".strip(),
+        "name": " ".join(
+            str(attributes[key]) for key in ("gen_ai.operation.name", "gen_ai.tool.name") if key in attributes
+        ),
         "startTimeUnixNano": str(origin + int(start_s * 1e9)),
         "endTimeUnixNano": str(origin + int(end_s * 1e9)),
         "attributes": [_attribute(key, value) for key, value in attributes.items()],

@@ -1,4 +1,4 @@
-"""Each dialect's reader, the detection between them, and the refusals: a problem with a reason, never a raise."""
+"""Each dialect's reader, the detection between them, and the refusals: a problem with its reason."""
 
 from __future__ import annotations
 
