@@ -311,7 +311,7 @@ def export_results(
     name = evaluations.name(evaluation_id)  # an unknown evaluation is a 404 here, before anything is sent
     exported = evaluations.iter_exported(evaluation_id, query)
     if export_format is ExportFormat.JSONL:
-        lines = jsonl_lines(exported)
+        lines = jsonl_lines(exported, f"/api/evaluations/{evaluation_id}/results")
     else:  # a column per metadata key of the suite's cases, the most common first
         lines = csv_lines(exported, [key.key for key in metadata_keys(session, evaluation_id)])
     return download(

@@ -125,23 +125,27 @@ def read_steps(
     position = offset
     more = False
     # Chunks are fetched one at a time (a server-side cursor on PostgreSQL): a page reads only what it shows.
-    for first, count, data in session.execute(query.execution_options(yield_per=1)):
-        if len(steps) >= limit or (steps and size >= max_bytes):
-            more = True
-            break
-        array = zlib.decompress(data)
-        size_of_chunk = len(array)
-        decoded: list[dict[str, Any]] = orjson.loads(array)
-        del array
-        for step in decoded[max(0, position - first) :]:
+    chunks = session.execute(query.execution_options(yield_per=1))
+    try:
+        for first, count, data in chunks:
             if len(steps) >= limit or (steps and size >= max_bytes):
                 more = True
                 break
-            steps.append(step)
-            size += size_of_chunk // max(1, count)
-            position += 1
-        if more:
-            break
+            array = zlib.decompress(data)
+            share = len(array) // max(1, count)
+            decoded: list[dict[str, Any]] = orjson.loads(array)
+            del array
+            for step in decoded[max(0, position - first) :]:
+                if len(steps) >= limit or (steps and size >= max_bytes):
+                    more = True
+                    break
+                steps.append(step)
+                size += share
+                position += 1
+            if more:
+                break
+    finally:
+        chunks.close()  # a page that stopped early must not leave the cursor open
     return StepsPage(offset, steps, position if more else None)
 
 

@@ -118,7 +118,7 @@ class TrajectoryOption(BaseModel):
         description="Dotted path to the trajectory in the reply's JSON (from: reply); '' reads the whole "
         "reply (an ATIF document, a Responses object).",
     )
-    dialect: Literal["auto", "openai-chat", "responses", "anthropic", "atif", "otlp"] = Field(
+    dialect: Literal["auto", "openai-chat", "openai-responses", "anthropic", "atif", "otlp", "assay"] = Field(
         default="auto", description="The trajectory's format; auto detects it."
     )
     grace_s: float = Field(

@@ -8,12 +8,12 @@ that never waits need not load an event loop.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from assay.graders import GraderInterface
 from assay.graders.contract.verdict import VerdictRecord
-from assay.services.execution.trajectories import graded_answer, trajectory_summary
+from assay.services.execution.trajectories import graded_answer, plain_details, trajectory_summary
 from assay.services.figures.summary import ReportShape, ResultFacts, Tokens
 from assay.targets.base import TargetCase, TargetReply
 from assay.targets.usage import Usage
@@ -188,6 +188,8 @@ async def grade_reply_calling(
 def _graded(case: RunCase, reply: TargetReply, verdict: VerdictRecord) -> CaseResult:
     """The result of a graded reply; a verdict whose grader could not judge (``error``) is stored as a case
     error with that reason, its details kept (what the judge was asked and answered)."""
+    if reply.trajectory is not None:  # graders were handed an AgentReply, and may quote it
+        verdict = replace(verdict, details=plain_details(verdict.details))
     if verdict.error is not None:
         return _result(
             case,

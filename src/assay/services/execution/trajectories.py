@@ -67,6 +67,19 @@ def graded_answer(reply: TargetReply) -> str | AgentReply | None:
     return AgentReply(text=reply.output or "", trajectory=None, problem=trajectory.reason)
 
 
+def plain_details(value: Any) -> Any:
+    """A verdict's details with every :class:`AgentReply` in them made its text: graders quote the response
+    they were handed (``actual_original``, a composite's children), and a stored or exported result holds
+    JSON. Only verdicts on replies with a trajectory go through here."""
+    if isinstance(value, AgentReply):
+        return value.text
+    if isinstance(value, dict):
+        return {key: plain_details(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain_details(item) for item in value]
+    return value
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TrajectoryFacts:
     """What a result row keeps of its trajectory (``results.trajectory_summary``): its dialect, counts,

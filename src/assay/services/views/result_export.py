@@ -35,10 +35,15 @@ _ROWS_PER_CHUNK = 500
 METADATA_PREFIX = "metadata."
 
 
-def jsonl_lines(results: Iterable[ExportedResult]) -> Iterator[bytes]:
-    """One JSON object per result, its case's metadata included."""
+def jsonl_lines(results: Iterable[ExportedResult], results_url: str | None = None) -> Iterator[bytes]:
+    """One JSON object per result, its case's metadata included. A result with a trajectory carries its
+    summary, and, given ``results_url`` (``/api/evaluations/{id}/results``), where its steps are paged
+    (``trajectory.steps_url``): a reference, not the steps, so a line stays small whatever the trajectory."""
     for item in results:
-        yield json_line({**item.result.as_record(), "metadata": item.metadata})
+        record = item.result.as_record()
+        if results_url is not None and (summary := record.get("trajectory")) is not None:
+            record["trajectory"] = {**summary, "steps_url": f"{results_url}/{item.result.case_id}/trajectory"}
+        yield json_line({**record, "metadata": item.metadata})
 
 
 def _cell(value: object) -> str:
