@@ -19,12 +19,11 @@ from assay.graders.trajectory.record import Step, ToolCall, Trajectory, Trajecto
 from tests.support import trajectories as run
 from tests.support.inputs import anything
 
-KEYS = [
-    "messages", "role", "content", "tool_calls", "function", "name", "arguments", "id", "tool_call_id",
-    "type", "output", "call_id", "text", "input", "tool_use_id", "is_error", "usage", "schema_version", "steps",
-    "source", "message", "observation", "results", "resourceSpans", "scopeSpans", "spans", "attributes",
-    "key", "value", "stringValue", "intValue", "startTimeUnixNano", "format", "kind", "tool_call", "choices",
-]  # fmt: skip
+KEYS = (
+    "messages role content tool_calls function name arguments id tool_call_id type output call_id text input "
+    "tool_use_id is_error usage schema_version steps source message observation results resourceSpans "
+    "scopeSpans spans attributes key value stringValue intValue startTimeUnixNano format kind tool_call choices"
+).split()
 VALUES = st.sampled_from(
     [
         "assistant",
@@ -42,7 +41,7 @@ VALUES = st.sampled_from(
         "{}",
         "{bad",
         "refund",
-    ]  # fmt: skip
+    ]
 )
 json_values: st.SearchStrategy[Any] = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5) | VALUES,
