@@ -19,11 +19,44 @@ from assay.graders.trajectory.record import Step, ToolCall, Trajectory, Trajecto
 from tests.support import trajectories as run
 from tests.support.inputs import anything
 
-KEYS = (
-    "messages role content tool_calls function name arguments id tool_call_id type output call_id text input "
-    "tool_use_id is_error usage schema_version steps source message observation results resourceSpans "
-    "scopeSpans spans attributes key value stringValue intValue startTimeUnixNano format kind tool_call choices"
-).split()
+KEYS = [
+    "messages",
+    "role",
+    "content",
+    "tool_calls",
+    "function",
+    "name",
+    "arguments",
+    "id",
+    "tool_call_id",
+    "type",
+    "output",
+    "call_id",
+    "text",
+    "input",
+    "tool_use_id",
+    "is_error",
+    "usage",
+    "schema_version",
+    "steps",
+    "source",
+    "message",
+    "observation",
+    "results",
+    "resourceSpans",
+    "scopeSpans",
+    "spans",
+    "attributes",
+    "key",
+    "value",
+    "stringValue",
+    "intValue",
+    "startTimeUnixNano",
+    "format",
+    "kind",
+    "tool_call",
+    "choices",
+]
 VALUES = st.sampled_from(
     [
         "assistant",
