@@ -20,6 +20,7 @@ import assay.graders
 from assay.graders import GraderInterface, VerdictReport
 from assay.graders.contract.reply import AgentReply
 from assay.graders.contract.verdict import MatchStatus, status_of
+from assay.graders.reading.trajectories import TrajectoryGrader
 from assay.graders.trajectory.record import Step, ToolCall, Trajectory
 from assay.services.grader_service import GraderService
 from tests.support.inputs import ODD_EXPECTED, ODD_INPUTS, anything
@@ -159,6 +160,9 @@ def test_an_agent_reply_is_graded_as_its_text(grader: GraderInterface) -> None:
     )
     for text in ("yes", "4.99", '{"a": 1}', "The answer is B.", "Paris", "", " "):
         for expected in ("yes", "4.99", '{"a": 1}', "B", "Paris"):
-            for reply in (AgentReply(text=text), AgentReply(text=text, trajectory=trajectory, raw="{}")):
+            replies = [AgentReply(text=text)]
+            if not isinstance(grader, TrajectoryGrader):  # a text grader ignores what else the reply holds
+                replies.append(AgentReply(text=text, trajectory=trajectory, raw="{}"))
+            for reply in replies:
                 by_reply = grader.grade(reply, expected)
                 assert _as_text(by_reply) == _as_text(grader.grade(text, expected))
