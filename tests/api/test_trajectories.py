@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 from assay.api.app import create_app
 from assay.config import Settings
 from tests.factories import results, start, wait_until_finished
-from tests.support.tool_agent import TARGET_PATHS, ToolAgent, target
+from tests.support.tool_agent import TARGET_PATHS, VERDICTS, ToolAgent, support_suite, target
 
 MODES = {"correct": ["search_orders", "lookup_order", "refund"], "skip": ["search_orders", "refund"]}
 MODES["twice"] = [*MODES["correct"], "refund"]
@@ -144,3 +144,17 @@ def test_the_otlp_receiver_caps_a_request_and_needs_the_key_when_one_is_set(data
         large = keyed.post("/v1/traces", content=b" " * 2_000 + body, headers=headers)
         assert large.status_code == 413
         assert large.json()["error"]["code"] == "PAYLOAD_TOO_LARGE"
+
+
+@pytest.mark.parametrize("dialect", sorted(TARGET_PATHS))
+def test_trajectory_checks_give_each_mode_its_verdicts(
+    client: TestClient, agent: ToolAgent, dialect: str
+) -> None:
+    response = client.post("/api/suites", json=support_suite(f"support {dialect}"))
+    assert response.status_code == 201, response.text
+    created = start(client, suite_id=response.json()["data"]["id"], target=target(agent.url, dialect))
+    wait_until_finished(client, created["id"])
+    for row, (mode, expected) in zip(results(client, created["id"]), VERDICTS.items(), strict=True):
+        verdicts = {check["name"]: check["passed"] for check in row["assertions"]}
+        assert verdicts == expected, (dialect, mode, row["assertions"])
+        assert row["passed"] is all(expected.values())

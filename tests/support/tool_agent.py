@@ -435,3 +435,38 @@ def target(url: str, dialect: str, *, grace_s: float = 5.0) -> dict[str, Any]:
         "max_attempts": 1,
         "trajectory": trajectory,
     }
+
+
+EXPECTED_TOOLS = ["search_orders", "lookup_order", "refund"]
+CHECKS: list[dict[str, Any]] = [
+    {"grader_id": "contains", "name": "answer", "expected_output": "Refunded"},
+    {"grader_id": "tool-sequence", "name": "sequence", "config": {"tools": EXPECTED_TOOLS, "mode": "exact"}},
+    {
+        "grader_id": "tool-called",
+        "name": "one refund",
+        "config": {"tool": "refund", "at_least": 1, "at_most": 1},
+    },
+    {
+        "grader_id": "tool-args",
+        "name": "full amount",
+        "config": {"tool": "refund", "mode": "contains", "arguments": {"amount": 20.0}, "call": "all"},
+    },
+    {"grader_id": "trajectory-budget", "name": "budget", "config": {"max_tool_calls": 3}},
+]
+"""The support suite's assertions: the answer, and four trajectory checks."""
+
+VERDICTS: dict[str, dict[str, bool]] = {
+    "correct": {"answer": True, "sequence": True, "one refund": True, "full amount": True, "budget": True},
+    "skip": {"answer": True, "sequence": False, "one refund": True, "full amount": False, "budget": True},
+    "twice": {"answer": True, "sequence": False, "one refund": False, "full amount": True, "budget": False},
+}
+"""What each mode of the agent must get from each check."""
+
+
+def support_suite(name: str) -> dict[str, Any]:
+    """The support suite as ``POST /api/suites`` takes it: a case per mode, graded by :data:`CHECKS`."""
+    cases = [
+        {"input": "Please refund my blue kettle", "expected_output": "Refunded", "metadata": {"mode": mode}}
+        for mode in VERDICTS
+    ]
+    return {"name": name, "assert": CHECKS, "cases": cases}

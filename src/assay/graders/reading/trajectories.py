@@ -47,6 +47,8 @@ def trajectory_of(agent_response: object) -> Trajectory | str:
     if type(agent_response) is AgentReply:
         if agent_response.trajectory is not None:
             return agent_response.trajectory
+        if agent_response.problem is not None:  # captured with the reply, and unreadable: never the text
+            return f"Response has no readable trajectory: it {agent_response.problem}"
         source = agent_response.raw if agent_response.raw is not None else agent_response.text
         return _read_text(source)
     if isinstance(agent_response, Trajectory):
