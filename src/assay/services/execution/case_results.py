@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from assay.domain import Conversation
 from assay.graders import GraderInterface
 from assay.graders.contract.verdict import VerdictRecord
 from assay.services.figures.summary import ReportShape, ResultFacts, Tokens
@@ -36,6 +37,8 @@ class RunCase:
     target_case: TargetCase
     expected_output: str
     checks: AssertionsGrader | None = None
+    conversation: Conversation | None = None
+    """A multi-turn case's turns, sent one by one (docs/conversations.md); ``None``: one call."""
 
 
 @dataclass(slots=True)
@@ -216,6 +219,12 @@ def _graded(case: RunCase, reply: TargetReply, verdict: VerdictRecord) -> CaseRe
         reply.cached,
         reply.usage,
     )
+
+
+def ungraded_result(case: RunCase, reply: TargetReply) -> CaseResult:
+    """The record of a reply no grader judged (the target's error, or one whose verdict comes from
+    elsewhere: a multi-turn case's turns)."""
+    return _result(case, reply)
 
 
 def _result(
