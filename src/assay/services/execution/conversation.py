@@ -221,6 +221,8 @@ def with_turns(result: CaseResult, run: ConversationRun, *, graded_at_end: bool)
     elif run.unsent:
         result.passed = False
         result.reason = f"{run.unsent} turn(s) were not sent"
+    # Stored results read the reason and status from the details (records.py): they say the same.
+    details["reason"], details["match_status"] = result.reason, result.match_status
     return result
 
 
