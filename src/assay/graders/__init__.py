@@ -31,6 +31,10 @@ if TYPE_CHECKING:
     from assay.graders.builtin.overlap import OverlapGrader
     from assay.graders.builtin.regex import RegexGrader
     from assay.graders.builtin.string_match import StringMatchGrader
+    from assay.graders.builtin.tool_args import ToolArgsGrader
+    from assay.graders.builtin.tool_called import ToolCalledGrader
+    from assay.graders.builtin.tool_sequence import ToolSequenceGrader
+    from assay.graders.builtin.trajectory_budget import TrajectoryBudgetGrader
     from assay.graders.builtin.true_false import TrueFalseGrader
     from assay.graders.composite.combinators import (
         AllGrader,
@@ -118,6 +122,10 @@ __all__ = [
     "RegexGrader",
     "SemanticGrader",
     "StringMatchGrader",
+    "ToolArgsGrader",
+    "ToolCalledGrader",
+    "ToolSequenceGrader",
+    "TrajectoryBudgetGrader",
     "TrueFalseGrader",
     "Verdict",
     "VerdictRecord",

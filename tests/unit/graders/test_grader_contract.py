@@ -18,7 +18,10 @@ from hypothesis import strategies as st
 
 import assay.graders
 from assay.graders import GraderInterface, VerdictReport
+from assay.graders.contract.reply import AgentReply
 from assay.graders.contract.verdict import MatchStatus, status_of
+from assay.graders.reading.trajectories import TrajectoryGrader
+from assay.graders.trajectory.record import Step, ToolCall, Trajectory
 from assay.services.grader_service import GraderService
 from tests.support.inputs import ODD_EXPECTED, ODD_INPUTS, anything
 
@@ -136,3 +139,30 @@ def test_presets_are_valid_configs_and_keep_the_contract(grader: GraderInterface
         for empty in (None, "", " \n"):  # an empty answer never passes, whatever the preset
             for expected in ("7", "true", '{"a": 1}'):
                 assert status_of(configured.grade(empty, expected)).is_invalid, (name, expected)
+
+
+def _as_text(value: Any) -> Any:
+    """``value`` with every AgentReply in it (a composite's children hold their originals) made its text."""
+    if isinstance(value, AgentReply):
+        return value.text
+    if isinstance(value, dict):
+        return {key: _as_text(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_as_text(item) for item in value]
+    return value
+
+
+@pytest.mark.parametrize("grader", REGISTERED, ids=ids)
+def test_an_agent_reply_is_graded_as_its_text(grader: GraderInterface) -> None:
+    trajectory = Trajectory(
+        steps=(Step(kind="tool_call", tool_call=ToolCall(name="lookup", arguments={"id": 7}, call_id="c1")),),
+        dialect="openai-chat",
+    )
+    for text in ("yes", "4.99", '{"a": 1}', "The answer is B.", "Paris", "", " "):
+        for expected in ("yes", "4.99", '{"a": 1}', "B", "Paris"):
+            replies = [AgentReply(text=text)]
+            if not isinstance(grader, TrajectoryGrader):  # a text grader ignores what else the reply holds
+                replies.append(AgentReply(text=text, trajectory=trajectory, raw="{}"))
+            for reply in replies:
+                by_reply = grader.grade(reply, expected)
+                assert _as_text(by_reply) == _as_text(grader.grade(text, expected))

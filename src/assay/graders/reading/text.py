@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from assay.graders.contract.reply import AgentReply
+
 _VISIBLE = re.compile(
     "[^\\s\x00-\x1f\x7f-\xa0\xad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
     "\u2028-\u202f\u205f-\u206f\u2800\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb"
@@ -18,11 +20,14 @@ bidi marks and isolates, tags, variation selectors), a lone surrogate, nor a bla
 
 
 def read_text(value: object) -> str:
-    """The text a grader compares: ``None`` is empty, a bool its lowercase name, anything else ``str()``."""
+    """The text a grader compares: an :class:`AgentReply`'s ``text``, ``None`` empty, a bool its lowercase
+    name, anything else ``str()``. The one place any grader turns an agent's response into text."""
     if type(value) is str:
         return value
     if value is None:
         return ""
+    if type(value) is AgentReply:
+        return value.text
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):

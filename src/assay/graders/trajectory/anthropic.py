@@ -1,0 +1,139 @@
+"""Anthropic messages: content blocks ``text``, ``tool_use`` and ``tool_result``.
+
+Read from a bare list of messages (``role`` and ``content``: a string or a list of blocks), an object whose
+``messages`` holds them, or one message (a Messages API response: ``role`` and a ``content`` list, with its
+``usage``: ``input_tokens``, ``output_tokens``). Blocks of other types (``thinking``, ``image``...) are not
+steps. A ``tool_result`` block is the result of the ``tool_use`` its ``tool_use_id`` names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, NonNegativeInt, ValidationError
+
+from assay.graders.trajectory.building import Shape, ToolName, shape_problem, text_of, too_many, trajectory
+from assay.graders.trajectory.record import JsonValue, Step, ToolCall, Trajectory, TrajectoryProblem
+
+DIALECT = "anthropic"
+BLOCK_TYPES = frozenset({"text", "tool_use", "tool_result"})
+TOOL_BLOCK_TYPES = frozenset({"tool_use", "tool_result"})
+
+
+class _Text(Shape):
+    type: Literal["text"]
+    text: str
+
+
+class _ToolUse(Shape):
+    type: Literal["tool_use"]
+    id: str | None = None
+    name: ToolName
+    input: Any = None
+
+
+class _ToolResult(Shape):
+    type: Literal["tool_result"]
+    tool_use_id: str | None = None
+    content: str | list[_Text | dict[str, Any]] | None = None
+    is_error: bool = False
+
+
+_Block = Annotated[_Text | _ToolUse | _ToolResult, Field(discriminator="type")]
+
+
+class _Usage(Shape):
+    input_tokens: NonNegativeInt | None = None
+    output_tokens: NonNegativeInt | None = None
+
+
+class _Message(Shape):
+    role: str
+    content: str | list[_Block]
+    usage: _Usage | None = None
+    """A Messages API response's own usage, when the conversation keeps it: the message's first step's."""
+
+
+class _Document(Shape):
+    messages: list[_Message]
+    usage: _Usage | None = None
+
+
+def _known_blocks(message: object) -> object:
+    """A message with only the blocks this reader knows (the others are not steps, nor checked)."""
+    if isinstance(message, dict) and isinstance(message.get("content"), list):
+        blocks = [b for b in message["content"] if not isinstance(b, dict) or b.get("type") in BLOCK_TYPES]
+        return {**message, "content": blocks}
+    return message
+
+
+def _block_steps(role: str, blocks: list[_Text | _ToolUse | _ToolResult]) -> list[Step]:
+    """A message's blocks as steps: each run of text one message step, in place among the tool blocks."""
+    steps: list[Step] = []
+    texts: list[str] = []
+    for block in blocks:
+        if isinstance(block, _Text):
+            texts.append(block.text)
+            continue
+        if texts:
+            steps.append(Step(kind="message", role=role, text="\n".join(texts)))
+            texts = []
+        if isinstance(block, _ToolUse):
+            call = ToolCall(name=block.name, arguments=block.input, call_id=block.id)
+            steps.append(Step(kind="tool_call", role=role, tool_call=call))
+        else:
+            content = block.content
+            text = content if isinstance(content, str) or content is None else text_of(content)
+            result = Step(
+                kind="tool_result", role="tool", call_id=block.tool_use_id, text=text, is_error=block.is_error
+            )
+            steps.append(result)
+    if texts:
+        steps.append(Step(kind="message", role=role, text="\n".join(texts)))
+    return steps
+
+
+def _steps(messages: list[_Message]) -> list[Step]:
+    steps: list[Step] = []
+    for message in messages:
+        if isinstance(message.content, str):
+            own = [Step(kind="message", role=message.role, text=message.content)]
+        else:
+            own = _block_steps(message.role, message.content)
+        if message.usage is not None and own:  # the model's turn: its first step carries the usage
+            usage = message.usage
+            own[0] = replace(own[0], input_tokens=usage.input_tokens, output_tokens=usage.output_tokens)
+        steps += own
+    return steps
+
+
+def read(value: JsonValue) -> Trajectory | TrajectoryProblem:
+    """The trajectory of Anthropic messages (see the module's docstring for the shapes read)."""
+    if isinstance(value, list):
+        document: object = {"messages": value}
+    elif isinstance(value, dict) and "messages" not in value and "content" in value:
+        document = {"messages": [{"role": value.get("role", "assistant"), "content": value["content"]}]}
+        document = {**document, "usage": value.get("usage")}
+    else:
+        document = value
+    messages = document.get("messages") if isinstance(document, dict) else None
+    problem = too_many(messages if isinstance(messages, list) else None, "messages", DIALECT)
+    if problem is not None:
+        return problem
+    if isinstance(messages, list):
+        document = {**document, "messages": [_known_blocks(message) for message in messages]}  # type: ignore[dict-item]
+    try:
+        read_document = _Document.model_validate(document)
+    except ValidationError as error:
+        return shape_problem(error, DIALECT)
+    if not read_document.messages:
+        return TrajectoryProblem(reason="holds no messages", dialect=DIALECT)
+    usage = read_document.usage
+    return trajectory(
+        _steps(read_document.messages),
+        DIALECT,
+        value,
+        input_tokens=usage.input_tokens if usage else None,
+        output_tokens=usage.output_tokens if usage else None,
+    )
