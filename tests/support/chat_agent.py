@@ -10,6 +10,10 @@ out). What it answers, read from the messages:
 * "How many questions?" → ``You asked N questions.`` (user messages so far, this one included);
 * a ``tool`` message answering an assistant's call → ``The tool <name> says: <content>`` (the call found by
   its id: a conversation whose ids do not match gets ``unknown call``);
+* "Where is order N?" → on ``/chat``, its whole turn as OpenAI messages (a ``lookup_order`` call, its
+  result, then ``Order N is shipped.``); on the chat API, that text only;
+* "Which tool did you use?" → ``You used lookup_order.`` when an assistant message of the history called it,
+  else ``You used no tool.``;
 * a user message holding "slow" → the answer after ``slow_s`` seconds; anything else → ``ok``.
 
 In a test::
@@ -29,6 +33,29 @@ from typing import Any
 from aiohttp import web
 
 _NAME = re.compile(r"my name is (\w+)", re.IGNORECASE)
+_ORDER = re.compile(r"where is order (\d+)", re.IGNORECASE)
+
+
+def turn(messages: list[dict[str, Any]]) -> dict[str, Any] | str:
+    """What ``/chat`` answers: the tool loop of an order question as messages, else :func:`answer`."""
+    text = str(messages[-1].get("content") or "") if messages else ""
+    found = _ORDER.search(text)
+    if not found or messages[-1].get("role") != "user":
+        return answer(messages)
+    order = found.group(1)
+    call = {
+        "id": f"call_{order}",
+        "type": "function",
+        "function": {"name": "lookup_order", "arguments": f'{{"order": {order}}}'},
+    }
+    return {
+        "messages": [
+            *messages,
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": call["id"], "content": "shipped"},
+            {"role": "assistant", "content": f"Order {order} is shipped."},
+        ]
+    }
 
 
 def answer(messages: list[dict[str, Any]]) -> str:
@@ -51,6 +78,17 @@ def answer(messages: list[dict[str, Any]]) -> str:
     if "what is my name" in text.lower():
         names = [match.group(1) for m in users if (match := _NAME.search(str(m.get("content") or "")))]
         return f"Your name is {names[-1]}." if names else "I do not know your name."
+    found_order = _ORDER.search(text)
+    if found_order:
+        return f"Order {found_order.group(1)} is shipped."
+    if "which tool did you use" in text.lower():
+        used = [
+            call["function"]["name"]
+            for m in messages
+            if m.get("role") == "assistant"
+            for call in m.get("tool_calls") or ()
+        ]
+        return f"You used {', '.join(used)}." if used else "You used no tool."
     if "how many questions" in text.lower():
         return f"You asked {len(users)} questions."
     return "ok"
@@ -67,11 +105,11 @@ class ChatAgent:
         self._runner: web.AppRunner | None = None
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
 
-    async def _reply(self, messages: list[dict[str, Any]]) -> str:
+    async def _reply(self, messages: list[dict[str, Any]], *, plain: bool = False) -> Any:
         self.requests.append(messages)
         if any("slow" in str(m.get("content") or "") for m in messages[-1:]):
             await asyncio.sleep(self.slow_s)
-        return answer(messages)
+        return turn(messages) if plain else answer(messages)
 
     async def _openai(self, request: web.Request) -> web.Response:
         body = await request.json()
@@ -85,7 +123,7 @@ class ChatAgent:
 
     async def _plain(self, request: web.Request) -> web.Response:
         body = await request.json()
-        return web.json_response({"output": await self._reply(body["messages"])})
+        return web.json_response({"output": await self._reply(body["messages"], plain=True)})
 
     async def _start(self) -> str:
         app = web.Application()

@@ -144,18 +144,22 @@ class RunOutcome:
     stopped: bool
 
 
-def grade_reply(case: RunCase, reply: TargetReply, grader: GraderInterface) -> CaseResult:
-    """The result of one case: a target error is kept as data (failed, unscored); a reply is graded."""
+def grade_reply(
+    case: RunCase, reply: TargetReply, grader: GraderInterface, response: object = None
+) -> CaseResult:
+    """The result of one case: a target error is kept as data (failed, unscored); a reply is graded (as
+    ``response`` when given: an ``AgentReply`` carrying more than the reply's text)."""
     if reply.error is not None:
         return _result(case, reply)
+    answer = reply.output if response is None else response
     checks = case.checks
     if checks is None:
-        return _graded(case, reply, VerdictRecord.of(grader.grade(reply.output, case.expected_output)))
-    return _graded(case, reply, VerdictRecord.of(checks.grade(reply.output, case.expected_output)))
+        return _graded(case, reply, VerdictRecord.of(grader.grade(answer, case.expected_output)))
+    return _graded(case, reply, VerdictRecord.of(checks.grade(answer, case.expected_output)))
 
 
 async def grade_reply_calling(
-    case: RunCase, reply: TargetReply, grader: GraderInterface, calls: CallTransport
+    case: RunCase, reply: TargetReply, grader: GraderInterface, calls: CallTransport, response: object = None
 ) -> CaseResult:
     """:func:`grade_reply` making the calls the grading needs (a model judge's), sent by ``calls``: the case's
     own assertions' when they call out, else ``grader``'s; told the case's input (a judge sees the
@@ -170,14 +174,15 @@ async def grade_reply_calling(
         return grade_reply(case, reply, grader)
     checks = case.checks
     context = CaseContext(input=case.target_case.input)
+    answer = reply.output if response is None else response
     if checks is not None:
         if not checks.makes_calls:
-            return grade_reply(case, reply, grader)
-        verdict = await checks.grade_calling(reply.output, case.expected_output, calls, context)
+            return grade_reply(case, reply, grader, response)
+        verdict = await checks.grade_calling(answer, case.expected_output, calls, context)
     elif calls_out(grader):
-        verdict = await grade_calling(grader, reply.output, case.expected_output, calls, context)
+        verdict = await grade_calling(grader, answer, case.expected_output, calls, context)
     else:
-        return grade_reply(case, reply, grader)
+        return grade_reply(case, reply, grader, response)
     return _graded(case, reply, VerdictRecord.of(verdict))
 
 

@@ -10,14 +10,19 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from assay.chat import Message
+import orjson
+
+from assay.chat import Message, ToolCall
 from assay.domain import Conversation
 from assay.graders.composite.assertions import AssertionsGrader
+from assay.graders.contract.reply import AgentReply
 from assay.graders.contract.verdict import VerdictRecord
+from assay.graders.trajectory.readers import read_trajectory
+from assay.graders.trajectory.record import Step, Trajectory
 from assay.services.execution.case_results import (
     CaseResult,
     RunCase,
@@ -92,9 +97,19 @@ class ConversationRun:
     error, or the time bound)."""
 
     last: TargetReply
+    last_text: str = ""
+    """The last reply's text (of a reply that is a trajectory document, its final text)."""
     verdicts: list[TurnVerdict] = field(default_factory=list)
     messages: list[Message] = field(default_factory=list)
     unsent: int = 0
+
+    def agent_reply(self) -> AgentReply:
+        """What the case's own checks grade: the last reply's text, the whole conversation as its
+        trajectory (read as OpenAI chat messages, the form the messages are kept in)."""
+        document = {"messages": [message.as_openai() for message in self.messages]}
+        found = read_trajectory(document, "openai-chat")
+        trajectory = found if isinstance(found, Trajectory) else None
+        return AgentReply(text=self.last_text, trajectory=trajectory, raw=self.last.output)
 
     @property
     def turns_passed(self) -> bool:
@@ -163,8 +178,10 @@ async def _turns(
             )
             run.unsent = len(conversation.turns) - number
             return
-        run.messages.append(Message(role="assistant", content=reply.output or ""))
-        verdict = await _graded(turn.assertions, reply, turn.content, calls)
+        produced = _produced(reply.output)
+        run.messages.extend(produced.messages)
+        run.last_text = produced.reply.text
+        verdict = await _graded(turn.assertions, produced.reply, turn.content, calls)
         run.verdicts.append(
             TurnVerdict(
                 number=number,
@@ -181,8 +198,68 @@ async def _turns(
             return
 
 
+@dataclass(frozen=True, slots=True)
+class _Produced:
+    """What one reply adds to the history, and the reply as the turn's assertions grade it."""
+
+    messages: list[Message]
+    reply: AgentReply
+
+
+def _produced(output: str | None) -> _Produced:
+    """The messages a reply adds to the history: its text as the assistant's message; or, when it is a
+    JSON document whose trajectory calls tools (docs/conversations.md), the tool calls and results it made
+    after the last user message, then its final text."""
+    text = output or ""
+    plain = _Produced([Message(role="assistant", content=text)], AgentReply(text=text, raw=output))
+    if not text.lstrip().startswith(("{", "[")):
+        return plain
+    try:
+        document = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return plain
+    found = read_trajectory(document)
+    if not isinstance(found, Trajectory) or not found.tool_calls():
+        return plain
+    final = found.final_text or ""
+    users = [
+        index for index, step in enumerate(found.steps) if step.kind == "message" and step.role == "user"
+    ]
+    messages = messages_of_steps(found.steps[users[-1] + 1 if users else 0 :])
+    if not messages or messages[-1].role != "assistant" or messages[-1].tool_calls:
+        messages.append(Message(role="assistant", content=final))
+    return _Produced(messages, AgentReply(text=final, trajectory=found, raw=output))
+
+
+def messages_of_steps(steps: Sequence[Step]) -> list[Message]:
+    """Trajectory steps as chat messages: an assistant's calls in a row become one message's tool calls,
+    each result a ``tool`` message; a call without an id gets ``call_<n>``."""
+    messages: list[Message] = []
+    calls: list[ToolCall] = []
+    for step in steps:
+        if step.kind == "tool_call" and step.tool_call is not None:
+            call = step.tool_call
+            arguments = (
+                call.arguments if isinstance(call.arguments, str) else orjson.dumps(call.arguments).decode()
+            )
+            calls.append(
+                ToolCall(id=call.call_id or f"call_{len(calls) + 1}", name=call.name, arguments=arguments)
+            )
+            continue
+        if calls:
+            messages.append(Message(role="assistant", tool_calls=tuple(calls)))
+            calls = []
+        if step.kind == "tool_result":
+            messages.append(Message(role="tool", content=step.text or "", tool_call_id=step.call_id or ""))
+        elif step.role in ("assistant", "system", "developer", "user"):
+            messages.append(Message(role=step.role, content=step.text or ""))  # type: ignore[arg-type]
+    if calls:
+        messages.append(Message(role="assistant", tool_calls=tuple(calls)))
+    return messages
+
+
 async def _graded(
-    assertions: Any, reply: TargetReply, content: str, calls: CallTransport | None
+    assertions: Any, reply: AgentReply, content: str, calls: CallTransport | None
 ) -> VerdictRecord | None:
     """The turn's assertions' verdict on its reply (``None``: it has none). A model judge among them is
     asked through ``calls`` when the run has them; otherwise it fails closed, as a judge without its calls
@@ -193,10 +270,8 @@ async def _graded(
     if calls is not None and grader.makes_calls:
         from assay.graders.contract.calls import CaseContext
 
-        return VerdictRecord.of(
-            await grader.grade_calling(reply.output, "", calls, CaseContext(input=content))
-        )
-    return VerdictRecord.of(grader.grade(reply.output, ""))
+        return VerdictRecord.of(await grader.grade_calling(reply, "", calls, CaseContext(input=content)))
+    return VerdictRecord.of(grader.grade(reply, ""))
 
 
 def with_turns(result: CaseResult, run: ConversationRun, *, graded_at_end: bool) -> CaseResult:
@@ -261,7 +336,7 @@ async def run_conversation_case(
     if not graded_at_end or run.last.error is not None:
         result = ungraded_result(case, run.last)
     elif calls is not None:
-        result = await grade_reply_calling(case, run.last, grader, calls)
+        result = await grade_reply_calling(case, run.last, grader, calls, run.agent_reply())
     else:
-        result = grade_reply(case, run.last, grader)
+        result = grade_reply(case, run.last, grader, run.agent_reply())
     return with_turns(result, run, graded_at_end=graded_at_end), run.last
