@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Generic, TypeVar
 
+from assay.chat import Message, read_messages, transcript
+
 
 @dataclass(frozen=True, slots=True)
 class GraderSpec:
@@ -180,6 +182,101 @@ class SuiteAssertions:
         return self.defaults is None and not self.rules
 
 
+class _TurnsDecide:
+    """The type of :data:`TURNS_DECIDE`."""
+
+    def __repr__(self) -> str:
+        return "TURNS_DECIDE"
+
+
+TURNS_DECIDE = _TurnsDecide()
+"""The expected output of a multi-turn case that gives none (and no assertions of its own): its turns alone
+decide it, and nothing checks its last reply (what the preflight skips)."""
+MAX_TURNS = 50
+"""Scripted user turns in one multi-turn case (docs/conversations.md)."""
+DEFAULT_CONVERSATION_SECONDS = 300.0
+"""How long a multi-turn case may take, all its turns together, unless it says otherwise."""
+MAX_CONVERSATION_SECONDS = 3600.0
+"""The most a multi-turn case may ask for."""
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One scripted user message of a multi-turn case, and the assertions its reply must pass (``None``:
+    none: the turn only moves the conversation on)."""
+
+    content: str
+    assertions: Assertions | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        """``{"content", "assert"?, "threshold"?}``, as files and the API write it."""
+        stored: dict[str, Any] = {"content": self.content}
+        if self.assertions is not None:
+            stored.update(self.assertions.as_json())
+        return stored
+
+
+@dataclass(frozen=True, slots=True)
+class Conversation:
+    """A case's chat: the messages sent as its input (``messages``) and the scripted user turns sent after
+    them one by one (``turns``), each carrying the history the agent produced (docs/conversations.md)."""
+
+    messages: tuple[Message, ...] = ()
+    turns: tuple[Turn, ...] = ()
+    stop_at_first_failure: bool = False
+    """End the case at the first turn whose assertions fail (its later turns are not sent)."""
+    max_seconds: float = DEFAULT_CONVERSATION_SECONDS
+    """The bound on the time of all its turns together; past it the case ends as a timeout."""
+
+    @staticmethod
+    def turns_decide(stored: Mapping[str, Any] | None, expected_output: str) -> bool:
+        """Whether a stored case (its ``conversation`` column and expected output) is decided by its turns
+        alone, unless assertions reach it (see :data:`TURNS_DECIDE`)."""
+        return bool(stored and stored.get("turns")) and expected_output == ""
+
+    @property
+    def text(self) -> str:
+        """The case's input as text for people: the messages' transcript, else the first turn's text."""
+        if self.messages:
+            return transcript(self.messages)
+        return self.turns[0].content if self.turns else ""
+
+    def input_json(self) -> list[dict[str, Any]]:
+        """The messages as a file's or the API's ``input`` (OpenAI's chat format)."""
+        return [message.as_openai() for message in self.messages]
+
+    def as_json(self) -> dict[str, Any]:
+        """``{"messages"?, "turns"?}``: the stored form (read back by :meth:`from_json`)."""
+        stored: dict[str, Any] = {}
+        if self.messages:
+            stored["messages"] = self.input_json()
+        if self.turns:
+            stored["turns"] = [turn.as_json() for turn in self.turns]
+        if self.stop_at_first_failure:
+            stored["stop_at_first_failure"] = True
+        if self.max_seconds != DEFAULT_CONVERSATION_SECONDS:
+            stored["max_seconds"] = self.max_seconds
+        return stored
+
+    @classmethod
+    def from_json(cls, stored: Mapping[str, Any]) -> Conversation:
+        """The conversation :meth:`as_json` wrote (checked when it was given)."""
+        messages = read_messages(stored["messages"]) if stored.get("messages") else ()
+        turns = tuple(
+            Turn(
+                turn["content"],
+                Assertions.from_json(turn) if "assert" in turn or "threshold" in turn else None,
+            )
+            for turn in stored.get("turns") or ()
+        )
+        return cls(
+            messages,
+            turns,
+            bool(stored.get("stop_at_first_failure", False)),
+            float(stored.get("max_seconds", DEFAULT_CONVERSATION_SECONDS)),
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class NewCase:
     """A case to add to a suite: what the agent is asked, what it should answer, anything else known.
@@ -194,6 +291,8 @@ class NewCase:
     key: str | None = None
     assertions: Assertions | None = None
     """The case's own assertions (and/or threshold), docs/assertions.md; ``None``: it says nothing."""
+    conversation: Conversation | None = None
+    """Chat messages as its input and/or scripted turns (``input`` is then their text for people)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,6 +307,7 @@ class Case:
     metadata: dict[str, Any]
     key: str | None = None
     assertions: Assertions | None = None
+    conversation: Conversation | None = None
 
     @property
     def number(self) -> int:

@@ -23,7 +23,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
-from assay.domain import Assertions
+from assay.domain import TURNS_DECIDE, Assertions, Conversation
 from assay.storage.database import Base
 from assay.storage.types import SafeJSON, SafeText, UTCDateTime, dump_json, utc_now
 
@@ -74,6 +74,8 @@ class CaseRow(Placed, Base):
     """The user's own name for the case (a file's ``id``), unique in the suite; all or none of a suite's."""
     assertions: Mapped[dict[str, Any] | None] = mapped_column(SafeJSON, nullable=True)
     """The case's own assertions and threshold (docs/assertions.md); ``None``: it says nothing."""
+    conversation: Mapped[dict[str, Any] | None] = mapped_column(SafeJSON, nullable=True)
+    """Chat messages as input and scripted turns (docs/conversations.md); ``None``: the input is a string."""
 
 
 def find_suite(session: Session, suite_id: int, *, for_update: bool = False) -> SuiteRow | None:
@@ -144,21 +146,27 @@ def cases_from(session: Session, suite_id: int, position: int) -> Sequence[CaseR
 
 def iter_expected_outputs(
     session: Session, suite_id: int, batch: int = 1000
-) -> Iterator[tuple[int, int, str | None, str]]:
-    """``(case_id, position, case_key, expected_output)`` of every case in order, in batches (preflight)."""
+) -> Iterator[tuple[int, int, str | None, object]]:
+    """``(case_id, position, case_key, expected_output)`` of every case in order, in batches (preflight); the
+    expected output is :data:`~assay.domain.TURNS_DECIDE` for a multi-turn case its turns alone decide."""
     query = (
-        select(CaseRow.id, CaseRow.position, CaseRow.case_key, CaseRow.expected_output)
+        select(CaseRow.id, CaseRow.position, CaseRow.case_key, CaseRow.expected_output, CaseRow.conversation)
         .where(CaseRow.suite_id == suite_id)
         .order_by(CaseRow.position)
     )
     # On the session's connection: columns need none of the ORM's row loading, which cost more than the
     # read itself (a third of a 10,000-case evaluation's preflight).
-    yield from session.connection().execute(query.execution_options(yield_per=batch))
+    for case_id, position, key, expected, conversation in session.connection().execute(
+        query.execution_options(yield_per=batch)
+    ):
+        if conversation is not None and Conversation.turns_decide(conversation, expected):
+            expected = TURNS_DECIDE
+        yield case_id, position, key, expected
 
 
 def iter_case_checks(
     session: Session, suite_id: int, batch: int = 1000
-) -> Iterator[tuple[int, int, str | None, str, dict[str, Any], Assertions | None]]:
+) -> Iterator[tuple[int, int, str | None, object, dict[str, Any], Assertions | None]]:
     """``(case_id, position, case_key, expected_output, metadata, own assertions)`` of every case in order,
     in batches: the preflight of a suite with assertions."""
     query = (
@@ -169,13 +177,16 @@ def iter_case_checks(
             CaseRow.expected_output,
             CaseRow.case_metadata,
             CaseRow.assertions,
+            CaseRow.conversation,
         )
         .where(CaseRow.suite_id == suite_id)
         .order_by(CaseRow.position)
     )
-    for case_id, position, key, expected, metadata, own in session.execute(
+    for case_id, position, key, expected, metadata, own, conversation in session.execute(
         query.execution_options(yield_per=batch)
     ):
+        if conversation is not None and Conversation.turns_decide(conversation, expected):
+            expected = TURNS_DECIDE
         yield case_id, position, key, expected, metadata, Assertions.from_json(own) if own else None
 
 
@@ -223,6 +234,7 @@ class EncodedCase:
     metadata: str
     key: str | None = None
     assertions: str | None = None
+    conversation: str | None = None
 
 
 def encode_case(
@@ -231,6 +243,7 @@ def encode_case(
     metadata: Mapping[str, Any],
     key: str | None = None,
     assertions: Mapping[str, Any] | None = None,
+    conversation: Mapping[str, Any] | None = None,
 ) -> EncodedCase:
     """The stored form of one case (what ``SafeText``/``SafeJSON`` would write)."""
     return EncodedCase(
@@ -239,6 +252,7 @@ def encode_case(
         dump_json(dict(metadata)),
         key,
         None if assertions is None else dump_json(dict(assertions)),
+        None if conversation is None else dump_json(dict(conversation)),
     )
 
 
@@ -253,6 +267,7 @@ _RAW_CASES = table(
     column("metadata"),
     column("case_key"),
     column("assertions"),
+    column("conversation"),
 )
 
 
@@ -269,6 +284,7 @@ def insert_encoded_cases(session: Session, suite_id: int, start: int, cases: Seq
             "metadata": case.metadata,
             "case_key": case.key,
             "assertions": case.assertions,
+            "conversation": case.conversation,
         }
         for offset, case in enumerate(cases)
     ]

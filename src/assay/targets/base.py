@@ -11,6 +11,7 @@ from typing import Any
 
 import orjson
 
+from assay.chat import Message
 from assay.targets.reasons import DEFAULT_MAX_ANSWER_BYTES, ErrorReason, TargetCallError, cut_answer
 from assay.targets.redaction import Redactor
 from assay.targets.retry import RetryPolicy, call_with_retries
@@ -23,7 +24,8 @@ class TargetCase:
     """What a target sees of a test case.
 
     ``number`` is the case's 1-based place in its suite (``None``: ``case_id`` is that place, as for the
-    CLI's cases) and ``key`` the user's own name for it, when its suite's cases have keys.
+    CLI's cases) and ``key`` the user's own name for it, when its suite's cases have keys. ``messages``,
+    when given, is what the agent is sent (a conversation; ``input`` is then its text for people).
     """
 
     case_id: int
@@ -31,6 +33,21 @@ class TargetCase:
     metadata: Mapping[str, Any] = field(default_factory=dict)
     number: int | None = None
     key: str | None = None
+    messages: tuple[Message, ...] | None = None
+
+    @property
+    def asked(self) -> str:
+        """What the agent is asked, as one text that tells any two requests apart (the reply cache's key):
+        the input, or the messages' JSON after a NUL (which no JSON text starts with)."""
+        if self.messages is None:
+            return self.input
+        return "\0" + orjson.dumps([message.as_openai() for message in self.messages]).decode()
+
+    def chat(self) -> list[dict[str, Any]]:
+        """The messages in OpenAI's chat format: the conversation, or the input as one user message."""
+        if self.messages is None:
+            return [{"role": "user", "content": self.input}]
+        return [message.as_openai() for message in self.messages]
 
     @property
     def place(self) -> int:

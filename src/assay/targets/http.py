@@ -367,8 +367,12 @@ class HttpTarget(Target):
     async def call(self, case: TargetCase) -> str | None:
         """POST (or the configured method) the rendered template and read the configured path."""
         spec = self.spec
-        if spec.body_template is None:
-            body: Any = {"input": case.input}
+        if spec.body_template is None:  # a conversation's messages beside its text (docs/conversations.md)
+            body: Any = (
+                {"input": case.input}
+                if case.messages is None
+                else {"input": case.input, "messages": case.chat()}
+            )
         else:
             body = render(spec.body_template, case, self._secrets)
         if spec.method == "GET":

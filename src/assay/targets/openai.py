@@ -58,11 +58,12 @@ class OpenAITarget(Target):
         )
 
     def body(self, case: TargetCase) -> dict[str, Any]:
-        """The chat-completions request for ``case``."""
-        messages = []
-        if self.spec.system_prompt:
-            messages.append({"role": "system", "content": self.spec.system_prompt})
-        messages.append({"role": "user", "content": case.input})
+        """The chat-completions request for ``case``: its conversation as it is (docs/conversations.md), the
+        system prompt first unless the conversation opens with its own."""
+        messages = case.chat()
+        opens_with_own = case.messages is not None and messages[0]["role"] in ("system", "developer")
+        if self.spec.system_prompt and not opens_with_own:
+            messages.insert(0, {"role": "system", "content": self.spec.system_prompt})
         body: dict[str, Any] = {"model": self.spec.model, "messages": messages}
         if self.spec.temperature is not None:
             body["temperature"] = self.spec.temperature

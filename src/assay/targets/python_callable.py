@@ -1,4 +1,5 @@
-"""A target that calls a Python function ``module:function`` with the case input (CLI only)."""
+"""A target that calls a Python function ``module:function`` with the case input (CLI only): a string, or
+a conversation's messages as a list of OpenAI chat-format dicts (docs/conversations.md)."""
 
 from __future__ import annotations
 
@@ -51,11 +52,12 @@ class PythonTarget(Target):
 
     async def call(self, case: TargetCase) -> str | None:
         """One call of the function; an exception it raises ends the case as ``callable_error``."""
+        asked: str | list[dict[str, Any]] = case.input if case.messages is None else case.chat()
         try:
             if self._is_async:
-                result = await self._function(case.input)
+                result = await self._function(asked)
             else:
-                result = await asyncio.to_thread(self._function, case.input)
+                result = await asyncio.to_thread(self._function, asked)
         except Exception as exc:
             raise TargetCallError(ErrorReason.CALLABLE_ERROR.value, f"{type(exc).__name__}: {exc}") from exc
         keep_raw(lambda: RawReply.of(f"return value of {self._name}", repr(result)))

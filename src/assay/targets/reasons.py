@@ -29,6 +29,8 @@ class ErrorReason(StrEnum):
     """A grader's request could not be encoded (never sent)."""
     CACHE_MISS = "cache_miss"
     """A run that only replays the reply cache found no reply for the case (the agent is never called)."""
+    CONVERSATION_TIMEOUT = "conversation_timeout"
+    """A multi-turn case's turns together took longer than its ``max_seconds`` (docs/conversations.md)."""
 
 
 def http_reason(status: int, *, retried: bool) -> str:

@@ -28,7 +28,7 @@ API_TARGET_TYPES: frozenset[str] = frozenset({"http", "openai", "recorded", "eva
 
 _PLACEHOLDER = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")
 _PLACEHOLDER_NAME = re.compile(
-    r"input|case_id|case_number|case_key|metadata(\.[^.\s]+)+|secret\.[A-Za-z_][A-Za-z0-9_]*"
+    r"input|messages|case_id|case_number|case_key|metadata(\.[^.\s]+)+|secret\.[A-Za-z_][A-Za-z0-9_]*"
 )
 _SECRET_NAME = re.compile(r"secret\.([A-Za-z_][A-Za-z0-9_]*)")
 _URL_PATTERN = r"^https?://\S+$"
@@ -196,7 +196,7 @@ class HttpTargetSpec(_TargetSpecBase):
         unknown = sorted(name for name in _placeholders(template) if not _PLACEHOLDER_NAME.fullmatch(name))
         if unknown:
             raise ValueError(
-                f"unknown placeholder(s) {unknown}; use input, case_number, case_key, case_id, "
+                f"unknown placeholder(s) {unknown}; use input, messages, case_number, case_key, case_id, "
                 "metadata.<key> or secret.<NAME>"
             )
         return template

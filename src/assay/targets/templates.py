@@ -1,5 +1,6 @@
-"""Filling a JSON body template with a case: ``{{input}}``, ``{{case_number}}``, ``{{case_key}}`` (the case
-as users name it), ``{{case_id}}`` (the database's id), ``{{metadata.key}}``."""
+"""Filling a JSON body template with a case: ``{{input}}``, ``{{messages}}`` (its conversation in OpenAI's
+chat format; a string input as one user message), ``{{case_number}}``, ``{{case_key}}`` (the case as users
+name it), ``{{case_id}}`` (the database's id), ``{{metadata.key}}``."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ _NO_SECRETS: Mapping[str, str] = {}
 def _lookup(name: str, case: TargetCase, secrets: Mapping[str, str]) -> Any:
     if name == "input":
         return case.input
+    if name == "messages":
+        return case.chat()
     if name == "case_id":
         return case.case_id
     if name == "case_number":

@@ -252,11 +252,11 @@ def test_inspect_jsonl_keeps_ids_targets_choices_and_chat_inputs() -> None:
         "metadata": {"kind": "number"},
     }
     assert rows[1]["key"] == "2"
-    assert (
-        rows[1]["input"]
-        == "[system]\nAnswer with one word.\n\n[user]\nWhich planet is known as the red planet?"
-    )
-    assert rows[1]["metadata"]["messages"][0] == {"role": "system", "content": "Answer with one word."}
+    assert rows[1]["input"] == [  # the messages themselves (docs/conversations.md)
+        {"role": "system", "content": "Answer with one word."},
+        {"role": "user", "content": "Which planet is known as the red planet?"},
+    ]
+    assert "messages" not in rows[1]["metadata"]
     assert rows[1]["expected_output"] == "Mars"  # several targets: the first shown, any of them checked
     assert rows[1]["assert"] == [
         {
@@ -302,16 +302,17 @@ def test_an_inspect_sample_with_an_image_is_refused_naming_the_line() -> None:
 
 def test_chat_jsonl_expects_the_last_assistant_turn_and_keeps_the_turns_before() -> None:
     rows = [row.to_json() for row in fixture("chat.jsonl", ImportFormat.CHAT_JSONL).rows]
-    assert rows[0]["input"] == "How do I reset my password?"
+    assert rows[0]["input"] == [{"role": "user", "content": "How do I reset my password?"}]
     assert rows[0]["expected_output"] == "Open Settings, choose Security, then Reset password."
     assert rows[1]["expected_output"] == "No, sorry."  # text parts joined
     assert rows[1]["metadata"]["expected_message"] == {"content": [{"type": "text", "text": "No, sorry."}]}
     assert "expected_message" not in rows[0]["metadata"]
-    assert rows[1]["input"].startswith(
-        "[system]\nYou are a terse support agent.\n\n[user]\nCan I get a refund?"
-    )
-    assert rows[1]["input"].endswith("[user]\nAnd after that?")
-    assert len(rows[1]["metadata"]["messages"]) == 4
+    assert rows[1]["input"][:2] == [
+        {"role": "system", "content": "You are a terse support agent."},
+        {"role": "user", "content": "Can I get a refund?"},
+    ]
+    assert rows[1]["input"][-1] == {"role": "user", "content": "And after that?"}
+    assert len(rows[1]["input"]) == 4
     assert rows[1]["metadata"]["topic"] == "billing"
 
 
@@ -321,7 +322,8 @@ def test_chat_lines_that_cannot_be_represented_are_refused_or_dropped_and_listed
     report = fixture("chat_bad.jsonl", ImportFormat.CHAT_JSONL, drop_unsupported=True)
     assert len(report.rows) == 1
     assert report.dropped == [
-        "line 2: the line: message 1: has a 'image_url' content part; only text can be an Assay input"
+        "line 2: the line: message 1: a 'image_url' block cannot be read here: only text, an assistant's "
+        "tool_use and a user's tool_result"
     ]
 
 
@@ -359,7 +361,10 @@ def test_every_row_with_a_text_expected_output_is_read_back_by_the_suite_reader(
     ]
     for report in reports:
         parsed = read_suite_file(b"".join(jsonl_rows(report.rows)), SuiteFormat.JSONL)
-        assert [case.input for case in parsed.cases] == [row.input for row in report.rows]
+        assert [
+            case.input if case.conversation is None else case.conversation.input_json()
+            for case in parsed.cases
+        ] == [row.input for row in report.rows]
         assert [case.expected_output for case in parsed.cases] == [row.expected_output for row in report.rows]
 
 
@@ -402,10 +407,8 @@ def test_keys_follow_the_suite_reader_s_rules() -> None:
 
 
 def test_a_field_the_import_would_overwrite_refuses_the_line() -> None:
-    line = json.dumps(
-        {"input": [{"role": "user", "content": "q"}], "target": "a", "metadata": {"messages": 3}}
-    )
-    with pytest.raises(ValidationError, match="the field 'messages' cannot be represented: is given twice"):
+    line = json.dumps({"input": "q", "choices": ["a", "b"], "target": "A", "metadata": {"choices": 3}})
+    with pytest.raises(ValidationError, match="the field 'choices' cannot be represented: is given twice"):
         import_file(line.encode(), "s.jsonl", ImportFormat.INSPECT)
 
 

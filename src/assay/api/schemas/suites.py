@@ -17,7 +17,8 @@ from pydantic import (
 )
 
 from assay.api.schemas.common import RequestModel, ResponseModel
-from assay.domain import Assertions, SuiteAssertions
+from assay.chat import MAX_MESSAGES
+from assay.domain import MAX_CONVERSATION_SECONDS, MAX_TURNS, Assertions, Conversation, SuiteAssertions
 from assay.graders.composite.assertions import (
     MAX_ASSERTIONS,
     MAX_NAME_LENGTH,
@@ -28,6 +29,7 @@ from assay.graders.composite.assertions import (
 )
 from assay.services.grading.preflight import PreflightReport
 from assay.services.suites.case_keys import MAX_KEY_CHARS, is_text
+from assay.services.suites.conversations import read_conversation
 from assay.services.suites.service import Case, NewCase, Suite
 
 MAX_CASES_PER_REQUEST = 10_000
@@ -128,18 +130,68 @@ def _assertions_out(assertions: Assertions | None) -> list[AssertionOut] | None:
     return [AssertionOut(**item.as_json()) for item in assertions.items]
 
 
-class CaseIn(RequestModel):
-    """A case to store: the input for the agent and the expected output; optionally its own assertions and
-    threshold (docs/assertions.md)."""
+class TurnIn(RequestModel):
+    """A scripted user message of a multi-turn case and the assertions its reply must pass
+    (docs/conversations.md)."""
 
     model_config = _BY_ALIAS
-    input: str
-    expected_output: str
+    content: str = Field(min_length=1)
+    assertions: AssertionList | None = Field(default=None, alias="assert")
+    threshold: Threshold | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        """The turn as a suite file writes it."""
+        turn: dict[str, Any] = {"content": self.content}
+        if self.assertions is not None:
+            turn["assert"] = [item.as_json() for item in self.assertions]
+        if self.threshold is not None:
+            turn["threshold"] = self.threshold
+        return turn
+
+
+class TurnOut(ResponseModel):
+    """A stored turn."""
+
+    model_config = _BY_ALIAS
+    content: str
+    assertions: list[AssertionOut] | None = Field(default=None, serialization_alias="assert")
+    threshold: float | None = None
+
+
+ChatMessages = Annotated[
+    list[dict[str, JsonValue]],
+    Field(
+        min_length=1,
+        max_length=MAX_MESSAGES,
+        description="Chat messages: OpenAI's chat format (role, content, tool_calls, tool_call_id) or "
+        "Anthropic's content blocks (text, tool_use, tool_result); stored normalised to OpenAI's format.",
+    ),
+]
+
+
+class CaseIn(RequestModel):
+    """A case to store: the input for the agent (text, or chat messages) and the expected output; optionally
+    its own assertions and threshold (docs/assertions.md) and scripted turns (docs/conversations.md)."""
+
+    model_config = _BY_ALIAS
+    input: str | ChatMessages | None = None
+    expected_output: str | None = Field(
+        default=None, description="Required unless the case has turns (then: none, its turns decide)."
+    )
     metadata: dict[str, JsonValue] = Field(default_factory=dict)
     key: CaseKey = Field(default=None)  # type: ignore[assignment]  # omitted: none; null is refused
     assertions: AssertionList | None = Field(default=None, alias="assert")
     threshold: Threshold | None = None
+    turns: list[str | TurnIn] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_TURNS,
+        description="Scripted user messages sent one by one (a text, or one with its own assertions).",
+    )
+    stop_at_first_failure: bool | None = None
+    max_seconds: float | None = Field(default=None, gt=0, le=MAX_CONVERSATION_SECONDS)
     _checked: Assertions | None = PrivateAttr(default=None)
+    _conversation: Conversation | None = PrivateAttr(default=None)
 
     @model_validator(mode="after")
     def _check_assertions(self) -> CaseIn:
@@ -151,14 +203,40 @@ class CaseIn(RequestModel):
                 raise _located(exc) from None
         return self
 
+    @model_validator(mode="after")
+    def _check_conversation(self) -> CaseIn:
+        if isinstance(self.input, str) and self.turns is None:
+            if self.stop_at_first_failure is not None or self.max_seconds is not None:
+                raise ValueError("'stop_at_first_failure' and 'max_seconds' are for cases with 'turns'")
+            if self.expected_output is None:
+                raise ValueError("'expected_output' is missing")
+            return self
+        if self.input is None and self.turns is None:
+            raise ValueError("'input' is missing")
+        record: dict[str, Any] = {"input": self.input}
+        if self.turns is not None:
+            record["turns"] = [turn if isinstance(turn, str) else turn.as_json() for turn in self.turns]
+        for name in ("stop_at_first_failure", "max_seconds"):
+            if getattr(self, name) is not None:
+                record[name] = getattr(self, name)
+        found = read_conversation(record)
+        if isinstance(found, str):
+            raise ValueError(found)
+        if self.expected_output is None and not found.turns:
+            raise ValueError("'expected_output' is missing")
+        self._conversation = found
+        return self
+
     def to_new_case(self) -> NewCase:
         """The service's record of this case."""
+        conversation = self._conversation
         return NewCase(
-            input=self.input,
-            expected_output=self.expected_output,
+            input=self.input if conversation is None else conversation.text,  # type: ignore[arg-type]
+            expected_output=self.expected_output or "",
             metadata=dict(self.metadata),
             key=self.key,
             assertions=self._checked,
+            conversation=conversation,
         )
 
 
@@ -259,6 +337,17 @@ class SuiteOut(ResponseModel):
         )
 
 
+def _turns_out(conversation: Conversation) -> list[TurnOut]:
+    return [
+        TurnOut(
+            content=turn.content,
+            assertions=_assertions_out(turn.assertions),
+            threshold=turn.assertions.threshold if turn.assertions is not None else None,
+        )
+        for turn in conversation.turns
+    ]
+
+
 class CaseOut(ResponseModel):
     """A stored case: ``number`` is its place in the suite from 1 (the ``#`` shown everywhere), ``key``
     your own name for it (``null`` in a suite without keys); ``id`` is the database's."""
@@ -267,16 +356,29 @@ class CaseOut(ResponseModel):
     number: int
     key: str | None
     model_config = _BY_ALIAS
-    input: str
+    input: str = Field(description="The input; of a conversation, its text for people (see messages).")
     expected_output: str
     metadata: dict[str, Any]
     assertions: list[AssertionOut] | None = Field(default=None, serialization_alias="assert")
     threshold: float | None = None
+    messages: list[dict[str, Any]] | None = Field(
+        default=None, description="A conversation input's messages, in OpenAI's chat format; null: text."
+    )
+    turns: list[TurnOut] | None = None
+    stop_at_first_failure: bool | None = None
+    max_seconds: float | None = None
 
     @classmethod
     def of(cls, case: Case) -> CaseOut:
         """The schema of a service record."""
+        conversation = case.conversation
         return cls(
+            messages=conversation.input_json() or None if conversation is not None else None,
+            turns=None if conversation is None or not conversation.turns else _turns_out(conversation),
+            stop_at_first_failure=conversation.stop_at_first_failure
+            if conversation and conversation.turns
+            else None,
+            max_seconds=conversation.max_seconds if conversation and conversation.turns else None,
             assertions=_assertions_out(case.assertions),
             threshold=case.assertions.threshold if case.assertions is not None else None,
             id=case.id,

@@ -23,7 +23,7 @@ from datetime import datetime
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
-from assay.domain import UNFINISHED, EvaluationStatus
+from assay.domain import UNFINISHED, Conversation, EvaluationStatus
 from assay.errors import AssayError
 from assay.graders import GraderInterface
 from assay.services.evaluations.fence import Fence
@@ -33,6 +33,7 @@ from assay.services.evaluations.recount import SummaryRefresher, finish_evaluati
 from assay.services.evaluations.regrade import stored_replies
 from assay.services.evaluations.shard_replies import ShardReplies
 from assay.services.execution.case_results import CaseResult, RunCase
+from assay.services.execution.conversation import messages_of, turns_of
 from assay.services.execution.reachability import CALLING_TARGETS, ReachabilityWatch
 from assay.services.execution.runner import run_cases
 from assay.services.execution.threads import finish_in_thread
@@ -413,7 +414,7 @@ class ShardRunner:
                 replies = stored_replies(session, plan.source_id, [case.id for case in cases])
             cached = None
             if plan.reply_cache is not CacheMode.OFF and cases:
-                cached = ShardReplies.read(session, plan.fingerprint, [case.input for case in cases])
+                cached = ShardReplies.read(session, plan.fingerprint, [_asked(case) for case in cases])
         return cases, replies, cached
 
     async def _run_shard(self, shard: Shard, plan: _Plan, span: int = 1) -> bool:
@@ -428,15 +429,7 @@ class ShardRunner:
         self._running.setdefault(shard.evaluation_id, set()).add(ended)
         watcher = asyncio.create_task(self._watch(shard.evaluation_id, ended, stop))
         sink = DatabaseSink(self.engine, shard.evaluation_id, ended, cached)
-        run = [
-            RunCase(
-                TargetCase(
-                    case.id, case.input, case.case_metadata or {}, number=case.number, key=case.case_key
-                ),
-                case.expected_output,
-            )
-            for case in cases
-        ]
+        run = [_run_case(case) for case in cases]
         if plan.checks is not None:  # per-case assertions (a suite with none runs as it always did)
             for case, run_case in zip(cases, run, strict=True):
                 own = case_assertions(case.assertions)
@@ -532,3 +525,22 @@ async def _either(first: asyncio.Event, second: asyncio.Event) -> None:
     finally:
         for task in tasks:
             task.cancel()
+
+
+def _run_case(case: CaseRow) -> RunCase:
+    """What the runner asks about a stored case: its input, or its conversation (docs/conversations.md)."""
+    conversation = Conversation.from_json(case.conversation) if case.conversation else None
+    target_case = TargetCase(
+        case.id,
+        case.input,
+        case.case_metadata or {},
+        number=case.number,
+        key=case.case_key,
+        messages=messages_of(conversation),
+    )
+    return RunCase(target_case, case.expected_output, conversation=turns_of(conversation))
+
+
+def _asked(case: CaseRow) -> str:
+    """The reply cache's text of a stored case's first call."""
+    return _run_case(case).target_case.asked

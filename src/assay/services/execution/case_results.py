@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
+from assay.domain import Conversation
 from assay.graders import GraderInterface
 from assay.graders.contract.verdict import VerdictRecord
 from assay.services.execution.trajectories import graded_answer, plain_details, trajectory_summary
@@ -37,6 +38,8 @@ class RunCase:
     target_case: TargetCase
     expected_output: str
     checks: AssertionsGrader | None = None
+    conversation: Conversation | None = None
+    """A multi-turn case's turns, sent one by one (docs/conversations.md); ``None``: one call."""
 
 
 @dataclass(slots=True)
@@ -146,11 +149,14 @@ class RunOutcome:
     stopped: bool
 
 
-def grade_reply(case: RunCase, reply: TargetReply, grader: GraderInterface) -> CaseResult:
-    """The result of one case: a target error is kept as data (failed, unscored); a reply is graded."""
+def grade_reply(
+    case: RunCase, reply: TargetReply, grader: GraderInterface, response: object = None
+) -> CaseResult:
+    """The result of one case: a target error is kept as data (failed, unscored); a reply is graded (as
+    ``response`` when given: an ``AgentReply`` carrying more than the reply's text)."""
     if reply.error is not None:
         return _result(case, reply)
-    answer = reply.output if reply.trajectory is None else graded_answer(reply)
+    answer = _answer(reply, response)
     checks = case.checks
     if checks is None:
         return _graded(case, reply, VerdictRecord.of(grader.grade(answer, case.expected_output)))
@@ -158,7 +164,7 @@ def grade_reply(case: RunCase, reply: TargetReply, grader: GraderInterface) -> C
 
 
 async def grade_reply_calling(
-    case: RunCase, reply: TargetReply, grader: GraderInterface, calls: CallTransport
+    case: RunCase, reply: TargetReply, grader: GraderInterface, calls: CallTransport, response: object = None
 ) -> CaseResult:
     """:func:`grade_reply` making the calls the grading needs (a model judge's), sent by ``calls``: the case's
     own assertions' when they call out, else ``grader``'s; told the case's input (a judge sees the
@@ -173,16 +179,24 @@ async def grade_reply_calling(
         return grade_reply(case, reply, grader)
     checks = case.checks
     context = CaseContext(input=case.target_case.input)
-    answer = reply.output if reply.trajectory is None else graded_answer(reply)
+    answer = _answer(reply, response)
     if checks is not None:
         if not checks.makes_calls:
-            return grade_reply(case, reply, grader)
+            return grade_reply(case, reply, grader, response)
         verdict = await checks.grade_calling(answer, case.expected_output, calls, context)
     elif calls_out(grader):
         verdict = await grade_calling(grader, answer, case.expected_output, calls, context)
     else:
-        return grade_reply(case, reply, grader)
+        return grade_reply(case, reply, grader, response)
     return _graded(case, reply, VerdictRecord.of(verdict))
+
+
+def _answer(reply: TargetReply, response: object) -> object:
+    """What graders are handed: the caller's ``response`` (a conversation's), else the reply's trajectory as
+    an ``AgentReply`` when it has one, else its text."""
+    if response is not None:
+        return response
+    return reply.output if reply.trajectory is None else graded_answer(reply)
 
 
 def _graded(case: RunCase, reply: TargetReply, verdict: VerdictRecord) -> CaseResult:
@@ -226,6 +240,12 @@ def _graded(case: RunCase, reply: TargetReply, verdict: VerdictRecord) -> CaseRe
         reply.usage,
         reply.trajectory,
     )
+
+
+def ungraded_result(case: RunCase, reply: TargetReply) -> CaseResult:
+    """The record of a reply no grader judged (the target's error, or one whose verdict comes from
+    elsewhere: a multi-turn case's turns)."""
+    return _result(case, reply)
 
 
 def _result(

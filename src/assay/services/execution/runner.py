@@ -203,6 +203,10 @@ async def run_cases(
     async def work() -> None:
         at_once, put = target.reply_at_once, queue.put_nowait
         for count, case in enumerate(remaining, 1):
+            if case.conversation is not None:
+                if not await _conversation(case):
+                    return
+                continue
             if gate is None:
                 reply = at_once(case.target_case)
                 if reply is None:
@@ -242,6 +246,20 @@ async def run_cases(
                 await asyncio.sleep(0)  # instant targets never suspend; let the writer and the stop run
             if stop.is_set():
                 return
+
+    async def _conversation(case: RunCase) -> bool:
+        """A multi-turn case run into the queue; whether the run goes on."""
+        from assay.services.execution.conversation import run_conversation_case
+
+        ran = await run_conversation_case(case, target, grader, gate=gate, holds=holds, calls=calls)
+        if ran is None or (holds is not None and not holds()):
+            stop.set()
+            return False
+        result, last = ran
+        if reachability is not None and reachability.observe(last.error, last.error_detail):
+            stop.set()
+        await queue.put(result)
+        return not stop.is_set()
 
     writer = asyncio.create_task(
         _write_batches(queue, sink, on_written, batch_size, flush_interval, inline=write_inline)

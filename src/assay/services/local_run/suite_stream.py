@@ -17,9 +17,11 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from assay.domain import TURNS_DECIDE
 from assay.errors import Loc, NotFoundError, Problem, ValidationError, location
 from assay.graders import GraderInterface
 from assay.services.execution.case_results import RunCase
+from assay.services.execution.conversation import messages_of, turns_of
 from assay.services.grading.preflight import CheckedCase, PreflightReport, check_cases
 from assay.services.suites.case_keys import KeyCheck
 from assay.services.suites.files import CaseFields, FileProblems, SuiteFormat, read_cases, read_suite_file
@@ -205,7 +207,17 @@ class SuiteFile:
             self.name = parsed.name or self.name
             self._suite_assertions = parsed.assertions
             self._whole = [
-                (place, (case.input, case.expected_output, case.metadata, case.key, case.assertions))
+                (
+                    place,
+                    (
+                        case.input,
+                        case.expected_output,
+                        case.metadata,
+                        case.key,
+                        case.assertions,
+                        case.conversation,
+                    ),
+                )
                 for place, case in zip(parsed.places, parsed.cases, strict=True)
             ]
         return self._whole
@@ -231,7 +243,7 @@ class SuiteFile:
                 if isinstance(case, str):
                     problems.add(place, case)
                     continue
-                input_text, expected, metadata, key, own = case
+                input_text, expected, metadata, key, own, conversation = case
                 number += 1
                 keys.number = number
                 found = check.check(key, place)
@@ -240,11 +252,12 @@ class SuiteFile:
                 if prints is not None:
                     prints.append(fingerprint(key, input_text, expected))
                 # A row of a JSONL or CSV file without assertions: the path it always took (no call).
+                decided = conversation is not None and conversation.turns and expected == ""
                 yield (
                     number,
                     number,
                     key,
-                    expected,
+                    TURNS_DECIDE if decided else expected,
                     None if own is None and rows else self._case_checks(own, metadata),
                 )
 
@@ -275,11 +288,14 @@ class SuiteFile:
                 raise ValidationError(
                     f"{self.path.name} changed while it was read: {location(place)}: {case}"
                 )
-            input_text, expected, metadata, key, own = case
+            input_text, expected, metadata, key, own, conversation = case
             yield RunCase(
-                TargetCase(number, input_text, metadata, number=number, key=key),
+                TargetCase(
+                    number, input_text, metadata, number=number, key=key, messages=messages_of(conversation)
+                ),
                 expected,
                 None if own is None and rows else self._case_checks(own, metadata),
+                turns_of(conversation),
             )
 
     def _case_checks(self, own: Assertions | None, metadata: dict[str, Any]) -> AssertionsGrader | None:

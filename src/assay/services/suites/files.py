@@ -23,10 +23,13 @@ from assay.services.suites.case_keys import ReadKey, key_problems, read_key
 from assay.services.suites.row_reader import BadRow, RowFormat, read_rows
 
 if TYPE_CHECKING:
-    from assay.domain import Assertions, Case, NewCase, SuiteAssertions
+    from assay.domain import Assertions, Case, Conversation, NewCase, SuiteAssertions
 
 MAX_REPORTED_PROBLEMS = 1000
 CASE_FIELDS = ("input", "expected_output", "metadata")
+_CONVERSATION_FIELDS = ("turns", "stop_at_first_failure", "max_seconds")
+"""A multi-turn case's fields (docs/conversations.md): never kept in its metadata."""
+_NOT_METADATA = frozenset({*CASE_FIELDS, *_CONVERSATION_FIELDS})
 ASSERTION_FIELDS = ("assert", "threshold")
 """A case's own assertions and threshold (docs/assertions.md): never kept in its metadata."""
 CSV_COLUMNS = ("key", *CASE_FIELDS, *ASSERTION_FIELDS)
@@ -102,9 +105,9 @@ def suite_name_from(text: str) -> str:
     return "".join(ch for ch in text if ch.isprintable()).strip()[:200].strip()
 
 
-CaseFields = tuple[str, str, dict[str, Any], str | None, "Assertions | None"]
-"""A case as a file gives it: input, expected output, metadata, key, its own assertions (a tuple: a suite
-file makes millions)."""
+CaseFields = tuple[str, str, dict[str, Any], str | None, "Assertions | None", "Conversation | None"]
+"""A case as a file gives it: input (text for people), expected output, metadata, key, its own assertions,
+its conversation (a tuple: a suite file makes millions)."""
 
 
 def _assertions(record: dict[str, Any]) -> Assertions | str | None:
@@ -135,7 +138,17 @@ def _case(record: dict[str, Any]) -> CaseFields | str:
     """The case a record describes, or what is wrong with it."""
     input_text, expected = record.get("input"), record.get("expected_output")
     if len(record) == 2 and isinstance(input_text, str) and isinstance(expected, str):
-        return input_text, expected, {}, None, None  # the usual record, nothing else in it (every case's)
+        return input_text, expected, {}, None, None, None  # the usual record, nothing else in it
+    conversation = None
+    if isinstance(input_text, list) or any(name in record for name in _CONVERSATION_FIELDS):
+        from assay.services.suites.conversations import read_conversation  # docs/conversations.md
+
+        found = read_conversation(record)
+        if isinstance(found, str):
+            return found
+        conversation, input_text = found, found.text
+        if found.turns and "expected_output" not in record:
+            expected = ""  # a multi-turn case's checks are usually its turns'
     assertions = _assertions(record) if "assert" in record or "threshold" in record else None
     if isinstance(assertions, str):
         return assertions
@@ -147,22 +160,22 @@ def _case(record: dict[str, Any]) -> CaseFields | str:
         return _case_problem(record, metadata, read)
     if read.problem is not None:
         return read.problem
-    known = 2 + ("metadata" in record) + (read.key is not None)
+    known = sum(name in record for name in _NOT_METADATA) + (read.key is not None)
     if len(record) > known:  # other fields are kept in the metadata (a file's own columns)
         extra = {
             name: value
             for name, value in record.items()
-            if name not in CASE_FIELDS and (name != read.field or read.key is None)
+            if name not in _NOT_METADATA and (name != read.field or read.key is None)
         }
         metadata = {**extra, **metadata}
-    return input_text, expected, metadata, read.key, assertions
+    return input_text, expected, metadata, read.key, assertions, conversation
 
 
 def _new_case(fields: CaseFields) -> NewCase:
     from assay.domain import NewCase  # here: `assay run` streams fields and makes no record
 
-    input_text, expected, metadata, key, assertions = fields
-    return NewCase(input_text, expected, metadata, key=key, assertions=assertions)
+    input_text, expected, metadata, key, assertions, conversation = fields
+    return NewCase(input_text, expected, metadata, key=key, assertions=assertions, conversation=conversation)
 
 
 def _csv_cells(record: dict[str, Any]) -> str | None:
@@ -308,12 +321,32 @@ def read_suite_file(content: bytes, file_format: SuiteFormat) -> ParsedSuite:
 def jsonl_lines(cases: Iterable[Case]) -> Iterator[bytes]:
     """Each case as a JSON line; reads back exactly (lone surrogates and NULs included)."""
     for case in cases:
-        record = {"input": case.input, "expected_output": case.expected_output, "metadata": case.metadata}
+        conversation = case.conversation
+        record: dict[str, Any] = (
+            {"input": case.input} if conversation is None else _conversation_input(conversation)
+        )
+        record["expected_output"] = case.expected_output
+        record["metadata"] = case.metadata
+        if conversation is not None:
+            record.update(_conversation_fields(conversation))
         if case.key is not None:
             record = {"key": case.key, **record}
         if case.assertions is not None:
             record.update(case.assertions.as_json())
         yield (json_text(record) + "\n").encode("utf-8")
+
+
+def _conversation_input(conversation: Conversation) -> dict[str, Any]:
+    """A conversation case's ``input``: its messages themselves, not their text; none when it has only
+    turns (docs/conversations.md)."""
+    return {"input": conversation.input_json()} if conversation.messages else {}
+
+
+def _conversation_fields(conversation: Conversation) -> dict[str, Any]:
+    """A conversation case's ``turns``, ``stop_at_first_failure`` and ``max_seconds``, when it has them."""
+    fields = conversation.as_json()
+    fields.pop("messages", None)
+    return fields
 
 
 def neutralise_formula(cell: str) -> str:

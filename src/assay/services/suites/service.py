@@ -13,7 +13,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
 
-from assay.domain import Assertions, Case, NewCase, Page, SuiteAssertions
+from assay.domain import Assertions, Case, Conversation, NewCase, Page, SuiteAssertions
 from assay.errors import ConflictError, Loc, NotFoundError, Problem, ValidationError
 from assay.services.suites.case_keys import key_problems
 from assay.storage import evaluations as evaluation_store
@@ -73,6 +73,7 @@ def _case(row: CaseRow) -> Case:
         metadata=row.case_metadata,
         key=row.case_key,
         assertions=case_assertions(row.assertions),
+        conversation=Conversation.from_json(row.conversation) if row.conversation else None,
     )
 
 
@@ -92,6 +93,7 @@ def _encoded(cases: Sequence[NewCase]) -> builtins.list[store.EncodedCase]:
             case.metadata,
             case.key,
             None if case.assertions is None else case.assertions.as_json(),
+            None if case.conversation is None else case.conversation.as_json(),
         )
         for case in cases
     ]

@@ -1,11 +1,11 @@
 """Chat JSONL (``{"messages": [...]}`` per line, as fine-tuning files hold): the last assistant turn is the
-expected output, the turns before it the input (rendered into the text, and kept in metadata)."""
+expected output, the messages before it the input (a conversation: docs/conversations.md)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from assay.services.suites.imports.conversation import message_text, render_conversation
+from assay.services.suites.imports.conversation import conversation_input, message_text
 from assay.services.suites.imports.reading import jsonl_records, text_of
 from assay.services.suites.imports.records import ImportedRow, LineReport, UnsupportedError, put
 from assay.services.suites.imports.session import Session
@@ -33,9 +33,8 @@ def _row(record: dict[str, Any], report: LineReport) -> ImportedRow:
             "the line", "its last message is not the assistant's, so there is no expected output"
         )
     _, expected = message_text(last, len(messages))
-    before = messages[:-1]
-    metadata: dict[str, Any] = {"messages": before}
-    report.metadata.append("messages (the turns before the last assistant turn)")
+    before = conversation_input(messages[:-1])
+    metadata: dict[str, Any] = {}
     # its other fields, and its content when not plain text (the parts joined make the expected text)
     extra = {
         name: value
@@ -49,4 +48,4 @@ def _row(record: dict[str, Any], report: LineReport) -> ImportedRow:
         if name != "messages":
             put(metadata, name, value)
             report.metadata.append(name)
-    return ImportedRow(input=render_conversation(before), expected_output=expected, metadata=metadata)
+    return ImportedRow(input=before, expected_output=expected, metadata=metadata)

@@ -1,13 +1,27 @@
-"""Chat messages as one input text: an Assay input is a string (chat inputs are a later issue), so a
-conversation is rendered into the text by one fixed rule, and the messages themselves are kept in metadata."""
+"""Chat messages in imported rows: kept as the row's input (read and normalised by :mod:`assay.chat`, as a
+suite file's conversation input is: docs/conversations.md), or rendered into one text by one fixed rule
+where a source's messages are a template rather than what the agent is sent (OpenAI Evals)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from assay.chat import MessagesError, read_messages
 from assay.services.suites.imports.records import UnsupportedError
 
-__all__ = ["message_text", "render_conversation"]
+__all__ = ["conversation_input", "message_text", "render_conversation"]
+
+
+def conversation_input(messages: list[Any], first_number: int = 1) -> list[dict[str, Any]]:
+    """The messages as a suite row's ``input`` (OpenAI's chat format); ``UnsupportedError`` naming the first
+    message that cannot be kept (an image, a block of another kind)."""
+    try:
+        read = read_messages(messages)
+    except MessagesError as exc:
+        place, why = exc.problems[0]
+        index = place[0] if place and isinstance(place[0], int) else 0
+        raise UnsupportedError(f"message {first_number + index}", why) from None
+    return [message.as_openai() for message in read]
 
 
 def message_text(message: object, number: int) -> tuple[str, str]:

@@ -11,7 +11,7 @@ from functools import partial
 from typing import Any
 
 from assay.services.suites.case_keys import read_key
-from assay.services.suites.imports.conversation import render_conversation
+from assay.services.suites.imports.conversation import conversation_input
 from assay.services.suites.imports.reading import (
     MAX_ROWS,
     csv_records,
@@ -83,12 +83,11 @@ def _row(record: dict[str, Any], report: LineReport, *, is_csv: bool) -> Importe
     metadata: dict[str, Any] = dict(own)
     report.metadata.extend(f"metadata.{name}" for name in own)
     raw_input = record.get("input")
+    input_value: str | list[dict[str, Any]]
     if isinstance(raw_input, str):
-        input_text = raw_input
+        input_value = raw_input
     elif isinstance(raw_input, list) and raw_input:
-        input_text = render_conversation(raw_input)
-        put(metadata, "messages", raw_input)
-        report.metadata.append("messages (the chat input)")
+        input_value = conversation_input(raw_input)  # the messages themselves (docs/conversations.md)
     else:
         raise UnsupportedError("the input", "must be text or a list of chat messages")
     choices = record.get("choices")
@@ -100,8 +99,9 @@ def _row(record: dict[str, Any], report: LineReport, *, is_csv: bool) -> Importe
         ):
             raise UnsupportedError("choices", f"must be a list of at most {len(_LETTERS)} texts")
         # Inspect's multiple_choice solver shows the options lettered under the question; the agent here
-        # sees only the input, so the options are written into it the same way.
-        input_text += "\n\n" + "\n".join(f"{_LETTERS[i]}) {choice}" for i, choice in enumerate(choices))
+        # sees only the input, so the options are written into it (a conversation: its last message).
+        lettered = "\n\n" + "\n".join(f"{_LETTERS[i]}) {choice}" for i, choice in enumerate(choices))
+        input_value = _with_choices(input_value, lettered)
         put(metadata, "choices", choices)
         report.metadata.append("choices (also lettered in the input)")
     for name, value in record.items():
@@ -112,8 +112,18 @@ def _row(record: dict[str, Any], report: LineReport, *, is_csv: bool) -> Importe
     if read.problem is not None:
         raise UnsupportedError("id", read.problem)
     return ImportedRow(
-        input=input_text, expected_output=_expected(record.get("target")), metadata=metadata, key=read.key
+        input=input_value, expected_output=_expected(record.get("target")), metadata=metadata, key=read.key
     )
+
+
+def _with_choices(input_value: str | list[dict[str, Any]], lettered: str) -> str | list[dict[str, Any]]:
+    """The input with the lettered choices under its text, or under its last message's (a user's)."""
+    if isinstance(input_value, str):
+        return input_value + lettered
+    last = input_value[-1]
+    if last["role"] != "user" or not isinstance(last.get("content"), str):
+        raise UnsupportedError("choices", "are lettered under the last message, which must be a user's text")
+    return [*input_value[:-1], {**last, "content": last["content"] + lettered}]
 
 
 def _expected(target: Any) -> str:

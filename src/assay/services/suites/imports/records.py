@@ -57,9 +57,10 @@ class Assertion:
 
 @dataclass(slots=True, kw_only=True)
 class ImportedRow:
-    """A suite row: what the agent is asked, what it should answer, its metadata and its own checks."""
+    """A suite row: what the agent is asked (text, or chat messages), what it should answer, its metadata
+    and its own checks."""
 
-    input: str
+    input: str | list[dict[str, Any]]
     expected_output: Any = ""
     metadata: dict[str, Any] = field(default_factory=dict)
     key: str | None = None
