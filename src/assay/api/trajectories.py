@@ -1,4 +1,6 @@
-"""``GET /api/evaluations/{id}/results/{case_id}/trajectory``: a page of a result's trajectory steps."""
+"""Trajectories over the API: ``GET /api/evaluations/{id}/results/{case_id}/trajectory`` (a page of a
+result's steps), ``.../breakdown/tools`` (pass rate per tool used) and ``.../compare/{other}/tools``
+(the tools changed between two runs)."""
 
 from __future__ import annotations
 
@@ -7,11 +9,15 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Path, Query
 from pydantic import Field
 
-from assay.api.deps import MAX_ID, SessionDep, SettingsDep
+from assay.api.deps import MAX_ID, PaginationDep, SessionDep, SettingsDep
 from assay.api.envelope import ERROR_RESPONSES, Envelope, ok
 from assay.api.schemas.common import ResponseModel
 from assay.api.schemas.evaluations import TrajectorySummaryOut
+from assay.api.schemas.tool_usage import ToolBreakdownOut, ToolChangesOut
+from assay.services.views.tool_usage import tool_breakdown, tool_changes
 from assay.services.views.trajectory_pages import MAX_PAGE_STEPS, trajectory_page
+
+EvaluationId = Annotated[int, Path(ge=1, le=MAX_ID, description="Evaluation id")]
 
 router = APIRouter(prefix="/api/evaluations", tags=["evaluations"], responses=ERROR_RESPONSES)
 
@@ -71,3 +77,24 @@ def get_trajectory_page(
             next_offset=page.next_offset,
         )
     )
+
+
+@router.get("/{evaluation_id:int}/breakdown/tools", summary="Pass rate per tool the agent called")
+def get_tool_breakdown(evaluation_id: EvaluationId, session: SessionDep) -> Envelope[ToolBreakdownOut]:
+    """Per tool the agents called (read from the results' trajectory summaries): the pass rate, with its
+    Wilson 95 % interval, and the failures of the results that called it, worst first; and of the traced
+    results that called no tool."""
+    return ok(ToolBreakdownOut.of(tool_breakdown(session, evaluation_id)))
+
+
+@router.get("/{evaluation_id:int}/compare/{other_id:int}/tools", summary="Tools changed between two runs")
+def get_tool_changes(
+    evaluation_id: EvaluationId,
+    other_id: Annotated[int, Path(ge=1, le=MAX_ID, description="Evaluation B, compared with A")],
+    session: SessionDep,
+    page: PaginationDep,
+) -> Envelope[ToolChangesOut]:
+    """A page of the cases both runs traced, each with A's and B's tools (first-use order, calls each); the
+    cases whose tools changed first. 422 when the runs are of different suites."""
+    changes = tool_changes(session, evaluation_id, other_id, skip=page.skip, limit=page.limit)
+    return ok(ToolChangesOut.of(changes))

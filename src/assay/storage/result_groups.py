@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -277,3 +277,33 @@ def cases_where_verdicts_differ(evaluation_ids: Sequence[int]) -> Select[Any]:
         .group_by(_RESULTS.c.case_id)
         .having(and_(func.count(_RESULTS.c.passed.distinct()) > 1))
     )
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryRow:
+    """A result that has a trajectory: its case, whether it passed, and its stored summary."""
+
+    case_id: int
+    position: int
+    case_key: str | None
+    passed: bool
+    summary: Mapping[str, Any]
+
+
+def iter_summaries(session: Session, evaluation_id: int) -> Iterator[SummaryRow]:
+    """The evaluation's results that hold a trajectory summary, in case order, read a batch at a time."""
+    query = (
+        select(
+            ResultRow.case_id,
+            ResultRow.position,
+            ResultRow.case_key,
+            ResultRow.passed,
+            ResultRow.trajectory_summary,
+        )
+        .where(ResultRow.evaluation_id == evaluation_id, ResultRow.trajectory_summary.is_not(None))
+        .order_by(ResultRow.position)
+        .execution_options(yield_per=1000)
+    )
+    for case_id, position, key, passed, summary in session.execute(query):
+        if isinstance(summary, Mapping):
+            yield SummaryRow(case_id, position, key, bool(passed), summary)

@@ -179,13 +179,17 @@ class ToolArgsGrader(TrajectoryGrader):
     def judge(self, trajectory: Trajectory, expected: Any) -> Judged:
         """Judge the chosen calls of the tool."""
         tool = self._tool
-        calls = [call for call in trajectory.tool_calls() if tool is None or call.name == tool]
+        made = trajectory.tool_calls()
+        # Where each of the tool's calls is among all the calls: a failure names it (details.at_call, from 1).
+        places = [place for place, call in enumerate(made) if tool is None or call.name == tool]
+        calls = [made[place] for place in places]
         named = f"the tool {excerpt(tool)}" if tool is not None else "any tool"
         wanted = detail_value(expected)
         if not calls:
             return Judged(MatchStatus.MISMATCH, f"The agent never called {named}", wanted, None, {"calls": 0})
         which = self._call
         chosen = calls[:1] if which is Which.FIRST else calls[-1:] if which is Which.LAST else calls
+        chosen_places = places[:1] if which is Which.FIRST else places[-1:] if which is Which.LAST else places
         failures: list[tuple[int, str]] = []
         for index, call in enumerate(chosen):
             problem = self._problem(call, expected)
@@ -211,4 +215,5 @@ class ToolArgsGrader(TrajectoryGrader):
             )
         else:
             reason = f"The call of {excerpt(call.name)} ({which._value_}) fails: {problem}"
+        extra["at_call"] = chosen_places[index] + 1
         return Judged(MatchStatus.MISMATCH, reason, wanted, detail_value(call.arguments), extra)

@@ -205,6 +205,17 @@ class ToolSequenceGrader(TrajectoryGrader):
         if departure is None:
             reason = f"The agent's calls {_quote(actual)} match {_quote(expected)} ({mode._value_})"
             return Judged(MatchStatus.MATCH, reason, list(expected), shown, extra)
+        if mode is Mode.EXACT:  # the first call that departs, from 1 (none when calls are missing at the end)
+            at_call = next(
+                (
+                    place
+                    for place, (want, made) in enumerate(zip(expected, actual, strict=False))
+                    if want != made
+                ),
+                len(expected) if len(actual) > len(expected) else None,
+            )
+            if at_call is not None:
+                extra["at_call"] = at_call + 1
         calls, listed = _quote(actual), _quote(expected)
         reason = f"The agent's calls {calls} do not match {listed} ({mode._value_}): {departure}"
         return Judged(MatchStatus.MISMATCH, reason, list(expected), shown, extra)

@@ -186,6 +186,41 @@ def test_tool_sequence_names_the_first_departure_and_refuses_an_unreadable_list(
         assert _status(grader, _trajectory("a"), expected) == "invalid_expected"
 
 
+@pytest.mark.parametrize(
+    ("calls", "at_call"),
+    [
+        (("lookup_order", "refund", "refund"), 3),  # one call too many: the third
+        (("lookup_order", "search"), 2),
+        (("refund", "lookup_order"), 1),
+        (("lookup_order",), None),  # a call missing at the end: no call to point at
+    ],
+)
+def test_tool_sequence_points_at_the_call_that_departs(calls: tuple[str, ...], at_call: int | None) -> None:
+    result = ToolSequenceGrader(config={"mode": "exact"}).grade(
+        _trajectory(*calls), '["lookup_order", "refund"]'
+    )
+    assert result["passed"] is False
+    assert result["details"].get("at_call") == at_call
+
+
+def test_tool_args_points_at_the_failing_call_among_all_calls() -> None:
+    trajectory = Trajectory(
+        steps=(
+            Step(kind="tool_call", tool_call=ToolCall(name="lookup_order", arguments={"order_id": 7})),
+            Step(kind="tool_call", tool_call=ToolCall(name="refund", arguments={"order_id": 7})),
+            Step(kind="tool_call", tool_call=ToolCall(name="refund", arguments={"order_id": 8})),
+        ),
+        dialect="test",
+    )
+    failed = ToolArgsGrader(config={"tool": "refund", "call": "last"}).grade(trajectory, '{"order_id": 7}')
+    assert (failed["passed"], failed["details"]["at_call"]) == (False, 3)
+    first = ToolArgsGrader(config={"tool": "refund", "call": "all"}).grade(trajectory, '{"order_id": 8}')
+    assert (first["passed"], first["details"]["at_call"]) == (False, 2)
+    passed = ToolArgsGrader(config={"tool": "refund"}).grade(trajectory, '{"order_id": 8}')
+    assert passed["passed"] is True
+    assert "at_call" not in passed["details"]
+
+
 def _calls(*arguments: Any) -> Trajectory:
     steps = tuple(Step(kind="tool_call", tool_call=ToolCall(name="refund", arguments=a)) for a in arguments)
     return Trajectory(

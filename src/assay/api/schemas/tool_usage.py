@@ -1,0 +1,107 @@
+"""Schemas of what agents' tool calls say: pass rate per tool used, and the tools changed between two runs."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from assay.api.schemas.common import PassRateOut, ResponseModel
+from assay.services.views.tool_usage import ToolBreakdown, ToolCase, ToolChanges, ToolCount, ToolGroup
+
+
+class ToolGroupOut(ResponseModel):
+    """The results whose agent called one tool at least once."""
+
+    tool: str
+    pass_rate: PassRateOut
+    failed: int = Field(description="Of these results, how many did not pass (errors count as failures)")
+    calls: int = Field(description="The tool's calls over these results")
+
+    @classmethod
+    def of(cls, group: ToolGroup) -> ToolGroupOut:
+        """The schema of a service record."""
+        return cls(
+            tool=group.tool, pass_rate=PassRateOut.of(group.pass_rate), failed=group.failed, calls=group.calls
+        )
+
+
+class ToolBreakdownOut(ResponseModel):
+    """Pass rate per tool used (the 200 most used), worst first, over the results with a trajectory."""
+
+    evaluation_id: int
+    traced: int = Field(description="Results with a trajectory")
+    groups: list[ToolGroupOut]
+    no_tools: PassRateOut | None = Field(description="The traced results calling no tool; null if none")
+    distinct_tools: int
+
+    @classmethod
+    def of(cls, breakdown: ToolBreakdown) -> ToolBreakdownOut:
+        """The schema of a service record."""
+        return cls(
+            evaluation_id=breakdown.evaluation_id,
+            traced=breakdown.traced,
+            groups=[ToolGroupOut.of(group) for group in breakdown.groups],
+            no_tools=PassRateOut.of(breakdown.no_tools) if breakdown.no_tools is not None else None,
+            distinct_tools=breakdown.distinct_tools,
+        )
+
+
+class ToolCountOut(ResponseModel):
+    """A tool and its number of calls."""
+
+    name: str
+    calls: int
+
+    @classmethod
+    def of(cls, tool: ToolCount) -> ToolCountOut:
+        """The schema of a service record."""
+        return cls(name=tool.name, calls=tool.calls)
+
+
+class ToolCaseOut(ResponseModel):
+    """A case both runs traced: each run's tools (first-use order, with their calls); whether they differ."""
+
+    case_id: int
+    number: int
+    key: str | None
+    a: list[ToolCountOut]
+    b: list[ToolCountOut]
+    a_passed: bool
+    b_passed: bool
+    changed: bool
+
+    @classmethod
+    def of(cls, case: ToolCase) -> ToolCaseOut:
+        """The schema of a service record."""
+        return cls(
+            case_id=case.case_id,
+            number=case.number,
+            key=case.key,
+            a=[ToolCountOut.of(tool) for tool in case.a],
+            b=[ToolCountOut.of(tool) for tool in case.b],
+            a_passed=case.a_passed,
+            b_passed=case.b_passed,
+            changed=case.changed,
+        )
+
+
+class ToolChangesOut(ResponseModel):
+    """B's tool calls against A's over the cases both traced: changed cases first, then in case order."""
+
+    a_id: int
+    b_id: int
+    shared: int = Field(description="Cases both runs hold a trajectory for")
+    changed: int = Field(description="Of these, cases whose tools or numbers of calls differ")
+    cases: list[ToolCaseOut]
+    next_skip: int | None = Field(description="Where the next page starts; null: this page is the last")
+
+    @classmethod
+    def of(cls, changes: ToolChanges) -> ToolChangesOut:
+        """The schema of a service record."""
+        return cls(
+            a_id=changes.a_id,
+            b_id=changes.b_id,
+            shared=changes.shared,
+            changed=changes.changed,
+            cases=[ToolCaseOut.of(case) for case in changes.cases],
+            next_skip=changes.next_skip,
+        )

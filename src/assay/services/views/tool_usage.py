@@ -1,0 +1,187 @@
+"""What agents' tool calls say about an evaluation: pass rate per tool used, and, between two runs of one
+suite, the cases whose tools changed.
+
+Both read the trajectory summary each result keeps (``results.trajectory_summary``: the tools called, in
+first-use order, with their number of calls), never the trajectories' steps, one batch of rows at a time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from assay.errors import NotFoundError, Problem, ValidationError
+from assay.services.figures.statistics import PassRate, pass_rate, worst_first_key
+from assay.storage import evaluations as store
+from assay.storage.result_groups import SummaryRow, iter_summaries
+
+__all__ = [
+    "ToolBreakdown",
+    "ToolCase",
+    "ToolChanges",
+    "ToolCount",
+    "ToolGroup",
+    "tool_breakdown",
+    "tool_changes",
+]
+
+MAX_TOOLS = 200
+"""Tools listed at most in a breakdown (the most used first)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolGroup:
+    """The results whose agent called one tool (at least once)."""
+
+    tool: str
+    pass_rate: PassRate
+    failed: int
+    """Of these results, how many did not pass (errors count as failures, as in the pass rate)."""
+    calls: int
+    """The tool's calls over these results."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolBreakdown:
+    """Pass rate per tool used, worst first, over the results with a trajectory."""
+
+    evaluation_id: int
+    traced: int
+    """Results with a trajectory."""
+    groups: list[ToolGroup]
+    no_tools: PassRate | None
+    """The results whose trajectory calls no tool; ``None`` when every one does."""
+    distinct_tools: int
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCount:
+    """A tool and its number of calls."""
+
+    name: str
+    calls: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolCase:
+    """A case both runs traced: the tools of each (first-use order), and whether they differ."""
+
+    case_id: int
+    number: int
+    key: str | None
+    a: list[ToolCount]
+    b: list[ToolCount]
+    a_passed: bool
+    b_passed: bool
+    changed: bool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolChanges:
+    """B's tool calls against A's over the cases both traced: changed cases first, then in case order."""
+
+    a_id: int
+    b_id: int
+    shared: int
+    changed: int
+    cases: list[ToolCase]
+    next_skip: int | None
+
+
+def _tools(summary: Mapping[str, Any]) -> list[ToolCount]:
+    """The summary's tools in first-use order (a summary not in the stored form has none)."""
+    names = summary.get("tool_names")
+    if not isinstance(names, Mapping):
+        return []
+    return [ToolCount(str(name), calls) for name, calls in names.items() if isinstance(calls, int)]
+
+
+def _require(session: Session, evaluation_id: int) -> store.EvaluationRow:
+    row = store.find_evaluation(session, evaluation_id)
+    if row is None:
+        raise NotFoundError(f"Evaluation {evaluation_id} not found")
+    return row
+
+
+def tool_breakdown(session: Session, evaluation_id: int) -> ToolBreakdown:
+    """Per tool the evaluation's agents called: the pass rate of the results that called it, worst first
+    (the ``MAX_TOOLS`` most used); and of the traced results that called none."""
+    _require(session, evaluation_id)
+    passed: dict[str, int] = {}
+    total: dict[str, int] = {}
+    calls: dict[str, int] = {}
+    traced = bare = bare_passed = 0
+    for row in iter_summaries(session, evaluation_id):
+        traced += 1
+        tools = _tools(row.summary)
+        if not tools:
+            bare += 1
+            bare_passed += row.passed
+        for tool in tools:
+            total[tool.name] = total.get(tool.name, 0) + 1
+            passed[tool.name] = passed.get(tool.name, 0) + row.passed
+            calls[tool.name] = calls.get(tool.name, 0) + tool.calls
+    most_used = sorted(total, key=lambda name: (-total[name], name))[:MAX_TOOLS]
+    groups = [
+        ToolGroup(
+            tool=name,
+            pass_rate=pass_rate(passed[name], total[name]),
+            failed=total[name] - passed[name],
+            calls=calls[name],
+        )
+        for name in most_used
+    ]
+    groups.sort(key=lambda group: worst_first_key(group.pass_rate))
+    return ToolBreakdown(
+        evaluation_id=evaluation_id,
+        traced=traced,
+        groups=groups,
+        no_tools=pass_rate(bare_passed, bare) if bare else None,
+        distinct_tools=len(total),
+    )
+
+
+def _traced(session: Session, evaluation_id: int) -> dict[int, SummaryRow]:
+    return {row.case_id: row for row in iter_summaries(session, evaluation_id)}
+
+
+def tool_changes(session: Session, a_id: int, b_id: int, *, skip: int = 0, limit: int = 100) -> ToolChanges:
+    """The tools of each case both evaluations traced, A's beside B's; the cases whose tools (or their
+    numbers of calls) changed come first, each part in case order. Both must have run on the same suite."""
+    a, b = _require(session, a_id), _require(session, b_id)
+    if a.suite_id != b.suite_id:
+        message = f"evaluations {a_id} and {b_id} ran on different suites; only runs of one suite compare"
+        raise ValidationError.of(Problem((), message))
+    in_a, in_b = _traced(session, a_id), _traced(session, b_id)
+    pairs = []
+    for case_id, row_b in in_b.items():
+        row_a = in_a.get(case_id)
+        if row_a is None:
+            continue
+        tools_a, tools_b = _tools(row_a.summary), _tools(row_b.summary)
+        pairs.append(
+            ToolCase(
+                case_id=case_id,
+                number=row_b.position + 1,
+                key=row_b.case_key,
+                a=tools_a,
+                b=tools_b,
+                a_passed=row_a.passed,
+                b_passed=row_b.passed,
+                changed=tools_a != tools_b,
+            )
+        )
+    pairs.sort(key=lambda case: (not case.changed, case.number))
+    page = pairs[skip : skip + limit]
+    next_skip = skip + len(page)
+    return ToolChanges(
+        a_id=a_id,
+        b_id=b_id,
+        shared=len(pairs),
+        changed=sum(case.changed for case in pairs),
+        cases=page,
+        next_skip=next_skip if next_skip < len(pairs) else None,
+    )
