@@ -187,7 +187,7 @@ class HttpTargetSpec(_TargetSpecBase):
     )
 
     trajectory: TrajectoryOption | None = Field(
-        default=None, description="Capture the agent's trajectory (docs/trajectories-capture.md)."
+        default=None, description="Capture the agent's trajectory (docs/trajectory-capture.md)."
     )
 
     @field_validator("body_template")
@@ -230,7 +230,7 @@ class OpenAITargetSpec(_TargetSpecBase):
     temperature: float | None = Field(default=None, ge=0, le=2)
     max_tokens: JsonInt | None = Field(default=None, ge=1, strict=False)
     trajectory: TrajectoryOption | None = Field(
-        default=None, description="Capture the agent's trajectory (docs/trajectories-capture.md)."
+        default=None, description="Capture the agent's trajectory (docs/trajectory-capture.md)."
     )
 
 
