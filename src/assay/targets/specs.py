@@ -126,9 +126,11 @@ class HttpTargetSpec(_TargetSpecBase):
     )
     body_template: Any = Field(
         default=None,
-        description="JSON body with {{input}}, {{case_number}} (from 1), {{case_key}} (null without keys), "
-        "{{case_id}} (the database's id), {{metadata.key}} and {{secret.NAME}} placeholders; default "
-        '{"input": "{{input}}"}. For GET, an object sent as query parameters.',
+        description="JSON body with {{input}}, {{messages}} (the case's chat messages, OpenAI's format), "
+        "{{case_number}} (from 1), {{case_key}} (null without keys), {{case_id}} (the database's id), "
+        "{{metadata.key}} and {{secret.NAME}} placeholders; default "
+        '{"input": "{{input}}"} (and "messages" for a conversation). For GET, an object sent as query '
+        "parameters.",
     )
     follow_redirects: bool = Field(
         default=False,
