@@ -164,9 +164,11 @@ class HttpTargetSpec(_TargetSpecBase):
     )
     body_template: Any = Field(
         default=None,
-        description="JSON body with {{input}}, {{case_number}} (from 1), {{case_key}} (null without keys), "
-        "{{case_id}} (the database's id), {{metadata.key}} and {{secret.NAME}} placeholders; default "
-        '{"input": "{{input}}"}. For GET, an object sent as query parameters.',
+        description="JSON body with {{input}}, {{messages}} (the case's chat messages, OpenAI's format), "
+        "{{case_number}} (from 1), {{case_key}} (null without keys), {{case_id}} (the database's id), "
+        "{{metadata.key}} and {{secret.NAME}} placeholders; default "
+        '{"input": "{{input}}"} (and "messages" for a conversation). For GET, an object sent as query '
+        "parameters.",
     )
     follow_redirects: bool = Field(
         default=False,
@@ -187,7 +189,7 @@ class HttpTargetSpec(_TargetSpecBase):
     )
 
     trajectory: TrajectoryOption | None = Field(
-        default=None, description="Capture the agent's trajectory (docs/trajectories-capture.md)."
+        default=None, description="Capture the agent's trajectory (docs/trajectory-capture.md)."
     )
 
     @field_validator("body_template")
@@ -230,7 +232,7 @@ class OpenAITargetSpec(_TargetSpecBase):
     temperature: float | None = Field(default=None, ge=0, le=2)
     max_tokens: JsonInt | None = Field(default=None, ge=1, strict=False)
     trajectory: TrajectoryOption | None = Field(
-        default=None, description="Capture the agent's trajectory (docs/trajectories-capture.md)."
+        default=None, description="Capture the agent's trajectory (docs/trajectory-capture.md)."
     )
 
 
