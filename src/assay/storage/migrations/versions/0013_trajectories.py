@@ -5,7 +5,7 @@ evaluation, case and chunk number, with the index of its first step; ``results.t
 trajectory's summary as JSON (steps, tool calls, tool names with counts, usage, seconds; null: none).
 
 Revision ID: 0013_trajectories
-Revises: 0009_reply_cache
+Revises: 0012_conversations
 Create Date: 2026-11-27
 """
 
@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0013_trajectories"
-down_revision = "0009_reply_cache"
+down_revision = "0012_conversations"
 branch_labels = None
 depends_on = None
 
