@@ -27,8 +27,8 @@ def _run(client: TestClient, suite_id: int, spec: dict[str, Any]) -> int:
     return evaluation_id
 
 
-def _suite(client: TestClient) -> int:
-    response = client.post("/api/suites", json=support_suite("support"))
+def _suite(client: TestClient, name: str = "support") -> int:
+    response = client.post("/api/suites", json=support_suite(name))
     assert response.status_code == 201, response.text
     suite_id: int = response.json()["data"]["id"]
     return suite_id
@@ -79,7 +79,7 @@ def test_the_tools_changed_between_two_runs_come_first(client: TestClient, agent
 
 def test_tool_views_refuse_unknown_evaluations_and_other_suites(client: TestClient, agent: ToolAgent) -> None:
     a_id = _run(client, _suite(client), target(agent.url, "openai-chat"))
-    b_id = _run(client, _suite(client), target(agent.url, "openai-chat"))
+    b_id = _run(client, _suite(client, "another"), target(agent.url, "openai-chat"))
     other = client.get(f"/api/evaluations/{a_id}/compare/{b_id}/tools")
     assert other.status_code == 422
     assert "different suites" in other.json()["error"]["message"]
