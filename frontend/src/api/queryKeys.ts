@@ -28,6 +28,9 @@ export const queryKeys = {
       ["evaluations", evaluationId, "breakdown-keys", refreshKey] as const,
     breakdown: (evaluationId: number, key: string, refreshKey: number) =>
       ["evaluations", evaluationId, "breakdown", key, refreshKey] as const,
+    toolBreakdown: (evaluationId: number, refreshKey: number) =>
+      ["evaluations", evaluationId, "breakdown-tools", refreshKey] as const,
+    trajectory: (evaluationId: number, caseId: number) => ["evaluations", evaluationId, "trajectory", caseId] as const,
   },
   graders: {
     all: ["graders"] as const,
@@ -36,4 +39,5 @@ export const queryKeys = {
   },
   comparison: (aId: number | undefined, bId: number | undefined) => ["compare", aId, bId] as const,
   flips: (aId: number, bId: number, flip: string) => ["compare", aId, bId, flip] as const,
+  toolChanges: (aId: number, bId: number) => ["compare", aId, bId, "tools"] as const,
 };

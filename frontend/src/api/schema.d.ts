@@ -612,6 +612,91 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/evaluations/{evaluation_id}/results/{case_id}/trajectory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page of a result's trajectory
+         * @description Up to ``limit`` steps from ``offset`` (fewer when they pass the page size cap,
+         *     ``ASSAY_MAX_RESULTS_PAGE_BYTES``); only the stored chunks the page overlaps are read. 404 when the result
+         *     has no stored trajectory.
+         */
+        get: operations["get_trajectory_page_api_evaluations__evaluation_id__results__case_id__trajectory_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evaluations/{evaluation_id}/breakdown/tools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pass rate per tool the agent called
+         * @description Per tool the agents called (read from the results' trajectory summaries): the pass rate, with its
+         *     Wilson 95 % interval, and the failures of the results that called it, worst first; and of the traced
+         *     results that called no tool.
+         */
+        get: operations["get_tool_breakdown_api_evaluations__evaluation_id__breakdown_tools_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evaluations/{evaluation_id}/compare/{other_id}/tools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tools changed between two runs
+         * @description A page of the cases both runs traced, each with A's and B's tools (first-use order, calls each); the
+         *     cases whose tools changed first. 422 when the runs are of different suites.
+         */
+        get: operations["get_tool_changes_api_evaluations__evaluation_id__compare__other_id__tools_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/traces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive OpenTelemetry spans (OTLP/HTTP JSON)
+         * @description Keep the spans of the traces Assay sent; OTLP protobuf is refused (send JSON: ``http/json``).
+         */
+        post: operations["receive_traces_v1_traces_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -795,14 +880,19 @@ export interface components {
         CacheMode: "off" | "record" | "replay";
         /**
          * CaseIn
-         * @description A case to store: the input for the agent and the expected output; optionally its own assertions and
-         *     threshold (docs/assertions.md).
+         * @description A case to store: the input for the agent (text, or chat messages) and the expected output; optionally
+         *     its own assertions and threshold (docs/assertions.md) and scripted turns (docs/conversations.md).
          */
         CaseIn: {
             /** Input */
-            input: string;
-            /** Expected Output */
-            expected_output: string;
+            input?: string | {
+                [key: string]: components["schemas"]["JsonValue"];
+            }[] | null;
+            /**
+             * Expected Output
+             * @description Required unless the case has turns (then: none, its turns decide).
+             */
+            expected_output?: string | null;
             /** Metadata */
             metadata?: {
                 [key: string]: components["schemas"]["JsonValue"];
@@ -817,6 +907,15 @@ export interface components {
             assert?: components["schemas"]["AssertionIn"][] | null;
             /** Threshold */
             threshold?: number | null;
+            /**
+             * Turns
+             * @description Scripted user messages sent one by one (a text, or one with its own assertions).
+             */
+            turns?: (string | components["schemas"]["TurnIn"])[] | null;
+            /** Stop At First Failure */
+            stop_at_first_failure?: boolean | null;
+            /** Max Seconds */
+            max_seconds?: number | null;
         };
         /**
          * CaseList
@@ -842,7 +941,10 @@ export interface components {
             number: number;
             /** Key */
             key: string | null;
-            /** Input */
+            /**
+             * Input
+             * @description The input; of a conversation, its text for people (see messages).
+             */
             input: string;
             /** Expected Output */
             expected_output: string;
@@ -854,6 +956,19 @@ export interface components {
             assert?: components["schemas"]["AssertionOut"][] | null;
             /** Threshold */
             threshold?: number | null;
+            /**
+             * Messages
+             * @description A conversation input's messages, in OpenAI's chat format; null: text.
+             */
+            messages?: {
+                [key: string]: unknown;
+            }[] | null;
+            /** Turns */
+            turns?: components["schemas"]["TurnOut"][] | null;
+            /** Stop At First Failure */
+            stop_at_first_failure?: boolean | null;
+            /** Max Seconds */
+            max_seconds?: number | null;
         };
         /**
          * CasesAdded
@@ -1197,6 +1312,36 @@ export interface components {
             data?: components["schemas"]["TargetTrialOut"] | null;
             error?: components["schemas"]["ErrorBody"] | null;
         };
+        /** Envelope[ToolBreakdownOut] */
+        Envelope_ToolBreakdownOut_: {
+            /**
+             * Success
+             * @default true
+             */
+            success?: boolean;
+            data?: components["schemas"]["ToolBreakdownOut"] | null;
+            error?: components["schemas"]["ErrorBody"] | null;
+        };
+        /** Envelope[ToolChangesOut] */
+        Envelope_ToolChangesOut_: {
+            /**
+             * Success
+             * @default true
+             */
+            success?: boolean;
+            data?: components["schemas"]["ToolChangesOut"] | null;
+            error?: components["schemas"]["ErrorBody"] | null;
+        };
+        /** Envelope[TrajectoryPageOut] */
+        Envelope_TrajectoryPageOut_: {
+            /**
+             * Success
+             * @default true
+             */
+            success?: boolean;
+            data?: components["schemas"]["TrajectoryPageOut"] | null;
+            error?: components["schemas"]["ErrorBody"] | null;
+        };
         /** Envelope[ValidationResult] */
         Envelope_ValidationResult_: {
             /**
@@ -1429,6 +1574,13 @@ export interface components {
             key: string | null;
             /** Reason */
             reason: string;
+        };
+        /**
+         * ExportTraceResponse
+         * @description OTLP's answer to an export: empty when every span was kept.
+         */
+        ExportTraceResponse: {
+            partialSuccess?: components["schemas"]["PartialSuccess"] | null;
         };
         /**
          * FailureGroupOut
@@ -1862,7 +2014,7 @@ export interface components {
             };
             /**
              * Body Template
-             * @description JSON body with {{input}}, {{case_number}} (from 1), {{case_key}} (null without keys), {{case_id}} (the database's id), {{metadata.key}} and {{secret.NAME}} placeholders; default {"input": "{{input}}"}. For GET, an object sent as query parameters.
+             * @description JSON body with {{input}}, {{messages}} (the case's chat messages, OpenAI's format), {{case_number}} (from 1), {{case_key}} (null without keys), {{case_id}} (the database's id), {{metadata.key}} and {{secret.NAME}} placeholders; default {"input": "{{input}}"} (and "messages" for a conversation). For GET, an object sent as query parameters.
              */
             body_template?: unknown;
             /**
@@ -1883,6 +2035,8 @@ export interface components {
              * @default usage
              */
             usage_path?: string | null;
+            /** @description Capture the agent's trajectory (docs/trajectory-capture.md). */
+            trajectory?: components["schemas"]["TrajectoryOption"] | null;
         };
         JsonValue: unknown;
         /**
@@ -1983,6 +2137,8 @@ export interface components {
             temperature?: number | null;
             /** Max Tokens */
             max_tokens?: number | null;
+            /** @description Capture the agent's trajectory (docs/trajectory-capture.md). */
+            trajectory?: components["schemas"]["TrajectoryOption"] | null;
         };
         /**
          * Outcome
@@ -1991,6 +2147,22 @@ export interface components {
          * @enum {string}
          */
         Outcome: "passed" | "failed" | "invalid" | "error";
+        /**
+         * PartialSuccess
+         * @description Spans refused, and why (the first reason).
+         */
+        PartialSuccess: {
+            /**
+             * Rejectedspans
+             * @default 0
+             */
+            rejectedSpans?: number;
+            /**
+             * Errormessage
+             * @default
+             */
+            errorMessage?: string;
+        };
         /**
          * PassRateOut
          * @description Passes out of results (target errors count as failures), with the Wilson 95 % interval.
@@ -2245,6 +2417,8 @@ export interface components {
              * @description Each assertion's verdict, for a case graded by its own assertions (else null); the same verdicts as details.children
              */
             assertions?: components["schemas"]["AssertionVerdictOut"][] | null;
+            /** @description The summary of the agent's trajectory, when its target captures one (its steps: GET .../results/{case_id}/trajectory) */
+            trajectory?: components["schemas"]["TrajectorySummaryOut"] | null;
         };
         /**
          * ResultUsageOut
@@ -2333,6 +2507,37 @@ export interface components {
             match_status: components["schemas"]["MatchStatus"] | null;
             /** Error */
             error: string | null;
+        };
+        /**
+         * StepOut
+         * @description One step of a trajectory: a message, a tool call or a tool result (``call_id``: the call answered).
+         */
+        StepOut: {
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "message" | "tool_call" | "tool_result";
+            /** Role */
+            role?: string | null;
+            /** Text */
+            text?: string | null;
+            tool_call?: components["schemas"]["ToolCallOut"] | null;
+            /** Call Id */
+            call_id?: string | null;
+            /**
+             * Is Error
+             * @default false
+             */
+            is_error?: boolean;
+            /** Started Ms */
+            started_ms?: number | null;
+            /** Duration Ms */
+            duration_ms?: number | null;
+            /** Input Tokens */
+            input_tokens?: number | null;
+            /** Output Tokens */
+            output_tokens?: number | null;
         };
         /**
          * SuiteCreate
@@ -2536,6 +2741,221 @@ export interface components {
             /** Latency Ms */
             latency_ms: number | null;
             verdict: components["schemas"]["GradeOutcome"] | null;
+        };
+        /**
+         * ToolBreakdownOut
+         * @description Pass rate per tool used (the 200 most used), worst first, over the results with a trajectory.
+         */
+        ToolBreakdownOut: {
+            /** Evaluation Id */
+            evaluation_id: number;
+            /**
+             * Traced
+             * @description Results with a trajectory
+             */
+            traced: number;
+            /** Groups */
+            groups: components["schemas"]["ToolGroupOut"][];
+            /** @description The traced results calling no tool; null if none */
+            no_tools: components["schemas"]["PassRateOut"] | null;
+            /** Distinct Tools */
+            distinct_tools: number;
+        };
+        /**
+         * ToolCallOut
+         * @description A tool call: the tool's name, its arguments (the parsed JSON, or the string sent when it did not
+         *     parse) and its id.
+         */
+        ToolCallOut: {
+            /** Name */
+            name: string;
+            /** Arguments */
+            arguments?: unknown;
+            /** Call Id */
+            call_id?: string | null;
+        };
+        /**
+         * ToolCaseOut
+         * @description A case both runs traced: each run's tools (first-use order, with their calls); whether they differ.
+         */
+        ToolCaseOut: {
+            /** Case Id */
+            case_id: number;
+            /** Number */
+            number: number;
+            /** Key */
+            key: string | null;
+            /** A */
+            a: components["schemas"]["ToolCountOut"][];
+            /** B */
+            b: components["schemas"]["ToolCountOut"][];
+            /** A Passed */
+            a_passed: boolean;
+            /** B Passed */
+            b_passed: boolean;
+            /** Changed */
+            changed: boolean;
+        };
+        /**
+         * ToolChangesOut
+         * @description B's tool calls against A's over the cases both traced: changed cases first, then in case order.
+         */
+        ToolChangesOut: {
+            /** A Id */
+            a_id: number;
+            /** B Id */
+            b_id: number;
+            /**
+             * Shared
+             * @description Cases both runs hold a trajectory for
+             */
+            shared: number;
+            /**
+             * Changed
+             * @description Of these, cases whose tools or numbers of calls differ
+             */
+            changed: number;
+            /** Cases */
+            cases: components["schemas"]["ToolCaseOut"][];
+            /**
+             * Next Skip
+             * @description Where the next page starts; null: this page is the last
+             */
+            next_skip: number | null;
+        };
+        /**
+         * ToolCountOut
+         * @description A tool and its number of calls.
+         */
+        ToolCountOut: {
+            /** Name */
+            name: string;
+            /** Calls */
+            calls: number;
+        };
+        /**
+         * ToolGroupOut
+         * @description The results whose agent called one tool at least once.
+         */
+        ToolGroupOut: {
+            /** Tool */
+            tool: string;
+            pass_rate: components["schemas"]["PassRateOut"];
+            /**
+             * Failed
+             * @description Of these results, how many did not pass (errors count as failures)
+             */
+            failed: number;
+            /**
+             * Calls
+             * @description The tool's calls over these results
+             */
+            calls: number;
+        };
+        /**
+         * TrajectoryOption
+         * @description Where a case's trajectory comes from: a part of the reply's JSON, or the OTLP spans of its trace.
+         *
+         *     ``from: reply`` reads the value at ``path`` (dotted; empty: the whole reply document) in ``dialect``;
+         *     ``from: otlp`` waits up to ``grace_s`` after the reply for the spans the agent exports to Assay's
+         *     ``/v1/traces`` under the trace id of the ``traceparent`` header it was sent.
+         */
+        TrajectoryOption: {
+            /**
+             * From
+             * @description reply or otlp.
+             * @enum {string}
+             */
+            from: "reply" | "otlp";
+            /**
+             * Path
+             * @description Dotted path to the trajectory in the reply's JSON (from: reply); '' reads the whole reply (an ATIF document, a Responses object).
+             * @default messages
+             */
+            path?: string;
+            /**
+             * Dialect
+             * @description The trajectory's format; auto detects it.
+             * @default auto
+             * @enum {string}
+             */
+            dialect?: "auto" | "openai-chat" | "openai-responses" | "anthropic" | "atif" | "otlp" | "assay";
+            /**
+             * Grace S
+             * @description Seconds to wait after the reply for its spans (from: otlp).
+             * @default 2
+             */
+            grace_s?: number;
+            /**
+             * Max Bytes
+             * @description Cap of a reply body carrying a trajectory (from: reply); the answer text keeps its own.
+             * @default 134217728
+             */
+            max_bytes?: number;
+        };
+        /**
+         * TrajectoryPageOut
+         * @description Steps ``offset`` onwards of a result's trajectory, and its summary.
+         */
+        TrajectoryPageOut: {
+            summary: components["schemas"]["TrajectorySummaryOut"];
+            /** Offset */
+            offset: number;
+            /** Steps */
+            steps: components["schemas"]["StepOut"][];
+            /**
+             * Next Offset
+             * @description Where the next page starts; null: this page is the last
+             */
+            next_offset: number | null;
+        };
+        /**
+         * TrajectorySummaryOut
+         * @description What a result keeps of the agent's trajectory: its dialect, counts, the tools called (name to number
+         *     of calls, in first-use order), usage and duration (null: the trajectory does not say).
+         */
+        TrajectorySummaryOut: {
+            /** Dialect */
+            dialect: string;
+            /** Steps */
+            steps: number;
+            /** Tool Calls */
+            tool_calls: number;
+            /** Tool Names */
+            tool_names: {
+                [key: string]: number;
+            };
+            /** Input Tokens */
+            input_tokens: number | null;
+            /** Output Tokens */
+            output_tokens: number | null;
+            /** Seconds */
+            seconds: number | null;
+        };
+        /**
+         * TurnIn
+         * @description A scripted user message of a multi-turn case and the assertions its reply must pass
+         *     (docs/conversations.md).
+         */
+        TurnIn: {
+            /** Content */
+            content: string;
+            /** Assert */
+            assert?: components["schemas"]["AssertionIn"][] | null;
+            /** Threshold */
+            threshold?: number | null;
+        };
+        /**
+         * TurnOut
+         * @description A stored turn.
+         */
+        TurnOut: {
+            /** Content */
+            content: string;
+            /** Assert */
+            assert?: components["schemas"]["AssertionOut"][] | null;
+            /** Threshold */
+            threshold?: number | null;
         };
         /**
          * UsageOut
@@ -5727,6 +6147,361 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Envelope_EvalsOut_"];
+                };
+            };
+            /** @description Missing or wrong API key (`UNAUTHORIZED`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found (`NOT_FOUND`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Method not allowed (`METHOD_NOT_ALLOWED`) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body too large (`PAYLOAD_TOO_LARGE`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid request: query, path, body or grader config (`VALIDATION_ERROR`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected server error (`INTERNAL_ERROR`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    get_trajectory_page_api_evaluations__evaluation_id__results__case_id__trajectory_get: {
+        parameters: {
+            query?: {
+                /** @description The first step (from 0) */
+                offset?: number;
+                /** @description Steps at most */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Evaluation id */
+                evaluation_id: number;
+                /** @description Case id */
+                case_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_TrajectoryPageOut_"];
+                };
+            };
+            /** @description Missing or wrong API key (`UNAUTHORIZED`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found (`NOT_FOUND`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Method not allowed (`METHOD_NOT_ALLOWED`) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body too large (`PAYLOAD_TOO_LARGE`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid request: query, path, body or grader config (`VALIDATION_ERROR`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected server error (`INTERNAL_ERROR`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    get_tool_breakdown_api_evaluations__evaluation_id__breakdown_tools_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Evaluation id */
+                evaluation_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_ToolBreakdownOut_"];
+                };
+            };
+            /** @description Missing or wrong API key (`UNAUTHORIZED`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found (`NOT_FOUND`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Method not allowed (`METHOD_NOT_ALLOWED`) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body too large (`PAYLOAD_TOO_LARGE`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid request: query, path, body or grader config (`VALIDATION_ERROR`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected server error (`INTERNAL_ERROR`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    get_tool_changes_api_evaluations__evaluation_id__compare__other_id__tools_get: {
+        parameters: {
+            query?: {
+                /** @description Items per page (1..500) */
+                limit?: number;
+                /** @description Items to skip */
+                skip?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Evaluation id */
+                evaluation_id: number;
+                /** @description Evaluation B, compared with A */
+                other_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope_ToolChangesOut_"];
+                };
+            };
+            /** @description Missing or wrong API key (`UNAUTHORIZED`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found (`NOT_FOUND`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Method not allowed (`METHOD_NOT_ALLOWED`) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body too large (`PAYLOAD_TOO_LARGE`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid request: query, path, body or grader config (`VALIDATION_ERROR`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected server error (`INTERNAL_ERROR`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is busy (`BUSY`) or cannot be reached (`UNAVAILABLE`); nothing changed, retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    receive_traces_v1_traces_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportTraceResponse"];
                 };
             };
             /** @description Missing or wrong API key (`UNAUTHORIZED`) */

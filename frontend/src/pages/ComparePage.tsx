@@ -6,6 +6,7 @@ import { useSuites } from "../api/suites";
 import { useDocumentTitle, useIsNarrow } from "../hooks";
 import type { Comparison, Evaluation, FlipKind, FlippedCase } from "../api/types";
 import { CaseNumber } from "../components/results/CaseNumber";
+import { ToolChanges } from "../components/trajectory/ToolChanges";
 import { ErrorMessage } from "../components/common/ErrorMessage";
 import { Verdict } from "../components/verdicts/Verdict";
 import { outcomeOf } from "../components/verdicts/outcome";
@@ -161,6 +162,7 @@ function ComparisonView({ comparison }: { comparison: Comparison }) {
         total={comparison.fail_to_pass}
         testId="flips-fail-to-pass"
       />
+      <ToolChanges aId={comparison.a_id} bId={comparison.b_id} />
     </>
   );
 }

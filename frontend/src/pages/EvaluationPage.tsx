@@ -7,6 +7,7 @@ import { useDocumentTitle } from "../hooks";
 import type { EvaluationSummary } from "../api/types";
 import type { OutcomeFilter } from "../api/evaluations";
 import { BreakdownPanel } from "../components/evaluation/BreakdownPanel";
+import { ToolBreakdownPanel } from "../components/evaluation/ToolBreakdownPanel";
 import { CasePanel } from "../components/results/CasePanel";
 import { ErrorMessage } from "../components/common/ErrorMessage";
 import { EvaluationHeader } from "../components/evaluation/EvaluationHeader";
@@ -70,6 +71,7 @@ export function EvaluationPage() {
       <div className="evaluation-views">
         <FailureGroups evaluationId={evaluationId} refreshKey={refreshKey} query={query} />
         <BreakdownPanel evaluationId={evaluationId} refreshKey={refreshKey} />
+        <ToolBreakdownPanel evaluationId={evaluationId} refreshKey={refreshKey} />
       </div>
       <section className="results-section" aria-label="Results">
         <ResultFilters
@@ -91,6 +93,7 @@ export function EvaluationPage() {
           />
           {openCaseId !== undefined && openCase.data && (
             <CasePanel
+              evaluationId={evaluationId}
               result={openCase.data}
               graderId={data.grader.grader_id}
               onClose={close}

@@ -8,6 +8,9 @@ import { outcomeOf } from "../verdicts/outcome";
 import { TextBlock } from "../common/TextBlock";
 import { Verdict } from "../verdicts/Verdict";
 import { VerdictDetails } from "../verdicts/VerdictTree";
+import { ConversationTurns } from "../trajectory/ConversationTurns";
+import { TrajectoryView } from "../trajectory/TrajectoryView";
+import { turnsOf } from "../trajectory/turns";
 
 const READER_EVENTS = ["wheel", "touchstart", "keydown", "mousedown"] as const;
 
@@ -35,6 +38,7 @@ function useKeptInView(ref: RefObject<HTMLElement | null>, key: number, enabled:
 
 /** Everything about one case's result: what went in, what was expected, what came back, and why it scored so. */
 interface CasePanelProps {
+  evaluationId: number;
   result: CaseResult;
   /** The evaluation's grader, named at the root of a composite's verdict tree. */
   graderId: string;
@@ -43,7 +47,7 @@ interface CasePanelProps {
   fromLink?: boolean;
 }
 
-export function CasePanel({ result, graderId, onClose, fromLink = false }: CasePanelProps) {
+export function CasePanel({ evaluationId, result, graderId, onClose, fromLink = false }: CasePanelProps) {
   // Escape closes the panel, wherever the focus is (but not while a dialog or a menu has it).
   useEffect(() => {
     const close = (event: KeyboardEvent) => {
@@ -54,6 +58,7 @@ export function CasePanel({ result, graderId, onClose, fromLink = false }: CaseP
   }, [onClose]);
   const panelRef = useRef<HTMLElement>(null);
   useKeptInView(panelRef, result.case_id, fromLink);
+  const turns = turnsOf(result.details);
   return (
     <aside ref={panelRef} className="case-panel panel" aria-label={`Case #${result.number}`} data-testid="case-panel">
       <header className="row">
@@ -94,8 +99,26 @@ export function CasePanel({ result, graderId, onClose, fromLink = false }: CaseP
       <TextBlock value={result.input} label="input" />
       <h4>expected_output</h4>
       <TextBlock value={result.expected_output} label="expected_output" />
+      {turns.length > 0 && (
+        <>
+          <h4>conversation</h4>
+          <ConversationTurns turns={turns} />
+        </>
+      )}
       <h4>agent_response</h4>
       <TextBlock value={result.agent_response} label="agent_response" missing="(no answer)" />
+      {result.trajectory && (
+        <>
+          <h4>trajectory</h4>
+          <TrajectoryView
+            key={result.case_id}
+            evaluationId={evaluationId}
+            caseId={result.case_id}
+            summary={result.trajectory}
+            details={result.details}
+          />
+        </>
+      )}
       {result.error && (
         <>
           <h4>error</h4>
