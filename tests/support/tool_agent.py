@@ -8,7 +8,9 @@ refunded; a second refund of the same order fails). ``mode`` changes the model's
 
 * ``correct``: search, look the order up, refund its total, answer;
 * ``skip``: search, then refund at once (the look-up skipped: a guessed amount);
-* ``twice``: as ``correct``, but the refund is asked for twice (the second fails).
+* ``twice``: as ``correct``, but the refund is asked for twice (the second fails);
+* ``thorough``: as ``correct``, but the order is looked up :data:`THOROUGH_LOOKUPS` times in one turn (a
+  long trajectory: more steps than a page of the case panel).
 
 The reply holds ``answer`` (the final text), ``usage`` and the run in ``dialect``: ``openai-chat``
 (``messages``), ``openai-responses`` (``output``), ``anthropic`` (``messages`` of content blocks), ``atif``
@@ -37,7 +39,7 @@ from typing import Any, Literal
 import aiohttp
 from aiohttp import web
 
-Mode = Literal["correct", "skip", "twice"]
+Mode = Literal["correct", "skip", "twice", "thorough"]
 DIALECTS = ("openai-chat", "openai-responses", "anthropic", "atif", "otlp")
 _START_TIMEOUT_S = 10.0
 
@@ -105,6 +107,9 @@ class Event:
     tokens: tuple[int, int] = (0, 0)
 
 
+THOROUGH_LOOKUPS = 30
+
+
 def _plan(question: str, history: list[Event], mode: Mode) -> Event:
     """The scripted model's next turn, from what the tools said so far."""
     results = [event for event in history if event.kind == "tool"]
@@ -123,7 +128,8 @@ def _plan(question: str, history: list[Event], mode: Mode) -> Event:
         return Event("model", text="I could not find that order.", tokens=tokens)
     order_id = found[0]["order_id"]
     if "lookup_order" not in called and mode != "skip":
-        return Event("model", calls=[("", "lookup_order", {"order_id": order_id})], tokens=tokens)
+        lookups = THOROUGH_LOOKUPS if mode == "thorough" else 1
+        return Event("model", calls=[("", "lookup_order", {"order_id": order_id})] * lookups, tokens=tokens)
     refunds = called.count("refund")
     amount = next(
         (json.loads(event.result or "{}").get("total") for event in results if event.name == "lookup_order"),
