@@ -13,12 +13,14 @@ from typing import Any
 import httpx2
 
 from tests.factories import wait_until_finished
+from tests.support.tool_agent import ToolAgent, support_suite, target
 
 RUN_TIMEOUT_S = 60.0
 SUITE_NAME = "Customer support triage: refund, cancellation and warranty questions (EU, Q4 2026)"
 LANGUAGES = ("en", "de", "fr", "es")
 _FIRST_ROW = '[data-testid="results-scroll"] [role="row"][data-case-id]'
 _EVAL_FILE = '[data-testid="eval-file"] summary'
+_FAILED_STEP = '[data-testid="trajectory-step"][data-failed]'
 CHANNELS = ("email_with_attachment_and_long_thread", "chat_widget", "phone_transcript")
 
 
@@ -90,6 +92,38 @@ def _run(client: httpx2.Client, body: dict[str, Any]) -> int:
     return evaluation_id
 
 
+TOOL_MODES = ("correct", "skip", "twice", "thorough")
+
+
+def _tool_routes(client: httpx2.Client) -> tuple[Route, ...]:
+    """Two runs of the real tool agent (tests/support/tool_agent.py) on a support suite: a case panel with a
+    trajectory whose checks fail at a step, and Compare's changed tool calls. The agent is needed only while
+    they run: the trajectories are stored."""
+    suite = support_suite("Support agent with tools: order look-up, refunds and search (trajectory checks)")
+    suite["cases"] = [
+        {"input": "Please refund my blue kettle", "expected_output": "Refunded", "metadata": {"mode": mode}}
+        for mode in TOOL_MODES
+    ]
+    suite_id = int(_data(client.post("/api/suites", json=suite))["id"])
+    with ToolAgent() as agent:
+        fixed = target(agent.url, "anthropic")
+        fixed["body_template"] = {**fixed["body_template"], "mode": "correct"}
+        ids = [
+            _run(client, {"suite_id": suite_id, "grader_id": "true-false", "target": spec, "name": name})
+            for spec, name in (
+                (target(agent.url, "openai-chat"), "Support agent, production prompt (skips look-ups)"),
+                (fixed, "Support agent, candidate prompt with the look-up rule"),
+            )
+        ]
+    rows = _data(client.get(f"/api/evaluations/{ids[0]}/results"))["results"]
+    skipped = next(row["case_id"] for row in rows if row["number"] == 2)
+    return (
+        # Clicking the failing step scrolls the case panel to it (the panel scrolls on its own).
+        Route("evaluation-trajectory", f"/evaluations/{ids[0]}?case={skipped}", click=_FAILED_STEP),
+        Route("compare-tools", f"/compare?a={ids[0]}&b={ids[1]}"),
+    )
+
+
 def seed_showcase(client: httpx2.Client) -> Showcase:
     """Seed the layout's data on the server ``client`` talks to; the routes to visit."""
     cases = _cases()
@@ -142,5 +176,6 @@ def seed_showcase(client: httpx2.Client) -> Showcase:
         Route("graders", "/graders"),
         Route("grader", "/graders/extract"),
         Route("not-found", "/no-such-screen"),
+        *_tool_routes(client),
     )
     return Showcase(suite_id=suite_id, evaluation_ids=tuple(evaluation_ids), routes=routes)
