@@ -174,11 +174,8 @@ def main() -> None:
             f"p99 {percentile(health, 99) * 1000:.1f} ms, max {max(health) * 1000:.1f} ms "
             f"over {len(health)} probes (target p99 <= 100 ms)"
         )
-        stored = Path(tmp) / "assay.db"
-        print(
-            f"database after the run: {stored.stat().st_size / 1e6:.0f} MB "
-            f"({stored.stat().st_size / args.cases / 1e6:.2f} MB a case, the trajectory compressed)"
-        )
+        stored = sum(path.stat().st_size for path in Path(tmp).glob("assay.db*"))  # the WAL included
+        print(f"database after the run: {stored / 1e6:.1f} MB, {stored / args.cases / 1e3:.0f} kB a case")
 
         big_id = run_evaluation(client, agent_url, 1, 1, big=True)
         case_id = client.get(f"/api/evaluations/{big_id}/results").json()["data"]["results"][0]["case_id"]

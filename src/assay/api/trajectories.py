@@ -9,8 +9,9 @@ from pydantic import Field
 
 from assay.api.deps import MAX_ID, SessionDep, SettingsDep
 from assay.api.envelope import ERROR_RESPONSES, Envelope, ok
-from assay.api.schemas.common import ResponseModel
+from assay.api.schemas.common import PassRateOut, ResponseModel
 from assay.api.schemas.evaluations import TrajectorySummaryOut
+from assay.services.views.tool_breakdown import tool_breakdown
 from assay.services.views.trajectory_pages import MAX_PAGE_STEPS, trajectory_page
 
 router = APIRouter(prefix="/api/evaluations", tags=["evaluations"], responses=ERROR_RESPONSES)
@@ -69,5 +70,42 @@ def get_trajectory_page(
             offset=page.offset,
             steps=[StepOut.model_validate(step) for step in page.steps],
             next_offset=page.next_offset,
+        )
+    )
+
+
+class ToolGroupOut(ResponseModel):
+    """The results whose trajectory called one tool."""
+
+    tool: str
+    calls: int = Field(description="Calls of the tool in those results")
+    pass_rate: PassRateOut
+
+
+class ToolBreakdownOut(ResponseModel):
+    """Pass rate per tool the agent called, worst first (the 200 most used tools)."""
+
+    evaluation_id: int
+    groups: list[ToolGroupOut]
+    no_tool: PassRateOut = Field(description="The results whose trajectory called no tool")
+    with_trajectory: int = Field(description="Results with a stored trajectory (the others are left out)")
+
+
+@router.get("/{evaluation_id:int}/breakdown/tools", summary="Pass rate per tool the agent called")
+def get_tool_breakdown(
+    evaluation_id: Annotated[int, Path(ge=1, le=MAX_ID, description="Evaluation id")], session: SessionDep
+) -> Envelope[ToolBreakdownOut]:
+    """Per tool, the results whose trajectory called it, their pass rate and the calls made, from each
+    result's stored trajectory summary."""
+    found = tool_breakdown(session, evaluation_id)
+    return ok(
+        ToolBreakdownOut(
+            evaluation_id=found.evaluation_id,
+            groups=[
+                ToolGroupOut(tool=group.tool, calls=group.calls, pass_rate=PassRateOut.of(group.pass_rate))
+                for group in found.groups
+            ],
+            no_tool=PassRateOut.of(found.no_tool),
+            with_trajectory=found.with_trajectory,
         )
     )

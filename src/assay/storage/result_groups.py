@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -277,3 +277,13 @@ def cases_where_verdicts_differ(evaluation_ids: Sequence[int]) -> Select[Any]:
         .group_by(_RESULTS.c.case_id)
         .having(and_(func.count(_RESULTS.c.passed.distinct()) > 1))
     )
+
+
+def trajectory_summaries(session: Session, evaluation_id: int) -> Iterator[tuple[bool, dict[str, Any]]]:
+    """``(passed, trajectory summary)`` of each result of the evaluation that has a trajectory, streamed."""
+    query = (
+        select(ResultRow.passed, ResultRow.trajectory_summary)
+        .where(ResultRow.evaluation_id == evaluation_id, ResultRow.trajectory_summary.is_not(None))
+        .execution_options(yield_per=1_000)
+    )
+    yield from session.execute(query)
