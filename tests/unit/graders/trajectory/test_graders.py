@@ -286,3 +286,11 @@ def test_trajectory_graders_compose_with_text_graders() -> None:
     assert [child["passed"] for child in failed["details"]["children"]] == [False, True]
     text_only = both.grade("Refunded 20.0 for order 7.", None)  # no trajectory: never a pass
     assert text_only["passed"] is False
+
+
+def test_a_verdict_on_an_agent_reply_stores_its_text_as_the_answer() -> None:
+    reply = AgentReply(text="Refunded.", trajectory=_trajectory("refund"), raw=json.dumps(run.OPENAI_CHAT))
+    for grader in (ToolCalledGrader(), catalog.default("contains")):
+        result = grader.grade(reply, "refund")
+        assert result["details"]["actual_original"] == "Refunded."
+        json.dumps(result, allow_nan=False)  # stored as JSON, as any verdict
