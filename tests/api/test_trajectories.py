@@ -158,3 +158,24 @@ def test_trajectory_checks_give_each_mode_its_verdicts(
         verdicts = {check["name"]: check["passed"] for check in row["assertions"]}
         assert verdicts == expected, (dialect, mode, row["assertions"])
         assert row["passed"] is all(expected.values())
+
+
+def test_results_break_down_by_the_tools_their_agent_called(client: TestClient, agent: ToolAgent) -> None:
+    response = client.post("/api/suites", json=support_suite("support by tool"))
+    created = start(client, suite_id=response.json()["data"]["id"], target=target(agent.url, "openai-chat"))
+    wait_until_finished(client, created["id"])
+    shown = client.get(f"/api/evaluations/{created['id']}/breakdown/tools").json()["data"]
+    groups = {group["tool"]: group for group in shown["groups"]}
+    # correct passes every check; skip and twice fail: each tool's results are the modes that called it
+    assert {
+        tool: (g["pass_rate"]["passed"], g["pass_rate"]["total"], g["calls"]) for tool, g in groups.items()
+    } == {
+        "search_orders": (1, 3, 3),
+        "lookup_order": (1, 2, 2),
+        "refund": (1, 3, 4),
+    }
+    # worst first: the lowest rate, then the most results, then by name
+    assert [group["tool"] for group in shown["groups"]] == ["refund", "search_orders", "lookup_order"]
+    assert shown["with_trajectory"] == 3
+    assert shown["no_tool"]["total"] == 0
+    assert client.get("/api/evaluations/99/breakdown/tools").status_code == 404

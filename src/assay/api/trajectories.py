@@ -11,10 +11,11 @@ from pydantic import Field
 
 from assay.api.deps import MAX_ID, PaginationDep, SessionDep, SettingsDep
 from assay.api.envelope import ERROR_RESPONSES, Envelope, ok
-from assay.api.schemas.common import ResponseModel
+from assay.api.schemas.common import PassRateOut, ResponseModel
 from assay.api.schemas.evaluations import TrajectorySummaryOut
-from assay.api.schemas.tool_usage import ToolBreakdownOut, ToolChangesOut
-from assay.services.views.tool_usage import tool_breakdown, tool_changes
+from assay.api.schemas.tool_usage import ToolChangesOut
+from assay.services.views.tool_breakdown import tool_breakdown
+from assay.services.views.tool_usage import tool_changes
 from assay.services.views.trajectory_pages import MAX_PAGE_STEPS, trajectory_page
 
 EvaluationId = Annotated[int, Path(ge=1, le=MAX_ID, description="Evaluation id")]
@@ -79,12 +80,39 @@ def get_trajectory_page(
     )
 
 
+class ToolGroupOut(ResponseModel):
+    """The results whose trajectory called one tool."""
+
+    tool: str
+    calls: int = Field(description="Calls of the tool in those results")
+    pass_rate: PassRateOut
+
+
+class ToolBreakdownOut(ResponseModel):
+    """Pass rate per tool the agent called, worst first (the 200 most used tools)."""
+
+    evaluation_id: int
+    groups: list[ToolGroupOut]
+    no_tool: PassRateOut = Field(description="The results whose trajectory called no tool")
+    with_trajectory: int = Field(description="Results with a stored trajectory (the others are left out)")
+
+
 @router.get("/{evaluation_id:int}/breakdown/tools", summary="Pass rate per tool the agent called")
 def get_tool_breakdown(evaluation_id: EvaluationId, session: SessionDep) -> Envelope[ToolBreakdownOut]:
-    """Per tool the agents called (read from the results' trajectory summaries): the pass rate, with its
-    Wilson 95 % interval, and the failures of the results that called it, worst first; and of the traced
-    results that called no tool."""
-    return ok(ToolBreakdownOut.of(tool_breakdown(session, evaluation_id)))
+    """Per tool, the results whose trajectory called it, their pass rate and the calls made, from each
+    result's stored trajectory summary."""
+    found = tool_breakdown(session, evaluation_id)
+    return ok(
+        ToolBreakdownOut(
+            evaluation_id=found.evaluation_id,
+            groups=[
+                ToolGroupOut(tool=group.tool, calls=group.calls, pass_rate=PassRateOut.of(group.pass_rate))
+                for group in found.groups
+            ],
+            no_tool=PassRateOut.of(found.no_tool),
+            with_trajectory=found.with_trajectory,
+        )
+    )
 
 
 @router.get("/{evaluation_id:int}/compare/{other_id:int}/tools", summary="Tools changed between two runs")

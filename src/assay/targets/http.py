@@ -21,6 +21,7 @@ from yarl import URL
 
 from assay.targets.base import Target, TargetCase, response_text
 from assay.targets.egress import EgressPolicy, EgressRefusedError
+from assay.targets.heavy_thread import in_heavy_thread
 from assay.targets.policy import TargetPolicy
 from assay.targets.raw import RawReply, keep_raw
 from assay.targets.reasons import (
@@ -343,6 +344,17 @@ def note_trajectory(option: TrajectoryOption | None, trace: TraceContext | None,
         note_capture(Capture(trace, from_reply=True, dialect=option.dialect, document=found))
 
 
+LARGE_BODY_BYTES = 256 * 1024
+"""A reply body past this is parsed on the heavy-work thread: megabytes of JSON take tens of ms."""
+
+
+async def parse_large_json(reply: Reply) -> Any:
+    """:func:`parse_json`, on the heavy-work thread for a large body (one carrying a trajectory, mostly)."""
+    if len(reply.body) <= LARGE_BODY_BYTES:
+        return parse_json(reply)
+    return await in_heavy_thread(parse_json, reply)
+
+
 class HttpTarget(Target):
     """Sends each case to an HTTP endpoint and reads the answer from its reply."""
 
@@ -398,7 +410,7 @@ class HttpTarget(Target):
         if spec.response_path is None:
             note_trajectory(spec.trajectory, trace, None)
             return reply.text
-        document = parse_json(reply)
+        document = await parse_large_json(reply)
         del reply  # the body's bytes: a reply carrying a trajectory may be large, keep its JSON once
         note_trajectory(spec.trajectory, trace, document)
         if spec.usage_path is not None:

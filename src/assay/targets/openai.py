@@ -11,7 +11,7 @@ from assay.targets.http import (
     HttpSession,
     capture_body_limit,
     note_trajectory,
-    parse_json,
+    parse_large_json,
     read_path,
     send,
     trace_headers,
@@ -83,7 +83,7 @@ class OpenAITarget(Target):
             data=orjson.dumps(self.body(case)),
             headers=headers,
         )
-        document = parse_json(response)
+        document = await parse_large_json(response)
         del response
         note_trajectory(self.spec.trajectory, trace, document)
         if isinstance(document, dict):

@@ -50,7 +50,7 @@ PINNED = {
     "any": ("1.2.0+8ba4f5282bf1", "520276faf84dca02"),
     "at-least": ("1.2.0+8ba4f5282bf1", "d08c6e0023485e72"),
     "weighted": ("1.2.0+8ba4f5282bf1", "ffd7a956d0be2348"),
-    "llm-judge": ("1.2.0", "d3822362a818d53e"),
+    "llm-judge": ("1.3.0", "d3822362a818d53e"),
 }
 TF: dict[str, Any] = {"grader_id": "true-false"}
 SM: dict[str, Any] = {"grader_id": "string-match"}
@@ -247,6 +247,6 @@ def test_version_pins_judge_readings() -> None:
             details = result["details"]
             verdict = [result["passed"], result["score"], details["match_status"], details["reason"]]
             digest.update(json.dumps([*verdict, details.get("error")], ensure_ascii=True).encode())
-    assert (LLMJudgeGrader.version, digest.hexdigest()[:16]) == ("1.2.0", JUDGE_READINGS), (
+    assert (LLMJudgeGrader.version, digest.hexdigest()[:16]) == ("1.3.0", JUDGE_READINGS), (
         "llm-judge: its readings or version changed; bump the version and update JUDGE_READINGS"
     )

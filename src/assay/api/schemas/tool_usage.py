@@ -1,48 +1,11 @@
-"""Schemas of what agents' tool calls say: pass rate per tool used, and the tools changed between two runs."""
+"""Schemas of the tools changed between two runs of one suite, case by case."""
 
 from __future__ import annotations
 
 from pydantic import Field
 
-from assay.api.schemas.common import PassRateOut, ResponseModel
-from assay.services.views.tool_usage import ToolBreakdown, ToolCase, ToolChanges, ToolCount, ToolGroup
-
-
-class ToolGroupOut(ResponseModel):
-    """The results whose agent called one tool at least once."""
-
-    tool: str
-    pass_rate: PassRateOut
-    failed: int = Field(description="Of these results, how many did not pass (errors count as failures)")
-    calls: int = Field(description="The tool's calls over these results")
-
-    @classmethod
-    def of(cls, group: ToolGroup) -> ToolGroupOut:
-        """The schema of a service record."""
-        return cls(
-            tool=group.tool, pass_rate=PassRateOut.of(group.pass_rate), failed=group.failed, calls=group.calls
-        )
-
-
-class ToolBreakdownOut(ResponseModel):
-    """Pass rate per tool used (the 200 most used), worst first, over the results with a trajectory."""
-
-    evaluation_id: int
-    traced: int = Field(description="Results with a trajectory")
-    groups: list[ToolGroupOut]
-    no_tools: PassRateOut | None = Field(description="The traced results calling no tool; null if none")
-    distinct_tools: int
-
-    @classmethod
-    def of(cls, breakdown: ToolBreakdown) -> ToolBreakdownOut:
-        """The schema of a service record."""
-        return cls(
-            evaluation_id=breakdown.evaluation_id,
-            traced=breakdown.traced,
-            groups=[ToolGroupOut.of(group) for group in breakdown.groups],
-            no_tools=PassRateOut.of(breakdown.no_tools) if breakdown.no_tools is not None else None,
-            distinct_tools=breakdown.distinct_tools,
-        )
+from assay.api.schemas.common import ResponseModel
+from assay.services.views.tool_usage import ToolCase, ToolChanges, ToolCount
 
 
 class ToolCountOut(ResponseModel):

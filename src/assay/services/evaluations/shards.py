@@ -57,6 +57,7 @@ from assay.targets import (
     parse_target_spec,
 )
 from assay.targets.cached import CachedTarget, CacheMode
+from assay.targets.heavy_thread import wait_in_heavy_thread
 
 logger = logging.getLogger(__name__)
 
@@ -176,7 +177,7 @@ class DatabaseSink:
     def write(self, results: Sequence[CaseResult]) -> None:
         """Insert the batch (idempotently) unless the evaluation ended (then ask the run to stop)."""
         rows = [result_columns(result) for result in results]
-        trajectories = trajectory_chunks(results)
+        trajectories = wait_in_heavy_thread(trajectory_chunks, results) if _has_trajectory(results) else []
 
         def insert() -> int | None:
             with self._engine.begin() as connection:
@@ -192,6 +193,10 @@ class DatabaseSink:
         )
         if written is None:  # ended meanwhile: nothing more of it is stored, so stop calling
             self._loop.call_soon_threadsafe(self._on_ended.set)
+
+
+def _has_trajectory(results: Sequence[CaseResult]) -> bool:
+    return any(result.trajectory is not None for result in results)
 
 
 def _failure_message(exc: Exception) -> str:

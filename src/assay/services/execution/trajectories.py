@@ -3,8 +3,8 @@
 The runner calls :func:`read_captured` after each reply of a target that captures trajectories; the reply
 then carries the :class:`~assay.graders.trajectory.Trajectory`, or the problem that kept it from being read
 (spans that never came, a document in no known dialect), which every trajectory check reports as
-``invalid_response`` with its reason. Reading a large document takes milliseconds, so it runs on a worker
-thread, not on the event loop; the captured document is let go once read.
+``invalid_response`` with its reason. Reading a large document takes milliseconds, so it runs on the
+heavy-work thread (``targets/heavy_thread.py``), not on the event loop; the document is let go once read.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from typing import Any
 from assay.graders.contract.reply import AgentReply
 from assay.graders.trajectory.readers import read_trajectory
 from assay.graders.trajectory.record import Trajectory, TrajectoryProblem, summarize
-from assay.services.execution.threads import finish_in_thread
 from assay.targets.base import TargetReply
+from assay.targets.heavy_thread import in_heavy_thread
 from assay.targets.trace_capture import Capture, TraceReceiver
 
 _HINTS = {"auto": None}
@@ -48,7 +48,9 @@ async def _read(capture: Capture, receiver: TraceReceiver | None) -> Trajectory 
         if taken.problem is not None:
             return TrajectoryProblem(reason=taken.problem, dialect="otlp")
         document = taken.document
-    read: Trajectory | TrajectoryProblem = await finish_in_thread(
+    # On the one heavy-work thread: reading holds the interpreter (pydantic validates the whole document
+    # in one call), and several reads at once starved the loop (health p99 ~400 ms, bench/trajectories.py).
+    read: Trajectory | TrajectoryProblem = await in_heavy_thread(
         read_trajectory, document, _HINTS.get(capture.dialect, capture.dialect)
     )
     # The raw document is let go: the steps are what is graded and stored, and a large trajectory must

@@ -1,7 +1,7 @@
-"""What agents' tool calls say about an evaluation: pass rate per tool used, and, between two runs of one
-suite, the cases whose tools changed.
+"""Which tool calls changed between two runs of one suite, case by case (the pass rate per tool used is
+``tool_breakdown``'s).
 
-Both read the trajectory summary each result keeps (``results.trajectory_summary``: the tools called, in
+It reads the trajectory summary each result keeps (``results.trajectory_summary``: the tools called, in
 first-use order, with their number of calls), never the trajectories' steps, one batch of rows at a time.
 """
 
@@ -14,47 +14,11 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from assay.errors import NotFoundError, Problem, ValidationError
-from assay.services.figures.statistics import PassRate, pass_rate, worst_first_key
+from assay.services.execution.trajectories import TrajectoryFacts
 from assay.storage import evaluations as store
 from assay.storage.result_groups import SummaryRow, iter_summaries
 
-__all__ = [
-    "ToolBreakdown",
-    "ToolCase",
-    "ToolChanges",
-    "ToolCount",
-    "ToolGroup",
-    "tool_breakdown",
-    "tool_changes",
-]
-
-MAX_TOOLS = 200
-"""Tools listed at most in a breakdown (the most used first)."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ToolGroup:
-    """The results whose agent called one tool (at least once)."""
-
-    tool: str
-    pass_rate: PassRate
-    failed: int
-    """Of these results, how many did not pass (errors count as failures, as in the pass rate)."""
-    calls: int
-    """The tool's calls over these results."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ToolBreakdown:
-    """Pass rate per tool used, worst first, over the results with a trajectory."""
-
-    evaluation_id: int
-    traced: int
-    """Results with a trajectory."""
-    groups: list[ToolGroup]
-    no_tools: PassRate | None
-    """The results whose trajectory calls no tool; ``None`` when every one does."""
-    distinct_tools: int
+__all__ = ["ToolCase", "ToolChanges", "ToolCount", "tool_changes"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,10 +57,8 @@ class ToolChanges:
 
 def _tools(summary: Mapping[str, Any]) -> list[ToolCount]:
     """The summary's tools in first-use order (a summary not in the stored form has none)."""
-    names = summary.get("tool_names")
-    if not isinstance(names, Mapping):
-        return []
-    return [ToolCount(str(name), calls) for name, calls in names.items() if isinstance(calls, int)]
+    facts = TrajectoryFacts.stored(summary)
+    return [] if facts is None else [ToolCount(name, calls) for name, calls in facts.tool_names.items()]
 
 
 def _require(session: Session, evaluation_id: int) -> store.EvaluationRow:
@@ -104,44 +66,6 @@ def _require(session: Session, evaluation_id: int) -> store.EvaluationRow:
     if row is None:
         raise NotFoundError(f"Evaluation {evaluation_id} not found")
     return row
-
-
-def tool_breakdown(session: Session, evaluation_id: int) -> ToolBreakdown:
-    """Per tool the evaluation's agents called: the pass rate of the results that called it, worst first
-    (the ``MAX_TOOLS`` most used); and of the traced results that called none."""
-    _require(session, evaluation_id)
-    passed: dict[str, int] = {}
-    total: dict[str, int] = {}
-    calls: dict[str, int] = {}
-    traced = bare = bare_passed = 0
-    for row in iter_summaries(session, evaluation_id):
-        traced += 1
-        tools = _tools(row.summary)
-        if not tools:
-            bare += 1
-            bare_passed += row.passed
-        for tool in tools:
-            total[tool.name] = total.get(tool.name, 0) + 1
-            passed[tool.name] = passed.get(tool.name, 0) + row.passed
-            calls[tool.name] = calls.get(tool.name, 0) + tool.calls
-    most_used = sorted(total, key=lambda name: (-total[name], name))[:MAX_TOOLS]
-    groups = [
-        ToolGroup(
-            tool=name,
-            pass_rate=pass_rate(passed[name], total[name]),
-            failed=total[name] - passed[name],
-            calls=calls[name],
-        )
-        for name in most_used
-    ]
-    groups.sort(key=lambda group: worst_first_key(group.pass_rate))
-    return ToolBreakdown(
-        evaluation_id=evaluation_id,
-        traced=traced,
-        groups=groups,
-        no_tools=pass_rate(bare_passed, bare) if bare else None,
-        distinct_tools=len(total),
-    )
 
 
 def _traced(session: Session, evaluation_id: int) -> dict[int, SummaryRow]:
