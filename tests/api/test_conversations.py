@@ -133,7 +133,7 @@ def test_conversation_cases_are_stored_normalised_and_exported_as_messages(clien
         ({"input": [{"role": "tool", "content": "x"}], "expected_output": "x"}, "tool_call_id"),
         ({"input": [], "expected_output": "x"}, "at least 1"),
         ({"turns": [{"content": "hi", "extra": 1}]}, "extra"),
-        ({"input": "hello"}, "'expected_output' is missing"),
+        ({"input": "hello"}, "Field required"),
         ({"input": "hello", "expected_output": "x", "max_seconds": 5}, "are for cases with 'turns'"),
         ({"turns": ["hi"], "max_seconds": 99999}, "max_seconds"),
         ({"turns": ["hi"] * 51}, "51"),

@@ -49,7 +49,7 @@ def test_api_matches_its_spec(case: schemathesis.Case) -> None:
     # A run's body is checked against its suite (recorded answers by key, the preflight) and the server's
     # egress rules (a literal address, a host the HTTP client cannot parse): a 422 the schema cannot state.
     run_body = case.method == "POST" and case.operation.path in RUN_ROUTES
-    refused = opaque or run_body or _mixes_keys(case.body) or _has_assertions(case.body)
+    refused = opaque or run_body or _mixes_keys(case.body) or _has_assertions(case.body) or _chats(case.body)
     case.call_and_validate(excluded_checks=[positive_data_acceptance] if refused else None)
 
 
@@ -74,4 +74,19 @@ def _has_assertions(body: object) -> bool:
     listed = cases if isinstance(cases, list) else []
     return any(body.get(name) is not None for name in fields) or any(
         isinstance(item, dict) and any(item.get(name) is not None for name in fields) for item in listed
+    )
+
+
+def _chats(body: object) -> bool:
+    """Whether a body's cases hold a conversation or leave input or expected output out: which fields a case
+    needs depends on its ``turns``, and chat messages are read by two dialects' rules (docs/conversations.md),
+    a 422 the spec says in words."""
+    cases = body.get("cases") if isinstance(body, dict) else None
+    fields = ("turns", "stop_at_first_failure", "max_seconds")
+    return isinstance(cases, list) and any(
+        not isinstance(item, dict)
+        or not isinstance(item.get("input"), str)
+        or "expected_output" not in item
+        or any(name in item for name in fields)
+        for item in cases
     )

@@ -217,3 +217,17 @@ def test_a_case_past_its_time_bound_ends_as_a_conversation_timeout(tmp_path: Pat
     assert not any(
         request[-1]["content"] == "What is my name?" and len(request) == 5 for request in agent.requests
     )
+
+
+def test_a_file_of_answers_cannot_answer_turns_and_says_so(tmp_path: Path) -> None:
+    answers = [{"key": "one", "agent_response": "ok"}, {"key": "turns", "agent_response": "ok"}]
+    (tmp_path / "answers.jsonl").write_text("".join(json.dumps(answer) + "\n" for answer in answers))
+    cases = [
+        {"key": "one", "input": [{"role": "user", "content": "hi"}], "expected_output": "ok"},
+        {"key": "turns", "turns": [{"content": "hi", "assert": [_contains("ok")]}]},
+    ]
+    by_key = _eval(tmp_path, {"type": "responses", "path": "answers.jsonl"}, cases)
+    assert by_key["one"]["passed"]
+    turns = by_key["turns"]
+    assert (turns["passed"], turns["error"]) == (False, "target_error")
+    assert "needs an agent to answer its turns" in turns["error_detail"]

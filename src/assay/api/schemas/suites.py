@@ -13,8 +13,13 @@ from pydantic import (
     JsonValue,
     PrivateAttr,
     StringConstraints,
+    ValidationInfo,
+    ValidatorFunctionWrapHandler,
+    field_validator,
     model_validator,
 )
+from pydantic import ValidationError as PydanticValidationError
+from pydantic_core import PydanticCustomError
 
 from assay.api.schemas.common import RequestModel, ResponseModel
 from assay.chat import MAX_MESSAGES
@@ -174,20 +179,26 @@ class CaseIn(RequestModel):
     its own assertions and threshold (docs/assertions.md) and scripted turns (docs/conversations.md)."""
 
     model_config = _BY_ALIAS
-    input: str | ChatMessages | None = None
-    expected_output: str | None = Field(
-        default=None, description="Required unless the case has turns (then: none, its turns decide)."
-    )
-    metadata: dict[str, JsonValue] = Field(default_factory=dict)
-    key: CaseKey = Field(default=None)  # type: ignore[assignment]  # omitted: none; null is refused
-    assertions: AssertionList | None = Field(default=None, alias="assert")
-    threshold: Threshold | None = None
+    # ``turns`` first: whether ``input`` and ``expected_output`` are required depends on it, and a field's
+    # validator sees only the fields before it (a missing one is then a problem located at that field).
     turns: list[str | TurnIn] | None = Field(
         default=None,
         min_length=1,
         max_length=MAX_TURNS,
         description="Scripted user messages sent one by one (a text, or one with its own assertions).",
     )
+    input: str | ChatMessages | None = Field(
+        default=None, validate_default=True, description="Required unless the case has turns."
+    )
+    expected_output: str | None = Field(
+        default=None,
+        validate_default=True,
+        description="Required unless the case has turns (then: none, its turns decide).",
+    )
+    metadata: dict[str, JsonValue] = Field(default_factory=dict)
+    key: CaseKey = Field(default=None)  # type: ignore[assignment]  # omitted: none; null is refused
+    assertions: AssertionList | None = Field(default=None, alias="assert")
+    threshold: Threshold | None = None
     stop_at_first_failure: bool | None = None
     max_seconds: float | None = Field(default=None, gt=0, le=MAX_CONVERSATION_SECONDS)
     _checked: Assertions | None = PrivateAttr(default=None)
@@ -203,16 +214,34 @@ class CaseIn(RequestModel):
                 raise _located(exc) from None
         return self
 
+    @field_validator("input", mode="wrap")
+    @classmethod
+    def _input(cls, value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> Any:
+        if value is None:
+            if "turns" in info.data and info.data["turns"] is None:
+                raise PydanticCustomError("missing", "Field required")
+            return None
+        try:
+            return handler(value)
+        except PydanticValidationError as exc:  # one problem at `input`, not one per member of the union
+            if isinstance(value, list):
+                first = exc.errors()[-1]
+                raise ValueError(f"a list of chat messages: {first['msg']}") from None
+            raise ValueError("must be text or a list of chat messages") from None
+
+    @field_validator("expected_output")
+    @classmethod
+    def _expected_output(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is None and "turns" in info.data and info.data["turns"] is None:
+            raise PydanticCustomError("missing", "Field required")
+        return value
+
     @model_validator(mode="after")
     def _check_conversation(self) -> CaseIn:
         if isinstance(self.input, str) and self.turns is None:
             if self.stop_at_first_failure is not None or self.max_seconds is not None:
                 raise ValueError("'stop_at_first_failure' and 'max_seconds' are for cases with 'turns'")
-            if self.expected_output is None:
-                raise ValueError("'expected_output' is missing")
             return self
-        if self.input is None and self.turns is None:
-            raise ValueError("'input' is missing")
         record: dict[str, Any] = {"input": self.input}
         if self.turns is not None:
             record["turns"] = [turn if isinstance(turn, str) else turn.as_json() for turn in self.turns]

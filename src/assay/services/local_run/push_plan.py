@@ -24,7 +24,7 @@ from pathlib import Path
 
 import orjson
 
-from assay.domain import NewCase
+from assay.domain import Conversation, NewCase
 from assay.errors import AssayError, NotFoundError, ValidationError
 from assay.services.local_run.result_file import RunHeader, file_digest, read_header, read_records
 
@@ -38,6 +38,13 @@ PARTIAL = "(partial:"
 """How the name of a run pushed without a result for every case says so (at its end)."""
 
 
+def _conversation_body(conversation: Conversation) -> dict[str, object]:
+    """A conversation's fields in the suite API's case: ``input`` as its messages, its turns and bounds."""
+    fields: dict[str, object] = dict(conversation.as_json())
+    messages = fields.pop("messages", None)
+    return {"input": messages, **fields} if messages is not None else fields
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PushedCase:
     """A case as the suite API takes it (``assert`` and ``threshold`` as docs/assertions.md has them)."""
@@ -48,6 +55,8 @@ class PushedCase:
     metadata: dict[str, object] | None = None
     assertions: list[dict[str, object]] | None = None
     threshold: float | None = None
+    conversation: dict[str, object] | None = None
+    """Its messages and turns (docs/conversations.md) as the suite API takes them; ``None``: a string."""
 
     @classmethod
     def of(cls, case: NewCase) -> PushedCase:
@@ -60,11 +69,15 @@ class PushedCase:
             metadata=case.metadata or None,
             assertions=[item.as_json() for item in own.items] if own is not None and own.items else None,
             threshold=own.threshold if own is not None else None,
+            conversation=_conversation_body(case.conversation) if case.conversation is not None else None,
         )
 
     def as_json(self) -> dict[str, object]:
         """The body of this case in ``POST /api/suites`` (fields it does not have left out)."""
         body: dict[str, object] = {"input": self.input, "expected_output": self.expected_output}
+        if self.conversation is not None:
+            del body["input"]
+            body.update(self.conversation)
         for name, value in (
             ("key", self.key),
             ("metadata", self.metadata),
@@ -79,7 +92,12 @@ class PushedCase:
         """What the suite's digest reads of this case: a case with nothing but its texts is read as before
         metadata and assertions were pushed, so its suite on a server stays the same one."""
         plain: list[object] = [self.key, self.input, self.expected_output]
-        if self.metadata is None and self.assertions is None and self.threshold is None:
+        if (
+            self.metadata is None
+            and self.assertions is None
+            and self.threshold is None
+            and not self.conversation
+        ):
             return plain
         return [*plain, self.as_json()]
 

@@ -37,6 +37,8 @@ from assay.services.execution.case_results import (
 from assay.services.figures.summary import SummaryTally
 from assay.services.local_run.answer_stream import Answer
 from assay.services.local_run.result_file import ResultAppender
+from assay.targets.base import TargetReply
+from assay.targets.reasons import ErrorReason
 from assay.targets.recorded import RecordedTarget
 
 if TYPE_CHECKING:
@@ -149,6 +151,14 @@ def plain_loop_grades(grader: GraderInterface) -> bool:
     return calls is None or not calls.calls_out(grader)
 
 
+_NO_TURNS = TargetReply(
+    None,
+    error=ErrorReason.TARGET_ERROR.value,
+    error_detail="a multi-turn case needs an agent to answer its turns; a file of answers has one per case",
+    attempts=0,
+)
+
+
 def run_recorded(
     cases: Iterable[RunCase],
     grader: GraderInterface,
@@ -175,7 +185,10 @@ def run_recorded(
     due = clock() + FLUSH_INTERVAL_S
     try:
         for case in pending:
-            batch.append(grade_reply(case, reply(case.target_case), grader))
+            if case.conversation is not None:  # one recorded answer cannot answer a case's turns
+                batch.append(grade_reply(case, _NO_TURNS, grader))
+            else:
+                batch.append(grade_reply(case, reply(case.target_case), grader))
             if len(batch) >= BATCH_SIZE or clock() >= due:
                 full, batch = batch, []  # emptied first: a sink that failed is not asked again
                 sink.write(full)

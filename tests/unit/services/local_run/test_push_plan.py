@@ -88,3 +88,23 @@ def test_assertions_given_beside_the_suite_are_pushed_with_it(tmp_path: Path) ->
     plan = push_plan(output, {})
     assert plan.suite_assertions == given
     assert plan.suite_name != bare.suite_name
+
+
+def test_a_conversation_case_is_pushed_with_its_messages_and_turns() -> None:
+    from assay.services.local_run.push_plan import PushedCase
+    from assay.services.suites.files import SuiteFormat, read_suite_file
+
+    line = (
+        b'{"key": "c", "input": [{"role": "user", "content": "hi"}], "turns": ["and?"],'
+        b' "stop_at_first_failure": true}\n'
+    )
+    (case,) = read_suite_file(line, SuiteFormat.JSONL).cases
+    pushed = PushedCase.of(case)
+    assert pushed.as_json() == {
+        "input": [{"role": "user", "content": "hi"}],
+        "expected_output": "",
+        "turns": [{"content": "and?"}],
+        "stop_at_first_failure": True,
+        "key": "c",
+    }
+    assert pushed.digest_item()[-1] == pushed.as_json()  # a conversation changes the suite's digest
