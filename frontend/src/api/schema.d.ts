@@ -643,9 +643,8 @@ export interface paths {
         };
         /**
          * Pass rate per tool the agent called
-         * @description Per tool the agents called (read from the results' trajectory summaries): the pass rate, with its
-         *     Wilson 95 % interval, and the failures of the results that called it, worst first; and of the traced
-         *     results that called no tool.
+         * @description Per tool, the results whose trajectory called it, their pass rate and the calls made, from each
+         *     result's stored trajectory summary.
          */
         get: operations["get_tool_breakdown_api_evaluations__evaluation_id__breakdown_tools_get"];
         put?: never;
@@ -884,7 +883,15 @@ export interface components {
          *     its own assertions and threshold (docs/assertions.md) and scripted turns (docs/conversations.md).
          */
         CaseIn: {
-            /** Input */
+            /**
+             * Turns
+             * @description Scripted user messages sent one by one (a text, or one with its own assertions).
+             */
+            turns?: (string | components["schemas"]["TurnIn"])[] | null;
+            /**
+             * Input
+             * @description Required unless the case has turns.
+             */
             input?: string | {
                 [key: string]: components["schemas"]["JsonValue"];
             }[] | null;
@@ -907,11 +914,6 @@ export interface components {
             assert?: components["schemas"]["AssertionIn"][] | null;
             /** Threshold */
             threshold?: number | null;
-            /**
-             * Turns
-             * @description Scripted user messages sent one by one (a text, or one with its own assertions).
-             */
-            turns?: (string | components["schemas"]["TurnIn"])[] | null;
             /** Stop At First Failure */
             stop_at_first_failure?: boolean | null;
             /** Max Seconds */
@@ -2744,22 +2746,20 @@ export interface components {
         };
         /**
          * ToolBreakdownOut
-         * @description Pass rate per tool used (the 200 most used), worst first, over the results with a trajectory.
+         * @description Pass rate per tool the agent called, worst first (the 200 most used tools).
          */
         ToolBreakdownOut: {
             /** Evaluation Id */
             evaluation_id: number;
-            /**
-             * Traced
-             * @description Results with a trajectory
-             */
-            traced: number;
             /** Groups */
             groups: components["schemas"]["ToolGroupOut"][];
-            /** @description The traced results calling no tool; null if none */
-            no_tools: components["schemas"]["PassRateOut"] | null;
-            /** Distinct Tools */
-            distinct_tools: number;
+            /** @description The results whose trajectory called no tool */
+            no_tool: components["schemas"]["PassRateOut"];
+            /**
+             * With Trajectory
+             * @description Results with a stored trajectory (the others are left out)
+             */
+            with_trajectory: number;
         };
         /**
          * ToolCallOut
@@ -2835,22 +2835,17 @@ export interface components {
         };
         /**
          * ToolGroupOut
-         * @description The results whose agent called one tool at least once.
+         * @description The results whose trajectory called one tool.
          */
         ToolGroupOut: {
             /** Tool */
             tool: string;
-            pass_rate: components["schemas"]["PassRateOut"];
-            /**
-             * Failed
-             * @description Of these results, how many did not pass (errors count as failures)
-             */
-            failed: number;
             /**
              * Calls
-             * @description The tool's calls over these results
+             * @description Calls of the tool in those results
              */
             calls: number;
+            pass_rate: components["schemas"]["PassRateOut"];
         };
         /**
          * TrajectoryOption

@@ -1,7 +1,7 @@
 import type { ToolGroup } from "../../api/trajectories";
 import { useToolBreakdown } from "../../api/trajectories";
 import { ErrorMessage } from "../common/ErrorMessage";
-import { count, percent, plural } from "../common/format";
+import { count, plural } from "../common/format";
 import { RateBar } from "./RateBar";
 
 /** Pass rate and failures per tool the agent called ("tool used: refund"), worst first, read from the
@@ -10,13 +10,13 @@ export function ToolBreakdownPanel({ evaluationId, refreshKey }: { evaluationId:
   const breakdown = useToolBreakdown(evaluationId, refreshKey);
   if (breakdown.isError) return <ErrorMessage error={breakdown.error} what="Cannot break the results down by tool" />;
   const data = breakdown.data;
-  if (!data || data.traced === 0) return null;
+  if (!data || data.with_trajectory === 0) return null;
   return (
     <section className="panel breakdown" aria-label="Breakdown by tool" data-testid="tool-breakdown">
       <h3>Pass rate by tool used</h3>
       <p className="hint">
-        Worst first · {plural(data.traced, "result")} with a trajectory · {plural(data.distinct_tools, "tool")} · a case counts
-        under every tool it called
+        Worst first · {plural(data.with_trajectory, "result")} with a trajectory · {plural(data.groups.length, "tool")} · a
+        case counts under every tool it called
       </p>
       <table className="breakdown-table">
         <thead>
@@ -35,16 +35,16 @@ export function ToolBreakdownPanel({ evaluationId, refreshKey }: { evaluationId:
           {data.groups.map((group) => (
             <ToolRow key={group.tool} group={group} />
           ))}
-          {data.no_tools && (
+          {data.no_tool.total > 0 && (
             <tr data-testid="tool-breakdown-row">
               <th scope="row" className="muted breakdown-value">
                 (no tool calls)
               </th>
               <td>
-                <RateBar rate={data.no_tools} />
+                <RateBar rate={data.no_tool} />
               </td>
-              <td className="numeric mono">{count(data.no_tools.total - data.no_tools.passed)}</td>
-              <td className="numeric mono">{count(data.no_tools.total)}</td>
+              <td className="numeric mono">{count(data.no_tool.total - data.no_tool.passed)}</td>
+              <td className="numeric mono">{count(data.no_tool.total)}</td>
             </tr>
           )}
         </tbody>
@@ -62,9 +62,7 @@ function ToolRow({ group }: { group: ToolGroup }) {
       <td>
         <RateBar rate={group.pass_rate} />
       </td>
-      <td className="numeric mono" title={`${percent(group.pass_rate.total ? group.failed / group.pass_rate.total : null)} failed`}>
-        {count(group.failed)}
-      </td>
+      <td className="numeric mono">{count(group.pass_rate.total - group.pass_rate.passed)}</td>
       <td className="numeric mono">{count(group.pass_rate.total)}</td>
     </tr>
   );
