@@ -5,6 +5,7 @@ The rules: docs/decisions.md#listing-graders and docs/decisions.md#grading-one-a
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
@@ -14,6 +15,7 @@ from assay.api.app import create_app
 from assay.config import Settings
 from assay.graders import BUILTIN_GRADERS
 from assay.graders.semantic.embedding import INSTALL_COMMAND
+from tests.support import trajectories
 from tests.support.semantic import hidden_semantic_extra, require_semantic_extra
 
 __all__ = ["hidden_semantic_extra"]  # a fixture, used by name
@@ -368,3 +370,20 @@ def test_using_an_unavailable_grader_is_refused_naming_the_install_command(
     assert error["code"] == "GRADER_UNAVAILABLE"
     assert "is not available here" in error["message"]
     assert error["problems"][0]["message"].endswith(INSTALL_COMMAND)
+
+
+def test_a_trajectory_grader_reads_the_answer_s_json_and_fails_closed_without_it(client: TestClient) -> None:
+    recorded = json.dumps(trajectories.OPENAI_RESPONSES)
+    body = {
+        "agent_response": recorded,
+        "expected_output": "lookup_order, refund",
+        "config": {"mode": "exact"},
+    }
+    data = client.post("/api/graders/tool-sequence/grade", json=body).json()["data"]
+    assert data["passed"] is True
+    assert data["details"]["dialect"] == "openai-responses"
+    data = client.post(
+        "/api/graders/tool-sequence/grade", json={**body, "agent_response": "Refunded."}
+    ).json()["data"]
+    assert (data["passed"], data["details"]["match_status"]) == (False, "invalid_response")
+    assert data["details"]["reason"].startswith("Response has no readable trajectory: it is not JSON")

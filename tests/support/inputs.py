@@ -8,6 +8,9 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from assay.graders.contract.reply import AgentReply
+from assay.graders.trajectory.record import Step, ToolCall, Trajectory
+
 ALIASES = ["true", "false", "yes", "no", "1", "0", "TRUE", "No", "maybe", ""]
 """Words the true-false grader reads, some of them, and some it does not."""
 
@@ -47,9 +50,16 @@ ODD_INPUTS: list[Any] = [
     b"bytes",
     object(),
     "x" * 1_000_000,
+    AgentReply(text="yes"),
+    AgentReply(text=" ", raw='{"messages": [{"role": "user", "content": "hi"}]}'),
+    AgentReply(
+        text="7",
+        trajectory=Trajectory(steps=(Step(kind="tool_call", tool_call=ToolCall(name="7")),), dialect="x"),
+    ),
 ]
 """Answers (and expected outputs) at the edges: empty, blank, NUL, lone surrogates, an emoji, every JSON
-type and some that are not JSON, NaN, an object, and a megabyte of text."""
+type and some that are not JSON, NaN, an object, a megabyte of text, and agent replies (one carrying a
+trajectory, one whose raw reply holds one)."""
 
 ODD_EXPECTED: list[Any] = ["true", None, "\ud800", 7]
 """Expected outputs each odd answer is graded against: a plain one, none, a lone surrogate, a number."""

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from assay.graders.contract import catalog
 from assay.graders.contract.base import GraderInterface, Preset, why_unavailable
 from assay.graders.contract.config_check import ConfigProblem, ProblemKind
+from assay.graders.contract.reply import AgentReply
 from assay.graders.contract.verdict import (
     GradeResult,
     MatchStatus,
@@ -92,6 +93,7 @@ def __getattr__(name: str) -> object:
 
 __all__ = [
     "BUILTIN_GRADERS",
+    "AgentReply",
     "AllGrader",
     "AnyGrader",
     "AtLeastGrader",

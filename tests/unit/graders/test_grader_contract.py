@@ -17,7 +17,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 import assay.graders
-from assay.graders import GraderInterface, VerdictReport
+from assay.graders import GraderInterface, LLMJudgeGrader, VerdictReport
 from assay.graders.contract.reply import AgentReply
 from assay.graders.contract.verdict import MatchStatus, status_of
 from assay.graders.reading.trajectories import TrajectoryGrader
@@ -161,7 +161,8 @@ def test_an_agent_reply_is_graded_as_its_text(grader: GraderInterface) -> None:
     for text in ("yes", "4.99", '{"a": 1}', "The answer is B.", "Paris", "", " "):
         for expected in ("yes", "4.99", '{"a": 1}', "B", "Paris"):
             replies = [AgentReply(text=text)]
-            if not isinstance(grader, TrajectoryGrader):  # a text grader ignores what else the reply holds
+            # a text grader ignores what else the reply holds; the judge is shown the trajectory (by design)
+            if not isinstance(grader, TrajectoryGrader | LLMJudgeGrader):
                 replies.append(AgentReply(text=text, trajectory=trajectory, raw="{}"))
             for reply in replies:
                 by_reply = grader.grade(reply, expected)

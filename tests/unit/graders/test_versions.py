@@ -22,6 +22,7 @@ from assay.graders import (
     catalog,
     why_unavailable,
 )
+from tests.support import trajectories
 from tests.support.requirements import require
 
 PINNED = {
@@ -35,6 +36,10 @@ PINNED = {
     "fuzzy": ("1.1.0", "e7a02fd6933a09c2"),
     "overlap": ("1.1.0", "6743735fa3170aea"),
     "semantic": ("1.1.0", "e5064a51643fea09"),
+    "tool-called": ("1.0.0", "a18b033efe560c48"),
+    "tool-sequence": ("1.0.0", "c41bafcfef1dacc7"),
+    "tool-args": ("1.0.0", "2d5fbd0e57145d33"),
+    "trajectory-budget": ("1.0.0", "1640fba27d4ac55c"),
     # A composite's version is its class version + a digest of its children's ids and versions, so these
     # change when a child grader's version does (that is the point: its verdicts may have changed).
     # 1.1.0 changed the details tree's entries only; 1.2.0 (issue 23): an answer with no visible character
@@ -45,7 +50,7 @@ PINNED = {
     "any": ("1.2.0+8ba4f5282bf1", "520276faf84dca02"),
     "at-least": ("1.2.0+8ba4f5282bf1", "d08c6e0023485e72"),
     "weighted": ("1.2.0+8ba4f5282bf1", "ffd7a956d0be2348"),
-    "llm-judge": ("1.2.0", "d3822362a818d53e"),
+    "llm-judge": ("1.3.0", "d3822362a818d53e"),
 }
 TF: dict[str, Any] = {"grader_id": "true-false"}
 SM: dict[str, Any] = {"grader_id": "string-match"}
@@ -76,13 +81,39 @@ CONFIGURED: dict[str, tuple[dict[str, Any], str, str]] = {
         "1.2.0+5ad4e4daa24a",
         "ad227bbbcb3b4d62",
     ),
+    # the trajectory graders' own rules: a budget that checks something, a schema, counts and modes
+    "trajectory-budget": (
+        {"max_tool_calls": 2, "max_tokens": 150, "max_seconds": 3},
+        "1.0.0",
+        "a35aa565ebda1d24",
+    ),
+    "tool-args": (
+        {"mode": "schema", "schema": {"required": ["amount"]}, "call": "last"},
+        "1.0.0",
+        "adbdba2810fe86d0",
+    ),
+    "tool-called": ({"at_least": 0, "at_most": 1}, "1.0.0", "fdcc02f2fa0f6396"),
+    "tool-sequence": ({"mode": "subset"}, "1.0.0", "6ebcd0d1a006a658"),
 }
 INPUTS: list[object] = [
     None, "", " ", "true", "True", "TRUE", "tRuE", "yes", " Yes ", "YES", "1", "0", "no", "No", "NO",
     "false", "False", "FALSE", "maybe", "on", "Paris", " paris\n", "new  york", "New York",
     True, False, 1, 0, 1.0, "straße", "STRASSE", "\x00", "\ud800",
 ]  # fmt: skip
+TRAJECTORY_INPUTS: list[object] = [
+    *(json.dumps(document) for document in trajectories.DIALECT_DOCUMENTS.values()),
+    json.dumps(trajectories.openai_chat(tools=(("refund", {"amount": 5}), ("refund", {"order_id": 7})))),
+    '{"messages": [{"content": "no role"}]}',
+    "lookup_order",
+    "refund",
+    '["lookup_order", "refund"]',
+    "refund, lookup_order",
+    '{"order_id": 7}',
+    '{"amount": 20}',
+]
+"""Documents in each dialect, one that is none, tool names and arguments: what the trajectory graders read."""
 EXTRA_INPUTS: dict[str, list[object]] = {
+    **dict.fromkeys(("tool-called", "tool-sequence", "tool-args", "trajectory-budget"), TRAJECTORY_INPUTS),
     "contains": ["yesterday", "I know", "Yes, it is.", "3.14", "3", "1,000", "北京", "首都是北京。"],
     "choice": [
         "A",
@@ -216,6 +247,6 @@ def test_version_pins_judge_readings() -> None:
             details = result["details"]
             verdict = [result["passed"], result["score"], details["match_status"], details["reason"]]
             digest.update(json.dumps([*verdict, details.get("error")], ensure_ascii=True).encode())
-    assert (LLMJudgeGrader.version, digest.hexdigest()[:16]) == ("1.2.0", JUDGE_READINGS), (
+    assert (LLMJudgeGrader.version, digest.hexdigest()[:16]) == ("1.3.0", JUDGE_READINGS), (
         "llm-judge: its readings or version changed; bump the version and update JUDGE_READINGS"
     )

@@ -25,12 +25,12 @@ from assay.graders.contract.base import Preset
 from assay.graders.contract.config_check import ConfigProblem, ProblemKind
 from assay.graders.contract.verdict import MatchStatus
 from assay.graders.reading.json_difference import first_difference
-from assay.graders.reading.json_reading import detail_value, read_json
+from assay.graders.reading.json_reading import detail_value, json_equal, read_json
 from assay.graders.reading.json_schema_check import compile_schema, first_violation, schema_problems
 from assay.graders.reading.text import excerpt, is_blank, read_text
 from assay.graders.reading.trajectories import Judged, TrajectoryGrader
 from assay.graders.trajectory.building import MAX_NAME_CHARS
-from assay.graders.trajectory.record import ToolCall, Trajectory
+from assay.graders.trajectory.record import Trajectory
 
 
 class ArgsMode(StrEnum):
@@ -121,12 +121,13 @@ class ToolArgsGrader(TrajectoryGrader):
         "last-call": Preset("The tool's last call holds the expected arguments", {"call": "last"}),
     }
 
-    __slots__ = ("_arguments", "_call", "_mode", "_tool", "_validator")
+    __slots__ = ("_arguments", "_call", "_contains", "_mode", "_tool", "_validator")
 
     def __init__(self, grader_id: str = "tool-args", config: dict[str, Any] | None = None) -> None:
         super().__init__(grader_id, config)
         self._tool: str | None = self._config["tool"]
         self._mode = ArgsMode(self._config["mode"])
+        self._contains = self._mode is ArgsMode.CONTAINS
         self._arguments: Any = self._config["arguments"]
         schema = self._config["schema"]
         self._validator: Any = None if schema is None else compile_schema(schema)
@@ -157,58 +158,65 @@ class ToolArgsGrader(TrajectoryGrader):
         value, problem, _, _ = read_json(text, allow_fenced=True)
         return (None, f"Expected output {problem}") if problem is not None else (value, None)
 
-    def _problem(self, call: ToolCall, expected: Any) -> str | None:
-        """Why this call's arguments fail, else ``None``."""
-        arguments = call.arguments
-        if isinstance(arguments, str) and not isinstance(expected, str) and self._mode is not ArgsMode.SCHEMA:
-            return f"its arguments are not JSON ({excerpt(arguments)})"
+    def _holds(self, arguments: Any, expected: Any) -> bool:
+        """Whether a call's arguments pass: the quick test, on every chosen call."""
+        if self._validator is not None:
+            return first_violation(self._validator, arguments) is None
+        if type(arguments) is str and type(expected) is not str:
+            return False
+        if self._contains and type(expected) is dict and type(arguments) is dict:
+            # equal values pass at once; a nested value only containing the expected one takes the slow path
+            for key, value in expected.items():
+                if key not in arguments or not json_equal(value, arguments[key]):
+                    break
+            else:
+                return True
+        elif json_equal(expected, arguments):
+            return True
+        return first_difference(expected, arguments, superset=self._contains) is None
+
+    def _problem(self, arguments: Any, expected: Any) -> str:
+        """Why a call's arguments fail (called once, on the call a failing verdict names)."""
         if self._validator is not None:
             violation = first_violation(self._validator, arguments)
-            return (
-                None
-                if violation is None
-                else f"its arguments break the schema at {violation.path}: {violation.message}"
-            )
-        difference = first_difference(expected, arguments, superset=self._mode is ArgsMode.CONTAINS)
-        return (
-            None
-            if difference is None
-            else f"its arguments differ at {difference.path}: {difference.description}"
-        )
+            where = f"{violation.path}: {violation.message}" if violation else "$"
+            return f"its arguments break the schema at {where}"
+        if type(arguments) is str and type(expected) is not str:
+            return f"its arguments are not JSON ({excerpt(arguments)})"
+        difference = first_difference(expected, arguments, superset=self._contains)
+        where = f"{difference.path}: {difference.description}" if difference else "$"
+        return f"its arguments differ at {where}"
 
     def judge(self, trajectory: Trajectory, expected: Any) -> Judged:
         """Judge the chosen calls of the tool."""
         tool = self._tool
-        calls = [call for call in trajectory.tool_calls() if tool is None or call.name == tool]
+        calls = trajectory.tool_calls() if tool is None else trajectory.calls_of(tool)
         named = f"the tool {excerpt(tool)}" if tool is not None else "any tool"
         wanted = detail_value(expected)
+        extra = {"calls": len(calls)}
         if not calls:
-            return Judged(MatchStatus.MISMATCH, f"The agent never called {named}", wanted, None, {"calls": 0})
+            return Judged(MatchStatus.MISMATCH, f"The agent never called {named}", wanted, None, extra)
         which = self._call
         chosen = calls[:1] if which is Which.FIRST else calls[-1:] if which is Which.LAST else calls
-        failures: list[tuple[int, str]] = []
-        for index, call in enumerate(chosen):
-            problem = self._problem(call, expected)
-            if problem is None and which is Which.ANY:
-                found = f"The call of {excerpt(call.name)} #{index + 1} has the expected arguments"
-                return Judged(
-                    MatchStatus.MATCH, found, wanted, detail_value(call.arguments), {"calls": len(calls)}
-                )
-            if problem is not None:
-                failures.append((index, problem))
-                if which is not Which.ANY:
-                    break
-        extra = {"calls": len(calls)}
-        if not failures:
-            which_calls = "every call" if which is Which.ALL else f"the {which._value_} call"
-            reason = f"{which_calls.capitalize()} of {named} has the expected arguments"
-            return Judged(MatchStatus.MATCH, reason, wanted, detail_value(chosen[-1].arguments), extra)
-        index, problem = failures[0]
-        call = chosen[index]
+        holds = self._holds
+        if which is Which.ANY:
+            for index, call in enumerate(chosen):
+                if holds(call.arguments, expected):
+                    found = f"The call of {excerpt(call.name)} #{index + 1} has the expected arguments"
+                    return Judged(MatchStatus.MATCH, found, wanted, detail_value(call.arguments), extra)
+            failing = chosen[0]
+        else:
+            broken = next((call for call in chosen if not holds(call.arguments, expected)), None)
+            if broken is None:
+                which_calls = "every call" if which is Which.ALL else f"the {which._value_} call"
+                reason = f"{which_calls.capitalize()} of {named} has the expected arguments"
+                return Judged(MatchStatus.MATCH, reason, wanted, detail_value(chosen[-1].arguments), extra)
+            failing = broken
+        problem = self._problem(failing.arguments, expected)
         if which is Which.ANY and len(chosen) > 1:
             reason = (
                 f"None of the {len(chosen)} calls of {named} has the expected arguments; the first: {problem}"
             )
         else:
-            reason = f"The call of {excerpt(call.name)} ({which._value_}) fails: {problem}"
-        return Judged(MatchStatus.MISMATCH, reason, wanted, detail_value(call.arguments), extra)
+            reason = f"The call of {excerpt(failing.name)} ({which._value_}) fails: {problem}"
+        return Judged(MatchStatus.MISMATCH, reason, wanted, detail_value(failing.arguments), extra)

@@ -109,7 +109,7 @@ class ToolCalledGrader(TrajectoryGrader):
 
     def judge(self, trajectory: Trajectory, expected: Any) -> Judged:
         """Count the tool's calls and compare with the bounds."""
-        count = trajectory.tool_names().count(expected)
+        count = len(trajectory.calls_of(expected))
         tool, at_least, at_most = excerpt(expected), self._at_least, self._at_most
         called = f"The agent called {tool} {_times(count)}" if count else f"The agent never called {tool}"
         if count < at_least:

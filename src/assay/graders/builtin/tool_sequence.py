@@ -70,8 +70,12 @@ def _names(value: object) -> list[str] | str:
     return names
 
 
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": ")).encode
+"""Names as JSON in a reason, by an encoder built once (``json.dumps`` with options builds one a call)."""
+
+
 def _quote(names: Sequence[str]) -> str:
-    shown = json.dumps(list(names[:8]), ensure_ascii=False)
+    shown = _encode(list(names[:8]))
     return shown if len(names) <= 8 else shown[:-1] + f", … ({len(names)} calls)]"
 
 
@@ -80,9 +84,7 @@ def _missing(expected: Counter[str], actual: Counter[str]) -> str | None:
     if not short:
         return None
     name = next(iter(short))
-    return (
-        f"{json.dumps(name, ensure_ascii=False)} is called {actual[name]} of {expected[name]} expected times"
-    )
+    return f"{_encode(name)} is called {actual[name]} of {expected[name]} expected times"
 
 
 def _extra(expected: Counter[str], actual: Counter[str]) -> str | None:
@@ -90,7 +92,7 @@ def _extra(expected: Counter[str], actual: Counter[str]) -> str | None:
     if not over:
         return None
     name = next(iter(over))
-    quoted = json.dumps(name, ensure_ascii=False)
+    quoted = _encode(name)
     return f"{quoted} is called {actual[name]} times, {expected[name]} allowed"
 
 
@@ -102,14 +104,14 @@ def _in_order(expected: Sequence[str], actual: Sequence[str]) -> str | None:
             position = actual.index(name, position) + 1
         except ValueError:
             after = f" after call {position}" if position else ""
-            return f"expected call {index + 1}, {json.dumps(name, ensure_ascii=False)}, is not made{after}"
+            return f"expected call {index + 1}, {_encode(name)}, is not made{after}"
     return None
 
 
 def _exact(expected: Sequence[str], actual: Sequence[str]) -> str | None:
     for index, (wanted, made) in enumerate(zip(expected, actual, strict=False)):
         if wanted != made:
-            quoted = json.dumps(wanted, ensure_ascii=False), json.dumps(made, ensure_ascii=False)
+            quoted = _encode(wanted), _encode(made)
             return f"call {index + 1} is {quoted[1]}, {quoted[0]} expected"
     if len(expected) != len(actual):
         return f"{len(actual)} calls made, {len(expected)} expected"

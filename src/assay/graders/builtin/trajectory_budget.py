@@ -40,7 +40,7 @@ def _figure(trajectory: Trajectory, key: str) -> float | None:
     if key == "max_steps":
         return len(trajectory.steps)
     if key == "max_tool_calls":
-        return sum(1 for step in trajectory.steps if step.tool_call is not None)
+        return len(trajectory.tool_calls())
     if key == "max_input_tokens":
         return trajectory.input_tokens
     if key == "max_output_tokens":

@@ -24,6 +24,8 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, NamedTuple, TypedDict
 
+from assay.graders.contract.reply import AgentReply
+
 
 class MatchStatus(StrEnum):
     """The kind of a verdict. Only ``match`` passes; the ``invalid_*`` kinds say an input was unusable."""
@@ -117,6 +119,8 @@ def verdict_result(
     docs/decisions.md#true-false-details orders them): filled in place rather than copied.
     """
     passed = status is MatchStatus.MATCH
+    if actual_original.__class__ is AgentReply:  # details are stored as JSON: the reply's text stands for it
+        actual_original = actual_original.text
     details: dict[str, Any] = {} if leading is None else leading
     details["match_status"] = status._value_
     details["reason"] = reason

@@ -108,32 +108,35 @@ def _steps(messages: list[_Message]) -> list[Step]:
     return steps
 
 
+def _messages(value: JsonValue) -> object:
+    """The messages a document holds: a bare list, its ``messages``, or itself as one message."""
+    if isinstance(value, dict):
+        return value.get("messages", [value] if "content" in value else None)
+    return value
+
+
 def read(value: JsonValue) -> Trajectory | TrajectoryProblem:
     """The trajectory of Anthropic messages (see the module's docstring for the shapes read)."""
-    if isinstance(value, list):
-        document: object = {"messages": value}
-    elif isinstance(value, dict) and "messages" not in value and "content" in value:
-        document = {"messages": [{"role": value.get("role", "assistant"), "content": value["content"]}]}
-        document = {**document, "usage": value.get("usage")}
-    else:
-        document = value
-    messages = document.get("messages") if isinstance(document, dict) else None
-    problem = too_many(messages if isinstance(messages, list) else None, "messages", DIALECT)
+    messages = _messages(value)
+    if not isinstance(messages, list):
+        return TrajectoryProblem(reason="holds no list of messages", dialect=DIALECT)
+    problem = too_many(messages, "messages", DIALECT)
     if problem is not None:
         return problem
-    if isinstance(messages, list):
-        document = {**document, "messages": [_known_blocks(message) for message in messages]}  # type: ignore[dict-item]
+    usage = value.get("usage") if isinstance(value, dict) and "messages" in value else None
     try:
-        read_document = _Document.model_validate(document)
+        document = _Document.model_validate(
+            {"messages": [_known_blocks(m) for m in messages], "usage": usage}
+        )
     except ValidationError as error:
         return shape_problem(error, DIALECT)
-    if not read_document.messages:
+    if not document.messages:
         return TrajectoryProblem(reason="holds no messages", dialect=DIALECT)
-    usage = read_document.usage
+    total = document.usage
     return trajectory(
-        _steps(read_document.messages),
+        _steps(document.messages),
         DIALECT,
         value,
-        input_tokens=usage.input_tokens if usage else None,
-        output_tokens=usage.output_tokens if usage else None,
+        input_tokens=total.input_tokens if total else None,
+        output_tokens=total.output_tokens if total else None,
     )

@@ -80,14 +80,31 @@ class Trajectory:
     output_tokens: int | None = None
     seconds: float | None = None
     raw: JsonValue = field(default=None, compare=False, repr=False)
+    _calls: tuple[ToolCall, ...] = field(init=False, compare=False, repr=False)
+    _names: tuple[str, ...] = field(init=False, compare=False, repr=False)
+    _by_name: dict[str, tuple[ToolCall, ...]] = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # read once, asked by every grader of the case: a grade on a long trajectory stays in microseconds
+        calls = tuple(step.tool_call for step in self.steps if step.tool_call is not None)
+        object.__setattr__(self, "_calls", calls)
+        object.__setattr__(self, "_names", tuple(call.name for call in calls))
+        by_name: dict[str, list[ToolCall]] = {}
+        for call in calls:
+            by_name.setdefault(call.name, []).append(call)
+        object.__setattr__(self, "_by_name", {name: tuple(named) for name, named in by_name.items()})
 
     def tool_calls(self) -> tuple[ToolCall, ...]:
         """Every tool call, in the order the agent made them."""
-        return tuple(step.tool_call for step in self.steps if step.tool_call is not None)
+        return self._calls
 
     def tool_names(self) -> tuple[str, ...]:
         """The name of every tool call, in order (a tool called twice is named twice)."""
-        return tuple(step.tool_call.name for step in self.steps if step.tool_call is not None)
+        return self._names
+
+    def calls_of(self, name: str) -> tuple[ToolCall, ...]:
+        """The calls of one tool, in order."""
+        return self._by_name.get(name, ())
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

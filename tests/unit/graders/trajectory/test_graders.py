@@ -286,3 +286,36 @@ def test_trajectory_graders_compose_with_text_graders() -> None:
     assert [child["passed"] for child in failed["details"]["children"]] == [False, True]
     text_only = both.grade("Refunded 20.0 for order 7.", None)  # no trajectory: never a pass
     assert text_only["passed"] is False
+
+
+def test_a_verdict_on_an_agent_reply_stores_its_text_as_the_answer() -> None:
+    reply = AgentReply(text="Refunded.", trajectory=_trajectory("refund"), raw=json.dumps(run.OPENAI_CHAT))
+    for grader in (ToolCalledGrader(), catalog.default("contains")):
+        result = grader.grade(reply, "refund")
+        assert result["details"]["actual_original"] == "Refunded."
+        json.dumps(result, allow_nan=False)  # stored as JSON, as any verdict
+
+
+def test_negating_or_weighing_a_trajectory_check_never_passes_an_unreadable_trajectory() -> None:
+    never_refund = {"grader_id": "tool-called", "config": {"tool": "refund"}}
+    negated = catalog.lookup("not")
+    weighted = catalog.lookup("weighted")
+    assert negated is not None
+    assert weighted is not None
+    not_refunded = negated("not", {"grader": never_refund})
+    assert not_refunded.grade(_trajectory("lookup_order"), None)["passed"]
+    assert not_refunded.grade(_trajectory("refund"), None)["passed"] is False
+    unread = not_refunded.grade("I did not refund anything.", None)
+    assert (unread["passed"], unread["details"]["match_status"]) == (False, "invalid_response")
+    scored = weighted(
+        "weighted",
+        {
+            "graders": [
+                {**never_refund, "weight": 1},
+                {"grader_id": "contains", "expected_output": "Refunded", "weight": 3},
+            ],
+            "threshold": 0.8,
+        },
+    )
+    assert scored.grade(AgentReply(text="Refunded.", trajectory=_trajectory("refund")), None)["passed"]
+    assert scored.grade("Refunded.", None)["passed"] is False  # the unjudged check counts 0: 0.75 < 0.8
