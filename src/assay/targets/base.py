@@ -22,7 +22,8 @@ class TargetCase:
     """What a target sees of a test case.
 
     ``number`` is the case's 1-based place in its suite (``None``: ``case_id`` is that place, as for the
-    CLI's cases) and ``key`` the user's own name for it, when its suite's cases have keys.
+    CLI's cases) and ``key`` the user's own name for it, when its suite's cases have keys; ``repeat`` which
+    asking of the case this is (0-based, for a run that asks each case several times).
     """
 
     case_id: int
@@ -30,6 +31,7 @@ class TargetCase:
     metadata: Mapping[str, Any] = field(default_factory=dict)
     number: int | None = None
     key: str | None = None
+    repeat: int = 0
 
     @property
     def place(self) -> int:

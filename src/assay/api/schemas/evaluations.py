@@ -17,6 +17,7 @@ from assay.services.evaluations.records import CaseOutcome, Evaluation, Result
 from assay.services.evaluations.service import (
     DEFAULT_CONCURRENCY,
     MAX_CONCURRENCY,
+    MAX_REPEATS,
     NewEvaluation,
     TargetTrialRequest,
 )
@@ -53,6 +54,14 @@ class EvaluationCreate(RequestModel):
         "before, else call the agent and cache its answer; replay: only from the cache (a case it does not "
         "hold fails as cache_miss, the agent is never called); off: neither. Errors are never cached.",
     )
+    repeats: JsonInt = Field(
+        default=1,
+        ge=1,
+        le=MAX_REPEATS,
+        strict=False,
+        description="How many times each case is asked (an agent's target only, past 1): results are kept "
+        "per case and repeat, and the summary gives each case's passes of its repeats, pass@k and pass^k.",
+    )
     allow_invalid_expected: bool = Field(
         default=False,
         description="Run even when the grader's preflight finds cases it can never pass; otherwise 422.",
@@ -68,6 +77,7 @@ class EvaluationCreate(RequestModel):
             name=self.name,
             concurrency=self.concurrency,
             reply_cache=self.reply_cache,
+            repeats=self.repeats,
             allow_invalid_expected=self.allow_invalid_expected,
         )
 
@@ -311,6 +321,7 @@ class EvaluationOut(ResponseModel):
     grader: GraderSpecOut
     target: dict[str, Any]
     concurrency: int
+    repeats: int = Field(description="How many times each case is asked; progress counts cases × repeats")
     reply_cache: CacheMode
     status: EvaluationStatus
     progress: ProgressOut
@@ -331,6 +342,7 @@ class EvaluationOut(ResponseModel):
             grader=GraderSpecOut(**evaluation.grader.as_dict()),
             target=evaluation.target,
             concurrency=evaluation.concurrency,
+            repeats=evaluation.repeats,
             reply_cache=CacheMode(evaluation.reply_cache),
             status=evaluation.status,
             progress=ProgressOut(done=evaluation.done, total=evaluation.total),
@@ -384,6 +396,7 @@ class ResultOut(ResponseModel):
     latency_ms: float | None
     attempts: int
     cached: bool = Field(description="The reply came from the reply cache: the agent was not called for it")
+    repeat: int = Field(description="Which asking of the case this is, from 0 (an evaluation's repeats)")
     usage: ResultUsageOut | None = Field(description="What the agent's reply said it spent (null: unknown)")
     assertions: list[AssertionVerdictOut] | None = Field(
         default=None,

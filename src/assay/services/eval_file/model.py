@@ -172,6 +172,9 @@ class EvalFile(_Strict):
     """Assertions picked by a case's metadata (``when``), tried before the defaults."""
     concurrency: int = Field(default=8, ge=1, le=1024)
     """Cases in flight at once."""
+    repeats: int = Field(default=1, ge=1, le=100)
+    """How many times each case is asked (an agent's target, past 1): each case's passes of its repeats, a
+    flaky mark when they disagree, pass@k and pass^k; ``--repeats`` replaces it."""
     timeout_s: float | None = Field(default=None, gt=0, le=600)
     """Seconds one call to the target may take (default 30); or the target's own ``timeout``."""
     max_attempts: int | None = Field(default=None, ge=1, le=10)

@@ -31,6 +31,8 @@ class Evaluation:
     grader: GraderSpec
     target: dict[str, Any]
     concurrency: int
+    repeats: int
+    """How many times each case is asked; ``total`` counts cases × repeats."""
     reply_cache: str
     """How it uses the reply cache: ``off``, ``record`` or ``replay``."""
     status: EvaluationStatus
@@ -105,6 +107,7 @@ def evaluation_of(row: EvaluationRow, summary: Summary | None = None) -> Evaluat
         grader=GraderSpec(grader_id=row.grader_id, config=row.grader_config, version=row.grader_version),
         target=row.target_view if row.target_view is not None else target_view(row.target),
         concurrency=row.concurrency,
+        repeats=row.repeats,
         reply_cache=row.reply_cache,
         status=EvaluationStatus(row.status),
         done=row.done,
@@ -187,6 +190,7 @@ def result_of(row: ResultRow) -> Result:
         attempts=row.attempts,
         cached=row.cached,
         usage=_usage_of(row.input_tokens, row.output_tokens, row.usage_model),
+        repeat=row.repeat,
     )
 
 
@@ -203,6 +207,7 @@ def result_columns(result: CaseResult) -> dict[str, Any]:
         del columns[typed]
     columns["details"] = stored_details(result.details, columns)
     columns["cached"] = result.cached  # in every row of a batch (the record has it only when true)
+    columns["repeat"] = result.repeat  # likewise (the record has it only past the first)
     usage = columns.pop("usage", None)
     columns["input_tokens"] = usage["input_tokens"] if usage else None
     columns["output_tokens"] = usage["output_tokens"] if usage else None

@@ -72,6 +72,8 @@ class CaseResult:
     """The reply came from the reply cache (the agent was not called for it)."""
     usage: Usage | None = None
     """What the agent's reply said it spent (``None``: unknown)."""
+    repeat: int = 0
+    """Which asking of the case this is (0-based; a run with ``repeats`` n has 0..n-1 of each case)."""
 
     @property
     def tokens(self) -> Tokens | None:
@@ -105,6 +107,7 @@ class CaseResult:
             "attempts": self.attempts,
             **({"cached": True} if self.cached else {}),  # only when true: results files stay as they were
             **({"usage": _usage_record(self.usage)} if self.usage is not None else {}),
+            **({"repeat": self.repeat} if self.repeat else {}),  # absent: 0, as in a run without repeats
         }
 
     def facts(self, shape: ReportShape) -> ResultFacts:
@@ -215,6 +218,7 @@ def _graded(case: RunCase, reply: TargetReply, verdict: VerdictRecord) -> CaseRe
         reply.attempts,
         reply.cached,
         reply.usage,
+        target_case.repeat,
     )
 
 
@@ -258,6 +262,7 @@ def _result(
         attempts=reply.attempts,
         cached=reply.cached,
         usage=reply.usage,
+        repeat=target_case.repeat,
     )
 
 
