@@ -542,6 +542,18 @@ def pair_counts(session: Session, a_id: int, b_id: int) -> PairCounts:
     )
 
 
+def passes_by_case(session: Session, evaluation_id: int) -> dict[int, tuple[int, int]]:
+    """``case_id → (passed, runs)`` over the evaluation's results (an evaluation with repeats), counted by
+    the database."""
+    passed = func.coalesce(func.sum(case((ResultRow.passed.is_(True), 1), else_=0)), 0)
+    query = (
+        select(ResultRow.case_id, passed, func.count())
+        .where(ResultRow.evaluation_id == evaluation_id)
+        .group_by(ResultRow.case_id)
+    )
+    return {case_id: (passes, runs) for case_id, passes, runs in session.execute(query)}
+
+
 def flipped_case_ids(
     session: Session, a_id: int, b_id: int, *, skip: int, limit: int, passed_in_a: bool | None = None
 ) -> list[tuple[int, bool]]:
@@ -591,16 +603,18 @@ def replies_by_case(
 
 
 def results_of_cases(session: Session, evaluation_id: int, case_ids: Sequence[int]) -> dict[int, ResultRow]:
-    """The evaluation's results for ``case_ids``, by case id."""
+    """The evaluation's results for ``case_ids`` (their first run, with repeats), by case id."""
     if not case_ids:
         return {}
-    query = select(ResultRow).where(ResultRow.evaluation_id == evaluation_id, ResultRow.case_id.in_(case_ids))
+    query = select(ResultRow).where(
+        ResultRow.evaluation_id == evaluation_id, ResultRow.case_id.in_(case_ids), ResultRow.repeat == 0
+    )
     return {row.case_id: row for row in session.scalars(query)}
 
 
 def summary_columns(session: Session, evaluation_id: int) -> Iterator[tuple[Any, ...]]:
     """``(passed, score, error, latency_ms, match_status, reason_code, details, input_tokens, output_tokens,
-    usage_model)`` of every result, for the summary."""
+    usage_model, position)`` of every result, for the summary."""
     query = select(
         ResultRow.passed,
         ResultRow.score,
@@ -612,6 +626,7 @@ def summary_columns(session: Session, evaluation_id: int) -> Iterator[tuple[Any,
         ResultRow.input_tokens,
         ResultRow.output_tokens,
         ResultRow.usage_model,
+        ResultRow.position,
     ).where(ResultRow.evaluation_id == evaluation_id)
     # On the session's connection: columns need none of the ORM's row loading (see iter_expected_outputs).
     yield from session.connection().execute(query)

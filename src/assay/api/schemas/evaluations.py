@@ -22,6 +22,7 @@ from assay.services.evaluations.service import (
     TargetTrialRequest,
 )
 from assay.services.execution.target_trial import TargetTrial
+from assay.services.figures.paired import PairedMethod
 from assay.services.figures.summary import Summary
 from assay.services.views.comparison import Comparison, Flip, FlippedCase, Verdict
 from assay.targets import EvaluationTargetSpec, HttpTargetSpec, OpenAITargetSpec, RecordedTargetSpec
@@ -282,6 +283,30 @@ class AssertionVerdictOut(ResponseModel):
     reason: str | None
 
 
+class CaseRepeatsOut(ResponseModel):
+    """One case's passes of its runs, with the Wilson 95 % interval of its pass rate."""
+
+    number: int
+    passed: int
+    runs: int
+    low: float
+    high: float
+
+
+class RepeatFiguresOut(ResponseModel):
+    """A run that asked each case several times: pass@k and pass^k (unbiased, averaged over cases) and its
+    flaky cases (some runs passed, some not)."""
+
+    repeats: int
+    cases: int
+    flaky: int
+    pass_at_k: list[float] = Field(
+        description="pass_at_k[k-1]: the chance that k runs hold a pass, k ≤ repeats"
+    )
+    pass_hat_k: list[float] = Field(description="pass_hat_k[k-1]: the chance that k runs all pass (pass^k)")
+    flaky_cases: list[CaseRepeatsOut] = Field(description="Up to 100, the nearest to half passed first")
+
+
 class SummaryOut(ResponseModel):
     """The evaluation's figures; errors count as failures in the pass rate, not in the mean score."""
 
@@ -309,6 +334,11 @@ class SummaryOut(ResponseModel):
     )
     usage: UsageOut | None = Field(
         default=None, description="The agent's tokens, when any reply said what it spent (else unknown)"
+    )
+    repeats: RepeatFiguresOut | None = Field(
+        default=None,
+        description="pass@k, pass^k and flaky cases, when each case was asked more than once (the counts "
+        "above are then of runs: total_cases is cases × repeats)",
     )
 
 
@@ -474,7 +504,8 @@ class FlippedCaseOut(ResponseModel):
 
 
 class ComparisonOut(ResponseModel):
-    """Evaluation B against A on the cases both finished, with McNemar's exact test."""
+    """Evaluation B against A on the cases both finished, with the paired test: McNemar's exact test, or
+    with repeats a sign-flip permutation test on per-case pass rates (a case "flips" when its rate moved)."""
 
     a_id: int
     b_id: int
@@ -488,10 +519,16 @@ class ComparisonOut(ResponseModel):
     fail_to_pass: int
     a_pass_rate: float | None
     b_pass_rate: float | None
-    p_value: float = Field(description="Two-sided exact McNemar p-value")
+    p_value: float = Field(description="Two-sided p-value of the paired test")
     p_value_b_worse: float = Field(description="One-sided: B fails more of the cases that flipped")
     p_value_b_better: float
     verdict: Verdict
+    method: PairedMethod = Field(
+        description="mcnemar: each run asked each case once; sign_flip: repeats, per-case pass rates"
+    )
+    same_rate: int = Field(
+        description="With repeats, cases whose pass rate did not change and is neither 0 nor 1 (else 0)"
+    )
     flips: list[FlippedCaseOut] = Field(
         description="One page of flipped cases, in case order: up to ``limit``, fewer when they would pass "
         "ASSAY_MAX_RESULTS_PAGE_BYTES"

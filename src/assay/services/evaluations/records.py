@@ -247,7 +247,7 @@ def listed_size(result: Result) -> int:
 
 def facts_of(columns: Iterable[tuple[Any, ...]], shape: ReportShape) -> Iterable[ResultFacts]:
     """Summary facts from ``(passed, score, error, latency_ms, match_status, reason_code, details,
-    input_tokens, output_tokens, usage_model)`` rows."""
-    for passed, score, error, latency, status, code, details, spent_in, spent_out, model in columns:
+    input_tokens, output_tokens, usage_model, position)`` rows."""
+    for passed, score, error, latency, status, code, details, spent_in, spent_out, model, position in columns:
         tokens = None if spent_in is None or spent_out is None else (spent_in, spent_out, model)
-        yield shape.facts(passed, score, error, latency, status, code, details, tokens)
+        yield shape.facts(passed, score, error, latency, status, code, details, tokens, position + 1)
