@@ -97,3 +97,32 @@ def test_shutdown_mid_run_then_restart_resumes_each_repeat_once(settings: Settin
         slots = Counter((row["input"], row["repeat"]) for row in rows)
         assert slots == {(f"r{i}", r): 1 for i in range(40) for r in range(3)}
         assert len(agent.requests) < 120 + 10  # only the few calls in flight at shutdown ran twice
+
+
+def test_history_and_compare_agree_through_the_rule_for_repeats(client: TestClient) -> None:
+    """Runs with repeats (and one without) of one suite: every pair with repeats is judged by the sign-flip
+    test on per-case pass rates, and the history's mark is the compare page's verdict."""
+    suite = make_suite(client, QUESTIONS * 2, name="twelve")
+    sure = dict.fromkeys(ANSWERS, 1.0)
+    shaky = dict.fromkeys(ANSWERS, 0.1)
+    with AgentServer(AgentBehaviour(answers=ANSWERS, wrong="maybe", seed=5)) as agent:
+        target = {"type": "http", "url": f"{agent.url}/answer", "max_attempts": 1}
+        runs = []
+        for chances, repeats in ((sure, 3), (sure, 3), (shaky, 3), (sure, 1)):
+            agent.behaviour.pass_chance = chances
+            shown, _ = finished(client, suite_id=suite["id"], target=target, repeats=repeats)
+            runs.append(shown["id"])
+    points = client.get(f"/api/suites/{suite['id']}/history").json()["data"]["points"]
+    assert [point["evaluation_id"] for point in points] == runs
+    expected = {"b_worse": "regression", "b_better": "improvement", "no_significant_difference": "steady"}
+    for point in points[1:]:
+        path = f"/api/evaluations/{point['previous_id']}/compare/{point['evaluation_id']}"
+        comparison = client.get(path).json()["data"]
+        assert comparison["method"] == "sign_flip"
+        assert point["shift"] == expected[comparison["verdict"]]
+        assert point["p_value"] == comparison["p_value"]
+        assert point["common_cases"] == comparison["common_cases"] == 12
+    assert [point["shift"] for point in points] == [None, "steady", "regression", "improvement"]
+    fell = client.get(f"/api/evaluations/{runs[1]}/compare/{runs[2]}").json()["data"]
+    assert fell["pass_to_fail"] == fell["flips_total"] == len(fell["flips"])
+    assert all(flip["flip"] == "pass_to_fail" for flip in fell["flips"])
