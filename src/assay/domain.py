@@ -8,6 +8,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Generic, TypeVar
 
+MAX_REPEATS = 100
+"""Most times a run may ask each case (``repeats``): enough for pass@k and flakiness, not a way to multiply a
+suite's size without bound."""
+
 
 @dataclass(frozen=True, slots=True)
 class GraderSpec:

@@ -80,7 +80,8 @@ def test_each_case_has_its_passes_its_wilson_interval_and_a_flaky_mark() -> None
     assert (figures.flaky_cases[1].low, figures.flaky_cases[1].high) == pytest.approx(
         (wilson.low, wilson.high)
     )
-    assert not case_repeats(1, 4, 4).is_flaky and case_repeats(3, 3, 4).is_flaky
+    assert not case_repeats(1, 4, 4).is_flaky
+    assert case_repeats(3, 3, 4).is_flaky
     assert figures.pass_at_k == pytest.approx([(4 + 0 + 3 + 2) / 16, (1 + 0 + 1 + 5 / 6) / 4, 0.75, 0.75])
     assert figures.pass_hat_k[3] == pytest.approx(0.25)  # only case 1 passes all four
 
@@ -103,12 +104,14 @@ def test_the_summary_carries_repeats_only_when_cases_are_asked_more_than_once() 
         for n in range(9)
     ]
     summary = summarize(facts, total_cases=9, repeats=3)
-    assert summary.repeats is not None and summary.repeats.cases == 3
+    assert summary.repeats is not None
+    assert summary.repeats.cases == 3
     assert summary.repeats.pass_at_k[0] == pytest.approx(6 / 9)
     assert summary.repeats.pass_hat_k[2] == 0.0
     assert "repeats" in summary.as_dict()
     once = summarize(facts, total_cases=9)
-    assert once.repeats is None and "repeats" not in once.as_dict()
+    assert once.repeats is None
+    assert "repeats" not in once.as_dict()
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -175,7 +178,7 @@ def test_with_repeats_the_rule_is_the_sign_flip_test_on_per_case_rates() -> None
 
 def test_false_alarms_of_two_runs_of_one_agent_stay_near_the_significance_level() -> None:
     """Two runs of the same seeded agent (known per-case chances, repeats 5), many times over: "B is worse"
-    is said about as often as α, and no more (the test is exact or nearly so, and conservative when
+    is said about as often as alpha, and no more (the test is exact or nearly so, and conservative when
     discrete)."""
     rng = random.Random(99)
     chances = [rng.random() for _ in range(40)]

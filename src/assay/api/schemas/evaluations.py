@@ -9,7 +9,7 @@ from pydantic import Field, JsonValue, StringConstraints
 
 from assay.api.schemas.common import RequestModel, ResponseModel
 from assay.api.schemas.graders import GradeOutcome, GraderSpecOut
-from assay.domain import EvaluationStatus
+from assay.domain import MAX_REPEATS, EvaluationStatus
 from assay.graders import MatchStatus
 from assay.graders.composite.assertions import assertion_verdicts
 from assay.graders.contract.verdict import VerdictRecord
@@ -17,7 +17,6 @@ from assay.services.evaluations.records import CaseOutcome, Evaluation, Result
 from assay.services.evaluations.service import (
     DEFAULT_CONCURRENCY,
     MAX_CONCURRENCY,
-    MAX_REPEATS,
     NewEvaluation,
     TargetTrialRequest,
 )
@@ -304,6 +303,9 @@ class RepeatFiguresOut(ResponseModel):
         description="pass_at_k[k-1]: the chance that k runs hold a pass, k ≤ repeats"
     )
     pass_hat_k: list[float] = Field(description="pass_hat_k[k-1]: the chance that k runs all pass (pass^k)")
+    cases_by_failures: list[int] = Field(
+        description="cases_by_failures[f]: cases that failed f of their runs"
+    )
     flaky_cases: list[CaseRepeatsOut] = Field(description="Up to 100, the nearest to half passed first")
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from assay.domain import EvaluationStatus, Outcome, Page, ResultSort, within_budget
+from assay.domain import MAX_REPEATS, EvaluationStatus, Outcome, Page, ResultSort, within_budget
 from assay.errors import NotFoundError, Problem, ValidationError
 from assay.services.evaluations.records import (
     Evaluation,
@@ -62,9 +62,6 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_CONCURRENCY = 8
 MAX_CONCURRENCY = 256
-MAX_REPEATS = 100
-"""Most times an evaluation may ask each case: enough for pass@k and flakiness, not a way to multiply a
-suite's size without bound."""
 
 
 @dataclass(frozen=True, slots=True)

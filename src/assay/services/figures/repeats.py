@@ -74,6 +74,8 @@ class RepeatFigures:
     """``pass_at_k[k - 1]`` is pass@k."""
     pass_hat_k: list[float]
     """``pass_hat_k[k - 1]`` is pass^k (every one of ``k`` runs passes)."""
+    cases_by_failures: list[int] = field(default_factory=list)
+    """``cases_by_failures[f]``: how many cases failed ``f`` of their runs (0 to ``repeats``)."""
     flaky_cases: list[CaseRepeats] = field(default_factory=list)
     """Up to :data:`MAX_LISTED_FLAKY` of them, the nearest to half passed first, then in case order."""
 
@@ -106,12 +108,16 @@ class RepeatTally:
             if 0 < passes < runs
         ]
         flaky.sort(key=lambda case: abs(case.passed / case.runs - 0.5))
+        by_failures = [0] * (self.repeats + 1)
+        for passes, runs in self.counts.values():
+            by_failures[min(runs - passes, self.repeats)] += 1
         return RepeatFigures(
             repeats=self.repeats,
             cases=len(self.counts),
             flaky=len(flaky),
             pass_at_k=at_k,
             pass_hat_k=hat_k,
+            cases_by_failures=by_failures,
             flaky_cases=flaky[:MAX_LISTED_FLAKY],
         )
 
