@@ -12,6 +12,7 @@ binomials (``math.comb``): ``n`` is at most a hundred.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -97,11 +98,14 @@ class RepeatTally:
 
     def figures(self) -> RepeatFigures:
         """The figures of the runs counted so far."""
+        # Cases share few (passes, runs) pairs: each pair's estimates are made once, weighted by its cases.
+        pairs = Counter((passes, runs) for passes, runs in self.counts.values())
         at_k, hat_k = [], []
         for k in range(1, self.repeats + 1):
-            counted = [(runs, passes) for passes, runs in self.counts.values() if runs >= k]
-            at_k.append(_mean([pass_at_k(runs, passes, k) for runs, passes in counted]))
-            hat_k.append(_mean([pass_hat_k(runs, passes, k) for runs, passes in counted]))
+            counted = [(passes, runs, cases) for (passes, runs), cases in pairs.items() if runs >= k]
+            weight = sum(cases for _, _, cases in counted) or 1
+            at_k.append(sum(pass_at_k(runs, passes, k) * cases for passes, runs, cases in counted) / weight)
+            hat_k.append(sum(pass_hat_k(runs, passes, k) * cases for passes, runs, cases in counted) / weight)
         flaky = [
             case_repeats(number, passes, runs)
             for number, (passes, runs) in sorted(self.counts.items())
@@ -120,10 +124,6 @@ class RepeatTally:
             cases_by_failures=by_failures,
             flaky_cases=flaky[:MAX_LISTED_FLAKY],
         )
-
-
-def _mean(values: Sequence[float]) -> float:
-    return sum(values) / len(values) if values else 0.0
 
 
 @dataclass(frozen=True, slots=True)
