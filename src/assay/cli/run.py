@@ -572,9 +572,11 @@ def run(
 
 def check_repeats(repeats: int, spec: TargetSpec | None) -> None:
     """Repeats ask an agent again: recorded answers give each case one answer (exit 2)."""
+    if repeats == 1:
+        return  # nothing to check, and nothing loaded for it (a recorded run starts lean)
     from assay.targets import RecordedTargetSpec
 
-    if repeats > 1 and (spec is None or isinstance(spec, RecordedTargetSpec)):
+    if spec is None or isinstance(spec, RecordedTargetSpec):
         raise ValidationError(
             "repeats need an agent to ask again: recorded answers give each case one answer"
         )
