@@ -856,6 +856,22 @@ export interface components {
             threshold?: number | null;
         };
         /**
+         * CaseRepeatsOut
+         * @description One case's passes of its runs, with the Wilson 95 % interval of its pass rate.
+         */
+        CaseRepeatsOut: {
+            /** Number */
+            number: number;
+            /** Passed */
+            passed: number;
+            /** Runs */
+            runs: number;
+            /** Low */
+            low: number;
+            /** High */
+            high: number;
+        };
+        /**
          * CasesAdded
          * @description The cases just added and the suite's new size.
          */
@@ -891,7 +907,8 @@ export interface components {
         };
         /**
          * ComparisonOut
-         * @description Evaluation B against A on the cases both finished, with McNemar's exact test.
+         * @description Evaluation B against A on the cases both finished, with the paired test: McNemar's exact test, or
+         *     with repeats a sign-flip permutation test on per-case pass rates (a case "flips" when its rate moved).
          */
         ComparisonOut: {
             /** A Id */
@@ -920,7 +937,7 @@ export interface components {
             b_pass_rate: number | null;
             /**
              * P Value
-             * @description Two-sided exact McNemar p-value
+             * @description Two-sided p-value of the paired test
              */
             p_value: number;
             /**
@@ -931,6 +948,13 @@ export interface components {
             /** P Value B Better */
             p_value_b_better: number;
             verdict: components["schemas"]["Verdict"];
+            /** @description mcnemar: each run asked each case once; sign_flip: repeats, per-case pass rates */
+            method: components["schemas"]["PairedMethod"];
+            /**
+             * Same Rate
+             * @description With repeats, cases whose pass rate did not change and is neither 0 nor 1 (else 0)
+             */
+            same_rate: number;
             /**
              * Flips
              * @description One page of flipped cases, in case order: up to ``limit``, fewer when they would pass ASSAY_MAX_RESULTS_PAGE_BYTES
@@ -1303,6 +1327,12 @@ export interface components {
              */
             reply_cache?: components["schemas"]["CacheMode"];
             /**
+             * Repeats
+             * @description How many times each case is asked (an agent's target only, past 1): results are kept per case and repeat, and the summary gives each case's passes of its repeats, pass@k and pass^k.
+             * @default 1
+             */
+            repeats?: number;
+            /**
              * Allow Invalid Expected
              * @description Run even when the grader's preflight finds cases it can never pass; otherwise 422.
              * @default false
@@ -1339,6 +1369,11 @@ export interface components {
             };
             /** Concurrency */
             concurrency: number;
+            /**
+             * Repeats
+             * @description How many times each case is asked; progress counts cases × repeats
+             */
+            repeats: number;
             reply_cache: components["schemas"]["CacheMode"];
             status: components["schemas"]["EvaluationStatus"];
             progress: components["schemas"]["ProgressOut"];
@@ -1992,6 +2027,12 @@ export interface components {
          */
         Outcome: "passed" | "failed" | "invalid" | "error";
         /**
+         * PairedMethod
+         * @description Which paired test judged a pair of runs.
+         * @enum {string}
+         */
+        PairedMethod: "mcnemar" | "sign_flip";
+        /**
          * PassRateOut
          * @description Passes out of results (target errors count as failures), with the Wilson 95 % interval.
          */
@@ -2135,6 +2176,39 @@ export interface components {
             metadata_key?: string | null;
         };
         /**
+         * RepeatFiguresOut
+         * @description A run that asked each case several times: pass@k and pass^k (unbiased, averaged over cases) and its
+         *     flaky cases (some runs passed, some not).
+         */
+        RepeatFiguresOut: {
+            /** Repeats */
+            repeats: number;
+            /** Cases */
+            cases: number;
+            /** Flaky */
+            flaky: number;
+            /**
+             * Pass At K
+             * @description pass_at_k[k-1]: the chance that k runs hold a pass, k ≤ repeats
+             */
+            pass_at_k: number[];
+            /**
+             * Pass Hat K
+             * @description pass_hat_k[k-1]: the chance that k runs all pass (pass^k)
+             */
+            pass_hat_k: number[];
+            /**
+             * Cases By Failures
+             * @description cases_by_failures[f]: cases that failed f of their runs
+             */
+            cases_by_failures: number[];
+            /**
+             * Flaky Cases
+             * @description Up to 100, the nearest to half passed first
+             */
+            flaky_cases: components["schemas"]["CaseRepeatsOut"][];
+        };
+        /**
          * ResultFilterOut
          * @description Query parameters of the results listing (and export) that list exactly one group's results.
          */
@@ -2238,6 +2312,11 @@ export interface components {
              * @description The reply came from the reply cache: the agent was not called for it
              */
             cached: boolean;
+            /**
+             * Repeat
+             * @description Which asking of the case this is, from 0 (an evaluation's repeats)
+             */
+            repeat: number;
             /** @description What the agent's reply said it spent (null: unknown) */
             usage: components["schemas"]["ResultUsageOut"] | null;
             /**
@@ -2477,6 +2556,8 @@ export interface components {
             };
             /** @description The agent's tokens, when any reply said what it spent (else unknown) */
             usage?: components["schemas"]["UsageOut"] | null;
+            /** @description pass@k, pass^k and flaky cases, when each case was asked more than once (the counts above are then of runs: total_cases is cases × repeats) */
+            repeats?: components["schemas"]["RepeatFiguresOut"] | null;
         };
         /**
          * TargetTrialIn
