@@ -126,3 +126,16 @@ def test_history_and_compare_agree_through_the_rule_for_repeats(client: TestClie
     fell = client.get(f"/api/evaluations/{runs[1]}/compare/{runs[2]}").json()["data"]
     assert fell["pass_to_fail"] == fell["flips_total"] == len(fell["flips"])
     assert all(flip["flip"] == "pass_to_fail" for flip in fell["flips"])
+
+
+def test_a_regrade_of_a_run_with_repeats_grades_each_cases_first_run(client: TestClient) -> None:
+    suite = make_suite(client, QUESTIONS)
+    with flaky_agent() as agent:
+        target = {"type": "http", "url": f"{agent.url}/answer", "max_attempts": 1}
+        source, rows = finished(client, suite_id=suite["id"], target=target, repeats=3)
+    regraded, again = finished(
+        client, suite_id=suite["id"], target={"type": "evaluation", "evaluation_id": source["id"]}
+    )
+    assert regraded["repeats"] == 1
+    first_runs = {row["number"]: row["agent_response"] for row in rows if row["repeat"] == 0}
+    assert {row["number"]: row["agent_response"] for row in again} == first_runs

@@ -141,9 +141,10 @@ def _print(comparison: RunsComparison) -> None:
 )
 @json_option
 def compare(*, a: str, b: str, server: str | None, limit: int, as_json: bool) -> None:
-    """B against A, case by case: flips (regressions first), both pass rates and McNemar's exact test.
-    A and B are results files of `assay run` (or, with --server, evaluation ids). Exit 1 when B is
-    significantly worse than A (one-sided exact McNemar test, 5 %), 0 otherwise."""
+    """B against A, case by case: flips (regressions first), both pass rates and the paired test (McNemar's
+    exact test; with repeats, a sign-flip test on per-case pass rates). A and B are results files of `assay
+    run` (or, with --server, evaluation ids). Exit 1 when B is significantly worse than A (one-sided, 5 %),
+    0 otherwise."""
     from assay.services.figures.paired import Verdict
     from assay.services.local_run.compare_files import compare_files
 
