@@ -234,9 +234,7 @@ export function NewEvaluationPage() {
                   />
                 </div>
               </div>
-              <p className="hint">
-                Cases sent to the target at the same time; how many times each case is asked (pass@k, flaky cases).
-              </p>
+              <p className="hint">Cases in flight at once; times each case is asked (pass@k).</p>
             </div>
             <ReplyCacheField value={replyCache} onChange={setReplyCache} />
           </div>
