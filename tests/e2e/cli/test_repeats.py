@@ -167,3 +167,6 @@ def test_a_run_with_repeats_resumes_each_case_and_repeat_once(folder: Path, agen
     other = assay(*args[:-1], "2", "-o", "out.jsonl", "--resume", cwd=folder)
     assert other.returncode == 2
     assert "it asked each case 3 time(s), this run 2" in " ".join(other.stderr.split())
+    pushed = assay("push", "out.jsonl", "--server", "http://127.0.0.1:9", cwd=folder)
+    assert pushed.returncode == 2  # refused before any connection: a push cannot store repeats yet
+    assert "holds a run with repeats (3)" in pushed.stderr
