@@ -139,3 +139,22 @@ def test_a_regrade_of_a_run_with_repeats_grades_each_cases_first_run(client: Tes
     assert regraded["repeats"] == 1
     first_runs = {row["number"]: row["agent_response"] for row in rows if row["repeat"] == 0}
     assert {row["number"]: row["agent_response"] for row in again} == first_runs
+
+
+def test_cancel_keeps_the_runs_so_far_and_counts_them(client: TestClient) -> None:
+    suite = make_suite(client, [(f"c{i}", "true") for i in range(60)])
+    with AgentServer(AgentBehaviour(default="yes", delay=0.05)) as agent:
+        target = {"type": "http", "url": agent.url}
+        created = start(client, suite_id=suite["id"], target=target, concurrency=2, repeats=4)
+        wait_until_done(client, created["id"], 6)
+        cancelled = client.post(f"/api/evaluations/{created['id']}/cancel").json()["data"]
+    assert cancelled["status"] == "cancelled"
+    done = cancelled["progress"]["done"]
+    assert 6 <= done < 240
+    assert cancelled["progress"]["total"] == 240
+    rows = results(client, created["id"], limit=500)
+    assert len(rows) == done == cancelled["summary"]["finished"]
+    assert len({(row["number"], row["repeat"]) for row in rows}) == done  # each run once
+    figures = cancelled["summary"]["repeats"]
+    assert figures["cases"] == len({row["number"] for row in rows})
+    assert figures["pass_at_k"][0] == 1.0  # every run so far passed
