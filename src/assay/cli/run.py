@@ -683,10 +683,11 @@ def execute_run(plan: SuiteRun) -> Summary:
     total = facts.count * repeats
     if not selection.everything:
         done = done if done is not None else array("I", bytes(4 * (facts.count * repeats + 1)))
-        total = selection.mark_left_out(suite.cases(), done, repeats) * repeats
-        if total == 0:
+        taken = selection.mark_left_out(suite.cases(), done, repeats)
+        if taken == 0:
             raise ValidationError(f"--filter/--limit take none of the {facts.count} cases of {suite.path}")
-        err.print(f"running {total} of the {facts.count} cases (--filter/--limit)", markup=False)
+        err.print(f"running {taken} of the {facts.count} cases (--filter/--limit)", markup=False)
+        total = taken * repeats
     if plan.resuming:
         err.print(
             f"resuming: {tally.finished} of {total} cases already have a result in {output}", markup=False
