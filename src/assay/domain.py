@@ -10,6 +10,10 @@ from typing import Any, Generic, TypeVar
 
 from assay.chat import Message, read_messages, transcript
 
+MAX_REPEATS = 100
+"""Most times a run may ask each case (``repeats``): enough for pass@k and flakiness, not a way to multiply a
+suite's size without bound."""
+
 
 @dataclass(frozen=True, slots=True)
 class GraderSpec:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import random
 import socket
 import sys
 import threading
@@ -85,6 +86,19 @@ class AgentBehaviour:
     usage: bool = False
     """Say what each reply spent, as OpenAI does: ``usage`` with ``prompt_tokens`` the input's length in
     characters and ``completion_tokens`` the answer's, and ``model`` :data:`USAGE_MODEL`."""
+    pass_chance: dict[str, float] = field(default_factory=dict)
+    """A flaky agent: the input's answer (:meth:`answer`) only with this probability, else ``wrong``. Drawn
+    from a generator seeded by ``seed``, the input and how many times it was asked, so the same run gives
+    the same answers whatever order concurrent requests arrive in."""
+    wrong: Any = "wrong"
+    seed: int = 0
+
+    def answer_asked(self, text: str, seen: int) -> Any:
+        """The answer to the ``seen``-th request (from 1) for ``text``: :meth:`answer`, or a flaky one's."""
+        chance = self.pass_chance.get(text)
+        if chance is not None and random.Random(f"{self.seed}:{seen}:{text}").random() >= chance:
+            return self.wrong
+        return self.answer(text)
 
     @classmethod
     def from_json(cls, text: str) -> AgentBehaviour:
@@ -174,7 +188,7 @@ class AgentApp:
         elif fault is not None and (fault.times is None or seen <= fault.times):
             await _send_fault(fault, send)
             return
-        await self._reply(behaviour.answer(text or ""), is_chat, send, asked=text or "")
+        await self._reply(behaviour.answer_asked(text or "", seen), is_chat, send, asked=text or "")
 
     async def _reply(self, answer: Any, is_chat: bool, send: Send, asked: str | None = None) -> None:
         if is_chat:

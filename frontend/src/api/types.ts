@@ -44,6 +44,7 @@ export type TargetTrial = Schemas["TargetTrialOut"];
 export type EvaluationStatus = Evaluation["status"];
 export type EvaluationSummary = Schemas["SummaryOut"];
 export type EvaluationUsage = Schemas["UsageOut"];
+export type RepeatFigures = Schemas["RepeatFiguresOut"];
 export type ResultUsage = Schemas["ResultUsageOut"];
 export type BinaryReport = Schemas["BinaryReportOut"];
 export type ScoreDistribution = Schemas["ScoreDistributionOut"];

@@ -54,6 +54,7 @@ export function NewEvaluationPage() {
   const [chosenTarget, setTarget] = useState<TargetDraft | undefined>(linked);
   const [name, setName] = useState("");
   const [concurrency, setConcurrency] = useState(8);
+  const [repeats, setRepeats] = useState(1);
   const [replyCache, setReplyCache] = useState<ReplyCache>("off");
   const [describeWith, setDescribeWith] = useState<"form" | "yaml">(params.get("from") === "yaml" ? "yaml" : "form");
   const [allowInvalid, setAllowInvalid] = useState(false);
@@ -112,6 +113,7 @@ export function NewEvaluationPage() {
         grader_config: shownConfig,
         target: built.target,
         concurrency,
+        repeats,
         reply_cache: replyCache,
         allow_invalid_expected: allowInvalid,
         ...(name.trim() !== "" ? { name: name.trim() } : {}),
@@ -205,18 +207,34 @@ export function NewEvaluationPage() {
           )}
           {testTarget.data && !testTarget.isPending && <TargetTrialPanel trial={testTarget.data} />}
           <div className="two-columns">
-            <div className="field">
-              <label htmlFor="evaluation-concurrency">Concurrency</label>
-              <input
-                id="evaluation-concurrency"
-                className="narrow"
-                type="number"
-                min={1}
-                max={64}
-                value={concurrency}
-                onChange={(event) => setConcurrency(Math.max(1, Number(event.target.value) || 1))}
-              />
-              <p className="hint">Cases sent to the target at the same time.</p>
+            <div>
+              <div className="row">
+                <div className="field">
+                  <label htmlFor="evaluation-concurrency">Concurrency</label>
+                  <input
+                    id="evaluation-concurrency"
+                    className="narrow"
+                    type="number"
+                    min={1}
+                    max={64}
+                    value={concurrency}
+                    onChange={(event) => setConcurrency(Math.max(1, Number(event.target.value) || 1))}
+                  />
+                </div>
+                <div className="field">
+                  <label htmlFor="evaluation-repeats">Repeats</label>
+                  <input
+                    id="evaluation-repeats"
+                    className="narrow"
+                    type="number"
+                    min={1}
+                    max={100}
+                    value={repeats}
+                    onChange={(event) => setRepeats(Math.min(100, Math.max(1, Number(event.target.value) || 1)))}
+                  />
+                </div>
+              </div>
+              <p className="hint">Cases in flight at once; times each case is asked (pass@k).</p>
             </div>
             <ReplyCacheField value={replyCache} onChange={setReplyCache} />
           </div>

@@ -71,6 +71,7 @@ def _requests(file: EvalFile, graders: GraderService) -> list[EvaluationCreate]:
             "concurrency": file.concurrency,
             "allow_invalid_expected": file.allow_invalid_expected,
             "reply_cache": file.cache,
+            "repeats": file.repeats,
         }
         try:
             requests.append(EvaluationCreate.model_validate(body))

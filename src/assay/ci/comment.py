@@ -104,7 +104,7 @@ def _change(report: PullRequestReport) -> list[str]:
         lines.append(
             f"Flips over {figures.common_cases} cases run by both: "
             f"**{figures.pass_to_fail} pass → fail**, {figures.fail_to_pass} fail → pass; "
-            f"McNemar exact test p = {figures.p_value:.3g}: "
+            f"{figures.method.described} p = {figures.p_value:.3g}: "
             f"{_VERDICTS[figures.verdict]}."
         )
         regressions = [flip for flip in comparison.flips if flip.flip is Flip.REGRESSION][:SHOWN_FLIPS]

@@ -25,7 +25,7 @@ _SHOWN_CHARS = 80
 def server_comparison(server: str, a: str, b: str, limit: int) -> RunsComparison:
     """The server's comparison of evaluations ``a`` and ``b``: its counts and test, regressions first."""
     from assay.cli.server_client import call
-    from assay.services.figures.paired import Flip, PairedFigures, Verdict
+    from assay.services.figures.paired import Flip, PairedFigures, PairedMethod, Verdict
     from assay.services.local_run.compare_files import FlippedRun, RunsComparison
 
     ids = []
@@ -51,11 +51,15 @@ def server_comparison(server: str, a: str, b: str, limit: int) -> RunsComparison
         for page in pages
         for item in page["flips"]
     ]
-    figures = {name: data[name] for name in PairedFigures.__dataclass_fields__ if name != "verdict"}
+    figures = {
+        name: data[name] for name in PairedFigures.__dataclass_fields__ if name not in ("verdict", "method")
+    }
     return RunsComparison(
         a=f"evaluation {ids[0]}",
         b=f"evaluation {ids[1]}",
-        figures=PairedFigures(**figures, verdict=Verdict(data["verdict"])),
+        figures=PairedFigures(
+            **figures, verdict=Verdict(data["verdict"]), method=PairedMethod(data["method"])
+        ),
         flips=flips[:limit],
         flips_total=data["flips_total"],
     )
@@ -122,8 +126,8 @@ def _print(comparison: RunsComparison) -> None:
         Verdict.NO_SIGNIFICANT_DIFFERENCE: "no significant difference",
     }[result.verdict]
     out.print(
-        f"McNemar exact test: p = {result.p_value:.4g} (B worse: p = {result.p_value_b_worse:.4g}; B better: "
-        f"p = {result.p_value_b_better:.4g}): {said}",
+        f"{result.method.described}: p = {result.p_value:.4g} (B worse: p = {result.p_value_b_worse:.4g}; "
+        f"B better: p = {result.p_value_b_better:.4g}): {said}",
         markup=False,
     )
 
@@ -137,9 +141,10 @@ def _print(comparison: RunsComparison) -> None:
 )
 @json_option
 def compare(*, a: str, b: str, server: str | None, limit: int, as_json: bool) -> None:
-    """B against A, case by case: flips (regressions first), both pass rates and McNemar's exact test.
-    A and B are results files of `assay run` (or, with --server, evaluation ids). Exit 1 when B is
-    significantly worse than A (one-sided exact McNemar test, 5 %), 0 otherwise."""
+    """B against A, case by case: flips (regressions first), both pass rates and the paired test (McNemar's
+    exact test; with repeats, a sign-flip test on per-case pass rates). A and B are results files of `assay
+    run` (or, with --server, evaluation ids). Exit 1 when B is significantly worse than A (one-sided, 5 %),
+    0 otherwise."""
     from assay.services.figures.paired import Verdict
     from assay.services.local_run.compare_files import compare_files
 

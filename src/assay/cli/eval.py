@@ -17,10 +17,12 @@ import click
 from assay.cli.console import err
 from assay.cli.gate import FAILED, check_gate
 from assay.cli.options import PATH, cache_options, cache_use, check_writable
+from assay.domain import MAX_REPEATS
 from assay.errors import ValidationError
 
 if TYPE_CHECKING:
     from assay.services.eval_file.gates import MetadataTally
+    from assay.services.eval_file.model import EvalFile
     from assay.services.eval_file.plan import EvalPlan
     from assay.services.local_run.suite_stream import SuiteFile
 
@@ -36,21 +38,39 @@ def _per_suite(path: Path | None, suite: Path, several: bool) -> Path | None:
 
 
 def _metadata_reader(suite: SuiteFile, count: int, tally: MetadataTally) -> Callable[[Path], None]:
-    """Counts each graded case of ``suite`` by the metadata the gates name, from its results file."""
+    """Counts each graded run of ``suite``'s cases (one a case without repeats) by the metadata the gates
+    name, from its results file."""
+    from array import array
+
     from assay.services.local_run.result_file import read_records
 
     def read(results: Path) -> None:
-        outcome = bytearray(count + 1)  # 0: no result (left out), 1: not passed, 2: passed
+        passes, runs = array("I", bytes(4 * (count + 1))), array("I", bytes(4 * (count + 1)))
         for record in read_records(results):
             number = record.get("number")
             if isinstance(number, int) and 0 < number <= count:
-                outcome[number] = 2 if record.get("passed") is True else 1
+                passes[number] += record.get("passed") is True
+                runs[number] += 1
         for case in suite.cases():
-            found = outcome[case.target_case.place]
-            if found:
-                tally.add(case.target_case.metadata, found == 2)
+            place = case.target_case.place
+            for run in range(runs[place]):
+                tally.add(case.target_case.metadata, run < passes[place])
 
     return read
+
+
+def _with_repeats(model: EvalFile, repeats: int, name: str) -> EvalFile:
+    """The file's model with ``--repeats`` in place of its own, checked as the file would be."""
+    import pydantic
+
+    from assay.services.eval_file.model import EvalFile
+
+    try:
+        return EvalFile.model_validate(
+            {**model.model_dump(by_alias=True, exclude_unset=True), "repeats": repeats}
+        )
+    except pydantic.ValidationError as exc:
+        raise ValidationError(f"{name} with --repeats {repeats}: {exc.errors()[0]['msg']}") from None
 
 
 def _suite_names(plan: EvalPlan) -> None:
@@ -75,6 +95,11 @@ def _suite_names(plan: EvalPlan) -> None:
 @click.option("--junit", type=PATH, help="JUnit XML report instead of the file's outputs.junit")
 @click.option("--concurrency", "-j", type=click.IntRange(1, 1024), help="Instead of the file's concurrency")
 @click.option(
+    "--repeats",
+    type=click.IntRange(1, MAX_REPEATS),
+    help="Ask each case this many times, instead of the file's",
+)
+@click.option(
     "--server",
     help="Also store each finished suite run on this Assay server (key from ASSAY_API_KEY), instead of the "
     "file's server",
@@ -94,6 +119,7 @@ def eval_command(
     output: Path | None,
     junit: Path | None,
     concurrency: int | None,
+    repeats: int | None,
     server: str | None,
     no_server: bool,
     use_cache: bool,
@@ -102,7 +128,7 @@ def eval_command(
 ) -> None:
     """Run the eval FILE describes (suites, target, assertions, outputs, gates); exit 0 when its gates hold,
     1 when one is missed, 2 for a problem of the file."""
-    from assay.cli.run import SuiteRun, execute_run, open_answers, scan_suite
+    from assay.cli.run import SuiteRun, check_repeats, execute_run, open_answers, scan_suite
     from assay.services.eval_file.gates import EvalTotals, MetadataTally
     from assay.services.eval_file.loading import read_eval_file
     from assay.services.eval_file.plan import plan_eval
@@ -110,6 +136,8 @@ def eval_command(
 
     path = file if file is not None else DEFAULT_FILE
     model, root = read_eval_file(path)
+    if repeats is not None:  # checked again with the gates, as if the file said it
+        model = _with_repeats(model, repeats, path.name)
     folder = path.parent
     plan = plan_eval(model, folder, source=path.name, root=root)
     if plan.server_suites:
@@ -144,6 +172,7 @@ def eval_command(
         for suite in plan.suites
     ]
     answers = open_answers(plan.responses, scanned[0][1]) if plan.responses is not None else None
+    check_repeats(model.repeats, plan.spec)
     if use_cache and replay:
         raise ValidationError("give --cache or --replay, not both (--replay never calls the agent)")
     mode = "replay" if replay else "record" if use_cache else model.cache
@@ -175,6 +204,7 @@ def eval_command(
                 read_results=_metadata_reader(suite, facts.count, tally) if tally.needed else None,
                 # Opened per suite: a run closes its cache when it ends.
                 cache=cache_use(use_cache=mode == "record", replay=mode == "replay", cache_dir=cache_dir),
+                repeats=model.repeats,
             )
         )
         totals.add(summary)

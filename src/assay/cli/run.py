@@ -31,6 +31,7 @@ from assay.cli.options import (
     grader_options,
 )
 from assay.cli.tables import PlainTable
+from assay.domain import MAX_REPEATS
 from assay.errors import ValidationError
 
 if TYPE_CHECKING:  # the rest is imported when the command runs (see assay.cli.graders)
@@ -38,6 +39,7 @@ if TYPE_CHECKING:  # the rest is imported when the command runs (see assay.cli.g
     from assay.domain import SuiteAssertions
     from assay.graders import GraderInterface
     from assay.services.execution.case_results import RunCase
+    from assay.services.figures.repeats import RepeatFigures
     from assay.services.figures.summary import BinaryReport, Summary, SummaryTally
     from assay.services.local_run.answer_stream import AnswerFile
     from assay.services.local_run.run import LocalSink
@@ -155,6 +157,30 @@ def _print_summary(summary: Summary, duration_s: float, tally: SummaryTally | No
             for name, figures in summary.by_assertion.items()
         ]
         err.table(PlainTable(("assertion", "passed", "pass rate"), rows))
+    if summary.repeats is not None:
+        _print_repeats(summary.repeats)
+
+
+def _print_repeats(figures: RepeatFigures) -> None:
+    """pass@k and pass^k for every k, then the flaky cases (each with its passes and Wilson interval)."""
+    ks = [str(k) for k in range(1, figures.repeats + 1)]
+    rows = [
+        ("pass@k", *(f"{value:.1%}" for value in figures.pass_at_k)),
+        ("pass^k", *(f"{value:.1%}" for value in figures.pass_hat_k)),
+    ]
+    title = f"Repeats: each of {figures.cases} cases asked {figures.repeats} times"
+    err.table(PlainTable(("k", *ks), rows, title=title))
+    if figures.flaky:
+        flaky = [
+            (f"#{case.number}", f"{case.passed} / {case.runs}", f"{case.low:.1%} - {case.high:.1%}")
+            for case in figures.flaky_cases
+        ]
+        shown = "" if figures.flaky == len(flaky) else f", {len(flaky)} shown"
+        err.table(
+            PlainTable(("case", "passed", "95% CI"), flaky, title=f"Flaky cases ({figures.flaky}{shown})")
+        )
+    else:
+        err.print("no flaky case: every case passed all its repeats or none", markup=False)
 
 
 def _print_labels(binary: BinaryReport) -> None:
@@ -237,6 +263,7 @@ def _count(tally: SummaryTally, record: dict[str, Any]) -> None:
         reason_code_of(record["details"]),
         record["details"],
         _tokens(record.get("usage")),
+        record["number"],
     )
 
 
@@ -295,6 +322,7 @@ def _run_with_progress(
     answers: AnswerFile | None,
     total: int,
     cache: CacheUse | None = None,
+    repeats: int = 1,
 ) -> None:
     """Run the cases without a result, a progress bar on a terminal (Rich's progress is loaded only then).
 
@@ -333,6 +361,7 @@ def _run_with_progress(
                 on_written=on_written,
                 cache=cache,
                 cases_call=suite.calls_out,
+                repeats=repeats,
             )
 
     def run(on_written: Callable[[int], None]) -> None:
@@ -383,6 +412,12 @@ def _run_with_progress(
 @click.option("--timeout", type=float, help="Seconds per call (default 30)")
 @click.option("--max-attempts", type=int, help="Tries per case with backoff (default 4)")
 @click.option("--concurrency", "-j", type=click.IntRange(1, 1024), default=8)
+@click.option(
+    "--repeats",
+    type=click.IntRange(1, MAX_REPEATS),
+    default=1,
+    help="Ask each case this many times: pass@k, pass^k and flaky cases (an agent's target)",
+)
 @click.option(
     "--filter",
     "filters",
@@ -441,6 +476,7 @@ def run(
     timeout: float | None,
     max_attempts: int | None,
     concurrency: int,
+    repeats: int,
     filters: Sequence[str],
     limit: int | None,
     min_pass_rate: float | None,
@@ -506,6 +542,7 @@ def run(
         openai=openai,
     )
     answers = open_answers(responses, facts)
+    check_repeats(repeats, spec)
     if (use_cache or replay) and spec is None:
         raise ValidationError("--cache and --replay are for a target that calls an agent, not --responses")
     cache = None if test_target else cache_use(use_cache=use_cache, replay=replay, cache_dir=cache_dir)
@@ -526,10 +563,23 @@ def run(
             server=server,
             resuming=resuming,
             cache=cache,
+            repeats=repeats,
         )
     )
     # Every case of the suite counts: one the run did not finish is not a pass.
     check_gate(passed=summary.passed, counted=summary.total_cases, min_pass_rate=min_pass_rate)
+
+
+def check_repeats(repeats: int, spec: TargetSpec | None) -> None:
+    """Repeats ask an agent again: recorded answers give each case one answer (exit 2)."""
+    if repeats == 1:
+        return  # nothing to check, and nothing loaded for it (a recorded run starts lean)
+    from assay.targets import RecordedTargetSpec
+
+    if spec is None or isinstance(spec, RecordedTargetSpec):
+        raise ValidationError(
+            "repeats need an agent to ask again: recorded answers give each case one answer"
+        )
 
 
 def scan_suite(
@@ -583,6 +633,8 @@ class SuiteRun:
     gates by metadata read it."""
     cache: CacheUse | None = None
     """The reply cache the run answers from first (``--cache``, ``--replay``); closed when the run ends."""
+    repeats: int = 1
+    """How many times each case is asked (its results carry their ``repeat``)."""
 
 
 def execute_run(plan: SuiteRun) -> Summary:
@@ -603,7 +655,10 @@ def execute_run(plan: SuiteRun) -> Summary:
 
     suite, facts, grader, answers = plan.suite, plan.facts, plan.grader, plan.answers
     output, junit, server, selection = plan.output, plan.junit, plan.server, plan.selection
-    tally = SummaryTally(ReportShape.of(grader))
+    repeats = plan.repeats
+    if repeats > 1 and server is not None:
+        raise ValidationError("--server does not take a run with repeats yet: push its cases run once")
+    tally = SummaryTally(ReportShape.of(grader), repeats=repeats)
     grader_spec = GraderService.spec(grader)
     run_header = RunHeader(
         grader_spec.grader_id,
@@ -614,6 +669,7 @@ def execute_run(plan: SuiteRun) -> Summary:
         facts.count,
         str(suite.path.resolve()),
         suite.defaults.as_json() if suite.defaults is not None else None,
+        repeats,
     )
     done: array[int] | None = None
     if plan.resuming and output is not None:
@@ -624,13 +680,14 @@ def execute_run(plan: SuiteRun) -> Summary:
             header=run_header,
             regrade=_regrade(grader, suite),
         )
-    total = facts.count
+    total = facts.count * repeats
     if not selection.everything:
-        done = done if done is not None else array("I", bytes(4 * (facts.count + 1)))
-        total = selection.mark_left_out(suite.cases(), done)
-        if total == 0:
+        done = done if done is not None else array("I", bytes(4 * (facts.count * repeats + 1)))
+        taken = selection.mark_left_out(suite.cases(), done, repeats)
+        if taken == 0:
             raise ValidationError(f"--filter/--limit take none of the {facts.count} cases of {suite.path}")
-        err.print(f"running {total} of the {facts.count} cases (--filter/--limit)", markup=False)
+        err.print(f"running {taken} of the {facts.count} cases (--filter/--limit)", markup=False)
+        total = taken * repeats
     if plan.resuming:
         err.print(
             f"resuming: {tally.finished} of {total} cases already have a result in {output}", markup=False
@@ -647,7 +704,7 @@ def execute_run(plan: SuiteRun) -> Summary:
             with stopper.watching():
                 _run_with_progress(
                     suite, facts, plan.spec, grader, sink, stopper, concurrency=plan.concurrency, done=done,
-                    answers=answers, total=total, cache=plan.cache,
+                    answers=answers, total=total, cache=plan.cache, repeats=repeats,
                 )  # fmt: skip
                 duration = time.perf_counter() - started
                 summary = tally.summary(total)

@@ -1,8 +1,9 @@
 """The ``evaluations`` and ``results`` tables and the queries on them.
 
 A result snapshots the case it graded (input, expected output), so it keeps saying what was graded even
-if the suite changes later. One row per (evaluation, case) is enforced by a unique key, and results are
-inserted with ``ON CONFLICT DO NOTHING``: writing the same batch twice (a retry, a resume) is harmless.
+if the suite changes later. An evaluation asks about each case ``repeats`` times; one row per (evaluation,
+case, repeat) is enforced by a unique key, and results are inserted with ``ON CONFLICT DO NOTHING``: writing
+the same batch twice (a retry, a resume) is harmless.
 """
 
 from __future__ import annotations
@@ -70,6 +71,8 @@ class EvaluationRow(Base):
     """The egress policy of the server that accepted the evaluation (``EgressSettings``): every process that
     runs it runs it under this one, not its own (``None``: stored before, or by the CLI)."""
     concurrency: Mapped[int] = mapped_column(Integer)
+    repeats: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    """How many times each case is asked (results are keyed by case and repeat); ``total`` counts them all."""
     reply_cache: Mapped[str] = mapped_column(String(10), default="off", server_default="off")
     """How the evaluation uses the reply cache: ``off``, ``record`` or ``replay``."""
     status: Mapped[str] = mapped_column(String(20), index=True)
@@ -90,13 +93,15 @@ class ResultRow(Placed, Base):
 
     __tablename__ = "results"
     __table_args__ = (
-        UniqueConstraint("evaluation_id", "case_id"),
-        Index("ix_results_evaluation_id_position", "evaluation_id", "position"),
+        UniqueConstraint("evaluation_id", "case_id", "repeat"),
+        Index("ix_results_evaluation_id_position", "evaluation_id", "position", "repeat"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     evaluation_id: Mapped[int] = mapped_column(ForeignKey("evaluations.id", ondelete="CASCADE"))
     case_id: Mapped[int] = mapped_column(Integer)
+    repeat: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """Which asking of the case this is, from 0 (an evaluation of ``repeats`` n has 0..n-1)."""
     position: Mapped[int] = mapped_column(Integer)
     case_key: Mapped[str | None] = mapped_column(String(200), nullable=True)
     input: Mapped[str] = mapped_column(SafeText)
@@ -219,9 +224,9 @@ def set_status(
 def write_results(
     connection: Connection, evaluation_id: int, rows: Sequence[Mapping[str, Any]]
 ) -> int | None:
-    """Insert result rows of an unfinished evaluation, skipping any (evaluation, case) already stored, and
-    add the rows inserted to ``done``; how many were inserted, or ``None`` (nothing written) when the
-    evaluation has ended or is gone.
+    """Insert result rows of an unfinished evaluation, skipping any (evaluation, case, repeat) already
+    stored, and add the rows inserted to ``done``; how many were inserted, or ``None`` (nothing written)
+    when the evaluation has ended or is gone.
 
     The evaluation's row is locked first, in the caller's transaction: a cancel waits for a batch being
     written, and no batch is written after it, so the summary counted at the end covers every stored row.
@@ -239,16 +244,19 @@ def write_results(
         # Rows already stored are counted first (the lock keeps anyone from adding some meanwhile), so
         # that the insert runs as a plain executemany, several times faster than one that returns rows.
         # Read by range: an IN list of a batch's ids costs more than the insert itself.
-        case_ids = {row["case_id"] for row in rows}
-        stored = select(ResultRow.case_id).where(
+        slots = {(row["case_id"], row.get("repeat", 0)) for row in rows}
+        case_ids = [case_id for case_id, _ in slots]
+        stored = select(ResultRow.case_id, ResultRow.repeat).where(
             ResultRow.evaluation_id == evaluation_id,
             ResultRow.case_id >= min(case_ids),
             ResultRow.case_id <= max(case_ids),
         )
-        inserted = len(case_ids - set(connection.execute(stored).scalars()))
+        inserted = len(slots - {(case_id, repeat) for case_id, repeat in connection.execute(stored)})
         dialect = connection.dialect.name
         insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-        statement = insert(_RAW_RESULTS).on_conflict_do_nothing(index_elements=["evaluation_id", "case_id"])
+        statement = insert(_RAW_RESULTS).on_conflict_do_nothing(
+            index_elements=["evaluation_id", "case_id", "repeat"]
+        )
         connection.execute(statement, [_encoded_result(row, evaluation_id) for row in rows])
     if inserted:
         done = EvaluationRow.done + inserted
@@ -276,21 +284,50 @@ def _encoded_result(row: Mapping[str, Any], evaluation_id: int) -> dict[str, Any
 
 
 def count_results(session: Session, evaluation_id: int) -> int:
-    """How many cases of the evaluation have a result."""
+    """How many (case, repeat) of the evaluation have a result."""
     return session.scalar(select(func.count()).where(ResultRow.evaluation_id == evaluation_id)) or 0
 
 
+@dataclass(frozen=True, slots=True)
+class PendingCase:
+    """A case of an evaluation and the repeats of it that have no result yet (in order)."""
+
+    case: CaseRow
+    repeats: tuple[int, ...]
+
+
 def cases_without_result(
-    session: Session, evaluation_id: int, suite_id: int, positions: tuple[int, int] | None = None
-) -> Sequence[CaseRow]:
-    """The suite's cases that this evaluation has no result for yet, in order; with ``positions``
-    ``(low, high)``, only those at ``low <= position < high`` (one shard)."""
-    done = select(ResultRow.case_id).where(ResultRow.evaluation_id == evaluation_id)
+    session: Session,
+    evaluation_id: int,
+    suite_id: int,
+    positions: tuple[int, int] | None = None,
+    *,
+    repeats: int = 1,
+) -> list[PendingCase]:
+    """The suite's cases that this evaluation lacks a result of in some of its ``repeats``, in order, each
+    with the repeats it lacks; with ``positions`` ``(low, high)``, only those at ``low <= position < high``
+    (one shard)."""
     query = select(CaseRow).where(CaseRow.suite_id == suite_id)
+    if repeats == 1:  # one result per case: the database leaves out those done
+        done = select(ResultRow.case_id).where(ResultRow.evaluation_id == evaluation_id)
+        if positions is not None:
+            query = query.where(CaseRow.position >= positions[0], CaseRow.position < positions[1])
+            done = done.where(ResultRow.position >= positions[0], ResultRow.position < positions[1])
+        rows = session.scalars(query.where(CaseRow.id.not_in(done)).order_by(CaseRow.position))
+        return [PendingCase(row, (0,)) for row in rows]
+    stored = select(ResultRow.case_id, ResultRow.repeat).where(ResultRow.evaluation_id == evaluation_id)
     if positions is not None:
         query = query.where(CaseRow.position >= positions[0], CaseRow.position < positions[1])
-        done = done.where(ResultRow.position >= positions[0], ResultRow.position < positions[1])
-    return session.scalars(query.where(CaseRow.id.not_in(done)).order_by(CaseRow.position)).all()
+        stored = stored.where(ResultRow.position >= positions[0], ResultRow.position < positions[1])
+    done_slots: dict[int, set[int]] = {}
+    for case_id, repeat in session.execute(stored):
+        done_slots.setdefault(case_id, set()).add(repeat)
+    pending = []
+    for row in session.scalars(query.order_by(CaseRow.position)):
+        done_repeats = done_slots.get(row.id, set())
+        if len(done_repeats) < repeats:
+            pending.append(PendingCase(row, tuple(r for r in range(repeats) if r not in done_repeats)))
+    return pending
 
 
 def status_of(connection: Connection | Session, evaluation_id: int) -> EvaluationStatus | None:
@@ -314,8 +351,16 @@ def target_of(session: Session, evaluation_id: int) -> dict[str, Any] | None:
     return session.execute(select(EvaluationRow.target).where(EvaluationRow.id == evaluation_id)).scalar()
 
 
-def has_case_without_result(session: Session, evaluation_id: int, suite_id: int, position_limit: int) -> bool:
-    """Whether any case of the suite below ``position_limit`` still lacks a result in this evaluation."""
+def has_case_without_result(
+    session: Session, evaluation_id: int, suite_id: int, position_limit: int, *, repeats: int = 1
+) -> bool:
+    """Whether any case of the suite below ``position_limit`` still lacks a result (of one of its
+    ``repeats``) in this evaluation."""
+    if repeats > 1:  # positions run from 0 with no gap: every slot below the limit has its row, or not
+        stored = select(func.count()).where(
+            ResultRow.evaluation_id == evaluation_id, ResultRow.position < position_limit
+        )
+        return (session.scalar(stored) or 0) < position_limit * repeats
     done = select(ResultRow.case_id).where(ResultRow.evaluation_id == evaluation_id)
     query = select(CaseRow.id).where(
         CaseRow.suite_id == suite_id, CaseRow.position < position_limit, CaseRow.id.not_in(done)
@@ -410,7 +455,8 @@ def page_of_results(
     order = column.desc().nulls_last() if descending else column.asc().nulls_last()
     filters = (evaluation_id, outcome, match_status, error, search, reason_code)
     query = _result_filters(select(ResultRow), *filters)
-    rows = session.scalars(query.order_by(order, ResultRow.position).offset(skip).limit(limit)).all()
+    ordered = query.order_by(order, ResultRow.position, ResultRow.repeat)
+    rows = session.scalars(ordered.offset(skip).limit(limit)).all()
     counted = _result_filters(select(func.count()).select_from(ResultRow), *filters)
     return rows, session.scalar(counted) or 0
 
@@ -442,7 +488,7 @@ def iter_results(
     query = _result_filters(
         select(ResultRow), evaluation_id, outcome, match_status, error, search, reason_code
     )
-    query = query.order_by(ResultRow.position)
+    query = query.order_by(ResultRow.position, ResultRow.repeat)
     rows = session.scalars(query.execution_options(yield_per=batch))
     try:
         yield from rows
@@ -499,6 +545,18 @@ def pair_counts(session: Session, a_id: int, b_id: int) -> PairCounts:
     )
 
 
+def passes_by_case(session: Session, evaluation_id: int) -> dict[int, tuple[int, int]]:
+    """``case_id → (passed, runs)`` over the evaluation's results (an evaluation with repeats), counted by
+    the database."""
+    passed = func.coalesce(func.sum(case((ResultRow.passed.is_(True), 1), else_=0)), 0)
+    query = (
+        select(ResultRow.case_id, passed, func.count())
+        .where(ResultRow.evaluation_id == evaluation_id)
+        .group_by(ResultRow.case_id)
+    )
+    return {case_id: (passes, runs) for case_id, passes, runs in session.execute(query)}
+
+
 def flipped_case_ids(
     session: Session, a_id: int, b_id: int, *, skip: int, limit: int, passed_in_a: bool | None = None
 ) -> list[tuple[int, bool]]:
@@ -524,7 +582,7 @@ def replies_by_case(
 ) -> Iterator[tuple[Any, ...]]:
     """``(case_id, response, error, error_detail, latency_ms, attempts, graded)`` of every result
     (re-grading), or of those of ``case_ids``; ``graded``: the result has details, so an error on it is its
-    grader's, not the target's."""
+    grader's, not the target's. With repeats, each case's first run (a re-grade asks once)."""
     query = select(
         ResultRow.case_id,
         ResultRow.agent_response,
@@ -533,7 +591,7 @@ def replies_by_case(
         ResultRow.latency_ms,
         ResultRow.attempts,
         ResultRow.details.is_not(None),
-    ).where(ResultRow.evaluation_id == evaluation_id)
+    ).where(ResultRow.evaluation_id == evaluation_id, ResultRow.repeat == 0)
     if case_ids is None:
         yield from session.execute(query.execution_options(yield_per=1000))
         return
@@ -548,16 +606,18 @@ def replies_by_case(
 
 
 def results_of_cases(session: Session, evaluation_id: int, case_ids: Sequence[int]) -> dict[int, ResultRow]:
-    """The evaluation's results for ``case_ids``, by case id."""
+    """The evaluation's results for ``case_ids`` (their first run, with repeats), by case id."""
     if not case_ids:
         return {}
-    query = select(ResultRow).where(ResultRow.evaluation_id == evaluation_id, ResultRow.case_id.in_(case_ids))
+    query = select(ResultRow).where(
+        ResultRow.evaluation_id == evaluation_id, ResultRow.case_id.in_(case_ids), ResultRow.repeat == 0
+    )
     return {row.case_id: row for row in session.scalars(query)}
 
 
 def summary_columns(session: Session, evaluation_id: int) -> Iterator[tuple[Any, ...]]:
     """``(passed, score, error, latency_ms, match_status, reason_code, details, input_tokens, output_tokens,
-    usage_model)`` of every result, for the summary."""
+    usage_model, position)`` of every result, for the summary."""
     query = select(
         ResultRow.passed,
         ResultRow.score,
@@ -569,6 +629,7 @@ def summary_columns(session: Session, evaluation_id: int) -> Iterator[tuple[Any,
         ResultRow.input_tokens,
         ResultRow.output_tokens,
         ResultRow.usage_model,
+        ResultRow.position,
     ).where(ResultRow.evaluation_id == evaluation_id)
     # On the session's connection: columns need none of the ORM's row loading (see iter_expected_outputs).
     yield from session.connection().execute(query)

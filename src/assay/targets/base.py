@@ -25,7 +25,8 @@ class TargetCase:
 
     ``number`` is the case's 1-based place in its suite (``None``: ``case_id`` is that place, as for the
     CLI's cases) and ``key`` the user's own name for it, when its suite's cases have keys. ``messages``,
-    when given, is what the agent is sent (a conversation; ``input`` is then its text for people).
+    when given, is what the agent is sent (a conversation; ``input`` is then its text for people);
+    ``repeat`` which asking of the case this is (0-based, for a run that asks each case several times).
     """
 
     case_id: int
@@ -34,6 +35,7 @@ class TargetCase:
     number: int | None = None
     key: str | None = None
     messages: tuple[Message, ...] | None = None
+    repeat: int = 0
 
     @property
     def asked(self) -> str:

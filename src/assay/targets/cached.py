@@ -54,7 +54,7 @@ class CachedTarget(Target):
 
     def reply_at_once(self, case: TargetCase) -> TargetReply | None:
         """A stored reply without a coroutine; in ``replay`` a miss too (nothing is awaited)."""
-        return self._stored(reply_key(self._fingerprint, case.asked))
+        return self._stored(reply_key(self._fingerprint, case.asked, case.repeat))
 
     def _stored(self, key: bytes) -> TargetReply | None:
         stored = self._cache.get(key)
@@ -64,7 +64,7 @@ class CachedTarget(Target):
 
     async def respond(self, case: TargetCase, proceed: Callable[[], bool] | None = None) -> TargetReply:
         """The stored reply, else (``record``) the agent's, stored when it is an answer."""
-        key = reply_key(self._fingerprint, case.asked)  # hashed once for the lookup and the store
+        key = reply_key(self._fingerprint, case.asked, case.repeat)  # hashed once: lookup and store
         at_once = self._stored(key)
         if at_once is not None:
             return at_once

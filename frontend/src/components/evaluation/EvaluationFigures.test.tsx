@@ -1,6 +1,7 @@
 import { render } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
-import type { EvaluationUsage, HistoryPoint } from "../../api/types";
+import type { EvaluationUsage, HistoryPoint, RepeatFigures } from "../../api/types";
+import { RepeatsPanel } from "./RepeatsPanel";
 import { UsageStat } from "./UsageStat";
 import { previousRunOf } from "./previousRun";
 
@@ -55,5 +56,38 @@ describe("UsageStat", () => {
     expect(getByTestId("usage").textContent).toContain("1,200 / 40");
     expect(getByTestId("usage").textContent).toContain("from 3 cases of 4; the rest unknown");
     expect(getByTestId("usage-by-model").querySelectorAll("li")).toHaveLength(2);
+  });
+});
+
+describe("RepeatsPanel", () => {
+  it("shows pass@k and pass^k for every k, and each flaky case with its interval", () => {
+    const figures: RepeatFigures = {
+      repeats: 3,
+      cases: 4,
+      flaky: 1,
+      pass_at_k: [0.5, 0.6667, 0.75],
+      pass_hat_k: [0.5, 0.3333, 0.25],
+      cases_by_failures: [1, 1, 1, 1],
+      flaky_cases: [{ number: 2, passed: 2, runs: 3, low: 0.208, high: 0.939 }],
+    };
+    const { getByTestId } = render(<RepeatsPanel figures={figures} />);
+    const cells = [...getByTestId("pass-at-k").querySelectorAll('[data-row="pass^k"] td')].map((cell) => cell.textContent);
+    expect(cells).toEqual(["50.0%", "33.3%", "25.0%"]);
+    expect(getByTestId("flaky-cases").textContent).toContain("#2 2 / 3 passed (95% CI 20.8% – 93.9%)");
+  });
+
+  it("says when no case is flaky", () => {
+    const figures: RepeatFigures = {
+      repeats: 2,
+      cases: 1,
+      flaky: 0,
+      pass_at_k: [1, 1],
+      pass_hat_k: [1, 1],
+      cases_by_failures: [1, 0, 0],
+      flaky_cases: [],
+    };
+    const { getByTestId, queryByTestId } = render(<RepeatsPanel figures={figures} />);
+    expect(getByTestId("flaky-count").textContent).toContain("No flaky case");
+    expect(queryByTestId("flaky-cases")).toBeNull();
   });
 });

@@ -3,6 +3,7 @@ import { lazy, Suspense, useMemo } from "react";
 import type { EvaluationSummary, MatchStatus, ScoreDistribution } from "../../api/types";
 import type { Bar } from "./BarChart";
 import { ConfusionMatrix } from "./ConfusionMatrix";
+import { RepeatsPanel } from "./RepeatsPanel";
 import { UsageStat } from "./UsageStat";
 import { count, percent, plural } from "../common/format";
 
@@ -99,6 +100,7 @@ export function SummaryPanel({ summary }: { summary: EvaluationSummary }) {
         )}
         {summary.score_distribution && <ScoreHistogram distribution={summary.score_distribution} />}
         <AssertionSummary figures={summary.by_assertion} />
+        {summary.repeats && <RepeatsPanel figures={summary.repeats} />}
       </div>
     </section>
   );

@@ -43,7 +43,18 @@ const COLUMNS: ColumnDef<IndexedResult, any>[] = [
     id: "number",
     header: "#",
     enableSorting: true,
-    cell: ({ row }) => <CaseNumber number={row.original.result.number} caseKey={row.original.result.key} />,
+    cell: ({ row }) => (
+      <>
+        <CaseNumber number={row.original.result.number} caseKey={row.original.result.key} />
+        {/* An evaluation with repeats has a row per run of a case: the first is repeat 0, unmarked. */}
+        {row.original.result.repeat > 0 && (
+          <span className="muted repeat-mark" data-testid="repeat" title="Which asking of the case this is">
+            {" "}
+            ↻{row.original.result.repeat}
+          </span>
+        )}
+      </>
+    ),
   }),
   column.display({
     id: "outcome",

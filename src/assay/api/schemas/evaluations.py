@@ -9,7 +9,7 @@ from pydantic import Field, JsonValue, StringConstraints
 
 from assay.api.schemas.common import RequestModel, ResponseModel
 from assay.api.schemas.graders import GradeOutcome, GraderSpecOut
-from assay.domain import EvaluationStatus
+from assay.domain import MAX_REPEATS, EvaluationStatus
 from assay.graders import MatchStatus
 from assay.graders.composite.assertions import assertion_verdicts
 from assay.graders.contract.verdict import VerdictRecord
@@ -21,6 +21,7 @@ from assay.services.evaluations.service import (
     TargetTrialRequest,
 )
 from assay.services.execution.target_trial import TargetTrial
+from assay.services.figures.paired import PairedMethod
 from assay.services.figures.summary import Summary
 from assay.services.views.comparison import Comparison, Flip, FlippedCase, Verdict
 from assay.targets import EvaluationTargetSpec, HttpTargetSpec, OpenAITargetSpec, RecordedTargetSpec
@@ -53,6 +54,14 @@ class EvaluationCreate(RequestModel):
         "before, else call the agent and cache its answer; replay: only from the cache (a case it does not "
         "hold fails as cache_miss, the agent is never called); off: neither. Errors are never cached.",
     )
+    repeats: JsonInt = Field(
+        default=1,
+        ge=1,
+        le=MAX_REPEATS,
+        strict=False,
+        description="How many times each case is asked (an agent's target only, past 1): results are kept "
+        "per case and repeat, and the summary gives each case's passes of its repeats, pass@k and pass^k.",
+    )
     allow_invalid_expected: bool = Field(
         default=False,
         description="Run even when the grader's preflight finds cases it can never pass; otherwise 422.",
@@ -68,6 +77,7 @@ class EvaluationCreate(RequestModel):
             name=self.name,
             concurrency=self.concurrency,
             reply_cache=self.reply_cache,
+            repeats=self.repeats,
             allow_invalid_expected=self.allow_invalid_expected,
         )
 
@@ -272,6 +282,33 @@ class AssertionVerdictOut(ResponseModel):
     reason: str | None
 
 
+class CaseRepeatsOut(ResponseModel):
+    """One case's passes of its runs, with the Wilson 95 % interval of its pass rate."""
+
+    number: int
+    passed: int
+    runs: int
+    low: float
+    high: float
+
+
+class RepeatFiguresOut(ResponseModel):
+    """A run that asked each case several times: pass@k and pass^k (unbiased, averaged over cases) and its
+    flaky cases (some runs passed, some not)."""
+
+    repeats: int
+    cases: int
+    flaky: int
+    pass_at_k: list[float] = Field(
+        description="pass_at_k[k-1]: the chance that k runs hold a pass, k ≤ repeats"
+    )
+    pass_hat_k: list[float] = Field(description="pass_hat_k[k-1]: the chance that k runs all pass (pass^k)")
+    cases_by_failures: list[int] = Field(
+        description="cases_by_failures[f]: cases that failed f of their runs"
+    )
+    flaky_cases: list[CaseRepeatsOut] = Field(description="Up to 100, the nearest to half passed first")
+
+
 class SummaryOut(ResponseModel):
     """The evaluation's figures; errors count as failures in the pass rate, not in the mean score."""
 
@@ -300,6 +337,11 @@ class SummaryOut(ResponseModel):
     usage: UsageOut | None = Field(
         default=None, description="The agent's tokens, when any reply said what it spent (else unknown)"
     )
+    repeats: RepeatFiguresOut | None = Field(
+        default=None,
+        description="pass@k, pass^k and flaky cases, when each case was asked more than once (the counts "
+        "above are then of runs: total_cases is cases × repeats)",
+    )
 
 
 class EvaluationOut(ResponseModel):
@@ -311,6 +353,7 @@ class EvaluationOut(ResponseModel):
     grader: GraderSpecOut
     target: dict[str, Any]
     concurrency: int
+    repeats: int = Field(description="How many times each case is asked; progress counts cases × repeats")
     reply_cache: CacheMode
     status: EvaluationStatus
     progress: ProgressOut
@@ -331,6 +374,7 @@ class EvaluationOut(ResponseModel):
             grader=GraderSpecOut(**evaluation.grader.as_dict()),
             target=evaluation.target,
             concurrency=evaluation.concurrency,
+            repeats=evaluation.repeats,
             reply_cache=CacheMode(evaluation.reply_cache),
             status=evaluation.status,
             progress=ProgressOut(done=evaluation.done, total=evaluation.total),
@@ -397,6 +441,7 @@ class ResultOut(ResponseModel):
     latency_ms: float | None
     attempts: int
     cached: bool = Field(description="The reply came from the reply cache: the agent was not called for it")
+    repeat: int = Field(description="Which asking of the case this is, from 0 (an evaluation's repeats)")
     usage: ResultUsageOut | None = Field(description="What the agent's reply said it spent (null: unknown)")
     assertions: list[AssertionVerdictOut] | None = Field(
         default=None,
@@ -479,7 +524,8 @@ class FlippedCaseOut(ResponseModel):
 
 
 class ComparisonOut(ResponseModel):
-    """Evaluation B against A on the cases both finished, with McNemar's exact test."""
+    """Evaluation B against A on the cases both finished, with the paired test: McNemar's exact test, or
+    with repeats a sign-flip permutation test on per-case pass rates (a case "flips" when its rate moved)."""
 
     a_id: int
     b_id: int
@@ -493,10 +539,16 @@ class ComparisonOut(ResponseModel):
     fail_to_pass: int
     a_pass_rate: float | None
     b_pass_rate: float | None
-    p_value: float = Field(description="Two-sided exact McNemar p-value")
+    p_value: float = Field(description="Two-sided p-value of the paired test")
     p_value_b_worse: float = Field(description="One-sided: B fails more of the cases that flipped")
     p_value_b_better: float
     verdict: Verdict
+    method: PairedMethod = Field(
+        description="mcnemar: each run asked each case once; sign_flip: repeats, per-case pass rates"
+    )
+    same_rate: int = Field(
+        description="With repeats, cases whose pass rate did not change and is neither 0 nor 1 (else 0)"
+    )
     flips: list[FlippedCaseOut] = Field(
         description="One page of flipped cases, in case order: up to ``limit``, fewer when they would pass "
         "ASSAY_MAX_RESULTS_PAGE_BYTES"

@@ -7,7 +7,7 @@ over no case at all is missed (a gate naming a value or an assertion that nothin
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,20 +25,28 @@ class GateVerdict:
     passed: int
     total: int
     min_pass_rate: float
+    estimate: float | None = None
+    """A rate that is not ``passed / total`` (pass@k, pass^k: averaged over ``total`` cases)."""
+
+    @property
+    def rate(self) -> float | None:
+        """The rate the gate reads, ``None`` over no case."""
+        if not self.total:
+            return None
+        return self.estimate if self.estimate is not None else self.passed / self.total
 
     @property
     def held(self) -> bool:
         """Whether the pass rate reaches the gate (never over no case)."""
-        return self.total > 0 and self.passed / self.total >= self.min_pass_rate
+        rate = self.rate
+        return rate is not None and rate >= self.min_pass_rate
 
     def line(self) -> str:
         """The verdict as one line: ``gate lang=de: 9/10 passed (90.00%) >= 80.00%: held``."""
-        rate = f"{self.passed / self.total:.2%}" if self.total else "no case"
+        rate = f"{self.rate:.2%}" if self.rate is not None else "no case"
         verdict = "held" if self.held else "MISSED"
-        return (
-            f"gate {self.name}: {self.passed}/{self.total} passed ({rate}), "
-            f"needs {self.min_pass_rate:.2%}: {verdict}"
-        )
+        counted = f"{self.total} cases" if self.estimate is not None else f"{self.passed}/{self.total} passed"
+        return f"gate {self.name}: {counted} ({rate}), needs {self.min_pass_rate:.2%}: {verdict}"
 
 
 def _value_key(value: object) -> str:
@@ -118,11 +126,17 @@ def judge_gates(
 
 @dataclass(slots=True)
 class EvalTotals:
-    """Passes over every suite of an eval, overall and by assertion, summed suite by suite for its gates."""
+    """Passes over every suite of an eval, overall and by assertion, summed suite by suite for its gates;
+    with repeats, pass@k and pass^k weighted by each suite's cases, and cases by their failed runs."""
 
     passed: int = 0
     total: int = 0
     by_assertion: dict[str, tuple[int, int]] = field(default_factory=dict)
+    repeat_cases: int = 0
+    pass_at_k: list[float] = field(default_factory=list)
+    """Sums of each suite's pass@k times its cases (divided by ``repeat_cases`` when judged)."""
+    pass_hat_k: list[float] = field(default_factory=list)
+    cases_by_failures: list[int] = field(default_factory=list)
 
     def add(self, summary: Summary) -> None:
         """Count one suite's run (every case of it: one not run counts, not passed)."""
@@ -131,12 +145,51 @@ class EvalTotals:
         for name, figures in summary.by_assertion.items():
             before = self.by_assertion.get(name, (0, 0))
             self.by_assertion[name] = (before[0] + figures.passed, before[1] + figures.total)
+        repeats = summary.repeats
+        if repeats is not None:
+            self.repeat_cases += repeats.cases
+            self.pass_at_k = _summed(self.pass_at_k, [value * repeats.cases for value in repeats.pass_at_k])
+            self.pass_hat_k = _summed(
+                self.pass_hat_k, [value * repeats.cases for value in repeats.pass_hat_k]
+            )
+            self.cases_by_failures = [
+                int(value) for value in _summed(self.cases_by_failures, repeats.cases_by_failures)
+            ]
 
     def judge(self, gates: Gates, metadata: MetadataTally) -> list[GateVerdict]:
-        """Every gate's verdict (:func:`judge_gates`); without any gate, the one rule that every case
-        passes, as ``assay run`` without a gate."""
+        """Every gate's verdict (:func:`judge_gates`, then the gates of repeats); without any gate, the one
+        rule that every case passes, as ``assay run`` without a gate."""
         if gates.empty:
             return [GateVerdict(name="every case", passed=self.passed, total=self.total, min_pass_rate=1.0)]
-        return judge_gates(
+        verdicts = judge_gates(
             gates, passed=self.passed, total=self.total, by_assertion=self.by_assertion, metadata=metadata
         )
+        cases = self.repeat_cases
+        if gates.max_failures_per_case is not None:
+            within = sum(self.cases_by_failures[: gates.max_failures_per_case + 1])
+            name = f"every case fails at most {gates.max_failures_per_case} of its runs"
+            verdicts.append(GateVerdict(name=name, passed=within, total=cases, min_pass_rate=1.0))
+        for label, sums, chosen in (
+            ("pass@", self.pass_at_k, gates.pass_at_k),
+            ("pass^", self.pass_hat_k, gates.pass_hat_k),
+        ):
+            for gate in chosen:
+                estimate = sums[gate.k - 1] / cases if cases and gate.k <= len(sums) else None
+                verdicts.append(
+                    GateVerdict(
+                        name=f"{label}{gate.k}",
+                        passed=0,
+                        total=cases if estimate is not None else 0,
+                        min_pass_rate=gate.min_rate,
+                        estimate=estimate,
+                    )
+                )
+        return verdicts
+
+
+def _summed(first: Sequence[float], second: Sequence[float]) -> list[float]:
+    """Two lists added item by item, the shorter padded with zeros."""
+    size = max(len(first), len(second))
+    return [
+        (first[i] if i < len(first) else 0.0) + (second[i] if i < len(second) else 0.0) for i in range(size)
+    ]

@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, WithJsonSchema, model_validator
 
+from assay.domain import MAX_REPEATS
 from assay.graders.composite.assertions import ASSERTION_LIST_SCHEMA, RULE_LIST_SCHEMA
 from assay.targets.specs import (
     CommandTargetSpec,
@@ -29,6 +30,7 @@ __all__ = [
     "EvalTarget",
     "Gates",
     "GraderChoice",
+    "KGate",
     "MetadataGate",
     "Outputs",
     "ResponsesFileTarget",
@@ -131,20 +133,42 @@ class AssertionGate(_Strict):
     """The least pass rate, 0 to 1, over the cases it graded."""
 
 
+class KGate(_Strict):
+    """A least pass@k or pass^k over every case of every suite (with ``repeats``; ``k`` at most them)."""
+
+    k: int = Field(ge=1, le=MAX_REPEATS)
+    """How many of a case's runs are drawn."""
+    min_rate: Rate
+    """The least pass@k (some of ``k`` runs pass) or pass^k (all ``k`` pass), 0 to 1."""
+
+
 class Gates(_Strict):
     """When the eval passes (exit 0); with none, every case must pass, as ``assay run`` without a gate."""
 
     min_pass_rate: Rate | None = None
-    """The least pass rate over every case of every suite."""
+    """The least pass rate over every case of every suite (with repeats: over every run)."""
     by_metadata: list[MetadataGate] = Field(default_factory=list, max_length=100)
     """Pass rates by metadata value."""
     by_assertion: list[AssertionGate] = Field(default_factory=list, max_length=100)
     """Pass rates by assertion."""
+    max_failures_per_case: int | None = Field(default=None, ge=0, le=MAX_REPEATS)
+    """With repeats: no case may fail more than this many of its runs (0: every run of every case passes)."""
+    pass_at_k: list[KGate] = Field(default_factory=list, max_length=100)
+    """With repeats: least pass@k values (the chance that ``k`` runs of a case hold a pass)."""
+    pass_hat_k: list[KGate] = Field(default_factory=list, max_length=100)
+    """With repeats: least pass^k values (the chance that ``k`` runs of a case all pass)."""
 
     @property
     def empty(self) -> bool:
         """Whether no gate is set."""
-        return self.min_pass_rate is None and not self.by_metadata and not self.by_assertion
+        return (
+            self.min_pass_rate is None
+            and not self.by_metadata
+            and not self.by_assertion
+            and self.max_failures_per_case is None
+            and not self.pass_at_k
+            and not self.pass_hat_k
+        )
 
 
 AssertionList = Annotated[list[dict[str, JsonValue]], WithJsonSchema(ASSERTION_LIST_SCHEMA)]
@@ -172,6 +196,9 @@ class EvalFile(_Strict):
     """Assertions picked by a case's metadata (``when``), tried before the defaults."""
     concurrency: int = Field(default=8, ge=1, le=1024)
     """Cases in flight at once."""
+    repeats: int = Field(default=1, ge=1, le=MAX_REPEATS)
+    """How many times each case is asked (an agent's target, past 1): each case's passes of its repeats, a
+    flaky mark when they disagree, pass@k and pass^k; ``--repeats`` replaces it."""
     timeout_s: float | None = Field(default=None, gt=0, le=600)
     """Seconds one call to the target may take (default 30); or the target's own ``timeout``."""
     max_attempts: int | None = Field(default=None, ge=1, le=10)
@@ -198,4 +225,12 @@ class EvalFile(_Strict):
                 raise ValueError(f"give {top} or target.{own}, not both")
         if self.threshold is not None and self.assertions is None:
             raise ValueError("threshold needs the default 'assert' list")
+        beyond = [gate.k for gate in (*self.gates.pass_at_k, *self.gates.pass_hat_k) if gate.k > self.repeats]
+        if beyond:
+            raise ValueError(
+                f"gates ask for k = {beyond[0]}, past repeats ({self.repeats}): k is at most them"
+            )
+        failures = self.gates.max_failures_per_case
+        if failures is not None and self.repeats == 1:
+            raise ValueError("gates.max_failures_per_case needs repeats (each case asked more than once)")
         return self

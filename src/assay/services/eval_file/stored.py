@@ -62,6 +62,8 @@ def stored_eval_file(session: Session, evaluation_id: int) -> str:
         "grader": grader,
         "concurrency": row.concurrency,
     }
+    if row.repeats != 1:
+        document["repeats"] = row.repeats
     if row.reply_cache != "off":
         document["cache"] = row.reply_cache
     text: str = yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=110)

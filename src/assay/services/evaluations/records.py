@@ -34,6 +34,8 @@ class Evaluation:
     grader: GraderSpec
     target: dict[str, Any]
     concurrency: int
+    repeats: int
+    """How many times each case is asked; ``total`` counts cases × repeats."""
     reply_cache: str
     """How it uses the reply cache: ``off``, ``record`` or ``replay``."""
     status: EvaluationStatus
@@ -108,6 +110,7 @@ def evaluation_of(row: EvaluationRow, summary: Summary | None = None) -> Evaluat
         grader=GraderSpec(grader_id=row.grader_id, config=row.grader_config, version=row.grader_version),
         target=row.target_view if row.target_view is not None else target_view(row.target),
         concurrency=row.concurrency,
+        repeats=row.repeats,
         reply_cache=row.reply_cache,
         status=EvaluationStatus(row.status),
         done=row.done,
@@ -191,6 +194,7 @@ def result_of(row: ResultRow) -> Result:
         cached=row.cached,
         usage=_usage_of(row.input_tokens, row.output_tokens, row.usage_model),
         trajectory=TrajectoryFacts.stored(row.trajectory_summary),
+        repeat=row.repeat,
     )
 
 
@@ -207,6 +211,7 @@ def result_columns(result: CaseResult) -> dict[str, Any]:
         del columns[typed]
     columns["details"] = stored_details(result.details, columns)
     columns["cached"] = result.cached  # in every row of a batch (the record has it only when true)
+    columns["repeat"] = result.repeat  # likewise (the record has it only past the first)
     usage = columns.pop("usage", None)
     columns["input_tokens"] = usage["input_tokens"] if usage else None
     columns["output_tokens"] = usage["output_tokens"] if usage else None
@@ -257,7 +262,7 @@ def listed_size(result: Result) -> int:
 
 def facts_of(columns: Iterable[tuple[Any, ...]], shape: ReportShape) -> Iterable[ResultFacts]:
     """Summary facts from ``(passed, score, error, latency_ms, match_status, reason_code, details,
-    input_tokens, output_tokens, usage_model)`` rows."""
-    for passed, score, error, latency, status, code, details, spent_in, spent_out, model in columns:
+    input_tokens, output_tokens, usage_model, position)`` rows."""
+    for passed, score, error, latency, status, code, details, spent_in, spent_out, model, position in columns:
         tokens = None if spent_in is None or spent_out is None else (spent_in, spent_out, model)
-        yield shape.facts(passed, score, error, latency, status, code, details, tokens)
+        yield shape.facts(passed, score, error, latency, status, code, details, tokens, position + 1)

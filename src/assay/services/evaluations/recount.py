@@ -43,9 +43,8 @@ def report_shape(row: EvaluationRow, graders: EvaluationGraders) -> ReportShape:
 def recount(session: Session, row: EvaluationRow, graders: EvaluationGraders) -> Summary:
     """The summary of everything stored for the evaluation, counted now."""
     shape = report_shape(row, graders)
-    return summarize(
-        facts_of(store.summary_columns(session, row.id), shape), total_cases=row.total, shape=shape
-    )
+    facts = facts_of(store.summary_columns(session, row.id), shape)
+    return summarize(facts, total_cases=row.total, shape=shape, repeats=row.repeats)
 
 
 class SummaryRefresher:

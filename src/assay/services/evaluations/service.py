@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from assay.domain import EvaluationStatus, Outcome, Page, ResultSort, within_budget
+from assay.domain import MAX_REPEATS, EvaluationStatus, Outcome, Page, ResultSort, within_budget
 from assay.errors import NotFoundError, Problem, ValidationError
 from assay.services.evaluations.records import (
     Evaluation,
@@ -77,6 +77,8 @@ class NewEvaluation:
     concurrency: int = DEFAULT_CONCURRENCY
     reply_cache: CacheMode = CacheMode.OFF
     """How the evaluation uses the reply cache (a target that calls an agent only)."""
+    repeats: int = 1
+    """How many times each case is asked (a target that calls an agent only, past 1)."""
     allow_invalid_expected: bool = False
     """Run even when the grader's preflight finds cases it can never pass (they end ``invalid_expected``)."""
 
@@ -209,6 +211,11 @@ class EvaluationService:
         if request.reply_cache is not CacheMode.OFF and spec.type not in CALLING_TARGETS:
             message = f"a {spec.type} target calls no agent: there is no reply to cache"
             raise ValidationError.of(Problem(("reply_cache",), message))
+        if not 1 <= request.repeats <= MAX_REPEATS:
+            raise ValidationError.of(Problem(("repeats",), f"must be between 1 and {MAX_REPEATS}"))
+        if request.repeats > 1 and spec.type not in CALLING_TARGETS:
+            message = f"a {spec.type} target gives each case one answer: repeats need an agent to ask again"
+            raise ValidationError.of(Problem(("repeats",), message))
         # the judges among the cases' assertions: their keys and URLs, as a lone judge's (in the preflight's
         # pass over the cases when there is one)
         if request.allow_invalid_expected:
@@ -231,8 +238,9 @@ class EvaluationService:
             egress=_egress_record(self.scheduler.target_policy),
             concurrency=request.concurrency,
             reply_cache=request.reply_cache.value,
+            repeats=request.repeats,
             status=EvaluationStatus.PENDING.value,
-            total=suite_store.count_cases(self.session, suite.id),
+            total=suite_store.count_cases(self.session, suite.id) * request.repeats,
             done=0,
             created_at=utc_now(),
         )
@@ -360,6 +368,7 @@ class EvaluationService:
                 name=name or rerun_name(source.name, source.id),
                 concurrency=source.concurrency,
                 reply_cache=CacheMode(source.reply_cache),
+                repeats=source.repeats,
                 allow_invalid_expected=allow_invalid_expected,
             )
         )

@@ -26,9 +26,9 @@ class ShardReplies:
         self._lock = threading.Lock()  # put on the event loop, drained by the writer's thread
 
     @classmethod
-    def read(cls, session: Session, fingerprint: str, inputs: Sequence[str]) -> ShardReplies:
-        """The cache's replies to ``inputs`` from the target of ``fingerprint``."""
-        keys = {reply_key(fingerprint, text) for text in inputs}
+    def read(cls, session: Session, fingerprint: str, asked: Sequence[tuple[str, int]]) -> ShardReplies:
+        """The cache's replies to ``asked`` ``(input, repeat)`` from the target of ``fingerprint``."""
+        keys = {reply_key(fingerprint, text, repeat) for text, repeat in asked}
         found = cached_replies(session, keys)
         return cls({key: CachedReply(output, latency) for key, (output, latency) in found.items()})
 

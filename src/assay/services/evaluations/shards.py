@@ -116,8 +116,9 @@ class _Plan:
     suite_id: int
     concurrency: int
     position_limit: int
-    """The evaluation's ``total``: its cases are the suite's first ``total`` (positions run from 0, with no
-    gap), so a case added to the suite after it was created is not part of it."""
+    """The evaluation's cases (its ``total`` over its repeats): the suite's first ones (positions run from 0,
+    with no gap), so a case added to the suite after it was created is not part of it."""
+    repeats: int
     spec: TargetSpec
     grader: GraderInterface
     source_id: int | None
@@ -368,7 +369,8 @@ class ShardRunner:
             plan = _Plan(
                 suite_id=row.suite_id,
                 concurrency=row.concurrency,
-                position_limit=row.total,
+                position_limit=row.total // row.repeats,
+                repeats=row.repeats,
                 spec=spec,
                 grader=grader,
                 source_id=spec.evaluation_id if isinstance(spec, EvaluationTargetSpec) else None,
@@ -400,32 +402,35 @@ class ShardRunner:
 
     def _cases(
         self, shard: Shard, plan: _Plan, span: int
-    ) -> tuple[list[CaseRow], dict[int, TargetReply] | None, ShardReplies | None]:
+    ) -> tuple[list[store.PendingCase], dict[int, TargetReply] | None, ShardReplies | None]:
         with Session(self.engine) as session:
-            cases = list(
-                store.cases_without_result(
-                    session, shard.evaluation_id, plan.suite_id, plan.bounded(shard.positions_of(span))
-                )
+            pending = store.cases_without_result(
+                session,
+                shard.evaluation_id,
+                plan.suite_id,
+                plan.bounded(shard.positions_of(span)),
+                repeats=plan.repeats,
             )
             replies = None
-            if plan.source_id is not None and cases:  # re-grading: the source's replies to these cases
+            if plan.source_id is not None and pending:  # re-grading: the source's replies to these cases
                 if store.status_of(session, plan.source_id) is None:
                     # Its replies went with it: every case would read "no recorded response".
                     raise AssayError(
                         f"evaluation {plan.source_id}, whose answers this re-grades, was deleted; "
                         "nothing is left to re-grade"
                     )
-                replies = stored_replies(session, plan.source_id, [case.id for case in cases])
+                replies = stored_replies(session, plan.source_id, [item.case.id for item in pending])
             cached = None
-            if plan.reply_cache is not CacheMode.OFF and cases:
-                cached = ShardReplies.read(session, plan.fingerprint, [_asked(case) for case in cases])
-        return cases, replies, cached
+            if plan.reply_cache is not CacheMode.OFF and pending:
+                asked = [(_asked(item.case), repeat) for item in pending for repeat in item.repeats]
+                cached = ShardReplies.read(session, plan.fingerprint, asked)
+        return pending, replies, cached
 
     async def _run_shard(self, shard: Shard, plan: _Plan, span: int = 1) -> bool:
         """Run the shard's cases that have no result; whether there were any. :class:`_StoppedError` if the
         evaluation ended or this runner stops meanwhile."""
-        cases, replies, cached = await finish_in_thread(self._cases, shard, plan, span)
-        if not cases:
+        pending, replies, cached = await finish_in_thread(self._cases, shard, plan, span)
+        if not pending:
             return False
         ended = asyncio.Event()
         stop = asyncio.Event()
@@ -433,10 +438,14 @@ class ShardRunner:
         self._running.setdefault(shard.evaluation_id, set()).add(ended)
         watcher = asyncio.create_task(self._watch(shard.evaluation_id, ended, stop))
         sink = DatabaseSink(self.engine, shard.evaluation_id, ended, cached)
-        run = [stored_run_case(case) for case in cases]
+        # One run case per (case, repeat) without a result: the runner, the sink and the cache see them apart.
+        run = [
+            stored_run_case(item.case, repeat=repeat) for item in pending for repeat in item.repeats
+        ]
         if plan.checks is not None:  # per-case assertions (a suite with none runs as it always did)
-            for case, run_case in zip(cases, run, strict=True):
-                own = case_assertions(case.assertions)
+            by_case = {item.case.id: item.case for item in pending}
+            for run_case in run:
+                own = case_assertions(by_case[run_case.target_case.case_id].assertions)
                 run_case.checks = plan.checks.for_case(own, run_case.target_case.metadata)
         concurrency = lane_concurrency(plan.concurrency, shard.lane)
         fence, epoch = self.fence, self.fence.epoch()
@@ -508,7 +517,9 @@ class ShardRunner:
 
     def _complete_if_done(self, evaluation_id: int, plan: _Plan) -> None:
         with Session(self.engine) as session:
-            if store.has_case_without_result(session, evaluation_id, plan.suite_id, plan.position_limit):
+            if store.has_case_without_result(
+                session, evaluation_id, plan.suite_id, plan.position_limit, repeats=plan.repeats
+            ):
                 return  # another lane still runs; the last one to end completes the evaluation
         if finish_evaluation(self.engine, self.graders, evaluation_id, EvaluationStatus.COMPLETED):
             self._forget(evaluation_id)

@@ -79,6 +79,8 @@ class CaseResult:
     trajectory: Any = None
     """The agent's trajectory read from its reply (a ``Trajectory``), or why it could not be read (a
     ``TrajectoryProblem``); ``None``: the target captures none. Its steps are stored apart."""
+    repeat: int = 0
+    """Which asking of the case this is (0-based; a run with ``repeats`` n has 0..n-1 of each case)."""
 
     @property
     def tokens(self) -> Tokens | None:
@@ -113,6 +115,7 @@ class CaseResult:
             **({"cached": True} if self.cached else {}),  # only when true: results files stay as they were
             **({"usage": _usage_record(self.usage)} if self.usage is not None else {}),
             **({"trajectory": summary} if (summary := trajectory_summary(self.trajectory)) else {}),
+            **({"repeat": self.repeat} if self.repeat else {}),  # absent: 0, as in a run without repeats
         }
 
     def facts(self, shape: ReportShape) -> ResultFacts:
@@ -239,6 +242,7 @@ def _graded(case: RunCase, reply: TargetReply, verdict: VerdictRecord) -> CaseRe
         reply.cached,
         reply.usage,
         reply.trajectory,
+        target_case.repeat,
     )
 
 
@@ -289,6 +293,7 @@ def _result(
         cached=reply.cached,
         usage=reply.usage,
         trajectory=reply.trajectory,
+        repeat=target_case.repeat,
     )
 
 

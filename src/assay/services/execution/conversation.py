@@ -62,7 +62,7 @@ def messages_of(conversation: Conversation | None) -> tuple[Message, ...] | None
     return conversation.messages or None
 
 
-def stored_run_case(row: CaseRow) -> RunCase:
+def stored_run_case(row: CaseRow, *, repeat: int = 0) -> RunCase:
     """What the runner asks about a stored case: its input, or its conversation (docs/conversations.md)."""
     conversation = Conversation.from_json(row.conversation) if row.conversation else None
     target_case = TargetCase(
@@ -72,6 +72,7 @@ def stored_run_case(row: CaseRow) -> RunCase:
         number=row.number,
         key=row.case_key,
         messages=messages_of(conversation),
+        repeat=repeat,
     )
     return RunCase(target_case, row.expected_output, conversation=turns_of(conversation))
 
@@ -178,6 +179,7 @@ async def _turns(
             number=case.number,
             key=case.key,
             messages=tuple(run.messages),
+            repeat=case.repeat,
         )
         reply = await respond(asked)
         attempts += reply.attempts

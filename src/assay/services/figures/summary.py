@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from assay.graders import GraderInterface, MatchStatus, VerdictReport
+from assay.services.figures.repeats import RepeatFigures, RepeatTally
 from assay.services.figures.statistics import cohen_kappa, f1, percentile, ratio, wilson_interval
 
 INVALID = "invalid"
@@ -129,6 +130,9 @@ class Summary:
     """Verdicts by assertion name, over the cases graded by per-case assertions (none: empty)."""
     usage: UsageFigures | None = None
     """The agent's tokens, when any reply said what it spent."""
+    repeats: RepeatFigures | None = None
+    """pass@k, pass^k and flaky cases, for a run that asked each case more than once (counts above are of
+    runs: ``total_cases`` is cases × repeats)."""
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON form stored with an evaluation (reports the grader does not declare are left out)."""
@@ -141,6 +145,8 @@ class Summary:
             del data["by_assertion"]
         if self.usage is None:
             del data["usage"]
+        if self.repeats is None:
+            del data["repeats"]
         return data
 
 
@@ -159,6 +165,8 @@ class ResultFacts:
     assertions: tuple[tuple[str, str], ...] | None = None
     """``(name, match status)`` of each assertion, for a result graded by per-case assertions."""
     tokens: Tokens | None = None
+    case: int = 0
+    """The case's number: what a run with repeats counts each case's passes by."""
 
 
 def assertion_statuses(details: Mapping[str, Any] | None) -> tuple[tuple[str, str], ...] | None:
@@ -199,6 +207,7 @@ class ReportShape:
         reason_code: str | None,
         details: Mapping[str, Any] | None,
         tokens: Tokens | None = None,
+        case: int = 0,
     ) -> ResultFacts:
         """The facts of one result; labels are read only when the report needs them."""
         expected, actual = self.labels_of(details)
@@ -213,6 +222,7 @@ class ReportShape:
             reason_code=reason_code,
             assertions=assertion_statuses(details),
             tokens=tokens,
+            case=case,
         )
 
     def labels_of(self, details: Mapping[str, Any] | None) -> tuple[str | None, str | None]:
@@ -300,8 +310,10 @@ class SummaryTally:
     """The summary of results seen one at a time: counts, plus the latencies (and, for a score report, the
     scores) that percentiles need, 8 bytes each; never the results, so a million of them cost a few MB."""
 
-    def __init__(self, shape: ReportShape | None = None) -> None:
+    def __init__(self, shape: ReportShape | None = None, *, repeats: int = 1) -> None:
         self.shape = shape or ReportShape()
+        self.by_case = RepeatTally(repeats) if repeats > 1 else None
+        """Each case's passes of its runs, when it is asked more than once."""
         self.kind = shape.kind if shape is not None else VerdictReport.PASS_FAIL
         self.finished = 0
         self.passed = 0
@@ -327,6 +339,8 @@ class SummaryTally:
             self._count_assertions(fact.assertions)
         if fact.tokens is not None:
             self.count_tokens(fact.tokens)
+        if self.by_case is not None:
+            self.by_case.add(fact.case, fact.passed)
 
     def count_tokens(self, tokens: Tokens) -> None:
         """Count what one reply said it spent."""
@@ -355,10 +369,13 @@ class SummaryTally:
         reason_code: str | None,
         details: Mapping[str, Any] | None,
         tokens: Tokens | None = None,
+        case: int = 0,
     ) -> None:
         """Count one result from its fields, as :meth:`add` counts its :meth:`ReportShape.facts` (a run of a
         million results makes no record per result)."""
         self._count(passed, score, error, latency_ms, match_status, reason_code)
+        if self.by_case is not None:
+            self.by_case.add(case, passed)
         if tokens is not None:
             self.count_tokens(tokens)
         if self.matrix is not None:
@@ -425,6 +442,7 @@ class SummaryTally:
                 for name, counts in sorted(self.by_assertion.items())
             },
             usage=self._usage(),
+            repeats=self.by_case.figures() if self.by_case is not None else None,
         )
 
     def _usage(self) -> UsageFigures | None:
@@ -444,13 +462,15 @@ class SummaryTally:
         )
 
 
-def summarize(facts: Iterable[ResultFacts], *, total_cases: int, shape: ReportShape | None = None) -> Summary:
+def summarize(
+    facts: Iterable[ResultFacts], *, total_cases: int, shape: ReportShape | None = None, repeats: int = 1
+) -> Summary:
     """The summary of an evaluation's results so far.
 
     The pass rate is over finished cases, target errors counted as failures (a CI gate must not pass
     because the agent was down); the mean score is over graded cases only.
     """
-    tally = SummaryTally(shape)
+    tally = SummaryTally(shape, repeats=repeats)
     for fact in facts:
         tally.add(fact)
     return tally.summary(total_cases)

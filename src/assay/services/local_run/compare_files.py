@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import NotFoundError, ValidationError
-from assay.services.figures.paired import Flip, PairedFigures
+from assay.services.figures.paired import CaseRuns, Flip, PairedFigures
 from assay.services.local_run.result_file import read_records
 from assay.services.suites.case_keys import case_label
 
@@ -62,36 +62,41 @@ def _records(path: Path) -> list[dict[str, Any]]:
     return records
 
 
+def _by_case(records: list[dict[str, Any]], keyed: bool) -> dict[object, tuple[dict[str, Any], int, int]]:
+    """``name → (first record, passes, runs)``: a run with repeats has several records of one case."""
+    cases: dict[object, tuple[dict[str, Any], int, int]] = {}
+    for record in records:
+        name = record["key"] if keyed else record["number"]
+        first, passes, runs = cases.get(name, (record, 0, 0))
+        cases[name] = (first, passes + record["passed"], runs + 1)
+    return cases
+
+
 def compare_files(a_path: Path, b_path: Path, *, limit: int | None = None) -> RunsComparison:
-    """Compare the run in ``b_path`` with the one in ``a_path``; at most ``limit`` flips listed."""
+    """Compare the run in ``b_path`` with the one in ``a_path``; at most ``limit`` flips listed (with repeats,
+    a case flips when its pass rate moved; its first runs' answers are shown)."""
     a_records, b_records = _records(a_path), _records(b_path)
     keyed = all(r.get("key") is not None for r in a_records + b_records)
-
-    def name(record: dict[str, Any]) -> object:
-        return record["key"] if keyed else record["number"]
-
-    in_a = {name(record): record for record in a_records}
-    common = passed_a = passed_b = 0
+    in_a, in_b = _by_case(a_records, keyed), _by_case(b_records, keyed)
+    shared: list[CaseRuns] = []
     flips: list[FlippedRun] = []
-    for b in b_records:
-        a = in_a.get(name(b))
-        if a is None:
+    for name, (b, b_passed, b_runs) in in_b.items():
+        if name not in in_a:
             continue
+        a, a_passed, a_runs = in_a[name]
         if (a.get("input"), a.get("expected_output")) != (b.get("input"), b.get("expected_output")):
             label = case_label(b["number"], b.get("key"))
             raise ValidationError(
                 f"{label} differs between {a_path.name} and {b_path.name} (input or expected output): they "
                 "ran different suites; only runs of one suite compare"
             )
-        common += 1
-        passed_a += a["passed"]
-        passed_b += b["passed"]
-        if a["passed"] != b["passed"]:
+        shared.append(CaseRuns(a_passed, a_runs, b_passed, b_runs))
+        if a_passed * b_runs != b_passed * a_runs:
             flips.append(
                 FlippedRun(
                     number=b["number"],
                     key=b.get("key"),
-                    flip=Flip.REGRESSION if a["passed"] else Flip.IMPROVEMENT,
+                    flip=Flip.REGRESSION if b_passed * a_runs < a_passed * b_runs else Flip.IMPROVEMENT,
                     input=b["input"],
                     expected_output=b["expected_output"],
                     a_response=a.get("agent_response"),
@@ -100,19 +105,10 @@ def compare_files(a_path: Path, b_path: Path, *, limit: int | None = None) -> Ru
                     b_error=b.get("error"),
                 )
             )
-    if common == 0:
+    if not shared:
         raise ValidationError(f"{a_path.name} and {b_path.name} have no case in common")
-    regressions = sum(flip.flip is Flip.REGRESSION for flip in flips)
     flips.sort(key=lambda flip: (flip.flip is not Flip.REGRESSION, flip.number))
-    figures = PairedFigures.of(
-        in_a=len(in_a),
-        in_b=len(b_records),
-        common=common,
-        a_passed=passed_a,
-        b_passed=passed_b,
-        pass_to_fail=regressions,
-        fail_to_pass=len(flips) - regressions,
-    )
+    figures = PairedFigures.of_cases(in_a=len(in_a), in_b=len(in_b), cases=shared)
     return RunsComparison(
         a=str(a_path),
         b=str(b_path),

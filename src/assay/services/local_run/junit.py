@@ -30,6 +30,13 @@ _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 _NAME_CHARS = 80
 
 
+def _run_label(result: Mapping[str, Any]) -> str:
+    """The case's label, with its repeat past the first (``case #3 (repeat 2)``): a test per run."""
+    label = case_label(result["number"], result["key"])
+    repeat = result.get("repeat", 0)
+    return f"{label} (repeat {repeat})" if repeat else label
+
+
 def _xml_text(value: object) -> str:
     return _NOT_XML.sub("\ufffd", "" if value is None else str(value))
 
@@ -40,7 +47,7 @@ def _test_case(suite_name: str, result: Mapping[str, Any]) -> ET.Element:
     case = ET.Element(
         "testcase",
         classname=_xml_text(suite_name),
-        name=_xml_text(f"{case_label(result['number'], result['key'])}: {result['input'][:_NAME_CHARS]}"),
+        name=_xml_text(f"{_run_label(result)}: {result['input'][:_NAME_CHARS]}"),
         time=f"{(result['latency_ms'] or 0) / 1000:.3f}",
     )
     verdicts = assertion_verdicts(result["details"])

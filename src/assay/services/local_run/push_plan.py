@@ -174,6 +174,11 @@ def push_plan(
     header = read_header(path)
     if header is None:
         raise ValidationError(f"{path} has no header line: push a results file written by this assay run")
+    if header.repeats > 1:
+        raise ValidationError(
+            f"{path} holds a run with repeats ({header.repeats}), which a push cannot store yet; a server "
+            "runs repeats itself (POST /api/evaluations with repeats)"
+        )
     records = sorted(read_records(path), key=lambda record: record["number"])
     numbers = [record["number"] for record in records]
     whole = numbers == list(range(1, header.suite_cases + 1))

@@ -59,12 +59,16 @@ class RunHeader:
     assertions: dict[str, Any] | None = None
     """Default assertions and rules given beside the suite file (``assay eval``'s), as a suite stores them:
     a push adds them to the suite file's own, so the server grades as the run did."""
+    repeats: int = 1
+    """How many times the run asks each case (its results carry their ``repeat``, from 0)."""
 
     def line(self) -> bytes:
         """The header as the file's first line."""
         fields = asdict(self)
         if self.assertions is None:
             del fields["assertions"]  # a plain run's header stays as it was before eval files
+        if self.repeats == 1:
+            del fields["repeats"]  # likewise before repeats
         return json_line({HEADER_KEY: fields})
 
     @classmethod
@@ -82,6 +86,7 @@ class RunHeader:
             all(isinstance(text, str) for text in texts)
             and isinstance(header.config, dict)
             and type(header.suite_cases) is int
+            and type(header.repeats) is int
             and (header.assertions is None or isinstance(header.assertions, dict))
         )
         return header if ok else None
@@ -97,6 +102,8 @@ class RunHeader:
             return "it was graded with other default assertions or rules than this run's"
         if self.suite_digest != other.suite_digest:
             return "the suite file has changed since it was written"
+        if self.repeats != other.repeats:
+            return f"it asked each case {self.repeats} time(s), this run {other.repeats}"
         return None
 
 
@@ -158,8 +165,9 @@ _FIELDS: dict[str, Callable[[object], bool]] = {
 """What each field of a result line must hold, as :meth:`CaseResult.as_record` writes it."""
 
 
-def _shape_problem(record: Any, count: int) -> str | None:
-    """Why ``record`` cannot be the result of a case of a suite of ``count`` cases, if it cannot."""
+def _shape_problem(record: Any, count: int, repeats: int = 1) -> str | None:
+    """Why ``record`` cannot be the result of a case of a suite of ``count`` cases, asked ``repeats`` times,
+    if it cannot."""
     if not isinstance(record, dict):
         return f"{_NOT_A_RESULT} (not a JSON object)"
     wrong = [name for name, holds in _FIELDS.items() if name not in record or not holds(record[name])]
@@ -169,6 +177,9 @@ def _shape_problem(record: Any, count: int) -> str | None:
         return f"case #{record['number']} is not a case of the suite (it has {count})"
     if record["error"] is not None and record["passed"]:
         return f"{_NOT_A_RESULT} (a case with an error cannot pass)"
+    repeat = record.get("repeat", 0)
+    if type(repeat) is not int or not 0 <= repeat < repeats:
+        return f"repeat {repeat!r} is not one of this run's (it asks each case {repeats} time(s))"
     return None
 
 
@@ -192,8 +203,10 @@ def read_results(
     header: RunHeader,
     regrade: Regrade | None = None,
 ) -> array[int]:
-    """The cases ``path`` already holds a result of, for a resumed run: ``done[n]`` is the line of case
-    ``n``'s result (0: none). ``on_result`` sees each result; a last line cut by a kill is cut off the file.
+    """The cases ``path`` already holds a result of, for a resumed run: ``done[slot]`` is the line of the
+    result of the (case, repeat) at that slot (:func:`~assay.services.local_run.run.done_slot`; the case's
+    number without repeats), 0: none. ``on_result`` sees each result; a last line cut by a kill is cut off
+    the file.
 
     ``ValidationError`` (nothing changed) when the file's header is not this run's ``header``, a line is not
     a result of this suite's cases, a case has two, or (with ``regrade``) a verdict does not grade again to
@@ -207,7 +220,8 @@ def read_results(
         raise ValidationError(
             f"{path.name} cannot be resumed: {differs}; give another --output to start afresh"
         )
-    done = array("I", bytes(4 * (suite.count + 1)))
+    repeats = header.repeats
+    done = array("I", bytes(4 * (suite.count * repeats + 1)))
     problems: list[Problem] = []
     total = 0
     whole_end = 0
@@ -219,12 +233,15 @@ def read_results(
             if not line.strip() or (line_number == 1 and written is not None):
                 continue
             record = _record(line)
-            message = _shape_problem(record, suite.count)
+            message = _shape_problem(record, suite.count, repeats)
             if message is None:
                 number = record["number"]
+                slot = (number - 1) * repeats + record.get("repeat", 0) + 1
                 label = case_label(number, record["key"])
-                if done[number]:
-                    message = f"{label} already has a result on line {done[number]}"
+                if repeats > 1:
+                    label = f"{label} (repeat {record.get('repeat', 0)})"
+                if done[slot]:
+                    message = f"{label} already has a result on line {done[slot]}"
                 elif (
                     fingerprint(record["key"], record["input"], record["expected_output"])
                     != (suite.fingerprints[number - 1])
@@ -236,7 +253,7 @@ def read_results(
                 elif regrade is not None and (problem := _regrade_problem(record, regrade)) is not None:
                     message = f"{label}: {problem}"
                 else:
-                    done[number] = line_number
+                    done[slot] = line_number
                     on_result(record)
             if message is not None:
                 total += 1

@@ -37,7 +37,7 @@ from assay.services.execution.case_results import (
 from assay.services.figures.summary import SummaryTally
 from assay.services.local_run.answer_stream import Answer
 from assay.services.local_run.result_file import ResultAppender
-from assay.targets.base import TargetReply
+from assay.targets.base import TargetCase, TargetReply
 from assay.targets.reasons import ErrorReason
 from assay.targets.recorded import RecordedTarget
 
@@ -109,7 +109,29 @@ class LocalSink:
                 result.reason_code,
                 result.details,
                 result.tokens,
+                result.number,
             )
+
+
+def repeated(cases: Iterable[RunCase], repeats: int) -> Iterator[RunCase]:
+    """Each case ``repeats`` times in a row, its repeat index set (0 to ``repeats`` - 1)."""
+    if repeats == 1:
+        yield from cases
+        return
+    for case in cases:
+        yield case
+        first = case.target_case
+        for repeat in range(1, repeats):  # made by position: dataclasses.replace costs several times more
+            again = TargetCase(
+                first.case_id, first.input, first.metadata, first.number, first.key, first.messages, repeat
+            )
+            yield RunCase(again, case.expected_output, case.checks, case.conversation)
+
+
+def done_slot(number: int, repeat: int, repeats: int) -> int:
+    """Where ``done`` (:func:`_handed_out`) marks case ``number``'s ``repeat``: the number itself without
+    repeats."""
+    return (number - 1) * repeats + repeat + 1
 
 
 def _handed_out(
@@ -120,10 +142,12 @@ def _handed_out(
     answers: Iterator[Answer] | None,
     window: dict[str, str | None],
     keep: int,
+    repeats: int = 1,
 ) -> Iterator[RunCase]:
-    """The cases to run: none once draining, none that already has a result (``done[number]``); each
-    recorded answer (``answers`` come in case order, as the cases do) put in ``window`` as its case is handed
-    out, the oldest dropped past ``keep``. One generator for all of it: it runs for every case."""
+    """The cases to run: none once draining, none that already has a result (``done[slot]``, see
+    :func:`done_slot`); each recorded answer (``answers`` come in case order, as the cases do) put in
+    ``window`` as its case is handed out, the oldest dropped past ``keep``. One generator for all of it: it
+    runs for every case."""
     pending = next(answers, None) if answers is not None else None
     for case in cases:
         target_case = case.target_case
@@ -133,7 +157,7 @@ def _handed_out(
             pending = next(answers, None) if answers is not None else None
         if control.draining:
             return
-        if done is not None and done[target_case.place]:
+        if done is not None and done[(target_case.place - 1) * repeats + target_case.repeat + 1]:
             continue
         if answer is not None:
             window[target_case.name] = answer.text
@@ -218,6 +242,7 @@ async def run_local(
     target: Target | None = None,
     cache: CacheUse | None = None,
     cases_call: bool = False,
+    repeats: int = 1,
 ) -> RunOutcome:
     """Run the ``cases`` without a result in ``done`` into ``sink``; through ``target`` when given (one built
     by the caller: the Python API's function), else the one ``spec`` describes.
@@ -226,7 +251,8 @@ async def run_local(
     is read as the case is handed out. A ``reachability`` watch stops the run when the first cases all fail
     to reach the agent. With ``cache``, the target built from ``spec`` answers from the reply cache first.
     ``cases_call``: the cases' own assertions hold a judge (its endpoint checked by the suite's scan), so a
-    transport for its calls is opened whatever ``grader``.
+    transport for its calls is opened whatever ``grader``. ``repeats``: each case is asked that many times
+    (``done`` then marks each (case, repeat) at :func:`done_slot`).
     """
     import asyncio
 
@@ -250,7 +276,15 @@ async def run_local(
         if cache is not None:
             target = cache.around(target, spec)
     keep = _ANSWERS_KEPT_PER_WORKER * concurrency
-    pending = _handed_out(cases, control=control, done=done, answers=answers, window=window, keep=keep)
+    pending = _handed_out(
+        repeated(cases, repeats),
+        control=control,
+        done=done,
+        answers=answers,
+        window=window,
+        keep=keep,
+        repeats=repeats,
+    )
     async with target, calls_for(grader, concurrency=concurrency, cases_call=cases_call) as calls:
         return await run_cases(
             pending,

@@ -57,17 +57,18 @@ class Selection:
                 taken += 1
                 yield case
 
-    def mark_left_out(self, cases: Iterable[RunCase], done: array[int]) -> int:
-        """Mark in ``done`` (indexed by case number) every case left out, as taken by another run; how many
-        cases are taken."""
+    def mark_left_out(self, cases: Iterable[RunCase], done: array[int], repeats: int = 1) -> int:
+        """Mark in ``done`` (by case number, or its ``repeats`` slots) every case left out, as taken by
+        another run; how many cases are taken."""
         taken = bytearray(len(done))
         count = 0
         for case in self.chosen(cases):
-            taken[case.target_case.place] = 1
+            first = (case.target_case.place - 1) * repeats + 1
+            taken[first : first + repeats] = b"\x01" * repeats
             count += 1
-        for number in range(1, len(done)):
-            if not taken[number] and not done[number]:
-                done[number] = 1
+        for slot in range(1, len(done)):
+            if not taken[slot] and not done[slot]:
+                done[slot] = 1
         return count
 
 

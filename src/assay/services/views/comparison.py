@@ -1,4 +1,6 @@
-"""Comparing two evaluations of one suite case by case: flips, counts and McNemar's exact test."""
+"""Comparing two evaluations of one suite case by case: flips, counts and the paired test of
+:mod:`assay.services.figures.paired` (McNemar's exact test; with repeats, a sign-flip test on per-case pass
+rates, a case "flipping" when its pass rate moved)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from assay.domain import within_budget
 from assay.errors import NotFoundError, Problem, ValidationError
 from assay.services.evaluations.records import CaseOutcome, outcome_of, shown_size
 from assay.services.evaluations.service import DEFAULT_MAX_PAGE_BYTES
-from assay.services.figures.paired import SIGNIFICANCE, Flip, PairedFigures, Verdict
+from assay.services.figures.paired import SIGNIFICANCE, CaseRuns, Flip, PairedFigures, Verdict
 from assay.storage import evaluations as store
 
 __all__ = [
@@ -59,6 +61,9 @@ class PairTally:
 
     counts: store.PairCounts
     figures: PairedFigures
+    moved: list[tuple[int, bool]] | None = None
+    """With repeats: ``(case_id, fell)`` of every case whose pass rate moved, in case order (their pages
+    come from here, not from the database)."""
 
 
 _TALLIES: dict[tuple[object, ...], PairTally] = {}
@@ -79,7 +84,19 @@ def pair_tally(session: Session, a: store.EvaluationRow, b: store.EvaluationRow)
     tally = _TALLIES.get(key)
     if tally is not None:
         return tally
-    counts = store.pair_counts(session, a.id, b.id)
+    if a.repeats > 1 or b.repeats > 1:
+        tally = _repeats_tally(session, a.id, b.id)
+    else:
+        tally = _single_tally(session, a.id, b.id)
+    if len(_TALLIES) >= _TALLIES_KEPT:
+        _TALLIES.pop(next(iter(_TALLIES)), None)
+    _TALLIES[key] = tally
+    return tally
+
+
+def _single_tally(session: Session, a_id: int, b_id: int) -> PairTally:
+    """One run of each case on both sides: counted by the database, McNemar's branch of the rule."""
+    counts = store.pair_counts(session, a_id, b_id)
     figures = PairedFigures.of(
         in_a=counts.in_a,
         in_b=counts.in_b,
@@ -89,11 +106,30 @@ def pair_tally(session: Session, a: store.EvaluationRow, b: store.EvaluationRow)
         pass_to_fail=counts.pass_to_fail,
         fail_to_pass=counts.fail_to_pass,
     )
-    tally = PairTally(counts=counts, figures=figures)
-    if len(_TALLIES) >= _TALLIES_KEPT:
-        _TALLIES.pop(next(iter(_TALLIES)), None)
-    _TALLIES[key] = tally
-    return tally
+    return PairTally(counts=counts, figures=figures)
+
+
+def _repeats_tally(session: Session, a_id: int, b_id: int) -> PairTally:
+    """Repeats on either side: each case's passes of its runs, the rule of :meth:`PairedFigures.of_cases`."""
+    in_a, in_b = store.passes_by_case(session, a_id), store.passes_by_case(session, b_id)
+    shared = sorted(set(in_a) & set(in_b))
+    cases = [CaseRuns(*in_a[case_id], *in_b[case_id]) for case_id in shared]
+    figures = PairedFigures.of_cases(in_a=len(in_a), in_b=len(in_b), cases=cases)
+    moved = [
+        (case_id, runs.b_passed / runs.b_runs < runs.a_passed / runs.a_runs)
+        for case_id, runs in zip(shared, cases, strict=True)
+        if runs.b_passed * runs.a_runs != runs.a_passed * runs.b_runs
+    ]
+    counts = store.PairCounts(
+        in_a=len(in_a),
+        in_b=len(in_b),
+        common=len(shared),
+        a_passed=sum(runs.a_passed for runs in cases),
+        b_passed=sum(runs.b_passed for runs in cases),
+        pass_to_fail=figures.pass_to_fail,
+        fail_to_pass=figures.fail_to_pass,
+    )
+    return PairTally(counts=counts, figures=figures, moved=moved)
 
 
 def compare(
@@ -122,7 +158,11 @@ def compare(
     tally = pair_tally(session, a, b)
     counts = tally.counts
     passed_in_a = None if flip is None else flip is Flip.REGRESSION
-    page = store.flipped_case_ids(session, a_id, b_id, skip=skip, limit=limit, passed_in_a=passed_in_a)
+    if tally.moved is not None:
+        chosen = [item for item in tally.moved if passed_in_a is None or item[1] is passed_in_a]
+        page = chosen[skip : skip + limit]
+    else:
+        page = store.flipped_case_ids(session, a_id, b_id, skip=skip, limit=limit, passed_in_a=passed_in_a)
     ids = [case for case, _ in page]
     rows_a = store.results_of_cases(session, a_id, ids)
     rows_b = store.results_of_cases(session, b_id, ids)

@@ -2,8 +2,8 @@
 interval, and whether it changed from the run before.
 
 A change is judged by the comparison's own rule (:func:`~assay.services.views.comparison.pair_tally`: the
-paired McNemar test of the cases both runs finished), so the history and the compare page it links to never
-disagree: a drop within noise is ``steady`` on both.
+paired test of the cases both runs finished: McNemar, or with repeats the sign-flip test on pass rates), so
+the history and the compare page it links to never disagree: a drop within noise is ``steady`` on both.
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ from assay.services.suites.files import neutralise_formula
 CSV_COLUMNS = (
     "number",
     "key",
+    "repeat",
     "input",
     "expected_output",
     "agent_response",
@@ -65,7 +66,7 @@ def csv_lines(results: Iterable[ExportedResult], metadata_keys: Sequence[str] = 
     writer = csv.writer(buffer)
     writer.writerow([*CSV_COLUMNS, *(neutralise_formula(METADATA_PREFIX + key) for key in metadata_keys)])
     for count, item in enumerate(results, 1):
-        record = item.result.as_record()
+        record = {"repeat": 0, **item.result.as_record()}  # the record names a repeat past the first only
         writer.writerow(
             [
                 *(_cell(record[column]) for column in CSV_COLUMNS),
