@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from pathlib import Path
+from typing import Annotated, Literal
 
 import platformdirs
-from pydantic import Field, SecretStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 MIB = 1024 * 1024
@@ -14,6 +16,32 @@ MIB = 1024 * 1024
 def default_database_url() -> str:
     """SQLite at ``assay.db`` in the user's data directory (the directory is made with the engine)."""
     return f"sqlite:///{Path(platformdirs.user_data_dir('assay')) / 'assay.db'}"
+
+
+USD = Annotated[Decimal, Field(strict=False, ge=0, le=1_000_000, allow_inf_nan=False)]
+"""US dollars, exact (a YAML or JSON number is read through its text: ``0.15`` is 0.15, not a float)."""
+MAX_PRICED_MODELS = 500
+"""Models a price table may name."""
+
+
+class ModelPrice(BaseModel):
+    """What one model's tokens cost, in US dollars per million tokens."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, use_attribute_docstrings=True)
+
+    input_per_million: USD
+    """Price of a million input (prompt) tokens."""
+    output_per_million: USD
+    """Price of a million output (completion) tokens."""
+    currency: Literal["USD"] = "USD"
+    """The only currency: costs are summed, and a sum of two currencies means nothing."""
+
+
+PriceTable = Annotated[
+    dict[Annotated[str, Field(min_length=1, max_length=200)], ModelPrice], Field(max_length=MAX_PRICED_MODELS)
+]
+"""Prices by model name, as replies name their model (a dated name such as ``gpt-4o-mini-2024-07-18`` also
+finds ``gpt-4o-mini``'s price)."""
 
 
 class Settings(BaseSettings):
@@ -54,6 +82,9 @@ class Settings(BaseSettings):
     """Set by ``assay serve``: the address the server listens on (no target may call the server itself)."""
     listen_port: int | None = Field(default=None, ge=0, le=65535)
     """Set by ``assay serve``: the port the server listens on."""
+    prices: PriceTable = Field(default_factory=dict)
+    """Prices by model (JSON: ``{"gpt-4o-mini": {"input_per_million": 0.15, "output_per_million": 0.6}}``),
+    for the cost of evaluations; an evaluation's own ``prices`` win for the models they name."""
 
     @field_validator("api_key")
     @classmethod

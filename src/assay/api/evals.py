@@ -71,6 +71,7 @@ def _requests(file: EvalFile, graders: GraderService) -> list[EvaluationCreate]:
             "concurrency": file.concurrency,
             "allow_invalid_expected": file.allow_invalid_expected,
             "reply_cache": file.cache,
+            "prices": {model: price.model_dump() for model, price in file.prices.items()} or None,
         }
         try:
             requests.append(EvaluationCreate.model_validate(body))

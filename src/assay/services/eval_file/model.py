@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, WithJsonSchema, model_validator
 
+from assay.config import PriceTable
 from assay.graders.composite.assertions import ASSERTION_LIST_SCHEMA, RULE_LIST_SCHEMA
 from assay.targets.specs import (
     CommandTargetSpec,
@@ -182,6 +183,10 @@ class EvalFile(_Strict):
     """Files written."""
     gates: Gates = Gates()
     """When the eval passes."""
+    prices: PriceTable = Field(default_factory=dict)
+    """US dollars per million input and output tokens, by model (``gpt-4o-mini: {input_per_million: 0.15,
+    output_per_million: 0.6}``), for the cost of the agent's and the judge's calls; over the
+    ``ASSAY_PRICES`` setting for the models they name. A model without a price has an unknown cost."""
     cache: Literal["off", "record", "replay"] = "off"
     """The reply cache (docs/cli.md#the-reply-cache): ``record`` reuses a cached reply to the same input and
     target and caches the others (errors never); ``replay`` only reuses, a case without one fails

@@ -15,7 +15,7 @@ from assay.graders import GraderInterface
 from assay.graders.contract.verdict import VerdictRecord
 from assay.services.figures.summary import ReportShape, ResultFacts, Tokens
 from assay.targets.base import TargetCase, TargetReply
-from assay.targets.usage import Usage
+from assay.targets.usage import JudgeSpend, Usage
 
 if TYPE_CHECKING:
     from assay.graders import CallTransport
@@ -72,6 +72,8 @@ class CaseResult:
     """The reply came from the reply cache (the agent was not called for it)."""
     usage: Usage | None = None
     """What the agent's reply said it spent (``None``: unknown)."""
+    judge: JudgeSpend | None = None
+    """What the grader's calls (a model judge's) said they spent (``None``: no call was made)."""
 
     @property
     def tokens(self) -> Tokens | None:
@@ -105,6 +107,7 @@ class CaseResult:
             "attempts": self.attempts,
             **({"cached": True} if self.cached else {}),  # only when true: results files stay as they were
             **({"usage": _usage_record(self.usage)} if self.usage is not None else {}),
+            **({"judge_usage": self.judge.as_record()} if self.judge is not None else {}),
         }
 
     def facts(self, shape: ReportShape) -> ResultFacts:
@@ -118,6 +121,7 @@ class CaseResult:
             self.reason_code,
             self.details,
             self.tokens,
+            self.judge,
         )
 
 
@@ -162,23 +166,27 @@ async def grade_reply_calling(
         calls_out,
         grade_calling,
     )
+    from assay.targets.grader_calls import SpendCounter
 
     if reply.error is not None:
         return grade_reply(case, reply, grader)
     checks = case.checks
     context = CaseContext(input=case.target_case.input)
+    counted = SpendCounter(calls)  # the judge's spend, apart from the agent's
     if checks is not None:
         if not checks.makes_calls:
             return grade_reply(case, reply, grader)
-        verdict = await checks.grade_calling(reply.output, case.expected_output, calls, context)
+        verdict = await checks.grade_calling(reply.output, case.expected_output, counted, context)
     elif calls_out(grader):
-        verdict = await grade_calling(grader, reply.output, case.expected_output, calls, context)
+        verdict = await grade_calling(grader, reply.output, case.expected_output, counted, context)
     else:
         return grade_reply(case, reply, grader)
-    return _graded(case, reply, VerdictRecord.of(verdict))
+    return _graded(case, reply, VerdictRecord.of(verdict), counted.spend())
 
 
-def _graded(case: RunCase, reply: TargetReply, verdict: VerdictRecord) -> CaseResult:
+def _graded(
+    case: RunCase, reply: TargetReply, verdict: VerdictRecord, judge: JudgeSpend | None = None
+) -> CaseResult:
     """The result of a graded reply; a verdict whose grader could not judge (``error``) is stored as a case
     error with that reason, its details kept (what the judge was asked and answered)."""
     if verdict.error is not None:
@@ -191,6 +199,7 @@ def _graded(case: RunCase, reply: TargetReply, verdict: VerdictRecord) -> CaseRe
             explanation=verdict.explanation,
             error=verdict.error,
             error_detail=verdict.reason or None,
+            judge=judge,
         )
     target_case = case.target_case
     # Every field in order, positionally: this runs for every graded case (see CaseResult).
@@ -215,6 +224,7 @@ def _graded(case: RunCase, reply: TargetReply, verdict: VerdictRecord) -> CaseRe
         reply.attempts,
         reply.cached,
         reply.usage,
+        judge,
     )
 
 
@@ -232,6 +242,7 @@ def _result(
     explanation: str | None = None,
     error: str | None = None,
     error_detail: str | None = None,
+    judge: JudgeSpend | None = None,
 ) -> CaseResult:
     """The record of one case's reply and verdict; without a verdict, the target's error (if any)."""
     target_case = case.target_case
@@ -258,6 +269,7 @@ def _result(
         attempts=reply.attempts,
         cached=reply.cached,
         usage=reply.usage,
+        judge=judge,
     )
 
 

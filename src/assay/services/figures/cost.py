@@ -1,0 +1,191 @@
+"""What an evaluation cost: tokens times the price table, the agent's and the judge's apart, exact decimals.
+
+A cost is known only when both the tokens and the model's price are: an unknown price or unknown tokens give
+an unknown cost (``None``, shown "unknown"), never 0. A run's cost sums the cases whose cost is known and says
+how many are not (a partial sum is never passed off as the whole). Sums are :class:`~decimal.Decimal` in US
+dollars: a million cases at $0.15 per million tokens add up without float drift.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from assay.config import ModelPrice, PriceTable
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
+
+    from assay.targets.usage import JudgeSpend
+
+__all__ = [
+    "CaseCost",
+    "CostFigures",
+    "CostPart",
+    "CostTally",
+    "case_cost",
+    "price_of",
+    "price_record",
+    "read_prices",
+    "tokens_cost",
+]
+
+MILLION = Decimal(1_000_000)
+ZERO = Decimal(0)
+
+Prices = Mapping[str, ModelPrice]
+
+
+@cache
+def _table() -> TypeAdapter[dict[str, ModelPrice]]:
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(PriceTable)
+
+
+def price_record(prices: Prices) -> dict[str, Any] | None:
+    """A price table as stored with an evaluation (prices as exact decimal text); ``None`` for none."""
+    return {model: price.model_dump(mode="json") for model, price in prices.items()} or None
+
+
+def read_prices(record: object) -> dict[str, ModelPrice]:
+    """The price table :func:`price_record` stored (none: empty)."""
+    return _table().validate_python(record) if record else {}
+
+
+def price_of(prices: Prices, model: str | None) -> ModelPrice | None:
+    """The price of ``model``: its own entry, else the longest entry it extends with ``-`` (a dated snapshot
+    ``gpt-4o-mini-2024-07-18`` is priced as ``gpt-4o-mini``); ``None`` when unpriced or unnamed."""
+    if model is None:
+        return None
+    found = prices.get(model)
+    if found is not None:
+        return found
+    stems = [name for name in prices if model.startswith(name + "-")]
+    return prices[max(stems, key=len)] if stems else None
+
+
+def tokens_cost(prices: Prices, input_tokens: int, output_tokens: int, model: str | None) -> Decimal | None:
+    """US dollars these tokens of ``model`` cost (``None``: the model has no price)."""
+    price = price_of(prices, model)
+    if price is None:
+        return None
+    return (input_tokens * price.input_per_million + output_tokens * price.output_per_million) / MILLION
+
+
+def _judge_cost(prices: Prices, spend: JudgeSpend | None) -> Decimal | None:
+    if spend is None:  # no call was made: the judge spent nothing on this case
+        return ZERO
+    if not spend.known:
+        return None
+    total = ZERO
+    for usage in spend.usages:
+        cost = tokens_cost(prices, usage.input_tokens, usage.output_tokens, usage.model)
+        if cost is None:
+            return None
+        total += cost
+    return total
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CaseCost:
+    """One case's cost in US dollars: the agent's, the judge's and both (``None``: unknown)."""
+
+    agent: Decimal | None
+    judge: Decimal | None
+
+    @property
+    def total(self) -> Decimal | None:
+        """Both, known only when both are."""
+        return None if self.agent is None or self.judge is None else self.agent + self.judge
+
+
+def case_cost(
+    prices: Prices, tokens: tuple[int, int, str | None] | None, judge: JudgeSpend | None
+) -> CaseCost:
+    """The cost of one case from the agent's ``(input, output, model)`` tokens and the judge's spend."""
+    agent = None if tokens is None else tokens_cost(prices, *tokens)
+    return CaseCost(agent=agent, judge=_judge_cost(prices, judge))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CostPart:
+    """One part of a run's cost (the agent's, the judge's, or the total) over its cases."""
+
+    usd: Decimal | None
+    """The sum over the cases whose cost is known (``None``: no case's is)."""
+    known_cases: int
+    unknown_cases: int
+    """Cases whose cost is unknown (no tokens, or a model without a price): the sum leaves them out."""
+    max_case_usd: Decimal | None
+    """The costliest known case."""
+
+    @property
+    def complete(self) -> bool:
+        """Whether every case's cost is known (then ``usd`` is the whole cost)."""
+        return self.unknown_cases == 0 and self.usd is not None
+
+    def describe(self) -> str:
+        """``$0.001234``, ``$0.001234 + 3 cases unknown``, or ``unknown``."""
+        if self.usd is None:
+            return "unknown"
+        shown = f"${self.usd:.6f}"
+        return shown if self.unknown_cases == 0 else f"{shown} + {self.unknown_cases} cases unknown"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CostFigures:
+    """A run's cost in US dollars: the agent's, the judge's and the total, each with its unknown cases."""
+
+    agent: CostPart
+    judge: CostPart
+    total: CostPart
+
+
+class _PartTally:
+    __slots__ = ("known", "max", "sum", "unknown")
+
+    def __init__(self) -> None:
+        self.sum = ZERO
+        self.known = 0
+        self.unknown = 0
+        self.max: Decimal | None = None
+
+    def add(self, cost: Decimal | None) -> None:
+        if cost is None:
+            self.unknown += 1
+            return
+        self.sum += cost
+        self.known += 1
+        if self.max is None or cost > self.max:
+            self.max = cost
+
+    def part(self) -> CostPart:
+        return CostPart(
+            usd=self.sum if self.known else None,
+            known_cases=self.known,
+            unknown_cases=self.unknown,
+            max_case_usd=self.max,
+        )
+
+
+class CostTally:
+    """A run's cost, counted one case at a time."""
+
+    def __init__(self, prices: Prices) -> None:
+        self.prices = prices
+        self._agent, self._judge, self._total = _PartTally(), _PartTally(), _PartTally()
+
+    def add(self, tokens: tuple[int, int, str | None] | None, judge: JudgeSpend | None) -> None:
+        """Count one case."""
+        cost = case_cost(self.prices, tokens, judge)
+        self._agent.add(cost.agent)
+        self._judge.add(cost.judge)
+        self._total.add(cost.total)
+
+    def figures(self) -> CostFigures:
+        """The cost of the cases counted so far."""
+        return CostFigures(agent=self._agent.part(), judge=self._judge.part(), total=self._total.part())
