@@ -74,7 +74,8 @@ def test_the_judges_spend_and_the_cost_are_counted_apart_from_the_agents(
     rows = {row["input"]: row for row in results(client, created["id"], limit=10)}
     for question in ("Is 2 even?", "Is 3 even?"):
         row = rows[question]
-        assert row["judge_usage"] == {"calls": 2, "unknown_calls": 0, "input_tokens": 200, "output_tokens": 40}
+        spent = {"calls": 2, "unknown_calls": 0, "input_tokens": 200, "output_tokens": 40}
+        assert row["judge_usage"] == spent
         assert row["usage"]["input_tokens"] == len(question)  # the agent's, apart
         cost = row["cost"]
         assert Decimal(cost["agent_usd"]) == agent_cost(question)
