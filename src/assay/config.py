@@ -44,6 +44,17 @@ PriceTable = Annotated[
 finds ``gpt-4o-mini``'s price)."""
 
 
+class _PriceSettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="ASSAY_", extra="ignore")
+
+    prices: PriceTable = Field(default_factory=dict)
+
+
+def prices_from_env() -> dict[str, ModelPrice]:
+    """The ``ASSAY_PRICES`` price table alone (for ``assay run`` and ``assay eval``: no other setting)."""
+    return _PriceSettings().prices
+
+
 class Settings(BaseSettings):
     """Everything a server needs to start; nothing is read until an instance is made."""
 

@@ -16,7 +16,7 @@ import click
 
 from assay.cli.console import err
 from assay.cli.gate import FAILED, check_gate
-from assay.cli.options import PATH, cache_options, cache_use, check_writable
+from assay.cli.options import PATH, cache_options, cache_use, check_writable, env_prices
 from assay.errors import ValidationError
 
 if TYPE_CHECKING:
@@ -153,6 +153,7 @@ def eval_command(
         )
     if mode == "off" and cache_dir is not None:
         raise ValidationError("--cache-dir goes with --cache, --replay or the file's cache")
+    prices = {**env_prices(), **model.prices}  # the file's prices win for the models they name
     tally = MetadataTally(model.gates.by_metadata)
     totals = EvalTotals()
     for (suite, facts), (results, report) in zip(scanned, outputs, strict=True):
@@ -175,6 +176,7 @@ def eval_command(
                 read_results=_metadata_reader(suite, facts.count, tally) if tally.needed else None,
                 # Opened per suite: a run closes its cache when it ends.
                 cache=cache_use(use_cache=mode == "record", replay=mode == "replay", cache_dir=cache_dir),
+                prices=prices,
             )
         )
         totals.add(summary)

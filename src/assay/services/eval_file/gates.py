@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assay.services.eval_file.model import Gates, MetadataGate
+from assay.services.figures.limits import LimitVerdict, judge_limits
 from assay.services.figures.summary import Summary
 
-__all__ = ["EvalTotals", "GateVerdict", "MetadataTally", "judge_gates"]
+__all__ = ["AnyVerdict", "EvalTotals", "GateVerdict", "MetadataTally", "judge_gates"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -39,6 +40,10 @@ class GateVerdict:
             f"gate {self.name}: {self.passed}/{self.total} passed ({rate}), "
             f"needs {self.min_pass_rate:.2%}: {verdict}"
         )
+
+
+AnyVerdict = GateVerdict | LimitVerdict
+"""A pass-rate gate's verdict, or a cost or latency limit's: each has ``held`` and ``line()``."""
 
 
 def _value_key(value: object) -> str:
@@ -123,20 +128,24 @@ class EvalTotals:
     passed: int = 0
     total: int = 0
     by_assertion: dict[str, tuple[int, int]] = field(default_factory=dict)
+    summaries: list[Summary] = field(default_factory=list)
+    """Each suite's, for the cost and latency gates."""
 
     def add(self, summary: Summary) -> None:
         """Count one suite's run (every case of it: one not run counts, not passed)."""
+        self.summaries.append(summary)
         self.passed += summary.passed
         self.total += summary.total_cases
         for name, figures in summary.by_assertion.items():
             before = self.by_assertion.get(name, (0, 0))
             self.by_assertion[name] = (before[0] + figures.passed, before[1] + figures.total)
 
-    def judge(self, gates: Gates, metadata: MetadataTally) -> list[GateVerdict]:
-        """Every gate's verdict (:func:`judge_gates`); without any gate, the one rule that every case
-        passes, as ``assay run`` without a gate."""
+    def judge(self, gates: Gates, metadata: MetadataTally) -> list[AnyVerdict]:
+        """Every gate's verdict (:func:`judge_gates`, then the cost and latency limits); without any gate,
+        the one rule that every case passes, as ``assay run`` without a gate."""
         if gates.empty:
             return [GateVerdict(name="every case", passed=self.passed, total=self.total, min_pass_rate=1.0)]
-        return judge_gates(
+        rates = judge_gates(
             gates, passed=self.passed, total=self.total, by_assertion=self.by_assertion, metadata=metadata
         )
+        return [*rates, *judge_limits(gates.limits, self.summaries)]

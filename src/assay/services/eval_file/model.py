@@ -12,8 +12,9 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, WithJsonSchema, model_validator
 
-from assay.config import PriceTable
+from assay.config import USD, PriceTable
 from assay.graders.composite.assertions import ASSERTION_LIST_SCHEMA, RULE_LIST_SCHEMA
+from assay.services.figures.limits import SpendLimits
 from assay.targets.specs import (
     CommandTargetSpec,
     EvaluationTargetSpec,
@@ -141,11 +142,32 @@ class Gates(_Strict):
     """Pass rates by metadata value."""
     by_assertion: list[AssertionGate] = Field(default_factory=list, max_length=100)
     """Pass rates by assertion."""
+    max_cost_usd: USD | None = None
+    """The most every case of every suite may cost in all, in US dollars (agent and judge); an unknown cost
+    (no price, no tokens) misses it."""
+    max_cost_per_case_usd: USD | None = None
+    """The most one case may cost, in US dollars; an unknown cost misses it."""
+    max_latency_p95_ms: float | None = Field(default=None, gt=0, le=86_400_000)
+    """The slowest p95 latency of the agent's replies a suite may have, errors included, in milliseconds."""
+
+    @property
+    def limits(self) -> SpendLimits:
+        """The cost and latency gates."""
+        return SpendLimits(
+            max_cost_usd=self.max_cost_usd,
+            max_cost_per_case_usd=self.max_cost_per_case_usd,
+            max_latency_p95_ms=self.max_latency_p95_ms,
+        )
+
+    @property
+    def rates_empty(self) -> bool:
+        """Whether no pass-rate gate is set."""
+        return self.min_pass_rate is None and not self.by_metadata and not self.by_assertion
 
     @property
     def empty(self) -> bool:
-        """Whether no gate is set."""
-        return self.min_pass_rate is None and not self.by_metadata and not self.by_assertion
+        """Whether no gate is set (then every case must pass)."""
+        return self.rates_empty and self.limits.empty
 
 
 AssertionList = Annotated[list[dict[str, JsonValue]], WithJsonSchema(ASSERTION_LIST_SCHEMA)]

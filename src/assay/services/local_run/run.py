@@ -107,6 +107,7 @@ class LocalSink:
                 result.reason_code,
                 result.details,
                 result.tokens,
+                result.judge,
             )
 
 
