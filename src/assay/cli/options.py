@@ -86,6 +86,8 @@ USD_AMOUNT = _UsdAmount()
 
 def env_prices() -> dict[str, ModelPrice]:
     """The ``ASSAY_PRICES`` price table; one that is not a table is a configuration error (exit 2)."""
+    if not os.environ.get("ASSAY_PRICES", "").strip():
+        return {}  # read without pydantic: a run without prices stays within its start-up budget
     from pydantic import ValidationError as SettingError
     from pydantic_settings import SettingsError
 

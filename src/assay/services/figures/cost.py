@@ -14,11 +14,10 @@ from decimal import Decimal
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from assay.config import ModelPrice, PriceTable
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # a run without prices loads no pydantic (the CLI's start-up budget)
     from pydantic import TypeAdapter
 
+    from assay.config import ModelPrice
     from assay.targets.usage import JudgeSpend
 
 __all__ = [
@@ -36,12 +35,14 @@ __all__ = [
 MILLION = Decimal(1_000_000)
 ZERO = Decimal(0)
 
-Prices = Mapping[str, ModelPrice]
+Prices = Mapping[str, "ModelPrice"]
 
 
 @cache
 def _table() -> TypeAdapter[dict[str, ModelPrice]]:
     from pydantic import TypeAdapter
+
+    from assay.config import PriceTable
 
     return TypeAdapter(PriceTable)
 
