@@ -696,6 +696,10 @@ def execute_run(plan: SuiteRun) -> Summary:
         err.print(
             f"resuming: {tally.finished} of {total} cases already have a result in {output}", markup=False
         )
+    if plan.spec is not None:  # an agent answers (recorded answers load no scipy: the start-up budget)
+        from assay.services.figures.power import detectable_difference
+
+        err.print(f"preflight: {detectable_difference(total).line()}", markup=False)
     keep = junit is not None or server is not None or plan.read_results is not None
     with _results_file(output, keep=keep) as results:
         # Every result is watched (a judge's errors are results'), recorded answers too: a run whose first

@@ -70,6 +70,7 @@ def test_run_prints_the_agents_and_the_judges_cost_apart_and_keeps_the_judges_sp
     assert cost_row(proc.stderr, "judge") == ["judge", f"${JUDGE_USD:.6f}", "0"]
     assert cost_row(proc.stderr, "total") == ["total", f"${AGENT_USD + JUDGE_USD:.6f}", "0"]
     assert "judge-1-scripted" in proc.stderr  # the judge's tokens, by its model
+    assert "preflight: 2 cases × 1 repeat: too few to detect any change" in proc.stderr
     first = read_results(tmp_path / "out.jsonl")[0]
     assert first["judge_usage"] == {"calls": [["judge-1-scripted", 100, 20]], "unknown_calls": 0}
 
