@@ -20,7 +20,7 @@ QUESTIONS = [("Is 2 even?", "yes"), ("Is 3 even?", "no"), ("Is 7 even?", "no")]
 ANSWERS = {"Is 2 even?": "yes", "Is 3 even?": "no", "Is 7 even?": "no"}
 SERVER_PRICES = {
     USAGE_MODEL: ModelPrice(input_per_million=Decimal("2"), output_per_million=Decimal("8")),
-    "judge-a": ModelPrice(input_per_million=Decimal("999"), output_per_million=Decimal("999")),
+    "judge-a-scripted": ModelPrice(input_per_million=Decimal("999"), output_per_million=Decimal("999")),
 }
 
 
@@ -53,11 +53,11 @@ def test_the_judges_spend_and_the_cost_are_counted_apart_from_the_agents(
 ) -> None:
     suite = make_suite(client, QUESTIONS)
     behaviour = AgentBehaviour(answers=ANSWERS, usage=True, faults={"Is 7 even?": Fault(status=400)})
-    # the evaluation's prices win for judge-a (the dated reply model judge-a-scripted finds it); judge-b's
-    # is given; the agent's comes from the server
+    # priced by the model the judge's reply names; the evaluation's price wins over the server's for
+    # judge-a-scripted, judge-b-scripted's is given, the agent's comes from the server
     prices = {
-        "judge-a": {"input_per_million": 0.15, "output_per_million": 0.6},
-        "judge-b": {"input_per_million": "1.25", "output_per_million": 10},
+        "judge-a-scripted": {"input_per_million": 0.15, "output_per_million": 0.6},
+        "judge-b-scripted": {"input_per_million": "1.25", "output_per_million": 10},
     }
     with AgentServer(behaviour) as agent:
         created = start(
@@ -116,7 +116,7 @@ def test_a_model_without_a_price_has_an_unknown_cost_never_0(client: TestClient,
             client,
             suite_id=suite["id"],
             grader_id="all",
-            grader_config=two_judges(judge.base_url),  # judge-b has no price here
+            grader_config=two_judges(judge.base_url),  # judge-b-scripted has no price here
             target={"type": "http", "url": f"{agent.url}/answer", "max_attempts": 1},
         )
         shown = wait_until_finished(client, created["id"])
@@ -142,7 +142,7 @@ def test_a_judge_reply_that_says_nothing_leaves_the_judges_tokens_unknown(client
             grader_id="llm-judge",
             grader_config=two_judges(judge.base_url)["graders"][0]["config"],
             target={"type": "http", "url": f"{agent.url}/answer", "max_attempts": 1},
-            prices={"judge-a": {"input_per_million": 1, "output_per_million": 1}},
+            prices={"judge-a-scripted": {"input_per_million": 1, "output_per_million": 1}},
         )
         shown = wait_until_finished(client, created["id"])
     (row,) = results(client, created["id"], limit=10)

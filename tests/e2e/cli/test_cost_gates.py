@@ -23,7 +23,7 @@ ASSAY = [sys.executable, "-m", "assay.cli"]
 QUESTIONS = {"Is water wet?": "yes", "Is 2 even?": "yes"}
 PRICES = {
     USAGE_MODEL: {"input_per_million": 2, "output_per_million": 8},
-    "judge-1": {"input_per_million": "0.15", "output_per_million": "0.6"},
+    "judge-1-scripted": {"input_per_million": "0.15", "output_per_million": "0.6"},
 }
 AGENT_USD = sum(len(q) * Decimal(2) + len(a) * Decimal(8) for q, a in QUESTIONS.items()) / 1_000_000
 JUDGE_USD = 2 * (100 * Decimal("0.15") + 20 * Decimal("0.6")) / 1_000_000
@@ -132,7 +132,7 @@ def test_eval_reads_prices_and_cost_gates_from_its_file(
             "grader:\n  id: llm-judge\n"
             f"  config: {{base_url: '{judge.base_url}', model: judge-1, api_key_env: null}}\n"
             f"prices:\n  {USAGE_MODEL}: {{input_per_million: 2, output_per_million: 8}}\n"
-            "  judge-1: {input_per_million: 0.15, output_per_million: 0.6}\n"
+            "  judge-1-scripted: {input_per_million: 0.15, output_per_million: 0.6}\n"
             f"gates:\n  max_cost_usd: {max_cost}\n  max_latency_p95_ms: 60000\n"
         )
         return path

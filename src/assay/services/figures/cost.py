@@ -8,6 +8,7 @@ dollars: a million cases at $0.15 per million tokens add up without float drift.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
@@ -32,6 +33,8 @@ __all__ = [
     "tokens_cost",
 ]
 
+_DATED = re.compile(r"(.+?)-\d[\d-]*")
+"""A model's name and a snapshot's date or version after it (``-2024-07-18``, ``-0613``, ``-20241022``)."""
 MILLION = Decimal(1_000_000)
 ZERO = Decimal(0)
 
@@ -58,15 +61,16 @@ def read_prices(record: object) -> dict[str, ModelPrice]:
 
 
 def price_of(prices: Prices, model: str | None) -> ModelPrice | None:
-    """The price of ``model``: its own entry, else the longest entry it extends with ``-`` (a dated snapshot
-    ``gpt-4o-mini-2024-07-18`` is priced as ``gpt-4o-mini``); ``None`` when unpriced or unnamed."""
+    """The price of ``model``: its own entry, else that of the name it dates (``gpt-4o-mini-2024-07-18`` is
+    priced as ``gpt-4o-mini``: a ``-`` then digits and dashes only, so ``gpt-4o-mini`` is never priced as
+    ``gpt-4o``); ``None`` when unpriced or unnamed."""
     if model is None:
         return None
     found = prices.get(model)
     if found is not None:
         return found
-    stems = [name for name in prices if model.startswith(name + "-")]
-    return prices[max(stems, key=len)] if stems else None
+    dated = _DATED.fullmatch(model)
+    return prices.get(dated.group(1)) if dated is not None else None
 
 
 def tokens_cost(prices: Prices, input_tokens: int, output_tokens: int, model: str | None) -> Decimal | None:
