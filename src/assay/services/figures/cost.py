@@ -151,15 +151,17 @@ class CostFigures:
 
 
 class _PartTally:
+    """One part's sum, counts and costliest case, in integer units of the tally (exact and fast)."""
+
     __slots__ = ("known", "max", "sum", "unknown")
 
     def __init__(self) -> None:
-        self.sum = ZERO
+        self.sum = 0
         self.known = 0
         self.unknown = 0
-        self.max: Decimal | None = None
+        self.max: int | None = None
 
-    def add(self, cost: Decimal | None) -> None:
+    def add(self, cost: int | None) -> None:
         if cost is None:
             self.unknown += 1
             return
@@ -168,29 +170,86 @@ class _PartTally:
         if self.max is None or cost > self.max:
             self.max = cost
 
-    def part(self) -> CostPart:
+    def part(self, exponent: int) -> CostPart:
+        def usd(units: int) -> Decimal:  # without the tally's trailing zeros: 0.00042, not 0.00042000
+            amount = Decimal(units).scaleb(exponent).normalize()
+            return amount.quantize(1) if amount.as_tuple().exponent > 0 else amount  # type: ignore[operator]
+
         return CostPart(
-            usd=self.sum if self.known else None,
+            usd=usd(self.sum) if self.known else None,
             known_cases=self.known,
             unknown_cases=self.unknown,
-            max_case_usd=self.max,
+            max_case_usd=usd(self.max) if self.max is not None else None,
         )
 
 
+def _places(amount: Decimal) -> int:
+    """Decimal places of a finite amount (``0.15``: 2, ``10``: 0)."""
+    exponent = amount.as_tuple().exponent
+    return max(-exponent, 0) if isinstance(exponent, int) else 0
+
+
 class CostTally:
-    """A run's cost, counted one case at a time."""
+    """A run's cost, counted one case at a time: in integer units of 10^-(6 + d) dollars, ``d`` the most
+    decimal places of any price, so that every case's cost is an exact integer (a Decimal sum per case costs
+    five times as much). :func:`case_cost` gives the same figures one case at a time."""
 
     def __init__(self, prices: Prices) -> None:
         self.prices = prices
+        amounts = [
+            amount
+            for price in prices.values()
+            for amount in (price.input_per_million, price.output_per_million)
+        ]
+        places = max((_places(amount) for amount in amounts), default=0)
+        self._exponent = -6 - int(places)
+        self._scale = Decimal(10) ** int(places)
+        self._units: dict[str | None, tuple[int, int] | None] = {}
+        """Each model's price in units per token, input and output (``None``: unpriced), found once."""
         self._agent, self._judge, self._total = _PartTally(), _PartTally(), _PartTally()
+
+    def _price(self, model: str | None) -> tuple[int, int] | None:
+        if model in self._units:
+            return self._units[model]
+        price = price_of(self.prices, model)
+        units = (
+            None
+            if price is None
+            else (int(price.input_per_million * self._scale), int(price.output_per_million * self._scale))
+        )
+        self._units[model] = units
+        return units
+
+    def _cost(self, input_tokens: int, output_tokens: int, model: str | None) -> int | None:
+        units = self._price(model)
+        return None if units is None else input_tokens * units[0] + output_tokens * units[1]
+
+    def _judge_cost(self, judge: JudgeSpend | None) -> int | None:
+        if judge is None:  # no call was made
+            return 0
+        if not judge.known:
+            return None
+        total = 0
+        for usage in judge.usages:
+            cost = self._cost(usage.input_tokens, usage.output_tokens, usage.model)
+            if cost is None:
+                return None
+            total += cost
+        return total
 
     def add(self, tokens: tuple[int, int, str | None] | None, judge: JudgeSpend | None) -> None:
         """Count one case."""
-        cost = case_cost(self.prices, tokens, judge)
-        self._agent.add(cost.agent)
-        self._judge.add(cost.judge)
-        self._total.add(cost.total)
+        agent = None if tokens is None else self._cost(*tokens)
+        judged = self._judge_cost(judge)
+        self._agent.add(agent)
+        self._judge.add(judged)
+        self._total.add(None if agent is None or judged is None else agent + judged)
 
     def figures(self) -> CostFigures:
         """The cost of the cases counted so far."""
-        return CostFigures(agent=self._agent.part(), judge=self._judge.part(), total=self._total.part())
+        exponent = self._exponent
+        return CostFigures(
+            agent=self._agent.part(exponent),
+            judge=self._judge.part(exponent),
+            total=self._total.part(exponent),
+        )

@@ -176,7 +176,7 @@ class Summary:
 
 
 def _text(value: object) -> object:
-    return str(value) if isinstance(value, Decimal) else value
+    return format(value, "f") if isinstance(value, Decimal) else value  # 0.00000042, not 4.2E-7
 
 
 @dataclass(frozen=True, slots=True)
