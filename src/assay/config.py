@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Literal
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 MIB = 1024 * 1024
 
@@ -44,10 +45,21 @@ PriceTable = Annotated[
 finds ``gpt-4o-mini``'s price)."""
 
 
+def _table_text(value: object) -> object:
+    """``ASSAY_PRICES`` as JSON, read here rather than by the settings source: blank is no table."""
+    if isinstance(value, str):
+        return json.loads(value) if value.strip() else {}
+    return value
+
+
+EnvPriceTable = Annotated[PriceTable, NoDecode, BeforeValidator(_table_text)]
+"""A price table from an environment variable (JSON text; blank: none)."""
+
+
 class _PriceSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="ASSAY_", extra="ignore")
 
-    prices: PriceTable = Field(default_factory=dict)
+    prices: EnvPriceTable = Field(default_factory=dict)
 
 
 def prices_from_env() -> dict[str, ModelPrice]:
@@ -93,7 +105,7 @@ class Settings(BaseSettings):
     """Set by ``assay serve``: the address the server listens on (no target may call the server itself)."""
     listen_port: int | None = Field(default=None, ge=0, le=65535)
     """Set by ``assay serve``: the port the server listens on."""
-    prices: PriceTable = Field(default_factory=dict)
+    prices: EnvPriceTable = Field(default_factory=dict)
     """Prices by model (JSON: ``{"gpt-4o-mini": {"input_per_million": 0.15, "output_per_million": 0.6}}``),
     for the cost of evaluations; an evaluation's own ``prices`` win for the models they name."""
 
