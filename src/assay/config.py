@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from decimal import Decimal
 from pathlib import Path
+from typing import Annotated, Literal
 
 import platformdirs
-from pydantic import Field, SecretStr, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 MIB = 1024 * 1024
 
@@ -14,6 +17,54 @@ MIB = 1024 * 1024
 def default_database_url() -> str:
     """SQLite at ``assay.db`` in the user's data directory (the directory is made with the engine)."""
     return f"sqlite:///{Path(platformdirs.user_data_dir('assay')) / 'assay.db'}"
+
+
+USD = Annotated[Decimal, Field(strict=False, ge=0, le=1_000_000, allow_inf_nan=False)]
+"""US dollars, exact (a YAML or JSON number is read through its text: ``0.15`` is 0.15, not a float)."""
+MAX_PRICED_MODELS = 500
+"""Models a price table may name."""
+
+
+class ModelPrice(BaseModel):
+    """What one model's tokens cost, in US dollars per million tokens."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, use_attribute_docstrings=True)
+
+    input_per_million: USD
+    """Price of a million input (prompt) tokens."""
+    output_per_million: USD
+    """Price of a million output (completion) tokens."""
+    currency: Literal["USD"] = "USD"
+    """The only currency: costs are summed, and a sum of two currencies means nothing."""
+
+
+PriceTable = Annotated[
+    dict[Annotated[str, Field(min_length=1, max_length=200)], ModelPrice], Field(max_length=MAX_PRICED_MODELS)
+]
+"""Prices by model name, as replies name their model (a dated name such as ``gpt-4o-mini-2024-07-18`` also
+finds ``gpt-4o-mini``'s price)."""
+
+
+def _table_text(value: object) -> object:
+    """``ASSAY_PRICES`` as JSON, read here rather than by the settings source: blank is no table."""
+    if isinstance(value, str):
+        return json.loads(value) if value.strip() else {}
+    return value
+
+
+EnvPriceTable = Annotated[PriceTable, NoDecode, BeforeValidator(_table_text)]
+"""A price table from an environment variable (JSON text; blank: none)."""
+
+
+class _PriceSettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="ASSAY_", extra="ignore")
+
+    prices: EnvPriceTable = Field(default_factory=dict)
+
+
+def prices_from_env() -> dict[str, ModelPrice]:
+    """The ``ASSAY_PRICES`` price table alone (for ``assay run`` and ``assay eval``: no other setting)."""
+    return _PriceSettings().prices
 
 
 class Settings(BaseSettings):
@@ -63,6 +114,9 @@ class Settings(BaseSettings):
     """Set by ``assay serve``: the address the server listens on (no target may call the server itself)."""
     listen_port: int | None = Field(default=None, ge=0, le=65535)
     """Set by ``assay serve``: the port the server listens on."""
+    prices: EnvPriceTable = Field(default_factory=dict)
+    """Prices by model (JSON: ``{"gpt-4o-mini": {"input_per_million": 0.15, "output_per_million": 0.6}}``),
+    for the cost of evaluations; an evaluation's own ``prices`` win for the models they name."""
 
     @field_validator("api_key")
     @classmethod

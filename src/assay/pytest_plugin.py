@@ -35,7 +35,7 @@ from assay.errors import AssayError, ValidationError
 
 if TYPE_CHECKING:
     from assay.python_api import EvaluationResult
-    from assay.services.eval_file.gates import GateVerdict
+    from assay.services.eval_file.gates import AnyVerdict
     from assay.services.eval_file.plan import EvalPlan
     from assay.services.execution.case_results import CaseResult
 
@@ -272,7 +272,7 @@ class AssayRun(pytest.Collector):
         )  # fmt: skip
 
 
-def _judge(plan: EvalPlan, results: list[EvaluationResult]) -> list[GateVerdict]:
+def _judge(plan: EvalPlan, results: list[EvaluationResult]) -> list[AnyVerdict]:
     """The eval file's gates over every suite's results, as ``assay eval`` judges them."""
     from assay.services.eval_file.gates import EvalTotals, MetadataTally
     from assay.services.local_run.suite_stream import SuiteFile

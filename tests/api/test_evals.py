@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 
 from assay.services.eval_file.loading import parse_eval_file
 from assay.services.eval_file.model import ServerSuite
-from tests.factories import make_suite, recorded, start, wait_until_finished
+from tests.factories import case_ids, make_suite, recorded, start, wait_until_finished
 
 
 def config_of(client: TestClient, evaluation_id: int) -> str:
@@ -167,3 +167,28 @@ def test_the_config_of_a_missing_evaluation_is_404(client: TestClient) -> None:
     response = client.get("/api/evaluations/999/config")
     assert response.status_code == 404
     assert response.json()["error"]["code"] == "NOT_FOUND"
+
+
+def test_an_eval_files_prices_are_the_evaluations_and_an_unreached_agent_costs_unknown(
+    client: TestClient,
+) -> None:
+    suite = make_suite(client)
+    config = f"""\
+suites: [{{server_suite: {suite["id"]}}}]
+target: {{type: http, url: "http://127.0.0.1:9/agent", max_attempts: 1}}
+grader: {{id: true-false}}
+prices:
+  agent-model: {{input_per_million: 0.15, output_per_million: 0.6}}
+"""
+    response = post_eval(client, config)
+    assert response.status_code == 201, response.text
+    (created,) = response.json()["data"]["evaluations"]
+    file, _ = parse_eval_file(config_of(client, created["id"]), "assay.yaml")
+    price = file.prices["agent-model"]
+    assert (str(price.input_per_million), str(price.output_per_million)) == ("0.15", "0.6")  # exact
+    cost = wait_until_finished(client, created["id"])["summary"]["cost"]
+    cases = len(case_ids(client, suite["id"]))
+    assert cost["total"] == {"usd": None, "known_cases": 0, "unknown_cases": cases, "max_case_usd": None}
+    assert cost["judge"]["usd"] == "0"  # no judge: nothing spent grading
+    refused = post_eval(client, config.replace("0.6}", "0.6, currency: EUR}"))
+    assert refused.status_code == 422

@@ -118,3 +118,23 @@ def test_a_regrade_whose_source_is_deleted_before_it_runs_fails_saying_so(settin
         final = wait_until_finished(client, regrade["id"])
     assert final["status"] == "failed"
     assert f"evaluation {source_id}, whose answers this re-grades, was deleted" in final["error"]
+
+
+def test_preflight_says_the_smallest_difference_the_suite_detects(client: TestClient) -> None:
+    from assay.services.figures.power import detectable_difference
+
+    suite = make_suite(client, [(f"q{i}", "true") for i in range(120)])
+    route = f"/api/suites/{suite['id']}/preflight"
+    once = client.post(route, json={"grader_id": "true-false"}).json()["data"]["detectable_difference"]
+    assert once["cases"] == 120
+    assert once["repeats"] == 1
+    assert once["alpha"] == 0.05
+    assert once["difference"] == detectable_difference(120).difference
+    assert "120 cases × 1 repeat: a change of" in once["summary"]
+    thrice = client.post(route, json={"grader_id": "true-false", "repeats": 3}).json()["data"]
+    assert thrice["detectable_difference"]["difference"] < once["difference"]  # more pairs, smaller change
+    refused = client.post(route, json={"grader_id": "true-false", "repeats": 0})
+    assert (refused.status_code, refused.json()["error"]["code"]) == (422, "VALIDATION_ERROR")
+    few = make_suite(client, [("q", "true")] * 5, name="few")
+    small = client.post(f"/api/suites/{few['id']}/preflight", json={"grader_id": "true-false"}).json()
+    assert small["data"]["detectable_difference"]["difference"] is None

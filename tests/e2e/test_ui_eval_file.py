@@ -158,6 +158,28 @@ def test_a_replayed_run_marks_its_cases_cached_and_shows_tokens_and_latency(
     expect(page.get_by_test_id("case-usage")).to_have_text(tokens_of_case)
 
 
+def test_the_summary_shows_the_cost_agent_and_judge_apart_and_unknown_without_prices(
+    page: Page, assay: AssayServer, runs: Runs
+) -> None:
+    behaviour = AgentBehaviour(answers={text: answer for text, _, answer in CASES}, usage=True)
+    with AgentServer(behaviour) as agent:
+        body = {
+            "suite_id": assay.create_suite(CASES, "priced"),  # its own suite: the history keeps two runs
+            "grader_id": "true-false",
+            "target": {"type": "http", "url": f"{agent.url}/answer"},
+            "prices": {USAGE_MODEL: {"input_per_million": 2, "output_per_million": 8}},
+        }
+        evaluation_id = int(assay.data(assay.client.post("/api/evaluations", json=body))["id"])
+        assert assay.wait_for(evaluation_id)["status"] == "completed"
+    expected = sum(len(text) * 2 + len(answer) * 8 for text, _, answer in CASES) / 1_000_000
+    page.goto(f"/evaluations/{evaluation_id}")
+    expect(page.get_by_test_id("cost-total")).to_have_text(f"${expected:.6f}")
+    expect(page.get_by_test_id("cost-agent")).to_have_text(f"agent ${expected:.6f}")
+    expect(page.get_by_test_id("cost-judge")).to_have_text("judge $0.000000")  # no judge was called
+    page.goto(f"/evaluations/{runs.recorded}")  # no price table: unknown, never $0
+    expect(page.get_by_test_id("cost-total")).to_have_text("unknown")
+
+
 def test_the_history_says_within_noise_with_the_tests_figures(page: Page, runs: Runs) -> None:
     page.goto(f"/suites/{runs.suite_id}")
     item = page.get_by_test_id("history-list").locator(f'[data-evaluation-id="{runs.replayed}"]')

@@ -93,6 +93,10 @@ class JudgeRequest:
             return None
 
 
+USAGE = {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
+"""What a scripted judge's reply says it spent, unless told otherwise."""
+
+
 class JudgeApp:
     """The ASGI application behind :class:`JudgeServer`."""
 
@@ -100,6 +104,8 @@ class JudgeApp:
         self.script = dict(script)  # a test may change it: never the caller's dict
         self.default = default
         self.requests: list[JudgeRequest] = []
+        self.usage: dict[str, int] | None = USAGE
+        """What every reply says it spent (``None``: the replies leave ``usage`` out)."""
         self._seen: Counter[str] = Counter()
         self._lock = threading.Lock()
 
@@ -149,7 +155,7 @@ class JudgeApp:
                             "finish_reason": reply.finish_reason,
                         }
                     ],
-                    "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
+                    **({"usage": self.usage} if self.usage is not None else {}),
                 }
             ).encode()
         extra = [(key.encode(), value.encode()) for key, value in reply.headers.items()]

@@ -1062,6 +1062,38 @@ export interface components {
             next_skip: number | null;
         };
         /**
+         * CostOut
+         * @description A run's cost, the agent's and the judge's apart; never 0 for what is unknown.
+         */
+        CostOut: {
+            agent: components["schemas"]["CostPartOut"];
+            judge: components["schemas"]["CostPartOut"];
+            total: components["schemas"]["CostPartOut"];
+        };
+        /**
+         * CostPartOut
+         * @description One part of a run's cost (the agent's, the judge's, or the total), in US dollars as exact decimals.
+         */
+        CostPartOut: {
+            /**
+             * Usd
+             * @description Sum over the cases whose cost is known (null: none is: unknown)
+             */
+            usd: string | null;
+            /** Known Cases */
+            known_cases: number;
+            /**
+             * Unknown Cases
+             * @description Cases left out of usd: no tokens, or a model without a price
+             */
+            unknown_cases: number;
+            /**
+             * Max Case Usd
+             * @description The costliest known case
+             */
+            max_case_usd: string | null;
+        };
+        /**
          * Deleted
          * @description What was deleted.
          */
@@ -1073,6 +1105,38 @@ export interface components {
              * @default true
              */
             deleted?: boolean;
+        };
+        /**
+         * DetectableDifferenceOut
+         * @description The smallest pass-rate change a paired comparison with a previous run detects (docs/api.md).
+         */
+        DetectableDifferenceOut: {
+            /** Cases */
+            cases: number;
+            /** Repeats */
+            repeats: number;
+            /**
+             * Alpha
+             * @description One-sided significance of the compare rule (exact McNemar)
+             */
+            alpha: number;
+            /** Power */
+            power: number;
+            /**
+             * Discordance
+             * @description The share of cases assumed to flip between two runs
+             */
+            discordance: number;
+            /**
+             * Difference
+             * @description In pass rate, 0 to 1 (null: too few cases to detect any)
+             */
+            difference: number | null;
+            /**
+             * Summary
+             * @description The figure in a sentence, with its method
+             */
+            summary: string;
         };
         /** Envelope[BreakdownOut] */
         Envelope_BreakdownOut_: {
@@ -1455,6 +1519,13 @@ export interface components {
              * @default false
              */
             allow_invalid_expected?: boolean;
+            /**
+             * Prices
+             * @description US dollars per million input and output tokens, by model, for the evaluation's cost; they win over the server's ASSAY_PRICES for the models they name (the merged table is fixed when the evaluation is created).
+             */
+            prices?: {
+                [key: string]: components["schemas"]["ModelPrice"];
+            } | null;
         };
         /**
          * EvaluationList
@@ -2042,6 +2113,33 @@ export interface components {
         };
         JsonValue: unknown;
         /**
+         * JudgeUsageOut
+         * @description What the grader's calls (model judges') said they spent, apart from the agent's.
+         */
+        JudgeUsageOut: {
+            /**
+             * Cases
+             * @description Cases graded with calls whose every call said what it spent
+             */
+            cases: number;
+            /**
+             * Unknown Cases
+             * @description Cases graded by a call that did not say (or failed): unknown
+             */
+            unknown_cases: number;
+            /** Calls */
+            calls: number;
+            /** Input Tokens */
+            input_tokens: number;
+            /** Output Tokens */
+            output_tokens: number;
+            /**
+             * By Model
+             * @description By the judge's model; cases there counts calls
+             */
+            by_model: components["schemas"]["ModelTokensOut"][];
+        };
+        /**
          * LatencyOut
          * @description Latency of the target's replies over every case that has one (errors included), in milliseconds.
          */
@@ -2083,6 +2181,29 @@ export interface components {
             key: string;
             /** Cases */
             cases: number;
+        };
+        /**
+         * ModelPrice
+         * @description What one model's tokens cost, in US dollars per million tokens.
+         */
+        ModelPrice: {
+            /**
+             * Input Per Million
+             * @description Price of a million input (prompt) tokens.
+             */
+            input_per_million: number | string;
+            /**
+             * Output Per Million
+             * @description Price of a million output (completion) tokens.
+             */
+            output_per_million: number | string;
+            /**
+             * Currency
+             * @description The only currency: costs are summed, and a sum of two currencies means nothing.
+             * @default USD
+             * @constant
+             */
+            currency?: "USD";
         };
         /**
          * ModelTokensOut
@@ -2198,6 +2319,8 @@ export interface components {
             invalid: number;
             /** Problems */
             problems: components["schemas"]["ExpectedProblemOut"][];
+            /** @description The smallest pass-rate change a run of the suite can tell from a previous one */
+            detectable_difference?: components["schemas"]["DetectableDifferenceOut"] | null;
         };
         /**
          * PreflightRequest
@@ -2216,6 +2339,12 @@ export interface components {
             config?: {
                 [key: string]: components["schemas"]["JsonValue"];
             } | null;
+            /**
+             * Repeats
+             * @description Times each case would run (the detectable difference)
+             * @default 1
+             */
+            repeats?: number;
         };
         /**
          * PresetOut
@@ -2309,6 +2438,21 @@ export interface components {
             metadata_key?: string | null;
         };
         /**
+         * ResultCostOut
+         * @description One case's cost in US dollars (null: unknown: no tokens, or a model without a price).
+         */
+        ResultCostOut: {
+            /** Agent Usd */
+            agent_usd: string | null;
+            /**
+             * Judge Usd
+             * @description 0 when no call was made to grade it
+             */
+            judge_usd: string | null;
+            /** Total Usd */
+            total_usd: string | null;
+        };
+        /**
          * ResultFilterOut
          * @description Query parameters of the results listing (and export) that list exactly one group's results.
          */
@@ -2317,6 +2461,29 @@ export interface components {
             match_status: components["schemas"]["MatchStatus"] | null;
             /** Error */
             error: string | null;
+        };
+        /**
+         * ResultJudgeUsageOut
+         * @description What the calls grading one case said they spent.
+         */
+        ResultJudgeUsageOut: {
+            /** Calls */
+            calls: number;
+            /**
+             * Unknown Calls
+             * @description Calls that did not say (or failed): the tokens are then unknown
+             */
+            unknown_calls: number;
+            /**
+             * Input Tokens
+             * @description Over every call (null: unknown)
+             */
+            input_tokens: number | null;
+            /**
+             * Output Tokens
+             * @description Over every call (null: unknown)
+             */
+            output_tokens: number | null;
         };
         /**
          * ResultList
@@ -2414,6 +2581,10 @@ export interface components {
             cached: boolean;
             /** @description What the agent's reply said it spent (null: unknown) */
             usage: components["schemas"]["ResultUsageOut"] | null;
+            /** @description What the grader's calls (a model judge's) said they spent (null: no call) */
+            judge_usage?: components["schemas"]["ResultJudgeUsageOut"] | null;
+            /** @description The case's cost, when the evaluation has a price table (else null) */
+            cost?: components["schemas"]["ResultCostOut"] | null;
             /**
              * Assertions
              * @description Each assertion's verdict, for a case graded by its own assertions (else null); the same verdicts as details.children
@@ -2684,6 +2855,10 @@ export interface components {
             };
             /** @description The agent's tokens, when any reply said what it spent (else unknown) */
             usage?: components["schemas"]["UsageOut"] | null;
+            /** @description The judge's tokens, when any case was graded with calls */
+            judge_usage?: components["schemas"]["JudgeUsageOut"] | null;
+            /** @description The cost, when the evaluation has a price table (ASSAY_PRICES, prices) */
+            cost?: components["schemas"]["CostOut"] | null;
         };
         /**
          * TargetTrialIn

@@ -72,6 +72,7 @@ def _requests(file: EvalFile, graders: GraderService) -> list[EvaluationCreate]:
             "allow_invalid_expected": file.allow_invalid_expected,
             "reply_cache": file.cache,
             "repeats": file.repeats,
+            "prices": {model: price.model_dump() for model, price in file.prices.items()} or None,
         }
         try:
             requests.append(EvaluationCreate.model_validate(body))

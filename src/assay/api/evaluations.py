@@ -49,8 +49,10 @@ def get_evaluation_service(
 ) -> EvaluationService:
     """Evaluation use cases on this request's session, with the app's scheduler."""
     scheduler: Scheduler = request.app.state.scheduler
-    max_page_bytes = request.app.state.settings.max_results_page_bytes
-    return EvaluationService(session, graders, scheduler, max_page_bytes=max_page_bytes)
+    settings = request.app.state.settings
+    return EvaluationService(
+        session, graders, scheduler, max_page_bytes=settings.max_results_page_bytes, prices=settings.prices
+    )
 
 
 EvaluationServiceDep = Annotated[EvaluationService, Depends(get_evaluation_service)]
@@ -232,7 +234,8 @@ def list_results(
 ) -> Response:
     """Results in case order (or by score / latency), filtered, a page at a time."""
     found = evaluations.results(evaluation_id, query, skip=page.skip, limit=page.limit)
-    items = [ResultOut.of(result) for result in found.items]
+    prices = evaluations.prices_of(evaluation_id)
+    items = [ResultOut.of(result, prices) for result in found.items]
     next_skip = page.skip + len(items)
     # Rendered on this worker thread: a page of results is the largest answer the API gives.
     return rendered(
@@ -252,7 +255,8 @@ def get_result(
     evaluations: EvaluationServiceDep,
 ) -> Envelope[ResultOut]:
     """The result of one case (a link to a case); 404 when the evaluation has none for it (yet)."""
-    return ok(ResultOut.of(evaluations.result(evaluation_id, case_id)))
+    result = evaluations.result(evaluation_id, case_id)
+    return ok(ResultOut.of(result, evaluations.prices_of(evaluation_id)))
 
 
 @router.get("/{evaluation_id:int}/failures", summary="Failed results grouped by status and reason")

@@ -209,7 +209,8 @@ def preflight(
     """Which cases the grader can never pass (counts and the first cases); runs nothing, calls no agent."""
     suites.get(suite_id)  # an unknown suite is a 404 whatever the grader
     grader = graders.build(body.grader_id, dict(body.config) if body.config is not None else None)
-    return ok(PreflightOut.of(grader.grader_id, preflight_suite(session, suite_id, grader)))
+    report = preflight_suite(session, suite_id, grader)
+    return ok(PreflightOut.of(grader.grader_id, report, repeats=body.repeats))
 
 
 @router.get("/{suite_id:int}/history", summary="Pass rate of each completed evaluation over time")

@@ -16,7 +16,7 @@ import click
 
 from assay.cli.console import err
 from assay.cli.gate import FAILED, check_gate
-from assay.cli.options import PATH, cache_options, cache_use, check_writable
+from assay.cli.options import PATH, cache_options, cache_use, check_writable, env_prices
 from assay.domain import MAX_REPEATS
 from assay.errors import ValidationError
 
@@ -182,6 +182,7 @@ def eval_command(
         )
     if mode == "off" and cache_dir is not None:
         raise ValidationError("--cache-dir goes with --cache, --replay or the file's cache")
+    prices = {**env_prices(), **model.prices}  # the file's prices win for the models they name
     tally = MetadataTally(model.gates.by_metadata)
     totals = EvalTotals()
     for (suite, facts), (results, report) in zip(scanned, outputs, strict=True):
@@ -205,6 +206,7 @@ def eval_command(
                 # Opened per suite: a run closes its cache when it ends.
                 cache=cache_use(use_cache=mode == "record", replay=mode == "replay", cache_dir=cache_dir),
                 repeats=model.repeats,
+                prices=prices,
             )
         )
         totals.add(summary)

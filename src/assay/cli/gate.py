@@ -10,9 +10,26 @@ not graded, and nothing graded at all is not a pass.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from assay.cli.console import err
 
+if TYPE_CHECKING:
+    from assay.services.figures.limits import SpendLimits
+    from assay.services.figures.summary import Summary
+
 PASSED, FAILED = 0, 1
+
+
+def limits_held(limits: SpendLimits, summaries: list[Summary]) -> bool:
+    """Print each cost and latency limit's verdict (``--max-cost-usd``...); whether every one held (an
+    unknown cost holds none)."""
+    from assay.services.figures.limits import judge_limits
+
+    verdicts = judge_limits(limits, summaries)
+    for verdict in verdicts:
+        err.print(verdict.line(), markup=False)
+    return all(verdict.held for verdict in verdicts)
 
 
 def check_gate(*, passed: int, counted: int, min_pass_rate: float | None) -> None:

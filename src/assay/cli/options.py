@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -13,6 +14,7 @@ import click
 from assay.errors import ValidationError
 
 if TYPE_CHECKING:
+    from assay.config import ModelPrice
     from assay.services.grading.registry import GraderService
     from assay.targets.cached import CacheUse
 
@@ -62,6 +64,43 @@ def grader_config(
     if config is not None:
         raise ValidationError("give --config or --preset, not both (a preset is a whole config)")
     return graders.preset(grader_id, preset)
+
+
+class _UsdAmount(click.ParamType):  # type: ignore[type-arg]
+    """An amount of US dollars, exact (``0.10`` is a tenth, not the float nearest it)."""
+
+    name = "usd"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Decimal:
+        try:
+            amount = value if isinstance(value, Decimal) else Decimal(str(value).strip())
+        except InvalidOperation:
+            self.fail(f"{value!r} is not an amount of US dollars", param, ctx)
+        if not amount.is_finite() or amount < 0:
+            self.fail(f"{value!r} is not an amount of US dollars (0 or more)", param, ctx)
+        return amount
+
+
+USD_AMOUNT = _UsdAmount()
+
+
+def env_prices() -> dict[str, ModelPrice]:
+    """The ``ASSAY_PRICES`` price table; one that is not a table is a configuration error (exit 2)."""
+    if not os.environ.get("ASSAY_PRICES", "").strip():
+        return {}  # read without pydantic: a run without prices stays within its start-up budget
+    from pydantic import ValidationError as SettingError
+    from pydantic_settings import SettingsError
+
+    from assay.config import prices_from_env
+
+    try:
+        return prices_from_env()
+    except SettingsError as exc:
+        raise ValidationError(f"ASSAY_PRICES is not JSON: {exc}") from None
+    except SettingError as exc:
+        found = exc.errors()[0]
+        where = ".".join(str(part) for part in found["loc"])
+        raise ValidationError(f"ASSAY_PRICES is not a price table: {where}: {found['msg']}") from None
 
 
 def check_rate(rate: float | None) -> float | None:

@@ -11,22 +11,25 @@ import os
 import tempfile
 import time
 from array import array
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from assay.cli.console import err, out
-from assay.cli.gate import check_gate
+from assay.cli.gate import FAILED, check_gate, limits_held
 from assay.cli.options import (
     PATH,
+    USD_AMOUNT,
     cache_options,
     cache_use,
     check_rate,
     check_writable,
+    env_prices,
     grader_config,
     grader_options,
 )
@@ -36,6 +39,7 @@ from assay.errors import ValidationError
 
 if TYPE_CHECKING:  # the rest is imported when the command runs (see assay.cli.graders)
     from assay.cli.interruption import Stopper
+    from assay.config import ModelPrice
     from assay.domain import SuiteAssertions
     from assay.graders import GraderInterface
     from assay.services.execution.case_results import RunCase
@@ -151,6 +155,7 @@ def _print_summary(summary: Summary, duration_s: float, tally: SummaryTally | No
         ]
         title = f"Agent tokens ({usage.cases} of {summary.finished} replies said what they spent)"
         err.table(PlainTable(("model", "replies", "input tokens", "output tokens"), spent, title=title))
+    _print_spend(summary)
     if summary.by_assertion:
         rows = [
             (name, f"{figures.passed} / {figures.total}", _rate(figures.passed / figures.total))
@@ -181,6 +186,29 @@ def _print_repeats(figures: RepeatFigures) -> None:
         )
     else:
         err.print("no flaky case: every case passed all its repeats or none", markup=False)
+
+
+def _print_spend(summary: Summary) -> None:
+    """The judge's tokens, apart from the agent's, and the cost: agent, judge, total, each with the cases
+    whose cost is unknown (never counted as 0)."""
+    judged = summary.judge_usage
+    if judged is not None:
+        spent = [
+            (item.model or "(not named)", str(item.cases), str(item.input_tokens), str(item.output_tokens))
+            for item in judged.by_model
+        ]
+        title = f"Judge tokens ({judged.calls} calls; {judged.unknown_cases} cases of unknown tokens)"
+        err.table(PlainTable(("model", "calls", "input tokens", "output tokens"), spent, title=title))
+    cost = summary.cost
+    if cost is None:
+        if summary.usage is not None or judged is not None:
+            err.print("cost: unknown (no price table: ASSAY_PRICES, or prices: in assay.yaml)", markup=False)
+        return
+    rows = [
+        (part, figures.describe(), str(figures.unknown_cases))
+        for part, figures in (("agent", cost.agent), ("judge", cost.judge), ("total", cost.total))
+    ]
+    err.table(PlainTable(("cost", "US dollars", "cases unknown"), rows, title="Cost"))
 
 
 def _print_labels(binary: BinaryReport) -> None:
@@ -253,6 +281,7 @@ def _check_output(output: Path | None, *, resume: bool, test_target: bool) -> bo
 def _count(tally: SummaryTally, record: dict[str, Any]) -> None:
     """Count a result read back from a results file (one written before results had ``reason_code`` too)."""
     from assay.graders.contract.verdict import reason_code_of
+    from assay.targets.usage import JudgeSpend
 
     tally.add_result(
         record["passed"],
@@ -264,6 +293,7 @@ def _count(tally: SummaryTally, record: dict[str, Any]) -> None:
         record["details"],
         _tokens(record.get("usage")),
         record["number"],
+        JudgeSpend.of_record(record.get("judge_usage")),
     )
 
 
@@ -426,6 +456,20 @@ def _run_with_progress(
 )
 @click.option("--limit", type=int, help="Run only the first N cases (of those --filter takes)")
 @click.option("--min-pass-rate", type=float, help="Exit 1 when the pass rate is below this (0-1)")
+@click.option(
+    "--max-cost-usd",
+    type=USD_AMOUNT,
+    help="Exit 1 when the run costs more than this, agent and judge (prices: ASSAY_PRICES); an unknown cost "
+    "misses it",
+)
+@click.option(
+    "--max-cost-per-case-usd", type=USD_AMOUNT, help="Exit 1 when a case costs more than this (or is unknown)"
+)
+@click.option(
+    "--max-latency-p95-ms",
+    type=click.FloatRange(min=0, min_open=True),
+    help="Exit 1 when the agent's p95 latency, errors included, is above this",
+)
 @click.option("--junit", type=PATH, help="Write a JUnit XML report here")
 @click.option(
     "--server",
@@ -480,6 +524,9 @@ def run(
     filters: Sequence[str],
     limit: int | None,
     min_pass_rate: float | None,
+    max_cost_usd: Decimal | None,
+    max_cost_per_case_usd: Decimal | None,
+    max_latency_p95_ms: float | None,
     junit: Path | None,
     server: str | None,
     output: Path | None,
@@ -490,11 +537,19 @@ def run(
     allow_invalid_expected: bool,
     test_target: bool,
 ) -> None:
-    """Evaluate SUITE_FILE against one target, print a summary, and gate on the pass rate (for CI)."""
+    """Evaluate SUITE_FILE against one target, print a summary, and gate on the pass rate, the cost and the
+    latency (for CI)."""
+    from assay.services.figures.limits import SpendLimits
     from assay.services.grading.registry import GraderService
     from assay.services.local_run.selection import Selection
 
     check_rate(min_pass_rate)
+    limits = SpendLimits(
+        max_cost_usd=max_cost_usd,
+        max_cost_per_case_usd=max_cost_per_case_usd,
+        max_latency_p95_ms=max_latency_p95_ms,
+    )
+    prices = env_prices()
     selection = Selection.parse(filters, limit)
     check_writable(output, "--output")
     check_writable(junit, "--junit")
@@ -564,10 +619,14 @@ def run(
             resuming=resuming,
             cache=cache,
             repeats=repeats,
+            prices=prices,
         )
     )
+    held = limits.empty or limits_held(limits, [summary])
     # Every case of the suite counts: one the run did not finish is not a pass.
     check_gate(passed=summary.passed, counted=summary.total_cases, min_pass_rate=min_pass_rate)
+    if not held:
+        raise SystemExit(FAILED)
 
 
 def check_repeats(repeats: int, spec: TargetSpec | None) -> None:
@@ -635,6 +694,8 @@ class SuiteRun:
     """The reply cache the run answers from first (``--cache``, ``--replay``); closed when the run ends."""
     repeats: int = 1
     """How many times each case is asked (its results carry their ``repeat``)."""
+    prices: Mapping[str, ModelPrice] | None = None
+    """The price table the run's cost is counted with (none: the cost is not counted)."""
 
 
 def execute_run(plan: SuiteRun) -> Summary:
@@ -658,7 +719,7 @@ def execute_run(plan: SuiteRun) -> Summary:
     repeats = plan.repeats
     if repeats > 1 and server is not None:
         raise ValidationError("--server does not take a run with repeats yet: push its cases run once")
-    tally = SummaryTally(ReportShape.of(grader), repeats=repeats)
+    tally = SummaryTally(ReportShape.of(grader), repeats=repeats, prices=plan.prices)
     grader_spec = GraderService.spec(grader)
     run_header = RunHeader(
         grader_spec.grader_id,
@@ -692,6 +753,10 @@ def execute_run(plan: SuiteRun) -> Summary:
         err.print(
             f"resuming: {tally.finished} of {total} cases already have a result in {output}", markup=False
         )
+    if plan.spec is not None:  # an agent answers (recorded answers load no scipy: the start-up budget)
+        from assay.services.figures.power import detectable_difference
+
+        err.print(f"preflight: {detectable_difference(total).line()}", markup=False)
     keep = junit is not None or server is not None or plan.read_results is not None
     with _results_file(output, keep=keep) as results:
         # Every result is watched (a judge's errors are results'), recorded answers too: a run whose first

@@ -75,6 +75,9 @@ class EvaluationRow(Base):
     """How many times each case is asked (results are keyed by case and repeat); ``total`` counts them all."""
     reply_cache: Mapped[str] = mapped_column(String(10), default="off", server_default="off")
     """How the evaluation uses the reply cache: ``off``, ``record`` or ``replay``."""
+    prices: Mapped[dict[str, Any] | None] = mapped_column(SafeJSON, nullable=True)
+    """The price table its cost is counted with (the server's, overridden by the evaluation's own), fixed
+    when it was created (``None``: none, so its cost is not counted)."""
     status: Mapped[str] = mapped_column(String(20), index=True)
     total: Mapped[int] = mapped_column(Integer)
     done: Mapped[int] = mapped_column(Integer, default=0)
@@ -125,6 +128,8 @@ class ResultRow(Placed, Base):
     """What the agent's reply said it spent, and through which model (null: unknown)."""
     trajectory_summary: Mapped[dict[str, Any] | None] = mapped_column(SafeJSON, nullable=True)
     """The summary of the agent's trajectory (its steps are in ``trajectory_chunks``); null: none captured."""
+    judge_usage: Mapped[dict[str, Any] | None] = mapped_column(SafeJSON, nullable=True)
+    """What the grader's calls said they spent (:class:`~assay.targets.usage.JudgeSpend`; null: no call)."""
 
 
 # ---- Evaluations --------------------------------------------------------------------------------------
@@ -617,7 +622,7 @@ def results_of_cases(session: Session, evaluation_id: int, case_ids: Sequence[in
 
 def summary_columns(session: Session, evaluation_id: int) -> Iterator[tuple[Any, ...]]:
     """``(passed, score, error, latency_ms, match_status, reason_code, details, input_tokens, output_tokens,
-    usage_model, position)`` of every result, for the summary."""
+    usage_model, position, judge_usage)`` of every result, for the summary."""
     query = select(
         ResultRow.passed,
         ResultRow.score,
@@ -630,6 +635,7 @@ def summary_columns(session: Session, evaluation_id: int) -> Iterator[tuple[Any,
         ResultRow.output_tokens,
         ResultRow.usage_model,
         ResultRow.position,
+        ResultRow.judge_usage,
     ).where(ResultRow.evaluation_id == evaluation_id)
     # On the session's connection: columns need none of the ORM's row loading (see iter_expected_outputs).
     yield from session.connection().execute(query)

@@ -16,15 +16,16 @@ from types import TracebackType
 import orjson
 
 from assay.errors import Loc, Problem, ValidationError
-from assay.graders.contract.calls import CallReply, Endpoint, OutboundCall
+from assay.graders.contract.calls import CallReply, CallTransport, Endpoint, OutboundCall
 from assay.targets.egress import EgressRefusedError
 from assay.targets.http import HttpSession, send
 from assay.targets.policy import TargetPolicy
 from assay.targets.reasons import ErrorReason, TargetCallError
 from assay.targets.redaction import Redactor
 from assay.targets.retry import RetryPolicy, call_with_retries
+from assay.targets.usage import JudgeSpend, Usage, read_reply_usage
 
-__all__ = ["GraderCalls", "check_endpoint"]
+__all__ = ["GraderCalls", "SpendCounter", "check_endpoint"]
 
 SESSION_TIMEOUT_S = 600.0
 """The pool's own limit; each attempt has the endpoint's (shorter) timeout."""
@@ -123,3 +124,33 @@ class GraderCalls:
 
 def _ms(started: float) -> float:
     return round((time.perf_counter() - started) * 1000.0, 3)
+
+
+class SpendCounter:
+    """A transport that notes what each call it passes on said it spent (the calls grading one case): the
+    judge's spend is counted where every call goes through, whichever grader or composite asked for it."""
+
+    __slots__ = ("_calls", "_unknown", "_usages")
+
+    def __init__(self, calls: CallTransport) -> None:
+        self._calls = calls
+        self._usages: list[Usage] = []
+        self._unknown = 0
+
+    async def send(self, call: OutboundCall) -> CallReply:
+        """Send through the wrapped transport; read the reply's ``usage`` (a failed call spent unknown)."""
+        reply = await self._calls.send(call)
+        usage = None
+        if reply.error is None and reply.body:
+            usage = read_reply_usage(reply.body, model=call.body.get("model"))
+        if usage is None:
+            self._unknown += 1
+        else:
+            self._usages.append(usage)
+        return reply
+
+    def spend(self) -> JudgeSpend | None:
+        """What the calls sent so far spent; ``None`` when none was sent."""
+        if not self._usages and not self._unknown:
+            return None
+        return JudgeSpend(tuple(self._usages), self._unknown)

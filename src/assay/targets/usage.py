@@ -66,3 +66,74 @@ def collecting_usage() -> Iterator[list[Usage]]:
         yield noted
     finally:
         _NOTED.reset(token)
+
+
+def read_reply_usage(body: bytes, *, model: object = None) -> Usage | None:
+    """The usage an OpenAI-compatible reply body states (a model judge's), its model the reply's own, else
+    ``model`` (the one asked for); ``None`` when the body is not JSON or states no token count."""
+    import orjson  # here: a run whose grader makes no call never reads a reply body
+
+    try:
+        document = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(document, Mapping):
+        return None
+    return read_usage(document.get("usage"), model=document.get("model") or model)
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeSpend:
+    """What the calls grading one case (a model judge's, each judge of a composite) said they spent.
+
+    ``usages`` holds the calls whose reply stated its tokens; ``unknown_calls`` the others (a failed call or a
+    reply that said nothing): with any of those the case's judge tokens are unknown, never a smaller count.
+    """
+
+    usages: tuple[Usage, ...] = ()
+    unknown_calls: int = 0
+
+    @property
+    def calls(self) -> int:
+        """Calls made."""
+        return len(self.usages) + self.unknown_calls
+
+    @property
+    def known(self) -> bool:
+        """Whether every call said what it spent."""
+        return self.unknown_calls == 0
+
+    @property
+    def input_tokens(self) -> int | None:
+        """Input tokens of every call (``None``: some call did not say)."""
+        return sum(usage.input_tokens for usage in self.usages) if self.known else None
+
+    @property
+    def output_tokens(self) -> int | None:
+        """Output tokens of every call (``None``: some call did not say)."""
+        return sum(usage.output_tokens for usage in self.usages) if self.known else None
+
+    def as_record(self) -> dict[str, object]:
+        """The JSON form stored with a result and written to a results file."""
+        return {
+            "calls": [[usage.model, usage.input_tokens, usage.output_tokens] for usage in self.usages],
+            "unknown_calls": self.unknown_calls,
+        }
+
+    @classmethod
+    def of_record(cls, record: object) -> JudgeSpend | None:
+        """The spend :meth:`as_record` stored (``None`` for anything else: not recorded)."""
+        if not isinstance(record, Mapping):
+            return None
+        unknown, calls = record.get("unknown_calls"), record.get("calls")
+        if not isinstance(calls, list) or _count(unknown) is None:
+            return None
+        usages: list[Usage] = []
+        for call in calls:
+            if not isinstance(call, list) or len(call) != 3:
+                return None
+            model, spent_in, spent_out = call
+            if spent_in is None or _count(spent_in) is None or _count(spent_out) is None:
+                return None
+            usages.append(Usage(spent_in, spent_out, model if isinstance(model, str) else None))
+        return cls(tuple(usages), unknown or 0)

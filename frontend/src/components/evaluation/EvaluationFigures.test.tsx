@@ -1,6 +1,7 @@
 import { render } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
-import type { EvaluationUsage, HistoryPoint, RepeatFigures } from "../../api/types";
+import type { EvaluationCost, EvaluationUsage, HistoryPoint, JudgeUsage, RepeatFigures } from "../../api/types";
+import { CostStat } from "./CostStat";
 import { RepeatsPanel } from "./RepeatsPanel";
 import { UsageStat } from "./UsageStat";
 import { previousRunOf } from "./previousRun";
@@ -89,5 +90,36 @@ describe("RepeatsPanel", () => {
     const { getByTestId, queryByTestId } = render(<RepeatsPanel figures={figures} />);
     expect(getByTestId("flaky-count").textContent).toContain("No flaky case");
     expect(queryByTestId("flaky-cases")).toBeNull();
+  });
+});
+
+describe("CostStat", () => {
+  it("reads unknown without a price table, never $0", () => {
+    const { getByTestId } = render(<CostStat cost={null} judge={null} />);
+    expect(getByTestId("cost").textContent).toContain("unknown");
+    expect(getByTestId("cost").textContent).not.toContain("$0");
+  });
+
+  it("shows the agent's and the judge's cost apart, with the cases of unknown cost", () => {
+    const known = { known_cases: 2, max_case_usd: "0.0001" };
+    const cost: EvaluationCost = {
+      agent: { ...known, usd: "0.000154", unknown_cases: 1 },
+      judge: { ...known, usd: "0.00003", unknown_cases: 0 },
+      total: { ...known, usd: "0.000184", unknown_cases: 1 },
+    };
+    const judge: JudgeUsage = {
+      cases: 2, unknown_cases: 0, calls: 4, input_tokens: 400, output_tokens: 80, by_model: [],
+    };
+    const { getByTestId } = render(<CostStat cost={cost} judge={judge} />);
+    expect(getByTestId("cost-total").textContent).toBe("$0.000184 + 1 case unknown");
+    expect(getByTestId("cost-agent").textContent).toBe("agent $0.000154 + 1 case unknown");
+    expect(getByTestId("cost-judge").textContent).toBe("judge $0.000030");
+    expect(getByTestId("judge-usage").textContent).toBe("judge tokens 400 / 80 in 4 calls");
+  });
+
+  it("says unknown when no case's cost is known", () => {
+    const none = { usd: null, known_cases: 0, unknown_cases: 3, max_case_usd: null };
+    const { getByTestId } = render(<CostStat cost={{ agent: none, judge: none, total: none }} judge={null} />);
+    expect(getByTestId("cost-total").textContent).toBe("unknown");
   });
 });

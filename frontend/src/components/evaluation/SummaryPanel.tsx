@@ -3,6 +3,7 @@ import { lazy, Suspense, useMemo } from "react";
 import type { EvaluationSummary, MatchStatus, ScoreDistribution } from "../../api/types";
 import type { Bar } from "./BarChart";
 import { ConfusionMatrix } from "./ConfusionMatrix";
+import { CostStat } from "./CostStat";
 import { RepeatsPanel } from "./RepeatsPanel";
 import { UsageStat } from "./UsageStat";
 import { count, percent, plural } from "../common/format";
@@ -72,6 +73,7 @@ export function SummaryPanel({ summary }: { summary: EvaluationSummary }) {
           </span>
         </div>
         <UsageStat usage={summary.usage ?? null} finished={summary.finished} />
+        <CostStat cost={summary.cost ?? null} judge={summary.judge_usage ?? null} />
       </div>
       <div className="summary-charts">
         <div>

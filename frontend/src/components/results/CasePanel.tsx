@@ -4,6 +4,7 @@ import type { CaseResult } from "../../api/types";
 import { AssertionVerdicts } from "./AssertionVerdicts";
 import { CachedMark } from "./CachedMark";
 import { count } from "../common/format";
+import { usd } from "../evaluation/CostStat";
 import { outcomeOf } from "../verdicts/outcome";
 import { TextBlock } from "../common/TextBlock";
 import { Verdict } from "../verdicts/Verdict";
@@ -94,6 +95,28 @@ export function CasePanel({ evaluationId, result, graderId, onClose, fromLink = 
             {result.usage?.model && <span className="muted"> {result.usage.model}</span>}
           </dd>
         </div>
+        {result.judge_usage && (
+          <div>
+            <dt>judge tokens</dt>
+            <dd className="mono" data-testid="case-judge-usage">
+              {result.judge_usage.input_tokens === null || result.judge_usage.output_tokens === null
+                ? "unknown"
+                : `${count(result.judge_usage.input_tokens)} / ${count(result.judge_usage.output_tokens)}`}
+            </dd>
+          </div>
+        )}
+        {result.cost && (
+          <div>
+            <dt>cost</dt>
+            <dd className="mono" data-testid="case-cost">
+              {usd(result.cost.total_usd)}
+              <span className="muted">
+                {" "}
+                agent {usd(result.cost.agent_usd)} · judge {usd(result.cost.judge_usd)}
+              </span>
+            </dd>
+          </div>
+        )}
       </dl>
       <h4>input</h4>
       <TextBlock value={result.input} label="input" />

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
+from decimal import Decimal
 from typing import Annotated, Any
 
 from pydantic import Field, JsonValue, StringConstraints
 
 from assay.api.schemas.common import RequestModel, ResponseModel
 from assay.api.schemas.graders import GradeOutcome, GraderSpecOut
+from assay.config import ModelPrice, PriceTable
 from assay.domain import MAX_REPEATS, EvaluationStatus
 from assay.graders import MatchStatus
 from assay.graders.composite.assertions import assertion_verdicts
@@ -21,6 +24,7 @@ from assay.services.evaluations.service import (
     TargetTrialRequest,
 )
 from assay.services.execution.target_trial import TargetTrial
+from assay.services.figures.cost import case_cost
 from assay.services.figures.paired import PairedMethod
 from assay.services.figures.summary import Summary
 from assay.services.views.comparison import Comparison, Flip, FlippedCase, Verdict
@@ -66,6 +70,12 @@ class EvaluationCreate(RequestModel):
         default=False,
         description="Run even when the grader's preflight finds cases it can never pass; otherwise 422.",
     )
+    prices: PriceTable | None = Field(
+        default=None,
+        description="US dollars per million input and output tokens, by model, for the evaluation's cost; "
+        "they win over the server's ASSAY_PRICES for the models they name (the merged table is fixed when "
+        "the evaluation is created).",
+    )
 
     def to_new_evaluation(self) -> NewEvaluation:
         """The service's record of this request."""
@@ -78,6 +88,7 @@ class EvaluationCreate(RequestModel):
             concurrency=self.concurrency,
             reply_cache=self.reply_cache,
             repeats=self.repeats,
+            prices=self.prices,
             allow_invalid_expected=self.allow_invalid_expected,
         )
 
@@ -215,6 +226,51 @@ class UsageOut(ResponseModel):
     by_model: list[ModelTokensOut]
 
 
+class JudgeUsageOut(ResponseModel):
+    """What the grader's calls (model judges') said they spent, apart from the agent's."""
+
+    cases: int = Field(description="Cases graded with calls whose every call said what it spent")
+    unknown_cases: int = Field(description="Cases graded by a call that did not say (or failed): unknown")
+    calls: int
+    input_tokens: int
+    output_tokens: int
+    by_model: list[ModelTokensOut] = Field(description="By the judge's model; cases there counts calls")
+
+
+class CostPartOut(ResponseModel):
+    """One part of a run's cost (the agent's, the judge's, or the total), in US dollars as exact decimals."""
+
+    usd: Decimal | None = Field(description="Sum over the cases whose cost is known (null: none is: unknown)")
+    known_cases: int
+    unknown_cases: int = Field(description="Cases left out of usd: no tokens, or a model without a price")
+    max_case_usd: Decimal | None = Field(description="The costliest known case")
+
+
+class CostOut(ResponseModel):
+    """A run's cost, the agent's and the judge's apart; never 0 for what is unknown."""
+
+    agent: CostPartOut
+    judge: CostPartOut
+    total: CostPartOut
+
+
+class ResultJudgeUsageOut(ResponseModel):
+    """What the calls grading one case said they spent."""
+
+    calls: int
+    unknown_calls: int = Field(description="Calls that did not say (or failed): the tokens are then unknown")
+    input_tokens: int | None = Field(description="Over every call (null: unknown)")
+    output_tokens: int | None = Field(description="Over every call (null: unknown)")
+
+
+class ResultCostOut(ResponseModel):
+    """One case's cost in US dollars (null: unknown: no tokens, or a model without a price)."""
+
+    agent_usd: Decimal | None
+    judge_usd: Decimal | None = Field(description="0 when no call was made to grade it")
+    total_usd: Decimal | None
+
+
 class ResultUsageOut(ResponseModel):
     """What one reply said it spent."""
 
@@ -342,6 +398,12 @@ class SummaryOut(ResponseModel):
         description="pass@k, pass^k and flaky cases, when each case was asked more than once (the counts "
         "above are then of runs: total_cases is cases × repeats)",
     )
+    judge_usage: JudgeUsageOut | None = Field(
+        default=None, description="The judge's tokens, when any case was graded with calls"
+    )
+    cost: CostOut | None = Field(
+        default=None, description="The cost, when the evaluation has a price table (ASSAY_PRICES, prices)"
+    )
 
 
 class EvaluationOut(ResponseModel):
@@ -443,6 +505,12 @@ class ResultOut(ResponseModel):
     cached: bool = Field(description="The reply came from the reply cache: the agent was not called for it")
     repeat: int = Field(description="Which asking of the case this is, from 0 (an evaluation's repeats)")
     usage: ResultUsageOut | None = Field(description="What the agent's reply said it spent (null: unknown)")
+    judge_usage: ResultJudgeUsageOut | None = Field(
+        default=None, description="What the grader's calls (a model judge's) said they spent (null: no call)"
+    )
+    cost: ResultCostOut | None = Field(
+        default=None, description="The case's cost, when the evaluation has a price table (else null)"
+    )
     assertions: list[AssertionVerdictOut] | None = Field(
         default=None,
         description="Each assertion's verdict, for a case graded by its own assertions (else null); the "
@@ -455,9 +523,20 @@ class ResultOut(ResponseModel):
     )
 
     @classmethod
-    def of(cls, result: Result) -> ResultOut:
-        """The schema of a service record."""
+    def of(cls, result: Result, prices: Mapping[str, ModelPrice] | None = None) -> ResultOut:
+        """The schema of a service record; its cost with the evaluation's ``prices`` (none: no cost)."""
         out = cls.model_validate(result, from_attributes=True)
+        judge = result.judge
+        if judge is not None:
+            out.judge_usage = ResultJudgeUsageOut(
+                calls=judge.calls,
+                unknown_calls=judge.unknown_calls,
+                input_tokens=judge.input_tokens,
+                output_tokens=judge.output_tokens,
+            )
+        if prices:
+            cost = case_cost(prices, result.tokens, judge)
+            out.cost = ResultCostOut(agent_usd=cost.agent, judge_usd=cost.judge, total_usd=cost.total)
         verdicts = assertion_verdicts(result.details)
         if verdicts is not None:
             out.assertions = [AssertionVerdictOut.model_validate(v, from_attributes=True) for v in verdicts]

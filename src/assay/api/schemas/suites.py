@@ -36,6 +36,7 @@ from assay.services.grading.preflight import PreflightReport
 from assay.services.suites.case_keys import MAX_KEY_CHARS, is_text
 from assay.services.suites.conversations import read_conversation
 from assay.services.suites.service import Case, NewCase, Suite
+from assay.targets.specs import JsonInt
 
 MAX_CASES_PER_REQUEST = 10_000
 
@@ -457,6 +458,25 @@ class PreflightRequest(RequestModel):
     config: dict[str, JsonValue] | None = Field(
         default=None, description="Grader config; defaults if omitted"
     )
+    repeats: JsonInt = Field(
+        default=1,
+        ge=1,
+        le=1000,
+        strict=False,
+        description="Times each case would run (the detectable difference)",
+    )
+
+
+class DetectableDifferenceOut(ResponseModel):
+    """The smallest pass-rate change a paired comparison with a previous run detects (docs/api.md)."""
+
+    cases: int
+    repeats: int
+    alpha: float = Field(description="One-sided significance of the compare rule (exact McNemar)")
+    power: float
+    discordance: float = Field(description="The share of cases assumed to flip between two runs")
+    difference: float | None = Field(description="In pass rate, 0 to 1 (null: too few cases to detect any)")
+    summary: str = Field(description="The figure in a sentence, with its method")
 
 
 class ExpectedProblemOut(ResponseModel):
@@ -475,12 +495,32 @@ class PreflightOut(ResponseModel):
     checked: int
     invalid: int
     problems: list[ExpectedProblemOut]
+    detectable_difference: DetectableDifferenceOut | None = Field(
+        default=None,
+        description="The smallest pass-rate change a run of the suite can tell from a previous one",
+    )
 
     @classmethod
-    def of(cls, grader_id: str, report: PreflightReport) -> PreflightOut:
+    def of(cls, grader_id: str, report: PreflightReport, *, repeats: int = 1) -> PreflightOut:
         """The response for a service report."""
         problems = [
             ExpectedProblemOut(case_id=p.case_id, number=p.number, key=p.key, reason=p.reason)
             for p in report.problems
         ]
-        return cls(grader_id=grader_id, checked=report.checked, invalid=report.invalid, problems=problems)
+        found = report.detectable(repeats)
+        detectable = DetectableDifferenceOut(
+            cases=found.cases,
+            repeats=found.repeats,
+            alpha=found.alpha,
+            power=found.power,
+            discordance=found.discordance,
+            difference=found.difference,
+            summary=found.line(),
+        )
+        return cls(
+            grader_id=grader_id,
+            checked=report.checked,
+            invalid=report.invalid,
+            problems=problems,
+            detectable_difference=detectable,
+        )

@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assay.services.eval_file.model import Gates, MetadataGate
+from assay.services.figures.limits import LimitVerdict, judge_limits
 from assay.services.figures.summary import Summary
 
-__all__ = ["EvalTotals", "GateVerdict", "MetadataTally", "judge_gates"]
+__all__ = ["AnyVerdict", "EvalTotals", "GateVerdict", "MetadataTally", "judge_gates"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -47,6 +48,10 @@ class GateVerdict:
         verdict = "held" if self.held else "MISSED"
         counted = f"{self.total} cases" if self.estimate is not None else f"{self.passed}/{self.total} passed"
         return f"gate {self.name}: {counted} ({rate}), needs {self.min_pass_rate:.2%}: {verdict}"
+
+
+AnyVerdict = GateVerdict | LimitVerdict
+"""A pass-rate gate's verdict, or a cost or latency limit's: each has ``held`` and ``line()``."""
 
 
 def _value_key(value: object) -> str:
@@ -137,9 +142,12 @@ class EvalTotals:
     """Sums of each suite's pass@k times its cases (divided by ``repeat_cases`` when judged)."""
     pass_hat_k: list[float] = field(default_factory=list)
     cases_by_failures: list[int] = field(default_factory=list)
+    summaries: list[Summary] = field(default_factory=list)
+    """Each suite's, for the cost and latency gates."""
 
     def add(self, summary: Summary) -> None:
         """Count one suite's run (every case of it: one not run counts, not passed)."""
+        self.summaries.append(summary)
         self.passed += summary.passed
         self.total += summary.total_cases
         for name, figures in summary.by_assertion.items():
@@ -156,8 +164,9 @@ class EvalTotals:
                 int(value) for value in _summed(self.cases_by_failures, repeats.cases_by_failures)
             ]
 
-    def judge(self, gates: Gates, metadata: MetadataTally) -> list[GateVerdict]:
-        """Every gate's verdict (:func:`judge_gates`, then the gates of repeats); without any gate, the one
+    def judge(self, gates: Gates, metadata: MetadataTally) -> list[AnyVerdict]:
+        """Every gate's verdict (:func:`judge_gates`, the gates of repeats, then the cost and
+        latency limits); without any gate, the one
         rule that every case passes, as ``assay run`` without a gate."""
         if gates.empty:
             return [GateVerdict(name="every case", passed=self.passed, total=self.total, min_pass_rate=1.0)]
@@ -184,7 +193,7 @@ class EvalTotals:
                         estimate=estimate,
                     )
                 )
-        return verdicts
+        return [*verdicts, *judge_limits(gates.limits, self.summaries)]
 
 
 def _summed(first: Sequence[float], second: Sequence[float]) -> list[float]:

@@ -12,8 +12,10 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, WithJsonSchema, model_validator
 
+from assay.config import USD, PriceTable
 from assay.domain import MAX_REPEATS
 from assay.graders.composite.assertions import ASSERTION_LIST_SCHEMA, RULE_LIST_SCHEMA
+from assay.services.figures.limits import SpendLimits
 from assay.targets.specs import (
     CommandTargetSpec,
     EvaluationTargetSpec,
@@ -158,9 +160,26 @@ class Gates(_Strict):
     pass_hat_k: list[KGate] = Field(default_factory=list, max_length=100)
     """With repeats: least pass^k values (the chance that ``k`` runs of a case all pass)."""
 
+    max_cost_usd: USD | None = None
+    """The most every case of every suite may cost in all, in US dollars (agent and judge); an unknown cost
+    (no price, no tokens) misses it."""
+    max_cost_per_case_usd: USD | None = None
+    """The most one case may cost, in US dollars; an unknown cost misses it."""
+    max_latency_p95_ms: float | None = Field(default=None, gt=0, le=86_400_000)
+    """The slowest p95 latency of the agent's replies a suite may have, errors included, in milliseconds."""
+
     @property
-    def empty(self) -> bool:
-        """Whether no gate is set."""
+    def limits(self) -> SpendLimits:
+        """The cost and latency gates."""
+        return SpendLimits(
+            max_cost_usd=self.max_cost_usd,
+            max_cost_per_case_usd=self.max_cost_per_case_usd,
+            max_latency_p95_ms=self.max_latency_p95_ms,
+        )
+
+    @property
+    def rates_empty(self) -> bool:
+        """Whether no pass-rate gate is set."""
         return (
             self.min_pass_rate is None
             and not self.by_metadata
@@ -169,6 +188,11 @@ class Gates(_Strict):
             and not self.pass_at_k
             and not self.pass_hat_k
         )
+
+    @property
+    def empty(self) -> bool:
+        """Whether no gate is set (then every case must pass)."""
+        return self.rates_empty and self.limits.empty
 
 
 AssertionList = Annotated[list[dict[str, JsonValue]], WithJsonSchema(ASSERTION_LIST_SCHEMA)]
@@ -209,6 +233,10 @@ class EvalFile(_Strict):
     """Files written."""
     gates: Gates = Gates()
     """When the eval passes."""
+    prices: PriceTable = Field(default_factory=dict)
+    """US dollars per million input and output tokens, by model (``gpt-4o-mini: {input_per_million: 0.15,
+    output_per_million: 0.6}``), for the cost of the agent's and the judge's calls; over the
+    ``ASSAY_PRICES`` setting for the models they name. A model without a price has an unknown cost."""
     cache: Literal["off", "record", "replay"] = "off"
     """The reply cache (docs/cli.md#the-reply-cache): ``record`` reuses a cached reply to the same input and
     target and caches the others (errors never); ``replay`` only reuses, a case without one fails

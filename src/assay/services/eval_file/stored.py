@@ -66,6 +66,8 @@ def stored_eval_file(session: Session, evaluation_id: int) -> str:
         document["repeats"] = row.repeats
     if row.reply_cache != "off":
         document["cache"] = row.reply_cache
+    if row.prices:  # the table its cost was counted with: the server's and its own, merged when created
+        document["prices"] = row.prices
     text: str = yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=110)
     if load_yaml(text, "assay.yaml")[0] != document:  # a string YAML 1.1 and 1.2 read apart
         text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"

@@ -21,7 +21,7 @@ from assay.services.figures.summary import ReportShape, ResultFacts, Summary
 from assay.storage.evaluations import EvaluationRow, ResultRow
 from assay.storage.trajectories import Chunk, chunk_steps
 from assay.targets.specs import target_view
-from assay.targets.usage import Usage
+from assay.targets.usage import JudgeSpend, Usage
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -195,6 +195,7 @@ def result_of(row: ResultRow) -> Result:
         usage=_usage_of(row.input_tokens, row.output_tokens, row.usage_model),
         trajectory=TrajectoryFacts.stored(row.trajectory_summary),
         repeat=row.repeat,
+        judge=JudgeSpend.of_record(row.judge_usage),
     )
 
 
@@ -217,6 +218,7 @@ def result_columns(result: CaseResult) -> dict[str, Any]:
     columns["output_tokens"] = usage["output_tokens"] if usage else None
     columns["usage_model"] = usage["model"] if usage else None
     columns["trajectory_summary"] = columns.pop("trajectory", None)  # its steps: trajectory_chunks
+    columns["judge_usage"] = columns.get("judge_usage")  # in every row of a batch (the record: when spent)
     return columns
 
 
@@ -262,7 +264,21 @@ def listed_size(result: Result) -> int:
 
 def facts_of(columns: Iterable[tuple[Any, ...]], shape: ReportShape) -> Iterable[ResultFacts]:
     """Summary facts from ``(passed, score, error, latency_ms, match_status, reason_code, details,
-    input_tokens, output_tokens, usage_model, position)`` rows."""
-    for passed, score, error, latency, status, code, details, spent_in, spent_out, model, position in columns:
+    input_tokens, output_tokens, usage_model, position, judge_usage)`` rows."""
+    for (
+        passed,
+        score,
+        error,
+        latency,
+        status,
+        code,
+        details,
+        spent_in,
+        spent_out,
+        model,
+        position,
+        judged,
+    ) in columns:
         tokens = None if spent_in is None or spent_out is None else (spent_in, spent_out, model)
-        yield shape.facts(passed, score, error, latency, status, code, details, tokens, position + 1)
+        judge = JudgeSpend.of_record(judged) if judged is not None else None
+        yield shape.facts(passed, score, error, latency, status, code, details, tokens, position + 1, judge)

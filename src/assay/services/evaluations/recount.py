@@ -17,6 +17,7 @@ from assay.domain import UNFINISHED, EvaluationStatus
 from assay.errors import AssayError
 from assay.services.evaluations.graders import EvaluationGraders
 from assay.services.evaluations.records import facts_of
+from assay.services.figures.cost import read_prices
 from assay.services.figures.summary import ReportShape, Summary, summarize
 from assay.storage import evaluations as store
 from assay.storage.database import retry_when_busy
@@ -43,8 +44,13 @@ def report_shape(row: EvaluationRow, graders: EvaluationGraders) -> ReportShape:
 def recount(session: Session, row: EvaluationRow, graders: EvaluationGraders) -> Summary:
     """The summary of everything stored for the evaluation, counted now."""
     shape = report_shape(row, graders)
-    facts = facts_of(store.summary_columns(session, row.id), shape)
-    return summarize(facts, total_cases=row.total, shape=shape, repeats=row.repeats)
+    return summarize(
+        facts_of(store.summary_columns(session, row.id), shape),
+        total_cases=row.total,
+        shape=shape,
+        repeats=row.repeats,
+        prices=read_prices(row.prices),
+    )
 
 
 class SummaryRefresher:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.orm import Session
 
+from assay.config import ModelPrice
 from assay.domain import MAX_REPEATS, EvaluationStatus, Outcome, Page, ResultSort, within_budget
 from assay.errors import NotFoundError, Problem, ValidationError
 from assay.services.evaluations.records import (
@@ -26,6 +27,7 @@ from assay.services.evaluations.scheduling import Scheduler
 from assay.services.execution.conversation import stored_run_case
 from assay.services.execution.reachability import CALLING_TARGETS
 from assay.services.execution.target_trial import TargetTrial, try_target
+from assay.services.figures.cost import price_record, read_prices
 from assay.services.grading.answers import check_calls
 from assay.services.grading.assertions import case_graders, check_assertion_calls, check_suite_calls
 from assay.services.grading.preflight import preflight_suite
@@ -79,6 +81,8 @@ class NewEvaluation:
     """How the evaluation uses the reply cache (a target that calls an agent only)."""
     repeats: int = 1
     """How many times each case is asked (a target that calls an agent only, past 1)."""
+    prices: Mapping[str, ModelPrice] | None = None
+    """The evaluation's own prices, over the server's for the models they name."""
     allow_invalid_expected: bool = False
     """Run even when the grader's preflight finds cases it can never pass (they end ``invalid_expected``)."""
 
@@ -178,11 +182,14 @@ class EvaluationService:
         scheduler: Scheduler,
         *,
         max_page_bytes: int = DEFAULT_MAX_PAGE_BYTES,
+        prices: Mapping[str, ModelPrice] | None = None,
     ) -> None:
         self.session = session
         self.graders = graders
         self.scheduler = scheduler
         self.max_page_bytes = max_page_bytes
+        self.prices = dict(prices or {})
+        """The server's price table; an evaluation's own prices win for the models they name."""
 
     def _row(self, evaluation_id: int) -> EvaluationRow:
         row = store.find_evaluation(self.session, evaluation_id)
@@ -227,6 +234,7 @@ class EvaluationService:
                 raise report.error(grader.grader_id, '"allow_invalid_expected": true')
         grader_spec = self.graders.spec(grader)
         stored = spec.model_dump(mode="json")  # dumped once, where it is stored
+        prices = {**self.prices, **(request.prices or {})}  # fixed now: a later server change is not its cost
         row = EvaluationRow(
             name=request.name or f"{suite.name} · {grader.grader_id}",
             suite_id=suite.id,
@@ -239,6 +247,7 @@ class EvaluationService:
             concurrency=request.concurrency,
             reply_cache=request.reply_cache.value,
             repeats=request.repeats,
+            prices=price_record(prices),
             status=EvaluationStatus.PENDING.value,
             total=suite_store.count_cases(self.session, suite.id) * request.repeats,
             done=0,
@@ -369,6 +378,7 @@ class EvaluationService:
                 concurrency=source.concurrency,
                 reply_cache=CacheMode(source.reply_cache),
                 repeats=source.repeats,
+                prices=read_prices(source.prices),
                 allow_invalid_expected=allow_invalid_expected,
             )
         )
@@ -381,6 +391,10 @@ class EvaluationService:
             self.session.rollback()
             raise NotFoundError("Evaluation not found: it was deleted meanwhile")
         self.session.commit()
+
+    def prices_of(self, evaluation_id: int) -> dict[str, ModelPrice]:
+        """The price table the evaluation's cost is counted with (none: empty)."""
+        return read_prices(self._row(evaluation_id).prices)
 
     def results(self, evaluation_id: int, query: ResultQuery, *, skip: int, limit: int) -> Page[Result]:
         """A page of the evaluation's results, filtered and sorted."""

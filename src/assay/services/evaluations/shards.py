@@ -439,9 +439,7 @@ class ShardRunner:
         watcher = asyncio.create_task(self._watch(shard.evaluation_id, ended, stop))
         sink = DatabaseSink(self.engine, shard.evaluation_id, ended, cached)
         # One run case per (case, repeat) without a result: the runner, the sink and the cache see them apart.
-        run = [
-            stored_run_case(item.case, repeat=repeat) for item in pending for repeat in item.repeats
-        ]
+        run = [stored_run_case(item.case, repeat=repeat) for item in pending for repeat in item.repeats]
         if plan.checks is not None:  # per-case assertions (a suite with none runs as it always did)
             by_case = {item.case.id: item.case for item in pending}
             for run_case in run:

@@ -17,7 +17,7 @@ from assay.graders.contract.verdict import VerdictRecord
 from assay.services.execution.trajectories import graded_answer, plain_details, trajectory_summary
 from assay.services.figures.summary import ReportShape, ResultFacts, Tokens
 from assay.targets.base import TargetCase, TargetReply
-from assay.targets.usage import Usage
+from assay.targets.usage import JudgeSpend, Usage
 
 if TYPE_CHECKING:
     from assay.graders import CallTransport
@@ -81,6 +81,8 @@ class CaseResult:
     ``TrajectoryProblem``); ``None``: the target captures none. Its steps are stored apart."""
     repeat: int = 0
     """Which asking of the case this is (0-based; a run with ``repeats`` n has 0..n-1 of each case)."""
+    judge: JudgeSpend | None = None
+    """What the grader's calls (a model judge's) said they spent (``None``: no call was made)."""
 
     @property
     def tokens(self) -> Tokens | None:
@@ -116,6 +118,7 @@ class CaseResult:
             **({"usage": _usage_record(self.usage)} if self.usage is not None else {}),
             **({"trajectory": summary} if (summary := trajectory_summary(self.trajectory)) else {}),
             **({"repeat": self.repeat} if self.repeat else {}),  # absent: 0, as in a run without repeats
+            **({"judge_usage": self.judge.as_record()} if self.judge is not None else {}),
         }
 
     def facts(self, shape: ReportShape) -> ResultFacts:
@@ -129,6 +132,7 @@ class CaseResult:
             self.reason_code,
             self.details,
             self.tokens,
+            judge=self.judge,
         )
 
 
@@ -177,21 +181,23 @@ async def grade_reply_calling(
         calls_out,
         grade_calling,
     )
+    from assay.targets.grader_calls import SpendCounter
 
     if reply.error is not None:
         return grade_reply(case, reply, grader)
     checks = case.checks
     context = CaseContext(input=case.target_case.input)
     answer = _answer(reply, response)
+    counted = SpendCounter(calls)  # the judge's spend, apart from the agent's
     if checks is not None:
         if not checks.makes_calls:
             return grade_reply(case, reply, grader, response)
-        verdict = await checks.grade_calling(answer, case.expected_output, calls, context)
+        verdict = await checks.grade_calling(answer, case.expected_output, counted, context)
     elif calls_out(grader):
-        verdict = await grade_calling(grader, answer, case.expected_output, calls, context)
+        verdict = await grade_calling(grader, answer, case.expected_output, counted, context)
     else:
         return grade_reply(case, reply, grader, response)
-    return _graded(case, reply, VerdictRecord.of(verdict))
+    return _graded(case, reply, VerdictRecord.of(verdict), counted.spend())
 
 
 def _answer(reply: TargetReply, response: object) -> object:
@@ -202,7 +208,9 @@ def _answer(reply: TargetReply, response: object) -> object:
     return reply.output if reply.trajectory is None else graded_answer(reply)
 
 
-def _graded(case: RunCase, reply: TargetReply, verdict: VerdictRecord) -> CaseResult:
+def _graded(
+    case: RunCase, reply: TargetReply, verdict: VerdictRecord, judge: JudgeSpend | None = None
+) -> CaseResult:
     """The result of a graded reply; a verdict whose grader could not judge (``error``) is stored as a case
     error with that reason, its details kept (what the judge was asked and answered)."""
     if reply.trajectory is not None:  # graders were handed an AgentReply, and may quote it
@@ -217,6 +225,7 @@ def _graded(case: RunCase, reply: TargetReply, verdict: VerdictRecord) -> CaseRe
             explanation=verdict.explanation,
             error=verdict.error,
             error_detail=verdict.reason or None,
+            judge=judge,
         )
     target_case = case.target_case
     # Every field in order, positionally: this runs for every graded case (see CaseResult).
@@ -243,6 +252,7 @@ def _graded(case: RunCase, reply: TargetReply, verdict: VerdictRecord) -> CaseRe
         reply.usage,
         reply.trajectory,
         target_case.repeat,
+        judge,
     )
 
 
@@ -266,6 +276,7 @@ def _result(
     explanation: str | None = None,
     error: str | None = None,
     error_detail: str | None = None,
+    judge: JudgeSpend | None = None,
 ) -> CaseResult:
     """The record of one case's reply and verdict; without a verdict, the target's error (if any)."""
     target_case = case.target_case
@@ -294,6 +305,7 @@ def _result(
         usage=reply.usage,
         trajectory=reply.trajectory,
         repeat=target_case.repeat,
+        judge=judge,
     )
 
 

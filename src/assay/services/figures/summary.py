@@ -6,11 +6,16 @@ from array import array
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
 
 from assay.graders import GraderInterface, MatchStatus, VerdictReport
+from assay.services.figures.cost import CostFigures, CostTally, Prices
 from assay.services.figures.repeats import RepeatFigures, RepeatTally
 from assay.services.figures.statistics import cohen_kappa, f1, percentile, ratio, wilson_interval
+
+if TYPE_CHECKING:
+    from assay.targets.usage import JudgeSpend
 
 INVALID = "invalid"
 SCORE_BINS = 10
@@ -47,6 +52,22 @@ class UsageFigures:
     input_tokens: int
     output_tokens: int
     by_model: list[ModelTokens]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class JudgeUsageFigures:
+    """What the grader's calls (model judges') said they spent, apart from the agent's: tokens over the cases
+    whose every call said so; ``unknown_cases`` were graded by a call that did not (or failed)."""
+
+    cases: int
+    """Cases graded with calls whose every call said what it spent."""
+    unknown_cases: int
+    calls: int
+    """Calls made, over every case."""
+    input_tokens: int
+    output_tokens: int
+    by_model: list[ModelTokens]
+    """Tokens by the judge's model; ``cases`` there counts calls."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -133,6 +154,10 @@ class Summary:
     repeats: RepeatFigures | None = None
     """pass@k, pass^k and flaky cases, for a run that asked each case more than once (counts above are of
     runs: ``total_cases`` is cases × repeats)."""
+    judge_usage: JudgeUsageFigures | None = None
+    """The judge's tokens, when any case was graded with calls."""
+    cost: CostFigures | None = None
+    """The cost in US dollars, agent and judge apart, when the evaluation has a price table."""
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON form stored with an evaluation (reports the grader does not declare are left out)."""
@@ -143,11 +168,19 @@ class Summary:
                 del data[report]
         if not self.by_assertion:
             del data["by_assertion"]
-        if self.usage is None:
-            del data["usage"]
-        if self.repeats is None:
-            del data["repeats"]
+        for optional in ("usage", "judge_usage", "cost", "repeats"):
+            if data[optional] is None:
+                del data[optional]
+        if "cost" in data:  # exact decimals, as text (JSON's numbers are floats to most readers)
+            data["cost"] = {
+                part: {key: _text(value) for key, value in figures.items()}
+                for part, figures in data["cost"].items()
+            }
         return data
+
+
+def _text(value: object) -> object:
+    return format(value, "f") if isinstance(value, Decimal) else value  # 0.00000042, not 4.2E-7
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +200,8 @@ class ResultFacts:
     tokens: Tokens | None = None
     case: int = 0
     """The case's number: what a run with repeats counts each case's passes by."""
+    judge: JudgeSpend | None = None
+    """What the grader's calls said they spent (``None``: none was made)."""
 
 
 def assertion_statuses(details: Mapping[str, Any] | None) -> tuple[tuple[str, str], ...] | None:
@@ -208,6 +243,7 @@ class ReportShape:
         details: Mapping[str, Any] | None,
         tokens: Tokens | None = None,
         case: int = 0,
+        judge: JudgeSpend | None = None,
     ) -> ResultFacts:
         """The facts of one result; labels are read only when the report needs them."""
         expected, actual = self.labels_of(details)
@@ -223,6 +259,7 @@ class ReportShape:
             assertions=assertion_statuses(details),
             tokens=tokens,
             case=case,
+            judge=judge,
         )
 
     def labels_of(self, details: Mapping[str, Any] | None) -> tuple[str | None, str | None]:
@@ -310,7 +347,9 @@ class SummaryTally:
     """The summary of results seen one at a time: counts, plus the latencies (and, for a score report, the
     scores) that percentiles need, 8 bytes each; never the results, so a million of them cost a few MB."""
 
-    def __init__(self, shape: ReportShape | None = None, *, repeats: int = 1) -> None:
+    def __init__(
+        self, shape: ReportShape | None = None, *, repeats: int = 1, prices: Prices | None = None
+    ) -> None:
         self.shape = shape or ReportShape()
         self.by_case = RepeatTally(repeats) if repeats > 1 else None
         """Each case's passes of its runs, when it is asked more than once."""
@@ -329,6 +368,11 @@ class SummaryTally:
         self.by_assertion: dict[str, Counter[str]] = {}
         self.tokens: dict[str | None, list[int]] = {}
         """``[cases, input tokens, output tokens]`` by model."""
+        self.judge_tokens: dict[str | None, list[int]] = {}
+        """``[calls, input tokens, output tokens]`` by the judge's model."""
+        self.judge_cases = [0, 0, 0]
+        """Cases graded with calls: every call said what it spent, some did not; calls made."""
+        self.cost = CostTally(prices) if prices else None
 
     def add(self, fact: ResultFacts) -> None:
         """Count one result."""
@@ -337,10 +381,31 @@ class SummaryTally:
             self.matrix.add(fact.error, fact.match_status, fact.expected_label, fact.actual_label)
         if fact.assertions is not None:
             self._count_assertions(fact.assertions)
-        if fact.tokens is not None:
-            self.count_tokens(fact.tokens)
+        self.count_spend(fact.tokens, fact.judge)
         if self.by_case is not None:
             self.by_case.add(fact.case, fact.passed)
+
+    def count_spend(self, tokens: Tokens | None, judge: JudgeSpend | None) -> None:
+        """Count what one case's reply and its grader's calls said they spent, and what that cost."""
+        if tokens is not None:
+            self.count_tokens(tokens)
+        if judge is not None:
+            self._count_judge(judge)
+        if self.cost is not None:
+            self.cost.add(tokens, judge)
+
+    def _count_judge(self, judge: JudgeSpend) -> None:
+        self.judge_cases[0 if judge.known else 1] += 1
+        self.judge_cases[2] += judge.calls
+        if not judge.known:
+            return
+        for usage in judge.usages:
+            counts = self.judge_tokens.get(usage.model)
+            if counts is None:
+                counts = self.judge_tokens[usage.model] = [0, 0, 0]
+            counts[0] += 1
+            counts[1] += usage.input_tokens
+            counts[2] += usage.output_tokens
 
     def count_tokens(self, tokens: Tokens) -> None:
         """Count what one reply said it spent."""
@@ -370,14 +435,15 @@ class SummaryTally:
         details: Mapping[str, Any] | None,
         tokens: Tokens | None = None,
         case: int = 0,
+        judge: JudgeSpend | None = None,
     ) -> None:
         """Count one result from its fields, as :meth:`add` counts its :meth:`ReportShape.facts` (a run of a
         million results makes no record per result)."""
         self._count(passed, score, error, latency_ms, match_status, reason_code)
         if self.by_case is not None:
             self.by_case.add(case, passed)
-        if tokens is not None:
-            self.count_tokens(tokens)
+        if tokens is not None or judge is not None or self.cost is not None:
+            self.count_spend(tokens, judge)
         if self.matrix is not None:
             self.matrix.add(error, match_status, *self.shape.labels_of(details))
         if details is not None and "children" in details:  # no call for a result without them
@@ -443,17 +509,28 @@ class SummaryTally:
             },
             usage=self._usage(),
             repeats=self.by_case.figures() if self.by_case is not None else None,
+            judge_usage=self._judge_usage(),
+            cost=self.cost.figures() if self.cost is not None else None,
+        )
+
+    def _judge_usage(self) -> JudgeUsageFigures | None:
+        known, unknown, calls = self.judge_cases
+        if not known and not unknown:
+            return None
+        by_model = _by_model(self.judge_tokens)
+        return JudgeUsageFigures(
+            cases=known,
+            unknown_cases=unknown,
+            calls=calls,
+            input_tokens=sum(item.input_tokens for item in by_model),
+            output_tokens=sum(item.output_tokens for item in by_model),
+            by_model=by_model,
         )
 
     def _usage(self) -> UsageFigures | None:
         if not self.tokens:
             return None
-        by_model = [
-            ModelTokens(model=model, cases=cases, input_tokens=spent_in, output_tokens=spent_out)
-            for model, (cases, spent_in, spent_out) in sorted(
-                self.tokens.items(), key=lambda item: item[0] or ""
-            )
-        ]
+        by_model = _by_model(self.tokens)
         return UsageFigures(
             cases=sum(item.cases for item in by_model),
             input_tokens=sum(item.input_tokens for item in by_model),
@@ -462,15 +539,27 @@ class SummaryTally:
         )
 
 
+def _by_model(tokens: Mapping[str | None, list[int]]) -> list[ModelTokens]:
+    return [
+        ModelTokens(model=model, cases=cases, input_tokens=spent_in, output_tokens=spent_out)
+        for model, (cases, spent_in, spent_out) in sorted(tokens.items(), key=lambda item: item[0] or "")
+    ]
+
+
 def summarize(
-    facts: Iterable[ResultFacts], *, total_cases: int, shape: ReportShape | None = None, repeats: int = 1
+    facts: Iterable[ResultFacts],
+    *,
+    total_cases: int,
+    shape: ReportShape | None = None,
+    repeats: int = 1,
+    prices: Prices | None = None,
 ) -> Summary:
     """The summary of an evaluation's results so far.
 
     The pass rate is over finished cases, target errors counted as failures (a CI gate must not pass
     because the agent was down); the mean score is over graded cases only.
     """
-    tally = SummaryTally(shape, repeats=repeats)
+    tally = SummaryTally(shape, repeats=repeats, prices=prices)
     for fact in facts:
         tally.add(fact)
     return tally.summary(total_cases)

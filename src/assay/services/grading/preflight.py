@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # `assay run` checks a suite file's cases and needs no databa
 
     from assay.graders import GraderInterface
     from assay.graders.composite.assertions import AssertionsGrader
+    from assay.services.figures.power import DetectableDifference
 
 logger = LazyLogger(__name__)
 
@@ -55,6 +56,13 @@ class PreflightReport:
     def ok(self) -> bool:
         """Whether every case can pass."""
         return self.invalid == 0
+
+    def detectable(self, repeats: int = 1) -> DetectableDifference:
+        """The smallest pass-rate change a run of these cases, ``repeats`` times each, can tell from a
+        previous run's (:mod:`assay.services.figures.power`)."""
+        from assay.services.figures.power import detectable_difference  # scipy: only when asked
+
+        return detectable_difference(self.checked, repeats)
 
     def error(self, grader_id: str, opt_in: str) -> ValidationError:
         """The refusal of a run over these cases; ``opt_in`` says how to run anyway."""

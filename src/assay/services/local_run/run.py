@@ -110,6 +110,7 @@ class LocalSink:
                 result.details,
                 result.tokens,
                 result.number,
+                result.judge,
             )
 
 

@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0012_conversations"
-down_revision = "0010_repeats"
+down_revision = "0011_cost"
 branch_labels = None
 depends_on = None
 

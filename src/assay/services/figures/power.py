@@ -1,0 +1,123 @@
+"""The smallest pass-rate difference a suite can detect: the preflight's answer to "is this suite big enough?"
+
+The comparison is the paired one of :mod:`assay.services.figures.paired`: a run against a previous run over
+the same cases, a one-sided exact McNemar test at :data:`~assay.services.figures.paired.SIGNIFICANCE`. With
+``n`` pairs of which a share ``psi`` is discordant (pass in one run, fail in the other) and a difference
+``delta`` in pass rate, the number of discordant pairs ``d`` is Binomial(n, psi) and, of those, the ones the
+worse run lost are Binomial(d, (psi + delta) / (2 psi)); the test rejects when their one-sided exact p-value
+is below alpha. The power is that sum, computed exactly (scipy's binomial distribution) up to
+:data:`EXACT_UP_TO` pairs, and the smallest ``delta`` reaching 80 % is found by bisection (the power rises
+with ``delta``). Past that size, the normal approximation (Connor 1987, McNemar's sample size formula)
+``delta sqrt(n) = z(1 - alpha) sqrt(psi) + z(power) sqrt(psi - delta^2)``, there within a hundredth of a
+point of the exact answer.
+
+``psi`` must be assumed before any run: :data:`ASSUMED_DISCORDANCE`, one case in five flipping. With ``r``
+repeats a case is ``r`` pairs, taken as independent (the discordance is the agent's run-to-run noise); a
+suite whose cases differ for good is then read a little too kindly. tests/unit/services/test_power.py checks
+the answer against scipy's exact power and a seeded simulation of the compare rule.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from assay.services.figures.paired import SIGNIFICANCE
+
+__all__ = ["ASSUMED_DISCORDANCE", "POWER", "DetectableDifference", "detectable_difference", "exact_power"]
+
+POWER = 0.8
+ASSUMED_DISCORDANCE = 0.2
+"""The share of cases assumed to flip between two runs (either way)."""
+EXACT_UP_TO = 20_000
+"""Pairs up to which the power is computed exactly (milliseconds); past it, the normal approximation."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DetectableDifference:
+    """The smallest difference in pass rate a paired comparison of two runs detects at ``power``."""
+
+    cases: int
+    repeats: int
+    alpha: float
+    power: float
+    discordance: float
+    difference: float | None
+    """In pass rate, 0 to 1 (``None``: no difference can be detected: too few cases)."""
+
+    def line(self) -> str:
+        """The difference as the preflight prints it, with the method it assumes."""
+        repeats = f"{self.repeats} repeat{'s' if self.repeats != 1 else ''}"
+        method = (
+            f"at {self.power:.0%} power, one-sided exact McNemar at α = {self.alpha:g}, assuming "
+            f"{self.discordance:.0%} of cases flip between runs"
+        )
+        size = f"{self.cases} cases × {repeats}"
+        if self.difference is None:
+            return f"{size}: too few to detect any change against a previous run ({method})"
+        return (
+            f"{size}: a change of {self.difference * 100:.1f} points in pass rate against a previous run is "
+            f"the smallest detectable ({method})"
+        )
+
+
+def exact_power(pairs: int, discordance: float, difference: float, alpha: float = SIGNIFICANCE) -> float:
+    """The power of the one-sided exact McNemar test over ``pairs`` pairs, a share ``discordance`` of them
+    discordant, for a ``difference`` in pass rate."""
+    import numpy as np
+    from scipy.stats import binom
+
+    spread = 10 * math.sqrt(pairs * discordance * (1 - discordance))  # past ten sd, the chance is nil
+    first = max(1, math.floor(pairs * discordance - spread))
+    discordant = np.arange(first, min(pairs, math.ceil(pairs * discordance + spread)) + 1)
+    # the least count of B's wins whose one-sided p-value P(B >= b | d, 1/2) is below alpha
+    least = binom.isf(alpha, discordant, 0.5) + 1
+    least = np.where(binom.sf(least - 1, discordant, 0.5) < alpha, least, least + 1)
+    won = (discordance + difference) / (2 * discordance)
+    chance = binom.pmf(discordant, pairs, discordance) * binom.sf(least - 1, discordant, won)
+    return float(chance.sum())
+
+
+def _approximate(pairs: int, discordance: float, alpha: float, power: float) -> float | None:
+    from scipy.optimize import brentq
+    from scipy.stats import norm
+
+    z_alpha, z_power = float(norm.ppf(1 - alpha)), float(norm.ppf(power))
+
+    def shortfall(delta: float) -> float:  # rises with delta: its root is the answer
+        spread = math.sqrt(max(discordance - delta**2, 0.0))
+        return delta * math.sqrt(pairs) - z_alpha * math.sqrt(discordance) - z_power * spread
+
+    if shortfall(discordance) < 0:
+        return None
+    return float(brentq(shortfall, 0.0, discordance, xtol=1e-9))
+
+
+def detectable_difference(
+    cases: int,
+    repeats: int = 1,
+    *,
+    alpha: float = SIGNIFICANCE,
+    power: float = POWER,
+    discordance: float = ASSUMED_DISCORDANCE,
+) -> DetectableDifference:
+    """The smallest detectable difference over ``cases`` run ``repeats`` times each (module docstring)."""
+    pairs = cases * repeats
+    # delta cannot pass psi (every discordant case flipping one way): none up to it detected, none is
+    difference: float | None = None
+    if 0 < pairs <= EXACT_UP_TO:
+        if exact_power(pairs, discordance, discordance, alpha) >= power:
+            low, high = 0.0, discordance
+            while high - low > high / 1000:  # a thousandth of the answer
+                middle = (low + high) / 2
+                low, high = (
+                    (low, middle)
+                    if exact_power(pairs, discordance, middle, alpha) >= power
+                    else (middle, high)
+                )
+            difference = high
+    elif pairs > EXACT_UP_TO:
+        difference = _approximate(pairs, discordance, alpha, power)
+    return DetectableDifference(
+        cases=cases, repeats=repeats, alpha=alpha, power=power, discordance=discordance, difference=difference
+    )
