@@ -24,12 +24,12 @@ tiers=(tests/unit tests/api)
 echo "${tiers[*]} ($UNIT_WORKERS processes, nice), end-to-end ($E2E_WORKERS processes) beside them"
 nice -n 10 "$BIN/pytest" -q -n "$UNIT_WORKERS" "${tiers[@]}"
 unit_api=$?
-echo "${tiers[*]}: exit $unit_api; waiting for end-to-end"
+echo "${tiers[*]}: exit $unit_api after ${SECONDS} s; waiting for end-to-end"
 wait "$e2e"
 e2e_status=$?
 trap - INT TERM
 echo "end-to-end tier:"
 cat "$log"
 rm -f "$log"
-echo "end-to-end: exit $e2e_status"
+echo "end-to-end: exit $e2e_status, both done after ${SECONDS} s"
 [ "$unit_api" -eq 0 ] && [ "$e2e_status" -eq 0 ]
