@@ -973,6 +973,22 @@ export interface components {
             max_seconds?: number | null;
         };
         /**
+         * CaseRepeatsOut
+         * @description One case's passes of its runs, with the Wilson 95 % interval of its pass rate.
+         */
+        CaseRepeatsOut: {
+            /** Number */
+            number: number;
+            /** Passed */
+            passed: number;
+            /** Runs */
+            runs: number;
+            /** Low */
+            low: number;
+            /** High */
+            high: number;
+        };
+        /**
          * CasesAdded
          * @description The cases just added and the suite's new size.
          */
@@ -1008,7 +1024,8 @@ export interface components {
         };
         /**
          * ComparisonOut
-         * @description Evaluation B against A on the cases both finished, with McNemar's exact test.
+         * @description Evaluation B against A on the cases both finished, with the paired test: McNemar's exact test, or
+         *     with repeats a sign-flip permutation test on per-case pass rates (a case "flips" when its rate moved).
          */
         ComparisonOut: {
             /** A Id */
@@ -1037,7 +1054,7 @@ export interface components {
             b_pass_rate: number | null;
             /**
              * P Value
-             * @description Two-sided exact McNemar p-value
+             * @description Two-sided p-value of the paired test
              */
             p_value: number;
             /**
@@ -1048,6 +1065,13 @@ export interface components {
             /** P Value B Better */
             p_value_b_better: number;
             verdict: components["schemas"]["Verdict"];
+            /** @description mcnemar: each run asked each case once; sign_flip: repeats, per-case pass rates */
+            method: components["schemas"]["PairedMethod"];
+            /**
+             * Same Rate
+             * @description With repeats, cases whose pass rate did not change and is neither 0 nor 1 (else 0)
+             */
+            same_rate: number;
             /**
              * Flips
              * @description One page of flipped cases, in case order: up to ``limit``, fewer when they would pass ASSAY_MAX_RESULTS_PAGE_BYTES
@@ -1514,6 +1538,12 @@ export interface components {
              */
             reply_cache?: components["schemas"]["CacheMode"];
             /**
+             * Repeats
+             * @description How many times each case is asked (an agent's target only, past 1): results are kept per case and repeat, and the summary gives each case's passes of its repeats, pass@k and pass^k.
+             * @default 1
+             */
+            repeats?: number;
+            /**
              * Allow Invalid Expected
              * @description Run even when the grader's preflight finds cases it can never pass; otherwise 422.
              * @default false
@@ -1557,6 +1587,11 @@ export interface components {
             };
             /** Concurrency */
             concurrency: number;
+            /**
+             * Repeats
+             * @description How many times each case is asked; progress counts cases × repeats
+             */
+            repeats: number;
             reply_cache: components["schemas"]["CacheMode"];
             status: components["schemas"]["EvaluationStatus"];
             progress: components["schemas"]["ProgressOut"];
@@ -2271,6 +2306,12 @@ export interface components {
          */
         Outcome: "passed" | "failed" | "invalid" | "error";
         /**
+         * PairedMethod
+         * @description Which paired test judged a pair of runs.
+         * @enum {string}
+         */
+        PairedMethod: "mcnemar" | "sign_flip";
+        /**
          * PartialSuccess
          * @description Spans refused, and why (the first reason).
          */
@@ -2438,6 +2479,39 @@ export interface components {
             metadata_key?: string | null;
         };
         /**
+         * RepeatFiguresOut
+         * @description A run that asked each case several times: pass@k and pass^k (unbiased, averaged over cases) and its
+         *     flaky cases (some runs passed, some not).
+         */
+        RepeatFiguresOut: {
+            /** Repeats */
+            repeats: number;
+            /** Cases */
+            cases: number;
+            /** Flaky */
+            flaky: number;
+            /**
+             * Pass At K
+             * @description pass_at_k[k-1]: the chance that k runs hold a pass, k ≤ repeats
+             */
+            pass_at_k: number[];
+            /**
+             * Pass Hat K
+             * @description pass_hat_k[k-1]: the chance that k runs all pass (pass^k)
+             */
+            pass_hat_k: number[];
+            /**
+             * Cases By Failures
+             * @description cases_by_failures[f]: cases that failed f of their runs
+             */
+            cases_by_failures: number[];
+            /**
+             * Flaky Cases
+             * @description Up to 100, the nearest to half passed first
+             */
+            flaky_cases: components["schemas"]["CaseRepeatsOut"][];
+        };
+        /**
          * ResultCostOut
          * @description One case's cost in US dollars (null: unknown: no tokens, or a model without a price).
          */
@@ -2579,6 +2653,11 @@ export interface components {
              * @description The reply came from the reply cache: the agent was not called for it
              */
             cached: boolean;
+            /**
+             * Repeat
+             * @description Which asking of the case this is, from 0 (an evaluation's repeats)
+             */
+            repeat: number;
             /** @description What the agent's reply said it spent (null: unknown) */
             usage: components["schemas"]["ResultUsageOut"] | null;
             /** @description What the grader's calls (a model judge's) said they spent (null: no call) */
@@ -2855,6 +2934,8 @@ export interface components {
             };
             /** @description The agent's tokens, when any reply said what it spent (else unknown) */
             usage?: components["schemas"]["UsageOut"] | null;
+            /** @description pass@k, pass^k and flaky cases, when each case was asked more than once (the counts above are then of runs: total_cases is cases × repeats) */
+            repeats?: components["schemas"]["RepeatFiguresOut"] | null;
             /** @description The judge's tokens, when any case was graded with calls */
             judge_usage?: components["schemas"]["JudgeUsageOut"] | null;
             /** @description The cost, when the evaluation has a price table (ASSAY_PRICES, prices) */
@@ -6663,7 +6744,13 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    resourceSpans?: Record<string, never>[];
+                };
+            };
+        };
         responses: {
             /** @description Successful Response */
             200: {
@@ -6703,6 +6790,15 @@ export interface operations {
             };
             /** @description Request body too large (`PAYLOAD_TOO_LARGE`) */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not OTLP JSON: protobuf or compressed (`UNSUPPORTED_MEDIA_TYPE`) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
