@@ -8,12 +8,14 @@ with 415. The answer is OTLP's own ``ExportTraceServiceResponse`` (an exporter r
 
 from __future__ import annotations
 
+from typing import Any
+
 import anyio.to_thread
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from pydantic import Field
 
-from assay.api.envelope import ERROR_RESPONSES
+from assay.api.envelope import ERROR_RESPONSES, ErrorEnvelope
 from assay.api.schemas.common import ResponseModel
 from assay.errors import Problem, UnsupportedMediaTypeError, ValidationError
 from assay.services.execution.span_store import BadExportError, SpanStore, parse_export
@@ -21,6 +23,26 @@ from assay.services.execution.span_store import BadExportError, SpanStore, parse
 PATH = "/v1/traces"
 
 router = APIRouter(tags=["traces"], responses=ERROR_RESPONSES)
+
+_EXPORT_BODY = {
+    "required": True,
+    "content": {
+        "application/json": {
+            "schema": {
+                "type": "object",
+                "description": "OTLP/HTTP JSON ExportTraceServiceRequest",
+                "properties": {"resourceSpans": {"type": "array", "items": {"type": "object"}}},
+            }
+        }
+    },
+}
+"""The body, declared by hand: it is read as bytes (parsed off the loop), not by FastAPI."""
+_UNSUPPORTED: dict[int | str, dict[str, Any]] = {
+    415: {
+        "model": ErrorEnvelope,
+        "description": "Not OTLP JSON: protobuf or compressed (`UNSUPPORTED_MEDIA_TYPE`)",
+    }
+}
 
 
 class PartialSuccess(ResponseModel):
@@ -40,7 +62,13 @@ def _media_type(request: Request) -> str:
     return request.headers.get("content-type", "").partition(";")[0].strip().lower()
 
 
-@router.post(PATH, summary="Receive OpenTelemetry spans (OTLP/HTTP JSON)", response_model=ExportTraceResponse)
+@router.post(
+    PATH,
+    summary="Receive OpenTelemetry spans (OTLP/HTTP JSON)",
+    response_model=ExportTraceResponse,
+    responses=_UNSUPPORTED,
+    openapi_extra={"requestBody": _EXPORT_BODY},
+)
 async def receive_traces(request: Request) -> JSONResponse:
     """Keep the spans of the traces Assay sent; OTLP protobuf is refused (send JSON: ``http/json``)."""
     media = _media_type(request)
