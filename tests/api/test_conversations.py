@@ -181,3 +181,16 @@ def test_an_evaluation_sends_the_messages_and_runs_the_turns_with_the_agents_own
         "How many questions?",
     ]
     assert len(agent.requests) == 2 + 3 + 1
+
+
+def test_a_target_trial_sends_a_conversations_first_call(client: TestClient, agent: ChatAgent) -> None:
+    suite_id = _suite(client, _cases())
+    target = {"type": "http", "url": agent.url + "/chat", "body_template": {"messages": "{{messages}}"}}
+    body = {"suite_id": suite_id, "target": target, "grader_id": "string-match"}
+    history = client.post("/api/evaluations/test-target", json={**body, "case_number": 1})
+    assert history.status_code == 200, history.text
+    assert history.json()["data"]["answer"] == "Your name is Ada."
+    turns = client.post("/api/evaluations/test-target", json={**body, "case_number": 3})
+    assert turns.status_code == 200, turns.text
+    assert agent.requests[-1] == [{"role": "user", "content": "My name is Bob."}]  # its first turn, once
+    assert turns.json()["data"]["answer"] == "Nice to meet you, Bob."

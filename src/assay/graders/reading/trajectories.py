@@ -30,7 +30,7 @@ def _problem_reason(problem: TrajectoryProblem) -> str:
     return f"Response has no readable trajectory{dialect}: it {problem.reason}"
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=2)  # a reply of up to 1 MB and its document: few are kept
 def _read_text(text: str) -> Trajectory | str:
     """The trajectory in a response's text, remembered: the graders of one case read the same reply."""
     if is_blank(text):

@@ -3,9 +3,9 @@
 
 What becomes a step, by ``gen_ai.operation.name``:
 
-- ``execute_tool``: a tool call (``gen_ai.tool.name``, ``gen_ai.tool.call.id``,
-  ``gen_ai.tool.call.arguments``), then its result (``gen_ai.tool.call.result``) when the span gives one or
-  failed (status code 2, ``STATUS_CODE_ERROR``, or an ``error.type`` attribute);
+- ``execute_tool`` (or no operation but a ``gen_ai.tool.name``): a tool call (``gen_ai.tool.name``,
+  ``gen_ai.tool.call.id``, ``gen_ai.tool.call.arguments``), then its result (``gen_ai.tool.call.result``)
+  when the span gives one or failed (status code 2, ``STATUS_CODE_ERROR``, or an ``error.type`` attribute);
 - a model call (``chat``, ``text_completion``, ``generate_content``): the assistant's text from
   ``gen_ai.output.messages`` (their ``text`` parts), carrying the span's ``gen_ai.usage.input_tokens`` and
   ``gen_ai.usage.output_tokens``. Tool calls are read from ``execute_tool`` spans only, never again from a
@@ -113,6 +113,8 @@ def _output_text(value: object) -> str | None:
 def _span_steps(span: _Span, origin: int) -> list[Step]:
     attributes = {item.key: item.value.plain() for item in span.attributes if item.value is not None}
     operation = attributes.get("gen_ai.operation.name")
+    if operation is None and "gen_ai.tool.name" in attributes:  # instrumentations older than the attribute
+        operation = "execute_tool"
     started_ms = (span.start - origin) / 1e6
     duration_ms = max(0, span.end - span.start) / 1e6 if span.end else None
     if operation == "execute_tool":

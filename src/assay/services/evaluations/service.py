@@ -23,7 +23,7 @@ from assay.services.evaluations.records import (
 from assay.services.evaluations.recount import recount
 from assay.services.evaluations.regrade import check_source
 from assay.services.evaluations.scheduling import Scheduler
-from assay.services.execution.case_results import RunCase
+from assay.services.execution.conversation import stored_run_case
 from assay.services.execution.reachability import CALLING_TARGETS
 from assay.services.execution.target_trial import TargetTrial, try_target
 from assay.services.grading.answers import check_calls
@@ -49,7 +49,6 @@ from assay.targets import (
     API_TARGET_TYPES,
     EvaluationTargetSpec,
     RecordedTargetSpec,
-    TargetCase,
     TargetPolicy,
     TargetSpec,
     check_target,
@@ -293,16 +292,8 @@ class EvaluationService:
                 else f"case_number must be between 1 and {count} (the suite's cases are numbered from 1)"
             )
             raise ValidationError.of(Problem(("case_number",), message))
-        case = RunCase(
-            TargetCase(
-                case_id=row.id,
-                input=row.input,
-                metadata=row.case_metadata or {},
-                number=row.number,
-                key=row.case_key,
-            ),
-            row.expected_output,
-        )
+        case = stored_run_case(row)  # a conversation's first call, as a run makes it
+        case.conversation = None  # one call: a trial sends a multi-turn case's first turn only
         # the case's own assertions grade it, as in a run (their judges' keys and URLs checked first)
         graders = case_graders(
             self.session,

@@ -23,7 +23,7 @@ from datetime import datetime
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
-from assay.domain import UNFINISHED, Conversation, EvaluationStatus
+from assay.domain import UNFINISHED, EvaluationStatus
 from assay.errors import AssayError
 from assay.graders import GraderInterface
 from assay.services.evaluations.fence import Fence
@@ -32,8 +32,8 @@ from assay.services.evaluations.records import result_columns, trajectory_chunks
 from assay.services.evaluations.recount import SummaryRefresher, finish_evaluation
 from assay.services.evaluations.regrade import stored_replies
 from assay.services.evaluations.shard_replies import ShardReplies
-from assay.services.execution.case_results import CaseResult, RunCase
-from assay.services.execution.conversation import messages_of, turns_of
+from assay.services.execution.case_results import CaseResult
+from assay.services.execution.conversation import stored_run_case
 from assay.services.execution.reachability import CALLING_TARGETS, ReachabilityWatch
 from assay.services.execution.runner import run_cases
 from assay.services.execution.threads import finish_in_thread
@@ -49,7 +49,6 @@ from assay.storage.trajectories import write_trajectory_chunks
 from assay.storage.types import utc_now
 from assay.targets import (
     EvaluationTargetSpec,
-    TargetCase,
     TargetPolicy,
     TargetReply,
     TargetSpec,
@@ -434,7 +433,7 @@ class ShardRunner:
         self._running.setdefault(shard.evaluation_id, set()).add(ended)
         watcher = asyncio.create_task(self._watch(shard.evaluation_id, ended, stop))
         sink = DatabaseSink(self.engine, shard.evaluation_id, ended, cached)
-        run = [_run_case(case) for case in cases]
+        run = [stored_run_case(case) for case in cases]
         if plan.checks is not None:  # per-case assertions (a suite with none runs as it always did)
             for case, run_case in zip(cases, run, strict=True):
                 own = case_assertions(case.assertions)
@@ -532,20 +531,6 @@ async def _either(first: asyncio.Event, second: asyncio.Event) -> None:
             task.cancel()
 
 
-def _run_case(case: CaseRow) -> RunCase:
-    """What the runner asks about a stored case: its input, or its conversation (docs/conversations.md)."""
-    conversation = Conversation.from_json(case.conversation) if case.conversation else None
-    target_case = TargetCase(
-        case.id,
-        case.input,
-        case.case_metadata or {},
-        number=case.number,
-        key=case.case_key,
-        messages=messages_of(conversation),
-    )
-    return RunCase(target_case, case.expected_output, conversation=turns_of(conversation))
-
-
 def _asked(case: CaseRow) -> str:
     """The reply cache's text of a stored case's first call."""
-    return _run_case(case).target_case.asked
+    return stored_run_case(case).target_case.asked

@@ -35,6 +35,7 @@ from assay.targets.reasons import ErrorReason
 
 if TYPE_CHECKING:
     from assay.graders import CallTransport, GraderInterface
+    from assay.storage.suites import CaseRow
     from assay.targets.base import Target
 
 __all__ = [
@@ -43,6 +44,7 @@ __all__ = [
     "converse",
     "messages_of",
     "run_conversation_case",
+    "stored_run_case",
     "turns_of",
     "with_turns",
 ]
@@ -51,10 +53,27 @@ Respond = Callable[[TargetCase], Awaitable[TargetReply]]
 
 
 def messages_of(conversation: Conversation | None) -> tuple[Message, ...] | None:
-    """What a case without turns sends: its conversation's messages (``None``: its input, a string)."""
-    if conversation is None or conversation.turns or not conversation.messages:
+    """What a case's first call sends: its conversation's messages, then its first turn when it has turns
+    (``None``: its input, a string). A multi-turn case's later calls are made by :func:`converse`."""
+    if conversation is None:
         return None
-    return conversation.messages
+    if conversation.turns:
+        return (*conversation.messages, Message(role="user", content=conversation.turns[0].content))
+    return conversation.messages or None
+
+
+def stored_run_case(row: CaseRow) -> RunCase:
+    """What the runner asks about a stored case: its input, or its conversation (docs/conversations.md)."""
+    conversation = Conversation.from_json(row.conversation) if row.conversation else None
+    target_case = TargetCase(
+        row.id,
+        row.input,
+        row.case_metadata or {},
+        number=row.number,
+        key=row.case_key,
+        messages=messages_of(conversation),
+    )
+    return RunCase(target_case, row.expected_output, conversation=turns_of(conversation))
 
 
 def turns_of(conversation: Conversation | None) -> Conversation | None:

@@ -203,3 +203,13 @@ def test_every_dialect_is_listed_and_reads_its_own_document() -> None:
                 dialect,
                 other,
             )
+
+
+def test_an_otlp_span_naming_a_tool_without_an_operation_is_a_tool_call() -> None:
+    document = copy.deepcopy(run.OTLP)
+    spans = document["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    for span in spans:
+        span["attributes"] = [
+            a for a in span["attributes"] if a["value"].get("stringValue") != "execute_tool"
+        ]
+    assert _read(document).tool_names() == ("lookup_order", "refund")
