@@ -6488,7 +6488,13 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    resourceSpans?: Record<string, never>[];
+                };
+            };
+        };
         responses: {
             /** @description Successful Response */
             200: {
@@ -6528,6 +6534,15 @@ export interface operations {
             };
             /** @description Request body too large (`PAYLOAD_TOO_LARGE`) */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not OTLP JSON: protobuf or compressed (`UNSUPPORTED_MEDIA_TYPE`) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
