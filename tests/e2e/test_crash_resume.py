@@ -61,7 +61,12 @@ def wait_for_progress(assay: AssayProcess, evaluation_id: int, at_least: int) ->
         raise AssertionError(f"{error}\n{assay.log_tail()}") from None
 
 
-def test_sigkill_mid_run_then_restart_loses_and_doubles_nothing(tmp_path: Path, database_url: str) -> None:
+@pytest.mark.parametrize("repeats", [1, 3])
+def test_sigkill_mid_run_then_restart_loses_and_doubles_nothing(
+    tmp_path: Path, database_url: str, repeats: int
+) -> None:
+    """Each (case, repeat) is stored exactly once however often the server dies (issue 27: repeats)."""
+    total = CASES * repeats
     answers = {f"question {n}": ("yes" if n % 3 else "no") for n in range(CASES)}
     with (
         AgentServer(AgentBehaviour(answers=answers, delay=0.03)) as agent,
@@ -70,41 +75,52 @@ def test_sigkill_mid_run_then_restart_loses_and_doubles_nothing(tmp_path: Path, 
         cases = [{"input": text, "expected_output": "true"} for text in answers]
         suite = data(assay.client.post("/api/suites", json={"name": "crash", "cases": cases}))
         target = {"type": "http", "url": agent.url, "timeout": 5}
-        body = {"suite_id": suite["id"], "grader_id": "true-false", "target": target, "concurrency": 4}
+        body = {
+            "suite_id": suite["id"],
+            "grader_id": "true-false",
+            "target": target,
+            "concurrency": 4,
+            "repeats": repeats,
+        }
         evaluation_id = data(assay.client.post("/api/evaluations", json=body))["id"]
 
         kills_mid_run = 0
         for kill in range(1, KILLS + 1):
-            evaluation = wait_for_progress(assay, evaluation_id, at_least=kill * CASES // (KILLS + 2))
-            if evaluation["status"] == "running" and evaluation["progress"]["done"] < CASES:
+            evaluation = wait_for_progress(assay, evaluation_id, at_least=kill * total // (KILLS + 2))
+            if evaluation["status"] == "running" and evaluation["progress"]["done"] < total:
                 kills_mid_run += 1
             assay.restart()  # SIGKILL, then a new process on the same database
         assert kills_mid_run == KILLS, "the run finished before every kill; slow the agent down"
 
-        wait_for_progress(assay, evaluation_id, at_least=CASES)
+        wait_for_progress(assay, evaluation_id, at_least=total)
         final = wait_until_finished(assay.client, evaluation_id, timeout=RUN_TIMEOUT_S)
         assert final["status"] == "completed", assay.log_tail()
-        assert final["progress"] == {"done": CASES, "total": CASES}
-        assert final["summary"]["finished"] == CASES
+        assert final["progress"] == {"done": total, "total": total}
+        assert final["summary"]["finished"] == total
         assert final["summary"]["error_count"] == 0
         assert assay.starts == KILLS + 1
 
         api_rows = data(assay.client.get(f"/api/evaluations/{evaluation_id}/results", params={"limit": 500}))
-        assert api_rows["total"] == CASES
+        assert api_rows["total"] == total
 
     engine = create_engine(normalize_url(database_url))
     try:
         with engine.connect() as db:
-            query = text("SELECT case_id, input, agent_response FROM results WHERE evaluation_id = :id")
+            query = text(
+                "SELECT case_id, input, agent_response, repeat FROM results WHERE evaluation_id = :id"
+            )
             stored = db.execute(query, {"id": evaluation_id}).all()
             cases = db.execute(text("SELECT id FROM cases WHERE suite_id = :id"), {"id": suite["id"]})
             case_ids = [row[0] for row in cases]
     finally:
         engine.dispose()
-    assert sorted(row[0] for row in stored) == sorted(case_ids)  # exactly one result per case
-    for _, stored_input, stored_answer in stored:
+    # exactly one result per (case, repeat)
+    assert sorted((row[0], row[3]) for row in stored) == sorted(
+        (c, r) for c in case_ids for r in range(repeats)
+    )
+    for _, stored_input, stored_answer, _ in stored:
         question = stored_input.strip('"')  # SafeText stores JSON string literals
         assert stored_answer == f'"{answers[question]}"'
-        assert agent.count(question) >= 1
-    replayed = len(agent.requests) - CASES
+        assert agent.count(question) >= repeats
+    replayed = len(agent.requests) - total
     assert 0 <= replayed <= KILLS * 8 + 50  # only calls in flight or unwritten at each kill ran again
