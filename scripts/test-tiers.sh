@@ -6,7 +6,6 @@
 # leases and browser waits see the machine they would see alone, and unit and API take what is left.
 # End-to-end's output is kept in a file and shown after unit and API's (two streams of progress dots
 # interleaved would be unreadable); the status is 1 when either tier failed.
-# UNIT_TESTED=1 leaves the unit tier out: .ci/run runs it itself while the machine is still installing.
 # Usage: scripts/test-tiers.sh [BIN]   (BIN: the folder of the venv's pytest, .venv/bin by default)
 set -uo pipefail
 BIN=${1:-.venv/bin}
@@ -20,7 +19,6 @@ e2e=$!
 trap 'kill -TERM "$e2e" 2>/dev/null; rm -f "$log"; exit 130' INT TERM
 
 tiers=(tests/unit tests/api)
-[ "${UNIT_TESTED:-}" = 1 ] && tiers=(tests/api)
 echo "${tiers[*]} ($UNIT_WORKERS processes, nice), end-to-end ($E2E_WORKERS processes) beside them"
 nice -n 10 "$BIN/pytest" -q -n "$UNIT_WORKERS" "${tiers[@]}"
 unit_api=$?
