@@ -7,10 +7,11 @@ inserted with ``ON CONFLICT DO NOTHING``: writing the same batch twice (a retry,
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from functools import cache
+from typing import Any, NamedTuple
 
 from sqlalchemy import (
     Boolean,
@@ -24,17 +25,15 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     case,
-    column,
     delete,
     false,
     func,
     literal,
     select,
-    table,
     true,
     update,
 )
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import Mapped, Session, defer, mapped_column
 from sqlalchemy.sql.elements import BindParameter
 
@@ -213,9 +212,7 @@ def set_status(
 # ---- Results ------------------------------------------------------------------------------------------
 
 
-def write_results(
-    connection: Connection, evaluation_id: int, rows: Sequence[Mapping[str, Any]]
-) -> int | None:
+def write_results(connection: Connection, evaluation_id: int, rows: Sequence[NewResult]) -> int | None:
     """Insert result rows of an unfinished evaluation, skipping any (evaluation, case) already stored, and
     add the rows inserted to ``done``; how many were inserted, or ``None`` (nothing written) when the
     evaluation has ended or is gone.
@@ -236,40 +233,77 @@ def write_results(
         # Rows already stored are counted first (the lock keeps anyone from adding some meanwhile), so
         # that the insert runs as a plain executemany, several times faster than one that returns rows.
         # Read by range: an IN list of a batch's ids costs more than the insert itself.
-        case_ids = {row["case_id"] for row in rows}
+        case_ids = {row.case_id for row in rows}
         stored = select(ResultRow.case_id).where(
             ResultRow.evaluation_id == evaluation_id,
             ResultRow.case_id >= min(case_ids),
             ResultRow.case_id <= max(case_ids),
         )
         inserted = len(case_ids - set(connection.execute(stored).scalars()))
-        dialect = connection.dialect.name
-        insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-        statement = insert(_RAW_RESULTS).on_conflict_do_nothing(index_elements=["evaluation_id", "case_id"])
-        connection.execute(statement, [_encoded_result(row, evaluation_id) for row in rows])
+        encoded = [_encoded_result(row, evaluation_id) for row in rows]
+        connection.exec_driver_sql(_insert_sql(connection.dialect), encoded)
     if inserted:
         done = EvaluationRow.done + inserted
         connection.execute(update(EvaluationRow).where(EvaluationRow.id == evaluation_id).values(done=done))
     return inserted
 
 
-# The ``results`` table without column types, and the columns whose values go in encoded as ``SafeText`` and
-# ``SafeJSON`` encode them: SQLAlchemy's per-row, per-column processing of a typed executemany was a tenth of
-# a recorded evaluation's server CPU (bench/README.md); as for cases (``storage.suites._RAW_CASES``).
-_RAW_RESULTS = table("results", *(column(c.name) for c in ResultRow.__table__.columns))
-_ENCODED_RESULT_COLUMNS = frozenset(
-    c.name for c in ResultRow.__table__.columns if isinstance(c.type, (SafeText, SafeJSON))
+class NewResult(NamedTuple):
+    """A result row to insert: every column but ``id`` and ``evaluation_id``, texts and details as given
+    (:func:`write_results` encodes them as ``SafeText`` and ``SafeJSON`` do). A tuple, in the table's column
+    order: it goes to the driver as one (a test checks the fields against the table)."""
+
+    case_id: int
+    position: int
+    case_key: str | None
+    input: str
+    expected_output: str
+    agent_response: str | None
+    passed: bool
+    score: float | None
+    match_status: str | None
+    reason_code: str | None
+    details: dict[str, Any] | None
+    error: str | None
+    error_detail: str | None
+    latency_ms: float | None
+    attempts: int = 1
+    cached: bool = False
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    usage_model: str | None = None
+
+
+# Result rows go in as one executemany of plain tuples, their ``SafeText`` and ``SafeJSON`` values encoded
+# here as those types encode them: SQLAlchemy's per-row, per-column parameter processing (typed, and even
+# through an untyped table) was most of the cost of storing a recorded evaluation's results (bench/README.md).
+_INSERTED_COLUMNS = ("evaluation_id", *NewResult._fields)
+_ENCODED_POSITIONS = tuple(
+    position
+    for position, name in enumerate(_INSERTED_COLUMNS)
+    if isinstance(ResultRow.__table__.c[name].type, (SafeText, SafeJSON))
 )
 
 
-def _encoded_result(row: Mapping[str, Any], evaluation_id: int) -> dict[str, Any]:
-    """``row`` of the evaluation as its typed columns would store it."""
-    encoded = {
-        name: dump_json(value) if value is not None and name in _ENCODED_RESULT_COLUMNS else value
-        for name, value in row.items()
-    }
-    encoded["evaluation_id"] = evaluation_id
-    return encoded
+def _encoded_result(row: NewResult, evaluation_id: int) -> tuple[Any, ...]:
+    """``row`` of the evaluation as the parameters of :func:`_insert_sql`, encoded as its typed columns would
+    store it."""
+    values: list[Any] = [evaluation_id, *row]
+    for position in _ENCODED_POSITIONS:
+        value = values[position]
+        if value is not None:
+            values[position] = dump_json(value)
+    return tuple(values)  # what the driver is handed as it is (a list would be copied into one)
+
+
+@cache
+def _insert_sql(dialect: Dialect) -> str:
+    """The insert of one result row, skipping one already stored, in the driver's own parameter style."""
+    quote = dialect.identifier_preparer.quote
+    names = ", ".join(quote(name) for name in _INSERTED_COLUMNS)
+    mark = "?" if dialect.paramstyle == "qmark" else "%s"  # sqlite3; psycopg takes %s for a sequence
+    marks = ", ".join([mark] * len(_INSERTED_COLUMNS))
+    return f"INSERT INTO results ({names}) VALUES ({marks}) ON CONFLICT (evaluation_id, case_id) DO NOTHING"
 
 
 def count_results(session: Session, evaluation_id: int) -> int:

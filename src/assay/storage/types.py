@@ -8,12 +8,19 @@ those characters, and read back with ``json.loads``: every Python ``str`` surviv
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
 from typing import Any
 
 import orjson
 from sqlalchemy import DateTime, Dialect, Text
 from sqlalchemy.types import TypeDecorator
+
+_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+"""``json.dumps`` with these options, without making an encoder per call (every result stores its details)."""
+_ENCODE_ASCII = json.JSONEncoder(ensure_ascii=True, separators=(",", ":")).encode
+_LONG_NUMBER = re.compile(r"\d{19}")
+"""A run of digits that may be an integer past 64 bits, which orjson reads as a float (``json`` keeps it)."""
 
 
 def dump_json(value: object) -> str:
@@ -26,11 +33,13 @@ def dump_json(value: object) -> str:
             return orjson.dumps(value).decode()
         except TypeError:
             pass
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    text = _ENCODE(value)
+    if text.isascii():  # nothing to check: most details
+        return text
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate: escape every non-ASCII character instead
-        text = json.dumps(value, ensure_ascii=True, separators=(",", ":"))
+        text = _ENCODE_ASCII(value)
     return text
 
 
@@ -46,6 +55,18 @@ def load_text(text: str) -> str:
         return value
     read: str = json.loads(text)
     return read
+
+
+def load_json(text: str) -> Any:
+    """The value of JSON text written by :func:`dump_json`, exactly as ``json.loads`` reads it: orjson (5-10x
+    faster; a recount reads every result's details), else ``json`` for what orjson refuses (``NaN``, an
+    escaped lone surrogate) or may read otherwise (a run of 19 digits: an integer past 64 bits)."""
+    if _LONG_NUMBER.search(text) is None:
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(text)
 
 
 class SafeText(TypeDecorator[str]):
@@ -77,7 +98,7 @@ class SafeJSON(TypeDecorator[Any]):
 
     def process_result_value(self, value: str | None, dialect: Dialect) -> Any:
         """The original value."""
-        return None if value is None else json.loads(value)
+        return None if value is None else load_json(value)
 
 
 class UTCDateTime(TypeDecorator[datetime]):

@@ -7,27 +7,28 @@ from pathlib import Path
 from sqlalchemy.orm import Session
 
 from assay.storage.database import create_db_engine, migrate
-from assay.storage.evaluations import EvaluationRow, count_results, write_results
+from assay.storage.evaluations import EvaluationRow, NewResult, ResultRow, count_results, write_results
 from assay.storage.suites import SuiteRow
 from assay.storage.types import utc_now
 
 
-def row(case_id: int) -> dict[str, object]:
-    return {
-        "case_id": case_id,
-        "position": case_id,
-        "input": "q\x00",
-        "expected_output": "true",
-        "agent_response": "yes",
-        "passed": True,
-        "score": 1.0,
-        "match_status": "match",
-        "details": {"reason": "ok"},
-        "error": None,
-        "error_detail": None,
-        "latency_ms": 1.0,
-        "attempts": 1,
-    }
+def row(case_id: int) -> NewResult:
+    return NewResult(
+        case_id=case_id,
+        position=case_id,
+        case_key=None,
+        input="q\x00",
+        expected_output="true",
+        agent_response="yes",
+        passed=True,
+        score=1.0,
+        match_status="match",
+        reason_code=None,
+        details={"reason": "ok"},
+        error=None,
+        error_detail=None,
+        latency_ms=1.0,
+    )
 
 
 def test_writing_a_batch_twice_stores_it_once(tmp_path: Path) -> None:
@@ -61,4 +62,20 @@ def test_writing_a_batch_twice_stores_it_once(tmp_path: Path) -> None:
         stored = session.get(EvaluationRow, evaluation_id)
         assert stored is not None
         assert stored.done == 3
+        read = session.query(ResultRow).filter_by(evaluation_id=evaluation_id, case_id=2).one()
+        # as the typed columns store and read them: NUL kept, details whole, defaults filled
+        assert (read.input, read.details, read.passed, read.attempts, read.cached) == (
+            "q\x00",
+            {"reason": "ok"},
+            True,
+            1,
+            False,
+        )
     engine.dispose()
+
+
+def test_a_new_result_names_every_column_of_the_table_in_order() -> None:
+    """``write_results`` sends a :class:`NewResult` to the driver as it is: a column added to the table
+    must be added to it, in place."""
+    columns = [column.name for column in ResultRow.__table__.columns]
+    assert ["id", "evaluation_id", *NewResult._fields] == columns

@@ -20,7 +20,7 @@ from assay.services.evaluations.records import (
     listed_size,
     result_of,
 )
-from assay.services.evaluations.recount import recount
+from assay.services.evaluations.recount import first_summary, recount
 from assay.services.evaluations.regrade import check_source
 from assay.services.evaluations.scheduling import Scheduler
 from assay.services.execution.case_results import RunCase
@@ -221,6 +221,7 @@ class EvaluationService:
                 raise report.error(grader.grader_id, '"allow_invalid_expected": true')
         grader_spec = self.graders.spec(grader)
         stored = spec.model_dump(mode="json")  # dumped once, where it is stored
+        total = suite_store.count_cases(self.session, suite.id)
         row = EvaluationRow(
             name=request.name or f"{suite.name} · {grader.grader_id}",
             suite_id=suite.id,
@@ -233,8 +234,10 @@ class EvaluationService:
             concurrency=request.concurrency,
             reply_cache=request.reply_cache.value,
             status=EvaluationStatus.PENDING.value,
-            total=suite_store.count_cases(self.session, suite.id),
+            total=total,
             done=0,
+            # Read until the first live recount, which would otherwise be counted at every read meanwhile.
+            summary=first_summary(grader, total).as_dict(),
             created_at=utc_now(),
         )
         self.session.add(row)
@@ -317,7 +320,8 @@ class EvaluationService:
 
     def get(self, evaluation_id: int) -> Evaluation:
         """The evaluation, read in one row whatever its size: its stored summary is the latest recount
-        (a running evaluation's is recounted every few seconds); one that has none yet is counted now."""
+        (a running evaluation's is recounted every few seconds, a new one's is its empty first summary); one
+        stored without any (before summaries were stored at creation) is counted now."""
         row = self._row(evaluation_id)
         summary = None if row.summary is not None else recount(self.session, row, self.scheduler.graders)
         return evaluation_of(row, summary)
