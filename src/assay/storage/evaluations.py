@@ -311,17 +311,41 @@ def count_results(session: Session, evaluation_id: int) -> int:
     return session.scalar(select(func.count()).where(ResultRow.evaluation_id == evaluation_id)) or 0
 
 
+class PendingCase(NamedTuple):
+    """A case a shard runs: the columns of its row that a run reads."""
+
+    id: int
+    number: int
+    """The case's place in its suite, from 1 (``position + 1``)."""
+    input: str
+    expected_output: str
+    case_metadata: dict[str, Any]
+    case_key: str | None
+    assertions: dict[str, Any] | None
+
+
 def cases_without_result(
     session: Session, evaluation_id: int, suite_id: int, positions: tuple[int, int] | None = None
-) -> Sequence[CaseRow]:
+) -> list[PendingCase]:
     """The suite's cases that this evaluation has no result for yet, in order; with ``positions``
     ``(low, high)``, only those at ``low <= position < high`` (one shard)."""
     done = select(ResultRow.case_id).where(ResultRow.evaluation_id == evaluation_id)
-    query = select(CaseRow).where(CaseRow.suite_id == suite_id)
+    query = select(
+        CaseRow.id,
+        CaseRow.position + 1,
+        CaseRow.input,
+        CaseRow.expected_output,
+        CaseRow.case_metadata,
+        CaseRow.case_key,
+        CaseRow.assertions,
+    ).where(CaseRow.suite_id == suite_id)
     if positions is not None:
         query = query.where(CaseRow.position >= positions[0], CaseRow.position < positions[1])
         done = done.where(ResultRow.position >= positions[0], ResultRow.position < positions[1])
-    return session.scalars(query.where(CaseRow.id.not_in(done)).order_by(CaseRow.position)).all()
+    query = query.where(CaseRow.id.not_in(done)).order_by(CaseRow.position)
+    # Columns on the session's connection, not ORM objects: loading a shard's cases as CaseRow objects cost
+    # more than storing their results (see iter_expected_outputs).
+    return list(map(PendingCase._make, session.connection().execute(query)))
 
 
 def status_of(connection: Connection | Session, evaluation_id: int) -> EvaluationStatus | None:

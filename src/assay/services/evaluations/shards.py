@@ -42,8 +42,8 @@ from assay.services.suites.service import case_assertions
 from assay.storage import evaluations as store
 from assay.storage import suites as suite_store
 from assay.storage.database import loggable, retry_when_busy
+from assay.storage.evaluations import PendingCase
 from assay.storage.reply_cache import store_replies
-from assay.storage.suites import CaseRow
 from assay.storage.types import utc_now
 from assay.targets import (
     EvaluationTargetSpec,
@@ -391,12 +391,10 @@ class ShardRunner:
 
     def _cases(
         self, shard: Shard, plan: _Plan, span: int
-    ) -> tuple[list[CaseRow], dict[int, TargetReply] | None, ShardReplies | None]:
+    ) -> tuple[list[PendingCase], dict[int, TargetReply] | None, ShardReplies | None]:
         with Session(self.engine) as session:
-            cases = list(
-                store.cases_without_result(
-                    session, shard.evaluation_id, plan.suite_id, plan.bounded(shard.positions_of(span))
-                )
+            cases = store.cases_without_result(
+                session, shard.evaluation_id, plan.suite_id, plan.bounded(shard.positions_of(span))
             )
             replies = None
             if plan.source_id is not None and cases:  # re-grading: the source's replies to these cases
