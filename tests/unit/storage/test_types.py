@@ -61,7 +61,7 @@ def _same(a: object, b: object) -> bool:
 
 
 @given(JSON_VALUES)
-@example({"big": -(10**19), "small": -(2**63), "huge": 2**64, "x": float("inf")})
+@example({"big": -(10**19), "small": -(2**63), "past": -(2**63) - 1, "huge": 2**64, "x": float("inf")})
 @example({"n": 18446744073709551615, "exponent": 1e-400, "nested": [{"\ud800": "lone"}]})
 def test_a_json_value_is_read_back_as_json_loads_reads_it(value: object) -> None:
     stored = dump_json(value)
