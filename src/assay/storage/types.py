@@ -18,13 +18,18 @@ from sqlalchemy.types import TypeDecorator
 _ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 """``json.dumps`` with these options, without making an encoder per call (every result stores its details)."""
 _ENCODE_ASCII = json.JSONEncoder(ensure_ascii=True, separators=(",", ":")).encode
+_ORJSON_AS_JSON = (
+    orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS
+)
+"""Types json does not write as orjson would (dataclasses, dates, subclasses of str, int, dict...) refused."""
 _DIGITS = b"0123456789"
 _LONG_DIGITS = 19
 """Digits of the shortest integer past 64 bits (``-(2**63) - 1``)."""
 
 
 def dump_json(value: object) -> str:
-    """``value`` as the JSON text these column types store (ASCII escapes only where UTF-8 cannot go)."""
+    """``value`` as the JSON text these column types store (ASCII escapes only where UTF-8 cannot go): what
+    ``json.dumps`` writes, or for a value with no ``null`` in it, orjson's text of the same value."""
     if type(value) is str:
         # Every result row stores several texts: orjson writes a string 5x faster, byte for byte what
         # json.dumps(ensure_ascii=False) writes for every code point (checked over all of them); a lone
@@ -33,6 +38,16 @@ def dump_json(value: object) -> str:
             return orjson.dumps(value).decode()
         except TypeError:
             pass
+    else:
+        # Every result stores its details too: orjson writes them 4x faster. It writes NaN and infinities
+        # as null, which json keeps, so a text with a null in it (or refused: a key that is not a string,
+        # an integer past 64 bits, a lone surrogate, a type json does not know) is written by json.
+        try:
+            written = orjson.dumps(value, option=_ORJSON_AS_JSON)
+        except TypeError:
+            written = b"null"
+        if b"null" not in written:
+            return written.decode()
     text = _ENCODE(value)
     if text.isascii():  # nothing to check: most details
         return text

@@ -258,9 +258,10 @@ class EvaluationService:
         pass rate (answers keyed 0..19 for cases numbered 1..20 lose one and shift the rest)."""
         keyed = bool(suite_store.is_keyed(self.session, suite_id))
         count = suite_store.count_cases(self.session, suite_id)
-        # only what could be a key is looked up (a NUL in a bound value fails on PostgreSQL)
-        candidates = [name for name in names if len(name) <= MAX_KEY_CHARS and is_text(name)]
-        keys = suite_store.positions_of_keys(self.session, suite_id, candidates) if keyed else {}
+        keys = {}
+        if keyed:  # only what could be a key is looked up (a NUL in a bound value fails on PostgreSQL)
+            candidates = [name for name in names if len(name) <= MAX_KEY_CHARS and is_text(name)]
+            keys = suite_store.positions_of_keys(self.session, suite_id, candidates)
         unmatched = unmatched_names(names, keyed=keyed, count=count, keys=keys)
         if not unmatched:
             return
