@@ -171,4 +171,5 @@ def _log_config() -> dict[str, Any]:
     loggers = config["loggers"]
     loggers["assay.access"] = loggers["uvicorn.access"]
     loggers["uvicorn.access"] = {"handlers": [], "level": "INFO", "propagate": False}
+    config["formatters"]["access"]["()"] = "assay.cli.access_format.AccessLineFormatter"  # the same lines
     return config

@@ -8,10 +8,11 @@ the same batch twice (a retry, a resume) is harmless.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from functools import cache
+from typing import Any, NamedTuple
 
 from sqlalchemy import (
     Boolean,
@@ -25,17 +26,15 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     case,
-    column,
     delete,
     false,
     func,
     literal,
     select,
-    table,
     true,
     update,
 )
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import Mapped, Session, defer, mapped_column
 from sqlalchemy.sql.elements import BindParameter
 
@@ -226,9 +225,7 @@ def set_status(
 # ---- Results ------------------------------------------------------------------------------------------
 
 
-def write_results(
-    connection: Connection, evaluation_id: int, rows: Sequence[Mapping[str, Any]]
-) -> int | None:
+def write_results(connection: Connection, evaluation_id: int, rows: Sequence[NewResult]) -> int | None:
     """Insert result rows of an unfinished evaluation, skipping any (evaluation, case, repeat) already
     stored, and add the rows inserted to ``done``; how many were inserted, or ``None`` (nothing written)
     when the evaluation has ended or is gone.
@@ -249,7 +246,7 @@ def write_results(
         # Rows already stored are counted first (the lock keeps anyone from adding some meanwhile), so
         # that the insert runs as a plain executemany, several times faster than one that returns rows.
         # Read by range: an IN list of a batch's ids costs more than the insert itself.
-        slots = {(row["case_id"], row.get("repeat", 0)) for row in rows}
+        slots = {(row.case_id, row.repeat) for row in rows}
         case_ids = [case_id for case_id, _ in slots]
         stored = select(ResultRow.case_id, ResultRow.repeat).where(
             ResultRow.evaluation_id == evaluation_id,
@@ -257,35 +254,74 @@ def write_results(
             ResultRow.case_id <= max(case_ids),
         )
         inserted = len(slots - {(case_id, repeat) for case_id, repeat in connection.execute(stored)})
-        dialect = connection.dialect.name
-        insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-        statement = insert(_RAW_RESULTS).on_conflict_do_nothing(
-            index_elements=["evaluation_id", "case_id", "repeat"]
-        )
-        connection.execute(statement, [_encoded_result(row, evaluation_id) for row in rows])
+        encoded = [_encoded_result(row, evaluation_id) for row in rows]
+        connection.exec_driver_sql(_insert_sql(connection.dialect), encoded)
     if inserted:
         done = EvaluationRow.done + inserted
         connection.execute(update(EvaluationRow).where(EvaluationRow.id == evaluation_id).values(done=done))
     return inserted
 
 
-# The ``results`` table without column types, and the columns whose values go in encoded as ``SafeText`` and
-# ``SafeJSON`` encode them: SQLAlchemy's per-row, per-column processing of a typed executemany was a tenth of
-# a recorded evaluation's server CPU (bench/README.md); as for cases (``storage.suites._RAW_CASES``).
-_RAW_RESULTS = table("results", *(column(c.name) for c in ResultRow.__table__.columns))
-_ENCODED_RESULT_COLUMNS = frozenset(
-    c.name for c in ResultRow.__table__.columns if isinstance(c.type, (SafeText, SafeJSON))
+class NewResult(NamedTuple):
+    """A result row to insert: every column but ``id`` and ``evaluation_id``, texts and details as given
+    (:func:`write_results` encodes them as ``SafeText`` and ``SafeJSON`` do). A tuple, in the table's column
+    order: it goes to the driver as one (a test checks the fields against the table)."""
+
+    case_id: int
+    repeat: int
+    position: int
+    case_key: str | None
+    input: str
+    expected_output: str
+    agent_response: str | None
+    passed: bool
+    score: float | None
+    match_status: str | None
+    reason_code: str | None
+    details: dict[str, Any] | None
+    error: str | None
+    error_detail: str | None
+    latency_ms: float | None
+    attempts: int = 1
+    cached: bool = False
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    usage_model: str | None = None
+    trajectory_summary: dict[str, Any] | None = None
+    judge_usage: dict[str, Any] | None = None
+
+
+# Result rows go in as one executemany of plain tuples, their ``SafeText`` and ``SafeJSON`` values encoded
+# here as those types encode them: SQLAlchemy's per-row, per-column parameter processing (typed, and even
+# through an untyped table) was most of the cost of storing a recorded evaluation's results (bench/README.md).
+_INSERTED_COLUMNS = ("evaluation_id", *NewResult._fields)
+_ENCODED_POSITIONS = tuple(
+    position
+    for position, name in enumerate(_INSERTED_COLUMNS)
+    if isinstance(ResultRow.__table__.c[name].type, (SafeText, SafeJSON))
 )
 
 
-def _encoded_result(row: Mapping[str, Any], evaluation_id: int) -> dict[str, Any]:
-    """``row`` of the evaluation as its typed columns would store it."""
-    encoded = {
-        name: dump_json(value) if value is not None and name in _ENCODED_RESULT_COLUMNS else value
-        for name, value in row.items()
-    }
-    encoded["evaluation_id"] = evaluation_id
-    return encoded
+def _encoded_result(row: NewResult, evaluation_id: int) -> tuple[Any, ...]:
+    """``row`` of the evaluation as the parameters of :func:`_insert_sql`, encoded as its typed columns would
+    store it."""
+    values: list[Any] = [evaluation_id, *row]
+    for position in _ENCODED_POSITIONS:
+        value = values[position]
+        if value is not None:
+            values[position] = dump_json(value)
+    return tuple(values)  # what the driver is handed as it is (a list would be copied into one)
+
+
+@cache
+def _insert_sql(dialect: Dialect) -> str:
+    """The insert of one result row, skipping one already stored, in the driver's own parameter style."""
+    quote = dialect.identifier_preparer.quote
+    names = ", ".join(quote(name) for name in _INSERTED_COLUMNS)
+    mark = "?" if dialect.paramstyle == "qmark" else "%s"  # sqlite3; psycopg takes %s for a sequence
+    marks = ", ".join([mark] * len(_INSERTED_COLUMNS))
+    slot = ", ".join(quote(name) for name in ("evaluation_id", "case_id", "repeat"))  # the unique key
+    return f"INSERT INTO results ({names}) VALUES ({marks}) ON CONFLICT ({slot}) DO NOTHING"
 
 
 def count_results(session: Session, evaluation_id: int) -> int:
@@ -293,12 +329,20 @@ def count_results(session: Session, evaluation_id: int) -> int:
     return session.scalar(select(func.count()).where(ResultRow.evaluation_id == evaluation_id)) or 0
 
 
-@dataclass(frozen=True, slots=True)
-class PendingCase:
-    """A case of an evaluation and the repeats of it that have no result yet (in order)."""
+class PendingCase(NamedTuple):
+    """A case a shard runs: the columns of its row that a run reads, and the repeats of it that have no
+    result yet (in order)."""
 
-    case: CaseRow
-    repeats: tuple[int, ...]
+    id: int
+    number: int
+    """The case's place in its suite, from 1 (``position + 1``)."""
+    input: str
+    expected_output: str
+    case_metadata: dict[str, Any]
+    case_key: str | None
+    assertions: dict[str, Any] | None
+    conversation: dict[str, Any] | None
+    repeats: tuple[int, ...] = (0,)
 
 
 def cases_without_result(
@@ -312,26 +356,39 @@ def cases_without_result(
     """The suite's cases that this evaluation lacks a result of in some of its ``repeats``, in order, each
     with the repeats it lacks; with ``positions`` ``(low, high)``, only those at ``low <= position < high``
     (one shard)."""
-    query = select(CaseRow).where(CaseRow.suite_id == suite_id)
+    query = select(
+        CaseRow.id,
+        CaseRow.position + 1,
+        CaseRow.input,
+        CaseRow.expected_output,
+        CaseRow.case_metadata,
+        CaseRow.case_key,
+        CaseRow.assertions,
+        CaseRow.conversation,
+    ).where(CaseRow.suite_id == suite_id)
+    if positions is not None:
+        query = query.where(CaseRow.position >= positions[0], CaseRow.position < positions[1])
+    # Columns on the session's connection, not ORM objects: loading a shard's cases as CaseRow objects cost
+    # more than storing their results (see iter_expected_outputs).
+    connection = session.connection()
     if repeats == 1:  # one result per case: the database leaves out those done
         done = select(ResultRow.case_id).where(ResultRow.evaluation_id == evaluation_id)
         if positions is not None:
-            query = query.where(CaseRow.position >= positions[0], CaseRow.position < positions[1])
             done = done.where(ResultRow.position >= positions[0], ResultRow.position < positions[1])
-        rows = session.scalars(query.where(CaseRow.id.not_in(done)).order_by(CaseRow.position))
-        return [PendingCase(row, (0,)) for row in rows]
+        rows = connection.execute(query.where(CaseRow.id.not_in(done)).order_by(CaseRow.position))
+        return [PendingCase(*row) for row in rows]
     stored = select(ResultRow.case_id, ResultRow.repeat).where(ResultRow.evaluation_id == evaluation_id)
     if positions is not None:
-        query = query.where(CaseRow.position >= positions[0], CaseRow.position < positions[1])
         stored = stored.where(ResultRow.position >= positions[0], ResultRow.position < positions[1])
     done_slots: dict[int, set[int]] = {}
-    for case_id, repeat in session.execute(stored):
+    for case_id, repeat in connection.execute(stored):
         done_slots.setdefault(case_id, set()).add(repeat)
     pending = []
-    for row in session.scalars(query.order_by(CaseRow.position)):
+    for row in connection.execute(query.order_by(CaseRow.position)):
         done_repeats = done_slots.get(row.id, set())
         if len(done_repeats) < repeats:
-            pending.append(PendingCase(row, tuple(r for r in range(repeats) if r not in done_repeats)))
+            lacking = tuple(r for r in range(repeats) if r not in done_repeats)
+            pending.append(PendingCase._make((*row, lacking)))
     return pending
 
 

@@ -34,3 +34,47 @@ def test_json_values_are_read_whole() -> None:
     read = column.process_result_value(dump_json({"big": 10**30, "x": float("nan")}), dialect=None)  # type: ignore[arg-type]
     assert read["big"] == 10**30  # orjson would read 1e30
     assert math.isnan(read["x"])
+
+
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats()  # NaN and infinities included: json writes them, orjson refuses them
+    | ANY_TEXT,
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(ANY_TEXT, children, max_size=4),
+    max_leaves=12,
+)
+
+
+def _same(a: object, b: object) -> bool:
+    """Equal, with NaN equal to NaN and each value of the same type (1 is not 1.0)."""
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(map(_same, a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return list(a) == list(b) and all(_same(a[key], b[key]) for key in a)
+    return a == b
+
+
+@given(JSON_VALUES)
+@example({"big": -(10**19), "small": -(2**63), "past": -(2**63) - 1, "huge": 2**64, "x": float("inf")})
+@example({"n": 18446744073709551615, "exponent": 1e-400, "nested": [{"\ud800": "lone"}]})
+def test_a_json_value_is_read_back_as_json_loads_reads_it(value: object) -> None:
+    stored = dump_json(value)
+    assert _same(SafeJSON().process_result_value(stored, dialect=None), json.loads(stored))  # type: ignore[arg-type]
+
+
+@given(JSON_VALUES)
+@example({"x": float("nan"), "y": [float("-inf")], "n": None})
+@example({1: "a key that is not a string", "big": 2**70})
+@example({"lone": "\ud800", "float": 1e16})
+def test_a_json_value_is_written_as_json_dumps_would_read_back(value: object) -> None:
+    """orjson writes most values (floats may be spelled otherwise: ``1e16`` for ``1e+16``), but whatever
+    it would write differently (NaN as null, keys...) is written by json: both read back the same."""
+    stored = dump_json(value)
+    stored.encode("utf-8")  # what PostgreSQL's driver will send
+    assert _same(json.loads(stored), json.loads(json.dumps(value)))

@@ -16,9 +16,9 @@ from assay.graders.contract.verdict import answer_of, explanation_of, reason_of
 from assay.graders.trajectory.record import Trajectory, iter_steps_json
 from assay.serialization import json_text
 from assay.services.execution.case_results import CaseResult
-from assay.services.execution.trajectories import TrajectoryFacts
-from assay.services.figures.summary import ReportShape, ResultFacts, Summary
-from assay.storage.evaluations import EvaluationRow, ResultRow
+from assay.services.execution.trajectories import TrajectoryFacts, trajectory_summary
+from assay.services.figures.summary import Summary, SummaryTally
+from assay.storage.evaluations import EvaluationRow, NewResult, ResultRow
 from assay.storage.trajectories import Chunk, chunk_steps
 from assay.targets.specs import target_view
 from assay.targets.usage import JudgeSpend, Usage
@@ -130,16 +130,19 @@ _INLINE_CHARS = 64
 """Short values are stored as they are: a marker would save nothing."""
 
 
-def stored_details(details: dict[str, Any] | None, columns: dict[str, Any]) -> dict[str, Any] | None:
-    """``details`` as stored: a value equal to the row's answer, expected output or input is a marker.
+def stored_details(details: dict[str, Any] | None, texts: dict[str, str | None]) -> dict[str, Any] | None:
+    """``details`` as stored: a value equal to the row's answer, expected output or input (``texts``, by
+    column) is a marker.
 
     Graders copy the texts they judged into their details (true-false keeps ``actual_original``...), so a
     long answer was stored several times. Which fields repeat is found by value, with no knowledge of any
     grader, and the key order is kept, so :func:`restored_details` gives back exactly what was graded.
+    Details with no long text are stored as they are (most: short answers), without a copy.
     """
-    if not details:
+    if not details or not any(
+        isinstance(value, str) and len(value) > _INLINE_CHARS for value in details.values()
+    ):
         return details
-    texts = {name: columns.get(name) for name in _REPEATABLE}
     stored: dict[str, Any] = {}
     for key, value in details.items():
         same = None
@@ -199,27 +202,40 @@ def result_of(row: ResultRow) -> Result:
     )
 
 
-def result_columns(result: CaseResult) -> dict[str, Any]:
-    """The columns of a new result row (details stored without the texts the row already holds)."""
-    columns = result.as_record()
-    del columns["number"], columns["key"]
-    columns.update(
+def result_columns(result: CaseResult) -> NewResult:
+    """The columns of a new result row (details stored without the texts the row already holds; the typed
+    ``reason``, ``answer`` and ``explanation`` are read back from the details, stored whole)."""
+    usage = result.usage
+    texts = {
+        "agent_response": result.agent_response,
+        "expected_output": result.expected_output,
+        "input": result.input,
+    }
+    judge = result.judge
+    return NewResult(
         case_id=result.case_id,
+        repeat=result.repeat,
         position=result.number - 1,
         case_key=result.key,
+        input=result.input,
+        expected_output=result.expected_output,
+        agent_response=result.agent_response,
+        passed=result.passed,
+        score=result.score,
+        match_status=result.match_status,
+        reason_code=result.reason_code,
+        details=stored_details(result.details, texts),
+        error=result.error,
+        error_detail=result.error_detail,
+        latency_ms=result.latency_ms,
+        attempts=result.attempts,
+        cached=result.cached,
+        input_tokens=usage.input_tokens if usage else None,
+        output_tokens=usage.output_tokens if usage else None,
+        usage_model=usage.model if usage else None,
+        trajectory_summary=trajectory_summary(result.trajectory) or None,  # its steps: trajectory_chunks
+        judge_usage=judge.as_record() if judge is not None else None,
     )
-    for typed in ("reason", "answer", "explanation"):  # read from the details, which are stored whole
-        del columns[typed]
-    columns["details"] = stored_details(result.details, columns)
-    columns["cached"] = result.cached  # in every row of a batch (the record has it only when true)
-    columns["repeat"] = result.repeat  # likewise (the record has it only past the first)
-    usage = columns.pop("usage", None)
-    columns["input_tokens"] = usage["input_tokens"] if usage else None
-    columns["output_tokens"] = usage["output_tokens"] if usage else None
-    columns["usage_model"] = usage["model"] if usage else None
-    columns["trajectory_summary"] = columns.pop("trajectory", None)  # its steps: trajectory_chunks
-    columns["judge_usage"] = columns.get("judge_usage")  # in every row of a batch (the record: when spent)
-    return columns
 
 
 def trajectory_chunks(results: Iterable[CaseResult]) -> list[tuple[int, list[Chunk]]]:
@@ -262,9 +278,11 @@ def listed_size(result: Result) -> int:
     return sum(len(text) for text in texts if text) + len(json_text(result.details)) + 200
 
 
-def facts_of(columns: Iterable[tuple[Any, ...]], shape: ReportShape) -> Iterable[ResultFacts]:
-    """Summary facts from ``(passed, score, error, latency_ms, match_status, reason_code, details,
-    input_tokens, output_tokens, usage_model, position, judge_usage)`` rows."""
+def count_rows(columns: Iterable[tuple[Any, ...]], tally: SummaryTally) -> None:
+    """Count ``(passed, score, error, latency_ms, match_status, reason_code, details, input_tokens,
+    output_tokens, usage_model, position, judge_usage)`` rows into ``tally``, with no record made per row (a
+    recount reads all)."""
+    add = tally.add_result
     for (
         passed,
         score,
@@ -281,4 +299,4 @@ def facts_of(columns: Iterable[tuple[Any, ...]], shape: ReportShape) -> Iterable
     ) in columns:
         tokens = None if spent_in is None or spent_out is None else (spent_in, spent_out, model)
         judge = JudgeSpend.of_record(judged) if judged is not None else None
-        yield shape.facts(passed, score, error, latency, status, code, details, tokens, position + 1, judge)
+        add(passed, score, error, latency, status, code, details, tokens, position + 1, judge)

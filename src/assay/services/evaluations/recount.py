@@ -15,10 +15,11 @@ from sqlalchemy.orm import Session
 
 from assay.domain import UNFINISHED, EvaluationStatus
 from assay.errors import AssayError
+from assay.graders import GraderInterface
 from assay.services.evaluations.graders import EvaluationGraders
-from assay.services.evaluations.records import facts_of
-from assay.services.figures.cost import read_prices
-from assay.services.figures.summary import ReportShape, Summary, summarize
+from assay.services.evaluations.records import count_rows
+from assay.services.figures.cost import Prices, read_prices
+from assay.services.figures.summary import ReportShape, Summary, SummaryTally
 from assay.storage import evaluations as store
 from assay.storage.database import retry_when_busy
 from assay.storage.evaluations import EvaluationRow
@@ -43,14 +44,17 @@ def report_shape(row: EvaluationRow, graders: EvaluationGraders) -> ReportShape:
 
 def recount(session: Session, row: EvaluationRow, graders: EvaluationGraders) -> Summary:
     """The summary of everything stored for the evaluation, counted now."""
-    shape = report_shape(row, graders)
-    return summarize(
-        facts_of(store.summary_columns(session, row.id), shape),
-        total_cases=row.total,
-        shape=shape,
-        repeats=row.repeats,
-        prices=read_prices(row.prices),
-    )
+    tally = SummaryTally(report_shape(row, graders), repeats=row.repeats, prices=read_prices(row.prices))
+    count_rows(store.summary_columns(session, row.id), tally)
+    return tally.summary(row.total)
+
+
+def first_summary(
+    grader: GraderInterface, total_cases: int, *, repeats: int = 1, prices: Prices | None = None
+) -> Summary:
+    """The recount of a new evaluation, which has no result yet: stored with it when it is created, so that
+    reading it before its first live recount costs one row, as at any other time."""
+    return SummaryTally(ReportShape.of(grader), repeats=repeats, prices=prices).summary(total_cases)
 
 
 class SummaryRefresher:

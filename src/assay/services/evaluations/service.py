@@ -21,7 +21,7 @@ from assay.services.evaluations.records import (
     listed_size,
     result_of,
 )
-from assay.services.evaluations.recount import recount
+from assay.services.evaluations.recount import first_summary, recount
 from assay.services.evaluations.regrade import check_source
 from assay.services.evaluations.scheduling import Scheduler
 from assay.services.execution.conversation import stored_run_case
@@ -235,6 +235,7 @@ class EvaluationService:
         grader_spec = self.graders.spec(grader)
         stored = spec.model_dump(mode="json")  # dumped once, where it is stored
         prices = {**self.prices, **(request.prices or {})}  # fixed now: a later server change is not its cost
+        total = suite_store.count_cases(self.session, suite.id) * request.repeats
         row = EvaluationRow(
             name=request.name or f"{suite.name} · {grader.grader_id}",
             suite_id=suite.id,
@@ -249,8 +250,10 @@ class EvaluationService:
             repeats=request.repeats,
             prices=price_record(prices),
             status=EvaluationStatus.PENDING.value,
-            total=suite_store.count_cases(self.session, suite.id) * request.repeats,
+            total=total,
             done=0,
+            # Read until the first live recount, which would otherwise be counted at every read meanwhile.
+            summary=first_summary(grader, total, repeats=request.repeats, prices=prices).as_dict(),
             created_at=utc_now(),
         )
         self.session.add(row)
@@ -271,9 +274,10 @@ class EvaluationService:
         pass rate (answers keyed 0..19 for cases numbered 1..20 lose one and shift the rest)."""
         keyed = bool(suite_store.is_keyed(self.session, suite_id))
         count = suite_store.count_cases(self.session, suite_id)
-        # only what could be a key is looked up (a NUL in a bound value fails on PostgreSQL)
-        candidates = [name for name in names if len(name) <= MAX_KEY_CHARS and is_text(name)]
-        keys = suite_store.positions_of_keys(self.session, suite_id, candidates) if keyed else {}
+        keys = {}
+        if keyed:  # only what could be a key is looked up (a NUL in a bound value fails on PostgreSQL)
+            candidates = [name for name in names if len(name) <= MAX_KEY_CHARS and is_text(name)]
+            keys = suite_store.positions_of_keys(self.session, suite_id, candidates)
         unmatched = unmatched_names(names, keyed=keyed, count=count, keys=keys)
         if not unmatched:
             return
@@ -325,7 +329,8 @@ class EvaluationService:
 
     def get(self, evaluation_id: int) -> Evaluation:
         """The evaluation, read in one row whatever its size: its stored summary is the latest recount
-        (a running evaluation's is recounted every few seconds); one that has none yet is counted now."""
+        (a running evaluation's is recounted every few seconds, a new one's is its empty first summary); one
+        stored without any (before summaries were stored at creation) is counted now."""
         row = self._row(evaluation_id)
         summary = None if row.summary is not None else recount(self.session, row, self.scheduler.graders)
         return evaluation_of(row, summary)

@@ -43,8 +43,8 @@ from assay.services.suites.service import case_assertions
 from assay.storage import evaluations as store
 from assay.storage import suites as suite_store
 from assay.storage.database import loggable, retry_when_busy
+from assay.storage.evaluations import PendingCase
 from assay.storage.reply_cache import store_replies
-from assay.storage.suites import CaseRow
 from assay.storage.trajectories import write_trajectory_chunks
 from assay.storage.types import utc_now
 from assay.targets import (
@@ -402,7 +402,7 @@ class ShardRunner:
 
     def _cases(
         self, shard: Shard, plan: _Plan, span: int
-    ) -> tuple[list[store.PendingCase], dict[int, TargetReply] | None, ShardReplies | None]:
+    ) -> tuple[list[PendingCase], dict[int, TargetReply] | None, ShardReplies | None]:
         with Session(self.engine) as session:
             pending = store.cases_without_result(
                 session,
@@ -419,10 +419,10 @@ class ShardRunner:
                         f"evaluation {plan.source_id}, whose answers this re-grades, was deleted; "
                         "nothing is left to re-grade"
                     )
-                replies = stored_replies(session, plan.source_id, [item.case.id for item in pending])
+                replies = stored_replies(session, plan.source_id, [case.id for case in pending])
             cached = None
             if plan.reply_cache is not CacheMode.OFF and pending:
-                asked = [(_asked(item.case), repeat) for item in pending for repeat in item.repeats]
+                asked = [(_asked(case), repeat) for case in pending for repeat in case.repeats]
                 cached = ShardReplies.read(session, plan.fingerprint, asked)
         return pending, replies, cached
 
@@ -439,9 +439,9 @@ class ShardRunner:
         watcher = asyncio.create_task(self._watch(shard.evaluation_id, ended, stop))
         sink = DatabaseSink(self.engine, shard.evaluation_id, ended, cached)
         # One run case per (case, repeat) without a result: the runner, the sink and the cache see them apart.
-        run = [stored_run_case(item.case, repeat=repeat) for item in pending for repeat in item.repeats]
+        run = [stored_run_case(case, repeat=repeat) for case in pending for repeat in case.repeats]
         if plan.checks is not None:  # per-case assertions (a suite with none runs as it always did)
-            by_case = {item.case.id: item.case for item in pending}
+            by_case = {case.id: case for case in pending}
             for run_case in run:
                 own = case_assertions(by_case[run_case.target_case.case_id].assertions)
                 run_case.checks = plan.checks.for_case(own, run_case.target_case.metadata)
@@ -540,6 +540,6 @@ async def _either(first: asyncio.Event, second: asyncio.Event) -> None:
             task.cancel()
 
 
-def _asked(case: CaseRow) -> str:
+def _asked(case: PendingCase) -> str:
     """The reply cache's text of a stored case's first call."""
     return stored_run_case(case).target_case.asked

@@ -12,7 +12,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import orjson
 
@@ -35,11 +35,11 @@ from assay.targets.reasons import ErrorReason
 
 if TYPE_CHECKING:
     from assay.graders import CallTransport, GraderInterface
-    from assay.storage.suites import CaseRow
     from assay.targets.base import Target
 
 __all__ = [
     "ConversationRun",
+    "StoredCase",
     "TurnVerdict",
     "converse",
     "messages_of",
@@ -62,7 +62,26 @@ def messages_of(conversation: Conversation | None) -> tuple[Message, ...] | None
     return conversation.messages or None
 
 
-def stored_run_case(row: CaseRow, *, repeat: int = 0) -> RunCase:
+class StoredCase(Protocol):
+    """The columns of a stored case that a run reads: a ``CaseRow``, or a shard's ``PendingCase``."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def number(self) -> int: ...
+    @property
+    def input(self) -> str: ...
+    @property
+    def expected_output(self) -> str: ...
+    @property
+    def case_metadata(self) -> dict[str, Any]: ...
+    @property
+    def case_key(self) -> str | None: ...
+    @property
+    def conversation(self) -> dict[str, Any] | None: ...
+
+
+def stored_run_case(row: StoredCase, *, repeat: int = 0) -> RunCase:
     """What the runner asks about a stored case: its input, or its conversation (docs/conversations.md)."""
     conversation = Conversation.from_json(row.conversation) if row.conversation else None
     target_case = TargetCase(
