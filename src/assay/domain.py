@@ -6,9 +6,11 @@ import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from assay.chat import Message, read_messages, transcript
+if TYPE_CHECKING:  # pydantic (the messages' record) is loaded only when a case holds a chat
+    from assay.chat import Message
+
 
 MAX_REPEATS = 100
 """Most times a run may ask each case (``repeats``): enough for pass@k and flakiness, not a way to multiply a
@@ -242,6 +244,8 @@ class Conversation:
     def text(self) -> str:
         """The case's input as text for people: the messages' transcript, else the first turn's text."""
         if self.messages:
+            from assay.chat import transcript
+
             return transcript(self.messages)
         return self.turns[0].content if self.turns else ""
 
@@ -265,6 +269,8 @@ class Conversation:
     @classmethod
     def from_json(cls, stored: Mapping[str, Any]) -> Conversation:
         """The conversation :meth:`as_json` wrote (checked when it was given)."""
+        from assay.chat import read_messages
+
         messages = read_messages(stored["messages"]) if stored.get("messages") else ()
         turns = tuple(
             Turn(

@@ -7,16 +7,18 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from assay.chat import Message
 from assay.targets.reasons import DEFAULT_MAX_ANSWER_BYTES, ErrorReason, TargetCallError, cut_answer
 from assay.targets.redaction import Redactor
 from assay.targets.retry import RetryPolicy, call_with_retries
 from assay.targets.trace_capture import Capture, TraceReceiver, collecting_captures
 from assay.targets.usage import Usage, collecting_usage
+
+if TYPE_CHECKING:  # pydantic is loaded only when a case holds a chat
+    from assay.chat import Message
 
 
 @dataclass(slots=True)  # not frozen: made for every case (see RunCase)
