@@ -10,7 +10,7 @@ may still be on their way.
 
 from __future__ import annotations
 
-import secrets
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -55,7 +55,7 @@ class TraceContext:
     @classmethod
     def fresh(cls) -> TraceContext:
         """A new trace (random ids; the all-zero id W3C forbids has odds of 2**-128)."""
-        return cls(secrets.token_hex(16), secrets.token_hex(8))
+        return cls(os.urandom(16).hex(), os.urandom(8).hex())  # what secrets.token_hex does, lighter to load
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 from assay.domain import Conversation
 from assay.graders import GraderInterface
 from assay.graders.contract.verdict import VerdictRecord
-from assay.services.execution.trajectories import graded_answer, plain_details, trajectory_summary
 from assay.services.figures.summary import ReportShape, ResultFacts, Tokens
 from assay.targets.base import TargetCase, TargetReply
 from assay.targets.usage import JudgeSpend, Usage
@@ -116,7 +115,7 @@ class CaseResult:
             "attempts": self.attempts,
             **({"cached": True} if self.cached else {}),  # only when true: results files stay as they were
             **({"usage": _usage_record(self.usage)} if self.usage is not None else {}),
-            **({"trajectory": summary} if (summary := trajectory_summary(self.trajectory)) else {}),
+            **({"trajectory": summary} if (summary := _summary(self.trajectory)) else {}),
             **({"repeat": self.repeat} if self.repeat else {}),  # absent: 0, as in a run without repeats
             **({"judge_usage": self.judge.as_record()} if self.judge is not None else {}),
         }
@@ -205,7 +204,23 @@ def _answer(reply: TargetReply, response: object) -> object:
     an ``AgentReply`` when it has one, else its text."""
     if response is not None:
         return response
-    return reply.output if reply.trajectory is None else graded_answer(reply)
+    if reply.trajectory is None:
+        return reply.output
+    from assay.services.execution.trajectories import graded_answer
+
+    return graded_answer(reply)
+
+
+# Trajectories' modules (their readers, the heavy-work thread) are loaded only when a target captures one:
+# a run of recorded answers starts without them (tests/e2e/cli/test_startup.py).
+
+
+def _summary(trajectory: object) -> dict[str, Any] | None:
+    if trajectory is None:
+        return None
+    from assay.services.execution.trajectories import trajectory_summary
+
+    return trajectory_summary(trajectory)
 
 
 def _graded(
@@ -214,6 +229,8 @@ def _graded(
     """The result of a graded reply; a verdict whose grader could not judge (``error``) is stored as a case
     error with that reason, its details kept (what the judge was asked and answered)."""
     if reply.trajectory is not None:  # graders were handed an AgentReply, and may quote it
+        from assay.services.execution.trajectories import plain_details
+
         verdict = replace(verdict, details=plain_details(verdict.details))
     if verdict.error is not None:
         return _result(

@@ -14,7 +14,6 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from assay.graders.contract.reply import AgentReply
-from assay.graders.trajectory.readers import read_trajectory
 from assay.graders.trajectory.record import Trajectory, TrajectoryProblem, summarize
 from assay.targets.base import TargetReply
 from assay.targets.heavy_thread import in_heavy_thread
@@ -48,6 +47,8 @@ async def _read(capture: Capture, receiver: TraceReceiver | None) -> Trajectory 
         if taken.problem is not None:
             return TrajectoryProblem(reason=taken.problem, dialect="otlp")
         document = taken.document
+    from assay.graders.trajectory.readers import read_trajectory  # pydantic: only for a capturing target
+
     # On the one heavy-work thread: reading holds the interpreter (pydantic validates the whole document
     # in one call), and several reads at once starved the loop (health p99 ~400 ms, bench/trajectories.py).
     read: Trajectory | TrajectoryProblem = await in_heavy_thread(

@@ -21,7 +21,6 @@ from assay.domain import TURNS_DECIDE
 from assay.errors import Loc, NotFoundError, Problem, ValidationError, location
 from assay.graders import GraderInterface
 from assay.services.execution.case_results import RunCase
-from assay.services.execution.conversation import messages_of, turns_of
 from assay.services.grading.preflight import CheckedCase, PreflightReport, check_cases
 from assay.services.suites.case_keys import KeyCheck
 from assay.services.suites.files import CaseFields, FileProblems, SuiteFormat, read_cases, read_suite_file
@@ -289,13 +288,16 @@ class SuiteFile:
                     f"{self.path.name} changed while it was read: {location(place)}: {case}"
                 )
             input_text, expected, metadata, key, own, conversation = case
+            messages, turns = None, None
+            if conversation is not None:  # the chat's record (pydantic) is loaded only for a chat
+                from assay.services.execution.conversation import messages_of, turns_of
+
+                messages, turns = messages_of(conversation), turns_of(conversation)
             yield RunCase(
-                TargetCase(
-                    number, input_text, metadata, number=number, key=key, messages=messages_of(conversation)
-                ),
+                TargetCase(number, input_text, metadata, number=number, key=key, messages=messages),
                 expected,
                 None if own is None and rows else self._case_checks(own, metadata),
-                turns_of(conversation),
+                turns,
             )
 
     def _case_checks(self, own: Assertions | None, metadata: dict[str, Any]) -> AssertionsGrader | None:
