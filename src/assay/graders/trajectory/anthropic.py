@@ -63,7 +63,11 @@ class _Document(Shape):
 def _known_blocks(message: object) -> object:
     """A message with only the blocks this reader knows (the others are not steps, nor checked)."""
     if isinstance(message, dict) and isinstance(message.get("content"), list):
-        blocks = [b for b in message["content"] if not isinstance(b, dict) or b.get("type") in BLOCK_TYPES]
+        blocks = [
+            b
+            for b in message["content"]
+            if not isinstance(b, dict) or (isinstance(b.get("type"), str) and b["type"] in BLOCK_TYPES)
+        ]
         return {**message, "content": blocks}
     return message
 

@@ -85,7 +85,11 @@ def read(value: JsonValue) -> Trajectory | TrajectoryProblem:
     if problem is not None:
         return problem
     # the items this reader knows are checked; the others are dropped before validation
-    known = [item for item in items if not isinstance(item, dict) or item.get("type") in ITEM_TYPES]
+    known = [
+        item
+        for item in items
+        if not isinstance(item, dict) or (isinstance(item.get("type"), str) and item["type"] in ITEM_TYPES)
+    ]
     try:
         document = _Document.model_validate({**(value if isinstance(value, dict) else {}), "output": known})
     except ValidationError as error:

@@ -43,7 +43,7 @@ def _holds_anthropic_tools(messages: Sequence[object]) -> bool:
     for message in messages:
         content = message.get("content") if isinstance(message, Mapping) else None
         if isinstance(content, list) and any(
-            isinstance(block, Mapping) and block.get("type") in anthropic.TOOL_BLOCK_TYPES
+            isinstance(block, Mapping) and _is_str_in(block.get("type"), anthropic.TOOL_BLOCK_TYPES)
             for block in content
         ):
             return True
@@ -61,7 +61,13 @@ def _is_responses_item(item: object) -> bool:
             isinstance(part, Mapping) and part.get("type") in ("output_text", "input_text")
             for part in content
         )
-    return kind in openai_responses.ITEM_TYPES
+    return _is_str_in(kind, openai_responses.ITEM_TYPES)
+
+
+def _is_str_in(value: object, kinds: frozenset[str] | set[str] | tuple[str, ...]) -> bool:
+    """Whether a document's ``type`` is one of ``kinds`` (any JSON value may stand there: a list is not
+    hashable, so it is never looked up in a set)."""
+    return isinstance(value, str) and value in kinds
 
 
 def detect(value: JsonValue) -> str | None:
@@ -104,7 +110,12 @@ def read_trajectory(value: JsonValue, dialect: str | None = None) -> Trajectory 
         return TrajectoryProblem(
             reason=f"names an unknown dialect {dialect[:60]!r} (known: {', '.join(DIALECTS)})"
         )
-    chosen = dialect or detect(value)
+    try:
+        chosen = dialect or detect(value)
+    except (RecursionError, MemoryError):
+        return TrajectoryProblem(reason="is nested too deeply to read")
+    except Exception as error:  # a bug in detection must not crash grading either
+        return TrajectoryProblem(reason=f"could not be read ({type(error).__name__})")
     if chosen is None:
         return TrajectoryProblem(reason="is in no known dialect (" + ", ".join(DIALECTS) + ")")
     try:

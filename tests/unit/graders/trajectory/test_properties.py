@@ -7,7 +7,7 @@ import copy
 import json
 from typing import Any
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from assay.graders import catalog
@@ -114,6 +114,9 @@ documents = st.one_of(json_values, mutated_documents())
 
 
 @given(documents, st.sampled_from([None, *DIALECTS]))
+@example([{"type": []}], None)  # a list where a type name stands: found by CI's 1,000 examples
+@example({"messages": [{"role": "user", "content": [{"type": ["tool_use"]}]}]}, None)
+@example({"output": [{"type": {"a": 1}}]}, "openai-responses")
 def test_reading_never_raises_and_a_refusal_says_why(document: Any, dialect: str | None) -> None:
     read = read_trajectory(document, dialect)
     assert isinstance(read, Trajectory | TrajectoryProblem)
