@@ -44,21 +44,21 @@ typecheck: install
 unit: install
 	$(BIN)/pytest tests/unit -q
 
-# The tiers run at the same time (scripts/test-tiers.sh): end-to-end mostly waits (processes starting,
-# leases, agents' delays, the browser), unit and API mostly compute, at a lower priority so that end-to-end
-# gets a core when it wakes. Unit and API run on two processes, end-to-end on three (pytest-xdist: each has
-# its own temporary folders, SQLite files, PostgreSQL database and browser; servers take free ports); its
-# tests that kill or stop processes on purpose share one process (xdist group "processes"), one at a time.
-# In CI, .ci/run runs lint, typecheck and frontend-check while apt installs (FRONTEND_CHECKED=1 then), then
-# `make test`: lint and types again take seconds with mypy's cache warm.
+# Each tier runs on two processes (pytest-xdist: each has its own temporary folders, SQLite files, PostgreSQL
+# database and browser; servers take free ports). End-to-end runs after the others, and its tests that kill
+# or stop processes on purpose share one process (xdist group "processes"), one at a time. In CI, .ci/run
+# runs lint, typecheck and frontend-check while apt installs (FRONTEND_CHECKED=1 then), then `make test`:
+# lint and types again take seconds with mypy's cache warm.
 test: lint typecheck  ## the whole suite: lint, types, (CI) the web UI check, unit, API, end-to-end
 	if [ -n "$$CI" ] && [ -z "$$FRONTEND_CHECKED" ]; then $(MAKE) frontend-check; fi
 	$(MAKE) tiers
 
-E2E_WORKERS ?= 3
+# End-to-end tests mostly wait (agents' delays, heartbeats, the browser): a run used a third of two cores.
+E2E_WORKERS ?= 2
 
-tiers: install  ## the test tiers alone: end-to-end beside unit and API
-	E2E_WORKERS=$(E2E_WORKERS) scripts/test-tiers.sh $(BIN)
+tiers: install  ## the test tiers alone: unit and API, then end-to-end
+	$(BIN)/pytest -q -n 2 tests/unit tests/api
+	$(BIN)/pytest -q -n $(E2E_WORKERS) --dist loadgroup tests/e2e
 
 coverage: install  ## line and branch coverage of src/ by the unit and API tiers (coverage.py, via pytest-cov)
 	$(BIN)/pytest -q -n 2 --cov=assay --cov-branch --cov-report=term:skip-covered tests/unit tests/api
