@@ -163,6 +163,21 @@ def test_the_evaluation_forms_checks_apply(client: TestClient) -> None:
     assert bad_grader.json()["error"]["message"].startswith("Grader not found")
 
 
+def test_a_file_whose_later_suite_is_refused_creates_no_evaluation(client: TestClient) -> None:
+    """All or none: the first suite's evaluation is not left running when the second suite is refused."""
+    good = make_suite(client, name="good")
+    for later, status in ((999, 404), (make_suite(client, [("q", "maybe")], name="unjudgeable")["id"], 422)):
+        config = f"""\
+suites: [{{server_suite: {good["id"]}}}, {{server_suite: {later}}}]
+target: {{type: recorded}}
+grader: {{id: true-false}}
+"""
+        response = post_eval(client, config)
+        assert response.status_code == status, response.text
+        listed = client.get("/api/evaluations").json()["data"]
+        assert listed["total"] == 0, listed
+
+
 def test_the_config_of_a_missing_evaluation_is_404(client: TestClient) -> None:
     response = client.get("/api/evaluations/999/config")
     assert response.status_code == 404

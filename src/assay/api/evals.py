@@ -88,10 +88,13 @@ def _requests(file: EvalFile, graders: GraderService) -> list[EvaluationCreate]:
 def create_evals(body: EvalFileIn, evaluations: EvaluationServiceDep) -> Envelope[EvalsOut]:
     """Create and start one evaluation per ``server_suite`` of the file, as ``POST /api/evaluations`` would
     (422 for any problem of the file, each naming its line; suite files, default assertions and CLI-only
-    targets are refused). Outputs and gates are ``assay eval``'s: listed in ``not_used``."""
+    targets are refused; a refusal of any suite creates none). Outputs and gates are ``assay eval``'s: listed in
+    ``not_used``."""
     file, _ = parse_eval_file(body.config, "assay.yaml")
     requests = _requests(file, evaluations.graders)
-    created = [EvaluationOut.of(evaluations.create(request.to_new_evaluation())) for request in requests]
+    new = [request.to_new_evaluation() for request in requests]
+    checked = [evaluations.check(request) for request in new]  # all or none: any refusal before any start
+    created = [EvaluationOut.of(evaluations.start(*pair)) for pair in zip(new, checked, strict=True)]
     given = file.model_fields_set
     not_used = [key for key in _LOCAL_ONLY if key in given]
     return ok(EvalsOut(evaluations=created, not_used=not_used))

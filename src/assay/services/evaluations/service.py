@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 from assay.config import ModelPrice
 from assay.domain import MAX_REPEATS, EvaluationStatus, Outcome, Page, ResultSort, within_budget
 from assay.errors import NotFoundError, Problem, ValidationError
+from assay.graders import GraderInterface
 from assay.services.evaluations.records import (
     Evaluation,
     ExportedResult,
@@ -97,6 +98,17 @@ class TargetTrialRequest:
     case_number: int = 1
     grader_id: str | None = None
     grader_config: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CheckedEvaluation:
+    """A request :meth:`EvaluationService.check` accepted: what :meth:`EvaluationService.start` stores, built
+    and parsed once."""
+
+    suite_id: int
+    suite_name: str
+    grader: GraderInterface
+    spec: TargetSpec
 
 
 _EXPORT_BATCH = 500
@@ -201,6 +213,13 @@ class EvaluationService:
         self, request: NewEvaluation, *, allowed_targets: frozenset[str] = API_TARGET_TYPES
     ) -> Evaluation:
         """A new ``pending`` evaluation, started at once; unknown suite/grader or a bad config is refused."""
+        return self.start(request, self.check(request, allowed_targets=allowed_targets))
+
+    def check(
+        self, request: NewEvaluation, *, allowed_targets: frozenset[str] = API_TARGET_TYPES
+    ) -> CheckedEvaluation:
+        """Every check :meth:`create` makes, writing nothing: several requests are all checked before any is
+        started (``POST /api/evals``: one file's evaluations are created all or none)."""
         suite = suite_store.find_suite(self.session, request.suite_id)
         if suite is None:
             raise NotFoundError("Suite not found")
@@ -232,13 +251,18 @@ class EvaluationService:
             report = preflight_suite(self.session, suite.id, grader, check=judges)
             if not report.ok:
                 raise report.error(grader.grader_id, '"allow_invalid_expected": true')
+        return CheckedEvaluation(suite_id=suite.id, suite_name=suite.name, grader=grader, spec=spec)
+
+    def start(self, request: NewEvaluation, checked: CheckedEvaluation) -> Evaluation:
+        """The evaluation :meth:`check` accepted, stored and queued."""
+        grader, spec = checked.grader, checked.spec
         grader_spec = self.graders.spec(grader)
         stored = spec.model_dump(mode="json")  # dumped once, where it is stored
         prices = {**self.prices, **(request.prices or {})}  # fixed now: a later server change is not its cost
-        total = suite_store.count_cases(self.session, suite.id) * request.repeats
+        total = suite_store.count_cases(self.session, checked.suite_id) * request.repeats
         row = EvaluationRow(
-            name=request.name or f"{suite.name} · {grader.grader_id}",
-            suite_id=suite.id,
+            name=request.name or f"{checked.suite_name} · {grader.grader_id}",
+            suite_id=checked.suite_id,
             grader_id=grader_spec.grader_id,
             grader_config=grader_spec.config,
             grader_version=grader_spec.version,
