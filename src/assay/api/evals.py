@@ -88,8 +88,8 @@ def _requests(file: EvalFile, graders: GraderService) -> list[EvaluationCreate]:
 def create_evals(body: EvalFileIn, evaluations: EvaluationServiceDep) -> Envelope[EvalsOut]:
     """Create and start one evaluation per ``server_suite`` of the file, as ``POST /api/evaluations`` would
     (422 for any problem of the file, each naming its line; suite files, default assertions and CLI-only
-    targets are refused; a refusal of any suite creates none). Outputs and gates are ``assay eval``'s: listed in
-    ``not_used``."""
+    targets are refused; a refusal of any suite creates none). Outputs and gates are ``assay eval``'s:
+    listed in ``not_used``."""
     file, _ = parse_eval_file(body.config, "assay.yaml")
     requests = _requests(file, evaluations.graders)
     new = [request.to_new_evaluation() for request in requests]
