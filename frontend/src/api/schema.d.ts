@@ -603,7 +603,8 @@ export interface paths {
          * Run an assay.yaml's evaluations
          * @description Create and start one evaluation per ``server_suite`` of the file, as ``POST /api/evaluations`` would
          *     (422 for any problem of the file, each naming its line; suite files, default assertions and CLI-only
-         *     targets are refused). Outputs and gates are ``assay eval``'s: listed in ``not_used``.
+         *     targets are refused; a refusal of any suite creates none). Outputs and gates are ``assay eval``'s:
+         *     listed in ``not_used``.
          */
         post: operations["create_evals_api_evals_post"];
         delete?: never;
