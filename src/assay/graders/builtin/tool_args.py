@@ -28,8 +28,7 @@ from assay.graders.reading.json_difference import first_difference
 from assay.graders.reading.json_reading import detail_value, json_equal, read_json
 from assay.graders.reading.json_schema_check import compile_schema, first_violation, schema_problems
 from assay.graders.reading.text import excerpt, is_blank, read_text
-from assay.graders.reading.trajectories import Judged, TrajectoryGrader
-from assay.graders.trajectory.building import MAX_NAME_CHARS
+from assay.graders.reading.trajectories import Judged, TrajectoryGrader, tool_name_property
 from assay.graders.trajectory.record import Trajectory
 
 
@@ -69,13 +68,7 @@ class ToolArgsGrader(TrajectoryGrader):
         "type": "object",
         "additionalProperties": False,
         "properties": {
-            "tool": {
-                "type": ["string", "null"],
-                "minLength": 1,
-                "maxLength": MAX_NAME_CHARS,
-                "description": "The tool whose calls are judged; null: every tool's calls",
-                "default": None,
-            },
+            "tool": tool_name_property("The tool whose calls are judged; null: every tool's calls"),
             "mode": {
                 "type": "string",
                 "enum": [mode.value for mode in ArgsMode],

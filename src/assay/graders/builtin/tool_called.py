@@ -15,7 +15,7 @@ from assay.graders.contract.base import Preset
 from assay.graders.contract.config_check import ConfigProblem, ProblemKind
 from assay.graders.contract.verdict import MatchStatus
 from assay.graders.reading.text import excerpt, read_text
-from assay.graders.reading.trajectories import Judged, TrajectoryGrader
+from assay.graders.reading.trajectories import Judged, TrajectoryGrader, tool_name_property
 from assay.graders.trajectory.building import MAX_NAME_CHARS
 from assay.graders.trajectory.record import Trajectory
 
@@ -42,13 +42,7 @@ class ToolCalledGrader(TrajectoryGrader):
         "type": "object",
         "additionalProperties": False,
         "properties": {
-            "tool": {
-                "type": ["string", "null"],
-                "minLength": 1,
-                "maxLength": MAX_NAME_CHARS,
-                "description": "The tool's exact name; null reads it from the expected output",
-                "default": None,
-            },
+            "tool": tool_name_property("The tool's exact name; null reads it from the expected output"),
             "at_least": {
                 "type": "integer",
                 "minimum": 0,

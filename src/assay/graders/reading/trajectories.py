@@ -19,6 +19,7 @@ from assay.graders.contract.reply import AgentReply
 from assay.graders.contract.verdict import EMPTY_RESPONSE_REASON, GradeResult, MatchStatus, verdict_result
 from assay.graders.reading.json_reading import read_json
 from assay.graders.reading.text import is_blank, read_text
+from assay.graders.trajectory.building import MAX_NAME_CHARS
 from assay.graders.trajectory.readers import read_trajectory
 from assay.graders.trajectory.record import Trajectory, TrajectoryProblem
 
@@ -67,6 +68,18 @@ class Judged(NamedTuple):
     normalized_expected: Any = None
     normalized_actual: Any = None
     extra: dict[str, Any] = _NO_EXTRA
+
+
+def tool_name_property(description: str) -> dict[str, Any]:
+    """The ``tool`` option of a grader that judges one tool's calls: a name as long as a read one may be, or
+    ``null`` (the grader says what that means)."""
+    return {
+        "type": ["string", "null"],
+        "minLength": 1,
+        "maxLength": MAX_NAME_CHARS,
+        "description": description,
+        "default": None,
+    }
 
 
 class TrajectoryGrader(GraderInterface):
