@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { failedPlaces, isLong, numberCalls, stepTiming, stepTokens } from "./steps";
 import { changeText, toolDiff, toolsText } from "./toolDiff";
 import { turnsOf } from "./turns";
+import { argumentsText, messageTitle } from "./messages";
 import type { TrajectoryStep } from "../../api/trajectories";
 
 function step(kind: TrajectoryStep["kind"], extra: Partial<TrajectoryStep> = {}): TrajectoryStep {
@@ -89,5 +90,19 @@ describe("turns", () => {
     ]);
     expect(turnsOf({ reason: "x" })).toEqual([]);
     expect(turnsOf(null)).toEqual([]);
+  });
+});
+
+describe("input messages", () => {
+  it("shows a call's JSON arguments pretty, and text that is not JSON as it was given", () => {
+    expect(argumentsText('{"order":7,"items":[1]}')).toBe('{\n  "order": 7,\n  "items": [\n    1\n  ]\n}');
+    expect(argumentsText("order=7")).toBe("order=7");
+    expect(argumentsText("")).toBe("");
+  });
+
+  it("titles a message by its role, a tool message as the result it is", () => {
+    expect(messageTitle({ role: "user", name: null, tool_call_id: null })).toBe("user");
+    expect(messageTitle({ role: "assistant", name: "helper", tool_call_id: null })).toBe("assistant (helper)");
+    expect(messageTitle({ role: "tool", name: null, tool_call_id: "c1" })).toBe("tool result");
   });
 });
