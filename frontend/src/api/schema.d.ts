@@ -666,8 +666,9 @@ export interface paths {
         };
         /**
          * Tools changed between two runs
-         * @description A page of the cases both runs traced, each with A's and B's tools (first-use order, calls each); the
-         *     cases whose tools changed first. 422 when the runs are of different suites.
+         * @description A page of the cases both runs traced, each with A's and B's tools (first-use order, calls each), their
+         *     calls in the order made and the call where those orders first differ; the cases whose tools or order
+         *     changed first. 422 when the runs are of different suites.
          */
         get: operations["get_tool_changes_api_evaluations__evaluation_id__compare__other_id__tools_get"];
         put?: never;
@@ -3167,7 +3168,8 @@ export interface components {
         };
         /**
          * ToolCaseOut
-         * @description A case both runs traced: each run's tools (first-use order, with their calls); whether they differ.
+         * @description A case both runs traced: each run's tools (first-use order, with their calls), each run's calls in
+         *     the order made, where they first differ, and whether anything differs.
          */
         ToolCaseOut: {
             /** Case Id */
@@ -3180,6 +3182,21 @@ export interface components {
             a: components["schemas"]["ToolCountOut"][];
             /** B */
             b: components["schemas"]["ToolCountOut"][];
+            /**
+             * A Sequence
+             * @description A's tool calls by name, in the order made: the first 100 (fewer than its calls: the rest are not kept); null for a result stored before the order was kept
+             */
+            a_sequence: string[] | null;
+            /**
+             * B Sequence
+             * @description B's tool calls in order, as a_sequence
+             */
+            b_sequence: string[] | null;
+            /**
+             * First Difference
+             * @description The call (from 1) where A's and B's orders first differ: another tool, or one run's calls ending there; null when they are the same, differ only past the calls kept, or an order is not kept
+             */
+            first_difference: number | null;
             /** A Passed */
             a_passed: boolean;
             /** B Passed */
@@ -3203,7 +3220,7 @@ export interface components {
             shared: number;
             /**
              * Changed
-             * @description Of these, cases whose tools or numbers of calls differ
+             * @description Of these, cases whose tools, numbers of calls or order of calls differ
              */
             changed: number;
             /** Cases */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { failedPlaces, isLong, numberCalls, stepTiming, stepTokens } from "./steps";
-import { changeText, toolDiff, toolsText } from "./toolDiff";
+import { changeText, orderDifference, toolDiff, toolsText, untold } from "./toolDiff";
 import { turnsOf } from "./turns";
 import { argumentsText, messageTitle } from "./messages";
 import type { TrajectoryStep } from "../../api/trajectories";
@@ -72,6 +72,28 @@ describe("tool diff", () => {
   it("writes a run's tools as one line", () => {
     expect(toolsText(tools(["search", 1], ["refund", 2]))).toBe("search → refund ×2");
     expect(toolsText([])).toBe("no tool calls");
+  });
+});
+
+describe("order of calls", () => {
+  const order = (calls: number, ...names: string[]) => ({ names, calls });
+
+  it("says where two runs' calls first differ: another tool, or one run's calls ending", () => {
+    expect(orderDifference(order(2, "search", "refund"), order(3, "search", "lookup", "refund"), 2)).toBe(
+      "First differs at call #2: A refund, B lookup",
+    );
+    expect(orderDifference(order(4, "s", "l", "r", "r"), order(3, "s", "l", "r"), 4)).toBe(
+      "First differs at call #4: A r, B makes no more calls",
+    );
+    expect(orderDifference(order(1, "s"), order(1, "s"), null)).toBeNull();
+  });
+
+  it("says when runs differ only past the calls their rows keep", () => {
+    expect(orderDifference(order(150, "a", "b"), order(120, "a", "b"), null)).toBe(
+      "The first 2 calls are the same; they differ after",
+    );
+    expect(untold(order(150, "a", "b"))).toBe(148);
+    expect(untold(order(2, "a", "b"))).toBe(0);
   });
 });
 
