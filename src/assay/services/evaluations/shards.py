@@ -447,14 +447,16 @@ class ShardRunner:
         concurrency = lane_concurrency(plan.concurrency, shard.lane)
         fence, epoch = self.fence, self.fence.epoch()
         try:
+            # Re-grading replies that carried trajectories: each read back when its case is graded.
+            trajectories = None
+            if replies is not None and replies.traced and plan.source_id is not None:
+                trajectories = StoredTrajectories(self.engine, plan.source_id, replies.traced)
             target = build_target(
                 plan.spec,
                 concurrency=concurrency,
                 policy=plan.policy,
                 stored_replies=None if replies is None else replies.replies,
-                stored_trajectories=None
-                if replies is None or not replies.traced or plan.source_id is None
-                else StoredTrajectories(self.engine, plan.source_id, replies.traced),
+                stored_trajectories=trajectories,
             )
             if cached is not None:
                 target = CachedTarget(target, cached, plan.fingerprint, plan.reply_cache)
