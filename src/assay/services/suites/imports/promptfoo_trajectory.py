@@ -73,7 +73,7 @@ def _tool(matcher: object, label: str) -> str:
         raise UnsupportedError(
             label, f"{matcher!r} is a glob pattern; Assay's trajectory graders name a tool exactly"
         )
-    return matcher.strip()
+    return matcher  # as written: promptfoo anchors its pattern, so spaces count
 
 
 def _bound(value: Mapping[str, Any], key: str, label: str) -> int | None:
