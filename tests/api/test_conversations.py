@@ -183,6 +183,50 @@ def test_an_evaluation_sends_the_messages_and_runs_the_turns_with_the_agents_own
     assert len(agent.requests) == 2 + 3 + 1
 
 
+def test_one_result_carries_its_case_s_input_messages(client: TestClient, agent: ChatAgent) -> None:
+    suite_id = _suite(client, _cases())
+    target = {"type": "openai", "base_url": agent.url + "/v1", "model": "m", "api_key_env": None}
+    started = start(client, suite_id=suite_id, target=target, grader_id="string-match")
+    assert wait_until_finished(client, started["id"])["status"] == "completed"
+    by_key = {result["key"]: result for result in results(client, started["id"])}
+    assert "messages" not in by_key["tool"]  # lists stay lean: only the one-result route reads the case
+
+    def one(key: str) -> dict[str, Any]:
+        response = client.get(f"/api/evaluations/{started['id']}/results/{by_key[key]['case_id']}")
+        assert response.status_code == 200, response.text
+        data: dict[str, Any] = response.json()["data"]
+        return data
+
+    tool = one("tool")
+    assert tool["input"].startswith("[user]\nWhere is order 7?")  # the transcript stays
+    assert tool["messages"] == [
+        {
+            "role": "user",
+            "content": "Where is order 7?",
+            "tool_calls": [],
+            "tool_call_id": None,
+            "name": None,
+        },
+        {
+            "role": "assistant",
+            "content": "Let me look.",
+            "tool_calls": [{"id": "toolu_1", "name": "lookup_order", "arguments": '{"order":7}'}],
+            "tool_call_id": None,
+            "name": None,
+        },
+        {"role": "tool", "content": "shipped", "tool_calls": [], "tool_call_id": "toolu_1", "name": None},
+    ]
+    assert [message["role"] for message in one("history")["messages"]] == [
+        "system",
+        "user",
+        "assistant",
+        "user",
+    ]
+    remembers = one("remembers")
+    assert remembers["messages"] is None  # turns only: they are the result's details.turns
+    assert len(remembers["details"]["turns"]) == 3
+
+
 def test_a_target_trial_sends_a_conversations_first_call(client: TestClient, agent: ChatAgent) -> None:
     suite_id = _suite(client, _cases())
     target = {"type": "http", "url": agent.url + "/chat", "body_template": {"messages": "{{messages}}"}}

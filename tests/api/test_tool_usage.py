@@ -66,6 +66,40 @@ def test_the_tools_changed_between_two_runs_come_first(client: TestClient, agent
     assert rest["next_skip"] is None
 
 
+def test_compare_gives_each_run_s_calls_in_order_and_where_they_first_differ(
+    client: TestClient, agent: ToolAgent
+) -> None:
+    suite = support_suite("order")
+    modes = ("correct", "skip", "twice", "late")
+    suite["cases"] = [{**suite["cases"][0], "metadata": {"mode": mode}} for mode in modes]
+    response = client.post("/api/suites", json=suite)
+    assert response.status_code == 201, response.text
+    suite_id = response.json()["data"]["id"]
+    a_id = _run(client, suite_id, target(agent.url, "openai-chat"))
+    fixed = target(agent.url, "openai-responses")
+    fixed["body_template"] = {**fixed["body_template"], "mode": "correct"}
+    b_id = _run(client, suite_id, fixed)
+    data = client.get(f"/api/evaluations/{a_id}/compare/{b_id}/tools").json()["data"]
+    # 'late' makes the same calls as B, each as often, in another order: changed by its order alone.
+    assert (data["shared"], data["changed"]) == (4, 3)
+    by_number = {case["number"]: case for case in data["cases"]}
+    right = ["search_orders", "lookup_order", "refund"]
+    assert [(n, by_number[n]["a_sequence"], by_number[n]["first_difference"]) for n in (1, 2, 3, 4)] == [
+        (1, right, None),
+        (2, ["search_orders", "refund"], 2),  # a refund where B looked the order up
+        (3, [*right, "refund"], 4),  # B's calls end where A refunds again
+        (4, ["search_orders", "refund", "lookup_order"], 2),
+    ]
+    assert all(case["b_sequence"] == right for case in data["cases"])
+    late = by_number[4]
+    assert late["changed"]
+    assert {tool["name"]: tool["calls"] for tool in late["a"]} == {
+        tool["name"]: tool["calls"] for tool in late["b"]
+    }
+    assert [case["number"] for case in data["cases"]] == [2, 3, 4, 1]  # changed first, by case
+    assert not by_number[1]["changed"]
+
+
 def test_tool_views_refuse_unknown_evaluations_and_other_suites(client: TestClient, agent: ToolAgent) -> None:
     a_id = _run(client, _suite(client), target(agent.url, "openai-chat"))
     b_id = _run(client, _suite(client, "another"), target(agent.url, "openai-chat"))

@@ -110,12 +110,30 @@ def test_compare_lists_the_cases_whose_tool_calls_changed_first(
     expect(rows).to_have_count(4)
     # Changed first, in case order: #2 (skip), #3 (twice), #4 (thorough); then #1, unchanged.
     expect(rows.nth(0)).to_have_attribute("data-changed", "true")
+    # Each run's calls in the order made, the first call where they differ marked and named.
     expect(rows.nth(0).get_by_test_id("tools-a")).to_have_text("A: search_orders → refund")
     expect(rows.nth(0).get_by_test_id("tools-b")).to_have_text("B: search_orders → lookup_order → refund")
+    expect(rows.nth(0).get_by_test_id("tools-a").get_by_test_id("first-difference")).to_have_text("refund")
+    expect(rows.nth(0).get_by_test_id("tools-b").get_by_test_id("first-difference")).to_have_text(
+        "lookup_order"
+    )
+    expect(rows.nth(0).get_by_test_id("order-difference")).to_have_text(
+        "First differs at call #2: A refund, B lookup_order"
+    )
     expect(rows.nth(0).get_by_test_id("tool-diff")).to_have_text("lookup_order: added")
+    expect(rows.nth(1).get_by_test_id("tools-a")).to_have_text(
+        "A: search_orders → lookup_order → refund → refund"
+    )
+    expect(rows.nth(1).get_by_test_id("order-difference")).to_have_text(
+        "First differs at call #4: A refund, B makes no more calls"
+    )
     expect(rows.nth(1).get_by_test_id("tool-diff")).to_have_text("refund: 2 → 1 calls")
+    expect(rows.nth(2).get_by_test_id("order-difference")).to_have_text(
+        "First differs at call #3: A lookup_order, B refund"
+    )
     expect(rows.nth(2).get_by_test_id("tool-diff")).to_have_text(
         f"lookup_order: {THOROUGH_LOOKUPS} → 1 calls"
     )
     expect(rows.nth(3)).to_have_attribute("data-changed", "false")
-    expect(rows.nth(3)).to_contain_text("same tools")
+    expect(rows.nth(3)).to_contain_text("same calls")
+    expect(rows.nth(3).get_by_test_id("order-difference")).to_have_count(0)

@@ -93,6 +93,34 @@ def _run(client: httpx2.Client, body: dict[str, Any]) -> int:
 
 
 TOOL_MODES = ("correct", "skip", "twice", "thorough")
+_SUPPORT_HISTORY: list[dict[str, Any]] = [
+    {
+        "role": "system",
+        "content": "You are the support agent of a kitchen appliance shop. Look orders up first.",
+    },
+    {"role": "user", "content": "I ordered a blue kettle last week and it arrived with a cracked lid."},
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": "call_search_orders_for_customer_with_a_long_identifier_0001",
+                "type": "function",
+                "function": {
+                    "name": "search_orders_by_customer_and_product_description",
+                    "arguments": '{"customer": "c-000184467", "query": "blue kettle", "since_days": 14}',
+                },
+            }
+        ],
+    },
+    {
+        "role": "tool",
+        "tool_call_id": "call_search_orders_for_customer_with_a_long_identifier_0001",
+        "content": '[{"order": 7, "item": "Blue kettle, 1.7 l, stainless steel", "status": "delivered"}]',
+    },
+    {"role": "assistant", "content": "I found order 7, delivered on Tuesday. Do you want a refund?"},
+    {"role": "user", "content": "Please refund my blue kettle"},
+]
 
 
 def _tool_routes(client: httpx2.Client) -> tuple[Route, ...]:
@@ -104,6 +132,7 @@ def _tool_routes(client: httpx2.Client) -> tuple[Route, ...]:
         {"input": "Please refund my blue kettle", "expected_output": "Refunded", "metadata": {"mode": mode}}
         for mode in TOOL_MODES
     ]
+    suite["cases"][0]["input"] = _SUPPORT_HISTORY  # a conversation input: the case panel shows its messages
     suite_id = int(_data(client.post("/api/suites", json=suite))["id"])
     with ToolAgent() as agent:
         fixed = target(agent.url, "anthropic")
@@ -117,7 +146,9 @@ def _tool_routes(client: httpx2.Client) -> tuple[Route, ...]:
         ]
     rows = _data(client.get(f"/api/evaluations/{ids[0]}/results"))["results"]
     skipped = next(row["case_id"] for row in rows if row["number"] == 2)
+    conversation = next(row["case_id"] for row in rows if row["number"] == 1)
     return (
+        Route("evaluation-conversation", f"/evaluations/{ids[0]}?case={conversation}"),
         # Clicking the failing step scrolls the case panel to it (the panel scrolls on its own).
         Route("evaluation-trajectory", f"/evaluations/{ids[0]}?case={skipped}", click=_FAILED_STEP),
         Route("compare-tools", f"/compare?a={ids[0]}&b={ids[1]}"),

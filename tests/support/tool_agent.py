@@ -9,6 +9,8 @@ refunded; a second refund of the same order fails). ``mode`` changes the model's
 * ``correct``: search, look the order up, refund its total, answer;
 * ``skip``: search, then refund at once (the look-up skipped: a guessed amount);
 * ``twice``: as ``correct``, but the refund is asked for twice (the second fails);
+* ``late``: search, refund a guessed amount, then look the order up (the same calls as ``correct``, in
+  another order);
 * ``thorough``: as ``correct``, but the order is looked up :data:`THOROUGH_LOOKUPS` times in one turn (a
   long trajectory: more steps than a page of the case panel).
 
@@ -39,7 +41,7 @@ from typing import Any, Literal
 import aiohttp
 from aiohttp import web
 
-Mode = Literal["correct", "skip", "twice", "thorough"]
+Mode = Literal["correct", "skip", "twice", "late", "thorough"]
 DIALECTS = ("openai-chat", "openai-responses", "anthropic", "atif", "otlp")
 _START_TIMEOUT_S = 10.0
 
@@ -127,6 +129,8 @@ def _plan(question: str, history: list[Event], mode: Mode) -> Event:
     if not found:
         return Event("model", text="I could not find that order.", tokens=tokens)
     order_id = found[0]["order_id"]
+    if mode == "late" and "refund" not in called:
+        return Event("model", calls=[("", "refund", {"order_id": order_id, "amount": 10.0})], tokens=tokens)
     if "lookup_order" not in called and mode != "skip":
         lookups = THOROUGH_LOOKUPS if mode == "thorough" else 1
         return Event("model", calls=[("", "lookup_order", {"order_id": order_id})] * lookups, tokens=tokens)

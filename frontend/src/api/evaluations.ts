@@ -1,6 +1,6 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type Schemas, api, unwrap } from "./client";
-import type { CaseResult, Comparison, Evaluation, EvaluationStatus, FlipKind, MatchStatus } from "./types";
+import type { CaseResultDetail, Comparison, Evaluation, EvaluationStatus, FlipKind, MatchStatus } from "./types";
 import { queryKeys } from "./queryKeys";
 
 const TERMINAL: ReadonlySet<EvaluationStatus> = new Set(["completed", "failed", "cancelled"]);
@@ -143,7 +143,7 @@ function fetchResultPage(evaluationId: number, query: ResultQuery, page: number,
 export function useResult(evaluationId: number, caseId: number | undefined, refreshKey: number) {
   return useQuery({
     queryKey: queryKeys.evaluations.result(evaluationId, caseId, refreshKey),
-    queryFn: (): Promise<CaseResult> =>
+    queryFn: (): Promise<CaseResultDetail> =>
       unwrap(
         api.GET("/api/evaluations/{evaluation_id}/results/{case_id}", {
           params: { path: { evaluation_id: evaluationId, case_id: caseId ?? 0 } },

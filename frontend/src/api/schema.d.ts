@@ -475,7 +475,8 @@ export interface paths {
         };
         /**
          * One case's result
-         * @description The result of one case (a link to a case); 404 when the evaluation has none for it (yet).
+         * @description The result of one case (a link to a case), with the case's input messages when it is a conversation;
+         *     404 when the evaluation has none for it (yet).
          */
         get: operations["get_result_api_evaluations__evaluation_id__results__case_id__get"];
         put?: never;
@@ -665,8 +666,9 @@ export interface paths {
         };
         /**
          * Tools changed between two runs
-         * @description A page of the cases both runs traced, each with A's and B's tools (first-use order, calls each); the
-         *     cases whose tools changed first. 422 when the runs are of different suites.
+         * @description A page of the cases both runs traced, each with A's and B's tools (first-use order, calls each), their
+         *     calls in the order made and the call where those orders first differ; the cases whose tools or order
+         *     changed first. 422 when the runs are of different suites.
          */
         get: operations["get_tool_changes_api_evaluations__evaluation_id__compare__other_id__tools_get"];
         put?: never;
@@ -1353,6 +1355,16 @@ export interface components {
             data?: components["schemas"]["PreflightOut"] | null;
             error?: components["schemas"]["ErrorBody"] | null;
         };
+        /** Envelope[ResultDetailOut] */
+        Envelope_ResultDetailOut_: {
+            /**
+             * Success
+             * @default true
+             */
+            success?: boolean;
+            data?: components["schemas"]["ResultDetailOut"] | null;
+            error?: components["schemas"]["ErrorBody"] | null;
+        };
         /** Envelope[ResultList] */
         Envelope_ResultList_: {
             /**
@@ -1361,16 +1373,6 @@ export interface components {
              */
             success?: boolean;
             data?: components["schemas"]["ResultList"] | null;
-            error?: components["schemas"]["ErrorBody"] | null;
-        };
-        /** Envelope[ResultOut] */
-        Envelope_ResultOut_: {
-            /**
-             * Success
-             * @default true
-             */
-            success?: boolean;
-            data?: components["schemas"]["ResultOut"] | null;
             error?: components["schemas"]["ErrorBody"] | null;
         };
         /** Envelope[SuiteList] */
@@ -2147,6 +2149,34 @@ export interface components {
             /** @description Capture the agent's trajectory (docs/trajectory-capture.md). */
             trajectory?: components["schemas"]["TrajectoryOption"] | null;
         };
+        /**
+         * InputMessageOut
+         * @description One message of a conversation input, in OpenAI's chat format (docs/conversations.md).
+         */
+        InputMessageOut: {
+            /**
+             * Role
+             * @enum {string}
+             */
+            role: "system" | "developer" | "user" | "assistant" | "tool";
+            /**
+             * Content
+             * @description The text; null for an assistant message that only calls tools
+             */
+            content: string | null;
+            /**
+             * Tool Calls
+             * @description The tools an assistant message calls
+             */
+            tool_calls: components["schemas"]["MessageToolCallOut"][];
+            /**
+             * Tool Call Id
+             * @description The call a tool message answers
+             */
+            tool_call_id: string | null;
+            /** Name */
+            name: string | null;
+        };
         JsonValue: unknown;
         /**
          * JudgeUsageOut
@@ -2193,6 +2223,18 @@ export interface components {
          * @enum {string}
          */
         MatchStatus: "match" | "mismatch" | "invalid_response" | "invalid_expected";
+        /**
+         * MessageToolCallOut
+         * @description A tool an input message's assistant calls: its id, name and arguments (the JSON text given).
+         */
+        MessageToolCallOut: {
+            /** Id */
+            id: string;
+            /** Name */
+            name: string;
+            /** Arguments */
+            arguments: string;
+        };
         /**
          * MetadataKeyList
          * @description The metadata keys of the evaluated suite's cases, the most common first (at most 200).
@@ -2526,6 +2568,99 @@ export interface components {
             judge_usd: string | null;
             /** Total Usd */
             total_usd: string | null;
+        };
+        /**
+         * ResultDetailOut
+         * @description One case's result, with what only the one-result route gives: the case's input messages.
+         */
+        ResultDetailOut: {
+            /** Case Id */
+            case_id: number;
+            /** Number */
+            number: number;
+            /** Key */
+            key: string | null;
+            /** Input */
+            input: string;
+            /** Expected Output */
+            expected_output: string;
+            /** Agent Response */
+            agent_response: string | null;
+            /** Passed */
+            passed: boolean;
+            /** Score */
+            score: number | null;
+            match_status: components["schemas"]["MatchStatus"] | null;
+            /**
+             * Reason
+             * @description Why the grader decided so (its details' reason)
+             */
+            reason: string | null;
+            /**
+             * Reason Code
+             * @description The rule that decided, when the grader names one (the extract grader's 'hedged'...)
+             */
+            reason_code: string | null;
+            /**
+             * Answer
+             * @description The answer the grader read in a longer reply (answer extraction)
+             */
+            answer: string | null;
+            /**
+             * Explanation
+             * @description A model judge's reasoning
+             */
+            explanation: string | null;
+            /**
+             * Details
+             * @description Everything the grader said, as it said it
+             */
+            details: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Error
+             * @description Why the case has no verdict: the target's failure (timeout_after_retries...), or its grader's (invalid_judgement, judge_<reason>: a model judge that failed; details then say more)
+             * @example timeout_after_retries
+             * @example http_503_after_retries
+             * @example bad_response
+             * @example invalid_judgement
+             */
+            error: string | null;
+            /** Error Detail */
+            error_detail: string | null;
+            /** Latency Ms */
+            latency_ms: number | null;
+            /** Attempts */
+            attempts: number;
+            /**
+             * Cached
+             * @description The reply came from the reply cache: the agent was not called for it
+             */
+            cached: boolean;
+            /**
+             * Repeat
+             * @description Which asking of the case this is, from 0 (an evaluation's repeats)
+             */
+            repeat: number;
+            /** @description What the agent's reply said it spent (null: unknown) */
+            usage: components["schemas"]["ResultUsageOut"] | null;
+            /** @description What the grader's calls (a model judge's) said they spent (null: no call) */
+            judge_usage?: components["schemas"]["ResultJudgeUsageOut"] | null;
+            /** @description The case's cost, when the evaluation has a price table (else null) */
+            cost?: components["schemas"]["ResultCostOut"] | null;
+            /**
+             * Assertions
+             * @description Each assertion's verdict, for a case graded by its own assertions (else null); the same verdicts as details.children
+             */
+            assertions?: components["schemas"]["AssertionVerdictOut"][] | null;
+            /** @description The summary of the agent's trajectory, when its target captures one (its steps: GET .../results/{case_id}/trajectory) */
+            trajectory?: components["schemas"]["TrajectorySummaryOut"] | null;
+            /**
+             * Messages
+             * @description The case's input as chat messages, when it is a conversation (null: a text input, or a case deleted since; input then holds the text)
+             */
+            messages?: components["schemas"]["InputMessageOut"][] | null;
         };
         /**
          * ResultFilterOut
@@ -3033,7 +3168,8 @@ export interface components {
         };
         /**
          * ToolCaseOut
-         * @description A case both runs traced: each run's tools (first-use order, with their calls); whether they differ.
+         * @description A case both runs traced: each run's tools (first-use order, with their calls), each run's calls in
+         *     the order made, where they first differ, and whether anything differs.
          */
         ToolCaseOut: {
             /** Case Id */
@@ -3046,6 +3182,21 @@ export interface components {
             a: components["schemas"]["ToolCountOut"][];
             /** B */
             b: components["schemas"]["ToolCountOut"][];
+            /**
+             * A Sequence
+             * @description A's tool calls by name, in the order made: the first 100 (fewer than its calls: the rest are not kept); null for a result stored before the order was kept
+             */
+            a_sequence: string[] | null;
+            /**
+             * B Sequence
+             * @description B's tool calls in order, as a_sequence
+             */
+            b_sequence: string[] | null;
+            /**
+             * First Difference
+             * @description The call (from 1) where A's and B's orders first differ: another tool, or one run's calls ending there; null when they are the same, differ only past the calls kept, or an order is not kept
+             */
+            first_difference: number | null;
             /** A Passed */
             a_passed: boolean;
             /** B Passed */
@@ -3069,7 +3220,7 @@ export interface components {
             shared: number;
             /**
              * Changed
-             * @description Of these, cases whose tools or numbers of calls differ
+             * @description Of these, cases whose tools, numbers of calls or order of calls differ
              */
             changed: number;
             /** Cases */
@@ -5855,7 +6006,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Envelope_ResultOut_"];
+                    "application/json": components["schemas"]["Envelope_ResultDetailOut_"];
                 };
             };
             /** @description Missing or wrong API key (`UNAUTHORIZED`) */

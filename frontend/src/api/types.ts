@@ -54,6 +54,8 @@ export type ScoreDistribution = Schemas["ScoreDistributionOut"];
 export type MatchStatus = Schemas["MatchStatus"];
 export type VerdictReport = Schemas["VerdictReport"];
 export type CaseResult = Schemas["ResultOut"];
+/** One result as its own route gives it: with the case's input messages. */
+export type CaseResultDetail = Schemas["ResultDetailOut"];
 export type Comparison = Schemas["ComparisonOut"];
 export type FlippedCase = Schemas["FlippedCaseOut"];
 export type FlipKind = FlippedCase["flip"];

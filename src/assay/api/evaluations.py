@@ -21,6 +21,7 @@ from assay.api.schemas.evaluations import (
     EvaluationOut,
     EvaluationPatch,
     EvaluationRerun,
+    ResultDetailOut,
     ResultList,
     ResultOut,
     TargetTrialIn,
@@ -253,10 +254,12 @@ def get_result(
     evaluation_id: EvaluationId,
     case_id: Annotated[int, Path(ge=1, le=MAX_ID, description="Case id")],
     evaluations: EvaluationServiceDep,
-) -> Envelope[ResultOut]:
-    """The result of one case (a link to a case); 404 when the evaluation has none for it (yet)."""
+) -> Envelope[ResultDetailOut]:
+    """The result of one case (a link to a case), with the case's input messages when it is a conversation;
+    404 when the evaluation has none for it (yet)."""
     result = evaluations.result(evaluation_id, case_id)
-    return ok(ResultOut.of(result, evaluations.prices_of(evaluation_id)))
+    messages = evaluations.input_messages(case_id)
+    return ok(ResultDetailOut.of_case(result, messages, evaluations.prices_of(evaluation_id)))
 
 
 @router.get("/{evaluation_id:int}/failures", summary="Failed results grouped by status and reason")

@@ -122,7 +122,8 @@ def get_tool_changes(
     session: SessionDep,
     page: PaginationDep,
 ) -> Envelope[ToolChangesOut]:
-    """A page of the cases both runs traced, each with A's and B's tools (first-use order, calls each); the
-    cases whose tools changed first. 422 when the runs are of different suites."""
+    """A page of the cases both runs traced, each with A's and B's tools (first-use order, calls each), their
+    calls in the order made and the call where those orders first differ; the cases whose tools or order
+    changed first. 422 when the runs are of different suites."""
     changes = tool_changes(session, evaluation_id, other_id, skip=page.skip, limit=page.limit)
     return ok(ToolChangesOut.of(changes))

@@ -642,9 +642,9 @@ def flipped_case_ids(
 def replies_by_case(
     session: Session, evaluation_id: int, case_ids: Sequence[int] | None = None
 ) -> Iterator[tuple[Any, ...]]:
-    """``(case_id, response, error, error_detail, latency_ms, attempts, graded)`` of every result
-    (re-grading), or of those of ``case_ids``; ``graded``: the result has details, so an error on it is its
-    grader's, not the target's. With repeats, each case's first run (a re-grade asks once)."""
+    """``(case_id, response, error, error_detail, latency_ms, attempts, graded, trajectory_summary)`` of
+    every result (re-grading), or of those of ``case_ids``; ``graded``: the result has details, so an error on
+    it is its grader's, not the target's. With repeats, each case's first run (a re-grade asks once)."""
     query = select(
         ResultRow.case_id,
         ResultRow.agent_response,
@@ -653,6 +653,7 @@ def replies_by_case(
         ResultRow.latency_ms,
         ResultRow.attempts,
         ResultRow.details.is_not(None),
+        ResultRow.trajectory_summary,
     ).where(ResultRow.evaluation_id == evaluation_id, ResultRow.repeat == 0)
     if case_ids is None:
         yield from session.execute(query.execution_options(yield_per=1000))

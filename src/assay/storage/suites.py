@@ -196,6 +196,11 @@ def has_case_assertions(session: Session, suite_id: int) -> bool:
     return session.scalar(query) is not None
 
 
+def conversation_of(session: Session, case_id: int) -> dict[str, Any] | None:
+    """A case's stored conversation (``None``: a text input, or no such case any more)."""
+    return session.scalar(select(CaseRow.conversation).where(CaseRow.id == case_id))
+
+
 def case_at(session: Session, suite_id: int, position: int) -> CaseRow | None:
     """The suite's case at ``position`` (from 0), if there is one."""
     query = select(CaseRow).where(CaseRow.suite_id == suite_id, CaseRow.position == position)

@@ -179,6 +179,11 @@ class Target(ABC):
             output, latency_ms=_elapsed_ms(started), attempts=attempts, usage=usage, capture=capture
         )
 
+    async def keep_trajectory(self, case: TargetCase, reply: TargetReply) -> None:
+        """Told once ``reply``'s captured trajectory is read (``reply.trajectory``): the reply cache stores
+        it then (:mod:`assay.targets.cached`); other targets keep nothing."""
+        return None
+
     async def aclose(self) -> None:
         """Release what the target holds; the default holds nothing."""
         return None

@@ -3,6 +3,10 @@
 ``record`` (``--cache``) reuses a stored reply and stores each new answer; ``replay`` (``--replay``) only
 reuses, and a case with no stored reply fails closed (``cache_miss``): the agent is never called. Errors are
 never stored. A reply from the cache is marked ``cached`` and keeps the latency the agent had.
+
+A reply that captures a trajectory is stored once the runner has read it
+(:meth:`CachedTarget.keep_trajectory`), with a copy of the trajectory; a stored one is given back with it,
+unpacked on the heavy-work thread.
 """
 
 from __future__ import annotations
@@ -13,8 +17,16 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from assay.targets.base import Target, TargetCase, TargetReply
+from assay.targets.heavy_thread import in_heavy_thread
 from assay.targets.reasons import ErrorReason
-from assay.targets.reply_cache import CachedReply, ReplyCache, ReplyStore, reply_key
+from assay.targets.reply_cache import (
+    CachedReply,
+    ReplyCache,
+    ReplyStore,
+    pack_trajectory,
+    reply_key,
+    unpack_trajectory,
+)
 
 if TYPE_CHECKING:
     from assay.targets.specs import TargetSpec
@@ -48,34 +60,53 @@ class CachedTarget(Target):
         self._cache = cache
         self._fingerprint = fingerprint
         self._mode = mode
+        self.traces = inner.traces  # the spans of the inner target's calls arrive where they did
 
     async def call(self, case: TargetCase) -> str | None:  # pragma: no cover - respond() never calls it
         return await self._inner.call(case)
 
     def reply_at_once(self, case: TargetCase) -> TargetReply | None:
-        """A stored reply without a coroutine; in ``replay`` a miss too (nothing is awaited)."""
-        return self._stored(reply_key(self._fingerprint, case.asked, case.repeat))
-
-    def _stored(self, key: bytes) -> TargetReply | None:
-        stored = self._cache.get(key)
-        if stored is not None:
-            return TargetReply(stored.output, latency_ms=stored.latency_ms, attempts=0, cached=True)
-        return _MISS if self._mode is CacheMode.REPLAY else None
+        """A stored reply without a coroutine (not one with a trajectory: unpacked off the event loop); in
+        ``replay`` a miss too (nothing is awaited)."""
+        stored = self._cache.get(reply_key(self._fingerprint, case.asked, case.repeat))
+        if stored is None:
+            return _MISS if self._mode is CacheMode.REPLAY else None
+        return None if stored.trajectory is not None else _reply(stored)
 
     async def respond(self, case: TargetCase, proceed: Callable[[], bool] | None = None) -> TargetReply:
-        """The stored reply, else (``record``) the agent's, stored when it is an answer."""
+        """The stored reply, else (``record``) the agent's, stored when it is an answer (one capturing a
+        trajectory once its trajectory is read: :meth:`keep_trajectory`)."""
         key = reply_key(self._fingerprint, case.asked, case.repeat)  # hashed once: lookup and store
-        at_once = self._stored(key)
-        if at_once is not None:
-            return at_once
+        stored = self._cache.get(key)
+        if stored is not None:
+            reply = _reply(stored)
+            if stored.trajectory is not None:
+                reply.trajectory = await in_heavy_thread(unpack_trajectory, stored.trajectory)
+            return reply
+        if self._mode is CacheMode.REPLAY:
+            return _MISS
         reply = await self._inner.respond(case, proceed)
-        if reply.error is None:
+        if reply.error is None and reply.capture is None:
             self._cache.put(key, CachedReply(reply.output, reply.latency_ms))
         return reply
+
+    async def keep_trajectory(self, case: TargetCase, reply: TargetReply) -> None:
+        """Store the agent's reply with its read trajectory; not one whose trajectory did not read, or is over
+        the cap: a rerun asks again rather than grade it without its trajectory."""
+        if self._mode is not CacheMode.RECORD or reply.cached or reply.error is not None:
+            return
+        packed = await in_heavy_thread(pack_trajectory, reply.trajectory)
+        if packed is not None:
+            key = reply_key(self._fingerprint, case.asked, case.repeat)
+            self._cache.put(key, CachedReply(reply.output, reply.latency_ms, packed))
 
     async def aclose(self) -> None:
         """Close the inner target (the cache belongs to whoever opened it)."""
         await self._inner.aclose()
+
+
+def _reply(stored: CachedReply) -> TargetReply:
+    return TargetReply(stored.output, latency_ms=stored.latency_ms, attempts=0, cached=True)
 
 
 @dataclass(frozen=True, slots=True)

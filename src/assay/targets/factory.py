@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from assay.errors import Problem, ValidationError
 from assay.targets.base import Target, TargetReply
@@ -19,6 +20,9 @@ from assay.targets.specs import (
     secret_names,
 )
 
+if TYPE_CHECKING:
+    from assay.targets.replay import TrajectoryLoader
+
 
 def build_target(
     spec: TargetSpec,
@@ -26,11 +30,13 @@ def build_target(
     concurrency: int = 8,
     policy: TargetPolicy | None = None,
     stored_replies: Mapping[int, TargetReply] | None = None,
+    stored_trajectories: TrajectoryLoader | None = None,
 ) -> Target:
     """A ready target under ``policy`` (by default the CLI's: unrestricted); ``ValidationError`` when it
     cannot be built (a secret that is not available, an unknown callable).
 
-    ``stored_replies`` (by case id) are what an ``evaluation`` target replays; the caller reads them.
+    ``stored_replies`` (by case id) are what an ``evaluation`` target replays; the caller reads them, and
+    gives ``stored_trajectories`` to read back the trajectories they carried.
     """
     policy = policy if policy is not None else TargetPolicy.unrestricted()
     match spec:
@@ -51,7 +57,7 @@ def build_target(
 
             if stored_replies is None:
                 raise ValidationError("an evaluation target needs the stored replies of its evaluation")
-            return ReplayTarget(stored_replies)
+            return ReplayTarget(stored_replies, stored_trajectories)
         case PythonTargetSpec():
             from assay.targets.python_callable import PythonTarget
 

@@ -5,6 +5,10 @@ templates, prompts; not timeouts or retries, see :meth:`~assay.targets.specs._Ta
 the case's input and its repeat index. Only answers are stored, never an error (a rerun asks again). The
 CLI's cache is one SQLite file in a local folder (the standard library's ``sqlite3``: a point read costs
 microseconds, and a killed run leaves it consistent).
+
+A reply that carried a trajectory is stored with a copy of it (its normalised JSON, zlib-compressed, at most
+:data:`MAX_TRAJECTORY_BYTES`), so a replay grades trajectory checks as the run that stored it did; a reply
+whose trajectory did not read or is larger is not stored (a rerun asks again, a replay misses it).
 """
 
 from __future__ import annotations
@@ -26,9 +30,14 @@ CREATE TABLE IF NOT EXISTS replies (
     key BLOB PRIMARY KEY,
     output TEXT,
     latency_ms REAL,
-    stored_at REAL NOT NULL
+    stored_at REAL NOT NULL,
+    trajectory BLOB
 ) WITHOUT ROWID
 """
+MAX_TRAJECTORY_BYTES = 1024 * 1024
+"""The largest compressed trajectory a cached reply keeps (about 5-10 MB of steps' JSON)."""
+MAX_TRAJECTORY_JSON = 64 * 1024 * 1024
+"""The most a stored trajectory may inflate to when read back (a cache file is not trusted blindly)."""
 
 
 def cache_dir(option: Path | None) -> Path:
@@ -51,11 +60,47 @@ def reply_key(fingerprint: str, input_text: str, repeat: int = 0) -> bytes:
 
 @dataclass(frozen=True, slots=True)
 class CachedReply:
-    """A stored answer and how long the agent took to give it."""
+    """A stored answer, how long the agent took to give it, and the trajectory it carried."""
 
     output: str | None
     """``None``: the agent answered nothing (a reply, graded as empty; not an error)."""
     latency_ms: float | None
+    trajectory: bytes | None = None
+    """The reply's trajectory, packed by :func:`pack_trajectory`; ``None``: it carried none."""
+
+
+def pack_trajectory(trajectory: object) -> bytes | None:
+    """A read trajectory as a cached reply keeps it (its normalised JSON, compressed); ``None`` when it is
+    larger than :data:`MAX_TRAJECTORY_BYTES` compressed."""
+    import zlib
+
+    import orjson
+
+    from assay.graders.trajectory.record import Trajectory, to_json
+
+    if not isinstance(trajectory, Trajectory):
+        return None
+    packed = zlib.compress(orjson.dumps(to_json(trajectory)), 6)
+    return packed if len(packed) <= MAX_TRAJECTORY_BYTES else None
+
+
+def unpack_trajectory(packed: bytes) -> object:
+    """The trajectory :func:`pack_trajectory` packed: a ``Trajectory``, or the ``TrajectoryProblem`` saying
+    why it does not read (every trajectory check then reports it)."""
+    import zlib
+
+    import orjson
+
+    from assay.graders.trajectory.record import TrajectoryProblem, from_json
+
+    try:
+        inflater = zlib.decompressobj()
+        document = inflater.decompress(packed, MAX_TRAJECTORY_JSON)
+        if inflater.unconsumed_tail:
+            raise ValueError(f"it inflates past {MAX_TRAJECTORY_JSON:,} bytes")
+        return from_json(orjson.loads(document))
+    except (ValueError, zlib.error) as problem:  # orjson's decode error is a ValueError
+        return TrajectoryProblem(reason=f"the cached trajectory does not read: {problem}")
 
 
 class ReplyStore(Protocol):
@@ -88,17 +133,22 @@ class ReplyCache:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")  # a crash may lose the last replies, never corrupt
         self._db.execute(_SCHEMA)
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(replies)")}
+        if "trajectory" not in columns:  # a file written before replies kept their trajectory
+            self._db.execute("ALTER TABLE replies ADD COLUMN trajectory BLOB")
 
     def get(self, key: bytes) -> CachedReply | None:
         """The reply stored under ``key``, if any."""
-        row = self._db.execute("SELECT output, latency_ms FROM replies WHERE key = ?", (key,)).fetchone()
-        return None if row is None else CachedReply(row[0], row[1])
+        query = "SELECT output, latency_ms, trajectory FROM replies WHERE key = ?"
+        row = self._db.execute(query, (key,)).fetchone()
+        return None if row is None else CachedReply(row[0], row[1], row[2])
 
     def put(self, key: bytes, reply: CachedReply) -> None:
         """Store ``reply`` under ``key`` (the first stored stays: a cache is not a history)."""
         self._db.execute(
-            "INSERT OR IGNORE INTO replies (key, output, latency_ms, stored_at) VALUES (?, ?, ?, ?)",
-            (key, reply.output, reply.latency_ms, time.time()),
+            "INSERT OR IGNORE INTO replies (key, output, latency_ms, stored_at, trajectory)"
+            " VALUES (?, ?, ?, ?, ?)",
+            (key, reply.output, reply.latency_ms, time.time(), reply.trajectory),
         )
 
     def stats(self) -> CacheStats:

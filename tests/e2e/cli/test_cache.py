@@ -6,9 +6,11 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from tests.support.agent_server import AgentBehaviour, AgentServer, Fault
 from tests.support.results import read_results
+from tests.support.tool_agent import CHECKS, VERDICTS, ToolAgent, target
 
 ASSAY = [sys.executable, "-m", "assay.cli"]
 QUESTIONS = {"Is water wet?": "yes", "Is fire cold?": "no", "Is 2 even?": "yes", "Is 3 even?": "no"}
@@ -144,3 +146,38 @@ def test_assay_eval_refuses_a_cache_for_recorded_answers(tmp_path: Path) -> None
     assert proc.returncode == 2
     assert "the reply cache is for a target that calls an agent" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_a_replay_grades_trajectory_checks_with_the_trajectories_the_cache_kept(tmp_path: Path) -> None:
+    cases = [
+        {"key": mode, "input": f"Please refund my blue kettle ({mode})", "expected_output": "Refunded",
+         "metadata": {"mode": mode}}
+        for mode in VERDICTS
+    ]  # fmt: skip
+    (tmp_path / "suite.jsonl").write_text("".join(json.dumps(case) + "\n" for case in cases))
+
+    def eval_run(agent_url: str, *flags: str) -> list[dict[str, Any]]:
+        config = {
+            "suites": ["suite.jsonl"],
+            "target": target(agent_url, "anthropic"),
+            "grader": {"id": "contains"},
+            "assert": CHECKS,
+            "outputs": {"results": "results.jsonl"},
+        }
+        (tmp_path / "assay.yaml").write_text(json.dumps(config))
+        ran = subprocess.run(
+            [*ASSAY, "eval", *flags, "--cache-dir", str(tmp_path / "cache")],
+            capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path,
+        )  # fmt: skip
+        assert ran.returncode == 1, ran.stderr  # two of three cases miss: the gate is missed
+        return read_results(tmp_path / "results.jsonl")
+
+    with ToolAgent() as agent:
+        recorded = eval_run(agent.url, "--cache")
+        url = agent.url
+    replayed = eval_run(url, "--replay")  # the agent is gone: every reply comes from the cache
+    assert all(result["cached"] for result in replayed)
+    for before, after in zip(recorded, replayed, strict=True):
+        assert after["trajectory"] == before["trajectory"]
+        children = after["details"]["children"]
+        assert {child["name"]: child["passed"] for child in children} == VERDICTS[after["key"]]

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
-from assay.targets import Target, TargetCase, parse_target_spec
+import pytest
+
+from assay.graders.trajectory.record import Step, ToolCall, Trajectory, TrajectoryProblem
+from assay.targets import Target, TargetCase, parse_target_spec, reply_cache
 from assay.targets.cached import CachedTarget, CacheMode, CacheUse
 from assay.targets.reasons import ErrorReason, TargetCallError
-from assay.targets.reply_cache import CachedReply, ReplyCache, reply_key
+from assay.targets.reply_cache import CachedReply, ReplyCache, pack_trajectory, reply_key, unpack_trajectory
 
 
 class CountingAgent(Target):
@@ -101,3 +105,59 @@ def test_recorded_answers_are_never_put_behind_the_cache(tmp_path: Path) -> None
     spec = parse_target_spec({"type": "recorded", "responses": {"1": "yes"}})
     recorded = build_target(spec)
     assert CacheUse(ReplyCache(tmp_path), CacheMode.RECORD).around(recorded, spec) is recorded
+
+
+def _trajectory(calls: int) -> Trajectory:
+    steps = [Step(kind="message", role="user", text="refund order 7")]
+    for number in range(calls):
+        call = ToolCall(
+            name="lookup_order", arguments={"order": number, "note": f"look-up {number}"}, call_id=str(number)
+        )
+        steps.append(Step(kind="tool_call", role="assistant", tool_call=call))
+        steps.append(
+            Step(kind="tool_result", role="tool", call_id=str(number), text=f"order {number} is paid")
+        )
+    steps.append(Step(kind="message", role="assistant", text="Refunded."))
+    return Trajectory(
+        steps=tuple(steps), dialect="openai-chat", final_text="Refunded.", input_tokens=12, seconds=1.5
+    )
+
+
+def test_a_trajectory_is_packed_bounded_and_unpacked_as_it_was_or_as_the_problem_it_has() -> None:
+    trajectory = _trajectory(3)
+    packed = pack_trajectory(trajectory)
+    assert packed is not None
+    assert unpack_trajectory(packed) == trajectory
+    assert pack_trajectory(TrajectoryProblem(reason="no spans came")) is None  # a problem is not kept
+    assert pack_trajectory(None) is None
+    unread = unpack_trajectory(b"not zlib")
+    assert isinstance(unread, TrajectoryProblem)
+    assert "does not read" in unread.reason
+
+
+def test_a_trajectory_past_the_cap_is_not_packed(monkeypatch: pytest.MonkeyPatch) -> None:
+    small = pack_trajectory(_trajectory(3))
+    assert small is not None
+    monkeypatch.setattr(reply_cache, "MAX_TRAJECTORY_BYTES", len(small))
+    assert pack_trajectory(_trajectory(3)) == small
+    assert pack_trajectory(_trajectory(50)) is None
+
+
+def test_a_cache_file_keeps_a_trajectory_and_one_written_before_gains_the_column(tmp_path: Path) -> None:
+    old = tmp_path / "old"
+    old.mkdir()
+    with sqlite3.connect(old / "replies.sqlite3") as db:  # the schema before replies kept trajectories
+        db.execute(
+            "CREATE TABLE replies (key BLOB PRIMARY KEY, output TEXT, latency_ms REAL,"
+            " stored_at REAL NOT NULL) WITHOUT ROWID"
+        )
+        db.execute("INSERT INTO replies VALUES (?, 'yes', 12.0, 0)", (b"k1",))
+    db.close()
+    cache = ReplyCache(old)
+    try:
+        assert cache.get(b"k1") == CachedReply("yes", 12.0)
+        packed = pack_trajectory(_trajectory(2))
+        cache.put(b"k2", CachedReply("Refunded.", 40.0, packed))
+        assert cache.get(b"k2") == CachedReply("Refunded.", 40.0, packed)
+    finally:
+        cache.close()

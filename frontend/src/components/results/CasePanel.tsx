@@ -1,6 +1,6 @@
 import { Identifier } from "../common/Identifier";
 import { type RefObject, useEffect, useRef } from "react";
-import type { CaseResult } from "../../api/types";
+import type { CaseResultDetail } from "../../api/types";
 import { AssertionVerdicts } from "./AssertionVerdicts";
 import { CachedMark } from "./CachedMark";
 import { count } from "../common/format";
@@ -10,6 +10,7 @@ import { TextBlock } from "../common/TextBlock";
 import { Verdict } from "../verdicts/Verdict";
 import { VerdictDetails } from "../verdicts/VerdictTree";
 import { ConversationTurns } from "../trajectory/ConversationTurns";
+import { InputConversation } from "../trajectory/InputConversation";
 import { TrajectoryView } from "../trajectory/TrajectoryView";
 import { turnsOf } from "../trajectory/turns";
 
@@ -40,7 +41,7 @@ function useKeptInView(ref: RefObject<HTMLElement | null>, key: number, enabled:
 /** Everything about one case's result: what went in, what was expected, what came back, and why it scored so. */
 interface CasePanelProps {
   evaluationId: number;
-  result: CaseResult;
+  result: CaseResultDetail;
   /** The evaluation's grader, named at the root of a composite's verdict tree. */
   graderId: string;
   onClose: () => void;
@@ -119,7 +120,11 @@ export function CasePanel({ evaluationId, result, graderId, onClose, fromLink = 
         )}
       </dl>
       <h4>input</h4>
-      <TextBlock value={result.input} label="input" />
+      {result.messages ? (
+        <InputConversation messages={result.messages} />
+      ) : (
+        <TextBlock value={result.input} label="input" />
+      )}
       <h4>expected_output</h4>
       <TextBlock value={result.expected_output} label="expected_output" />
       {turns.length > 0 && (

@@ -1,27 +1,10 @@
-import { useMemo, useState } from "react";
+import { useMemo } from "react";
 import { useTrajectory, type TrajectoryStep, type TrajectorySummary } from "../../api/trajectories";
 import { ErrorMessage } from "../common/ErrorMessage";
 import { displayText } from "../common/TextBlock";
 import { count, plural } from "../common/format";
-import { type FailedPlace, failedPlaces, isLong, numberCalls, stepTiming, stepTokens } from "./steps";
-
-/** Text folded when long: the first lines shown, "show all" unfolds it. */
-function Foldable({ text, label }: { text: string; label: string }) {
-  const long = isLong(text);
-  const [open, setOpen] = useState(!long);
-  return (
-    <div className="foldable">
-      <pre className={open ? "text-block" : "text-block folded"} aria-label={label} data-testid="step-text">
-        {text === "" ? "(empty)" : text}
-      </pre>
-      {long && (
-        <button type="button" className="link-button" onClick={() => setOpen(!open)} aria-expanded={open}>
-          {open ? "Fold" : `Show all (${plural(text.split("\n").length, "line")})`}
-        </button>
-      )}
-    </div>
-  );
-}
+import { Foldable } from "./Foldable";
+import { type FailedPlace, failedPlaces, numberCalls, stepTiming, stepTokens } from "./steps";
 
 function StepView({ step, index, call, failed }: { step: TrajectoryStep; index: number; call: number | null; failed: FailedPlace[] }) {
   const timing = stepTiming(step);

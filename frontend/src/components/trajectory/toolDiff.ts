@@ -49,3 +49,27 @@ export function changeText(row: ToolDiffRow): string {
       return `${row.a} → ${row.b} calls`;
   }
 }
+
+/** A run's calls in the order made, as the comparison gives them: the names kept, and all its calls. */
+export interface CallOrder {
+  names: readonly string[];
+  calls: number;
+}
+
+/** The calls of a run that its row did not keep (the first ones only are kept). */
+export function untold(order: CallOrder): number {
+  return Math.max(0, order.calls - order.names.length);
+}
+
+/** Where two runs' orders of calls part, in words, or null when they do not (as far as the rows keep them). */
+export function orderDifference(a: CallOrder, b: CallOrder, firstDifference: number | null): string | null {
+  if (firstDifference === null) {
+    // Alike as far as both rows keep their calls, yet more calls on one side: they part past what is kept.
+    if (a.calls !== b.calls && (untold(a) > 0 || untold(b) > 0)) {
+      return `The first ${Math.min(a.names.length, b.names.length)} calls are the same; they differ after`;
+    }
+    return null;
+  }
+  const at = (order: CallOrder) => order.names[firstDifference - 1] ?? "makes no more calls";
+  return `First differs at call #${firstDifference}: A ${at(a)}, B ${at(b)}`;
+}

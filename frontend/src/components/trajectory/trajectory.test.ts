@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { failedPlaces, isLong, numberCalls, stepTiming, stepTokens } from "./steps";
-import { changeText, toolDiff, toolsText } from "./toolDiff";
+import { changeText, orderDifference, toolDiff, toolsText, untold } from "./toolDiff";
 import { turnsOf } from "./turns";
+import { argumentsText, messageTitle } from "./messages";
 import type { TrajectoryStep } from "../../api/trajectories";
 
 function step(kind: TrajectoryStep["kind"], extra: Partial<TrajectoryStep> = {}): TrajectoryStep {
@@ -74,6 +75,28 @@ describe("tool diff", () => {
   });
 });
 
+describe("order of calls", () => {
+  const order = (calls: number, ...names: string[]) => ({ names, calls });
+
+  it("says where two runs' calls first differ: another tool, or one run's calls ending", () => {
+    expect(orderDifference(order(2, "search", "refund"), order(3, "search", "lookup", "refund"), 2)).toBe(
+      "First differs at call #2: A refund, B lookup",
+    );
+    expect(orderDifference(order(4, "s", "l", "r", "r"), order(3, "s", "l", "r"), 4)).toBe(
+      "First differs at call #4: A r, B makes no more calls",
+    );
+    expect(orderDifference(order(1, "s"), order(1, "s"), null)).toBeNull();
+  });
+
+  it("says when runs differ only past the calls their rows keep", () => {
+    expect(orderDifference(order(150, "a", "b"), order(120, "a", "b"), null)).toBe(
+      "The first 2 calls are the same; they differ after",
+    );
+    expect(untold(order(150, "a", "b"))).toBe(148);
+    expect(untold(order(2, "a", "b"))).toBe(0);
+  });
+});
+
 describe("turns", () => {
   it("reads the stored turns and skips what is not one", () => {
     const turns = turnsOf({
@@ -89,5 +112,19 @@ describe("turns", () => {
     ]);
     expect(turnsOf({ reason: "x" })).toEqual([]);
     expect(turnsOf(null)).toEqual([]);
+  });
+});
+
+describe("input messages", () => {
+  it("shows a call's JSON arguments pretty, and text that is not JSON as it was given", () => {
+    expect(argumentsText('{"order":7,"items":[1]}')).toBe('{\n  "order": 7,\n  "items": [\n    1\n  ]\n}');
+    expect(argumentsText("order=7")).toBe("order=7");
+    expect(argumentsText("")).toBe("");
+  });
+
+  it("titles a message by its role, a tool message as the result it is", () => {
+    expect(messageTitle({ role: "user", name: null, tool_call_id: null })).toBe("user");
+    expect(messageTitle({ role: "assistant", name: "helper", tool_call_id: null })).toBe("assistant (helper)");
+    expect(messageTitle({ role: "tool", name: null, tool_call_id: "c1" })).toBe("tool result");
   });
 });

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from decimal import Decimal
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, JsonValue, StringConstraints
 
 from assay.api.schemas.common import RequestModel, ResponseModel
 from assay.api.schemas.graders import GradeOutcome, GraderSpecOut
+from assay.chat import Message
 from assay.config import ModelPrice, PriceTable
 from assay.domain import MAX_REPEATS, EvaluationStatus
 from assay.graders import MatchStatus
@@ -540,6 +541,46 @@ class ResultOut(ResponseModel):
         verdicts = assertion_verdicts(result.details)
         if verdicts is not None:
             out.assertions = [AssertionVerdictOut.model_validate(v, from_attributes=True) for v in verdicts]
+        return out
+
+
+class MessageToolCallOut(ResponseModel):
+    """A tool an input message's assistant calls: its id, name and arguments (the JSON text given)."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+class InputMessageOut(ResponseModel):
+    """One message of a conversation input, in OpenAI's chat format (docs/conversations.md)."""
+
+    role: Literal["system", "developer", "user", "assistant", "tool"]
+    content: str | None = Field(description="The text; null for an assistant message that only calls tools")
+    tool_calls: list[MessageToolCallOut] = Field(description="The tools an assistant message calls")
+    tool_call_id: str | None = Field(description="The call a tool message answers")
+    name: str | None
+
+
+class ResultDetailOut(ResultOut):
+    """One case's result, with what only the one-result route gives: the case's input messages."""
+
+    messages: list[InputMessageOut] | None = Field(
+        default=None,
+        description="The case's input as chat messages, when it is a conversation (null: a text input, or a "
+        "case deleted since; input then holds the text)",
+    )
+
+    @classmethod
+    def of_case(
+        cls, result: Result, messages: Sequence[Message], prices: Mapping[str, ModelPrice] | None = None
+    ) -> ResultDetailOut:
+        """The schema of a service record and its case's input ``messages`` (none: a text input)."""
+        out = cls.model_validate(ResultOut.of(result, prices), from_attributes=True)
+        if messages:
+            out.messages = [
+                InputMessageOut.model_validate(message, from_attributes=True) for message in messages
+            ]
         return out
 
 

@@ -6,12 +6,20 @@ import logging
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.orm import Session
 
 from assay.config import ModelPrice
-from assay.domain import MAX_REPEATS, EvaluationStatus, Outcome, Page, ResultSort, within_budget
+from assay.domain import (
+    MAX_REPEATS,
+    Conversation,
+    EvaluationStatus,
+    Outcome,
+    Page,
+    ResultSort,
+    within_budget,
+)
 from assay.errors import NotFoundError, Problem, ValidationError
 from assay.graders import GraderInterface
 from assay.services.evaluations.records import (
@@ -59,6 +67,9 @@ from assay.targets import (
 )
 from assay.targets.cached import CacheMode
 from assay.targets.specs import allowed_target, target_view
+
+if TYPE_CHECKING:
+    from assay.chat import Message
 
 logger = logging.getLogger(__name__)
 
@@ -439,6 +450,11 @@ class EvaluationService:
         if row is None:
             raise NotFoundError(f"Evaluation {evaluation_id} has no result for case {case_id}")
         return result_of(row)
+
+    def input_messages(self, case_id: int) -> tuple[Message, ...]:
+        """The chat messages a case sends as its input (none for a text input, or a case deleted since)."""
+        stored = suite_store.conversation_of(self.session, case_id)
+        return Conversation.from_json(stored).messages if stored else ()
 
     def iter_results(self, evaluation_id: int, query: ResultQuery | None = None) -> Iterator[Result]:
         """Every result of the evaluation that ``query`` filters in, in case order (exports)."""

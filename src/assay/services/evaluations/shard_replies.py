@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from sqlalchemy.orm import Session
 
-from assay.storage.reply_cache import cached_replies
+from assay.storage.reply_cache import StoredReply, cached_replies
 from assay.targets.reply_cache import CachedReply, reply_key
 
 
@@ -22,7 +22,7 @@ class ShardReplies:
 
     def __init__(self, known: dict[bytes, CachedReply]) -> None:
         self._known = known
-        self._new: list[tuple[bytes, str | None, float | None]] = []
+        self._new: list[tuple[bytes, StoredReply]] = []
         self._lock = threading.Lock()  # put on the event loop, drained by the writer's thread
 
     @classmethod
@@ -30,7 +30,7 @@ class ShardReplies:
         """The cache's replies to ``asked`` ``(input, repeat)`` from the target of ``fingerprint``."""
         keys = {reply_key(fingerprint, text, repeat) for text, repeat in asked}
         found = cached_replies(session, keys)
-        return cls({key: CachedReply(output, latency) for key, (output, latency) in found.items()})
+        return cls({key: CachedReply(*stored) for key, stored in found.items()})
 
     def get(self, key: bytes) -> CachedReply | None:
         """The cached reply under ``key``, if the shard's read found one (or the shard stored it since)."""
@@ -42,9 +42,9 @@ class ShardReplies:
             return
         self._known[key] = reply
         with self._lock:
-            self._new.append((key, reply.output, reply.latency_ms))
+            self._new.append((key, (reply.output, reply.latency_ms, reply.trajectory)))
 
-    def drain(self) -> list[tuple[bytes, str | None, float | None]]:
+    def drain(self) -> list[tuple[bytes, StoredReply]]:
         """The new replies not yet stored, handed over once."""
         with self._lock:
             new, self._new = self._new, []

@@ -30,7 +30,7 @@ from assay.services.evaluations.fence import Fence
 from assay.services.evaluations.graders import EvaluationGraders
 from assay.services.evaluations.records import result_columns, trajectory_chunks
 from assay.services.evaluations.recount import SummaryRefresher, finish_evaluation
-from assay.services.evaluations.regrade import stored_replies
+from assay.services.evaluations.regrade import StoredReplies, StoredTrajectories, stored_replies
 from assay.services.evaluations.shard_replies import ShardReplies
 from assay.services.execution.case_results import CaseResult
 from assay.services.execution.conversation import stored_run_case
@@ -50,7 +50,6 @@ from assay.storage.types import utc_now
 from assay.targets import (
     EvaluationTargetSpec,
     TargetPolicy,
-    TargetReply,
     TargetSpec,
     build_target,
     parse_target_spec,
@@ -402,7 +401,7 @@ class ShardRunner:
 
     def _cases(
         self, shard: Shard, plan: _Plan, span: int
-    ) -> tuple[list[PendingCase], dict[int, TargetReply] | None, ShardReplies | None]:
+    ) -> tuple[list[PendingCase], StoredReplies | None, ShardReplies | None]:
         with Session(self.engine) as session:
             pending = store.cases_without_result(
                 session,
@@ -448,8 +447,16 @@ class ShardRunner:
         concurrency = lane_concurrency(plan.concurrency, shard.lane)
         fence, epoch = self.fence, self.fence.epoch()
         try:
+            # Re-grading replies that carried trajectories: each read back when its case is graded.
+            trajectories = None
+            if replies is not None and replies.traced and plan.source_id is not None:
+                trajectories = StoredTrajectories(self.engine, plan.source_id, replies.traced)
             target = build_target(
-                plan.spec, concurrency=concurrency, policy=plan.policy, stored_replies=replies
+                plan.spec,
+                concurrency=concurrency,
+                policy=plan.policy,
+                stored_replies=None if replies is None else replies.replies,
+                stored_trajectories=trajectories,
             )
             if cached is not None:
                 target = CachedTarget(target, cached, plan.fingerprint, plan.reply_cache)

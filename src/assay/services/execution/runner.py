@@ -225,6 +225,9 @@ async def run_cases(
                 return
             if reply.capture is not None:  # a target capturing trajectories: read it (spans may come later)
                 await read_captured(reply, target.traces)
+                await target.keep_trajectory(
+                    case.target_case, reply
+                )  # the reply cache stores it with the reply
             # Whether the agent was reached is the reply's to say (a grader's error never is one).
             if reachability is not None and reachability.observe(reply.error, reply.error_detail):
                 stop.set()

@@ -83,6 +83,11 @@ def plain_details(value: Any) -> Any:
     return value
 
 
+KEPT_SEQUENCE = 100
+"""Tool calls whose order a result row keeps: a row stays small (a name is at most 256 characters) whatever
+its trajectory's length, and a change of order is seen within the first hundred calls."""
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TrajectoryFacts:
     """What a result row keeps of its trajectory (``results.trajectory_summary``): its dialect, counts,
@@ -95,6 +100,9 @@ class TrajectoryFacts:
     input_tokens: int | None
     output_tokens: int | None
     seconds: float | None
+    tool_sequence: list[str] | None = None
+    """The first :data:`KEPT_SEQUENCE` tool calls' names in the order made (all of them when ``tool_calls``
+    is no more); ``None`` in rows stored before it was kept. Compare reads it, never the steps."""
 
     @classmethod
     def of(cls, trajectory: Trajectory) -> TrajectoryFacts:
@@ -108,6 +116,7 @@ class TrajectoryFacts:
             input_tokens=summary.input_tokens,
             output_tokens=summary.output_tokens,
             seconds=summary.seconds,
+            tool_sequence=list(trajectory.tool_names()[:KEPT_SEQUENCE]),
         )
 
     @classmethod

@@ -11,6 +11,7 @@ from typing import Any
 import yaml
 
 from assay.services.suites.imports import checks, judged
+from assay.services.suites.imports.promptfoo_trajectory import NAME_NOTE, TRAJECTORY_TYPES, trajectory_builder
 from assay.services.suites.imports.records import Assertion, LineReport, UnsupportedError
 from assay.services.suites.imports.session import Session
 from assay.services.suites.imports.templates import js_string, render
@@ -55,6 +56,8 @@ def assertions(
     made = session.check(report, label, build)
     if made is not None and raw.get("provider") is not None:
         report.notes.append(f"{label}: its provider is not used; the import's judge is asked")
+    if made is not None and str(raw["type"]).removeprefix("not-") in TRAJECTORY_TYPES:
+        report.notes.append(f"{label}: {NAME_NOTE}")
     return [made] if made is not None else []
 
 
@@ -69,7 +72,7 @@ def _builder(
     kind = raw["type"]
     negated = kind.startswith("not-")
     base = kind.removeprefix("not-")
-    if base not in _SUPPORTED:
+    if base not in _SUPPORTED and base not in TRAJECTORY_TYPES:
         why = _WHY_NOT.get(base, f"no Assay grader decides as promptfoo's '{base}' does")
         raise UnsupportedError(label, why)
     value = _rendered(raw.get("value"), lookup, label)
@@ -83,15 +86,18 @@ def _builder(
         raise UnsupportedError(label, "its weight is not a number ≥ 0")
     if name is not None and not isinstance(name, str):
         raise UnsupportedError(label, "its metric is not text")
+    negates = negated
     if base == "llm-rubric":
         rubric = _text(value, label)
         make: Callable[[], Assertion] = lambda: judged.by_rubric(judge, rubric, threshold, label)  # noqa: E731
+    elif base in TRAJECTORY_TYPES:
+        make, negates = trajectory_builder(base, value, negated, label), False  # it negates as promptfoo does
     else:
         make = _kind_builder(base, value, threshold, label)
 
     def build() -> Assertion:
         assertion = make()
-        if negated:
+        if negates:
             assertion = checks.negate(assertion)
         return Assertion(
             grader_id=assertion.grader_id,
