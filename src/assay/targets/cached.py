@@ -27,6 +27,7 @@ from assay.targets.reply_cache import (
     reply_key,
     unpack_trajectory,
 )
+from assay.targets.templates import asked_text
 
 if TYPE_CHECKING:
     from assay.targets.specs import TargetSpec
@@ -54,12 +55,21 @@ _MISS = TargetReply(
 class CachedTarget(Target):
     """Answers from ``cache`` what it holds for ``fingerprint``; asks ``inner`` the rest (``record``)."""
 
-    def __init__(self, inner: Target, cache: ReplyStore, fingerprint: str, mode: CacheMode) -> None:
+    def __init__(
+        self,
+        inner: Target,
+        cache: ReplyStore,
+        fingerprint: str,
+        mode: CacheMode,
+        fields: tuple[str, ...] = (),
+    ) -> None:
         super().__init__(inner.policy, max_answer_bytes=inner.max_answer_bytes, redactor=inner.redactor)
         self._inner = inner
         self._cache = cache
         self._fingerprint = fingerprint
         self._mode = mode
+        self._fields = fields
+        """The case's fields the target sends besides what it asks (``case_fields``): part of the key."""
         self.traces = inner.traces  # the spans of the inner target's calls arrive where they did
 
     async def call(self, case: TargetCase) -> str | None:  # pragma: no cover - respond() never calls it
@@ -68,7 +78,7 @@ class CachedTarget(Target):
     def reply_at_once(self, case: TargetCase) -> TargetReply | None:
         """A stored reply without a coroutine (not one with a trajectory: unpacked off the event loop); in
         ``replay`` a miss too (nothing is awaited)."""
-        stored = self._cache.get(reply_key(self._fingerprint, case.asked, case.repeat))
+        stored = self._cache.get(reply_key(self._fingerprint, asked_text(case, self._fields), case.repeat))
         if stored is None:
             return _MISS if self._mode is CacheMode.REPLAY else None
         return None if stored.trajectory is not None else _reply(stored)
@@ -76,7 +86,8 @@ class CachedTarget(Target):
     async def respond(self, case: TargetCase, proceed: Callable[[], bool] | None = None) -> TargetReply:
         """The stored reply, else (``record``) the agent's, stored when it is an answer (one capturing a
         trajectory once its trajectory is read: :meth:`keep_trajectory`)."""
-        key = reply_key(self._fingerprint, case.asked, case.repeat)  # hashed once: lookup and store
+        # Hashed once: for the lookup and the store.
+        key = reply_key(self._fingerprint, asked_text(case, self._fields), case.repeat)
         stored = self._cache.get(key)
         if stored is not None:
             reply = _reply(stored)
@@ -97,7 +108,7 @@ class CachedTarget(Target):
             return
         packed = await in_heavy_thread(pack_trajectory, reply.trajectory)
         if packed is not None:
-            key = reply_key(self._fingerprint, case.asked, case.repeat)
+            key = reply_key(self._fingerprint, asked_text(case, self._fields), case.repeat)
             self._cache.put(key, CachedReply(reply.output, reply.latency_ms, packed))
 
     async def aclose(self) -> None:
@@ -118,8 +129,8 @@ class CacheUse:
 
     def around(self, target: Target, spec: TargetSpec) -> Target:
         """``target`` behind the cache; as it is for a target that calls no agent (recorded answers)."""
-        from assay.targets.specs import EvaluationTargetSpec, RecordedTargetSpec
+        from assay.targets.specs import EvaluationTargetSpec, RecordedTargetSpec, case_fields
 
         if isinstance(spec, RecordedTargetSpec | EvaluationTargetSpec):
             return target
-        return CachedTarget(target, self.cache, spec.fingerprint(), self.mode)
+        return CachedTarget(target, self.cache, spec.fingerprint(), self.mode, case_fields(spec))

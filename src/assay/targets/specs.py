@@ -297,6 +297,19 @@ def _placeholders(value: Any) -> set[str]:
     return set()
 
 
+_ASKED = frozenset({"input", "messages"})
+
+
+def case_fields(spec: TargetSpec) -> tuple[str, ...]:
+    """The case's fields a target sends besides what the case asks (its input or messages): the
+    ``metadata.*`` and ``case_*`` placeholders of an HTTP body template, sorted. Two cases asking the same
+    text with other values there are other requests (the reply cache keys them apart)."""
+    if not isinstance(spec, HttpTargetSpec):
+        return ()
+    names = _placeholders(spec.body_template)
+    return tuple(sorted(name for name in names if name not in _ASKED and not _SECRET_NAME.fullmatch(name)))
+
+
 def secret_names(spec: TargetSpec) -> set[str]:
     """The environment variables a target reads: ``{{secret.NAME}}`` placeholders and the OpenAI key."""
     if isinstance(spec, HttpTargetSpec):

@@ -65,6 +65,21 @@ def render(template: Any, case: TargetCase, secrets: Mapping[str, str] = _NO_SEC
     return template
 
 
+def asked_text(case: TargetCase, fields: tuple[str, ...]) -> str:
+    """What a target sends of ``case`` as one text that tells any two requests apart (the reply cache's
+    key): what the case asks, then the values of the other ``fields`` its template sends
+    (:func:`~assay.targets.specs.case_fields`) as canonical JSON, a field the case lacks as its error."""
+    if not fields:
+        return case.asked
+    values: list[Any] = []
+    for name in fields:
+        try:
+            values.append(_lookup(name, case, _NO_SECRETS))
+        except TargetCallError as error:
+            values.append({"missing": str(error)})
+    return case.asked + "\0" + orjson.dumps(values, option=orjson.OPT_SORT_KEYS).decode()
+
+
 def fill_secrets(text: str, secrets: Mapping[str, str]) -> str:
     """A header value with its ``{{secret.NAME}}`` placeholders filled (the only ones a header may hold)."""
     return _PLACEHOLDER.sub(lambda match: _as_text(secrets[match.group(1).removeprefix("secret.")]), text)

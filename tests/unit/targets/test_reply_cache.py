@@ -99,6 +99,52 @@ async def test_replay_never_calls_the_agent_and_fails_closed_on_a_miss(tmp_path:
     assert other_target.error == ErrorReason.CACHE_MISS.value
 
 
+class MetadataAgent(Target):
+    """An agent in the process answering what its body template would send: the input and the case's mode."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[tuple[str, object]] = []
+
+    async def call(self, case: TargetCase) -> str | None:
+        mode = case.metadata.get("mode")
+        self.calls.append((case.input, mode))
+        return f"{case.input}/{mode}"
+
+
+async def test_cases_asking_one_text_with_other_template_values_are_other_replies(tmp_path: Path) -> None:
+    spec = parse_target_spec(
+        {
+            "type": "http",
+            "url": "http://agent.test/answer",
+            "body_template": {
+                "q": "{{input}}",
+                "mode": "{{metadata.mode}}",
+                "key": "{{secret.ASSAY_SECRET_K}}",
+            },
+        }
+    )
+    cases = [
+        TargetCase(1, "refund?", metadata={"mode": "correct"}),
+        TargetCase(2, "refund?", metadata={"mode": "twice"}),
+        TargetCase(3, "refund?", metadata={}),  # the template's error, not another case's reply
+    ]
+    agent = MetadataAgent()
+    recording = CacheUse(ReplyCache(tmp_path), CacheMode.RECORD).around(agent, spec)
+    first = [(await recording.respond(case)).output for case in cases]
+    replaying = CacheUse(ReplyCache(tmp_path), CacheMode.REPLAY).around(MetadataAgent(), spec)
+    again = [(await replaying.respond(case)).output for case in cases]
+    assert agent.calls == [("refund?", "correct"), ("refund?", "twice"), ("refund?", None)]
+    assert first == again == ["refund?/correct", "refund?/twice", "refund?/None"]
+    # A field the template does not send keeps one reply for one text.
+    plain = parse_target_spec({"type": "http", "url": "http://agent.test/answer"})
+    counting = CountingAgent()
+    target = CacheUse(ReplyCache(tmp_path / "plain"), CacheMode.RECORD).around(counting, plain)
+    for case in cases:
+        await target.respond(case)
+    assert counting.calls == ["refund?"]
+
+
 def test_recorded_answers_are_never_put_behind_the_cache(tmp_path: Path) -> None:
     from assay.targets import build_target
 

@@ -56,6 +56,8 @@ from assay.targets import (
 )
 from assay.targets.cached import CachedTarget, CacheMode
 from assay.targets.heavy_thread import wait_in_heavy_thread
+from assay.targets.specs import case_fields
+from assay.targets.templates import asked_text
 
 logger = logging.getLogger(__name__)
 
@@ -421,7 +423,8 @@ class ShardRunner:
                 replies = stored_replies(session, plan.source_id, [case.id for case in pending])
             cached = None
             if plan.reply_cache is not CacheMode.OFF and pending:
-                asked = [(_asked(case), repeat) for case in pending for repeat in case.repeats]
+                fields = case_fields(plan.spec)
+                asked = [(_asked(case, fields), repeat) for case in pending for repeat in case.repeats]
                 cached = ShardReplies.read(session, plan.fingerprint, asked)
         return pending, replies, cached
 
@@ -459,7 +462,8 @@ class ShardRunner:
                 stored_trajectories=trajectories,
             )
             if cached is not None:
-                target = CachedTarget(target, cached, plan.fingerprint, plan.reply_cache)
+                fields = case_fields(plan.spec)
+                target = CachedTarget(target, cached, plan.fingerprint, plan.reply_cache, fields)
             # A model judge's calls (the grader's, or a case's assertions') go out under the targets'
             # policy; other graders open nothing.
             cases_call = plan.checks is not None and any(
@@ -547,6 +551,6 @@ async def _either(first: asyncio.Event, second: asyncio.Event) -> None:
             task.cancel()
 
 
-def _asked(case: PendingCase) -> str:
-    """The reply cache's text of a stored case's first call."""
-    return stored_run_case(case).target_case.asked
+def _asked(case: PendingCase, fields: tuple[str, ...]) -> str:
+    """The reply cache's text of a stored case's call (:func:`~assay.targets.templates.asked_text`)."""
+    return asked_text(stored_run_case(case).target_case, fields)
