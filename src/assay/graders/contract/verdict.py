@@ -25,6 +25,7 @@ from types import MappingProxyType
 from typing import Any, NamedTuple, TypedDict
 
 from assay.graders.contract.reply import AgentReply
+from assay.json_types import JsonObject
 
 
 class MatchStatus(StrEnum):
@@ -62,7 +63,7 @@ class GradeResult(TypedDict):
 
     passed: bool
     score: float
-    details: dict[str, Any]
+    details: JsonObject
 
 
 EMPTY_RESPONSE_REASON = "Empty or null response"
@@ -110,7 +111,7 @@ def verdict_result(
     normalized_actual: Any = None,
     score: float | None = None,
     extra: Mapping[str, Any] = _NO_EXTRA,
-    leading: dict[str, Any] | None = None,
+    leading: JsonObject | None = None,
 ) -> GradeResult:
     """The dict ``grade()`` returns for a :class:`Verdict` with these fields.
 
@@ -121,7 +122,7 @@ def verdict_result(
     passed = status is MatchStatus.MATCH
     if actual_original.__class__ is AgentReply:  # details are stored as JSON: the reply's text stands for it
         actual_original = actual_original.text
-    details: dict[str, Any] = {} if leading is None else leading
+    details: JsonObject = {} if leading is None else leading
     details["match_status"] = status._value_
     details["reason"] = reason
     details["expected_original"] = expected_original
@@ -240,7 +241,7 @@ class VerdictRecord:
     answer: str | None
     explanation: str | None
     error: str | None
-    details: dict[str, Any]
+    details: JsonObject
 
     @classmethod
     def of(cls, result: Mapping[str, Any]) -> VerdictRecord:
