@@ -14,6 +14,7 @@ from assay.config import ModelPrice
 from assay.domain import MAX_REPEATS, EvaluationStatus, Outcome, Page, ResultSort, within_budget
 from assay.errors import NotFoundError, Problem, ValidationError
 from assay.graders import GraderInterface
+from assay.json_types import JsonObject
 from assay.services.evaluations.records import (
     Evaluation,
     ExportedResult,
@@ -482,7 +483,7 @@ class EvaluationService:
         return self._row(evaluation_id).name
 
 
-def _egress_record(policy: TargetPolicy) -> dict[str, Any] | None:
+def _egress_record(policy: TargetPolicy) -> JsonObject | None:
     """The egress policy that accepts an evaluation, to store with it (every worker runs it under this)."""
     settings = policy.egress.settings
     return settings.record() if settings is not None else None

@@ -7,13 +7,12 @@ first-use order, with their number of calls), never the trajectories' steps, one
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy.orm import Session
 
 from assay.errors import NotFoundError, Problem, ValidationError
+from assay.json_types import JsonObject
 from assay.services.execution.trajectories import TrajectoryFacts
 from assay.storage import evaluations as store
 from assay.storage.result_groups import SummaryRow, iter_summaries
@@ -55,7 +54,7 @@ class ToolChanges:
     next_skip: int | None
 
 
-def _tools(summary: Mapping[str, Any]) -> list[ToolCount]:
+def _tools(summary: JsonObject | None) -> list[ToolCount]:
     """The summary's tools in first-use order (a summary not in the stored form has none)."""
     facts = TrajectoryFacts.stored(summary)
     return [] if facts is None else [ToolCount(name, calls) for name, calls in facts.tool_names.items()]
