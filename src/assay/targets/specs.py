@@ -330,6 +330,17 @@ def allowed_target(spec: TargetSpec, allowed: frozenset[str] | None) -> TargetSp
     return spec
 
 
+def target_record(spec: TargetSpec) -> JsonObject:
+    """The spec as an evaluation stores it, secrets and recorded answers included: its JSON, dumped once."""
+    return spec.model_dump(mode="json")
+
+
+def read_target_record(record: JsonObject | None) -> TargetSpec:
+    """The spec :func:`target_record` stored, parsed (and checked) again; ``ValidationError`` for one this
+    version cannot read."""
+    return parse_target_spec(record or {})
+
+
 def target_view(stored: JsonObject) -> JsonObject:
     """A stored (already checked) spec as shown to users: header values are secrets, recorded responses
     are only counted. Works on the stored JSON, so showing an evaluation never re-validates its spec."""

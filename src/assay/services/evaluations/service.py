@@ -6,7 +6,6 @@ import logging
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -56,10 +55,9 @@ from assay.targets import (
     TargetPolicy,
     TargetSpec,
     check_target,
-    parse_target_spec,
 )
 from assay.targets.cached import CacheMode
-from assay.targets.specs import allowed_target, target_view
+from assay.targets.specs import allowed_target, read_target_record, target_record, target_view
 
 logger = logging.getLogger(__name__)
 
@@ -73,10 +71,9 @@ class NewEvaluation:
 
     suite_id: int
     grader_id: str
-    target: TargetSpec | dict[str, Any]
-    """The spec as the request gave it (parsed once, at the edge), or as stored (a re-run's JSON, parsed
-    when the evaluation is created)."""
-    grader_config: dict[str, Any] | None = None
+    target: TargetSpec
+    """Parsed once: at the edge (a request, a file), or from the stored record (a re-run)."""
+    grader_config: JsonObject | None = None
     name: str | None = None
     concurrency: int = DEFAULT_CONCURRENCY
     reply_cache: CacheMode = CacheMode.OFF
@@ -94,11 +91,11 @@ class TargetTrialRequest:
     """A target to test on one case of a suite (the first by default), before any run."""
 
     suite_id: int
-    target: TargetSpec | dict[str, Any]
-    """Parsed at the edge (or JSON, parsed when tried)."""
+    target: TargetSpec
+    """Parsed at the edge."""
     case_number: int = 1
     grader_id: str | None = None
-    grader_config: dict[str, Any] | None = None
+    grader_config: JsonObject | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,13 +128,6 @@ class ResultQuery:
 DEFAULT_MAX_PAGE_BYTES = 8 * 1024 * 1024
 MAX_NAME_CHARS = 200
 _RERUN_SUFFIX = re.compile(r" · re-run of #\d+$")
-
-
-def _target_spec(target: TargetSpec | dict[str, Any], allowed: frozenset[str]) -> TargetSpec:
-    """The request's target spec, parsed here only when it came as JSON, and of a type allowed here."""
-    if isinstance(target, dict):
-        return parse_target_spec(target, allowed=allowed)
-    return allowed_target(target, allowed)
 
 
 def rerun_name(name: str, source_id: int) -> str:
@@ -227,7 +217,7 @@ class EvaluationService:
         # NotFoundError or ConfigError, its problems located in the request
         grader = self.graders.build(request.grader_id, request.grader_config, where=("grader_config",))
         check_calls(grader, self.scheduler.target_policy)  # a judge's key and URL, as a target's
-        spec = _target_spec(request.target, allowed_targets)
+        spec = allowed_target(request.target, allowed_targets)
         check_target(spec, self.scheduler.target_policy)
         if isinstance(spec, EvaluationTargetSpec):
             check_source(self.session, spec, suite.id)
@@ -258,7 +248,7 @@ class EvaluationService:
         """The evaluation :meth:`check` accepted, stored and queued."""
         grader, spec = checked.grader, checked.spec
         grader_spec = self.graders.spec(grader)
-        stored = spec.model_dump(mode="json")  # dumped once, where it is stored
+        stored = target_record(spec)
         prices = {**self.prices, **(request.prices or {})}  # fixed now: a later server change is not its cost
         total = suite_store.count_cases(self.session, checked.suite_id) * request.repeats
         row = EvaluationRow(
@@ -325,7 +315,7 @@ class EvaluationService:
         grader = None
         if request.grader_id is not None:
             grader = self.graders.build(request.grader_id, request.grader_config)
-        spec = _target_spec(request.target, allowed_targets - {"evaluation"})
+        spec = allowed_target(request.target, allowed_targets - {"evaluation"})
         check_target(spec, self.scheduler.target_policy)
         if isinstance(spec, RecordedTargetSpec) and spec.responses:
             self._check_answer_names(suite.id, list(spec.responses))
@@ -402,7 +392,7 @@ class EvaluationService:
             NewEvaluation(
                 suite_id=source.suite_id,
                 grader_id=source.grader_id,
-                target=source.target,
+                target=read_target_record(source.target),
                 grader_config=source.grader_config,
                 name=name or rerun_name(source.name, source.id),
                 concurrency=source.concurrency,
