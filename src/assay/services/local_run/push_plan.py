@@ -26,6 +26,7 @@ import orjson
 
 from assay.domain import Conversation, NewCase
 from assay.errors import AssayError, NotFoundError, ValidationError
+from assay.json_types import JsonObject
 from assay.services.local_run.result_file import RunHeader, file_digest, read_header, read_records
 
 NAME_CHARS = 200
@@ -111,7 +112,7 @@ class PushPlan:
     suite_assertions: dict[str, object] | None
     """The suite's default assertions and rules (``assert``, ``threshold``, ``rules``), when it has some."""
     grader_id: str
-    grader_config: dict[str, object]
+    grader_config: JsonObject
     responses: dict[str, str | None]
     evaluation_name: str
     warning: str | None = None
