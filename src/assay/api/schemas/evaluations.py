@@ -434,7 +434,7 @@ class EvaluationOut(ResponseModel):
             id=evaluation.id,
             name=evaluation.name,
             suite_id=evaluation.suite_id,
-            grader=GraderSpecOut(**evaluation.grader.as_dict()),
+            grader=GraderSpecOut.model_validate(evaluation.grader, from_attributes=True),
             target=evaluation.target,
             concurrency=evaluation.concurrency,
             repeats=evaluation.repeats,
