@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
 import yaml
 from sqlalchemy.orm import Session
@@ -55,7 +54,7 @@ def stored_eval_file(session: Session, evaluation_id: int) -> str:
     if target.get("type") == "recorded" and isinstance(responses, dict) and responses:
         notes.append(f"Left out: the {len(responses)} recorded answers.")
         target["responses"] = {}
-    grader: dict[str, Any] = {"id": row.grader_id}
+    grader: JsonObject = {"id": row.grader_id}
     if row.grader_config:
         grader["config"] = row.grader_config
     document = {

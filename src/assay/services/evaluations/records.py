@@ -173,7 +173,7 @@ class ExportedResult:
     """A result as exported: with the metadata of its case (empty when the case was deleted since)."""
 
     result: Result
-    metadata: dict[str, Any]
+    metadata: JsonObject
 
 
 def result_of(row: ResultRow) -> Result:
