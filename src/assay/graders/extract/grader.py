@@ -21,7 +21,7 @@ evaluation its confusion matrix) and its score.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar
 
 from assay.graders.builtin.true_false import PRESETS as TRUE_FALSE_PRESETS
 from assay.graders.composite.tree import (
@@ -45,7 +45,6 @@ from assay.graders.contract.verdict import (
 from assay.graders.extract.extraction import RULES_SCHEMA, Extraction, ExtractionRules, compiled
 from assay.graders.extract.lexicon import LEXICONS
 from assay.graders.reading.text import is_blank, read_text
-from assay.json_types import JsonValue
 
 __all__ = ["ExtractGrader"]
 
@@ -259,7 +258,7 @@ def _result(
     expected_output: Any,
     extraction: Extraction,
     decided: int | None,
-    children: list[dict[str, Any]],
+    children: list[Any],  # the children's JSON verdicts, taken into the details as built (no copy, no cast)
     code: str | None = None,
 ) -> GradeResult:
     """The verdict dict: the composites' keys and tree, with the extraction trace beside them."""
@@ -276,6 +275,6 @@ def _result(
             "extraction": {"span": extraction.span, "rule": extraction.rule, "reason": extraction.reason},
             REASON_CODE: code,
             "decided_by": _SPEC_KEY if decided is not None else None,
-            "children": cast("list[JsonValue]", children),  # JSON objects (a list is invariant)
+            "children": children,
         },
     }
