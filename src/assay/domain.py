@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from assay.json_types import JsonObject
+
 if TYPE_CHECKING:  # pydantic (the messages' record) is loaded only when a case holds a chat
     from assay.chat import Message
 
@@ -22,10 +24,10 @@ class GraderSpec:
     """What graded a result: a grader id, its effective config and its version; never a live object."""
 
     grader_id: str
-    config: dict[str, Any] = field(default_factory=dict)
+    config: JsonObject = field(default_factory=dict)
     version: str = ""
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         """The JSON form stored with an evaluation."""
         return {"grader_id": self.grader_id, "config": self.config, "version": self.version}
 
@@ -35,14 +37,14 @@ class Assertion:
     """One assertion as given (``name`` ``None`` when the user gave none: results then use the grader id)."""
 
     grader_id: str
-    config: dict[str, Any]
+    config: JsonObject
     expected_output: str | None = None
     weight: float = 1.0
     name: str | None = None
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> JsonObject:
         """The assertion as a file or the API writes it (only what was given beyond the grader id)."""
-        spec: dict[str, Any] = {"grader_id": self.grader_id}
+        spec: JsonObject = {"grader_id": self.grader_id}
         if self.config:
             spec["config"] = self.config
         if self.expected_output is not None:
@@ -90,9 +92,9 @@ class Assertions:
         threshold = stored.get("threshold")
         return cls.of(items, float(threshold) if threshold is not None else None)
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> JsonObject:
         """``{"assert": [...], "threshold": t}`` (threshold left out when there is none), as stored."""
-        stored: dict[str, Any] = {"assert": [item.as_json() for item in self.items]}
+        stored: JsonObject = {"assert": [item.as_json() for item in self.items]}
         if self.threshold is not None:
             stored["threshold"] = self.threshold
         return stored
@@ -125,7 +127,7 @@ class Assertions:
 class AssertionRule:
     """Cases whose metadata hold every ``when`` key with an equal value get ``assertions``."""
 
-    when: dict[str, Any]
+    when: JsonObject
     assertions: Assertions
 
     def matches(self, metadata: Mapping[str, Any]) -> bool:
@@ -139,7 +141,7 @@ class AssertionRule:
                 return False
         return True
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> JsonObject:
         """The rule as stored and written: ``{"when", "assert", "threshold"?}``."""
         return {"when": self.when, **self.assertions.as_json()}
 
@@ -175,9 +177,9 @@ class SuiteAssertions:
         )
         return cls(defaults, rules)
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> JsonObject:
         """``{"assert"?, "threshold"?, "rules"?}``, as stored with a suite."""
-        stored: dict[str, Any] = self.defaults.as_json() if self.defaults is not None else {}
+        stored: JsonObject = self.defaults.as_json() if self.defaults is not None else {}
         if self.rules:
             stored["rules"] = [rule.as_json() for rule in self.rules]
         return stored
@@ -214,9 +216,9 @@ class Turn:
     content: str
     assertions: Assertions | None = None
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> JsonObject:
         """``{"content", "assert"?, "threshold"?}``, as files and the API write it."""
-        stored: dict[str, Any] = {"content": self.content}
+        stored: JsonObject = {"content": self.content}
         if self.assertions is not None:
             stored.update(self.assertions.as_json())
         return stored
@@ -249,15 +251,15 @@ class Conversation:
             return transcript(self.messages)
         return self.turns[0].content if self.turns else ""
 
-    def input_json(self) -> list[dict[str, Any]]:
+    def input_json(self) -> list[JsonObject]:
         """The messages as a file's or the API's ``input`` (OpenAI's chat format)."""
         return [message.as_openai() for message in self.messages]
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> JsonObject:
         """``{"messages"?, "turns"?}``: the stored form (read back by :meth:`from_json`)."""
-        stored: dict[str, Any] = {}
+        stored: JsonObject = {}
         if self.messages:
-            stored["messages"] = self.input_json()
+            stored["messages"] = [*self.input_json()]
         if self.turns:
             stored["turns"] = [turn.as_json() for turn in self.turns]
         if self.stop_at_first_failure:
@@ -297,7 +299,7 @@ class NewCase:
 
     input: str
     expected_output: str
-    metadata: dict[str, Any] = field(default_factory=dict)
+    metadata: JsonObject = field(default_factory=dict)
     key: str | None = None
     assertions: Assertions | None = None
     """The case's own assertions (and/or threshold), docs/assertions.md; ``None``: it says nothing."""
@@ -314,7 +316,7 @@ class Case:
     position: int
     input: str
     expected_output: str
-    metadata: dict[str, Any]
+    metadata: JsonObject
     key: str | None = None
     assertions: Assertions | None = None
     conversation: Conversation | None = None

@@ -3,8 +3,6 @@ them (the same schema, service, checks and egress policy), one per ``server_suit
 
 from __future__ import annotations
 
-from typing import Any
-
 import pydantic
 from fastapi import APIRouter, status
 
@@ -14,6 +12,7 @@ from assay.api.evaluations import EvaluationServiceDep
 from assay.api.schemas.evals import EvalFileIn, EvalsOut
 from assay.api.schemas.evaluations import EvaluationCreate, EvaluationOut
 from assay.errors import Problem, ValidationError
+from assay.json_types import JsonObject
 from assay.services.eval_file.loading import parse_eval_file
 from assay.services.eval_file.model import EvalFile, ServerSuite
 from assay.services.grading.registry import GraderService
@@ -54,7 +53,7 @@ def _requests(file: EvalFile, graders: GraderService) -> list[EvaluationCreate]:
         )
     grader = file.grader
     config = graders.preset(grader.id, grader.preset) if grader.preset is not None else grader.config
-    target: dict[str, Any] = file.target.model_dump(mode="json", exclude_unset=True)
+    target: JsonObject = file.target.model_dump(mode="json", exclude_unset=True)
     target.update(
         (key, value)
         for key, value in (("timeout", file.timeout_s), ("max_attempts", file.max_attempts))

@@ -90,7 +90,7 @@ def _envelope(data: object) -> SafeJSONResponse:
 
 
 def _spec(grader: GraderInterface) -> GraderSpecOut:
-    return GraderSpecOut(**GraderService.spec(grader).as_dict())
+    return GraderSpecOut.model_validate(GraderService.spec(grader), from_attributes=True)
 
 
 # The two GETs are the hot path: they answer from the prebuilt catalog, bypassing response-model

@@ -15,6 +15,7 @@ import orjson
 from assay.cli.console import err, out
 from assay.cli.options import PATH
 from assay.errors import AssayError, SettingsError
+from assay.json_types import JsonObject
 
 CHUNK_CASES = 1000
 CHUNK_BYTES = 512 * 1024
@@ -39,9 +40,7 @@ def _chunks(cases: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
     yield chunk
 
 
-def _suite_id(
-    server: str, name: str, cases: list[dict[str, Any]], assertions: dict[str, object] | None
-) -> int:
+def _suite_id(server: str, name: str, cases: list[dict[str, Any]], assertions: JsonObject | None) -> int:
     """The server's suite of this name (its name carries its cases' digest), created when it has none."""
     from assay.cli.server_client import call
 

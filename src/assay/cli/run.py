@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -42,10 +42,12 @@ if TYPE_CHECKING:  # the rest is imported when the command runs (see assay.cli.g
     from assay.config import ModelPrice
     from assay.domain import SuiteAssertions
     from assay.graders import GraderInterface
+    from assay.json_types import JsonObject
     from assay.services.execution.case_results import RunCase
     from assay.services.figures.repeats import RepeatFigures
     from assay.services.figures.summary import BinaryReport, Summary, SummaryTally
     from assay.services.local_run.answer_stream import AnswerFile
+    from assay.services.local_run.result_file import ResultLine
     from assay.services.local_run.run import LocalSink
     from assay.services.local_run.selection import Selection
     from assay.services.local_run.suite_stream import SuiteFacts, SuiteFile
@@ -55,8 +57,8 @@ if TYPE_CHECKING:  # the rest is imported when the command runs (see assay.cli.g
 _TARGET_OPTIONS = "--target-url, --openai-model, --responses, --python or --command"
 
 
-def _headers(values: Sequence[str]) -> dict[str, str]:
-    headers: dict[str, str] = {}
+def _headers(values: Sequence[str]) -> JsonObject:
+    headers: JsonObject = {}
     for value in values:
         name, colon, content = value.partition(":")
         if not colon or not name.strip():
@@ -72,9 +74,9 @@ def _target(
     responses: Path | None,
     python: str | None,
     command: str | None,
-    extra: dict[str, Any],
-    http: dict[str, Any],
-    openai: dict[str, Any],
+    extra: JsonObject,
+    http: JsonObject,
+    openai: JsonObject,
 ) -> TargetSpec | None:
     """The target the options name; ``None`` for recorded answers (``--responses``): they are read apart, as
     the cases run (and a run over them that calls nothing needs no target spec, nor pydantic to load)."""
@@ -91,7 +93,7 @@ def _target(
     ]
     if len(chosen) != 1:
         raise ValidationError(f"give exactly one target: {_TARGET_OPTIONS} (got {len(chosen)})")
-    data: dict[str, Any]
+    data: JsonObject
     if target_url is not None:
         data = {"type": "http", "url": target_url, **http}
     elif openai_model is not None:
@@ -278,7 +280,7 @@ def _check_output(output: Path | None, *, resume: bool, test_target: bool) -> bo
     return resume and holds_results
 
 
-def _count(tally: SummaryTally, record: dict[str, Any]) -> None:
+def _count(tally: SummaryTally, record: ResultLine) -> None:
     """Count a result read back from a results file (one written before results had ``reason_code`` too)."""
     from assay.graders.contract.verdict import reason_code_of
     from assay.targets.usage import JudgeSpend
@@ -563,12 +565,12 @@ def run(
     suite, facts = scan_suite(
         suite_file, grader, preflight=not (allow_invalid_expected or test_target), fingerprints=resuming
     )
-    extra = {
+    extra: JsonObject = {
         key: value
         for key, value in (("timeout", timeout), ("max_attempts", max_attempts))
         if value is not None
     }
-    http: dict[str, Any] = {"headers": _headers(header or [])}
+    http: JsonObject = {"headers": _headers(header or [])}
     if body_template is not None:
         try:
             http["body_template"] = json.loads(body_template)
@@ -576,7 +578,7 @@ def run(
             raise ValidationError(f"--body-template is not valid JSON: {exc.msg}") from exc
     if response_path is not None:
         http["response_path"] = response_path or None
-    openai = {
+    openai: JsonObject = {
         key: value
         for key, value in (
             ("base_url", openai_base_url),

@@ -40,6 +40,7 @@ from sqlalchemy.sql.elements import BindParameter
 
 from assay.domain import UNFINISHED, EvaluationStatus, Outcome, ResultSort
 from assay.graders.contract.verdict import INVALID_STATUSES as INVALID_VERDICTS
+from assay.json_types import JsonObject
 from assay.storage.database import Base
 from assay.storage.suites import CaseRow, Placed
 from assay.storage.trajectories import delete_trajectories
@@ -59,14 +60,14 @@ class EvaluationRow(Base):
     name: Mapped[str] = mapped_column(String(200))
     suite_id: Mapped[int] = mapped_column(ForeignKey("suites.id", ondelete="CASCADE"))
     grader_id: Mapped[str] = mapped_column(String(200))
-    grader_config: Mapped[dict[str, Any]] = mapped_column(SafeJSON)
+    grader_config: Mapped[JsonObject] = mapped_column(SafeJSON)
     grader_version: Mapped[str] = mapped_column(String(100))
-    target: Mapped[dict[str, Any]] = mapped_column(SafeJSON)
+    target: Mapped[JsonObject] = mapped_column(SafeJSON)
     """The full target spec, secrets included (needed to resume); never read to show the evaluation."""
-    target_view: Mapped[dict[str, Any] | None] = mapped_column(SafeJSON, nullable=True)
+    target_view: Mapped[JsonObject | None] = mapped_column(SafeJSON, nullable=True)
     """The redacted view of ``target`` the API shows, kept apart so that showing an evaluation does not read
     every recorded answer (``None`` for evaluations stored before it: computed from ``target`` then)."""
-    egress: Mapped[dict[str, Any] | None] = mapped_column(SafeJSON, nullable=True)
+    egress: Mapped[JsonObject | None] = mapped_column(SafeJSON, nullable=True)
     """The egress policy of the server that accepted the evaluation (``EgressSettings``): every process that
     runs it runs it under this one, not its own (``None``: stored before, or by the CLI)."""
     concurrency: Mapped[int] = mapped_column(Integer)
@@ -74,13 +75,13 @@ class EvaluationRow(Base):
     """How many times each case is asked (results are keyed by case and repeat); ``total`` counts them all."""
     reply_cache: Mapped[str] = mapped_column(String(10), default="off", server_default="off")
     """How the evaluation uses the reply cache: ``off``, ``record`` or ``replay``."""
-    prices: Mapped[dict[str, Any] | None] = mapped_column(SafeJSON, nullable=True)
+    prices: Mapped[JsonObject | None] = mapped_column(SafeJSON, nullable=True)
     """The price table its cost is counted with (the server's, overridden by the evaluation's own), fixed
     when it was created (``None``: none, so its cost is not counted)."""
     status: Mapped[str] = mapped_column(String(20), index=True)
     total: Mapped[int] = mapped_column(Integer)
     done: Mapped[int] = mapped_column(Integer, default=0)
-    summary: Mapped[dict[str, Any] | None] = mapped_column(SafeJSON, nullable=True)
+    summary: Mapped[JsonObject | None] = mapped_column(SafeJSON, nullable=True)
     """A recount of the stored results: the latest one while the evaluation runs, the final one after."""
     summary_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
     """When a worker last claimed a recount of ``summary`` (running evaluations refresh it now and then)."""
@@ -114,7 +115,7 @@ class ResultRow(Placed, Base):
     match_status: Mapped[str | None] = mapped_column(String(40), nullable=True)
     reason_code: Mapped[str | None] = mapped_column(String(40), nullable=True)
     """The verdict's reason code, if its grader gave one (``details.reason_code``): what results filter by."""
-    details: Mapped[dict[str, Any] | None] = mapped_column(SafeJSON, nullable=True)
+    details: Mapped[JsonObject | None] = mapped_column(SafeJSON, nullable=True)
     error: Mapped[str | None] = mapped_column(String(100), nullable=True)
     error_detail: Mapped[str | None] = mapped_column(SafeText, nullable=True)
     latency_ms: Mapped[float | None] = mapped_column(Float, nullable=True)
@@ -125,9 +126,9 @@ class ResultRow(Placed, Base):
     output_tokens: Mapped[int | None] = mapped_column(Integer, nullable=True)
     usage_model: Mapped[str | None] = mapped_column(String(200), nullable=True)
     """What the agent's reply said it spent, and through which model (null: unknown)."""
-    trajectory_summary: Mapped[dict[str, Any] | None] = mapped_column(SafeJSON, nullable=True)
+    trajectory_summary: Mapped[JsonObject | None] = mapped_column(SafeJSON, nullable=True)
     """The summary of the agent's trajectory (its steps are in ``trajectory_chunks``); null: none captured."""
-    judge_usage: Mapped[dict[str, Any] | None] = mapped_column(SafeJSON, nullable=True)
+    judge_usage: Mapped[JsonObject | None] = mapped_column(SafeJSON, nullable=True)
     """What the grader's calls said they spent (:class:`~assay.targets.usage.JudgeSpend`; null: no call)."""
 
 
@@ -278,7 +279,7 @@ class NewResult(NamedTuple):
     score: float | None
     match_status: str | None
     reason_code: str | None
-    details: dict[str, Any] | None
+    details: JsonObject | None
     error: str | None
     error_detail: str | None
     latency_ms: float | None
@@ -287,8 +288,8 @@ class NewResult(NamedTuple):
     input_tokens: int | None = None
     output_tokens: int | None = None
     usage_model: str | None = None
-    trajectory_summary: dict[str, Any] | None = None
-    judge_usage: dict[str, Any] | None = None
+    trajectory_summary: JsonObject | None = None
+    judge_usage: JsonObject | None = None
 
 
 # Result rows go in as one executemany of plain tuples, their ``SafeText`` and ``SafeJSON`` values encoded
@@ -400,7 +401,7 @@ def status_of(connection: Connection | Session, evaluation_id: int) -> Evaluatio
     return None if status is None else EvaluationStatus(status)
 
 
-def store_live_summary(connection: Connection | Session, evaluation_id: int, summary: dict[str, Any]) -> None:
+def store_live_summary(connection: Connection | Session, evaluation_id: int, summary: JsonObject) -> None:
     """Store a recount as the summary of an evaluation that still runs (an ended one keeps its final one)."""
     statement = update(EvaluationRow).where(
         EvaluationRow.id == evaluation_id, EvaluationRow.status.in_([status.value for status in UNFINISHED])
@@ -408,7 +409,7 @@ def store_live_summary(connection: Connection | Session, evaluation_id: int, sum
     connection.execute(statement.values(summary=summary))
 
 
-def target_of(session: Session, evaluation_id: int) -> dict[str, Any] | None:
+def target_of(session: Session, evaluation_id: int) -> JsonObject | None:
     """The stored target spec of an evaluation (secrets and recorded answers included)."""
     return session.execute(select(EvaluationRow.target).where(EvaluationRow.id == evaluation_id)).scalar()
 

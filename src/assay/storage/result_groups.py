@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +32,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session
 
+from assay.json_types import JsonObject
 from assay.storage.evaluations import ResultRow
 from assay.storage.suites import CaseRow
 from assay.storage.types import dump_json
@@ -287,7 +288,7 @@ class SummaryRow:
     position: int
     case_key: str | None
     passed: bool
-    summary: Mapping[str, Any]
+    summary: JsonObject
 
 
 def iter_summaries(session: Session, evaluation_id: int) -> Iterator[SummaryRow]:
@@ -305,5 +306,5 @@ def iter_summaries(session: Session, evaluation_id: int) -> Iterator[SummaryRow]
         .execution_options(yield_per=1000)
     )
     for case_id, position, key, passed, summary in session.execute(query):
-        if isinstance(summary, Mapping):
+        if isinstance(summary, dict):
             yield SummaryRow(case_id, position, key, bool(passed), summary)

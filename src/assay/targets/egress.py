@@ -23,6 +23,8 @@ import ipaddress
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from assay.json_types import JsonObject
+
 if TYPE_CHECKING:
     from aiohttp.abc import AbstractResolver
 
@@ -153,7 +155,7 @@ class EgressSettings:
     own_host: str | None = None
     own_port: int | None = None
 
-    def record(self) -> dict[str, object]:
+    def record(self) -> JsonObject:
         """The settings as JSON."""
         return {
             "allow": self.allow,
@@ -163,7 +165,7 @@ class EgressSettings:
         }
 
     @classmethod
-    def of_record(cls, record: dict[str, object]) -> EgressSettings:
+    def of_record(cls, record: JsonObject) -> EgressSettings:
         """The settings :meth:`record` stored; a record that is not one refuses everything private."""
         allow, local, host, port = (
             record.get(name) for name in ("allow", "local_default", "own_host", "own_port")
@@ -225,7 +227,7 @@ class EgressPolicy:
             settings=settings,
         )
 
-    def carried(self, record: dict[str, object] | None) -> EgressPolicy:
+    def carried(self, record: JsonObject | None) -> EgressPolicy:
         """The policy stored with an evaluation (``record``), this process's resolver kept; this policy
         when nothing was stored (an evaluation of the CLI, or stored before policies were)."""
         if record is None:

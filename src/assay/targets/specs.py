@@ -21,6 +21,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from assay.errors import Problem, ValidationError
+from assay.json_types import JsonObject
 from assay.targets.redaction import REDACTED
 
 API_TARGET_TYPES: frozenset[str] = frozenset({"http", "openai", "recorded", "evaluation"})
@@ -342,12 +343,25 @@ def allowed_target(spec: TargetSpec, allowed: frozenset[str] | None) -> TargetSp
     return spec
 
 
-def target_view(stored: dict[str, Any]) -> dict[str, Any]:
+def target_record(spec: TargetSpec) -> JsonObject:
+    """The spec as an evaluation stores it, secrets and recorded answers included: its JSON, dumped once."""
+    return spec.model_dump(mode="json")
+
+
+def read_target_record(record: JsonObject | None) -> TargetSpec:
+    """The spec :func:`target_record` stored, parsed (and checked) again; ``ValidationError`` for one this
+    version cannot read."""
+    return parse_target_spec(record or {})
+
+
+def target_view(stored: JsonObject) -> JsonObject:
     """A stored (already checked) spec as shown to users: header values are secrets, recorded responses
     are only counted. Works on the stored JSON, so showing an evaluation never re-validates its spec."""
     view = dict(stored)
-    if isinstance(view.get("headers"), dict):
-        view["headers"] = dict.fromkeys(view["headers"], REDACTED)
-    if isinstance(view.get("responses"), dict):
-        view["responses_count"] = len(view.pop("responses"))
+    headers, responses = view.get("headers"), view.get("responses")
+    if isinstance(headers, dict):
+        view["headers"] = dict.fromkeys(headers, REDACTED)
+    if isinstance(responses, dict):
+        del view["responses"]
+        view["responses_count"] = len(responses)
     return view

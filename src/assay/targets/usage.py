@@ -14,6 +14,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 
+from assay.json_types import JsonObject
+
 MAX_TOKENS = 10**12
 """A count past this is not believed (a reply cannot have spent it)."""
 MAX_MODEL_CHARS = 200
@@ -113,7 +115,7 @@ class JudgeSpend:
         """Output tokens of every call (``None``: some call did not say)."""
         return sum(usage.output_tokens for usage in self.usages) if self.known else None
 
-    def as_record(self) -> dict[str, object]:
+    def as_record(self) -> JsonObject:
         """The JSON form stored with a result and written to a results file."""
         return {
             "calls": [[usage.model, usage.input_tokens, usage.output_tokens] for usage in self.usages],

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from assay.graders import StringMatchGrader, TrueFalseGrader, VerdictReport
-from assay.services.figures.summary import ReportShape, ResultFacts, binary_report, summarize
+from assay.graders import FuzzyGrader, GraderInterface, StringMatchGrader, TrueFalseGrader, VerdictReport
+from assay.services.evaluations.records import stored_summary
+from assay.services.figures.summary import ReportShape, ResultFacts, Summary, binary_report, summarize
 
 
 def fact(expected: str | None, actual: str | None, status: str, latency: float = 10.0) -> ResultFacts:
@@ -97,3 +100,50 @@ def test_score_distribution_for_graded_graders() -> None:
     assert len(bins) == 10
     assert [b.count for b in bins] == [2, 0, 0, 0, 0, 1, 0, 0, 0, 2]
     assert summary.score_distribution.p50 == 0.55
+
+
+def _every_part(shape: ReportShape) -> Summary:
+    """A summary holding every optional part a run can give it (repeats, tokens, a judge's, a cost)."""
+    from decimal import Decimal
+
+    from assay.config import ModelPrice
+    from assay.targets.usage import JudgeSpend, Usage
+
+    prices = {"m": ModelPrice(input_per_million=Decimal("0.15"), output_per_million=Decimal("0.6"))}
+    judge = JudgeSpend((Usage(3, 4, "m"),))
+    facts = [
+        ResultFacts(
+            passed=number % 2 == 0,
+            score=0.25 * number,
+            error=None,
+            latency_ms=10.0 * number,
+            match_status="match" if number % 2 == 0 else "mismatch",
+            expected_label="true",
+            actual_label="true" if number % 2 == 0 else "false",
+            reason_code="hedged" if number == 1 else None,
+            assertions=(("exact", "match"), ("judge", "mismatch")),
+            tokens=(100, 20, "m"),
+            case=1 + number // 2,
+            judge=judge,
+        )
+        for number in range(4)
+    ]
+    return summarize([*facts, error()], total_cases=6, shape=shape, repeats=2, prices=prices)
+
+
+@pytest.mark.parametrize("grader", [TrueFalseGrader(), FuzzyGrader()], ids=["binary", "score"])
+def test_a_stored_summary_reads_back_as_the_summary_stored(grader: GraderInterface) -> None:
+    """The storage boundary's pair: ``Summary.as_dict()`` is what the column holds (as JSON), and
+    ``stored_summary`` reads it back into the same dataclass tree, every part included."""
+    summary = _every_part(ReportShape.of(grader))
+    assert summary.cost is not None
+    assert summary.repeats is not None
+    assert summary.judge_usage is not None
+    assert summary.binary is not None or summary.score_distribution is not None
+    stored = json.loads(json.dumps(summary.as_dict()))
+    assert stored_summary(stored) == summary
+
+
+def test_a_stored_summary_this_version_cannot_read_is_none() -> None:
+    assert stored_summary({"total_cases": "many"}) is None
+    assert stored_summary(None) is None

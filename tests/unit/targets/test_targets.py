@@ -13,7 +13,7 @@ from assay.targets import (
     build_target,
     parse_target_spec,
 )
-from assay.targets.specs import target_view
+from assay.targets.specs import read_target_record, target_record, target_view
 
 
 def case(text: str, case_id: int = 1, **metadata: object) -> TargetCase:
@@ -96,6 +96,32 @@ def test_view_hides_header_values_and_recorded_answers() -> None:
     view = target_view(recorded.model_dump())
     assert view["responses_count"] == 2
     assert "responses" not in view
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        {"type": "http", "url": "http://x", "headers": {"X-Key": "k"}, "body_template": {"q": "{{input}}"}},
+        {"type": "openai", "model": "gpt-4o-mini", "temperature": 0.5},
+        {"type": "recorded", "responses": {"1": "a", "2": None}},
+        {"type": "evaluation", "evaluation_id": 3},
+        {"type": "command", "command": "cat"},
+    ],
+)
+def test_a_stored_target_reads_back_as_the_spec_it_stored(given: dict[str, object]) -> None:
+    """An evaluation stores its spec once (``target_record``) and every later reader parses it back: a re-run,
+    every shard's plan. What is read back is the spec that was stored, secrets and answers included."""
+    spec = parse_target_spec(given)
+    record = target_record(spec)
+    assert read_target_record(record) == spec
+    assert record == spec.model_dump(mode="json")  # the stored JSON, unchanged by the pair
+
+
+def test_a_stored_target_this_version_cannot_read_is_a_validation_error() -> None:
+    with pytest.raises(ValidationError, match="Invalid target"):
+        read_target_record({"type": "http"})
+    with pytest.raises(ValidationError, match="Invalid target"):
+        read_target_record(None)
 
 
 @pytest.mark.parametrize("host", ["\U0010bb92", "a\u200d.example", "[-]", "x:port", "a\\b", "]xn--[[@"])

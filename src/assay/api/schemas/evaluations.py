@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from decimal import Decimal
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, JsonValue, StringConstraints
 
@@ -17,6 +17,7 @@ from assay.domain import MAX_REPEATS, EvaluationStatus
 from assay.graders import MatchStatus
 from assay.graders.composite.assertions import assertion_verdicts
 from assay.graders.contract.verdict import VerdictRecord
+from assay.json_types import JsonObject
 from assay.services.evaluations.records import CaseOutcome, Evaluation, Result
 from assay.services.evaluations.service import (
     DEFAULT_CONCURRENCY,
@@ -414,7 +415,7 @@ class EvaluationOut(ResponseModel):
     name: str
     suite_id: int
     grader: GraderSpecOut
-    target: dict[str, Any]
+    target: JsonObject
     concurrency: int
     repeats: int = Field(description="How many times each case is asked; progress counts cases × repeats")
     reply_cache: CacheMode
@@ -434,7 +435,7 @@ class EvaluationOut(ResponseModel):
             id=evaluation.id,
             name=evaluation.name,
             suite_id=evaluation.suite_id,
-            grader=GraderSpecOut(**evaluation.grader.as_dict()),
+            grader=GraderSpecOut.model_validate(evaluation.grader, from_attributes=True),
             target=evaluation.target,
             concurrency=evaluation.concurrency,
             repeats=evaluation.repeats,
@@ -494,7 +495,7 @@ class ResultOut(ResponseModel):
     )
     answer: str | None = Field(description="The answer the grader read in a longer reply (answer extraction)")
     explanation: str | None = Field(description="A model judge's reasoning")
-    details: dict[str, Any] | None = Field(description="Everything the grader said, as it said it")
+    details: JsonObject | None = Field(description="Everything the grader said, as it said it")
     error: str | None = Field(
         description="Why the case has no verdict: the target's failure (timeout_after_retries...), or its "
         "grader's (invalid_judgement, judge_<reason>: a model judge that failed; details then say more)",

@@ -133,7 +133,7 @@ class RuleOut(ResponseModel):
 def _assertions_out(assertions: Assertions | None) -> list[AssertionOut] | None:
     if assertions is None or not assertions.items:
         return None
-    return [AssertionOut(**item.as_json()) for item in assertions.items]
+    return [AssertionOut.model_validate(item.as_json()) for item in assertions.items]
 
 
 class TurnIn(RequestModel):

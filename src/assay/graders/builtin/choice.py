@@ -24,6 +24,7 @@ from assay.graders.contract.config_check import ConfigProblem, ProblemKind
 from assay.graders.contract.verdict import EMPTY_RESPONSE_REASON, GradeResult, MatchStatus
 from assay.graders.reading.text import collapse_whitespace, excerpt, is_blank, read_text
 from assay.graders.reading.words import is_whole_word, token_pattern
+from assay.json_types import JsonValue
 
 DEFAULT_LABELS = ("A", "B", "C", "D", "E")
 MAX_LABELS = 50
@@ -332,7 +333,7 @@ class ChoiceGrader(GraderInterface):
         normalized_expected, expected_label = self._expected_label(expected_output)
         answer = agent_response if type(agent_response) is str else read_text(agent_response)
         actual_label: str | None = None
-        named: list[str] = []
+        named: list[JsonValue] = []
         if expected_label is None:
             status, reason = _INVALID_EXPECTED, self._invalid_expected_reason(normalized_expected)
         elif is_blank(answer):

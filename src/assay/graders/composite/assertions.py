@@ -147,9 +147,10 @@ class AssertionsGrader:
     def _named(self, result: GradeResult) -> GradeResult:
         details = result["details"]
         children = details.get("children")
-        if children:
+        if isinstance(children, list):
             for entry, name in zip(children, self.names, strict=False):
-                entry["name"] = name
+                if isinstance(entry, dict):
+                    entry["name"] = name
         reason, decided_by = details.get("reason"), details.get("decided_by")
         if isinstance(reason, str):  # the first place named is the list's own (a nested one's comes after)
             details["reason"] = _as_listed(reason)

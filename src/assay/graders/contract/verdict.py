@@ -25,6 +25,7 @@ from types import MappingProxyType
 from typing import Any, NamedTuple, TypedDict
 
 from assay.graders.contract.reply import AgentReply
+from assay.json_types import JsonObject
 
 
 class MatchStatus(StrEnum):
@@ -62,7 +63,7 @@ class GradeResult(TypedDict):
 
     passed: bool
     score: float
-    details: dict[str, Any]
+    details: JsonObject
 
 
 EMPTY_RESPONSE_REASON = "Empty or null response"
@@ -110,7 +111,7 @@ def verdict_result(
     normalized_actual: Any = None,
     score: float | None = None,
     extra: Mapping[str, Any] = _NO_EXTRA,
-    leading: dict[str, Any] | None = None,
+    leading: JsonObject | None = None,
 ) -> GradeResult:
     """The dict ``grade()`` returns for a :class:`Verdict` with these fields.
 
@@ -121,7 +122,7 @@ def verdict_result(
     passed = status is MatchStatus.MATCH
     if actual_original.__class__ is AgentReply:  # details are stored as JSON: the reply's text stands for it
         actual_original = actual_original.text
-    details: dict[str, Any] = {} if leading is None else leading
+    details: JsonObject = {} if leading is None else leading
     details["match_status"] = status._value_
     details["reason"] = reason
     details["expected_original"] = expected_original
@@ -137,7 +138,7 @@ def verdict_result(
     }
 
 
-def _mapping(value: object) -> Mapping[str, Any] | None:
+def _mapping(value: object) -> Mapping[str, object] | None:
     # ``type(...) is dict`` first: an ABC isinstance check is slow, and this runs for every result
     return value if type(value) is dict or isinstance(value, Mapping) else None
 
@@ -167,13 +168,13 @@ def _span(extraction: object) -> str | None:
     return _text(extraction.get("span")) if isinstance(extraction, Mapping) else None
 
 
-def status_of(result: Mapping[str, Any]) -> MatchStatus:
+def status_of(result: Mapping[str, object]) -> MatchStatus:
     """The outcome kind of a grading result (one without a known kind: match if it passed, else mismatch)."""
     details = _mapping(result.get("details"))
     return _status(details.get("match_status") if details is not None else None, result.get("passed"))
 
 
-def error_of(result: Mapping[str, Any]) -> str | None:
+def error_of(result: Mapping[str, object]) -> str | None:
     """The error reason of a verdict whose grader could not judge (see ``ERROR_KEY``), else ``None``."""
     details = _mapping(result.get("details"))
     return _error(details.get(ERROR_KEY), result.get("passed")) if details is not None else None
@@ -208,17 +209,17 @@ EXTRACTION_KEY = "extraction"
 """The details key of answer extraction's trace: ``{"span", "rule", "reason"}``, the span being the answer."""
 
 
-def reason_of(details: Mapping[str, Any]) -> str | None:
+def reason_of(details: Mapping[str, object]) -> str | None:
     """The reason a verdict's details give, if it is text."""
     return _text(details.get("reason"))
 
 
-def answer_of(details: Mapping[str, Any]) -> str | None:
+def answer_of(details: Mapping[str, object]) -> str | None:
     """The answer a grader read in a longer reply (answer extraction's span), if it read one."""
     return _span(details.get(EXTRACTION_KEY))
 
 
-def explanation_of(details: Mapping[str, Any]) -> str | None:
+def explanation_of(details: Mapping[str, object]) -> str | None:
     """A judge's reasoning, if the verdict has one."""
     return _text(details.get(EXPLANATION_KEY))
 
@@ -240,10 +241,10 @@ class VerdictRecord:
     answer: str | None
     explanation: str | None
     error: str | None
-    details: dict[str, Any]
+    details: JsonObject
 
     @classmethod
-    def of(cls, result: Mapping[str, Any]) -> VerdictRecord:
+    def of(cls, result: GradeResult) -> VerdictRecord:
         """The record of a grading result (its shared keys read as they are typed, anything else left out)."""
         details = result["details"]
         if type(details) is not dict:

@@ -258,7 +258,7 @@ def _result(
     expected_output: Any,
     extraction: Extraction,
     decided: int | None,
-    children: list[dict[str, Any]],
+    children: list[Any],  # the children's JSON verdicts, taken into the details as built (no copy, no cast)
     code: str | None = None,
 ) -> GradeResult:
     """The verdict dict: the composites' keys and tree, with the extraction trace beside them."""

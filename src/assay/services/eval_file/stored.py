@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
 import yaml
 from sqlalchemy.orm import Session
 
 from assay.errors import NotFoundError
+from assay.json_types import JsonObject, JsonValue
 from assay.services.suites.imports.yaml_core import load_yaml
 from assay.storage import evaluations as store
 
@@ -43,16 +43,18 @@ def stored_eval_file(session: Session, evaluation_id: int) -> str:
     row = store.find_evaluation(session, evaluation_id, with_target=True)
     if row is None:
         raise NotFoundError("Evaluation not found")
-    target: dict[str, Any] = dict(row.target)
+    target: JsonObject = dict(row.target)
     notes = [f"Evaluation {row.id} ({row.name}) as an assay.yaml: POST /api/evals runs it again."]
-    if isinstance(target.get("headers"), dict):
-        target["headers"], left_out = _shown_headers(target["headers"])
+    headers, responses = target.get("headers"), target.get("responses")
+    if isinstance(headers, dict):  # a checked spec's: names to text
+        shown, left_out = _shown_headers({name: str(value) for name, value in headers.items()})
+        target["headers"] = dict[str, JsonValue](shown)
         if left_out:
             notes.append(f"Left out (header values are write-only): headers {', '.join(left_out)}.")
-    if target.get("type") == "recorded" and target.get("responses"):
-        notes.append(f"Left out: the {len(target['responses'])} recorded answers.")
+    if target.get("type") == "recorded" and isinstance(responses, dict) and responses:
+        notes.append(f"Left out: the {len(responses)} recorded answers.")
         target["responses"] = {}
-    grader: dict[str, Any] = {"id": row.grader_id}
+    grader: JsonObject = {"id": row.grader_id}
     if row.grader_config:
         grader["config"] = row.grader_config
     document = {

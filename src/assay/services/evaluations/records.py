@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
@@ -14,6 +14,7 @@ from pydantic import ValidationError as PydanticValidationError
 from assay.domain import EvaluationStatus, GraderSpec
 from assay.graders.contract.verdict import answer_of, explanation_of, reason_of
 from assay.graders.trajectory.record import Trajectory, iter_steps_json
+from assay.json_types import JsonObject
 from assay.serialization import json_text
 from assay.services.execution.case_results import CaseResult
 from assay.services.execution.trajectories import TrajectoryFacts, trajectory_summary
@@ -32,7 +33,8 @@ class Evaluation:
     name: str
     suite_id: int
     grader: GraderSpec
-    target: dict[str, Any]
+    target: JsonObject
+    """The target as shown: its stored spec without secrets (:func:`~assay.targets.specs.target_view`)."""
     concurrency: int
     repeats: int
     """How many times each case is asked; ``total`` counts cases × repeats."""
@@ -88,7 +90,7 @@ def _summary_reader() -> TypeAdapter[Summary]:
     return TypeAdapter(Summary)
 
 
-def stored_summary(data: Mapping[str, Any] | None) -> Summary | None:
+def stored_summary(data: JsonObject | None) -> Summary | None:
     """The summary stored with an evaluation, typed; ``None`` for none, or one this version cannot read."""
     if not data:
         return None
@@ -130,7 +132,7 @@ _INLINE_CHARS = 64
 """Short values are stored as they are: a marker would save nothing."""
 
 
-def stored_details(details: dict[str, Any] | None, texts: dict[str, str | None]) -> dict[str, Any] | None:
+def stored_details(details: JsonObject | None, texts: dict[str, str | None]) -> JsonObject | None:
     """``details`` as stored: a value equal to the row's answer, expected output or input (``texts``, by
     column) is a marker.
 
@@ -143,7 +145,7 @@ def stored_details(details: dict[str, Any] | None, texts: dict[str, str | None])
         isinstance(value, str) and len(value) > _INLINE_CHARS for value in details.values()
     ):
         return details
-    stored: dict[str, Any] = {}
+    stored: JsonObject = {}
     for key, value in details.items():
         same = None
         if isinstance(value, str) and len(value) > _INLINE_CHARS:
@@ -152,14 +154,16 @@ def stored_details(details: dict[str, Any] | None, texts: dict[str, str | None])
     return stored
 
 
-def restored_details(details: dict[str, Any] | None, row: ResultRow) -> dict[str, Any] | None:
+def restored_details(details: JsonObject | None, row: ResultRow) -> JsonObject | None:
     """The details a grader gave, from their stored form."""
     if not details:
         return details
-    restored: dict[str, Any] = {}
+    restored: JsonObject = {}
     for key, value in details.items():
-        if isinstance(value, dict) and len(value) == 1 and value.get(SAME_AS) in _REPEATABLE:
-            value = getattr(row, value[SAME_AS])
+        if isinstance(value, dict) and len(value) == 1:
+            same = value.get(SAME_AS)
+            if isinstance(same, str) and same in _REPEATABLE:
+                value = getattr(row, same)
         restored[key] = value
     return restored
 
@@ -169,7 +173,7 @@ class ExportedResult:
     """A result as exported: with the metadata of its case (empty when the case was deleted since)."""
 
     result: Result
-    metadata: dict[str, Any]
+    metadata: JsonObject
 
 
 def result_of(row: ResultRow) -> Result:

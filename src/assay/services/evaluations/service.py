@@ -6,7 +6,7 @@ import logging
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sqlalchemy.orm import Session
 
@@ -22,6 +22,7 @@ from assay.domain import (
 )
 from assay.errors import NotFoundError, Problem, ValidationError
 from assay.graders import GraderInterface
+from assay.json_types import JsonObject
 from assay.services.evaluations.records import (
     Evaluation,
     ExportedResult,
@@ -63,10 +64,9 @@ from assay.targets import (
     TargetPolicy,
     TargetSpec,
     check_target,
-    parse_target_spec,
 )
 from assay.targets.cached import CacheMode
-from assay.targets.specs import allowed_target, target_view
+from assay.targets.specs import allowed_target, read_target_record, target_record, target_view
 
 if TYPE_CHECKING:
     from assay.chat import Message
@@ -83,10 +83,9 @@ class NewEvaluation:
 
     suite_id: int
     grader_id: str
-    target: TargetSpec | dict[str, Any]
-    """The spec as the request gave it (parsed once, at the edge), or as stored (a re-run's JSON, parsed
-    when the evaluation is created)."""
-    grader_config: dict[str, Any] | None = None
+    target: TargetSpec
+    """Parsed once: at the edge (a request, a file), or from the stored record (a re-run)."""
+    grader_config: JsonObject | None = None
     name: str | None = None
     concurrency: int = DEFAULT_CONCURRENCY
     reply_cache: CacheMode = CacheMode.OFF
@@ -104,11 +103,11 @@ class TargetTrialRequest:
     """A target to test on one case of a suite (the first by default), before any run."""
 
     suite_id: int
-    target: TargetSpec | dict[str, Any]
-    """Parsed at the edge (or JSON, parsed when tried)."""
+    target: TargetSpec
+    """Parsed at the edge."""
     case_number: int = 1
     grader_id: str | None = None
-    grader_config: dict[str, Any] | None = None
+    grader_config: JsonObject | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,13 +140,6 @@ class ResultQuery:
 DEFAULT_MAX_PAGE_BYTES = 8 * 1024 * 1024
 MAX_NAME_CHARS = 200
 _RERUN_SUFFIX = re.compile(r" · re-run of #\d+$")
-
-
-def _target_spec(target: TargetSpec | dict[str, Any], allowed: frozenset[str]) -> TargetSpec:
-    """The request's target spec, parsed here only when it came as JSON, and of a type allowed here."""
-    if isinstance(target, dict):
-        return parse_target_spec(target, allowed=allowed)
-    return allowed_target(target, allowed)
 
 
 def rerun_name(name: str, source_id: int) -> str:
@@ -237,7 +229,7 @@ class EvaluationService:
         # NotFoundError or ConfigError, its problems located in the request
         grader = self.graders.build(request.grader_id, request.grader_config, where=("grader_config",))
         check_calls(grader, self.scheduler.target_policy)  # a judge's key and URL, as a target's
-        spec = _target_spec(request.target, allowed_targets)
+        spec = allowed_target(request.target, allowed_targets)
         check_target(spec, self.scheduler.target_policy)
         if isinstance(spec, EvaluationTargetSpec):
             check_source(self.session, spec, suite.id)
@@ -268,7 +260,7 @@ class EvaluationService:
         """The evaluation :meth:`check` accepted, stored and queued."""
         grader, spec = checked.grader, checked.spec
         grader_spec = self.graders.spec(grader)
-        stored = spec.model_dump(mode="json")  # dumped once, where it is stored
+        stored = target_record(spec)
         prices = {**self.prices, **(request.prices or {})}  # fixed now: a later server change is not its cost
         total = suite_store.count_cases(self.session, checked.suite_id) * request.repeats
         row = EvaluationRow(
@@ -335,7 +327,7 @@ class EvaluationService:
         grader = None
         if request.grader_id is not None:
             grader = self.graders.build(request.grader_id, request.grader_config)
-        spec = _target_spec(request.target, allowed_targets - {"evaluation"})
+        spec = allowed_target(request.target, allowed_targets - {"evaluation"})
         check_target(spec, self.scheduler.target_policy)
         if isinstance(spec, RecordedTargetSpec) and spec.responses:
             self._check_answer_names(suite.id, list(spec.responses))
@@ -412,7 +404,7 @@ class EvaluationService:
             NewEvaluation(
                 suite_id=source.suite_id,
                 grader_id=source.grader_id,
-                target=source.target,
+                target=read_target_record(source.target),
                 grader_config=source.grader_config,
                 name=name or rerun_name(source.name, source.id),
                 concurrency=source.concurrency,
@@ -498,7 +490,7 @@ class EvaluationService:
         return self._row(evaluation_id).name
 
 
-def _egress_record(policy: TargetPolicy) -> dict[str, Any] | None:
+def _egress_record(policy: TargetPolicy) -> JsonObject | None:
     """The egress policy that accepts an evaluation, to store with it (every worker runs it under this)."""
     settings = policy.egress.settings
     return settings.record() if settings is not None else None

@@ -52,11 +52,10 @@ from assay.targets import (
     TargetPolicy,
     TargetSpec,
     build_target,
-    parse_target_spec,
 )
 from assay.targets.cached import CachedTarget, CacheMode
 from assay.targets.heavy_thread import wait_in_heavy_thread
-from assay.targets.specs import case_fields
+from assay.targets.specs import case_fields, read_target_record
 from assay.targets.templates import asked_text
 
 logger = logging.getLogger(__name__)
@@ -360,7 +359,7 @@ class ShardRunner:
                 )
             spec = self._expected_spec(evaluation_id, row.created_at)
             if spec is None:  # parsed once per process, where it is read (the target may be large)
-                spec = parse_target_spec(store.target_of(session, evaluation_id) or {})
+                spec = read_target_record(store.target_of(session, evaluation_id))
             watch = None
             cache = CacheMode.OFF  # a target that calls no agent has no reply to cache
             if spec.type in CALLING_TARGETS:

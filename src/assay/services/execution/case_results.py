@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from assay.domain import Conversation
 from assay.graders import GraderInterface
 from assay.graders.contract.verdict import VerdictRecord
+from assay.json_types import JsonObject
 from assay.services.figures.summary import ReportShape, ResultFacts, Tokens
 from assay.targets.base import TargetCase, TargetReply
 from assay.targets.usage import JudgeSpend, Usage
@@ -66,7 +67,7 @@ class CaseResult:
     reason_code: str | None
     answer: str | None
     explanation: str | None
-    details: dict[str, Any] | None
+    details: JsonObject | None
     error: str | None
     error_detail: str | None
     latency_ms: float | None
@@ -89,11 +90,11 @@ class CaseResult:
         usage = self.usage
         return None if usage is None else (usage.input_tokens, usage.output_tokens, usage.model)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         """The result as a JSON object (the API's): ``as_record`` with the database's ``case_id``."""
         return {"case_id": self.case_id, **self.as_record()}
 
-    def as_record(self) -> dict[str, Any]:
+    def as_record(self) -> JsonObject:
         """The result as users see it, by name: a line of a results file or an export (no database id)."""
         return {
             "number": self.number,
@@ -135,7 +136,7 @@ class CaseResult:
         )
 
 
-def _usage_record(usage: Usage) -> dict[str, Any]:
+def _usage_record(usage: Usage) -> JsonObject:
     return {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens, "model": usage.model}
 
 
@@ -215,7 +216,7 @@ def _answer(reply: TargetReply, response: object) -> object:
 # a run of recorded answers starts without them (tests/e2e/cli/test_startup.py).
 
 
-def _summary(trajectory: object) -> dict[str, Any] | None:
+def _summary(trajectory: object) -> JsonObject | None:
     if trajectory is None:
         return None
     from assay.services.execution.trajectories import trajectory_summary
@@ -285,7 +286,7 @@ def _result(
     *,
     passed: bool = False,
     score: float | None = None,
-    details: dict[str, Any] | None = None,
+    details: JsonObject | None = None,
     match_status: str | None = None,
     reason: str | None = None,
     reason_code: str | None = None,

@@ -9,12 +9,12 @@ heavy-work thread (``targets/heavy_thread.py``), not on the event loop; the docu
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from assay.graders.contract.reply import AgentReply
 from assay.graders.trajectory.record import Trajectory, TrajectoryProblem, summarize
+from assay.json_types import JsonObject
 from assay.targets.base import TargetReply
 from assay.targets.heavy_thread import in_heavy_thread
 from assay.targets.trace_capture import Capture, TraceReceiver
@@ -120,17 +120,17 @@ class TrajectoryFacts:
         )
 
     @classmethod
-    def stored(cls, data: Mapping[str, Any] | None) -> TrajectoryFacts | None:
+    def stored(cls, data: JsonObject | None) -> TrajectoryFacts | None:
         """The facts as a row stored them (``None``: the row has none, or they do not read)."""
-        if not isinstance(data, Mapping):
+        if not isinstance(data, dict):
             return None
-        try:
-            return cls(**data)
+        try:  # the stored form is this record's asdict(): its fields' JSON types, unchecked
+            return cls(**data)  # type: ignore[arg-type]
         except TypeError:  # a row written by another version: shown without facts rather than failing
             return None
 
 
-def trajectory_summary(trajectory: object) -> dict[str, Any] | None:
+def trajectory_summary(trajectory: object) -> JsonObject | None:
     """The summary a result row stores: the facts of a read trajectory (or of stored ones); ``None`` for
     anything else (none captured, or unreadable: the verdicts say why)."""
     if isinstance(trajectory, Trajectory):

@@ -13,7 +13,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from assay.json_types import JsonObject
 
 if TYPE_CHECKING:  # a run without prices loads no pydantic (the CLI's start-up budget)
     from pydantic import TypeAdapter
@@ -50,7 +52,7 @@ def _table() -> TypeAdapter[dict[str, ModelPrice]]:
     return TypeAdapter(PriceTable)
 
 
-def price_record(prices: Prices) -> dict[str, Any] | None:
+def price_record(prices: Prices) -> JsonObject | None:
     """A price table as stored with an evaluation (prices as exact decimal text); ``None`` for none."""
     return {model: price.model_dump(mode="json") for model, price in prices.items()} or None
 

@@ -10,6 +10,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from assay.graders import GraderInterface, MatchStatus, VerdictReport
+from assay.json_types import JsonObject
 from assay.services.figures.cost import CostFigures, CostTally, Prices
 from assay.services.figures.repeats import RepeatFigures, RepeatTally
 from assay.services.figures.statistics import cohen_kappa, f1, percentile, ratio, wilson_interval
@@ -159,7 +160,7 @@ class Summary:
     cost: CostFigures | None = None
     """The cost in US dollars, agent and judge apart, when the evaluation has a price table."""
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         """The JSON form stored with an evaluation (reports the grader does not declare are left out)."""
         data = asdict(self)
         data["pass_rate_ci95"] = list(self.pass_rate_ci95) if self.pass_rate_ci95 is not None else None

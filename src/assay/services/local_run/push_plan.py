@@ -26,6 +26,7 @@ import orjson
 
 from assay.domain import Conversation, NewCase
 from assay.errors import AssayError, NotFoundError, ValidationError
+from assay.json_types import JsonObject, JsonValue
 from assay.services.local_run.result_file import RunHeader, file_digest, read_header, read_records
 
 NAME_CHARS = 200
@@ -38,9 +39,9 @@ PARTIAL = "(partial:"
 """How the name of a run pushed without a result for every case says so (at its end)."""
 
 
-def _conversation_body(conversation: Conversation) -> dict[str, object]:
+def _conversation_body(conversation: Conversation) -> JsonObject:
     """A conversation's fields in the suite API's case: ``input`` as its messages, its turns and bounds."""
-    fields: dict[str, object] = dict(conversation.as_json())
+    fields: JsonObject = dict(conversation.as_json())
     messages = fields.pop("messages", None)
     return {"input": messages, **fields} if messages is not None else fields
 
@@ -52,10 +53,10 @@ class PushedCase:
     input: str
     expected_output: str
     key: str | None
-    metadata: dict[str, object] | None = None
-    assertions: list[dict[str, object]] | None = None
+    metadata: JsonObject | None = None
+    assertions: list[JsonValue] | None = None
     threshold: float | None = None
-    conversation: dict[str, object] | None = None
+    conversation: JsonObject | None = None
     """Its messages and turns (docs/conversations.md) as the suite API takes them; ``None``: a string."""
 
     @classmethod
@@ -72,18 +73,19 @@ class PushedCase:
             conversation=_conversation_body(case.conversation) if case.conversation is not None else None,
         )
 
-    def as_json(self) -> dict[str, object]:
+    def as_json(self) -> JsonObject:
         """The body of this case in ``POST /api/suites`` (fields it does not have left out)."""
-        body: dict[str, object] = {"input": self.input, "expected_output": self.expected_output}
+        body: JsonObject = {"input": self.input, "expected_output": self.expected_output}
         if self.conversation is not None:
             del body["input"]
             body.update(self.conversation)
-        for name, value in (
+        fields: tuple[tuple[str, JsonValue], ...] = (
             ("key", self.key),
             ("metadata", self.metadata),
             ("assert", self.assertions),
             ("threshold", self.threshold),
-        ):
+        )
+        for name, value in fields:
             if value is not None:
                 body[name] = value
         return body
@@ -108,10 +110,10 @@ class PushPlan:
 
     suite_name: str
     cases: list[PushedCase]
-    suite_assertions: dict[str, object] | None
+    suite_assertions: JsonObject | None
     """The suite's default assertions and rules (``assert``, ``threshold``, ``rules``), when it has some."""
     grader_id: str
-    grader_config: dict[str, object]
+    grader_config: JsonObject
     responses: dict[str, str | None]
     evaluation_name: str
     warning: str | None = None
@@ -142,7 +144,7 @@ def branch_of(evaluation_name: str) -> str | None:
     return branch if at and branch and branch != "?" and "://" not in branch else None
 
 
-def _suite_cases(suite_file: Path, header: RunHeader) -> tuple[list[PushedCase], dict[str, object] | None]:
+def _suite_cases(suite_file: Path, header: RunHeader) -> tuple[list[PushedCase], JsonObject | None]:
     """The cases and suite assertions of the run's suite file; ``ValidationError`` when it is not the file
     the run read (its digest differs) or cannot be read."""
     from assay.services.suites.files import SuiteFormat, read_suite_file
@@ -194,7 +196,7 @@ def push_plan(
         PushedCase(input=record["input"], expected_output=record["expected_output"], key=record["key"])
         for record in records
     ]
-    suite_assertions: dict[str, object] | None = None
+    suite_assertions: JsonObject | None = None
     warning = None
     if suite_file is not None:
         cases, suite_assertions = _suite_cases(suite_file, header)

@@ -23,11 +23,12 @@ from array import array
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired, TypedDict, cast
 
 import orjson
 
 from assay.errors import Problem, ValidationError
+from assay.json_types import JsonObject, JsonValue
 from assay.serialization import json_line
 from assay.services.execution.case_results import CaseResult
 from assay.services.local_run.suite_stream import SuiteFacts, fingerprint
@@ -38,6 +39,28 @@ _NOT_A_RESULT = "is not a result of assay run"
 HEADER_KEY = "assay_run"
 """The key only a results file's header line has."""
 
+
+class ResultLine(TypedDict):
+    """A result line as :meth:`CaseResult.as_record` writes it, once :data:`_FIELDS` checked it (the keys
+    not checked are read as JSON)."""
+
+    number: int
+    key: str | None
+    input: str
+    expected_output: str
+    agent_response: str | None
+    passed: bool
+    score: float | None
+    match_status: str | None
+    details: JsonObject | None
+    error: str | None
+    error_detail: str | None
+    latency_ms: float | None
+    repeat: NotRequired[int]
+    usage: NotRequired[JsonValue]
+    judge_usage: NotRequired[JsonValue]
+
+
 Regrade = Callable[[int, str, str], tuple[bool, float | None]]
 """Grades case ``number``'s answer against its expected output again: its ``passed`` and ``score``."""
 
@@ -47,7 +70,7 @@ class RunHeader:
     """What made a results file's verdicts: the grader, its effective config and version, and the suite."""
 
     grader_id: str
-    config: dict[str, Any]
+    config: JsonObject
     version: str
     suite_digest: str
     suite_name: str = ""
@@ -56,7 +79,7 @@ class RunHeader:
     """How many cases the suite has: a pushed run must hold a result of each."""
     suite_path: str = ""
     """The suite file's absolute path: a push reads the cases' metadata and assertions from it."""
-    assertions: dict[str, Any] | None = None
+    assertions: JsonObject | None = None
     """Default assertions and rules given beside the suite file (``assay eval``'s), as a suite stores them:
     a push adds them to the suite file's own, so the server grades as the run did."""
     repeats: int = 1
@@ -165,7 +188,7 @@ _FIELDS: dict[str, Callable[[object], bool]] = {
 """What each field of a result line must hold, as :meth:`CaseResult.as_record` writes it."""
 
 
-def _shape_problem(record: Any, count: int, repeats: int = 1) -> str | None:
+def _shape_problem(record: object, count: int, repeats: int = 1) -> str | None:
     """Why ``record`` cannot be the result of a case of a suite of ``count`` cases, asked ``repeats`` times,
     if it cannot."""
     if not isinstance(record, dict):
@@ -183,7 +206,7 @@ def _shape_problem(record: Any, count: int, repeats: int = 1) -> str | None:
     return None
 
 
-def _regrade_problem(record: dict[str, Any], regrade: Regrade) -> str | None:
+def _regrade_problem(record: ResultLine, regrade: Regrade) -> str | None:
     """Why a graded line's verdict is not what its answer grades to now, if it is not."""
     if record["error"] is not None or record["agent_response"] is None:
         return None
@@ -198,7 +221,7 @@ def _regrade_problem(record: dict[str, Any], regrade: Regrade) -> str | None:
 def read_results(
     path: Path,
     suite: SuiteFacts,
-    on_result: Callable[[dict[str, Any]], None],
+    on_result: Callable[[ResultLine], None],
     *,
     header: RunHeader,
     regrade: Regrade | None = None,
@@ -232,9 +255,10 @@ def read_results(
             whole_end += len(line)
             if not line.strip() or (line_number == 1 and written is not None):
                 continue
-            record = _record(line)
-            message = _shape_problem(record, suite.count, repeats)
+            read = _record(line)
+            message = _shape_problem(read, suite.count, repeats)
             if message is None:
+                record = cast(ResultLine, read)  # its fields' types: checked by _shape_problem
                 number = record["number"]
                 slot = (number - 1) * repeats + record.get("repeat", 0) + 1
                 label = case_label(number, record["key"])

@@ -15,6 +15,7 @@ from assay.domain import Outcome
 from assay.errors import NotFoundError, Problem, ValidationError
 from assay.graders import MatchStatus
 from assay.serialization import json_text
+from assay.services.evaluations.records import stored_summary
 from assay.services.figures.statistics import PassRate, pass_rate, worst_first_key
 from assay.storage import evaluations as store
 from assay.storage import result_groups
@@ -213,11 +214,12 @@ def failure_groups(session: Session, evaluation_id: int) -> FailureGroups:
 
 def _assertion_failures(row: EvaluationRow) -> list[AssertionFailureGroup]:
     """Failed assertion verdicts by name and status, the largest group first, from the stored summary."""
-    figures = (row.summary or {}).get("by_assertion") or {}
+    summary = stored_summary(row.summary)
+    figures = summary.by_assertion if summary is not None else {}
     groups = [
-        AssertionFailureGroup(name=name, match_status=status, count=count, total=counts.get("total", 0))
+        AssertionFailureGroup(name=name, match_status=status, count=count, total=counts.total)
         for name, counts in figures.items()
-        for status, count in (counts.get("by_match_status") or {}).items()
+        for status, count in counts.by_match_status.items()
         if status != MatchStatus.MATCH.value and count
     ]
     groups.sort(key=lambda group: (-group.count, group.name, group.match_status))

@@ -42,7 +42,7 @@ def jsonl_lines(results: Iterable[ExportedResult], results_url: str | None = Non
     (``trajectory.steps_url``): a reference, not the steps, so a line stays small whatever the trajectory."""
     for item in results:
         record = item.result.as_record()
-        if results_url is not None and (summary := record.get("trajectory")) is not None:
+        if results_url is not None and isinstance(summary := record.get("trajectory"), dict):
             record["trajectory"] = {**summary, "steps_url": f"{results_url}/{item.result.case_id}/trajectory"}
         yield json_line({**record, "metadata": item.metadata})
 
