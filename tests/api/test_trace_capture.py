@@ -10,6 +10,7 @@ import orjson
 import pytest
 from aiohttp import web
 
+from assay.graders.trajectory.streaming import Streamed
 from assay.targets import TargetCase, build_target, parse_target_spec
 
 BIG_MESSAGES = [{"role": "tool", "tool_call_id": f"c{n}", "content": "r" * 1_000} for n in range(2_000)]
@@ -51,7 +52,9 @@ async def test_a_reply_carrying_a_trajectory_has_its_own_cap_and_its_part_is_not
     assert reply.error is None
     assert reply.output == "done"
     assert reply.capture is not None
-    assert reply.capture.document == BIG_MESSAGES
+    # a large reply is outlined: its steps stay in the body's text, read one at a time
+    assert isinstance(reply.capture.document, Streamed)
+    assert list(reply.capture.document) == BIG_MESSAGES
     assert re.fullmatch(r"00-[0-9a-f]{32}-[0-9a-f]{16}-01", seen[-1])
     assert seen[-1] == reply.capture.trace.header  # the trace the answering call was sent
     again = await _respond(url, {"from": "reply", "path": "messages"})
