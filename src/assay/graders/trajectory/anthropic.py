@@ -134,7 +134,9 @@ def read(value: JsonValue) -> Trajectory | TrajectoryProblem:
     if not is_list(messages):
         return TrajectoryProblem(reason="holds no list of messages", dialect=DIALECT)
     steps: list[Step] = []
-    read = read_each(messages, _message, _message_steps, steps, what="messages", dialect=DIALECT, at="messages")
+    read = read_each(
+        messages, _message, _message_steps, steps, what="messages", dialect=DIALECT, at="messages"
+    )
     if isinstance(read, TrajectoryProblem):
         return read
     usage = value.get("usage") if isinstance(value, dict) and "messages" in value else None

@@ -130,7 +130,9 @@ def read(value: JsonValue) -> Trajectory | TrajectoryProblem:
     envelope = value
     count = 0
     if is_list(listed):
-        read = read_each(listed, _Step.model_validate, own_steps, steps, what="steps", dialect=DIALECT, at="steps")
+        read = read_each(
+            listed, _Step.model_validate, own_steps, steps, what="steps", dialect=DIALECT, at="steps"
+        )
         if isinstance(read, TrajectoryProblem):
             return read
         count, envelope = read, {**value, "steps": []}

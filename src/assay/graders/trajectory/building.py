@@ -10,9 +10,11 @@ characters and ``MAX_ARGUMENT_DEPTH`` levels (longer or deeper ones are kept as 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Annotated, Any, TypeGuard, TypeVar
 
+import orjson
 from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationError
 
 from assay.graders.trajectory.record import JsonValue, Step, Trajectory, TrajectoryProblem
@@ -96,6 +98,9 @@ def read_each(
     return kept
 
 
+_LONG_NUMBER = re.compile(r"\d{19}")
+
+
 def _depth(text: str) -> int:
     depth = deepest = 0
     for char in text:
@@ -115,7 +120,12 @@ def parse_arguments(value: JsonValue) -> JsonValue:
         value.count("{") + value.count("[") > MAX_ARGUMENT_DEPTH and _depth(value) > MAX_ARGUMENT_DEPTH
     ):
         return value
-    try:
+    if _LONG_NUMBER.search(value) is None:  # orjson reads an integer past 64 bits as a float, json as an int
+        try:
+            return orjson.loads(value)  # a few times faster than json on the short texts arguments are
+        except orjson.JSONDecodeError:
+            pass
+    try:  # what orjson refuses and json reads (NaN, lone surrogates) reads as before
         return json.loads(value)
     except (ValueError, RecursionError):  # not JSON: the agent's raw string is what it sent
         return value

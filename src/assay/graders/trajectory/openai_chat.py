@@ -74,7 +74,9 @@ def _message_steps(message: _Message) -> list[Step]:
         steps.append(Step(kind="message", role=message.role, text=text))
     for call in message.tool_calls or ():
         function = call.function
-        tool_call = ToolCall(name=function.name, arguments=parse_arguments(function.arguments), call_id=call.id)
+        tool_call = ToolCall(
+            name=function.name, arguments=parse_arguments(function.arguments), call_id=call.id
+        )
         steps.append(Step(kind="tool_call", role=message.role, tool_call=tool_call))
     return steps
 
@@ -86,7 +88,13 @@ def read(value: JsonValue) -> Trajectory | TrajectoryProblem:
     envelope = value
     if is_list(listed):  # each message validated on its own: a long (or streamed) list is never held twice
         read = read_each(
-            listed, _Message.model_validate, _message_steps, steps, what="messages", dialect=DIALECT, at="messages"
+            listed,
+            _Message.model_validate,
+            _message_steps,
+            steps,
+            what="messages",
+            dialect=DIALECT,
+            at="messages",
         )
         if isinstance(read, TrajectoryProblem):
             return read
