@@ -33,6 +33,7 @@ from assay.targets.reasons import (
     timeout_failure,
 )
 from assay.targets.redaction import Redactor
+from assay.targets.reply_budget import reply_budget
 from assay.targets.resolver import connection_resolver
 from assay.targets.retry import RetryPolicy
 from assay.targets.specs import HttpTargetSpec, TrajectoryOption, secret_names
@@ -107,8 +108,33 @@ class HttpSession:
         given, else the answer cap plus room for the JSON around it)."""
         self._egress.check_url(url)
         async with self._open().request(method, url, allow_redirects=False, **kwargs) as response:
-            body = await _read_capped(response, self.max_answer_bytes, body_limit, self.redactor)
-            return Reply(response.status, response.headers, self.redactor.bytes(body))
+            if body_limit is None:
+                body = await _read_capped(response, self.max_answer_bytes, body_limit, self.redactor)
+                return Reply(response.status, response.headers, self.redactor.bytes(body))
+            return Reply(response.status, response.headers, await self._read_held(response, body_limit))
+
+    async def _read_held(self, response: aiohttp.ClientResponse, body_limit: int) -> bytes:
+        """A body that may carry a trajectory, read within the process's byte budget (``reply_budget``):
+        a large one holds its size there until it is let go."""
+        budget, held = reply_budget(), 0
+        length = response.content_length
+        if length is not None and length > LARGE_BODY_BYTES:
+            held = await budget.take(length)
+        try:
+            body = self.redactor.bytes(
+                await _read_capped(response, self.max_answer_bytes, body_limit, self.redactor)
+            )
+        except BaseException:
+            if held:
+                budget.give_back(held)
+            raise
+        if len(body) <= LARGE_BODY_BYTES:
+            if held:
+                budget.give_back(held)
+            return body
+        if not held:  # of unknown length: its size is known only now
+            held = await budget.take(len(body))
+        return budget.hold(body, held)
 
     async def aclose(self) -> None:
         """Close the pool."""
@@ -305,7 +331,7 @@ def read_path(document: Any, path: str) -> Any:
 def parse_json(reply: Reply) -> Any:
     """The reply's JSON body; ``bad_response`` when it is not JSON."""
     try:
-        return orjson.loads(reply.body)
+        return orjson.loads(memoryview(reply.body))  # a held body is a bytes subclass, which orjson refuses
     except orjson.JSONDecodeError as exc:
         raise TargetCallError(
             ErrorReason.BAD_RESPONSE.value, f"reply is not JSON: {reply.text[:_DETAIL_CHARS]!r}"
