@@ -51,15 +51,17 @@ async def _read(capture: Capture, receiver: TraceReceiver | None) -> Trajectory 
         if taken.problem is not None:
             return TrajectoryProblem(reason=taken.problem, dialect="otlp")
         document = taken.document
+    # On the one heavy-work thread: reading holds the interpreter, and several reads at once starved the
+    # loop (health p99 ~400 ms, bench/trajectories.py).
+    return await in_heavy_thread(_read_steps, document, _HINTS.get(capture.dialect, capture.dialect))
+
+
+def _read_steps(document: Any, dialect: str | None) -> Trajectory | TrajectoryProblem:
+    """The trajectory of ``document`` without its raw document: the steps are what is graded and stored,
+    and the document (or the reply body an outlined one holds) must not live on in the read trajectory."""
     from assay.graders.trajectory.readers import read_trajectory  # pydantic: only for a capturing target
 
-    # On the one heavy-work thread: reading holds the interpreter (pydantic validates the whole document
-    # in one call), and several reads at once starved the loop (health p99 ~400 ms, bench/trajectories.py).
-    read: Trajectory | TrajectoryProblem = await in_heavy_thread(
-        read_trajectory, document, _HINTS.get(capture.dialect, capture.dialect)
-    )
-    # The raw document is let go: the steps are what is graded and stored, and a large trajectory must
-    # not be held twice until its result is written.
+    read = read_trajectory(document, dialect)
     return replace(read, raw=None) if isinstance(read, Trajectory) else read
 
 
