@@ -405,10 +405,8 @@ def outlines(option: TrajectoryOption | None, paths: tuple[str | None, ...]) -> 
 def _outline(reply: Reply, path: str) -> Any:
     try:
         return outline(reply.body, path or None)
-    except ValueError as exc:
-        raise TargetCallError(
-            ErrorReason.BAD_RESPONSE.value, f"reply is not JSON: {reply.text[:_DETAIL_CHARS]!r}"
-        ) from exc
+    except ValueError:  # not JSON, or JSON ijson refuses (an integer past 64 bits): parsed whole, as before
+        return parse_json(reply)
 
 
 async def parse_reply(reply: Reply, option: TrajectoryOption | None, paths: tuple[str | None, ...]) -> Any:

@@ -106,8 +106,8 @@ def _block_steps(role: str, blocks: list[_Text | _ToolUse | _ToolResult]) -> lis
     return steps
 
 
-def _message(value: JsonValue) -> _Message:
-    return _Message.model_validate(_known_blocks(value))
+def _item_steps(value: JsonValue) -> list[Step]:
+    return _message_steps(_Message.model_validate(_known_blocks(value)))
 
 
 def _message_steps(message: _Message) -> list[Step]:
@@ -134,9 +134,7 @@ def read(value: JsonValue) -> Trajectory | TrajectoryProblem:
     if not is_list(messages):
         return TrajectoryProblem(reason="holds no list of messages", dialect=DIALECT)
     steps: list[Step] = []
-    read = read_each(
-        messages, _message, _message_steps, steps, what="messages", dialect=DIALECT, at="messages"
-    )
+    read = read_each(messages, _item_steps, steps, what="messages", dialect=DIALECT, at="messages")
     if isinstance(read, TrajectoryProblem):
         return read
     usage = value.get("usage") if isinstance(value, dict) and "messages" in value else None

@@ -122,7 +122,8 @@ def read(value: JsonValue) -> Trajectory | TrajectoryProblem:
     steps: list[Step] = []
     starts: list[tuple[int, float]] = []
 
-    def own_steps(step: _Step) -> list[Step]:
+    def own_steps(value: JsonValue) -> list[Step]:
+        step = _Step.model_validate(value)
         if step.timestamp is not None:  # its first normalised step will be at len(steps)
             starts.append((len(steps), step.timestamp.timestamp()))
         return _own_steps(step)
@@ -130,9 +131,7 @@ def read(value: JsonValue) -> Trajectory | TrajectoryProblem:
     envelope = value
     count = 0
     if is_list(listed):
-        read = read_each(
-            listed, _Step.model_validate, own_steps, steps, what="steps", dialect=DIALECT, at="steps"
-        )
+        read = read_each(listed, own_steps, steps, what="steps", dialect=DIALECT, at="steps")
         if isinstance(read, TrajectoryProblem):
             return read
         count, envelope = read, {**value, "steps": []}

@@ -12,15 +12,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Sequence
-from typing import Annotated, Any, TypeGuard, TypeVar
+from typing import Annotated, Any, TypeGuard
 
 import orjson
 from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationError
 
 from assay.graders.trajectory.record import JsonValue, Step, Trajectory, TrajectoryProblem
 from assay.graders.trajectory.streaming import Streamed
-
-T = TypeVar("T")
 
 MAX_STEPS = 100_000
 MAX_NAME_CHARS = 256
@@ -63,8 +61,7 @@ def shape_problem(error: ValidationError, dialect: str, at: tuple[str | int, ...
 
 def read_each(
     items: Items,
-    validate: Callable[[JsonValue], T | None],
-    to_steps: Callable[[T], Iterable[Step]],
+    item_steps: Callable[[JsonValue], Iterable[Step] | None],
     steps: list[Step],
     *,
     what: str,
@@ -74,10 +71,11 @@ def read_each(
     """Validate each item of a document's list on its own and add its steps to ``steps``, one item at a
     time (a streamed list is never built whole); the first item that departs from its shape is the problem.
 
-    ``validate`` gives ``None`` for an item that is not a step (skipped, and not counted in the place a
-    problem names, as whole-list validation of the kept items counts them); ``at`` is the list's key in the
-    document. The caps hold mid-list: more than ``MAX_STEPS`` items or steps stop the reading. Gives the
-    number of items read as steps.
+    ``item_steps`` validates one item (raising pydantic's ``ValidationError``) and gives its steps, or
+    ``None`` for an item that is not a step (skipped, and not counted in the place a problem names, as
+    whole-list validation of the kept items counts them); ``at`` is the list's key in the document. The
+    caps hold mid-list: more than ``MAX_STEPS`` items or steps stop the reading. Gives the number of items
+    read as steps.
     """
     if isinstance(items, list) and len(items) > MAX_STEPS:  # a built list says its size before any is read
         return TrajectoryProblem(reason=f"has more than {MAX_STEPS:,} {what}", dialect=dialect)
@@ -86,13 +84,13 @@ def read_each(
         if index >= MAX_STEPS:
             return TrajectoryProblem(reason=f"has more than {MAX_STEPS:,} {what}", dialect=dialect)
         try:
-            read = validate(item)
+            own = item_steps(item)
         except ValidationError as error:
             return shape_problem(error, dialect, (at, kept))
-        if read is None:
+        if own is None:
             continue
         kept += 1
-        steps.extend(to_steps(read))
+        steps.extend(own)
         if len(steps) > MAX_STEPS:
             return TrajectoryProblem(reason=f"has more than {MAX_STEPS:,} steps", dialect=dialect)
     return kept

@@ -81,6 +81,10 @@ def _message_steps(message: _Message) -> list[Step]:
     return steps
 
 
+def _item_steps(value: JsonValue) -> list[Step]:
+    return _message_steps(_Message.model_validate(value))
+
+
 def read(value: JsonValue) -> Trajectory | TrajectoryProblem:
     """The trajectory of OpenAI chat messages (see the module's docstring for the shapes read)."""
     listed = value if is_list(value) else value.get("messages") if isinstance(value, dict) else None
@@ -89,8 +93,7 @@ def read(value: JsonValue) -> Trajectory | TrajectoryProblem:
     if is_list(listed):  # each message validated on its own: a long (or streamed) list is never held twice
         read = read_each(
             listed,
-            _Message.model_validate,
-            _message_steps,
+            _item_steps,
             steps,
             what="messages",
             dialect=DIALECT,

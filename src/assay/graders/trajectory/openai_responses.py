@@ -78,11 +78,11 @@ def _step(item: _Message | _FunctionCall | _FunctionCallOutput) -> Step:
     return Step(kind="tool_result", role="tool", call_id=item.call_id, text=_text(item.output))
 
 
-def _known_item(item: JsonValue) -> _Message | _FunctionCall | _FunctionCallOutput | None:
-    """An item this reader knows, checked; ``None`` for the others (dropped, not checked)."""
+def _item_steps(item: JsonValue) -> tuple[Step] | None:
+    """The step of an item this reader knows, checked; ``None`` for the others (dropped, not checked)."""
     if isinstance(item, dict) and not (isinstance(item.get("type"), str) and item["type"] in ITEM_TYPES):
         return None
-    return _ITEM.validate_python(item)
+    return (_step(_ITEM.validate_python(item)),)
 
 
 def read(value: JsonValue) -> Trajectory | TrajectoryProblem:
@@ -91,9 +91,7 @@ def read(value: JsonValue) -> Trajectory | TrajectoryProblem:
     if not is_list(items):
         return TrajectoryProblem(reason="has no 'output' list of Responses items", dialect=DIALECT)
     steps: list[Step] = []
-    read = read_each(
-        items, _known_item, lambda item: (_step(item),), steps, what="items", dialect=DIALECT, at="output"
-    )
+    read = read_each(items, _item_steps, steps, what="items", dialect=DIALECT, at="output")
     if isinstance(read, TrajectoryProblem):
         return read
     try:

@@ -19,6 +19,14 @@ from tests.support import trajectories as run
 from tests.unit.graders.trajectory.test_properties import documents
 
 
+def _holds_huge_integer(value: Any) -> bool:
+    if isinstance(value, dict):
+        return any(_holds_huge_integer(item) for item in value.values())
+    if isinstance(value, list):
+        return any(_holds_huge_integer(item) for item in value)
+    return isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**63
+
+
 def _text(document: Any) -> bytes:
     try:
         return json.dumps(document, allow_nan=False).encode()
@@ -30,6 +38,7 @@ def _text(document: Any) -> bytes:
 @given(documents, st.sampled_from([None, *DIALECTS]), st.sampled_from(["", "trajectory", "reply.trajectory"]))
 @example(run.DIALECT_DOCUMENTS["atif"], None, "")
 @example([{"role": "user", "content": "hi"}, {"type": "function_call", "name": "f"}], None, "trajectory")
+@example({"messages": [{"role": "user", "content": "hi", "n": 2**64}]}, None, "")
 def test_streamed_reading_gives_the_record_whole_reading_gives(
     document: Any, dialect: str | None, path: str
 ) -> None:
@@ -38,6 +47,10 @@ def test_streamed_reading_gives_the_record_whole_reading_gives(
         placed = {key: placed, "answer": "done"}
     text = _text(placed)
     whole = read_trajectory(document, dialect)
+    if _holds_huge_integer(document):  # ijson refuses it: the target then parses the reply whole
+        with pytest.raises(UnreadableJsonError):
+            outline(text, path or None)
+        return
     outlined = outline(text, path or None)
     for key in path.split(".") if path else []:
         outlined = outlined[key]
