@@ -36,6 +36,30 @@ async def agent() -> AsyncIterator[tuple[str, list[str]]]:
     await runner.cleanup()
 
 
+async def test_a_large_reply_ijson_refuses_is_parsed_whole() -> None:
+    messages = [{**message, "n": 2**64} for message in BIG_MESSAGES]  # past 64 bits: yajl overflows
+
+    async def reply(request: web.Request) -> web.Response:
+        return web.json_response({"answer": "done", "messages": messages})
+
+    app = web.Application()
+    app.router.add_post("/agent", reply)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    try:
+        url = f"http://127.0.0.1:{runner.addresses[0][1]}/agent"
+        answered = await _respond(url, {"from": "reply", "path": "messages"})
+    finally:
+        await runner.cleanup()
+    assert answered.error is None
+    assert answered.output == "done"
+    assert answered.capture is not None
+    assert isinstance(answered.capture.document, list)  # orjson read it whole, as before
+    assert len(answered.capture.document) == len(BIG_MESSAGES)
+
+
 async def _respond(url: str, trajectory: dict[str, Any] | None) -> Any:
     spec: dict[str, Any] = {"type": "http", "url": url, "response_path": "answer", "max_attempts": 1}
     if trajectory is not None:
