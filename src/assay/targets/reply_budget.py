@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 REPLY_BUDGET_BYTES = 32 * 1024 * 1024
 """Bytes of large trajectory-carrying replies held at once in a process (six of 5 MB)."""
+STALL_S = 30.0
+"""A wait longer than this takes its bytes over the budget (a read of 5 MB takes a fraction of a second)."""
 
 
 class HeldBytes(bytes):
@@ -58,7 +60,8 @@ class ByteBudget:
 
     async def take(self, size: int) -> int:
         """Wait until ``size`` bytes (at most the whole budget) are free, and hold them; gives the bytes
-        held, to :meth:`give_back` (or :meth:`hold`)."""
+        held, to :meth:`give_back` (or :meth:`hold`). After ``STALL_S`` of waiting the bytes are taken
+        over the budget: a body kept alive by mistake (by a kept traceback) must not stop every call."""
         size = min(size, self.limit)
         loop = asyncio.get_running_loop()
         with self._lock:
@@ -68,14 +71,19 @@ class ByteBudget:
             waiter = _Waiter(size, loop, loop.create_future())
             self._waiting.append(waiter)
         try:
-            await waiter.future
+            await asyncio.wait_for(asyncio.shield(waiter.future), STALL_S)
+        except TimeoutError:
+            with self._lock:
+                if waiter in self._waiting:  # else granted meanwhile: counted already
+                    self._waiting.remove(waiter)
+                    self._used += size
         except asyncio.CancelledError:
             with self._lock:
                 granted = waiter not in self._waiting
                 if not granted:
                     self._waiting.remove(waiter)
-            if granted and waiter.future.done() and not waiter.future.cancelled():
-                self.give_back(size)  # granted just before the cancel: not kept by anyone
+            if granted:  # granted before (or while) the call was cancelled: nobody keeps the bytes
+                self.give_back(size)
             raise
         return size
 
@@ -88,10 +96,9 @@ class ByteBudget:
                 self._used += waiter.size
                 waiter.loop.call_soon_threadsafe(self._grant, waiter)
 
-    def _grant(self, waiter: _Waiter) -> None:
-        if waiter.future.cancelled():  # its call was cancelled while the grant was on its way
-            self.give_back(waiter.size)
-        elif not waiter.future.done():
+    @staticmethod
+    def _grant(waiter: _Waiter) -> None:
+        if not waiter.future.done():
             waiter.future.set_result(None)
 
     def hold(self, body: bytes, size: int) -> HeldBytes:

@@ -7,6 +7,9 @@ from __future__ import annotations
 import asyncio
 import threading
 
+import pytest
+
+from assay.targets import reply_budget
 from assay.targets.reply_budget import ByteBudget, HeldBytes
 
 
@@ -76,3 +79,11 @@ async def test_a_cancelled_wait_keeps_nothing() -> None:
     await _granted(granted)
     assert granted.cancelled()
     assert budget.used == 0
+
+
+async def test_a_wait_past_the_stall_takes_its_bytes_over_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(reply_budget, "STALL_S", 0.01)
+    budget = ByteBudget(100)
+    await budget.take(100)  # never given back: a body kept alive by mistake
+    assert await asyncio.wait_for(budget.take(40), timeout=10) == 40
+    assert budget.used == 140
