@@ -6,8 +6,10 @@ Starts a real ``assay serve`` (SQLite) and, in a process of its own, an agent wh
 OpenAI chat trajectory of ``--mb`` MB (tool calls and results of four tools in turn), read from the reply
 (``trajectory: {from: reply, path: messages}``) and checked by ``tool-called`` and ``trajectory-budget``.
 Runs ``--cases`` cases (the issue asks 10,000: a flag, since each is 5 MB through the server) while a
-third process asks ``/api/health`` every 20 ms. Prints the run's time, the server's peak RSS (``VmHWM``)
-and health's p50/p99/max (targets: RSS ≤ 300 MB, p99 ≤ 100 ms), the bytes stored per trajectory; then
+third process asks ``/api/health`` every 20 ms. Prints the run's time, the server's peak RSS (``VmHWM``;
+its RSS before the run, its children's peak, and its peak so far when 10 %, 50 % and 100 % of the cases
+are done, which shows whether memory grows with the cases) and health's p50/p99/max (targets: RSS ≤ 300 MB,
+p99 ≤ 100 ms), the bytes stored per trajectory; then
 one case of ``--big-mb`` MB and the time of its trajectory's first page (``limit=100``; target ≤ 1 s).
 """
 
@@ -19,6 +21,7 @@ import multiprocessing
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -96,15 +99,63 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
 
 
-def peak_rss_mb(pid: int) -> float:
-    """The process's peak resident set (``VmHWM``), in MB."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
+def _status_mb(pid: int, field: str) -> float:
+    try:
+        lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    except OSError:  # a child that ended meanwhile
+        return 0.0
+    for line in lines:
+        if line.startswith(f"{field}:"):
             return int(line.split()[1]) / 1024
     return float("nan")
 
 
-def run_evaluation(client: httpx2.Client, agent_url: str, cases: int, concurrency: int, big: bool) -> int:
+def peak_rss_mb(pid: int) -> float:
+    """The process's peak resident set (``VmHWM``), in MB."""
+    return _status_mb(pid, "VmHWM")
+
+
+def children(pid: int) -> list[int]:
+    """Every descendant of ``pid`` (a reading subprocess would count in the server's memory)."""
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            direct = [int(child) for child in (task / "children").read_text().split()]
+        except OSError:
+            continue
+        for child in direct:
+            found += [child, *children(child)]
+    return found
+
+
+class Memory:
+    """The server's resident set (``VmRSS``) and its children's, sampled every 0.1 s by a thread."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.peak_children_mb = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+
+    def _sample(self) -> None:
+        while not self._stop.wait(0.1):
+            kids = sum(_status_mb(child, "VmRSS") for child in children(self.pid))
+            self.peak_children_mb = max(self.peak_children_mb, kids)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def run_evaluation(
+    client: httpx2.Client,
+    agent_url: str,
+    cases: int,
+    concurrency: int,
+    big: bool,
+    on_progress: Any = lambda done: None,
+) -> int:
     suite = {
         "name": f"trajectories {time.time()}",
         "assert": [
@@ -126,7 +177,9 @@ def run_evaluation(client: httpx2.Client, agent_url: str, cases: int, concurrenc
     created = client.post("/api/evaluations", json=body)
     assert created.status_code == 201, created.text
     evaluation_id: int = created.json()["data"]["id"]
-    while client.get(f"/api/evaluations/{evaluation_id}").json()["data"]["status"] not in TERMINAL:
+    shown_url = f"/api/evaluations/{evaluation_id}"
+    while (polled := client.get(shown_url).json()["data"])["status"] not in TERMINAL:
+        on_progress(polled["progress"]["done"])
         time.sleep(0.2)
     shown = client.get(f"/api/evaluations/{evaluation_id}").json()["data"]
     assert shown["status"] == "completed", shown
@@ -151,24 +204,41 @@ def main() -> None:
         pid = assay.process.pid
         client = assay.client
         client.timeout = httpx2.Timeout(120)
+        idle = _status_mb(pid, "VmRSS")
+        memory = Memory(pid)
+        marks = {10: 0.0, 50: 0.0, 100: 0.0}
+
+        def on_progress(done: int) -> None:  # the peak so far when the run passes 10 %, 50 %, 100 %
+            for share in marks:
+                if not marks[share] and done * 100 >= share * args.cases:
+                    marks[share] = peak_rss_mb(pid)
+
         stop = multiprocessing.Event()
         latencies: multiprocessing.Queue[list[float]] = multiprocessing.Queue()
         probe = multiprocessing.Process(target=_probe, args=(assay.url, stop, latencies))
         probe.start()
         started = time.perf_counter()
-        evaluation_id = run_evaluation(client, agent_url, args.cases, args.concurrency, big=False)
+        evaluation_id = run_evaluation(
+            client, agent_url, args.cases, args.concurrency, big=False, on_progress=on_progress
+        )
         elapsed = time.perf_counter() - started
+        marks = {share: mark or peak_rss_mb(pid) for share, mark in marks.items()}
         stop.set()
         health = latencies.get()
         probe.join()
         rss = peak_rss_mb(pid)
+        memory.stop()
         first = client.get(f"/api/evaluations/{evaluation_id}/results", params={"limit": 1}).json()["data"]
         summary = first["results"][0]["trajectory"]
         print(
             f"{args.cases} cases of {args.mb:g} MB trajectories ({summary['steps']:,} steps each), "
             f"concurrency {args.concurrency}: {elapsed:.1f} s ({args.cases / elapsed:.1f} cases/s)"
         )
-        print(f"server peak RSS {rss:.0f} MB (target <= 300)")
+        print(
+            f"server peak RSS {rss:.0f} MB (target <= 300; {idle:.0f} MB before the run), its children's "
+            f"peak {memory.peak_children_mb:.0f} MB; peak so far at "
+            + ", ".join(f"{share} % of the cases {mark:.0f} MB" for share, mark in marks.items())
+        )
         print(
             f"health while running: p50 {percentile(health, 50) * 1000:.1f} ms, "
             f"p99 {percentile(health, 99) * 1000:.1f} ms, max {max(health) * 1000:.1f} ms "

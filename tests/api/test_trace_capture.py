@@ -10,6 +10,7 @@ import orjson
 import pytest
 from aiohttp import web
 
+from assay.graders.trajectory.streaming import Streamed
 from assay.targets import TargetCase, build_target, parse_target_spec
 
 BIG_MESSAGES = [{"role": "tool", "tool_call_id": f"c{n}", "content": "r" * 1_000} for n in range(2_000)]
@@ -35,6 +36,30 @@ async def agent() -> AsyncIterator[tuple[str, list[str]]]:
     await runner.cleanup()
 
 
+async def test_a_large_reply_ijson_refuses_is_parsed_whole() -> None:
+    messages = [{**message, "n": 2**64} for message in BIG_MESSAGES]  # past 64 bits: yajl overflows
+
+    async def reply(request: web.Request) -> web.Response:
+        return web.json_response({"answer": "done", "messages": messages})
+
+    app = web.Application()
+    app.router.add_post("/agent", reply)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    try:
+        url = f"http://127.0.0.1:{runner.addresses[0][1]}/agent"
+        answered = await _respond(url, {"from": "reply", "path": "messages"})
+    finally:
+        await runner.cleanup()
+    assert answered.error is None
+    assert answered.output == "done"
+    assert answered.capture is not None
+    assert isinstance(answered.capture.document, list)  # orjson read it whole, as before
+    assert len(answered.capture.document) == len(BIG_MESSAGES)
+
+
 async def _respond(url: str, trajectory: dict[str, Any] | None) -> Any:
     spec: dict[str, Any] = {"type": "http", "url": url, "response_path": "answer", "max_attempts": 1}
     if trajectory is not None:
@@ -51,7 +76,9 @@ async def test_a_reply_carrying_a_trajectory_has_its_own_cap_and_its_part_is_not
     assert reply.error is None
     assert reply.output == "done"
     assert reply.capture is not None
-    assert reply.capture.document == BIG_MESSAGES
+    # a large reply is outlined: its steps stay in the body's text, read one at a time
+    assert isinstance(reply.capture.document, Streamed)
+    assert list(reply.capture.document) == BIG_MESSAGES
     assert re.fullmatch(r"00-[0-9a-f]{32}-[0-9a-f]{16}-01", seen[-1])
     assert seen[-1] == reply.capture.trace.header  # the trace the answering call was sent
     again = await _respond(url, {"from": "reply", "path": "messages"})

@@ -147,7 +147,13 @@ class Target(ABC):
 
         try:
             with collecting_usage() as noted, collecting_captures() as captured:
-                output, attempts = await call_with_retries(attempt, self.policy)
+                try:
+                    output, attempts = await call_with_retries(attempt, self.policy)
+                    capture = captured[-1] if captured else None  # the attempt that answered
+                finally:
+                    # Tasks the call started (the HTTP client's) copied the context, and with it this list:
+                    # emptied, it keeps no capture alive (nor the reply body an outlined one holds).
+                    captured.clear()
         except TargetCallError as failure:
             return TargetReply(
                 failure.output,
@@ -174,7 +180,6 @@ class Target(ABC):
                 usage=noted[-1] if noted else None,
             )
         usage = noted[-1] if noted else None  # the attempt that answered
-        capture = captured[-1] if captured else None
         return TargetReply(
             output, latency_ms=_elapsed_ms(started), attempts=attempts, usage=usage, capture=capture
         )

@@ -19,6 +19,7 @@ import orjson
 from multidict import CIMultiDictProxy
 from yarl import URL
 
+from assay.graders.trajectory.streaming import STEP_LISTS, outline, streamable
 from assay.targets.base import Target, TargetCase, response_text
 from assay.targets.egress import EgressPolicy, EgressRefusedError
 from assay.targets.heavy_thread import in_heavy_thread
@@ -32,6 +33,7 @@ from assay.targets.reasons import (
     timeout_failure,
 )
 from assay.targets.redaction import Redactor
+from assay.targets.reply_budget import reply_budget
 from assay.targets.resolver import connection_resolver
 from assay.targets.retry import RetryPolicy
 from assay.targets.specs import HttpTargetSpec, TrajectoryOption, secret_names
@@ -106,8 +108,33 @@ class HttpSession:
         given, else the answer cap plus room for the JSON around it)."""
         self._egress.check_url(url)
         async with self._open().request(method, url, allow_redirects=False, **kwargs) as response:
-            body = await _read_capped(response, self.max_answer_bytes, body_limit, self.redactor)
-            return Reply(response.status, response.headers, self.redactor.bytes(body))
+            if body_limit is None:
+                body = await _read_capped(response, self.max_answer_bytes, body_limit, self.redactor)
+                return Reply(response.status, response.headers, self.redactor.bytes(body))
+            return Reply(response.status, response.headers, await self._read_held(response, body_limit))
+
+    async def _read_held(self, response: aiohttp.ClientResponse, body_limit: int) -> bytes:
+        """A body that may carry a trajectory, read within the process's byte budget (``reply_budget``):
+        a large one holds its size there until it is let go."""
+        budget, held = reply_budget(), 0
+        length = response.content_length
+        if length is not None and length > LARGE_BODY_BYTES:
+            held = await budget.take(length)
+        try:
+            body = self.redactor.bytes(
+                await _read_capped(response, self.max_answer_bytes, body_limit, self.redactor)
+            )
+        except BaseException:
+            if held:
+                budget.give_back(held)
+            raise
+        if len(body) <= LARGE_BODY_BYTES:
+            if held:
+                budget.give_back(held)
+            return body
+        if not held:  # of unknown length: its size is known only now
+            held = await budget.take(len(body))
+        return budget.hold(body, held)
 
     async def aclose(self) -> None:
         """Close the pool."""
@@ -304,7 +331,7 @@ def read_path(document: Any, path: str) -> Any:
 def parse_json(reply: Reply) -> Any:
     """The reply's JSON body; ``bad_response`` when it is not JSON."""
     try:
-        return orjson.loads(reply.body)
+        return orjson.loads(memoryview(reply.body))  # a held body is a bytes subclass, which orjson refuses
     except orjson.JSONDecodeError as exc:
         raise TargetCallError(
             ErrorReason.BAD_RESPONSE.value, f"reply is not JSON: {reply.text[:_DETAIL_CHARS]!r}"
@@ -353,6 +380,43 @@ async def parse_large_json(reply: Reply) -> Any:
     if len(reply.body) <= LARGE_BODY_BYTES:
         return parse_json(reply)
     return await in_heavy_thread(parse_json, reply)
+
+
+def _crosses(path: str, trajectory_path: str) -> bool:
+    """Whether a value read at ``path`` may lie inside the trajectory's list of steps (or be it)."""
+    parts, inside = path.split("."), trajectory_path.split(".") if trajectory_path else []
+    if parts[: len(inside)] != inside:
+        return False
+    below = parts[len(inside) :]
+    return not below or below[0] in STEP_LISTS or below[0].isdigit()
+
+
+def outlines(option: TrajectoryOption | None, paths: tuple[str | None, ...]) -> bool:
+    """Whether a reply is outlined (``graders.trajectory.streaming``) rather than parsed whole: it carries
+    the trajectory at a path without list indices, and no other value read from it lies in the steps."""
+    return (
+        option is not None
+        and option.source == "reply"
+        and streamable(option.path)
+        and not any(path is not None and _crosses(path, option.path) for path in paths)
+    )
+
+
+def _outline(reply: Reply, path: str) -> Any:
+    try:
+        return outline(reply.body, path or None)
+    except ValueError:  # not JSON, or JSON ijson refuses (an integer past 64 bits): parsed whole, as before
+        return parse_json(reply)
+
+
+async def parse_reply(reply: Reply, option: TrajectoryOption | None, paths: tuple[str | None, ...]) -> Any:
+    """The reply's JSON (:func:`parse_large_json`); a large one carrying a trajectory is outlined instead:
+    its steps stay in the body's text, read one at a time by the trajectory's reader, so a reply of
+    megabytes never becomes tens of megabytes of objects, nor one call that holds the interpreter long.
+    ``paths`` are the values read from the reply besides the trajectory (the answer, the usage)."""
+    if len(reply.body) <= LARGE_BODY_BYTES or option is None or not outlines(option, paths):
+        return await parse_large_json(reply)
+    return await in_heavy_thread(_outline, reply, option.path)
 
 
 class HttpTarget(Target):
@@ -410,8 +474,8 @@ class HttpTarget(Target):
         if spec.response_path is None:
             note_trajectory(spec.trajectory, trace, None)
             return reply.text
-        document = await parse_large_json(reply)
-        del reply  # the body's bytes: a reply carrying a trajectory may be large, keep its JSON once
+        document = await parse_reply(reply, spec.trajectory, (spec.response_path, spec.usage_path, "model"))
+        del reply  # an outlined trajectory holds the body's bytes until it is read; nothing else does
         note_trajectory(spec.trajectory, trace, document)
         if spec.usage_path is not None:
             found = find_path(document, spec.usage_path)  # absent: read_usage says unknown

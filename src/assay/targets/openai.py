@@ -11,7 +11,7 @@ from assay.targets.http import (
     HttpSession,
     capture_body_limit,
     note_trajectory,
-    parse_large_json,
+    parse_reply,
     read_path,
     send,
     trace_headers,
@@ -83,7 +83,8 @@ class OpenAITarget(Target):
             data=orjson.dumps(self.body(case)),
             headers=headers,
         )
-        document = await parse_large_json(response)
+        paths = ("choices.0.message.content", "usage", "model")
+        document = await parse_reply(response, self.spec.trajectory, paths)
         del response
         note_trajectory(self.spec.trajectory, trace, document)
         if isinstance(document, dict):

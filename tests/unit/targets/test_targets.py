@@ -132,3 +132,26 @@ def test_a_url_the_client_cannot_parse_is_refused_naming_its_field(host: str) ->
         parse_target_spec({"type": "http", "url": f"http://{host}/answer"})
     assert caught.value.problems[0].loc == ("target", "http", "url")
     assert caught.value.problems[0].message.startswith("not a valid URL")
+
+
+@pytest.mark.parametrize(
+    ("path", "answers", "outlined"),
+    [
+        ("messages", ("answer", "usage", "model"), True),
+        ("", ("answer",), True),  # the whole reply: its own `messages` are the steps
+        ("", ("messages.3.content",), False),  # the answer lies in the steps: parsed whole
+        ("data.trajectory", ("data.answer",), True),
+        ("data.trajectory", ("data.trajectory.0.content",), False),
+        ("data.trajectory", ("data.trajectory.messages",), False),
+        ("choices.0.message", ("answer",), False),  # a list index: not an ijson prefix
+    ],
+)
+def test_a_reply_is_outlined_unless_a_value_read_from_it_may_lie_in_its_steps(
+    path: str, answers: tuple[str, ...], outlined: bool
+) -> None:
+    from assay.targets.http import outlines
+    from assay.targets.specs import TrajectoryOption
+
+    assert outlines(TrajectoryOption.model_validate({"from": "reply", "path": path}), answers) is outlined
+    assert not outlines(TrajectoryOption.model_validate({"from": "otlp"}), answers)
+    assert not outlines(None, answers)

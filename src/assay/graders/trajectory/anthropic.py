@@ -13,7 +13,15 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, NonNegativeInt, ValidationError
 
-from assay.graders.trajectory.building import Shape, ToolName, shape_problem, text_of, too_many, trajectory
+from assay.graders.trajectory.building import (
+    Shape,
+    ToolName,
+    is_list,
+    read_each,
+    shape_problem,
+    text_of,
+    trajectory,
+)
 from assay.graders.trajectory.record import JsonValue, Step, ToolCall, Trajectory, TrajectoryProblem
 
 DIALECT = "anthropic"
@@ -98,18 +106,19 @@ def _block_steps(role: str, blocks: list[_Text | _ToolUse | _ToolResult]) -> lis
     return steps
 
 
-def _steps(messages: list[_Message]) -> list[Step]:
-    steps: list[Step] = []
-    for message in messages:
-        if isinstance(message.content, str):
-            own = [Step(kind="message", role=message.role, text=message.content)]
-        else:
-            own = _block_steps(message.role, message.content)
-        if message.usage is not None and own:  # the model's turn: its first step carries the usage
-            usage = message.usage
-            own[0] = replace(own[0], input_tokens=usage.input_tokens, output_tokens=usage.output_tokens)
-        steps += own
-    return steps
+def _item_steps(value: JsonValue) -> list[Step]:
+    return _message_steps(_Message.model_validate(_known_blocks(value)))
+
+
+def _message_steps(message: _Message) -> list[Step]:
+    if isinstance(message.content, str):
+        own = [Step(kind="message", role=message.role, text=message.content)]
+    else:
+        own = _block_steps(message.role, message.content)
+    if message.usage is not None and own:  # the model's turn: its first step carries the usage
+        usage = message.usage
+        own[0] = replace(own[0], input_tokens=usage.input_tokens, output_tokens=usage.output_tokens)
+    return own
 
 
 def _messages(value: JsonValue) -> object:
@@ -122,23 +131,22 @@ def _messages(value: JsonValue) -> object:
 def read(value: JsonValue) -> Trajectory | TrajectoryProblem:
     """The trajectory of Anthropic messages (see the module's docstring for the shapes read)."""
     messages = _messages(value)
-    if not isinstance(messages, list):
+    if not is_list(messages):
         return TrajectoryProblem(reason="holds no list of messages", dialect=DIALECT)
-    problem = too_many(messages, "messages", DIALECT)
-    if problem is not None:
-        return problem
+    steps: list[Step] = []
+    read = read_each(messages, _item_steps, steps, what="messages", dialect=DIALECT, at="messages")
+    if isinstance(read, TrajectoryProblem):
+        return read
     usage = value.get("usage") if isinstance(value, dict) and "messages" in value else None
     try:
-        document = _Document.model_validate(
-            {"messages": [_known_blocks(m) for m in messages], "usage": usage}
-        )
+        document = _Document.model_validate({"messages": [], "usage": usage})
     except ValidationError as error:
         return shape_problem(error, DIALECT)
-    if not document.messages:
+    if not read:
         return TrajectoryProblem(reason="holds no messages", dialect=DIALECT)
     total = document.usage
     return trajectory(
-        _steps(document.messages),
+        steps,
         DIALECT,
         value,
         input_tokens=total.input_tokens if total else None,

@@ -15,7 +15,15 @@ from typing import Any
 
 from pydantic import Field, NonNegativeInt, ValidationError
 
-from assay.graders.trajectory.building import Shape, ToolName, shape_problem, text_of, too_many, trajectory
+from assay.graders.trajectory.building import (
+    Shape,
+    ToolName,
+    is_list,
+    read_each,
+    shape_problem,
+    text_of,
+    trajectory,
+)
 from assay.graders.trajectory.record import JsonValue, Step, ToolCall, Trajectory, TrajectoryProblem
 
 DIALECT = "atif"
@@ -65,8 +73,10 @@ class _FinalMetrics(Shape):
 
 
 class _Document(Shape):
-    schema_version: str | None = None
     steps: list[_Step]
+    """First: a step's problem is named before the others', whether the steps are validated with the
+    document or streamed one by one before it."""
+    schema_version: str | None = None
     final_metrics: _FinalMetrics | None = None
 
 
@@ -74,54 +84,64 @@ def _text(content: Content) -> str | None:
     return content if isinstance(content, str) or content is None else text_of(content)
 
 
-def _steps(document: _Document) -> tuple[list[Step], float | None]:
-    times = [step.timestamp.timestamp() for step in document.steps if step.timestamp is not None]
-    start = min(times) if times else None
+def _own_steps(step: _Step) -> list[Step]:
+    """An ATIF step's normalised steps: its message, its tool calls, their results; its usage on the first
+    (the model's turn). Its time is set once every step's is known (:func:`_timed`)."""
+    role = _ROLES.get(step.source, step.source)
     steps: list[Step] = []
-    for step in document.steps:
-        role = _ROLES.get(step.source, step.source)
-        started_ms = None
-        if step.timestamp is not None and start is not None:
-            started_ms = (step.timestamp.timestamp() - start) * 1000.0
-        metrics = step.metrics or _Metrics()
-        first = len(steps)
-        text = _text(step.message)
-        if text or not step.tool_calls:
-            steps.append(Step(kind="message", role=role, text=text))
-        for call in step.tool_calls or ():
-            tool_call = ToolCall(name=call.function_name, arguments=call.arguments, call_id=call.tool_call_id)
-            steps.append(Step(kind="tool_call", role=role, tool_call=tool_call))
-        for result in step.observation.results if step.observation else ():
-            steps.append(
-                Step(
-                    kind="tool_result", role="tool", call_id=result.source_call_id, text=_text(result.content)
-                )
-            )
-        # the step's time and usage belong to its first normalised step (the model's turn)
-        if len(steps) > first:
-            steps[first] = replace(
-                steps[first],
-                started_ms=started_ms,
-                input_tokens=metrics.prompt_tokens,
-                output_tokens=metrics.completion_tokens,
-            )
-    seconds = max(times) - start if start is not None and len(times) > 1 else None
-    return steps, seconds
+    text = _text(step.message)
+    if text or not step.tool_calls:
+        steps.append(Step(kind="message", role=role, text=text))
+    for call in step.tool_calls or ():
+        tool_call = ToolCall(name=call.function_name, arguments=call.arguments, call_id=call.tool_call_id)
+        steps.append(Step(kind="tool_call", role=role, tool_call=tool_call))
+    for result in step.observation.results if step.observation else ():
+        steps.append(
+            Step(kind="tool_result", role="tool", call_id=result.source_call_id, text=_text(result.content))
+        )
+    metrics = step.metrics or _Metrics()
+    steps[0] = replace(steps[0], input_tokens=metrics.prompt_tokens, output_tokens=metrics.completion_tokens)
+    return steps
+
+
+def _timed(steps: list[Step], starts: list[tuple[int, float]]) -> float | None:
+    """Set each ATIF step's start (``starts``: its first normalised step and its timestamp) from the
+    earliest timestamp; the seconds from the earliest to the latest."""
+    if not starts:
+        return None
+    times = [stamp for _, stamp in starts]
+    start = min(times)
+    for first, stamp in starts:
+        steps[first] = replace(steps[first], started_ms=(stamp - start) * 1000.0)
+    return max(times) - start if len(times) > 1 else None
 
 
 def read(value: JsonValue) -> Trajectory | TrajectoryProblem:
     """The trajectory of an ATIF document (see the module's docstring for what is read)."""
     listed = value.get("steps") if isinstance(value, dict) else None
-    problem = too_many(listed if isinstance(listed, list) else None, "steps", DIALECT)
-    if problem is not None:
-        return problem
+    steps: list[Step] = []
+    starts: list[tuple[int, float]] = []
+
+    def own_steps(value: JsonValue) -> list[Step]:
+        step = _Step.model_validate(value)
+        if step.timestamp is not None:  # its first normalised step will be at len(steps)
+            starts.append((len(steps), step.timestamp.timestamp()))
+        return _own_steps(step)
+
+    envelope = value
+    count = 0
+    if is_list(listed):
+        read = read_each(listed, own_steps, steps, what="steps", dialect=DIALECT, at="steps")
+        if isinstance(read, TrajectoryProblem):
+            return read
+        count, envelope = read, {**value, "steps": []}
     try:
-        document = _Document.model_validate(value)
+        document = _Document.model_validate(envelope)
     except ValidationError as error:
         return shape_problem(error, DIALECT)
-    if not document.steps:
+    if not count:
         return TrajectoryProblem(reason="holds no steps", dialect=DIALECT)
-    steps, seconds = _steps(document)
+    seconds = _timed(steps, starts)
     final = document.final_metrics
     return trajectory(
         steps,

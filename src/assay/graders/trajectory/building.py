@@ -10,12 +10,15 @@ characters and ``MAX_ARGUMENT_DEPTH`` levels (longer or deeper ones are kept as 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
-from typing import Annotated, Any
+import re
+from collections.abc import Callable, Iterable, Sequence
+from typing import Annotated, Any, TypeGuard
 
+import orjson
 from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationError
 
 from assay.graders.trajectory.record import JsonValue, Step, Trajectory, TrajectoryProblem
+from assay.graders.trajectory.streaming import Streamed
 
 MAX_STEPS = 100_000
 MAX_NAME_CHARS = 256
@@ -32,6 +35,15 @@ class Shape(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
 
 
+Items = list[Any] | Streamed
+"""A document's list: built, or left in its JSON text (``streaming.Streamed``) to be read item by item."""
+
+
+def is_list(value: object) -> TypeGuard[Items]:
+    """Whether a document's value is a list, built or streamed."""
+    return isinstance(value, list | Streamed)
+
+
 def too_many(items: Sequence[Any] | None, what: str, dialect: str) -> TrajectoryProblem | None:
     """A problem when a document's list would make more than ``MAX_STEPS`` steps."""
     if items is not None and len(items) > MAX_STEPS:
@@ -39,11 +51,52 @@ def too_many(items: Sequence[Any] | None, what: str, dialect: str) -> Trajectory
     return None
 
 
-def shape_problem(error: ValidationError, dialect: str) -> TrajectoryProblem:
-    """The first place a document departs from its dialect's shape, as a problem."""
+def shape_problem(error: ValidationError, dialect: str, at: tuple[str | int, ...] = ()) -> TrajectoryProblem:
+    """The first place a document departs from its dialect's shape (``at``: where the validated value
+    lies in the document), as a problem."""
     first = error.errors(include_url=False, include_input=False)[0]
-    where = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in first["loc"])
+    where = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in (*at, *first["loc"]))
     return TrajectoryProblem(reason=f"is not {dialect} at ${where}: {first['msg']}", dialect=dialect)
+
+
+def read_each(
+    items: Items,
+    item_steps: Callable[[JsonValue], Iterable[Step] | None],
+    steps: list[Step],
+    *,
+    what: str,
+    dialect: str,
+    at: str,
+) -> TrajectoryProblem | int:
+    """Validate each item of a document's list on its own and add its steps to ``steps``, one item at a
+    time (a streamed list is never built whole); the first item that departs from its shape is the problem.
+
+    ``item_steps`` validates one item (raising pydantic's ``ValidationError``) and gives its steps, or
+    ``None`` for an item that is not a step (skipped, and not counted in the place a problem names, as
+    whole-list validation of the kept items counts them); ``at`` is the list's key in the document. The
+    caps hold mid-list: more than ``MAX_STEPS`` items or steps stop the reading. Gives the number of items
+    read as steps.
+    """
+    if isinstance(items, list) and len(items) > MAX_STEPS:  # a built list says its size before any is read
+        return TrajectoryProblem(reason=f"has more than {MAX_STEPS:,} {what}", dialect=dialect)
+    kept = 0
+    for index, item in enumerate(items):
+        if index >= MAX_STEPS:
+            return TrajectoryProblem(reason=f"has more than {MAX_STEPS:,} {what}", dialect=dialect)
+        try:
+            own = item_steps(item)
+        except ValidationError as error:
+            return shape_problem(error, dialect, (at, kept))
+        if own is None:
+            continue
+        kept += 1
+        steps.extend(own)
+        if len(steps) > MAX_STEPS:
+            return TrajectoryProblem(reason=f"has more than {MAX_STEPS:,} steps", dialect=dialect)
+    return kept
+
+
+_LONG_NUMBER = re.compile(r"\d{19}")
 
 
 def _depth(text: str) -> int:
@@ -65,7 +118,12 @@ def parse_arguments(value: JsonValue) -> JsonValue:
         value.count("{") + value.count("[") > MAX_ARGUMENT_DEPTH and _depth(value) > MAX_ARGUMENT_DEPTH
     ):
         return value
-    try:
+    if _LONG_NUMBER.search(value) is None:  # orjson reads an integer past 64 bits as a float, json as an int
+        try:
+            return orjson.loads(value)  # a few times faster than json on the short texts arguments are
+        except orjson.JSONDecodeError:
+            pass
+    try:  # what orjson refuses and json reads (NaN, lone surrogates) reads as before
         return json.loads(value)
     except (ValueError, RecursionError):  # not JSON: the agent's raw string is what it sent
         return value

@@ -15,10 +15,11 @@ from pydantic import Field, NonNegativeInt, ValidationError
 from assay.graders.trajectory.building import (
     Shape,
     ToolName,
+    is_list,
     parse_arguments,
+    read_each,
     shape_problem,
     text_of,
-    too_many,
     trajectory,
 )
 from assay.graders.trajectory.record import JsonValue, Step, ToolCall, Trajectory, TrajectoryProblem
@@ -63,41 +64,55 @@ class _Document(Shape):
     usage: _Usage | None = None
 
 
-def _steps(messages: list[_Message]) -> list[Step]:
+def _message_steps(message: _Message) -> list[Step]:
+    content = message.content
+    text = content if isinstance(content, str) or content is None else text_of(content)
+    if message.role == "tool":
+        return [Step(kind="tool_result", role="tool", call_id=message.tool_call_id, text=text)]
     steps: list[Step] = []
-    for message in messages:
-        content = message.content
-        text = content if isinstance(content, str) or content is None else text_of(content)
-        if message.role == "tool":
-            steps.append(Step(kind="tool_result", role="tool", call_id=message.tool_call_id, text=text))
-            continue
-        if text or not message.tool_calls:
-            steps.append(Step(kind="message", role=message.role, text=text))
-        for call in message.tool_calls or ():
-            function = call.function
-            tool_call = ToolCall(
-                name=function.name, arguments=parse_arguments(function.arguments), call_id=call.id
-            )
-            steps.append(Step(kind="tool_call", role=message.role, tool_call=tool_call))
+    if text or not message.tool_calls:
+        steps.append(Step(kind="message", role=message.role, text=text))
+    for call in message.tool_calls or ():
+        function = call.function
+        tool_call = ToolCall(
+            name=function.name, arguments=parse_arguments(function.arguments), call_id=call.id
+        )
+        steps.append(Step(kind="tool_call", role=message.role, tool_call=tool_call))
     return steps
+
+
+def _item_steps(value: JsonValue) -> list[Step]:
+    return _message_steps(_Message.model_validate(value))
 
 
 def read(value: JsonValue) -> Trajectory | TrajectoryProblem:
     """The trajectory of OpenAI chat messages (see the module's docstring for the shapes read)."""
-    listed = value if isinstance(value, list) else value.get("messages") if isinstance(value, dict) else None
-    problem = too_many(listed if isinstance(listed, list) else None, "messages", DIALECT)
-    if problem is not None:
-        return problem
+    listed = value if is_list(value) else value.get("messages") if isinstance(value, dict) else None
+    steps: list[Step] = []
+    envelope = value
+    if is_list(listed):  # each message validated on its own: a long (or streamed) list is never held twice
+        read = read_each(
+            listed,
+            _item_steps,
+            steps,
+            what="messages",
+            dialect=DIALECT,
+            at="messages",
+        )
+        if isinstance(read, TrajectoryProblem):
+            return read
+        envelope = {**value, "messages": []} if isinstance(value, dict) else {}
     try:
-        document = _Document(messages=value) if isinstance(value, list) else _Document.model_validate(value)
+        document = _Document.model_validate(envelope)
     except ValidationError as error:
         return shape_problem(error, DIALECT)
-    messages = document.messages + [choice.message for choice in document.choices[:1]]
-    if not messages:
+    for choice in document.choices[:1]:
+        steps += _message_steps(choice.message)
+    if not steps:  # every message makes a step
         return TrajectoryProblem(reason="holds no chat messages", dialect=DIALECT)
     usage = document.usage
     return trajectory(
-        _steps(messages),
+        steps,
         DIALECT,
         value,
         input_tokens=usage.prompt_tokens if usage else None,

@@ -9,15 +9,16 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, NonNegativeInt, ValidationError
+from pydantic import Field, NonNegativeInt, TypeAdapter, ValidationError
 
 from assay.graders.trajectory.building import (
     Shape,
     ToolName,
+    is_list,
     parse_arguments,
+    read_each,
     shape_problem,
     text_of,
-    too_many,
     trajectory,
 )
 from assay.graders.trajectory.record import JsonValue, Step, ToolCall, Trajectory, TrajectoryProblem
@@ -51,6 +52,7 @@ class _FunctionCallOutput(Shape):
 
 
 _Item = Annotated[_Message | _FunctionCall | _FunctionCallOutput, Field(discriminator="type")]
+_ITEM: TypeAdapter[_Message | _FunctionCall | _FunctionCallOutput] = TypeAdapter(_Item)
 
 
 class _Usage(Shape):
@@ -76,29 +78,31 @@ def _step(item: _Message | _FunctionCall | _FunctionCallOutput) -> Step:
     return Step(kind="tool_result", role="tool", call_id=item.call_id, text=_text(item.output))
 
 
+def _item_steps(item: JsonValue) -> tuple[Step] | None:
+    """The step of an item this reader knows, checked; ``None`` for the others (dropped, not checked)."""
+    if isinstance(item, dict) and not (isinstance(item.get("type"), str) and item["type"] in ITEM_TYPES):
+        return None
+    return (_step(_ITEM.validate_python(item)),)
+
+
 def read(value: JsonValue) -> Trajectory | TrajectoryProblem:
     """The trajectory of a Responses ``output`` (see the module's docstring for the shapes read)."""
-    items = value if isinstance(value, list) else value.get("output") if isinstance(value, dict) else None
-    if not isinstance(items, list):
+    items = value if is_list(value) else value.get("output") if isinstance(value, dict) else None
+    if not is_list(items):
         return TrajectoryProblem(reason="has no 'output' list of Responses items", dialect=DIALECT)
-    problem = too_many(items, "items", DIALECT)
-    if problem is not None:
-        return problem
-    # the items this reader knows are checked; the others are dropped before validation
-    known = [
-        item
-        for item in items
-        if not isinstance(item, dict) or (isinstance(item.get("type"), str) and item["type"] in ITEM_TYPES)
-    ]
+    steps: list[Step] = []
+    read = read_each(items, _item_steps, steps, what="items", dialect=DIALECT, at="output")
+    if isinstance(read, TrajectoryProblem):
+        return read
     try:
-        document = _Document.model_validate({**(value if isinstance(value, dict) else {}), "output": known})
+        document = _Document.model_validate({**(value if isinstance(value, dict) else {}), "output": []})
     except ValidationError as error:
         return shape_problem(error, DIALECT)
-    if not document.output:
+    if not steps:
         return TrajectoryProblem(reason="holds no message or function call item", dialect=DIALECT)
     usage = document.usage
     return trajectory(
-        [_step(item) for item in document.output],
+        steps,
         DIALECT,
         value,
         input_tokens=usage.input_tokens if usage else None,

@@ -10,10 +10,12 @@ completion; a message list (bare or under ``messages``) is Anthropic when a mess
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 
 from assay.graders.trajectory import anthropic, atif, openai_chat, openai_responses, otlp
+from assay.graders.trajectory.building import is_list
 from assay.graders.trajectory.record import FORMAT, JsonValue, Trajectory, TrajectoryProblem, from_json
+from assay.graders.trajectory.streaming import UnreadableJsonError
 
 NORMALISED = "assay"
 
@@ -39,15 +41,33 @@ READERS: dict[str, _Reader] = {
 DIALECTS: tuple[str, ...] = tuple(READERS)
 
 
-def _holds_anthropic_tools(messages: Sequence[object]) -> bool:
-    for message in messages:
-        content = message.get("content") if isinstance(message, Mapping) else None
-        if isinstance(content, list) and any(
-            isinstance(block, Mapping) and _is_str_in(block.get("type"), anthropic.TOOL_BLOCK_TYPES)
-            for block in content
-        ):
-            return True
-    return False
+def _holds_anthropic_tools(message: object) -> bool:
+    content = message.get("content") if isinstance(message, Mapping) else None
+    return isinstance(content, list) and any(
+        isinstance(block, Mapping) and _is_str_in(block.get("type"), anthropic.TOOL_BLOCK_TYPES)
+        for block in content
+    )
+
+
+def _messages_dialect(messages: Iterable[object]) -> str:
+    """Anthropic when a message holds a ``tool_use`` or ``tool_result`` block, OpenAI chat otherwise."""
+    return anthropic.DIALECT if any(_holds_anthropic_tools(m) for m in messages) else openai_chat.DIALECT
+
+
+def _list_dialect(items: Iterable[object]) -> str | None:
+    """The dialect of a bare list, in one pass over it (a streamed list is read once): Responses when an
+    item is a Responses item, else a message list's when every item has a ``role``."""
+    empty = every_role = True
+    tools = False
+    for item in items:
+        if _is_responses_item(item):
+            return openai_responses.DIALECT
+        empty = False
+        every_role = every_role and isinstance(item, Mapping) and "role" in item
+        tools = tools or (every_role and _holds_anthropic_tools(item))
+    if empty or not every_role:
+        return None
+    return anthropic.DIALECT if tools else openai_chat.DIALECT
 
 
 def _is_responses_item(item: object) -> bool:
@@ -72,12 +92,8 @@ def _is_str_in(value: object, kinds: frozenset[str] | set[str] | tuple[str, ...]
 
 def detect(value: JsonValue) -> str | None:
     """The dialect a parsed JSON document is written in, by its top-level shape; ``None`` if none fits."""
-    if isinstance(value, list):
-        if any(_is_responses_item(item) for item in value):
-            return openai_responses.DIALECT
-        if value and all(isinstance(item, Mapping) and "role" in item for item in value):
-            return anthropic.DIALECT if _holds_anthropic_tools(value) else openai_chat.DIALECT
-        return None
+    if is_list(value):
+        return _list_dialect(value)
     if not isinstance(value, Mapping):
         return None
     if value.get("format") == FORMAT:
@@ -89,13 +105,13 @@ def detect(value: JsonValue) -> str | None:
         "steps" in value and "session_id" in value
     ):
         return atif.DIALECT
-    if isinstance(value.get("output"), list):
+    if is_list(value.get("output")):
         return openai_responses.DIALECT
     if "choices" in value:
         return openai_chat.DIALECT
     messages = value.get("messages")
-    if isinstance(messages, list):
-        return anthropic.DIALECT if _holds_anthropic_tools(messages) else openai_chat.DIALECT
+    if is_list(messages):
+        return _messages_dialect(messages)
     if isinstance(value.get("content"), list) and "role" in value:
         return anthropic.DIALECT
     return None
@@ -112,6 +128,8 @@ def read_trajectory(value: JsonValue, dialect: str | None = None) -> Trajectory 
         )
     try:
         chosen = dialect or detect(value)
+    except UnreadableJsonError as error:
+        return TrajectoryProblem(reason=f"is not JSON ({error})")
     except (RecursionError, MemoryError):
         return TrajectoryProblem(reason="is nested too deeply to read")
     except Exception as error:  # a bug in detection must not crash grading either
@@ -120,6 +138,8 @@ def read_trajectory(value: JsonValue, dialect: str | None = None) -> Trajectory 
         return TrajectoryProblem(reason="is in no known dialect (" + ", ".join(DIALECTS) + ")")
     try:
         return READERS[chosen](value)
+    except UnreadableJsonError as error:  # a streamed list whose text does not parse
+        return TrajectoryProblem(reason=f"is not JSON ({error})", dialect=chosen)
     except (RecursionError, MemoryError):
         return TrajectoryProblem(reason="is nested too deeply to read", dialect=chosen)
     except Exception as error:  # a reader's bug must not crash grading: the trajectory is then unreadable

@@ -28,6 +28,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from assay.graders.trajectory.streaming import Streamed
+
 JsonValue = Any
 """A value as JSON holds it (object, array, string, number, boolean or null)."""
 
@@ -233,7 +235,7 @@ def from_json(value: object, *, raw: JsonValue = None) -> Trajectory:
     if not isinstance(value, Mapping) or value.get("format") != FORMAT:
         raise ValueError(f"not a normalised trajectory (its 'format' is not {FORMAT!r})")
     steps = value.get("steps")
-    if not isinstance(steps, list):
+    if not isinstance(steps, list | Streamed):
         raise ValueError("'steps' is not a list")
     dialect = value.get("dialect")
     if not isinstance(dialect, str):

@@ -17,7 +17,7 @@ from assay.graders.trajectory.record import Trajectory, iter_steps_json
 from assay.json_types import JsonObject
 from assay.serialization import json_text
 from assay.services.execution.case_results import CaseResult
-from assay.services.execution.trajectories import TrajectoryFacts, trajectory_summary
+from assay.services.execution.trajectories import PackedTrajectory, TrajectoryFacts, trajectory_summary
 from assay.services.figures.summary import Summary, SummaryTally
 from assay.storage.evaluations import EvaluationRow, NewResult, ResultRow
 from assay.storage.trajectories import Chunk, chunk_steps
@@ -243,13 +243,19 @@ def result_columns(result: CaseResult) -> NewResult:
 
 
 def trajectory_chunks(results: Iterable[CaseResult]) -> list[tuple[int, list[Chunk]]]:
-    """The stored chunks of each read trajectory among ``results``, by case id (compressed now, on the
-    writer's thread, so the transaction that stores them stays short)."""
+    """The stored chunks of each read trajectory among ``results``, by case id: packed when graded, or
+    compressed now (on the writer's thread, so the transaction that stores them stays short)."""
     return [
-        (result.case_id, list(chunk_steps(iter_steps_json(result.trajectory))))
+        (result.case_id, _chunks(result.trajectory))
         for result in results
-        if isinstance(result.trajectory, Trajectory)
+        if isinstance(result.trajectory, Trajectory | PackedTrajectory)
     ]
+
+
+def _chunks(trajectory: Trajectory | PackedTrajectory) -> list[Chunk]:
+    if isinstance(trajectory, PackedTrajectory):
+        return list(trajectory.chunks)
+    return list(chunk_steps(iter_steps_json(trajectory)))
 
 
 def _usage_of(input_tokens: int | None, output_tokens: int | None, model: str | None) -> Usage | None:

@@ -33,7 +33,7 @@ from assay.services.execution.case_results import (
 )
 from assay.services.execution.reachability import ReachabilityWatch
 from assay.services.execution.threads import finish_in_thread
-from assay.services.execution.trajectories import read_captured
+from assay.services.execution.trajectories import packed, read_captured
 from assay.targets.base import Target, TargetReply
 
 _YIELD_EVERY = 256
@@ -241,6 +241,8 @@ async def run_cases(
                     result = await grade_reply_calling(case, reply, grader, calls)
                 else:
                     result = grade_reply(case, reply, grader)
+                if result.trajectory is not None:  # graded: its steps are compressed and let go now
+                    result = await packed(result)
                 try:
                     put(result)
                 except asyncio.QueueFull:

@@ -10,14 +10,18 @@ heavy-work thread (``targets/heavy_thread.py``), not on the event loop; the docu
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assay.graders.contract.reply import AgentReply
-from assay.graders.trajectory.record import Trajectory, TrajectoryProblem, summarize
+from assay.graders.trajectory.record import Trajectory, TrajectoryProblem, iter_steps_json, summarize
 from assay.json_types import JsonObject
 from assay.targets.base import TargetReply
 from assay.targets.heavy_thread import in_heavy_thread
 from assay.targets.trace_capture import Capture, TraceReceiver
+
+if TYPE_CHECKING:
+    from assay.services.execution.case_results import CaseResult
+    from assay.storage.trajectories import Chunk
 
 _HINTS = {"auto": None}
 
@@ -47,15 +51,17 @@ async def _read(capture: Capture, receiver: TraceReceiver | None) -> Trajectory 
         if taken.problem is not None:
             return TrajectoryProblem(reason=taken.problem, dialect="otlp")
         document = taken.document
+    # On the one heavy-work thread: reading holds the interpreter, and several reads at once starved the
+    # loop (health p99 ~400 ms, bench/trajectories.py).
+    return await in_heavy_thread(_read_steps, document, _HINTS.get(capture.dialect, capture.dialect))
+
+
+def _read_steps(document: Any, dialect: str | None) -> Trajectory | TrajectoryProblem:
+    """The trajectory of ``document`` without its raw document: the steps are what is graded and stored,
+    and the document (or the reply body an outlined one holds) must not live on in the read trajectory."""
     from assay.graders.trajectory.readers import read_trajectory  # pydantic: only for a capturing target
 
-    # On the one heavy-work thread: reading holds the interpreter (pydantic validates the whole document
-    # in one call), and several reads at once starved the loop (health p99 ~400 ms, bench/trajectories.py).
-    read: Trajectory | TrajectoryProblem = await in_heavy_thread(
-        read_trajectory, document, _HINTS.get(capture.dialect, capture.dialect)
-    )
-    # The raw document is let go: the steps are what is graded and stored, and a large trajectory must
-    # not be held twice until its result is written.
+    read = read_trajectory(document, dialect)
     return replace(read, raw=None) if isinstance(read, Trajectory) else read
 
 
@@ -130,11 +136,40 @@ class TrajectoryFacts:
             return None
 
 
+@dataclass(frozen=True, slots=True)
+class PackedTrajectory:
+    """A graded trajectory as it is stored: its facts (the row's summary) and its steps' compressed chunks.
+    A result waiting to be written holds this, tens of kB, rather than the steps, megabytes."""
+
+    facts: TrajectoryFacts
+    chunks: tuple[Chunk, ...]
+
+
+def pack(trajectory: Trajectory) -> PackedTrajectory:
+    """``trajectory`` as it is stored (compressing its steps: on the heavy-work thread)."""
+    from assay.storage.trajectories import chunk_steps  # SQLAlchemy: only for a capturing target
+
+    return PackedTrajectory(TrajectoryFacts.of(trajectory), tuple(chunk_steps(iter_steps_json(trajectory))))
+
+
+async def packed(result: CaseResult) -> CaseResult:
+    """``result`` with its graded trajectory packed (the steps let go); any other result as it is.
+
+    Packed as soon as graded, in the case's own worker: the trajectories held at once are then bounded by
+    the calls in flight, not by how far the writer lags behind."""
+    trajectory = result.trajectory
+    if not isinstance(trajectory, Trajectory):
+        return result
+    return replace(result, trajectory=await in_heavy_thread(pack, trajectory))
+
+
 def trajectory_summary(trajectory: object) -> JsonObject | None:
-    """The summary a result row stores: the facts of a read trajectory (or of stored ones); ``None`` for
-    anything else (none captured, or unreadable: the verdicts say why)."""
+    """The summary a result row stores: the facts of a read trajectory (or of stored or packed ones);
+    ``None`` for anything else (none captured, or unreadable: the verdicts say why)."""
     if isinstance(trajectory, Trajectory):
         return asdict(TrajectoryFacts.of(trajectory))
+    if isinstance(trajectory, PackedTrajectory):
+        return asdict(trajectory.facts)
     if isinstance(trajectory, TrajectoryFacts):
         return asdict(trajectory)
     return None
