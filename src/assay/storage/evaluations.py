@@ -225,10 +225,12 @@ def set_status(
 # ---- Results ------------------------------------------------------------------------------------------
 
 
-def write_results(connection: Connection, evaluation_id: int, rows: Sequence[NewResult]) -> int | None:
+def write_results(
+    connection: Connection, evaluation_id: int, rows: Sequence[NewResult]
+) -> Sequence[NewResult] | None:
     """Insert result rows of an unfinished evaluation, skipping any (evaluation, case, repeat) already
-    stored, and add the rows inserted to ``done``; how many were inserted, or ``None`` (nothing written)
-    when the evaluation has ended or is gone.
+    stored, and add the rows inserted to ``done``; the rows inserted (of a (case, repeat) given twice, the
+    first), or ``None`` (nothing written) when the evaluation has ended or is gone.
 
     The evaluation's row is locked first, in the caller's transaction: a cancel waits for a batch being
     written, and no batch is written after it, so the summary counted at the end covers every stored row.
@@ -241,24 +243,37 @@ def write_results(connection: Connection, evaluation_id: int, rows: Sequence[New
     )
     if not getattr(connection.execute(locked.values(done=EvaluationRow.done)), "rowcount", 0):
         return None
-    inserted = 0
-    if rows:
-        # Rows already stored are counted first (the lock keeps anyone from adding some meanwhile), so
-        # that the insert runs as a plain executemany, several times faster than one that returns rows.
-        # Read by range: an IN list of a batch's ids costs more than the insert itself.
-        slots = {(row.case_id, row.repeat) for row in rows}
-        case_ids = [case_id for case_id, _ in slots]
-        stored = select(ResultRow.case_id, ResultRow.repeat).where(
-            ResultRow.evaluation_id == evaluation_id,
-            ResultRow.case_id >= min(case_ids),
-            ResultRow.case_id <= max(case_ids),
-        )
-        inserted = len(slots - {(case_id, repeat) for case_id, repeat in connection.execute(stored)})
-        encoded = [_encoded_result(row, evaluation_id) for row in rows]
-        connection.exec_driver_sql(_insert_sql(connection.dialect), encoded)
+    if not rows:
+        return rows
+    # Rows already stored are read first (the lock keeps anyone from adding some meanwhile), so that the
+    # insert runs as a plain executemany, several times faster than one that returns rows. Read by range:
+    # an IN list of a batch's ids costs more than the insert itself.
+    slots = {(row.case_id, row.repeat) for row in rows}
+    case_ids = [case_id for case_id, _ in slots]
+    stored = select(ResultRow.case_id, ResultRow.repeat).where(
+        ResultRow.evaluation_id == evaluation_id,
+        ResultRow.case_id >= min(case_ids),
+        ResultRow.case_id <= max(case_ids),
+    )
+    taken = {(case_id, repeat) for case_id, repeat in connection.execute(stored)}
+    inserted = rows if not taken and len(slots) == len(rows) else _first_new(rows, taken)
+    encoded = [_encoded_result(row, evaluation_id) for row in rows]
+    connection.exec_driver_sql(_insert_sql(connection.dialect), encoded)
     if inserted:
-        done = EvaluationRow.done + inserted
+        done = EvaluationRow.done + len(inserted)
         connection.execute(update(EvaluationRow).where(EvaluationRow.id == evaluation_id).values(done=done))
+    return inserted
+
+
+def _first_new(rows: Sequence[NewResult], taken: set[tuple[int, int]]) -> list[NewResult]:
+    """The rows the insert stores: of each (case, repeat) not ``taken``, the first (``ON CONFLICT DO
+    NOTHING`` skips the rest)."""
+    inserted = []
+    for row in rows:
+        slot = (row.case_id, row.repeat)
+        if slot not in taken:
+            taken.add(slot)
+            inserted.append(row)
     return inserted
 
 
@@ -677,23 +692,30 @@ def results_of_cases(session: Session, evaluation_id: int, case_ids: Sequence[in
     return {row.case_id: row for row in session.scalars(query)}
 
 
+SUMMARY_COLUMNS = (
+    "passed",
+    "score",
+    "error",
+    "latency_ms",
+    "match_status",
+    "reason_code",
+    "details",
+    "input_tokens",
+    "output_tokens",
+    "usage_model",
+    "position",
+    "judge_usage",
+)
+"""The columns of a result that its evaluation's summary counts, in the order :func:`summary_columns` reads
+them."""
+
+
 def summary_columns(session: Session, evaluation_id: int) -> Iterator[tuple[Any, ...]]:
-    """``(passed, score, error, latency_ms, match_status, reason_code, details, input_tokens, output_tokens,
-    usage_model, position, judge_usage)`` of every result, for the summary."""
-    query = select(
-        ResultRow.passed,
-        ResultRow.score,
-        ResultRow.error,
-        ResultRow.latency_ms,
-        ResultRow.match_status,
-        ResultRow.reason_code,
-        ResultRow.details,
-        ResultRow.input_tokens,
-        ResultRow.output_tokens,
-        ResultRow.usage_model,
-        ResultRow.position,
-        ResultRow.judge_usage,
-    ).where(ResultRow.evaluation_id == evaluation_id)
+    """:data:`SUMMARY_COLUMNS` of every result, for the summary."""
+    columns = ResultRow.__table__.c
+    query = select(*(columns[name] for name in SUMMARY_COLUMNS)).where(
+        ResultRow.evaluation_id == evaluation_id
+    )
     # On the session's connection: columns need none of the ORM's row loading (see iter_expected_outputs).
     yield from session.connection().execute(query)
 

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
+from operator import itemgetter
 from typing import Any
 
 from pydantic import TypeAdapter
@@ -18,7 +19,7 @@ from assay.serialization import json_text
 from assay.services.execution.case_results import CaseResult
 from assay.services.execution.trajectories import TrajectoryFacts, trajectory_summary
 from assay.services.figures.summary import Summary, SummaryTally
-from assay.storage.evaluations import EvaluationRow, NewResult, ResultRow
+from assay.storage.evaluations import SUMMARY_COLUMNS, EvaluationRow, NewResult, ResultRow
 from assay.storage.trajectories import Chunk, chunk_steps
 from assay.targets.specs import target_view
 from assay.targets.usage import JudgeSpend, Usage
@@ -278,10 +279,18 @@ def listed_size(result: Result) -> int:
     return sum(len(text) for text in texts if text) + len(json_text(result.details)) + 200
 
 
+_COUNTED = itemgetter(*(NewResult._fields.index(name) for name in SUMMARY_COLUMNS))
+
+
+def count_new_rows(rows: Iterable[NewResult], tally: SummaryTally) -> None:
+    """Count rows as stored (:func:`result_columns`) into ``tally``, as :func:`count_rows` counts them read
+    back."""
+    count_rows(map(_COUNTED, rows), tally)
+
+
 def count_rows(columns: Iterable[tuple[Any, ...]], tally: SummaryTally) -> None:
-    """Count ``(passed, score, error, latency_ms, match_status, reason_code, details, input_tokens,
-    output_tokens, usage_model, position, judge_usage)`` rows into ``tally``, with no record made per row (a
-    recount reads all)."""
+    """Count rows of :data:`~assay.storage.evaluations.SUMMARY_COLUMNS` into ``tally``, with no record made
+    per row (a recount reads all)."""
     add = tally.add_result
     for (
         passed,
