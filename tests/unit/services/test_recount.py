@@ -4,6 +4,7 @@ not depend on the order they came in (the recount against the database: tests/ap
 from __future__ import annotations
 
 import math
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -11,9 +12,11 @@ from assay.graders import TrueFalseGrader
 from assay.services.evaluations.recount import RunningTally
 from assay.storage.evaluations import EvaluationRow, NewResult
 
+CREATED = datetime(2026, 11, 27, tzinfo=UTC)
 
-def _row(*, done: int = 0, total: int = 3, repeats: int = 1) -> EvaluationRow:
-    return EvaluationRow(done=done, total=total, repeats=repeats, prices=None)
+
+def _row(*, done: int = 0, total: int = 3, repeats: int = 1, created_at: datetime = CREATED) -> EvaluationRow:
+    return EvaluationRow(done=done, total=total, repeats=repeats, prices=None, created_at=created_at)
 
 
 def _result(case_id: int, score: float | None = 1.0) -> NewResult:
@@ -52,6 +55,14 @@ def test_rows_another_process_stored_make_it_stand_down() -> None:
     assert tally is not None
     tally.add([_result(1)])
     assert tally.summary_of(_row(done=2)) is None  # case 2 was stored, and counted, elsewhere
+
+
+def test_another_evaluation_under_the_same_id_is_recounted() -> None:
+    tally = RunningTally.of(_row(), TrueFalseGrader())
+    assert tally is not None
+    tally.add([_result(1)])
+    assert tally.summary_of(_row(done=1)) is not None
+    assert tally.summary_of(_row(done=1, created_at=CREATED + timedelta(seconds=1))) is None
 
 
 @pytest.mark.parametrize("score", [0.5, math.nan, math.inf])

@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session
@@ -71,8 +71,9 @@ class RunningTally:
     texts the row holds), the recount's own input before the database's round trip.
     """
 
-    def __init__(self, shape: ReportShape, prices: Prices | None) -> None:
+    def __init__(self, shape: ReportShape, prices: Prices | None, created_at: datetime) -> None:
         self._tally = SummaryTally(shape, prices=prices)
+        self._created_at = created_at  # an id names another evaluation once this one is deleted
         self._exact = True
         self._lock = threading.Lock()  # a worker's lanes of one evaluation write from several threads
 
@@ -82,7 +83,7 @@ class RunningTally:
         elsewhere) or asks each case more than once (pass@k's sums follow the order cases come in)."""
         if row.done or row.repeats != 1:
             return None
-        return cls(ReportShape.of(grader), read_prices(row.prices))
+        return cls(ReportShape.of(grader), read_prices(row.prices), row.created_at)
 
     def add(self, rows: Sequence[NewResult]) -> None:
         """Count rows just stored (after their transaction committed)."""
@@ -98,7 +99,7 @@ class RunningTally:
         """The recount of the evaluation ``row`` (read in the caller's transaction) if this tally holds
         exactly its stored rows, else ``None``."""
         with self._lock:
-            if not self._exact or self._tally.finished != row.done:
+            if not self._exact or self._tally.finished != row.done or row.created_at != self._created_at:
                 return None
             return self._tally.summary(row.total)
 
