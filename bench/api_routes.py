@@ -12,9 +12,14 @@ its median round and the ratio to the minimal app.
 
 Then, ``--eval-rounds`` times, for each tree in turn: ``assay run`` over N recorded true-false answers (a
 whole process, results written to JSONL) and the same N answers as a recorded evaluation through that tree's
-server (``POST /api/evaluations``, then ``GET`` every 10 ms until ``completed``: every result stored). Prints
+server (``POST /api/evaluations``, then ``GET`` every 10 ms until ``completed``: every result stored), after
+one untimed evaluation per server (as the routes are warmed up: imports, FastAPI's per-route state). Prints
 the medians and API ÷ CLI. Targets: grade ≥ 0.7x the minimal app, listing ≥ 0.8x, health as before, the API
 evaluation ≤ 2x ``assay run``. Compare ratios from one run: absolute figures move with the machine's load.
+
+With ``--profile DIR``, ``py-spy record --gil`` samples each server over its evaluations (not its routes) into
+``DIR/tree-N.txt`` (collapsed stacks, one per line with its count: ``sort -k2 -t' ' -n``, or a flame graph
+tool); py-spy's pauses slow the server, so the figures of such a run are not the ones to quote.
 """
 
 from __future__ import annotations
@@ -23,12 +28,15 @@ import argparse
 import json
 import os
 import resource
+import shutil
+import signal
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from contextlib import ExitStack
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -135,6 +143,34 @@ def time_api(client: httpx2.Client, server_pid: int, body: dict[str, object], co
     return Timing(elapsed, cpu)
 
 
+@contextmanager
+def profiling(pids: dict[str, int], directory: Path | None) -> Iterator[None]:
+    """``py-spy record`` (GIL holder only, so counts follow CPU time) on each server ``pid``, by name, into
+    ``directory`` (collapsed stacks), while the block runs; nothing without a directory."""
+    if directory is None:
+        yield
+        return
+    spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
+    directory.mkdir(parents=True, exist_ok=True)
+    record = [spy, "record", "--rate", "250", "--gil", "--format", "raw"]
+    spies = [
+        subprocess.Popen(
+            [*record, "--pid", str(pid), "--output", str(directory / f"{name}.txt")],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for name, pid in pids.items()
+    ]
+    time.sleep(1.0)  # py-spy attaches before the first evaluation
+    try:
+        yield
+    finally:
+        for process in spies:
+            process.send_signal(signal.SIGINT)  # py-spy writes its file on an interrupt
+        for process in spies:
+            process.wait(timeout=60)
+
+
 def print_routes(rounds: dict[tuple[str, str], list[Round]], servers: list[str]) -> None:
     """One line per route and server: median req/s and its ratio to the minimal app's, p50/p99 of the median
     round, and the server's median CPU µs per request with its ratio (the figure other load moves least)."""
@@ -171,6 +207,7 @@ def main() -> None:
     parser.add_argument("--eval-rounds", type=int, default=3, help="evaluations per tree, each way (medians)")
     parser.add_argument("--no-routes", action="store_true", help="only the evaluations")
     parser.add_argument("--python-client", action="store_true", help="use the asyncio load generator")
+    parser.add_argument("--profile", type=Path, help="py-spy each server's evaluations into this directory")
     add_source_trees_option(parser)
     args = parser.parse_args()
     use_wrk = has_wrk() and not args.python_client
@@ -219,12 +256,16 @@ def main() -> None:
             for src in args.src
         }
         bodies = {src: evaluation_body(client, cases, answers) for src, client in clients.items()}
+        for src in args.src:  # warm up: the evaluation routes' first use builds FastAPI's state for them
+            time_api(clients[src], urls[names[src]].pid, bodies[src], args.cases)
         cli: dict[Path, list[Timing]] = {src: [] for src in args.src}
         api: dict[Path, list[Timing]] = {src: [] for src in args.src}
-        for _ in range(args.eval_rounds):
-            for src in args.src:
-                cli[src].append(time_cli(src, suite, responses, directory / "out.jsonl", env))
-                api[src].append(time_api(clients[src], urls[names[src]].pid, bodies[src], args.cases))
+        pids = {f"tree-{number}": urls[names[src]].pid for number, src in enumerate(args.src)}
+        with profiling(pids, args.profile):
+            for _ in range(args.eval_rounds):
+                for src in args.src:
+                    cli[src].append(time_cli(src, suite, responses, directory / "out.jsonl", env))
+                    api[src].append(time_api(clients[src], urls[names[src]].pid, bodies[src], args.cases))
     print(
         f"{args.cases:,} recorded true-false answers, {args.eval_rounds} rounds, each tree in turn (medians)"
     )

@@ -226,40 +226,47 @@ def set_status(
 # ---- Results ------------------------------------------------------------------------------------------
 
 
-def write_results(connection: Connection, evaluation_id: int, rows: Sequence[NewResult]) -> int | None:
+def write_results(
+    connection: Connection, evaluation_id: int, rows: Sequence[NewResult]
+) -> Sequence[NewResult] | None:
     """Insert result rows of an unfinished evaluation, skipping any (evaluation, case, repeat) already
-    stored, and add the rows inserted to ``done``; how many were inserted, or ``None`` (nothing written)
-    when the evaluation has ended or is gone.
+    stored, and add the rows inserted to ``done``; the rows inserted (of a (case, repeat) given twice, the
+    first), or ``None`` (nothing written) when the evaluation has ended or is gone.
 
     The evaluation's row is locked first, in the caller's transaction: a cancel waits for a batch being
     written, and no batch is written after it, so the summary counted at the end covers every stored row.
     """
     # A write first: it takes the row lock (PostgreSQL) or the database's write lock (SQLite, where a
     # read would not), so the status it checks cannot change before this transaction commits.
-    unfinished = [status.value for status in UNFINISHED]
-    locked = update(EvaluationRow).where(
-        EvaluationRow.id == evaluation_id, EvaluationRow.status.in_(unfinished)
-    )
-    if not getattr(connection.execute(locked.values(done=EvaluationRow.done)), "rowcount", 0):
+    sql = _batch_sql(connection.dialect)
+    if not connection.exec_driver_sql(sql.lock, (evaluation_id,)).rowcount:
         return None
-    inserted = 0
-    if rows:
-        # Rows already stored are counted first (the lock keeps anyone from adding some meanwhile), so
-        # that the insert runs as a plain executemany, several times faster than one that returns rows.
-        # Read by range: an IN list of a batch's ids costs more than the insert itself.
-        slots = {(row.case_id, row.repeat) for row in rows}
-        case_ids = [case_id for case_id, _ in slots]
-        stored = select(ResultRow.case_id, ResultRow.repeat).where(
-            ResultRow.evaluation_id == evaluation_id,
-            ResultRow.case_id >= min(case_ids),
-            ResultRow.case_id <= max(case_ids),
-        )
-        inserted = len(slots - {(case_id, repeat) for case_id, repeat in connection.execute(stored)})
-        encoded = [_encoded_result(row, evaluation_id) for row in rows]
-        connection.exec_driver_sql(_insert_sql(connection.dialect), encoded)
+    if not rows:
+        return rows
+    # Rows already stored are read first (the lock keeps anyone from adding some meanwhile), so that the
+    # insert runs as a plain executemany, several times faster than one that returns rows. Read by range:
+    # an IN list of a batch's ids costs more than the insert itself.
+    slots = {(row.case_id, row.repeat) for row in rows}
+    case_ids = [case_id for case_id, _ in slots]
+    stored = connection.exec_driver_sql(sql.stored, (evaluation_id, min(case_ids), max(case_ids)))
+    taken = {(case_id, repeat) for case_id, repeat in stored}
+    inserted = rows if not taken and len(slots) == len(rows) else _first_new(rows, taken)
+    encoded = [_encoded_result(row, evaluation_id) for row in rows]
+    connection.exec_driver_sql(sql.insert, encoded)
     if inserted:
-        done = EvaluationRow.done + inserted
-        connection.execute(update(EvaluationRow).where(EvaluationRow.id == evaluation_id).values(done=done))
+        connection.exec_driver_sql(sql.done, (len(inserted), evaluation_id))
+    return inserted
+
+
+def _first_new(rows: Sequence[NewResult], taken: set[tuple[int, int]]) -> list[NewResult]:
+    """The rows the insert stores: of each (case, repeat) not ``taken``, the first (``ON CONFLICT DO
+    NOTHING`` skips the rest)."""
+    inserted = []
+    for row in rows:
+        slot = (row.case_id, row.repeat)
+        if slot not in taken:
+            taken.add(slot)
+            inserted.append(row)
     return inserted
 
 
@@ -304,8 +311,8 @@ _ENCODED_POSITIONS = tuple(
 
 
 def _encoded_result(row: NewResult, evaluation_id: int) -> tuple[Any, ...]:
-    """``row`` of the evaluation as the parameters of :func:`_insert_sql`, encoded as its typed columns would
-    store it."""
+    """``row`` of the evaluation as the parameters of :attr:`_BatchSql.insert`, encoded as its typed columns
+    would store it."""
     values: list[Any] = [evaluation_id, *row]
     for position in _ENCODED_POSITIONS:
         value = values[position]
@@ -314,15 +321,40 @@ def _encoded_result(row: NewResult, evaluation_id: int) -> tuple[Any, ...]:
     return tuple(values)  # what the driver is handed as it is (a list would be copied into one)
 
 
+class _BatchSql(NamedTuple):
+    """The statements of :func:`write_results`, in the driver's own parameter style: a batch is a handful of
+    statements, where building them with SQLAlchemy's expressions cost as much as SQLite's insert."""
+
+    lock: str
+    """Touch an unfinished evaluation's row (its id): the lock, and whether it still runs."""
+    stored: str
+    """The (case, repeat) stored of an evaluation (its id) with case ids in a range (low, high)."""
+    insert: str
+    """Insert one result row (:func:`_encoded_result`), skipping one already stored."""
+    done: str
+    """Add a count (then the id) to an evaluation's ``done``."""
+
+
 @cache
-def _insert_sql(dialect: Dialect) -> str:
-    """The insert of one result row, skipping one already stored, in the driver's own parameter style."""
+def _batch_sql(dialect: Dialect) -> _BatchSql:
+    """:class:`_BatchSql` for ``dialect``."""
     quote = dialect.identifier_preparer.quote
-    names = ", ".join(quote(name) for name in _INSERTED_COLUMNS)
     mark = "?" if dialect.paramstyle == "qmark" else "%s"  # sqlite3; psycopg takes %s for a sequence
+    evaluations, results = quote(EvaluationRow.__tablename__), quote(ResultRow.__tablename__)
+    evaluation_id, case_id, repeat = quote("evaluation_id"), quote("case_id"), quote("repeat")
+    done, id_ = quote("done"), quote("id")
+    unfinished = ", ".join(f"'{status.value}'" for status in UNFINISHED)  # the enum's own names
+    names = ", ".join(quote(name) for name in _INSERTED_COLUMNS)
     marks = ", ".join([mark] * len(_INSERTED_COLUMNS))
-    slot = ", ".join(quote(name) for name in ("evaluation_id", "case_id", "repeat"))  # the unique key
-    return f"INSERT INTO results ({names}) VALUES ({marks}) ON CONFLICT ({slot}) DO NOTHING"
+    return _BatchSql(
+        lock=f"UPDATE {evaluations} SET {done} = {done} WHERE {id_} = {mark} "
+        f"AND {quote('status')} IN ({unfinished})",
+        stored=f"SELECT {case_id}, {repeat} FROM {results} WHERE {evaluation_id} = {mark} "
+        f"AND {case_id} >= {mark} AND {case_id} <= {mark}",
+        insert=f"INSERT INTO {results} ({names}) VALUES ({marks}) "
+        f"ON CONFLICT ({evaluation_id}, {case_id}, {repeat}) DO NOTHING",  # the unique key
+        done=f"UPDATE {evaluations} SET {done} = {done} + {mark} WHERE {id_} = {mark}",
+    )
 
 
 def count_results(session: Session, evaluation_id: int) -> int:
@@ -679,23 +711,30 @@ def results_of_cases(session: Session, evaluation_id: int, case_ids: Sequence[in
     return {row.case_id: row for row in session.scalars(query)}
 
 
+SUMMARY_COLUMNS = (
+    "passed",
+    "score",
+    "error",
+    "latency_ms",
+    "match_status",
+    "reason_code",
+    "details",
+    "input_tokens",
+    "output_tokens",
+    "usage_model",
+    "position",
+    "judge_usage",
+)
+"""The columns of a result that its evaluation's summary counts, in the order :func:`summary_columns` reads
+them."""
+
+
 def summary_columns(session: Session, evaluation_id: int) -> Iterator[tuple[Any, ...]]:
-    """``(passed, score, error, latency_ms, match_status, reason_code, details, input_tokens, output_tokens,
-    usage_model, position, judge_usage)`` of every result, for the summary."""
-    query = select(
-        ResultRow.passed,
-        ResultRow.score,
-        ResultRow.error,
-        ResultRow.latency_ms,
-        ResultRow.match_status,
-        ResultRow.reason_code,
-        ResultRow.details,
-        ResultRow.input_tokens,
-        ResultRow.output_tokens,
-        ResultRow.usage_model,
-        ResultRow.position,
-        ResultRow.judge_usage,
-    ).where(ResultRow.evaluation_id == evaluation_id)
+    """:data:`SUMMARY_COLUMNS` of every result, for the summary."""
+    columns = ResultRow.__table__.c
+    query = select(*(columns[name] for name in SUMMARY_COLUMNS)).where(
+        ResultRow.evaluation_id == evaluation_id
+    )
     # On the session's connection: columns need none of the ORM's row loading (see iter_expected_outputs).
     yield from session.connection().execute(query)
 

@@ -128,3 +128,18 @@ async def test_a_cpu_bound_grader_delivers_into_a_bounded_result_queue() -> None
     assert outcome.written == count
     assert [r.case_id for r in sink.results] == list(range(1, count + 1))
     assert all(len(batch) <= 3 for batch in sink.batches)
+
+
+async def test_answers_at_hand_take_no_place_under_the_gate() -> None:
+    # The workers' gate bounds agent calls; a recorded answer calls nobody, so a gate with no room left
+    # (other shards' calls hold it all) must not hold a recorded run up.
+    responses = {str(i): "yes" for i in range(1, 101)}
+    target = build_target(parse_target_spec({"type": "recorded", "responses": responses}))
+    full = asyncio.Semaphore(1)
+    await full.acquire()
+    sink = ListSink()
+    outcome = await asyncio.wait_for(
+        run_cases(cases(100), target, GRADER, sink, concurrency=4, gate=full, holds=lambda: True), 10
+    )
+    assert (outcome.written, outcome.stopped) == (100, False)
+    assert sorted(result.case_id for result in sink.results) == list(range(1, 101))

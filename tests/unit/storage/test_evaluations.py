@@ -88,12 +88,19 @@ def test_writing_a_batch_twice_stores_it_once(tmp_path: Path) -> None:
     engine = create_db_engine(f"sqlite:///{tmp_path / 'a.db'}")
     migrate(engine)
     evaluation_id, _ = _evaluation(engine, total=6)
-    batches = ([row(1), row(2)], [row(2), row(3), row(2, 1)], [row(1), row(2, 1), row(3), row(1, 1)])
+    batches = (
+        [row(1), row(2)],
+        [row(2), row(3), row(2, 1)],
+        [row(1), row(2, 1), row(3), row(1, 1), row(1, 1)],
+    )
     inserted = []
     for batch in batches:
         with engine.begin() as connection:
-            inserted.append(write_results(connection, evaluation_id, batch))
-    assert inserted == [2, 2, 1]  # a (case, repeat) stored already is neither inserted nor counted
+            written = write_results(connection, evaluation_id, batch)
+            assert written is not None
+            inserted.append([(row.case_id, row.repeat) for row in written])
+    # a (case, repeat) stored already is neither inserted nor counted
+    assert inserted == [[(1, 0), (2, 0)], [(3, 0), (2, 1)], [(1, 1)]]
     with Session(engine) as session:
         assert count_results(session, evaluation_id) == 5
         stored = session.get(EvaluationRow, evaluation_id)

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
+from operator import itemgetter
 from typing import Any
 
 from pydantic import TypeAdapter
@@ -19,7 +20,7 @@ from assay.serialization import json_text
 from assay.services.execution.case_results import CaseResult
 from assay.services.execution.trajectories import PackedTrajectory, TrajectoryFacts, trajectory_summary
 from assay.services.figures.summary import Summary, SummaryTally
-from assay.storage.evaluations import EvaluationRow, NewResult, ResultRow
+from assay.storage.evaluations import SUMMARY_COLUMNS, EvaluationRow, NewResult, ResultRow
 from assay.storage.trajectories import Chunk, chunk_steps
 from assay.targets.specs import target_view
 from assay.targets.usage import JudgeSpend, Usage
@@ -132,24 +133,27 @@ _INLINE_CHARS = 64
 """Short values are stored as they are: a marker would save nothing."""
 
 
-def stored_details(details: JsonObject | None, texts: dict[str, str | None]) -> JsonObject | None:
-    """``details`` as stored: a value equal to the row's answer, expected output or input (``texts``, by
-    column) is a marker.
+def stored_details(details: JsonObject | None, texts: CaseResult | ResultRow) -> JsonObject | None:
+    """``details`` as stored: a value equal to the row's answer, expected output or input (read from
+    ``texts``, the result or row they belong to) is a marker.
 
     Graders copy the texts they judged into their details (true-false keeps ``actual_original``...), so a
     long answer was stored several times. Which fields repeat is found by value, with no knowledge of any
     grader, and the key order is kept, so :func:`restored_details` gives back exactly what was graded.
     Details with no long text are stored as they are (most: short answers), without a copy.
     """
-    if not details or not any(
-        isinstance(value, str) and len(value) > _INLINE_CHARS for value in details.values()
-    ):
+    if not details:
+        return details
+    for value in details.values():  # a loop, not any() over a generator: this runs for every result
+        if isinstance(value, str) and len(value) > _INLINE_CHARS:
+            break
+    else:
         return details
     stored: JsonObject = {}
     for key, value in details.items():
         same = None
         if isinstance(value, str) and len(value) > _INLINE_CHARS:
-            same = next((name for name, text in texts.items() if text == value), None)
+            same = next((name for name in _REPEATABLE if getattr(texts, name) == value), None)
         stored[key] = {SAME_AS: same} if same is not None else value
     return stored
 
@@ -208,37 +212,36 @@ def result_of(row: ResultRow) -> Result:
 
 def result_columns(result: CaseResult) -> NewResult:
     """The columns of a new result row (details stored without the texts the row already holds; the typed
-    ``reason``, ``answer`` and ``explanation`` are read back from the details, stored whole)."""
-    usage = result.usage
-    texts = {
-        "agent_response": result.agent_response,
-        "expected_output": result.expected_output,
-        "input": result.input,
-    }
-    judge = result.judge
+    ``reason``, ``answer`` and ``explanation`` are read back from the details, stored whole).
+
+    One positional call, in the table's column order (each field named beside it; a test pins every one):
+    built by keyword, the 22-field ``NewResult`` cost 4-6 µs more per result (bench/README.md, hot
+    functions)."""
+    usage, judge, trajectory = result.usage, result.judge, result.trajectory
     return NewResult(
-        case_id=result.case_id,
-        repeat=result.repeat,
-        position=result.number - 1,
-        case_key=result.key,
-        input=result.input,
-        expected_output=result.expected_output,
-        agent_response=result.agent_response,
-        passed=result.passed,
-        score=result.score,
-        match_status=result.match_status,
-        reason_code=result.reason_code,
-        details=stored_details(result.details, texts),
-        error=result.error,
-        error_detail=result.error_detail,
-        latency_ms=result.latency_ms,
-        attempts=result.attempts,
-        cached=result.cached,
-        input_tokens=usage.input_tokens if usage else None,
-        output_tokens=usage.output_tokens if usage else None,
-        usage_model=usage.model if usage else None,
-        trajectory_summary=trajectory_summary(result.trajectory) or None,  # its steps: trajectory_chunks
-        judge_usage=judge.as_record() if judge is not None else None,
+        result.case_id,  # case_id
+        result.repeat,  # repeat
+        result.number - 1,  # position
+        result.key,  # case_key
+        result.input,  # input
+        result.expected_output,  # expected_output
+        result.agent_response,  # agent_response
+        result.passed,  # passed
+        result.score,  # score
+        result.match_status,  # match_status
+        result.reason_code,  # reason_code
+        stored_details(result.details, result),  # details
+        result.error,  # error
+        result.error_detail,  # error_detail
+        result.latency_ms,  # latency_ms
+        result.attempts,  # attempts
+        result.cached,  # cached
+        usage.input_tokens if usage else None,  # input_tokens
+        usage.output_tokens if usage else None,  # output_tokens
+        usage.model if usage else None,  # usage_model
+        # its steps are stored apart: trajectory_chunks
+        (trajectory_summary(trajectory) or None) if trajectory is not None else None,  # trajectory_summary
+        judge.as_record() if judge is not None else None,  # judge_usage
     )
 
 
@@ -288,10 +291,18 @@ def listed_size(result: Result) -> int:
     return sum(len(text) for text in texts if text) + len(json_text(result.details)) + 200
 
 
+_COUNTED = itemgetter(*(NewResult._fields.index(name) for name in SUMMARY_COLUMNS))
+
+
+def count_new_rows(rows: Iterable[NewResult], tally: SummaryTally) -> None:
+    """Count rows as stored (:func:`result_columns`) into ``tally``, as :func:`count_rows` counts them read
+    back."""
+    count_rows(map(_COUNTED, rows), tally)
+
+
 def count_rows(columns: Iterable[tuple[Any, ...]], tally: SummaryTally) -> None:
-    """Count ``(passed, score, error, latency_ms, match_status, reason_code, details, input_tokens,
-    output_tokens, usage_model, position, judge_usage)`` rows into ``tally``, with no record made per row (a
-    recount reads all)."""
+    """Count rows of :data:`~assay.storage.evaluations.SUMMARY_COLUMNS` into ``tally``, with no record made
+    per row (a recount reads all)."""
     add = tally.add_result
     for (
         passed,

@@ -1,14 +1,18 @@
-"""An evaluation's summary, always a recount of its stored results (never facts added up in memory).
+"""An evaluation's summary, always the recount of its stored results.
 
 A running evaluation's summary is recounted now and then by whichever of its shards wins the turn
-(:func:`refresh_summary`), so that reading an evaluation costs one row whatever its size; at the end it
-is recounted once more and stored with the final status (:func:`finish_evaluation`).
+(:class:`SummaryRefresher`), so that reading an evaluation costs one row whatever its size; at the end it
+is recounted once more and stored with the final status (:func:`finish_evaluation`). A process that stored
+every row itself has counted them as they were written (:class:`RunningTally`): then the rows are not read
+back, since that count is the recount, figure for figure.
 """
 
 from __future__ import annotations
 
+import threading
 import time
-from datetime import timedelta
+from collections.abc import Sequence
+from datetime import datetime, timedelta
 
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session
@@ -17,12 +21,12 @@ from assay.domain import UNFINISHED, EvaluationStatus
 from assay.errors import AssayError
 from assay.graders import GraderInterface
 from assay.services.evaluations.graders import EvaluationGraders
-from assay.services.evaluations.records import count_rows
+from assay.services.evaluations.records import count_new_rows, count_rows
 from assay.services.figures.cost import Prices, read_prices
 from assay.services.figures.summary import ReportShape, Summary, SummaryTally
 from assay.storage import evaluations as store
 from assay.storage.database import retry_when_busy
-from assay.storage.evaluations import EvaluationRow
+from assay.storage.evaluations import EvaluationRow, NewResult
 from assay.storage.types import utc_now
 
 REFRESH_MIN_S = 2.0
@@ -57,6 +61,49 @@ def first_summary(
     return SummaryTally(ReportShape.of(grader), repeats=repeats, prices=prices).summary(total_cases)
 
 
+class RunningTally:
+    """The summary of the rows one process stores for an evaluation, counted as each batch commits.
+
+    It stands for the recount only when it counted exactly the stored rows (:meth:`summary_of`: as many as
+    the evaluation's ``done``, which every insert adds to in its transaction) and its figures cannot depend
+    on the order rows came in: every score a whole number (a fractional one makes the score sum's rounding
+    depend on the order; the recount's reads have none). Its rows are counted as stored (details without the
+    texts the row holds), the recount's own input before the database's round trip.
+    """
+
+    def __init__(self, shape: ReportShape, prices: Prices | None, created_at: datetime) -> None:
+        self._tally = SummaryTally(shape, prices=prices)
+        self._created_at = created_at  # an id names another evaluation once this one is deleted
+        self._exact = True
+        self._lock = threading.Lock()  # a worker's lanes of one evaluation write from several threads
+
+    @classmethod
+    def of(cls, row: EvaluationRow, grader: GraderInterface) -> RunningTally | None:
+        """A tally for an evaluation about to run here; none when it already has results (they were counted
+        elsewhere) or asks each case more than once (pass@k's sums follow the order cases come in)."""
+        if row.done or row.repeats != 1:
+            return None
+        return cls(ReportShape.of(grader), read_prices(row.prices), row.created_at)
+
+    def add(self, rows: Sequence[NewResult]) -> None:
+        """Count rows just stored (after their transaction committed)."""
+        with self._lock:
+            if not self._exact:
+                return
+            if any(row.score is not None and row.score % 1 for row in rows):  # NaN and infinities too
+                self._exact = False
+                return
+            count_new_rows(rows, self._tally)
+
+    def summary_of(self, row: EvaluationRow) -> Summary | None:
+        """The recount of the evaluation ``row`` (read in the caller's transaction) if this tally holds
+        exactly its stored rows, else ``None``."""
+        with self._lock:
+            if not self._exact or self._tally.finished != row.done or row.created_at != self._created_at:
+                return None
+            return self._tally.summary(row.total)
+
+
 class SummaryRefresher:
     """Recounts running evaluations' summaries in turn, each no more often than its last recount allows."""
 
@@ -65,8 +112,9 @@ class SummaryRefresher:
         self._graders = graders
         self._pause_s: dict[int, float] = {}
 
-    def refresh(self, evaluation_id: int) -> None:
-        """Recount and store the summary if this caller wins the turn (runs in a worker thread)."""
+    def refresh(self, evaluation_id: int, tally: RunningTally | None = None) -> None:
+        """Recount and store the summary if this caller wins the turn (runs in a worker thread); from
+        ``tally`` when it holds every stored row."""
         pause = max(REFRESH_MIN_S, self._pause_s.get(evaluation_id, 0.0))
         with self._engine.begin() as connection:
             claimed = store.claim_summary_recount(
@@ -80,11 +128,19 @@ class SummaryRefresher:
             if row is None or EvaluationStatus(row.status).is_terminal:
                 self._pause_s.pop(evaluation_id, None)
                 return
-            summary = recount(session, row, self._graders)
+            summary = counted(session, row, self._graders, tally)
             # Only while it runs: the final summary of an ended evaluation is never overwritten.
             store.store_live_summary(session, evaluation_id, summary.as_dict())
             session.commit()
         self._pause_s[evaluation_id] = (time.perf_counter() - started) / REFRESH_COST_SHARE
+
+
+def counted(
+    session: Session, row: EvaluationRow, graders: EvaluationGraders, tally: RunningTally | None
+) -> Summary:
+    """The recount of the evaluation: ``tally``'s when it holds every stored row, else read now."""
+    summary = tally.summary_of(row) if tally is not None else None
+    return summary if summary is not None else recount(session, row, graders)
 
 
 def finish_evaluation(
@@ -94,9 +150,11 @@ def finish_evaluation(
     status: EvaluationStatus,
     *,
     error: str | None = None,
+    tally: RunningTally | None = None,
 ) -> bool:
-    """End an unfinished evaluation with ``status`` and a recount of its results; whether this call ended
-    it (an evaluation already ended, by a cancel or another shard, keeps its status and summary)."""
+    """End an unfinished evaluation with ``status`` and a recount of its results (``tally``'s, when it holds
+    them all); whether this call ended it (an evaluation already ended, by a cancel or another shard, keeps
+    its status and summary)."""
 
     def write() -> bool:
         with Session(engine) as session:
@@ -110,7 +168,7 @@ def finish_evaluation(
             if ended:
                 session.flush()
                 session.refresh(row)
-                row.summary = recount(session, row, graders).as_dict()
+                row.summary = counted(session, row, graders, tally).as_dict()
             session.commit()
             return ended
 

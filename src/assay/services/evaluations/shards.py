@@ -29,7 +29,7 @@ from assay.graders import GraderInterface
 from assay.services.evaluations.fence import Fence
 from assay.services.evaluations.graders import EvaluationGraders
 from assay.services.evaluations.records import result_columns, trajectory_chunks
-from assay.services.evaluations.recount import SummaryRefresher, finish_evaluation
+from assay.services.evaluations.recount import RunningTally, SummaryRefresher, finish_evaluation
 from assay.services.evaluations.regrade import StoredReplies, StoredTrajectories, stored_replies
 from assay.services.evaluations.shard_replies import ShardReplies
 from assay.services.execution.case_results import CaseResult
@@ -43,7 +43,7 @@ from assay.services.suites.service import case_assertions
 from assay.storage import evaluations as store
 from assay.storage import suites as suite_store
 from assay.storage.database import loggable, retry_when_busy
-from assay.storage.evaluations import PendingCase
+from assay.storage.evaluations import NewResult, PendingCase
 from assay.storage.reply_cache import store_replies
 from assay.storage.trajectories import write_trajectory_chunks
 from assay.storage.types import utc_now
@@ -132,6 +132,8 @@ class _Plan:
     fingerprint: str = ""
     """The target's reply cache key part (:meth:`~assay.targets.specs._TargetSpecBase.fingerprint`), when
     the evaluation uses the cache."""
+    tally: RunningTally | None = None
+    """The summary of the rows this worker stores, counted as they are written (none for a resumed run)."""
 
     @property
     def calls_agent(self) -> bool:
@@ -163,15 +165,22 @@ class _UnreachableError(Exception):
 
 class DatabaseSink:
     """Writes result batches of one evaluation, each batch in one transaction with its progress (and the
-    agent's new replies to cache, when the evaluation uses the reply cache)."""
+    agent's new replies to cache, when the evaluation uses the reply cache); the rows stored are then
+    counted into ``tally``."""
 
     def __init__(
-        self, engine: Engine, evaluation_id: int, on_ended: asyncio.Event, cached: ShardReplies | None = None
+        self,
+        engine: Engine,
+        evaluation_id: int,
+        on_ended: asyncio.Event,
+        cached: ShardReplies | None = None,
+        tally: RunningTally | None = None,
     ) -> None:
         self._engine = engine
         self._evaluation_id = evaluation_id
         self._on_ended = on_ended
         self._cached = cached
+        self._tally = tally
         self._loop = asyncio.get_running_loop()
 
     def write(self, results: Sequence[CaseResult]) -> None:
@@ -179,7 +188,7 @@ class DatabaseSink:
         rows = [result_columns(result) for result in results]
         trajectories = wait_in_heavy_thread(trajectory_chunks, results) if _has_trajectory(results) else []
 
-        def insert() -> int | None:
+        def insert() -> Sequence[NewResult] | None:
             with self._engine.begin() as connection:
                 written = store.write_results(connection, self._evaluation_id, rows)
                 if self._cached is not None:
@@ -193,6 +202,8 @@ class DatabaseSink:
         )
         if written is None:  # ended meanwhile: nothing more of it is stored, so stop calling
             self._loop.call_soon_threadsafe(self._on_ended.set)
+        elif self._tally is not None:  # committed: a retried transaction is counted once
+            self._tally.add(written)
 
 
 def _has_trajectory(results: Sequence[CaseResult]) -> bool:
@@ -381,6 +392,7 @@ class ShardRunner:
                 ),
                 reply_cache=cache,
                 fingerprint=spec.fingerprint() if cache is not CacheMode.OFF else "",
+                tally=RunningTally.of(row, grader),
             )
         with self._plans_lock:
             self._plans[evaluation_id] = plan
@@ -437,8 +449,8 @@ class ShardRunner:
         stop = asyncio.Event()
         self._loop = asyncio.get_running_loop()
         self._running.setdefault(shard.evaluation_id, set()).add(ended)
-        watcher = asyncio.create_task(self._watch(shard.evaluation_id, ended, stop))
-        sink = DatabaseSink(self.engine, shard.evaluation_id, ended, cached)
+        watcher = asyncio.create_task(self._watch(shard.evaluation_id, ended, stop, plan.tally))
+        sink = DatabaseSink(self.engine, shard.evaluation_id, ended, cached, plan.tally)
         # One run case per (case, repeat) without a result: the runner, the sink and the cache see them apart.
         run = [stored_run_case(case, repeat=repeat) for case in pending for repeat in case.repeats]
         if plan.checks is not None:  # per-case assertions (a suite with none runs as it always did)
@@ -496,7 +508,9 @@ class ShardRunner:
             raise _StoppedError
         return True
 
-    async def _watch(self, evaluation_id: int, ended: asyncio.Event, stop: asyncio.Event) -> None:
+    async def _watch(
+        self, evaluation_id: int, ended: asyncio.Event, stop: asyncio.Event, tally: RunningTally | None
+    ) -> None:
         """Set ``stop`` when the evaluation ends (on any server) or this runner stops; meanwhile, take
         turns at recounting its summary (off the writer's path, so that results are never held up)."""
         while True:
@@ -508,7 +522,7 @@ class ShardRunner:
             try:
                 status = await finish_in_thread(self._status, evaluation_id)
                 if status is not None and not status.is_terminal:
-                    await finish_in_thread(self._summaries.refresh, evaluation_id)
+                    await finish_in_thread(self._summaries.refresh, evaluation_id, tally)
             except Exception as exc:  # a busy or unreachable database: look again next time
                 logger.warning("evaluation %s: cannot read its status: %s", evaluation_id, loggable(exc))
                 continue
@@ -529,7 +543,8 @@ class ShardRunner:
                 session, evaluation_id, plan.suite_id, plan.position_limit, repeats=plan.repeats
             ):
                 return  # another lane still runs; the last one to end completes the evaluation
-        if finish_evaluation(self.engine, self.graders, evaluation_id, EvaluationStatus.COMPLETED):
+        completed = EvaluationStatus.COMPLETED
+        if finish_evaluation(self.engine, self.graders, evaluation_id, completed, tally=plan.tally):
             self._forget(evaluation_id)
 
     def _fail(self, evaluation_id: int, message: str) -> bool:

@@ -207,19 +207,21 @@ async def run_cases(
                 if not await _conversation(case):
                     return
                 continue
-            if gate is None:
-                reply = at_once(case.target_case)
-                if reply is None:
+            # An answer at hand (recorded, a cache hit) calls no agent, so it takes no place under the gate:
+            # the gate's acquire and a coroutine per case were most of a recorded shard's own loop work.
+            reply = at_once(case.target_case)
+            if reply is None:
+                if gate is None:
                     if holds is not None and not holds():
                         stop.set()
                         return
                     reply = await target.respond(case.target_case, holds)
-            else:
-                async with gate:
-                    if holds is not None and not holds():  # after the wait for the gate, just before calling
-                        stop.set()
-                        return
-                    reply = await target.respond(case.target_case, holds)
+                else:
+                    async with gate:
+                        if holds is not None and not holds():  # after the wait for the gate, before calling
+                            stop.set()
+                            return
+                        reply = await target.respond(case.target_case, holds)
             if holds is not None and not holds():  # lost while the call ran: the shard's new owner asks again
                 stop.set()
                 return
