@@ -79,15 +79,18 @@ def test_a_case_added_after_an_evaluation_was_created_is_not_run_by_it(database_
 
 
 def test_an_evaluation_created_but_not_queued_is_kept_and_runs(
-    client: TestClient, monkeypatch: pytest.MonkeyPatch
+    database_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def unreachable_queue(evaluation_id: int, concurrency: int) -> None:
         raise TimeoutError("the queue did not answer")
 
-    monkeypatch.setattr(client.app.state.scheduler, "submit", unreachable_queue)  # type: ignore[attr-defined]
-    suite = make_suite(client, [("q1", "true"), ("q2", "false")])
-    evaluation = start(client, suite_id=suite["id"], target=recorded(["yes", "no"]))  # 201, not a 500
-    assert evaluation["status"] == "pending"
-    final = wait_until_finished(client, evaluation["id"])  # the keeper finds it unfinished and runs it
-    assert (final["status"], final["summary"]["passed"]) == ("completed", 2)
-    assert client.get("/api/evaluations").json()["data"]["total"] == 1
+    # The keeper looks every few heartbeats: a short one, so that the wait is a fraction of a second.
+    settings = Settings(database_url=database_url, api_key=None, worker_heartbeat_s=0.1)
+    with TestClient(create_app(settings)) as client:
+        monkeypatch.setattr(client.app.state.scheduler, "submit", unreachable_queue)  # type: ignore[attr-defined]
+        suite = make_suite(client, [("q1", "true"), ("q2", "false")])
+        evaluation = start(client, suite_id=suite["id"], target=recorded(["yes", "no"]))  # 201, not a 500
+        assert evaluation["status"] == "pending"
+        final = wait_until_finished(client, evaluation["id"])  # the keeper finds it unfinished and runs it
+        assert (final["status"], final["summary"]["passed"]) == ("completed", 2)
+        assert client.get("/api/evaluations").json()["data"]["total"] == 1
