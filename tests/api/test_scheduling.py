@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 
 from assay.api.app import create_app
 from assay.config import Settings
+from assay.services.evaluations.shards import SHARD_CASES
 from tests.factories import evaluation, make_suite, recorded, start, wait_until_done, wait_until_finished
 from tests.support.agent_server import AgentBehaviour, AgentServer
 
@@ -28,8 +29,12 @@ def capped(database_url: str) -> Any:
 
 
 def test_evaluations_running_at_once_progress_side_by_side(capped: TestClient) -> None:
-    cases = 3000
-    with AgentServer(AgentBehaviour(default="yes", delay=0.02)) as agent:
+    # Three shards each, at a delay that makes a shard a good part of a lane's turn (JOB_BUDGET_S): without
+    # turns the first would run all three before the second's first. Half the cases of the 3,000 at 0.02 s
+    # this test had, at twice the delay: half the calls, as long a run, so the second suite is still written
+    # early in the first's run.
+    cases = 3 * SHARD_CASES
+    with AgentServer(AgentBehaviour(default="yes", delay=0.04)) as agent:
         target = {"type": "http", "url": agent.url + "/answer", "timeout": 10}
         ids = []
         for name in ("first", "second"):
