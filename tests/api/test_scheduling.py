@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 
 from assay.api.app import create_app
 from assay.config import Settings
+from assay.services.evaluations.shards import SHARD_CASES
 from tests.factories import evaluation, make_suite, recorded, start, wait_until_done, wait_until_finished
 from tests.support.agent_server import AgentBehaviour, AgentServer
 
@@ -28,8 +29,12 @@ def capped(database_url: str) -> Any:
 
 
 def test_evaluations_running_at_once_progress_side_by_side(capped: TestClient) -> None:
-    cases = 3000
-    with AgentServer(AgentBehaviour(default="yes", delay=0.02)) as agent:
+    # Three shards each, at a delay that makes a shard a good part of a lane's turn (JOB_BUDGET_S): without
+    # turns the first would run all three before the second's first. Half the cases of the 3,000 at 0.02 s
+    # this test had, at twice the delay: half the calls, as long a run, so the second suite is still written
+    # early in the first's run.
+    cases = 3 * SHARD_CASES
+    with AgentServer(AgentBehaviour(default="yes", delay=0.04)) as agent:
         target = {"type": "http", "url": agent.url + "/answer", "timeout": 10}
         ids = []
         for name in ("first", "second"):
@@ -79,15 +84,18 @@ def test_a_case_added_after_an_evaluation_was_created_is_not_run_by_it(database_
 
 
 def test_an_evaluation_created_but_not_queued_is_kept_and_runs(
-    client: TestClient, monkeypatch: pytest.MonkeyPatch
+    database_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def unreachable_queue(evaluation_id: int, concurrency: int) -> None:
         raise TimeoutError("the queue did not answer")
 
-    monkeypatch.setattr(client.app.state.scheduler, "submit", unreachable_queue)  # type: ignore[attr-defined]
-    suite = make_suite(client, [("q1", "true"), ("q2", "false")])
-    evaluation = start(client, suite_id=suite["id"], target=recorded(["yes", "no"]))  # 201, not a 500
-    assert evaluation["status"] == "pending"
-    final = wait_until_finished(client, evaluation["id"])  # the keeper finds it unfinished and runs it
-    assert (final["status"], final["summary"]["passed"]) == ("completed", 2)
-    assert client.get("/api/evaluations").json()["data"]["total"] == 1
+    # The keeper looks every few heartbeats: a short one, so that the wait is a fraction of a second.
+    settings = Settings(database_url=database_url, api_key=None, worker_heartbeat_s=0.1)
+    with TestClient(create_app(settings)) as client:
+        monkeypatch.setattr(client.app.state.scheduler, "submit", unreachable_queue)  # type: ignore[attr-defined]
+        suite = make_suite(client, [("q1", "true"), ("q2", "false")])
+        evaluation = start(client, suite_id=suite["id"], target=recorded(["yes", "no"]))  # 201, not a 500
+        assert evaluation["status"] == "pending"
+        final = wait_until_finished(client, evaluation["id"])  # the keeper finds it unfinished and runs it
+        assert (final["status"], final["summary"]["passed"]) == ("completed", 2)
+        assert client.get("/api/evaluations").json()["data"]["total"] == 1

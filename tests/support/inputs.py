@@ -63,3 +63,16 @@ trajectory, one whose raw reply holds one)."""
 
 ODD_EXPECTED: list[Any] = ["true", None, "\ud800", 7]
 """Expected outputs each odd answer is graded against: a plain one, none, a lone surrogate, a number."""
+
+
+def json_trees(
+    scalars: st.SearchStrategy[Any], keys: st.SearchStrategy[Any], *, max_leaves: int, width: int = 4
+) -> st.SearchStrategy[Any]:
+    """JSON documents: ``scalars`` at the leaves, lists and objects (keys drawn from ``keys``) of at most
+    ``width`` entries, at most ``max_leaves`` leaves in all. Drawing a tree costs Hypothesis about its leaves,
+    so a property that needs no big document asks for few: CI runs 1,000 examples of each."""
+    return st.recursive(
+        scalars,
+        lambda children: st.lists(children, max_size=width) | st.dictionaries(keys, children, max_size=width),
+        max_leaves=max_leaves,
+    )

@@ -7,11 +7,12 @@ import time
 from typing import Any
 
 import pytest
-from hypothesis import assume, given
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
 from assay.graders import JsonGrader
 from assay.graders.reading.json_reading import MAX_JSON_CHARS, fenced_blocks, json_equal
+from tests.support.inputs import json_trees
 
 DEFAULT = JsonGrader()
 SUPERSET = JsonGrader(config={"compare": "superset"})
@@ -411,16 +412,20 @@ scalars = (
     | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(max_size=8)
 )
-json_values = st.recursive(
-    scalars,
-    lambda children: (
-        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=4), children, max_size=4)
-    ),
-    max_leaves=20,
-)
+keys = st.text(max_size=4)
+json_values = json_trees(scalars, keys, max_leaves=8)
+"""Documents of a few levels: every kind of nesting, and the comparison walks each part."""
+small_json_values = json_trees(scalars, keys, max_leaves=3)
+"""The values of a top-level object's keys, where what counts is the keys."""
+
+
+DEEP = {"a": [[[{"b": [1, 2.5, None, True]}]], {"": "é\u2028"}], "c": [{"d": {"e": [0, -1e300, "x"]}}] * 3}
+"""A document past what the strategies draw: deeper and with more leaves."""
 
 
 @given(json_values, st.sampled_from([None, 2]), st.booleans())
+@example(DEEP, 2, True)
+@example(DEEP, None, False)
 def test_any_json_value_matches_itself_however_written(value: Any, indent: int | None, fenced: bool) -> None:
     text = json.dumps(value, indent=indent, ensure_ascii=bool(indent))
     answer = f"Here you go:\n```json\n{text}\n```\n" if fenced else text
@@ -460,9 +465,10 @@ def test_an_answer_missing_or_changing_part_of_the_expected_never_passes(
 
 
 @given(
-    st.dictionaries(st.text(max_size=4), json_values, max_size=4),
-    st.dictionaries(st.text(max_size=4), json_values, max_size=3),
+    st.dictionaries(keys, small_json_values, max_size=4),
+    st.dictionaries(keys, small_json_values, max_size=3),
 )
+@example({"a": {"b": [1, {"c": None}]}, "": []}, {"z": {"y": [2.5, "x"]}})  # nested values on both sides
 def test_superset_accepts_extra_keys_and_equal_does_not(
     expected: dict[str, Any], extra: dict[str, Any]
 ) -> None:
@@ -474,6 +480,7 @@ def test_superset_accepts_extra_keys_and_equal_does_not(
 
 
 @given(json_values, json_values)
+@example(DEEP, {**DEEP, "c": []})
 def test_two_different_fenced_blocks_never_pass(first: Any, second: Any) -> None:
     assume(not json_equal(first, second))
     answer = f"```json\n{json.dumps(first)}\n```\nor\n```json\n{json.dumps(second)}\n```"

@@ -17,7 +17,7 @@ from assay.graders.reading.trajectories import trajectory_of
 from assay.graders.trajectory.readers import DIALECTS, read_trajectory
 from assay.graders.trajectory.record import Step, ToolCall, Trajectory, TrajectoryProblem, from_json, to_json
 from tests.support import trajectories as run
-from tests.support.inputs import anything
+from tests.support.inputs import anything, json_trees
 
 KEYS = [
     "messages",
@@ -76,14 +76,14 @@ VALUES = st.sampled_from(
         "refund",
     ]
 )
-json_values: st.SearchStrategy[Any] = st.recursive(
+json_values: st.SearchStrategy[Any] = json_trees(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5) | VALUES,
-    lambda children: (
-        st.lists(children, max_size=4) | st.dictionaries(st.sampled_from(KEYS), children, max_size=5)
-    ),
-    max_leaves=30,
+    st.sampled_from(KEYS),
+    max_leaves=12,
+    width=5,
 )
-"""JSON documents built of the dialects' own keys and values: they reach deep into every reader."""
+"""JSON documents built of the dialects' own keys and values: they reach into every reader (and, through
+``mutated_documents``, deep into a dialect's real document)."""
 
 
 @st.composite
