@@ -7,7 +7,10 @@ It answers two kinds of request:
 
 The answer to an input is ``behaviour.answers[input]``, else ``behaviour.default`` (the input itself when
 that is ``None``). Each answer can be delayed, and faults can be scripted per input: an HTTP status (with
-``Retry-After``), a hang, a body that is not JSON, a reply without ``output``. Every request is recorded.
+``Retry-After``), a hang, a body that is not JSON, a reply without ``output``. Every request is recorded,
+with when it came and when its answer was sent. A test can cap how many more requests are answered
+(:meth:`AgentServer.allow`): the others wait in flight until it allows more, so a run cannot end (or move
+on) before the test says so, however fast or slow the machine is.
 
 In a test::
 
@@ -30,8 +33,8 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, MutableMapping
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from dataclasses import dataclass, field, replace
 from types import TracebackType
 from typing import Any, Literal
 
@@ -123,6 +126,10 @@ class RecordedRequest:
     headers: dict[str, str]
     at: float
     body: bytes = b""
+    client_port: int = 0
+    """The caller's TCP port: which process called (``ports_to`` of :mod:`tests.support.assay_process`)."""
+    ended: float | None = None
+    """When the agent was done with it (answered, or cut off); ``None`` while it is in flight."""
 
 
 class AgentApp:
@@ -138,6 +145,55 @@ class AgentApp:
         self.max_in_flight = 0
         """The most requests ever answered at once."""
         self._released = threading.Event()
+        # The gate of :meth:`allow`: requests take tickets in the order they reach it, and ticket t is
+        # answered once t < _granted (None: no cap), so the calls waiting longest are answered first.
+        self._tickets = 0
+        self._passed = 0
+        self._granted: int | None = None
+        self._at_gate = 0
+
+    def allow(self, replies: int | None) -> None:
+        """Answer only ``replies`` more requests, longest waiting first (``None``: every one); the others wait
+        until allowed."""
+        with self._lock:
+            if replies is None:
+                self._granted = None
+            else:
+                committed = self._tickets if self._granted is None else min(self._granted, self._tickets)
+                self._granted = committed + replies
+
+    @property
+    def allowance(self) -> int | None:
+        """How many more requests may be answered (``None``: no cap)."""
+        with self._lock:
+            return None if self._granted is None else self._granted - self._passed
+
+    @property
+    def is_still(self) -> bool:
+        """Whether the agent answers nothing until allowed more: every request in flight waits at the gate,
+        and no more are allowed."""
+        with self._lock:
+            return (
+                self._granted is not None
+                and self._passed == self._granted
+                and self.in_flight == self._at_gate
+            )
+
+    async def _allowed(self) -> None:
+        with self._lock:
+            ticket = self._tickets
+            self._tickets += 1
+            self._at_gate += 1
+        try:
+            while True:  # polled like ``hold`` faults: the test allows more from its own thread
+                with self._lock:
+                    if self._granted is None or ticket < self._granted:
+                        self._passed += 1
+                        return
+                await asyncio.sleep(0.01)
+        finally:
+            with self._lock:
+                self._at_gate -= 1
 
     def release(self) -> None:
         """Answer the requests ``hold`` faults keep waiting, and those to come."""
@@ -162,7 +218,10 @@ class AgentApp:
         text = _input_of(body, is_chat)
         headers = {key.decode("latin-1"): value.decode("latin-1") for key, value in scope["headers"]}
         with self._lock:
-            self.requests.append(RecordedRequest(path, text, headers, time.monotonic(), body))
+            index = len(self.requests)
+            client = scope.get("client")
+            port = int(client[1]) if client else 0
+            self.requests.append(RecordedRequest(path, text, headers, time.monotonic(), body, port))
             self._counts[text or ""] += 1
             seen = self._counts[text or ""]
             self.in_flight += 1
@@ -176,11 +235,13 @@ class AgentApp:
         finally:
             with self._lock:
                 self.in_flight -= 1
+                self.requests[index] = replace(self.requests[index], ended=time.monotonic())
 
     async def _answer(self, text: str | None, seen: int, is_chat: bool, send: Send) -> None:
         behaviour = self.behaviour
         if behaviour.delay:
             await asyncio.sleep(behaviour.delay)
+        await self._allowed()
         fault = behaviour.faults.get(text or "")
         if fault is not None and fault.kind == "hold":
             while not self._released.is_set():
@@ -234,6 +295,17 @@ async def _send_fault(fault: Fault, send: Send) -> None:
         await _send(send, 200, b"<html>not json</html>")
     else:
         await _send(send, 200, b'{"answer": "no output field"}')
+
+
+def most_at_once(spans: Iterable[tuple[float, float]]) -> int:
+    """The most of the ``(start, end)`` spans that overlap at one moment (one ending as another starts does
+    not overlap it)."""
+    edges = sorted(edge for start, end in spans for edge in ((start, 1), (end, -1)))
+    most = current = 0
+    for _, step in edges:
+        current += step
+        most = max(most, current)
+    return most
 
 
 def free_port() -> int:
@@ -290,6 +362,21 @@ class AgentServer:
     def release(self) -> None:
         """Answer the requests held by ``hold`` faults."""
         self.app.release()
+
+    def allow(self, replies: int | None) -> None:
+        """Answer only ``replies`` more requests (``None``: every one); the others wait in flight until
+        allowed (a run that cannot end, or move on, before the test says so)."""
+        self.app.allow(replies)
+
+    @property
+    def allowance(self) -> int | None:
+        """How many more requests may be answered (``None``: no cap)."""
+        return self.app.allowance
+
+    @property
+    def is_still(self) -> bool:
+        """Whether the agent answers nothing until allowed more (every request in flight waits for it)."""
+        return self.app.is_still
 
     @property
     def max_in_flight(self) -> int:

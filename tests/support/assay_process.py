@@ -110,6 +110,28 @@ class _AssayCommand:
             except subprocess.TimeoutExpired:
                 self.kill()
 
+    def ports_to(self, port: int) -> set[int]:
+        """The local ports of this process's TCP connections to ``port`` on 127.0.0.1 (which calls an agent
+        received came from it), read from ``/proc``."""
+        if not self.is_running:
+            return set()
+        assert self.process is not None
+        inodes = set()
+        for fd in Path(f"/proc/{self.process.pid}/fd").iterdir():
+            try:
+                link = os.readlink(fd)
+            except OSError:  # closed meanwhile
+                continue
+            if link.startswith("socket:["):
+                inodes.add(link[len("socket:[") : -1])
+        ports = set()
+        for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+            fields = line.split()
+            local, remote, inode = fields[1], fields[2], fields[9]
+            if inode in inodes and remote == f"0100007F:{port:04X}":
+                ports.add(int(local.rsplit(":", 1)[1], 16))
+        return ports
+
     def log(self) -> str:
         """The process's whole output so far (every start)."""
         try:
