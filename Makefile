@@ -53,8 +53,9 @@ test: lint typecheck  ## the whole suite: lint, types, (CI) the web UI check, un
 	if [ -n "$$CI" ] && [ -z "$$FRONTEND_CHECKED" ]; then $(MAKE) frontend-check; fi
 	$(MAKE) tiers
 
-# End-to-end tests mostly wait (agents' delays, heartbeats, the browser): a run used a third of two cores.
-E2E_WORKERS ?= 2
+# End-to-end tests mostly wait (agents, heartbeats, process starts, the browser): on two workers a run used
+# about half of two cores, so a third worker fills the waits.
+E2E_WORKERS ?= 3
 
 tiers: install  ## the test tiers alone: unit and API, then end-to-end
 	$(BIN)/pytest -q -n 2 tests/unit tests/api
