@@ -57,9 +57,10 @@ test: lint typecheck  ## the whole suite: lint, types, (CI) the web UI check, un
 # about half of two cores, so a third worker fills the waits.
 E2E_WORKERS ?= 3
 
+# Each tier prints its slowest tests: where the time of a CI run goes, run by run.
 tiers: install  ## the test tiers alone: unit and API, then end-to-end
-	$(BIN)/pytest -q -n 2 tests/unit tests/api
-	$(BIN)/pytest -q -n $(E2E_WORKERS) --dist loadgroup tests/e2e
+	$(BIN)/pytest -q -n 2 --durations=20 tests/unit tests/api
+	$(BIN)/pytest -q -n $(E2E_WORKERS) --dist loadgroup --durations=30 tests/e2e
 
 coverage: install  ## line and branch coverage of src/ by the unit and API tiers (coverage.py, via pytest-cov)
 	$(BIN)/pytest -q -n 2 --cov=assay --cov-branch --cov-report=term:skip-covered tests/unit tests/api
