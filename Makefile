@@ -44,13 +44,13 @@ typecheck: install
 unit: install
 	$(BIN)/pytest tests/unit -q
 
-# Each tier runs on two processes (pytest-xdist: each has its own temporary folders, SQLite files, PostgreSQL
+# Each tier runs on several processes (pytest-xdist: each has its own temporary folders, SQLite files, PostgreSQL
 # database and browser; servers take free ports). End-to-end runs after the others, and its tests that kill
 # or stop processes on purpose share one process (xdist group "processes"), one at a time. In CI, .ci/run
-# runs lint, typecheck and frontend-check while apt installs (FRONTEND_CHECKED=1 then), then `make test`:
-# lint and types again take seconds with mypy's cache warm.
-test: lint typecheck  ## the whole suite: lint, types, (CI) the web UI check, unit, API, end-to-end
-	if [ -n "$$CI" ] && [ -z "$$FRONTEND_CHECKED" ]; then $(MAKE) frontend-check; fi
+# runs lint, typecheck and frontend-check while apt installs, then `CHECKED=1 make test`: the tiers alone.
+test: install  ## the whole suite: lint, types, (CI) the web UI check, unit, API, end-to-end
+	if [ -z "$$CHECKED" ]; then $(MAKE) lint typecheck; fi
+	if [ -n "$$CI" ] && [ -z "$$CHECKED" ]; then $(MAKE) frontend-check; fi
 	$(MAKE) tiers
 
 # End-to-end tests mostly wait (agents, heartbeats, process starts, the browser): on two workers a run used
