@@ -28,11 +28,12 @@ TIMEOUT_S = 120.0
 
 @dataclass(frozen=True)
 class Command:
-    """One command of the batch: its arguments after ``assay``, and the environment it adds (``None``
-    unsets a variable)."""
+    """One command of the batch: its arguments after ``assay``, the environment it adds (``None`` unsets a
+    variable) and the folder it runs in (the batch's own when ``None``)."""
 
     args: tuple[str, ...]
     env: dict[str, str | None] = field(default_factory=dict)
+    cwd: str | None = None
 
 
 def invoke_in_one_process(
@@ -60,7 +61,11 @@ def invoke_in_one_process(
 
 def main() -> None:
     """Run the commands read on stdin; write what each did on stdout."""
-    ran = [asdict(invoke(*command["args"], env=command["env"] or None)) for command in json.load(sys.stdin)]
+    ran = []
+    home = Path.cwd()
+    for command in json.load(sys.stdin):
+        os.chdir(command["cwd"] or home)
+        ran.append(asdict(invoke(*command["args"], env=command["env"] or None)))
     json.dump(ran, sys.stdout)
 
 
