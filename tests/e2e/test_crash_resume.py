@@ -32,6 +32,8 @@ RUN_TIMEOUT_S = 60.0
 # three kills waited 45 s for it. 5 s, as in test_workers: at 2 s a busy machine's delayed heartbeats looked
 # like a death.
 QUICK_TAKEOVER = {"ASSAY_WORKER_HEARTBEAT_S": "0.5", "ASSAY_WORKER_STALLED_S": "5"}
+POLL_S = 0.1
+"""Between two looks at the server while waiting: each look costs it a request."""
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -57,7 +59,7 @@ def wait_for_progress(assay: AssayProcess, evaluation_id: int, at_least: int) ->
         return None
 
     try:
-        return wait_for(far_enough, RUN_TIMEOUT_S, what=f"progress to {at_least}")
+        return wait_for(far_enough, RUN_TIMEOUT_S, what=f"progress to {at_least}", every=POLL_S)
     except AssertionError as error:
         raise AssertionError(f"{error}\n{assay.log_tail()}") from None
 
@@ -95,7 +97,9 @@ def test_sigkill_mid_run_then_restart_loses_and_doubles_nothing(
                 evaluation: dict[str, Any] = data(assay.client.get(f"/api/evaluations/{evaluation_id}"))
                 return evaluation if agent.is_still and evaluation["progress"]["done"] == answered else None
 
-            evaluation = wait_for(all_stored, RUN_TIMEOUT_S, what=f"the answers before kill {kill} stored")
+            evaluation = wait_for(
+                all_stored, RUN_TIMEOUT_S, what=f"the answers before kill {kill} stored", every=POLL_S
+            )
             assert evaluation["status"] == "running"
             lost += sum(request.ended is None for request in agent.requests)
             assay.restart()  # SIGKILL, then a new process on the same database

@@ -46,15 +46,23 @@ def _installed() -> bool:
     return any(point.value == "assay.pytest_plugin" for point in entry_points(group="pytest11"))
 
 
-def _pytest(folder: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    # From a source tree whose entry point is not installed, the plugin is named; named when installed too,
-    # it would be registered twice.
-    load = () if _installed() else ("-p", "assay.pytest_plugin")
+def _pytest(
+    folder: Path, *args: str, env: dict[str, str] | None = None, autoload: bool = False
+) -> subprocess.CompletedProcess[str]:
+    """pytest on the copy's example. Only the plugin is loaded, named, unless ``autoload``: pytest then loads
+    every installed plugin, as a user's does (xdist, hypothesis, schemathesis...: a third of the session's
+    CPU); one scenario does, so that the entry point is seen to load the plugin by itself."""
+    if autoload and _installed():
+        load: tuple[str, ...] = ()  # named too, it would be registered twice
+        plugins = {}
+    else:
+        load = ("-p", "assay.pytest_plugin")
+        plugins = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
     return subprocess.run(
         [sys.executable, "-m", "pytest", *load, "-p", "no:cacheprovider", "-rfx",
          "-W", "ignore::DeprecationWarning", str(folder / "pytest"), *args],
-        cwd=folder, env={**os.environ, "COLUMNS": "400", **(env or {})}, capture_output=True, text=True,
-        timeout=PYTEST_TIMEOUT_S, check=False,
+        cwd=folder, env={**os.environ, "COLUMNS": "400", **plugins, **(env or {})}, capture_output=True,
+        text=True, timeout=PYTEST_TIMEOUT_S, check=False,
     )  # fmt: skip
 
 
@@ -63,10 +71,17 @@ def test_the_plugin_is_pytests_entry_point() -> None:
     assert project["entry-points"]["pytest11"] == {"assay": "assay.pytest_plugin"}
 
 
-def test_the_example_passes_while_its_gate_holds(tmp_path: Path) -> None:
-    folder = _examples(tmp_path)
-    done = _pytest(folder, "--assay-output", str(tmp_path / "out"))
-    assert done.returncode == 0, done.stdout + done.stderr
+def test_the_example_passes_while_its_gate_holds_and_its_runs_are_stored(tmp_path: Path) -> None:
+    # One session both writes each run's results file and stores the runs on a server.
+    (tmp_path / "server").mkdir()
+    with AssayProcess(tmp_path / "server", env={"ASSAY_API_KEY": KEY}) as server:
+        done = _pytest(
+            _examples(tmp_path), "--assay-output", str(tmp_path / "out"), "--assay-server", server.url,
+            env={"ASSAY_API_KEY": KEY}, autoload=True,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stdout + done.stderr
+        listed = server.client.get("/api/evaluations", headers={"authorization": f"Bearer {KEY}"}).json()
+        evaluations = listed["data"]["evaluations"]
     assert "21 passed, 4 xfailed" in done.stdout
     assert "case #3 (key it-rome) - expected 'true', got 'oui' (invalid_response" in done.stdout
     assert "within the gate: pass rate 66.7% (4/6), gate 60.0% held" in done.stdout
@@ -84,6 +99,12 @@ def test_the_example_passes_while_its_gate_holds(tmp_path: Path) -> None:
     assert all(result["passed"] for result in read_results(numbers))  # "1024" read by the rule's numeric
     assert [result["passed"] for result in read_results(capitals)] == [True, True, False, True, False, True]
 
+    assert sorted(evaluation["summary"]["passed"] for evaluation in evaluations) == [4, 4, 4, 6]
+    by_suite = Counter(evaluation["suite_id"] for evaluation in evaluations)
+    # The two capitals tests share one suite (matched by content); the eval file's capitals grade by its
+    # rules, so theirs is another, and its arithmetic a third.
+    assert sorted(by_suite.values()) == [1, 1, 2]
+
 
 def test_the_example_fails_when_its_gate_is_missed(tmp_path: Path) -> None:
     done = _pytest(_examples(tmp_path, gate="0.9"))
@@ -98,20 +119,6 @@ def test_the_example_fails_when_its_gate_is_missed(tmp_path: Path) -> None:
         in done.stdout
     )
     assert "test_capitals_in_every_language::gate" not in done.stdout  # its gate held: nothing of it failed
-
-
-def test_the_runs_are_stored_on_a_server(tmp_path: Path) -> None:
-    (tmp_path / "server").mkdir()
-    with AssayProcess(tmp_path / "server", env={"ASSAY_API_KEY": KEY}) as server:
-        done = _pytest(_examples(tmp_path), "--assay-server", server.url, env={"ASSAY_API_KEY": KEY})
-        assert done.returncode == 0, done.stdout + done.stderr
-        listed = server.client.get("/api/evaluations", headers={"authorization": f"Bearer {KEY}"}).json()
-        evaluations = listed["data"]["evaluations"]
-    assert sorted(evaluation["summary"]["passed"] for evaluation in evaluations) == [4, 4, 4, 6]
-    by_suite = Counter(evaluation["suite_id"] for evaluation in evaluations)
-    # The two capitals tests share one suite (matched by content); the eval file's capitals grade by its
-    # rules, so theirs is another, and its arithmetic a third.
-    assert sorted(by_suite.values()) == [1, 1, 2]
 
 
 def test_a_declaration_without_a_grader_is_a_collection_error(tmp_path: Path) -> None:

@@ -5,13 +5,14 @@ refunding twice); the suite's trajectory checks must give each mode its verdicts
 OpenTelemetry spans included: the agent posts them to the server's ``/v1/traces`` under the trace id of
 the ``traceparent`` each call carried. A trajectory that never comes fails every trajectory check as
 ``invalid_response``, never a pass.
+
+The ``assay eval`` of each dialect runs in one process for them all (tests/support/cli_batch.py), each in a
+folder of its own against one agent, as the server's evaluations share one.
 """
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,8 @@ import pytest
 
 from tests.e2e.conftest import AssayServer, serve_assay
 from tests.factories import wait_until_finished
+from tests.support.cli import Invoked
+from tests.support.cli_batch import Command, invoke_in_one_process
 from tests.support.results import read_results
 from tests.support.tool_agent import (
     CHECKS,
@@ -114,20 +117,23 @@ def _eval_file(folder: Path, agent_url: str, dialect: str) -> Path:
     return path
 
 
-@pytest.mark.parametrize("dialect", DIALECTS)
-def test_each_dialect_through_assay_eval(tmp_path: Path, dialect: str) -> None:
+@pytest.fixture(scope="module")
+def evals(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, Invoked]]:
+    """``assay eval`` of each dialect, each in a folder of its own, all in one process; by dialect."""
+    folders = {dialect: tmp_path_factory.mktemp(dialect) for dialect in DIALECTS}
     with ToolAgent() as agent:
-        _eval_file(tmp_path, agent.url, dialect)
-        ran = subprocess.run(
-            [sys.executable, "-m", "assay.cli", "eval"],
-            capture_output=True,
-            text=True,
-            timeout=RUN_TIMEOUT_S,
-            check=False,
-            cwd=tmp_path,
-        )
-    assert ran.returncode == 1, ran.stderr  # two of three cases miss: the gate of a whole pass is missed
-    results = read_results(tmp_path / "results.jsonl")
+        for dialect, folder in folders.items():
+            _eval_file(folder, agent.url, dialect)
+        commands = [Command(("eval",), cwd=str(folder)) for folder in folders.values()]
+        ran = invoke_in_one_process(commands, timeout=RUN_TIMEOUT_S * len(commands))
+    return {dialect: (folder, proc) for (dialect, folder), proc in zip(folders.items(), ran, strict=True)}
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_each_dialect_through_assay_eval(evals: dict[str, tuple[Path, Invoked]], dialect: str) -> None:
+    folder, ran = evals[dialect]
+    assert ran.code == 1, ran.stderr  # two of three cases miss: the gate of a whole pass is missed
+    results = read_results(folder / "results.jsonl")
     by_key = {result["key"]: result for result in results}
     for mode, expected in VERDICTS.items():
         children = by_key[mode]["details"]["children"]

@@ -15,11 +15,12 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import create_engine, text
+from sqlalchemy import Engine, create_engine, text
 
 from assay.storage.database import normalize_url
 from tests.support import waiting
@@ -40,6 +41,8 @@ FAST_WORKERS = {
     "ASSAY_WORKER_STALLED_S": "5",
     "ASSAY_WORKER_MAX_IN_FLIGHT": str(MAX_IN_FLIGHT),
 }
+POLL_S = 0.1
+"""Between two looks at the servers or the database while waiting: each look costs them a query."""
 
 
 @pytest.fixture
@@ -47,6 +50,13 @@ def postgres_url() -> Iterator[str]:
     """A new, migrated database of this test's own on the PostgreSQL server."""
     with new_database(require_postgres(), "assay_workers", migrated=True) as url:
         yield url
+        engine_of(url).dispose()  # before the database is dropped
+
+
+@cache
+def engine_of(url: str) -> Engine:
+    """One engine (and its pooled connections) for every look of a test at its database."""
+    return create_engine(normalize_url(url))
 
 
 def data(response: Any) -> Any:
@@ -84,35 +94,27 @@ def wait_for(
         return None
 
     try:
-        return waiting.wait_for(there, timeout_s, what=f"evaluation {evaluation_id}", every=0.05)
+        return waiting.wait_for(there, timeout_s, what=f"evaluation {evaluation_id}", every=POLL_S)
     except AssertionError as error:
         raise AssertionError(f"{error}\n{server.log_tail()}") from None
 
 
 def stored(url: str, evaluation_id: int) -> tuple[list[str], dict[str, Any]]:
     """The inputs of the stored results, and the evaluation's stored columns."""
-    engine = create_engine(normalize_url(url))
-    try:
-        with engine.connect() as db:
-            inputs = db.execute(
-                text("SELECT input FROM results WHERE evaluation_id = :id"), {"id": evaluation_id}
-            ).scalars()
-            row = db.execute(
-                text("SELECT status, done, total FROM evaluations WHERE id = :id"), {"id": evaluation_id}
-            ).one()
-            return [value.strip('"') for value in inputs], dict(row._mapping)
-    finally:
-        engine.dispose()
+    with engine_of(url).connect() as db:
+        inputs = db.execute(
+            text("SELECT input FROM results WHERE evaluation_id = :id"), {"id": evaluation_id}
+        ).scalars()
+        row = db.execute(
+            text("SELECT status, done, total FROM evaluations WHERE id = :id"), {"id": evaluation_id}
+        ).one()
+        return [value.strip('"') for value in inputs], dict(row._mapping)
 
 
 def newest_worker_id(url: str) -> int | None:
     """The id procrastinate gave the worker registered last."""
-    engine = create_engine(normalize_url(url))
-    try:
-        with engine.connect() as db:
-            return db.execute(text("SELECT max(id) FROM procrastinate_workers")).scalar()
-    finally:
-        engine.dispose()
+    with engine_of(url).connect() as db:
+        return db.execute(text("SELECT max(id) FROM procrastinate_workers")).scalar()
 
 
 def newer_worker_id(url: str, previous: int) -> int:
@@ -122,13 +124,9 @@ def newer_worker_id(url: str, previous: int) -> int:
 
 
 def jobs_running_on(url: str, worker_id: int) -> int:
-    engine = create_engine(normalize_url(url))
-    try:
-        with engine.connect() as db:
-            query = text("SELECT count(*) FROM procrastinate_jobs WHERE status = 'doing' AND worker_id = :w")
-            return int(db.execute(query, {"w": worker_id}).scalar() or 0)
-    finally:
-        engine.dispose()
+    with engine_of(url).connect() as db:
+        query = text("SELECT count(*) FROM procrastinate_jobs WHERE status = 'doing' AND worker_id = :w")
+        return int(db.execute(query, {"w": worker_id}).scalar() or 0)
 
 
 def settled(url: str, evaluation_id: int, requests: list[RecordedRequest], lost: set[int]) -> bool:
@@ -174,11 +172,13 @@ def test_a_worker_killed_five_times_loses_and_doubles_nothing(tmp_path: Path, po
                     lambda previous=worker_id: newer_worker_id(postgres_url, previous),
                     RUN_TIMEOUT_S,
                     what="the started worker to register",
+                    every=POLL_S,
                 )
                 waiting.wait_for(
                     lambda current=worker_id: jobs_running_on(postgres_url, current),
                     RUN_TIMEOUT_S,
                     what=f"worker {worker_id} to run a shard",
+                    every=POLL_S,
                 )
                 waiting.wait_for(
                     lambda: waiting_calls(agent.requests, set(lost)) >= concurrency,
@@ -192,6 +192,7 @@ def test_a_worker_killed_five_times_loses_and_doubles_nothing(tmp_path: Path, po
                     ),
                     RUN_TIMEOUT_S,
                     what="the allowed answers to be stored",
+                    every=POLL_S,
                 )
                 evaluation = data(server_b.client.get(f"/api/evaluations/{evaluation_id}"))
                 assert evaluation["status"] == "running"

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import random
 import socket
@@ -151,6 +152,10 @@ class AgentApp:
         self._passed = 0
         self._granted: int | None = None
         self._at_gate = 0
+        # Waiting requests sleep until the test changes the gate or releases held calls (a wake-up from its
+        # thread), not on a timer: hundreds of calls polling every 10 ms kept a core busy while they waited.
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._changed: asyncio.Event | None = None
 
     def allow(self, replies: int | None) -> None:
         """Answer only ``replies`` more requests, longest waiting first (``None``: every one); the others wait
@@ -161,6 +166,29 @@ class AgentApp:
             else:
                 committed = self._tickets if self._granted is None else min(self._granted, self._tickets)
                 self._granted = committed + replies
+        self._wake_waiters()
+
+    def _wake_waiters(self) -> None:
+        """Let every waiting request look again (from any thread)."""
+        with self._lock:
+            loop = self._loop
+        if loop is not None:
+            with contextlib.suppress(RuntimeError):  # the server has stopped: nobody waits any more
+                loop.call_soon_threadsafe(self._wake)
+
+    def _wake(self) -> None:
+        # On the server's loop, so no waiter can take the event between its check and its wait.
+        changed, self._changed = self._changed, asyncio.Event()
+        if changed is not None:
+            changed.set()
+
+    def _change(self) -> asyncio.Event:
+        """The event set at the next change of the gate (called on the server's loop)."""
+        with self._lock:
+            self._loop = asyncio.get_running_loop()
+        if self._changed is None:
+            self._changed = asyncio.Event()
+        return self._changed
 
     @property
     def allowance(self) -> int | None:
@@ -185,12 +213,13 @@ class AgentApp:
             self._tickets += 1
             self._at_gate += 1
         try:
-            while True:  # polled like ``hold`` faults: the test allows more from its own thread
+            while True:
+                changed = self._change()  # before the check: a change after it sets this event
                 with self._lock:
                     if self._granted is None or ticket < self._granted:
                         self._passed += 1
                         return
-                await asyncio.sleep(0.01)
+                await changed.wait()
         finally:
             with self._lock:
                 self._at_gate -= 1
@@ -198,6 +227,7 @@ class AgentApp:
     def release(self) -> None:
         """Answer the requests ``hold`` faults keep waiting, and those to come."""
         self._released.set()
+        self._wake_waiters()
 
     def count(self, text: str) -> int:
         """How many requests asked about ``text``."""
@@ -244,8 +274,11 @@ class AgentApp:
         await self._allowed()
         fault = behaviour.faults.get(text or "")
         if fault is not None and fault.kind == "hold":
-            while not self._released.is_set():
-                await asyncio.sleep(0.01)
+            while True:
+                changed = self._change()
+                if self._released.is_set():
+                    break
+                await changed.wait()
         elif fault is not None and (fault.times is None or seen <= fault.times):
             await _send_fault(fault, send)
             return

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.agent_server import AgentBehaviour, AgentServer, Fault
+from tests.support.cli_batch import Command, invoke_in_one_process
 from tests.support.results import read_results
 from tests.support.tool_agent import CHECKS, VERDICTS, ToolAgent, target
 
@@ -59,30 +60,38 @@ def test_a_cached_rerun_calls_the_agent_only_for_what_it_has_not_answered(tmp_pa
         assert read_results(tmp_path / "grown-out.jsonl")[-1]["error"] == "cache_miss"
         assert len(agent.requests) == 5
 
-    stats = assay("cache", "stats", "--cache-dir", str(cache), "--json")
-    assert stats.returncode == 0, stats.stderr
+    stats, cleared = invoke_in_one_process(  # in turn, in one process
+        [
+            Command(("cache", "stats", "--cache-dir", str(cache), "--json")),
+            Command(("cache", "clear", "--cache-dir", str(cache))),
+        ]
+    )
+    assert stats.code == 0, stats.stderr
     assert json.loads(stats.stdout)["replies"] == 4
-    cleared = assay("cache", "clear", "--cache-dir", str(cache))
-    assert cleared.returncode == 0
+    assert cleared.code == 0
     assert "dropped 4 replies" in cleared.stdout
 
 
 def test_replay_without_a_cache_or_with_recorded_answers_is_a_usage_error(tmp_path: Path) -> None:
     suite = write_suite(tmp_path / "suite.jsonl", list(QUESTIONS))
     empty = tmp_path / "nothing"
-    proc = assay("run", str(suite), "-g", "true-false", "--target-url", "http://127.0.0.1:9/x", "--replay",
-                 "--cache-dir", str(empty))  # fmt: skip
-    assert proc.returncode == 2
-    assert "no reply cache" in proc.stderr
-    assert not empty.exists()
     answers = tmp_path / "answers.jsonl"
     answers.write_text("".join(json.dumps({"agent_response": "yes"}) + "\n" for _ in QUESTIONS))
-    proc = assay("run", str(suite), "-g", "true-false", "--responses", str(answers), "--cache")
-    assert proc.returncode == 2
-    assert "--responses" in proc.stderr
-    proc = assay("cache", "stats", "--cache-dir", str(empty))
-    assert proc.returncode == 2
-    assert "no reply cache" in proc.stderr
+    replay, recorded, stats = invoke_in_one_process(  # three refusals, one process
+        [
+            Command(("run", str(suite), "-g", "true-false", "--target-url", "http://127.0.0.1:9/x",
+                     "--replay", "--cache-dir", str(empty))),
+            Command(("run", str(suite), "-g", "true-false", "--responses", str(answers), "--cache")),
+            Command(("cache", "stats", "--cache-dir", str(empty))),
+        ]
+    )  # fmt: skip
+    assert replay.code == 2
+    assert "no reply cache" in replay.stderr
+    assert not empty.exists()
+    assert recorded.code == 2
+    assert "--responses" in recorded.stderr
+    assert stats.code == 2
+    assert "no reply cache" in stats.stderr
 
 
 def test_the_agents_tokens_are_summed_and_kept_per_case(tmp_path: Path) -> None:

@@ -1,4 +1,8 @@
-"""The grader commands of the ``assay`` CLI, run as a real process."""
+"""The grader commands of the ``assay`` CLI, run as a real process.
+
+A test of several commands, and the refusals of one parametrized test, run in one process
+(tests/support/cli_batch.py): one start-up for them all.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.cli import Invoked
+from tests.support.cli_batch import Command, invoke_in_one_process
 from tests.support.semantic import require_semantic_extra, shadow_model_package
 
 ASSAY = [sys.executable, "-m", "assay.cli"]
@@ -35,22 +41,36 @@ def test_grade_failure_exits_one() -> None:
     assert json.loads(proc.stdout)["details"]["reason"] == "Expected true but got false"
 
 
-@pytest.mark.parametrize(
-    ("args", "message"),
-    [
-        (
-            ["-g", "nope"],
-            "Grader not found: no grader has the id 'nope' (registered: string-match, true-false",
-        ),
-        (["-g", "truefalse"], "no grader has the id 'truefalse' (did you mean 'true-false'? registered: "),
-        (["-g", "true-false", "--config", "{bad"], "not valid JSON"),
-        (["-g", "true-false", "--config", "[1]"], "must be a JSON object"),
-        (["-g", "true-false", "--config", '{"case_sensitve": true}'], "case_sensitve"),
-    ],
-)
-def test_grade_usage_errors_are_one_line_exit_two(args: list[str], message: str) -> None:
-    proc = run("grade", *args, "-e", "true", "-r", "yes")
-    assert proc.returncode == 2
+def run_each(*commands: list[str]) -> list[Invoked]:
+    """What each command did, all in one process."""
+    return invoke_in_one_process([Command(tuple(args)) for args in commands])
+
+
+GRADE_USAGE_ERRORS = [
+    (
+        ["-g", "nope"],
+        "Grader not found: no grader has the id 'nope' (registered: string-match, true-false",
+    ),
+    (["-g", "truefalse"], "no grader has the id 'truefalse' (did you mean 'true-false'? registered: "),
+    (["-g", "true-false", "--config", "{bad"], "not valid JSON"),
+    (["-g", "true-false", "--config", "[1]"], "must be a JSON object"),
+    (["-g", "true-false", "--config", '{"case_sensitve": true}'], "case_sensitve"),
+]
+
+
+@pytest.fixture(scope="module")
+def grade_refusals() -> dict[str, Invoked]:
+    """``assay grade`` with each of GRADE_USAGE_ERRORS, in one process; by its arguments, joined."""
+    ran = run_each(*(["grade", *args, "-e", "true", "-r", "yes"] for args, _ in GRADE_USAGE_ERRORS))
+    return {" ".join(args): proc for (args, _), proc in zip(GRADE_USAGE_ERRORS, ran, strict=True)}
+
+
+@pytest.mark.parametrize(("args", "message"), GRADE_USAGE_ERRORS)
+def test_grade_usage_errors_are_one_line_exit_two(
+    grade_refusals: dict[str, Invoked], args: list[str], message: str
+) -> None:
+    proc = grade_refusals[" ".join(args)]
+    assert proc.code == 2
     assert message in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
     assert "Traceback" not in proc.stderr
@@ -156,10 +176,13 @@ def test_grade_file_jsonl_carries_fields_and_reports_bad_rows(tmp_path: Path) ->
 def test_grade_file_gate_counts_unreadable_rows_as_failed(tmp_path: Path) -> None:
     good = '{"agent_response": "yes", "expected_output": "true"}\n'
     source = write(tmp_path / "bad.jsonl", good * 3 + "{broken\n" * 4)
-    proc = run("grade-file", str(source), "-g", "true-false", "--min-pass-rate", "0.5")
-    assert proc.returncode == 1  # 3 of 7 = 42.86 %, not 100 % of the 3 readable rows
+    proc, lower = run_each(
+        ["grade-file", str(source), "-g", "true-false", "--min-pass-rate", "0.5"],
+        ["grade-file", str(source), "-g", "true-false", "--min-pass-rate", "0.4"],
+    )
+    assert proc.code == 1  # 3 of 7 = 42.86 %, not 100 % of the 3 readable rows
     assert "pass rate 42.86% is below the gate 50.00%" in proc.stderr
-    assert run("grade-file", str(source), "-g", "true-false", "--min-pass-rate", "0.4").returncode == 0
+    assert lower.code == 0
 
 
 def test_grade_file_without_rows_does_not_pass(tmp_path: Path) -> None:
@@ -183,24 +206,43 @@ def test_grade_file_csv_to_stdout_and_gate(tmp_path: Path) -> None:
 
 def test_grade_file_string_match_with_config(tmp_path: Path) -> None:
     source = write(tmp_path / "a.jsonl", '{"agent_response": "Paris", "expected_output": "paris"}\n')
-    ok = run("grade-file", str(source), "-g", "string-match", "--min-pass-rate", "1")
-    assert ok.returncode == 0
-    strict = run("grade-file", str(source), "-g", "string-match", "-c", '{"case_sensitive": true}')
+    ok, strict = run_each(
+        ["grade-file", str(source), "-g", "string-match", "--min-pass-rate", "1"],
+        ["grade-file", str(source), "-g", "string-match", "-c", '{"case_sensitive": true}'],
+    )
+    assert ok.code == 0
     assert json.loads(strict.stdout)["passed"] is False
 
 
-@pytest.mark.parametrize(
-    ("args", "message"),
-    [
-        (["missing.jsonl", "-g", "true-false"], "cannot read missing.jsonl"),
-        (["{file}", "-g", "true-false", "-c", "{"], "not valid JSON"),
-        (["{file}", "-g", "true-false", "--min-pass-rate", "2"], "between 0 and 1"),
-    ],
-)
-def test_grade_file_errors_are_one_line(tmp_path: Path, args: list[str], message: str) -> None:
-    source = write(tmp_path / "a.jsonl", '{"agent_response": "yes", "expected_output": "true"}\n')
-    proc = run("grade-file", *[arg.replace("{file}", str(source)) for arg in args])
-    assert proc.returncode == 2
+GRADE_FILE_ERRORS = [
+    (["missing.jsonl", "-g", "true-false"], "cannot read missing.jsonl"),
+    (["{file}", "-g", "true-false", "-c", "{"], "not valid JSON"),
+    (["{file}", "-g", "true-false", "--min-pass-rate", "2"], "between 0 and 1"),
+]
+
+
+@pytest.fixture(scope="module")
+def grade_file_refusals(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Invoked]:
+    """``assay grade-file`` with each of GRADE_FILE_ERRORS, in one process; by its arguments, joined."""
+    source = write(
+        tmp_path_factory.mktemp("grade-file") / "a.jsonl",
+        '{"agent_response": "yes", "expected_output": "true"}\n',
+    )
+    ran = run_each(
+        *(
+            ["grade-file", *[arg.replace("{file}", str(source)) for arg in args]]
+            for args, _ in GRADE_FILE_ERRORS
+        )
+    )
+    return {" ".join(args): proc for (args, _), proc in zip(GRADE_FILE_ERRORS, ran, strict=True)}
+
+
+@pytest.mark.parametrize(("args", "message"), GRADE_FILE_ERRORS)
+def test_grade_file_errors_are_one_line(
+    grade_file_refusals: dict[str, Invoked], args: list[str], message: str
+) -> None:
+    proc = grade_file_refusals[" ".join(args)]
+    assert proc.code == 2
     assert message in proc.stderr
     assert "Traceback" not in proc.stderr
 
@@ -216,13 +258,16 @@ def test_grade_file_reads_escaped_nul_and_lone_surrogates(tmp_path: Path) -> Non
 
 
 def test_a_preset_fills_the_config_and_a_wrong_one_lists_the_presets() -> None:
-    assert run("grade", "-g", "true-false", "-e", "true", "-r", "ja").returncode == 1
-    german = run("grade", "-g", "true-false", "--preset", "german", "-e", "true", "-r", "ja")
-    assert german.returncode == 0, german.stderr
-    wrong = run("grade", "-g", "true-false", "--preset", "klingon", "-e", "true", "-r", "ja")
-    assert wrong.returncode == 2
+    plain, german, wrong, both = run_each(
+        ["grade", "-g", "true-false", "-e", "true", "-r", "ja"],
+        ["grade", "-g", "true-false", "--preset", "german", "-e", "true", "-r", "ja"],
+        ["grade", "-g", "true-false", "--preset", "klingon", "-e", "true", "-r", "ja"],
+        ["grade", "-g", "true-false", "-p", "german", "-c", "{}", "-e", "true", "-r", "ja"],
+    )
+    assert plain.code == 1
+    assert german.code == 0, german.stderr
+    assert wrong.code == 2
     assert "german" in wrong.stderr
     assert "klingon" in wrong.stderr
-    both = run("grade", "-g", "true-false", "-p", "german", "-c", "{}", "-e", "true", "-r", "ja")
-    assert both.returncode == 2
+    assert both.code == 2
     assert "not both" in both.stderr

@@ -1,7 +1,10 @@
 """Cost and latency from the CLI, as real processes: ``assay run`` prints the agent's and the judge's cost
 apart and gates on them (``--max-cost-usd``...), ``assay eval`` reads ``prices:`` and the cost and latency
 ``gates``; an unknown cost holds no gate. The agent and the judge are real servers on loopback that say what
-they spent (the agent: the input's and the answer's lengths; the judge: 100 and 20 tokens a call)."""
+they spent (the agent: the input's and the answer's lengths; the judge: 100 and 20 tokens a call).
+
+A test of several commands runs them in one process (tests/support/cli_batch.py): one start-up for them all.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +19,8 @@ from pathlib import Path
 import pytest
 
 from tests.support.agent_server import USAGE_MODEL, AgentBehaviour, AgentServer
+from tests.support.cli import Invoked
+from tests.support.cli_batch import Command, invoke_in_one_process
 from tests.support.judge_server import JudgeServer
 from tests.support.results import read_results
 
@@ -34,6 +39,17 @@ def assay(*args: str, prices: object = PRICES) -> subprocess.CompletedProcess[st
     if prices is not None:
         env["ASSAY_PRICES"] = prices if isinstance(prices, str) else json.dumps(prices)
     return subprocess.run([*ASSAY, *args], capture_output=True, text=True, timeout=60, check=False, env=env)
+
+
+def priced(*args: str, prices: object = PRICES) -> Command:
+    """``assay ARGS`` with ``prices`` as ASSAY_PRICES (unset when ``None``), for :func:`assay_each`."""
+    value = prices if prices is None or isinstance(prices, str) else json.dumps(prices)
+    return Command(args, {"ASSAY_PRICES": value})
+
+
+def assay_each(*commands: Command) -> list[Invoked]:
+    """What each command did, all in one process."""
+    return invoke_in_one_process(commands)
 
 
 @pytest.fixture(scope="module")
@@ -78,28 +94,32 @@ def test_run_prints_the_agents_and_the_judges_cost_apart_and_keeps_the_judges_sp
 def test_run_gates_on_cost_and_latency(tmp_path: Path, servers: tuple[AgentServer, JudgeServer]) -> None:
     args = run_args(tmp_path, servers)
     total = AGENT_USD + JUDGE_USD
-    held = assay(*args, "--max-cost-usd", str(total), "--max-latency-p95-ms", "60000")
-    assert held.returncode == 0, held.stderr
+    held, missed, per_case, slow = assay_each(
+        priced(*args, "--max-cost-usd", str(total), "--max-latency-p95-ms", "60000"),
+        priced(*args, "--max-cost-usd", str(total - Decimal("0.000001"))),
+        priced(*args, "--max-cost-per-case-usd", "0.000001"),
+        priced(*args, "--max-latency-p95-ms", "0.001"),
+    )
+    assert held.code == 0, held.stderr
     assert f"gate cost: ${total:.6f}, at most ${total:.6f}: held" in held.stderr
-    missed = assay(*args, "--max-cost-usd", str(total - Decimal("0.000001")))
-    assert missed.returncode == 1, missed.stderr
+    assert missed.code == 1, missed.stderr
     assert "gate cost:" in missed.stderr
     assert "MISSED" in missed.stderr
-    per_case = assay(*args, "--max-cost-per-case-usd", "0.000001")
-    assert per_case.returncode == 1
-    slow = assay(*args, "--max-latency-p95-ms", "0.001")
-    assert slow.returncode == 1
+    assert per_case.code == 1
+    assert slow.code == 1
     assert "gate latency p95:" in slow.stderr
 
 
 def test_an_unknown_cost_holds_no_gate(tmp_path: Path, servers: tuple[AgentServer, JudgeServer]) -> None:
     args = run_args(tmp_path, servers)
-    unpriced = assay(*args, "--max-cost-usd", "1000", prices=None)
-    assert unpriced.returncode == 1, unpriced.stderr
+    unpriced, judge_unpriced = assay_each(
+        priced(*args, "--max-cost-usd", "1000", prices=None),
+        priced(*args, "--max-cost-usd", "1000", prices={USAGE_MODEL: PRICES[USAGE_MODEL]}),
+    )
+    assert unpriced.code == 1, unpriced.stderr
     assert "cost: unknown (no price table" in unpriced.stderr
     assert "an unknown cost holds no gate" in unpriced.stderr
-    judge_unpriced = assay(*args, "--max-cost-usd", "1000", prices={USAGE_MODEL: PRICES[USAGE_MODEL]})
-    assert judge_unpriced.returncode == 1
+    assert judge_unpriced.code == 1
     assert "2 cases of unknown cost" in judge_unpriced.stderr
     assert cost_row(judge_unpriced.stderr, "judge") == ["judge", "unknown", "2"]
 
@@ -108,11 +128,15 @@ def test_bad_prices_and_amounts_are_usage_errors(
     tmp_path: Path, servers: tuple[AgentServer, JudgeServer]
 ) -> None:
     args = run_args(tmp_path, servers)
-    assert assay(*args, prices="{not json").returncode == 2
-    negative = assay(*args, prices={"m": {"input_per_million": -1, "output_per_million": 0}})
-    assert negative.returncode == 2
+    not_json, negative, lots = assay_each(
+        priced(*args, prices="{not json"),
+        priced(*args, prices={"m": {"input_per_million": -1, "output_per_million": 0}}),
+        priced(*args, "--max-cost-usd", "lots"),
+    )
+    assert not_json.code == 2
+    assert negative.code == 2
     assert "ASSAY_PRICES is not a price table" in negative.stderr
-    assert assay(*args, "--max-cost-usd", "lots").returncode == 2
+    assert lots.code == 2
 
 
 def test_eval_reads_prices_and_cost_gates_from_its_file(
@@ -124,8 +148,8 @@ def test_eval_reads_prices_and_cost_gates_from_its_file(
     )
     total = AGENT_USD + JUDGE_USD
 
-    def eval_file(max_cost: Decimal) -> Path:
-        path = tmp_path / "assay.yaml"
+    def eval_file(max_cost: Decimal, name: str) -> Path:
+        path = tmp_path / name
         path.write_text(
             "suites: [suite.jsonl]\n"
             f"target: {{type: http, url: '{agent.url}/answer', max_attempts: 1}}\n"
@@ -137,10 +161,12 @@ def test_eval_reads_prices_and_cost_gates_from_its_file(
         )
         return path
 
-    held = assay("eval", str(eval_file(total)), prices=None)
-    assert held.returncode == 0, held.stderr
+    held, missed = assay_each(
+        priced("eval", str(eval_file(total, "assay.yaml")), prices=None),
+        priced("eval", str(eval_file(total / 2, "stricter.yaml")), prices=None),
+    )
+    assert held.code == 0, held.stderr
     assert f"gate cost: ${total:.6f}, at most ${total:.6f}: held" in held.stderr
     assert "gate latency p95:" in held.stderr
-    missed = assay("eval", str(eval_file(total / 2)), prices=None)
-    assert missed.returncode == 1, missed.stderr
+    assert missed.code == 1, missed.stderr
     assert "1 of 2 gates missed" in missed.stderr

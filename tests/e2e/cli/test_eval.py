@@ -1,5 +1,9 @@
 """``assay eval`` as a real process: ``assay init && assay eval`` on a fresh folder, the 105-case support
-agent suite graded in one run with its gates, and configuration errors as exit 2 with one clear line."""
+agent suite graded in one run with its gates, and configuration errors as exit 2 with one clear line.
+
+The runs of the support suite, and the configuration errors, each run in one process for the module
+(tests/support/cli_batch.py): one start-up for them all.
+"""
 
 from __future__ import annotations
 
@@ -9,10 +13,13 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from tests.support.cli import Invoked
+from tests.support.cli_batch import Command, invoke_in_one_process
 from tests.support.results import read_results
 
 ASSAY = [sys.executable, "-m", "assay.cli"]
@@ -51,17 +58,54 @@ def test_init_into_a_folder_then_eval_by_its_path(tmp_path: Path) -> None:
     assert (tmp_path / "starter" / "results.jsonl").is_file()
 
 
-@pytest.fixture
-def support(tmp_path: Path) -> Path:
-    """The 105-case support eval, copied (its outputs are written beside its assay.yaml)."""
-    folder = tmp_path / "support"
+def support_copy(folder: Path, change: tuple[str, str] | None = None) -> Path:
+    """The 105-case support eval copied to ``folder`` (its outputs are written beside its assay.yaml), its
+    assay.yaml changed by ``change`` (what to replace, by what) once."""
     shutil.copytree(SUPPORT, folder)
+    if change is not None:
+        text = (folder / "assay.yaml").read_text()
+        assert change[0] in text
+        (folder / "assay.yaml").write_text(text.replace(change[0], change[1], 1))
     return folder
 
 
-def test_the_105_case_support_suite_is_graded_in_one_eval_with_its_gates(support: Path) -> None:
-    ran = assay("eval", cwd=support)
-    assert ran.returncode == 0, ran.stderr
+@dataclass(frozen=True)
+class Ran:
+    """What ``assay eval`` did in a copy of the support eval."""
+
+    folder: Path
+    proc: Invoked
+
+
+def eval_each(folders: list[Path], *args: list[str]) -> list[Ran]:
+    """``assay eval ARGS`` in each folder, all in one process."""
+    commands = [
+        Command(("eval", *extra), cwd=str(folder)) for folder, extra in zip(folders, args, strict=True)
+    ]
+    return [Ran(folder, proc) for folder, proc in zip(folders, invoke_in_one_process(commands), strict=True)]
+
+
+@pytest.fixture(scope="module")
+def support_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Ran]:
+    """The support eval as designed, with a too strict gate, and filtered to one language with another
+    output; by name."""
+    root = tmp_path_factory.mktemp("support")
+    strict = ("value: fr, min_pass_rate: 0.7}", "value: fr, min_pass_rate: 0.8}")
+    folders = {
+        "designed": support_copy(root / "designed"),
+        "strict": support_copy(root / "strict", strict),
+        "filtered": support_copy(root / "filtered"),
+    }
+    filtered = ["--filter", "lang=de", "--output", str(root / "de.jsonl")]
+    ran = eval_each(list(folders.values()), [], [], filtered)
+    return dict(zip(folders, ran, strict=True))
+
+
+def test_the_105_case_support_suite_is_graded_in_one_eval_with_its_gates(
+    support_runs: dict[str, Ran],
+) -> None:
+    support, ran = support_runs["designed"].folder, support_runs["designed"].proc
+    assert ran.code == 0, ran.stderr
     designed: dict[str, str] = json.loads((support / "designed.json").read_text())
     results = read_results(support / "results.jsonl")
     verdicts = {
@@ -93,57 +137,62 @@ def test_the_105_case_support_suite_is_graded_in_one_eval_with_its_gates(support
     assert len([case for case in testsuite.iter("testcase") if case.find("failure") is not None]) == 16
 
 
-def test_a_too_strict_gate_exits_1_naming_it(support: Path) -> None:
-    text = (support / "assay.yaml").read_text()
-    (support / "assay.yaml").write_text(
-        text.replace("value: fr, min_pass_rate: 0.7}", "value: fr, min_pass_rate: 0.8}")
-    )
-    ran = assay("eval", cwd=support)
-    assert ran.returncode == 1, ran.stderr
+def test_a_too_strict_gate_exits_1_naming_it(support_runs: dict[str, Ran]) -> None:
+    ran = support_runs["strict"].proc
+    assert ran.code == 1, ran.stderr
     lines = ran.stderr.splitlines()
     assert "gate lang=fr: 11/15 passed (73.33%), needs 80.00%: MISSED" in lines
     assert lines[-1] == "1 of 12 gates missed"
 
 
-def test_filter_and_output_options_override_the_file(support: Path, tmp_path: Path) -> None:
-    out = tmp_path / "de.jsonl"
-    ran = assay("eval", "--filter", "lang=de", "--output", str(out), cwd=support)
-    assert ran.returncode == 1  # the other languages' gates see no case: missed
+def test_filter_and_output_options_override_the_file(support_runs: dict[str, Ran]) -> None:
+    support, ran = support_runs["filtered"].folder, support_runs["filtered"].proc
+    out = support.parent / "de.jsonl"
+    assert ran.code == 1  # the other languages' gates see no case: missed
     assert len(read_results(out)) == 15
     assert "gate lang=de: 12/15 passed (80.00%), needs 80.00%: held" in ran.stderr.splitlines()
     assert "gate lang=en: 0/0 passed (no case), needs 85.00%: MISSED" in ran.stderr.splitlines()
     assert not (support / "results.jsonl").exists()
 
 
+CONFIGURATION_ERRORS = [
+    (
+        ("concurrency: 4", "concurency: 4"),
+        "error: assay.yaml line 39: unknown key 'concurency' (did you mean 'concurrency'?)",
+    ),
+    (
+        ("  - suite.jsonl", "  - missing.jsonl"),
+        "error: assay.yaml line 6: the suite file missing.jsonl does not exist",
+    ),
+    (
+        ("id: string-match", "id: string-macth"),
+        "error: assay.yaml line 14: no grader has the id 'string-macth' (did you mean 'string-match'?",
+    ),
+    (
+        ("min_pass_rate: 0.8\n", "min_pass_rate: eighty\n"),
+        "error: assay.yaml line 46: gates.min_pass_rate",
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def refused(tmp_path_factory: pytest.TempPathFactory) -> list[Ran]:
+    """``assay eval`` on the support eval with each change of CONFIGURATION_ERRORS, in one process."""
+    root = tmp_path_factory.mktemp("refused")
+    folders = [support_copy(root / str(n), change) for n, (change, _) in enumerate(CONFIGURATION_ERRORS)]
+    return eval_each(folders, *([] for _ in folders))
+
+
 @pytest.mark.parametrize(
-    ("change", "first_line"),
-    [
-        (
-            ("concurrency: 4", "concurency: 4"),
-            "error: assay.yaml line 39: unknown key 'concurency' (did you mean 'concurrency'?)",
-        ),
-        (
-            ("  - suite.jsonl", "  - missing.jsonl"),
-            "error: assay.yaml line 6: the suite file missing.jsonl does not exist",
-        ),
-        (
-            ("id: string-match", "id: string-macth"),
-            "error: assay.yaml line 14: no grader has the id 'string-macth' (did you mean 'string-match'?",
-        ),
-        (
-            ("min_pass_rate: 0.8\n", "min_pass_rate: eighty\n"),
-            "error: assay.yaml line 46: gates.min_pass_rate",
-        ),
-    ],
+    ("index", "first_line"),
+    [(n, first_line) for n, (_, first_line) in enumerate(CONFIGURATION_ERRORS)],
+    ids=["typo", "missing suite", "unknown grader", "not a number"],
 )
 def test_a_configuration_error_exits_2_with_its_line_and_runs_nothing(
-    support: Path, change: tuple[str, str], first_line: str
+    refused: list[Ran], index: int, first_line: str
 ) -> None:
-    text = (support / "assay.yaml").read_text()
-    assert change[0] in text
-    (support / "assay.yaml").write_text(text.replace(change[0], change[1], 1))
-    ran = assay("eval", cwd=support)
-    assert ran.returncode == 2, ran.stderr
+    support, ran = refused[index].folder, refused[index].proc
+    assert ran.code == 2, ran.stderr
     assert ran.stderr.startswith(first_line), ran.stderr
     assert "Traceback" not in ran.stderr
     assert not (support / "results.jsonl").exists()
@@ -162,13 +211,14 @@ def test_the_preflight_refuses_a_case_its_grader_can_never_pass_unless_allowed(t
     (tmp_path / "answers.jsonl").write_text('{"agent_response": "yes"}\n{"agent_response": "yes"}\n')
     text = "suites: [suite.jsonl]\ntarget: {type: responses, path: answers.jsonl}\ngrader: {id: true-false}\n"
     (tmp_path / "assay.yaml").write_text(text)
-    refused = assay("eval", cwd=tmp_path)
-    assert refused.returncode == 2
+    (tmp_path / "allowed.yaml").write_text(text + "allow_invalid_expected: true\n")
+    refused, ran = invoke_in_one_process(
+        [Command(("eval",), cwd=str(tmp_path)), Command(("eval", "allowed.yaml"), cwd=str(tmp_path))]
+    )
+    assert refused.code == 2
     assert "case #2" in refused.stderr
     assert "Traceback" not in refused.stderr
-    (tmp_path / "assay.yaml").write_text(text + "allow_invalid_expected: true\n")
-    ran = assay("eval", cwd=tmp_path)
-    assert ran.returncode == 1  # ran: case #2 cannot pass, and without gates every case must
+    assert ran.code == 1  # ran: case #2 cannot pass, and without gates every case must
     assert "1 of 2 did not pass" in ran.stderr
 
 

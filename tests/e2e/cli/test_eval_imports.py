@@ -1,21 +1,20 @@
 """Round trips: a file from another tool imported (``assay import``), then ``assay eval`` over the imported
 suite with recorded answers, gives every case the verdict an equivalent hand-written ``assay.yaml`` and suite
 give it (tests/data/eval/roundtrip/<format>/: the source, ``hand.yaml`` + ``hand.jsonl``, ``imported.yaml``,
-the answers)."""
+the answers). The import and the two evals of a round trip run in turn in one process
+(tests/support/cli_batch.py)."""
 
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.support.cli_batch import Command, invoke_in_one_process
 from tests.support.results import read_results
 
-ASSAY = [sys.executable, "-m", "assay.cli"]
 DATA = Path(__file__).resolve().parents[2] / "data"
 ROUND_TRIP = DATA / "eval" / "roundtrip"
 IMPORTS = DATA / "imports"
@@ -44,10 +43,6 @@ EXPECTED_PASSES = {
 """What the answers were written to get, case by case (so that agreeing on nothing cannot pass)."""
 
 
-def assay(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*ASSAY, *args], capture_output=True, text=True, timeout=120, check=False, cwd=cwd)
-
-
 def verdicts(path: Path) -> list[tuple[Any, ...]]:
     """Each case's verdict in case order: passed, status, and each assertion's (names aside: the import
     names them after the source's checks)."""
@@ -69,15 +64,16 @@ def test_import_then_eval_gives_the_verdicts_of_the_hand_written_eval(
     folder = tmp_path / source_format
     shutil.copytree(ROUND_TRIP / source_format, folder)
     source, options = SOURCES[source_format]
-    imported = assay(
+    importing = (
         "import", str(source), "--from", FORMATS.get(source_format, source_format), *options,
-        "-o", "imported.jsonl", cwd=folder,
+        "-o", "imported.jsonl",
     )  # fmt: skip
-    assert imported.returncode == 0, imported.stderr
-    by_import = assay("eval", "imported.yaml", cwd=folder)
-    assert by_import.returncode == 0, by_import.stderr
-    by_hand = assay("eval", "hand.yaml", cwd=folder)
-    assert by_hand.returncode == 0, by_hand.stderr
+    imported, by_import, by_hand = invoke_in_one_process(  # in turn, in one process
+        [Command(importing), Command(("eval", "imported.yaml")), Command(("eval", "hand.yaml"))], cwd=folder
+    )
+    assert imported.code == 0, imported.stderr
+    assert by_import.code == 0, by_import.stderr
+    assert by_hand.code == 0, by_hand.stderr
     found = verdicts(folder / "imported-results.jsonl")
     assert found == verdicts(folder / "hand-results.jsonl")
     assert [passed for passed, _, _ in found] == EXPECTED_PASSES[source_format]

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.support.cli_batch import Command, invoke_in_one_process
+
 DATA = Path(__file__).resolve().parents[2] / "data" / "imports"
 ASSAY = [sys.executable, "-m", "assay.cli"]
 
@@ -96,13 +98,14 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
             "error: --prompt is for --from promptfoo",
         ),
     ]
-    for args, start in cases:
-        proc = assay(*args)
-        assert proc.returncode == 2, proc.stderr
-        assert proc.stderr.startswith(start), proc.stderr
-        assert "Traceback" not in proc.stderr
-    proc = assay("import", str(broken), "--from", "langfuse")
-    assert proc.returncode == 2
+    *refused, proc = invoke_in_one_process(  # in one process
+        [*(Command(tuple(args)) for args, _ in cases), Command(("import", str(broken), "--from", "langfuse"))]
+    )
+    for (_, start), ran in zip(cases, refused, strict=True):
+        assert ran.code == 2, ran.stderr
+        assert ran.stderr.startswith(start), ran.stderr
+        assert "Traceback" not in ran.stderr
+    assert proc.code == 2
     assert "'langfuse' is not one of" in proc.stderr
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.agent_server import AgentBehaviour, AgentServer
+from tests.support.cli_batch import Command, invoke_in_one_process
 from tests.support.results import read_results
 
 ASSAY = [sys.executable, "-m", "assay.cli"]
@@ -118,23 +119,15 @@ def test_gates_per_case_and_on_pass_hat_k_can_miss(folder: Path) -> None:
 def test_k_past_the_repeats_and_repeats_of_recorded_answers_are_refused(folder: Path) -> None:
     text = (folder / "assay.yaml").read_text().replace(f"repeats: {REPEATS}", "repeats: 3")
     (folder / "assay.yaml").write_text(text)
-    ran = assay("eval", cwd=folder)
-    assert ran.returncode == 2
-    assert "past repeats (3)" in ran.stderr
     answers = [json.dumps({"number": n, "agent_response": "right"}) + "\n" for n in range(1, CASES + 1)]
     (folder / "answers.jsonl").write_text("".join(answers))
-    recorded = assay(
-        "run",
-        "suite.jsonl",
-        "-g",
-        "string-match",
-        "--responses",
-        "answers.jsonl",
-        "--repeats",
-        "2",
-        cwd=folder,
+    recording = ("run", "suite.jsonl", "-g", "string-match", "--responses", "answers.jsonl", "--repeats", "2")
+    ran, recorded = invoke_in_one_process(  # two refusals, one process
+        [Command(("eval",)), Command(recording)], cwd=folder
     )
-    assert recorded.returncode == 2
+    assert ran.code == 2
+    assert "past repeats (3)" in ran.stderr
+    assert recorded.code == 2
     assert "repeats need an agent" in recorded.stderr
 
 
@@ -164,9 +157,14 @@ def test_a_run_with_repeats_resumes_each_case_and_repeat_once(folder: Path, agen
     assert Counter((r["number"], r.get("repeat", 0)) for r in results) == {
         (n, r): 1 for n in range(1, CASES + 1) for r in range(3)
     }
-    other = assay(*args[:-1], "2", "-o", "out.jsonl", "--resume", cwd=folder)
-    assert other.returncode == 2
+    other, pushed = invoke_in_one_process(  # two refusals, one process
+        [
+            Command((*args[:-1], "2", "-o", "out.jsonl", "--resume")),
+            Command(("push", "out.jsonl", "--server", "http://127.0.0.1:9")),
+        ],
+        cwd=folder,
+    )
+    assert other.code == 2
     assert "it asked each case 3 time(s), this run 2" in " ".join(other.stderr.split())
-    pushed = assay("push", "out.jsonl", "--server", "http://127.0.0.1:9", cwd=folder)
-    assert pushed.returncode == 2  # refused before any connection: a push cannot store repeats yet
+    assert pushed.code == 2  # refused before any connection: a push cannot store repeats yet
     assert "holds a run with repeats (3)" in pushed.stderr

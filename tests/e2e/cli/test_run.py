@@ -1,4 +1,7 @@
-"""``assay run`` as a real process: recorded answers, a loopback HTTP agent, Python and shell targets."""
+"""``assay run`` as a real process: recorded answers, a loopback HTTP agent, Python and shell targets.
+
+A test of several commands runs them in one process (tests/support/cli_batch.py): one start-up for them all.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +14,8 @@ from pathlib import Path
 import pytest
 
 from tests.support.agent_server import AgentBehaviour, AgentServer, Fault
+from tests.support.cli import Invoked
+from tests.support.cli_batch import Command, invoke_in_one_process
 from tests.support.results import read_results
 
 ASSAY = [sys.executable, "-m", "assay.cli"]
@@ -28,9 +33,12 @@ def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]
     )
 
 
-@pytest.fixture
-def suite(tmp_path: Path) -> Path:
-    path = tmp_path / "bools.jsonl"
+def run_each(*commands: list[str]) -> list[Invoked]:
+    """What each ``assay run`` did, all in one process."""
+    return invoke_in_one_process([Command(("run", *args)) for args in commands])
+
+
+def write_suite(path: Path) -> Path:
     path.write_text(
         "".join(
             json.dumps({"id": f"c{n}", "input": i, "expected_output": e}) + "\n"
@@ -38,6 +46,11 @@ def suite(tmp_path: Path) -> Path:
         )
     )
     return path
+
+
+@pytest.fixture
+def suite(tmp_path: Path) -> Path:
+    return write_suite(tmp_path / "bools.jsonl")
 
 
 def test_off_a_terminal_the_summary_is_plain_aligned_text(suite: Path, tmp_path: Path) -> None:
@@ -155,16 +168,30 @@ def test_python_callable_and_shell_command(suite: Path, tmp_path: Path) -> None:
     assert proc.stdout.strip() == "0/4 passed"
 
 
-@pytest.mark.parametrize("targets", [[], ["--command", "cat", "--python", "m:f"]])
-def test_exactly_one_target(suite: Path, targets: list[str]) -> None:
-    proc = run(str(suite), "-g", "true-false", *targets)
-    assert proc.returncode == 2
+TARGETS = [[], ["--command", "cat", "--python", "m:f"]]
+
+
+@pytest.fixture(scope="module")
+def target_refusals(tmp_path_factory: pytest.TempPathFactory) -> list[Invoked]:
+    """``assay run`` with each of TARGETS, in one process."""
+    suite = write_suite(tmp_path_factory.mktemp("targets") / "bools.jsonl")
+    return run_each(*([str(suite), "-g", "true-false", *targets] for targets in TARGETS))
+
+
+@pytest.mark.parametrize("index", range(len(TARGETS)), ids=["none", "two"])
+def test_exactly_one_target(target_refusals: list[Invoked], index: int) -> None:
+    proc = target_refusals[index]
+    assert proc.code == 2
     assert "exactly one target" in proc.stderr
 
 
 def test_unknown_grader_and_missing_file(suite: Path) -> None:
-    assert run(str(suite), "-g", "nope", "--command", "cat").returncode == 2
-    assert run("/no/such/suite.jsonl", "-g", "true-false", "--command", "cat").returncode == 2
+    unknown, missing = run_each(
+        [str(suite), "-g", "nope", "--command", "cat"],
+        ["/no/such/suite.jsonl", "-g", "true-false", "--command", "cat"],
+    )
+    assert unknown.code == 2
+    assert missing.code == 2
 
 
 def test_csv_and_json_suites_with_metadata(tmp_path: Path) -> None:
@@ -176,13 +203,18 @@ def test_csv_and_json_suites_with_metadata(tmp_path: Path) -> None:
     )
     named = "(os.environ['ASSAY_CASE_NUMBER'], os.environ['ASSAY_CASE_KEY'], os.environ['ASSAY_CASE_ID'])"
     echo = f"{sys.executable} -c \"import os; print('yes' if {named} == ('1', '', '1') else 'no')\""
-    for suite in (csv_suite, json_suite):
-        proc = run(str(suite), "-g", "true-false", "--command", echo, "--min-pass-rate", "1")
-        assert proc.returncode == 0, proc.stderr
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"input": "x"}\nnot json\n')
-    proc = run(str(bad), "-g", "true-false", "--command", "cat")
-    assert proc.returncode == 2
+    *good, proc = run_each(
+        *(
+            [str(suite), "-g", "true-false", "--command", echo, "--min-pass-rate", "1"]
+            for suite in (csv_suite, json_suite)
+        ),
+        [str(bad), "-g", "true-false", "--command", "cat"],
+    )
+    for ran in good:
+        assert ran.code == 0, ran.stderr
+    assert proc.code == 2
     assert "The file has 2 problems: line 1: 'expected_output' is missing" in proc.stderr
 
 
@@ -203,13 +235,15 @@ def test_preflight_names_cases_the_grader_can_never_pass(tmp_path: Path) -> None
     path = tmp_path / "mixed.jsonl"
     rows = [("a", "true"), ("b", "maybe"), ("c", "false"), ("d", "")]
     path.write_text("".join(json.dumps({"input": i, "expected_output": e}) + "\n" for i, e in rows))
-    refused = run(str(path), "-g", "true-false", "--command", "echo yes")
-    assert refused.returncode == 2
+    refused, allowed = run_each(
+        [str(path), "-g", "true-false", "--command", "echo yes"],
+        [str(path), "-g", "true-false", "--command", "echo yes", "--allow-invalid-expected"],
+    )
+    assert refused.code == 2
     assert "2 of 4 cases" in refused.stderr
     assert "case #2: Expected value 'maybe' is not a valid boolean" in refused.stderr
     assert "case #4: Expected value '' is not a valid boolean" in refused.stderr
-    allowed = run(str(path), "-g", "true-false", "--command", "echo yes", "--allow-invalid-expected")
-    assert allowed.returncode == 1, allowed.stderr  # it ran: 1 of 4 passed, and without a gate all must
+    assert allowed.code == 1, allowed.stderr  # it ran: 1 of 4 passed, and without a gate all must
     assert "1/4 passed" in allowed.stdout
 
 
@@ -234,18 +268,19 @@ def test_answers_keyed_from_0_for_a_suite_without_keys_are_refused_naming_their_
     suite = write_rows(
         tmp_path / "plain.jsonl", [{"input": f"q{n}", "expected_output": "true"} for n in range(20)]
     )
-    answers = write_rows(tmp_path / "answers.jsonl", [{"id": n, "agent_response": "yes"} for n in range(20)])
-    proc = run(str(suite), "-g", "true-false", "--responses", str(answers))
-    assert proc.returncode == 2, proc.stderr
+    from_0 = write_rows(tmp_path / "answers.jsonl", [{"id": n, "agent_response": "yes"} for n in range(20)])
+    # numbered from 1, they all land where they belong
+    from_1 = write_rows(
+        tmp_path / "answers-1.jsonl", [{"id": n + 1, "agent_response": "yes"} for n in range(20)]
+    )
+    proc, numbered = run_each(
+        *([str(suite), "-g", "true-false", "--responses", str(answers)] for answers in (from_0, from_1))
+    )
+    assert proc.code == 2, proc.stderr
     stderr = " ".join(proc.stderr.split())
     rule = "the suite's cases have no keys: they are numbered 1 to 20"
     assert f"line 1: id '0' matches no case ({rule})" in stderr
-    # numbered from 1, they all land where they belong
-    answers = write_rows(
-        tmp_path / "answers.jsonl", [{"id": n + 1, "agent_response": "yes"} for n in range(20)]
-    )
-    proc = run(str(suite), "-g", "true-false", "--responses", str(answers))
-    assert (proc.returncode, proc.stdout.strip()) == (0, "20/20 passed"), proc.stderr
+    assert (numbered.code, numbered.stdout.strip()) == (0, "20/20 passed"), numbered.stderr
 
 
 def test_a_suite_with_ids_matches_answers_by_key_whatever_their_order(tmp_path: Path) -> None:
@@ -257,14 +292,16 @@ def test_a_suite_with_ids_matches_answers_by_key_whatever_their_order(tmp_path: 
     rows = [{"id": n, "agent_response": "yes" if e == "true" else "no"} for n, e in enumerate(expected)]
     answers = write_rows(tmp_path / "answers.jsonl", rows[::-1])
     output = tmp_path / "out.jsonl"
-    proc = run(str(suite), "-g", "true-false", "--responses", str(answers), "-o", str(output))
-    assert proc.returncode == 0, proc.stderr
+    # an answer naming no key and one answering a case twice are listed by line, not dropped
+    wrong = write_rows(tmp_path / "wrong.jsonl", [*rows, {"id": 20, "agent_response": "yes"}, rows[3]])
+    matched, proc = run_each(
+        [str(suite), "-g", "true-false", "--responses", str(answers), "-o", str(output)],
+        [str(suite), "-g", "true-false", "--responses", str(wrong)],
+    )
+    assert matched.code == 0, matched.stderr
     lines = read_results(output)
     assert sorted((r["number"], r["key"]) for r in lines)[:2] == [(1, "0"), (2, "1")]
-    # an answer naming no key and one answering a case twice are listed by line, not dropped
-    answers = write_rows(tmp_path / "answers.jsonl", [*rows, {"id": 20, "agent_response": "yes"}, rows[3]])
-    proc = run(str(suite), "-g", "true-false", "--responses", str(answers))
-    assert proc.returncode == 2
+    assert proc.code == 2
     stderr = " ".join(proc.stderr.split())
     assert "line 21: id '20' matches no case (no case of the suite has this key)" in stderr
     assert "line 22: id '3' names a case line 4 already answered" in stderr
@@ -287,17 +324,30 @@ def test_a_suite_file_with_a_key_given_twice_names_both_lines(tmp_path: Path) ->
 def test_test_target_sends_the_first_case_once_and_shows_the_raw_reply_and_the_answer(suite: Path) -> None:
     with AgentServer(AgentBehaviour(answers={"Is water wet?": {"text": "Yes", "n": 1}})) as agent:
         url = f"{agent.url}/answer"
-        proc = run(
-            str(suite),
-            "-g",
-            "true-false",
-            "--target-url",
-            url,
-            "--response-path",
-            "output.text",
-            "--test-target",
+        proc, wrong, down = run_each(
+            [
+                str(suite),
+                "-g",
+                "true-false",
+                "--target-url",
+                url,
+                "--response-path",
+                "output.text",
+                "--test-target",
+            ],
+            [
+                str(suite),
+                "-g",
+                "true-false",
+                "--target-url",
+                url,
+                "--response-path",
+                "answer",
+                "--test-target",
+            ],
+            [str(suite), "-g", "true-false", "--target-url", "http://127.0.0.1:9/", "--test-target"],
         )
-        assert proc.returncode == 0, proc.stderr
+        assert proc.code == 0, proc.stderr
         assert proc.stdout.splitlines() == [
             "case #1 (key c0): Is water wet?",
             f"raw reply (HTTP 200 from {url}; application/json):",
@@ -305,14 +355,11 @@ def test_test_target_sends_the_first_case_once_and_shows_the_raw_reply_and_the_a
             'answer: "Yes"',
             "verdict: pass (match): Expected and actual values match",
         ]
-        assert len(agent.requests) == 1  # one case, once: nothing ran
-        wrong = run(
-            str(suite), "-g", "true-false", "--target-url", url, "--response-path", "answer", "--test-target"
-        )
-        assert wrong.returncode == 2
+        # the first case, once by each command: nothing ran
+        assert [request.input for request in agent.requests] == ["Is water wet?"] * 2
+        assert wrong.code == 2
         assert wrong.stdout.splitlines()[-1] == "answer: none (bad_response: reply has no 'answer')"
-    down = run(str(suite), "-g", "true-false", "--target-url", "http://127.0.0.1:9/", "--test-target")
-    assert down.returncode == 2
+    assert down.code == 2
     assert "raw reply: none (nothing came back)" in down.stdout
     assert "connection refused to http://127.0.0.1:9/" in down.stdout
 

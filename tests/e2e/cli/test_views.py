@@ -1,5 +1,9 @@
-"""``assay history``, ``assay breakdown`` and ``assay failures`` run as real processes on a database that the
-app filled (three recorded runs of one suite), and what they say when the database is not there."""
+"""``assay history``, ``assay breakdown`` and ``assay failures`` on a database that the app filled (three
+recorded runs of one suite), and what they say when the database is not there.
+
+Each command's table is printed by a real process of its own; its other options and its refusals run in one
+more process per test (tests/support/cli_batch.py), where each costs no start-up of its own.
+"""
 
 from __future__ import annotations
 
@@ -19,6 +23,8 @@ from assay.api.app import create_app
 from assay.config import Settings
 from assay.storage.database import MIGRATIONS, create_db_engine
 from tests.factories import wait_until_finished
+from tests.support.cli import Invoked
+from tests.support.cli_batch import Command, invoke_in_one_process
 
 ASSAY = [sys.executable, "-m", "assay.cli"]
 LANGS = ["en"] * 6 + ["fr"] * 4 + ["de"] * 2
@@ -78,10 +84,19 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> Stored:
     return Stored(url, suite_id, case_ids, *ids)
 
 
+# A wide terminal, so that no table cell wraps under the assertions.
+WIDE = {"COLUMNS": "200"}
+
+
 def assay(*args: str, url: str) -> subprocess.CompletedProcess[str]:
-    # A wide terminal, so that no table cell wraps under the assertions.
-    env = {**os.environ, "ASSAY_DATABASE_URL": url, "COLUMNS": "200"}
+    env = {**os.environ, "ASSAY_DATABASE_URL": url, **WIDE}
     return subprocess.run([*ASSAY, *args], capture_output=True, text=True, timeout=60, check=False, env=env)
+
+
+def assay_each(*commands: list[str], url: str) -> list[Invoked]:
+    """What each command did, all run in one process on the database at ``url``."""
+    batch = [Command(tuple(args)) for args in commands]
+    return invoke_in_one_process(batch, env={"ASSAY_DATABASE_URL": url, **WIDE})
 
 
 def rows(stdout: str) -> list[list[str]]:
@@ -102,18 +117,21 @@ def test_history_lists_the_runs_with_the_regression_marked(stored: Stored) -> No
     assert table[0][8] == ""
     assert "3 of 3 completed evaluations" in by_name.stdout
 
-    by_id = assay("history", str(stored.suite_id), "--json", url=stored.url)
+    by_id, newest, other_grader = assay_each(
+        ["history", str(stored.suite_id), "--json"],
+        ["history", "cli views", "--limit", "1", "--json"],
+        ["history", "cli views", "--grader", "string-match"],
+        url=stored.url,
+    )
     data = json.loads(by_id.stdout)
     assert data["suite"] == "cli views"
     assert data["total"] == 3
     assert [point["shift"] for point in data["points"]] == [None, "regression", "improvement"]
     assert data["points"][1]["pass_rate"]["passed"] == 7
 
-    newest = assay("history", "cli views", "--limit", "1", "--json", url=stored.url)
     assert [point["evaluation_id"] for point in json.loads(newest.stdout)["points"]] == [stored.last]
 
-    other_grader = assay("history", "cli views", "--grader", "string-match", url=stored.url)
-    assert other_grader.returncode == 0
+    assert other_grader.code == 0
     assert "has no completed evaluation yet" in other_grader.stderr
 
 
@@ -131,14 +149,16 @@ def test_breakdown_is_worst_first_with_intervals(stored: Stored) -> None:
     assert table[0][1] == "█▒▒▒▒▒▒▒▒▒▒▒▒▒······"  # solid below the interval, shaded across it
     assert "overall 58.3% (7 of 12)" in proc.stdout
 
-    as_json = json.loads(assay("breakdown", str(stored.worse), "-k", "lang", "--json", url=stored.url).stdout)
+    json_run, missing = assay_each(
+        ["breakdown", str(stored.worse), "-k", "lang", "--json"],
+        ["breakdown", str(stored.worse), "--key", "topic"],
+        url=stored.url,
+    )
+    as_json = json.loads(json_run.stdout)
     assert [group["label"] for group in as_json["groups"]] == ["fr", "de", "en"]
     assert as_json["overall"]["total"] == 12
 
-    missing = assay("breakdown", str(stored.worse), "--key", "topic", url=stored.url)
-    assert (
-        missing.returncode == 2
-    )  # a key no case has is a mistake in the command, not a table of "(missing)"
+    assert missing.code == 2  # a key no case has is a mistake in the command, not a table of "(missing)"
     assert f"no case of evaluation {stored.worse} has the metadata key 'topic' (its keys: lang" in (
         " ".join(missing.stderr.split())
     )
@@ -155,55 +175,60 @@ def test_failures_by_group_and_one_group_s_cases(stored: Stored) -> None:
     ]
     assert f"assay failures {stored.worse} --group NAME" in proc.stderr
 
-    mismatches = assay("failures", str(stored.worse), "--group", "mismatch", url=stored.url)
-    assert mismatches.returncode == 0, mismatches.stderr
+    group = ["--group", "no_recorded_response", "--json"]
+    mismatches, errors_run, nothing_failed = assay_each(
+        ["failures", str(stored.worse), "--group", "mismatch"],
+        ["failures", str(stored.worse), *group],
+        ["failures", str(stored.first)],
+        url=stored.url,
+    )
+    assert mismatches.code == 0, mismatches.stderr
     table = rows(mismatches.stdout)
     assert [row[0] for row in table] == ["6", "7", "8"]  # numbered from 1
     assert [row[1] for row in table] == [key(n) for n in (5, 6, 7)]
     assert [row[2] for row in table] == [str(stored.case_ids[n]) for n in (5, 6, 7)]
     assert table[0][3:] == ["Is statement 5 true?", "true", "no", "Expected true but got false"]
 
-    group = ["--group", "no_recorded_response", "--json"]
-    errors = json.loads(assay("failures", str(stored.worse), *group, url=stored.url).stdout)
+    errors = json.loads(errors_run.stdout)
     assert errors["total"] == 1
     assert errors["results"][0]["case_id"] == stored.case_ids[11]
     assert errors["results"][0]["agent_response"] is None
 
-    nothing_failed = assay("failures", str(stored.first), url=stored.url)
-    assert nothing_failed.returncode == 0
+    assert nothing_failed.code == 0
     assert "no case failed" in nothing_failed.stderr
 
 
-@pytest.mark.parametrize(
-    ("args", "message"),
-    [
-        (["history", "no such suite"], "Suite not found: no suite has the id or the name 'no such suite'"),
-        (["history", "99999999999"], "no suite has the id or the name '99999999999'"),
-        (["breakdown", "999"], "Evaluation not found: there is no evaluation 999"),
-        (["failures", "999"], "there is no evaluation 999"),
-        (["failures", "{worse}", "--group", "typo"], "has no failure group 'typo' (groups: mismatch, "),
-    ],
-)
-def test_what_is_not_there_is_one_line_and_exit_two(stored: Stored, args: list[str], message: str) -> None:
-    proc = assay(*[arg.format(worse=stored.worse) for arg in args], url=stored.url)
-    assert proc.returncode == 2
+NOT_THERE = [
+    (["history", "no such suite"], "Suite not found: no suite has the id or the name 'no such suite'"),
+    (["history", "99999999999"], "no suite has the id or the name '99999999999'"),
+    (["breakdown", "999"], "Evaluation not found: there is no evaluation 999"),
+    (["failures", "999"], "there is no evaluation 999"),
+    (["failures", "{worse}", "--group", "typo"], "has no failure group 'typo' (groups: mismatch, "),
+]
+
+
+@pytest.fixture(scope="module")
+def not_there(stored: Stored) -> dict[str, Invoked]:
+    """What each command of NOT_THERE did (all in one process), by its arguments as written there."""
+    commands = [[arg.format(worse=stored.worse) for arg in args] for args, _ in NOT_THERE]
+    ran = assay_each(*commands, url=stored.url)
+    return {" ".join(args): proc for (args, _), proc in zip(NOT_THERE, ran, strict=True)}
+
+
+@pytest.mark.parametrize(("args", "message"), NOT_THERE)
+def test_what_is_not_there_is_one_line_and_exit_two(
+    not_there: dict[str, Invoked], args: list[str], message: str
+) -> None:
+    proc = not_there[" ".join(args)]
+    assert proc.code == 2
     assert message in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
 
 
 def test_no_database_an_empty_one_and_an_older_schema_each_say_what_to_do(tmp_path: Path) -> None:
     absent = tmp_path / "absent.db"
-    proc = assay("history", "x", url=f"sqlite:///{absent}")
-    assert proc.returncode == 2
-    assert f"no Assay database at {absent}: set ASSAY_DATABASE_URL" in proc.stderr
-    assert not absent.exists()  # looking did not create it
-
     empty = tmp_path / "empty.db"
     empty.touch()  # a SQLite database with no tables
-    proc = assay("failures", "1", url=f"sqlite:///{empty}")
-    assert proc.returncode == 2
-    assert "holds no Assay data" in proc.stderr
-
     older = tmp_path / "older.db"
     engine = create_db_engine(f"sqlite:///{older}")
     config = Config()
@@ -212,7 +237,22 @@ def test_no_database_an_empty_one_and_an_older_schema_each_say_what_to_do(tmp_pa
         config.attributes["connection"] = connection
         command.upgrade(config, "0001_suites")
     engine.dispose()
-    proc = assay("breakdown", "1", url=f"sqlite:///{older}")
-    assert proc.returncode == 2
-    assert "has an older schema: start `assay serve` once to upgrade it" in proc.stderr
-    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    on_absent, on_empty, on_older = invoke_in_one_process(
+        [
+            Command(("history", "x"), {"ASSAY_DATABASE_URL": f"sqlite:///{absent}"}),
+            Command(("failures", "1"), {"ASSAY_DATABASE_URL": f"sqlite:///{empty}"}),
+            Command(("breakdown", "1"), {"ASSAY_DATABASE_URL": f"sqlite:///{older}"}),
+        ],
+        env=WIDE,
+    )
+
+    assert on_absent.code == 2
+    assert f"no Assay database at {absent}: set ASSAY_DATABASE_URL" in on_absent.stderr
+    assert not absent.exists()  # looking did not create it
+
+    assert on_empty.code == 2
+    assert "holds no Assay data" in on_empty.stderr
+
+    assert on_older.code == 2
+    assert "has an older schema: start `assay serve` once to upgrade it" in on_older.stderr
+    assert len(on_older.stderr.strip().splitlines()) == 1, on_older.stderr
