@@ -118,10 +118,30 @@ def settings(database_url: str) -> Settings:
     return Settings(database_url=database_url, api_key=None)
 
 
+@pytest.fixture(scope="session")
+def started_apps() -> list[tuple[Settings, FastAPI]]:
+    """The apps this session served, each with its settings but the database (see ``app``)."""
+    return []
+
+
 @pytest.fixture
-def app(settings: Settings) -> FastAPI:
-    """A fresh app on the test database."""
-    return create_app(settings)
+def app(settings: Settings, started_apps: list[tuple[Settings, FastAPI]]) -> FastAPI:
+    """An app on the test database, in the state ``create_app`` leaves a new one.
+
+    Its state is a new app's (``app.state``: the settings, the span store; the lifespan fills in the rest:
+    engine, scheduler, graders, watch), but its routes are those of an app this session already served with
+    the same settings but the database: FastAPI builds an app's routes (a TypeAdapter per field) at their
+    first request, half of a short test's CPU, and routes keep nothing of a request. What else ``create_app``
+    makes of the settings (middlewares, the body limits, the UI's files) is the same for the same settings.
+    """
+    fresh = create_app(settings)
+    others = settings.model_copy(update={"database_url": ""})
+    for served, shared in started_apps:
+        if served == others:
+            shared.state = fresh.state
+            return shared
+    started_apps.append((others, fresh))
+    return fresh
 
 
 @pytest.fixture
