@@ -4,7 +4,9 @@ Every test that takes ``client`` runs once per database, except those marked ``n
 never touch one (the graders', the UI's files, the docs) run once, on SQLite, since a second database
 would test nothing more. PostgreSQL comes from ``ASSAY_TEST_POSTGRES_URL``
 (``scripts/postgres-up.sh``); without it those runs skip locally and fail in CI. Each test session works in
-a database of its own, created and dropped here, so that concurrent runs do not meet.
+a database of its own, created and dropped here, so that concurrent runs do not meet. Each test has its own
+database, lifespan and app state; only an app's routes, built at their first request, serve the tests of a
+session with the same settings (``app``).
 """
 
 from __future__ import annotations
