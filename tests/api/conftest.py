@@ -4,7 +4,9 @@ Every test that takes ``client`` runs once per database, except those marked ``n
 never touch one (the graders', the UI's files, the docs) run once, on SQLite, since a second database
 would test nothing more. PostgreSQL comes from ``ASSAY_TEST_POSTGRES_URL``
 (``scripts/postgres-up.sh``); without it those runs skip locally and fail in CI. Each test session works in
-a database of its own, created and dropped here, so that concurrent runs do not meet.
+a database of its own, created and dropped here, so that concurrent runs do not meet. Each test has its own
+database, lifespan and app state; only an app's routes, built at their first request, serve the tests of a
+session with the same settings (``app``).
 """
 
 from __future__ import annotations
@@ -118,10 +120,30 @@ def settings(database_url: str) -> Settings:
     return Settings(database_url=database_url, api_key=None)
 
 
+@pytest.fixture(scope="session")
+def started_apps() -> list[tuple[Settings, FastAPI]]:
+    """The apps this session served, each with its settings but the database (see ``app``)."""
+    return []
+
+
 @pytest.fixture
-def app(settings: Settings) -> FastAPI:
-    """A fresh app on the test database."""
-    return create_app(settings)
+def app(settings: Settings, started_apps: list[tuple[Settings, FastAPI]]) -> FastAPI:
+    """An app on the test database, in the state ``create_app`` leaves a new one.
+
+    Its state is a new app's (``app.state``: the settings, the span store; the lifespan fills in the rest:
+    engine, scheduler, graders, watch), but its routes are those of an app this session already served with
+    the same settings but the database: FastAPI builds an app's routes (a TypeAdapter per field) at their
+    first request, half of a short test's CPU, and routes keep nothing of a request. What else ``create_app``
+    makes of the settings (middlewares, the body limits, the UI's files) is the same for the same settings.
+    """
+    fresh = create_app(settings)
+    others = settings.model_copy(update={"database_url": ""})
+    for served, shared in started_apps:
+        if served == others:
+            shared.state = fresh.state
+            return shared
+    started_apps.append((others, fresh))
+    return fresh
 
 
 @pytest.fixture

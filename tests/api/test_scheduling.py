@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 
 from assay.api.app import create_app
 from assay.config import Settings
-from assay.services.evaluations.shards import SHARD_CASES
+from assay.services.evaluations import shards
 from tests.factories import evaluation, make_suite, recorded, start, wait_until_done, wait_until_finished
 from tests.support.agent_server import AgentBehaviour, AgentServer
 
@@ -28,12 +28,24 @@ def capped(database_url: str) -> Any:
         yield client
 
 
-def test_evaluations_running_at_once_progress_side_by_side(capped: TestClient) -> None:
+SMALL_SHARD_CASES = 100
+"""Shards a fifth of the served size for the test of turns, with a turn to match: the same rule of turns
+over a fifth of the calls (each a request to the agent, a grade and a stored result)."""
+SMALL_JOB_BUDGET_S = 0.4
+"""A lane's turn for those shards: at 16 calls in flight and 0.04 s an answer a shard takes at least
+100 / 16 × 0.04 = 0.25 s, so a turn ends after one or two shards, as the served sizes (500 cases, 2 s)
+end after one or two; on a slow machine a shard only takes longer, and the turn ends sooner."""
+
+
+def test_evaluations_running_at_once_progress_side_by_side(
+    capped: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Three shards each, at a delay that makes a shard a good part of a lane's turn (JOB_BUDGET_S): without
-    # turns the first would run all three before the second's first. Half the cases of the 3,000 at 0.02 s
-    # this test had, at twice the delay: half the calls, as long a run, so the second suite is still written
-    # early in the first's run.
-    cases = 3 * SHARD_CASES
+    # turns the first would run all three before the second's first. The agent's delay is a floor under a
+    # shard's time, so the first cannot run its three shards in one turn however fast the machine.
+    monkeypatch.setattr(shards, "SHARD_CASES", SMALL_SHARD_CASES)
+    monkeypatch.setattr(shards, "JOB_BUDGET_S", SMALL_JOB_BUDGET_S)
+    cases = 3 * SMALL_SHARD_CASES
     with AgentServer(AgentBehaviour(default="yes", delay=0.04)) as agent:
         target = {"type": "http", "url": agent.url + "/answer", "timeout": 10}
         ids = []
