@@ -11,6 +11,10 @@ Times, as whole processes (start to exit, wall clock), run in turn so that each 
   the process, without the interpreter's own start-up);
 * ``assay --help``, ``assay grade -g true-false -e true -r yes`` and ``assay run`` over N recorded answers
   (``-o`` a JSONL file);
+* ``assay eval`` of the same suite answered by a Python agent (a function saying "yes": the preflight's
+  line, the run path of an agent), and ``assay serve`` started on an already migrated SQLite file (the
+  first round migrates it), polled until ``/api/health`` answers 200 and stopped (SIGTERM): the server's
+  own start-up, which every end-to-end test pays (its wall column is the time to healthy);
 * ``click+rich+asyncio``, ``click+rich`` and ``click`` alone: a click command with ``assay run``'s options,
   parsed from the same arguments, that prints a Rich table and runs an event loop (or only one of them, or
   neither), and does nothing else: what the frameworks cost.
@@ -32,9 +36,12 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
+from load import free_port, serving
 from source_trees import ROOT, add_source_trees_option
 
 _SCRIPT = Path(sys.executable).with_name("assay")
@@ -103,6 +110,17 @@ def write_suite(directory: Path, count: int) -> tuple[Path, Path]:
     return suite, responses
 
 
+def write_eval(directory: Path, suite: Path) -> Path:
+    """An ``assay.yaml`` running ``suite`` against a Python agent that always says yes."""
+    (directory / "agent.py").write_text('def answer(text):\n    return "yes"\n')
+    config = directory / "assay.yaml"
+    config.write_text(
+        f"suites: [{suite.name}]\ntarget: {{type: python, callable: 'agent:answer'}}\n"
+        "grader: {id: true-false}\noutputs: {results: eval-results.jsonl}\ngates: {min_pass_rate: 0}\n"
+    )
+    return config
+
+
 def environment(src: Path) -> dict[str, str]:
     """The source tree ``src`` first on the path, bytecode cached as in an installed package."""
     env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
@@ -133,6 +151,19 @@ def timed(command: list[str], env: dict[str, str]) -> Timing:
     return Timing(elapsed, cpu, done.stdout)
 
 
+def timed_serve(env: dict[str, str]) -> Timing:
+    """``assay serve`` started on a free port, polled until healthy, then stopped (SIGTERM): its CPU time
+    (the poller's is this process's, not counted) and the wall time to healthy."""
+    port = free_port()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    with serving([*ASSAY, "serve", "--port", str(port)], port, env):
+        healthy = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return Timing(healthy, cpu, "")
+
+
 def main(argv: list[str] | None = None) -> None:
     """Time every command in turn, ``--repeats`` rounds; print medians and ratios to the floor."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
@@ -146,39 +177,47 @@ def main(argv: list[str] | None = None) -> None:
         files = [str(suite), str(responses), str(directory / "floor.sqlite")]
         plain = environment(ROOT / "src")
         written: dict[str, list[Path]] = {}
-        commands: dict[str, tuple[list[str], dict[str, str]]] = {
-            "python -c pass": ([sys.executable, "-c", "pass"], plain),
-            "floor": ([sys.executable, str(ROOT / "bench" / "run_floor.py"), *files], plain),
+        config = write_eval(directory, suite)
+        commands: dict[str, Callable[[], Timing]] = {
+            "python -c pass": partial(timed, [sys.executable, "-c", "pass"], plain),
+            "floor": partial(timed, [sys.executable, str(ROOT / "bench" / "run_floor.py"), *files], plain),
         }
         for number, src in enumerate(args.src):
             env = environment(src)
             tag = "" if len(args.src) == 1 else f" [{'ABCDEFGH'[number]}]"
+            # Each tree its own database: a tree may not read a newer tree's schema.
+            served = env | {"ASSAY_DATABASE_URL": f"sqlite:///{directory / f'serve-{number}.db'}"}
             output = str(directory / f"out-{number}.jsonl")
             run = [*ASSAY, "run", str(suite), "-g", "true-false", "--responses", str(responses)]
             if number == 0:
                 stand_in = ["run", str(suite), "-g", "true-false", "--responses", str(responses)]
                 for does in ("rich+asyncio", "rich", "-"):
                     label = "click alone" if does == "-" else f"click+{does} alone"
-                    commands[label] = ([sys.executable, "-c", CLICK, does, *stand_in], env)
+                    commands[label] = partial(timed, [sys.executable, "-c", CLICK, does, *stand_in], env)
+            grade = [*ASSAY, "grade", "-g", "true-false", "-e", "true", "-r", "yes"]
+            run = [*run, "-o", output, "--min-pass-rate", "0"]
             commands |= {
-                f"import assay.cli.main{tag}": ([sys.executable, "-c", IMPORT_TIMER], env),
-                f"assay --help{tag}": ([*ASSAY, "--help"], env),
-                f"assay grade{tag}": ([*ASSAY, "grade", "-g", "true-false", "-e", "true", "-r", "yes"], env),
-                f"assay run ({args.cases}){tag}": ([*run, "-o", output, "--min-pass-rate", "0"], env),
+                f"import assay.cli.main{tag}": partial(timed, [sys.executable, "-c", IMPORT_TIMER], env),
+                f"assay --help{tag}": partial(timed, [*ASSAY, "--help"], env),
+                f"assay grade{tag}": partial(timed, grade, env),
+                f"assay run ({args.cases}){tag}": partial(timed, run, env),
+                f"assay eval ({args.cases}){tag}": partial(timed, [*ASSAY, "eval", str(config)], env),
+                f"assay serve, healthy, stop{tag}": partial(timed_serve, served),
             }
             written[f"assay run ({args.cases}){tag}"] = [Path(output)]
         timings: dict[str, list[Timing]] = {label: [] for label in commands}
         load_before = os.getloadavg()
         for round_ in range(args.repeats + 1):  # round 0 warms the bytecode and the page cache up
-            for label, (command, env) in commands.items():
+            for label, run_once in commands.items():
                 for path in written.get(label, ()):
                     path.unlink(missing_ok=True)  # assay run refuses to overwrite results
-                timing = timed(command, env)
+                timing = run_once()
                 if round_:
                     timings[label].append(timing)
         load_after = os.getloadavg()
         for number in range(len(args.src)):
-            lines = (directory / f"out-{number}.jsonl").read_text().count("\n")
+            text = (directory / f"out-{number}.jsonl").read_text()
+            lines = sum("assay_run" not in json.loads(line) for line in text.splitlines())  # not its header
             assert lines == args.cases, f"assay run wrote {lines} results, not {args.cases}"
 
     cpus = len(os.sched_getaffinity(0))

@@ -3,6 +3,8 @@ them (the same schema, service, checks and egress policy), one per ``server_suit
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pydantic
 from fastapi import APIRouter, status
 
@@ -13,9 +15,10 @@ from assay.api.schemas.evals import EvalFileIn, EvalsOut
 from assay.api.schemas.evaluations import EvaluationCreate, EvaluationOut
 from assay.errors import Problem, ValidationError
 from assay.json_types import JsonObject
-from assay.services.eval_file.loading import parse_eval_file
-from assay.services.eval_file.model import EvalFile, ServerSuite
 from assay.services.grading.registry import GraderService
+
+if TYPE_CHECKING:
+    from assay.services.eval_file.model import EvalFile
 
 router = APIRouter(
     prefix="/api/evals", tags=["evaluations"], responses=ERROR_RESPONSES, route_class=ThreadedBodyRoute
@@ -27,6 +30,8 @@ _LOCAL_ONLY = ("outputs", "gates", "server")
 
 def _requests(file: EvalFile, graders: GraderService) -> list[EvaluationCreate]:
     """One evaluation request per suite; ``ValidationError`` (422) listing what a server cannot run."""
+    from assay.services.eval_file.model import ServerSuite
+
     problems: list[Problem] = []
     for index, suite in enumerate(file.suites):
         if not isinstance(suite, ServerSuite):
@@ -89,6 +94,8 @@ def create_evals(body: EvalFileIn, evaluations: EvaluationServiceDep) -> Envelop
     (422 for any problem of the file, each naming its line; suite files, default assertions and CLI-only
     targets are refused; a refusal of any suite creates none). Outputs and gates are ``assay eval``'s:
     listed in ``not_used``."""
+    from assay.services.eval_file.loading import parse_eval_file  # YAML and the file's model: ~0.1 s
+
     file, _ = parse_eval_file(body.config, "assay.yaml")
     requests = _requests(file, evaluations.graders)
     new = [request.to_new_evaluation() for request in requests]

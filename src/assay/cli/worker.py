@@ -49,7 +49,7 @@ def worker(*, max_in_flight: int | None) -> None:
         check_worker_settings(engine, settings)  # a secret, a cap or a heartbeat unlike the servers': exit 2
         options = WorkerOptions.of(settings)
         graders = GraderService()
-        graders.load_all()  # as a server does: a broken plugin is logged now, no job waits for an import
+        graders.load_plugins()  # as a server does: a broken plugin is logged now, a built-in when needed
         asyncio.run(run_worker(engine, graders, policy, options))
     finally:
         engine.dispose()

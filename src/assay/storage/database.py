@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
+import ast
 import functools
 import logging
 import time
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from alembic.util import CommandError
-from sqlalchemy import Engine, MetaData, create_engine, event, text
+from sqlalchemy import Connection, Engine, MetaData, create_engine, event, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError
 from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeoutError
@@ -23,6 +19,9 @@ from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 
 from assay.config import default_database_url
 from assay.errors import SettingsError
+
+if TYPE_CHECKING:  # Alembic (and Mako, Pygments) is imported only to migrate or to date an old schema
+    from alembic.config import Config
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -217,15 +216,41 @@ def is_assay_name(name: str | None, type_: str, parent_names: Any) -> bool:
 
 
 def _alembic_config() -> Config:
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     return config
 
 
 @functools.cache
-def _head_revisions() -> frozenset[str]:
-    # The migrations shipped with this package: read from disk once per process.
-    return frozenset(ScriptDirectory.from_config(_alembic_config()).get_heads())
+def head_revisions() -> frozenset[str]:
+    """The newest revisions of the migrations shipped with this package: those no other one revises.
+
+    Read from each file's ``revision`` and ``down_revision`` literals rather than by Alembic, whose import
+    (with Mako and Pygments) costs a start of ``assay serve`` more than the check it serves; a unit test
+    holds it equal to Alembic's heads. Read once per process.
+    """
+    revisions: set[str] = set()
+    revised: set[str] = set()
+    for path in (MIGRATIONS / "versions").glob("*.py"):
+        for statement in ast.parse(path.read_text(encoding="utf-8")).body:
+            if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1):
+                continue
+            name = getattr(statement.targets[0], "id", None)
+            if name not in ("revision", "down_revision"):
+                continue
+            value = ast.literal_eval(statement.value)  # a name, None, or a tuple of names (a merge)
+            named = {value} if isinstance(value, str) else set(value or ())
+            (revisions if name == "revision" else revised).update(named)
+    return frozenset(revisions - revised)
+
+
+def _current_revisions(connection: Connection) -> frozenset[str]:
+    """The revisions Alembic recorded in this database (none for a database it never migrated)."""
+    if not connection.dialect.has_table(connection, "alembic_version"):
+        return frozenset()
+    return frozenset(connection.execute(text("SELECT version_num FROM alembic_version")).scalars())
 
 
 class SchemaState(StrEnum):
@@ -242,13 +267,16 @@ class SchemaState(StrEnum):
 
 def schema_state(engine: Engine) -> SchemaState:
     """Whether the database of ``engine`` has the schema this Assay reads, without changing it."""
-    script = ScriptDirectory.from_config(_alembic_config())
     with engine.connect() as connection:
-        current = set(MigrationContext.configure(connection).get_current_heads())
+        current = _current_revisions(connection)
     if not current:
         return SchemaState.MISSING
-    if current == set(script.get_heads()):
+    if current == head_revisions():
         return SchemaState.CURRENT
+    from alembic.script import ScriptDirectory
+    from alembic.util import CommandError
+
+    script = ScriptDirectory.from_config(_alembic_config())
     try:
         known = all(script.get_revision(revision) is not None for revision in current)
     except CommandError:  # alembic's "no such revision"
@@ -260,8 +288,10 @@ def migrate(engine: Engine) -> None:
     """Bring the database of ``engine`` to the newest schema (Alembic ``upgrade head``)."""
     with engine.connect() as connection:
         # Already there (every start but the first): a read of the version table, not Alembic's run.
-        if set(MigrationContext.configure(connection).get_current_heads()) == _head_revisions():
+        if _current_revisions(connection) == head_revisions():
             return
+    from alembic import command
+
     config = _alembic_config()
     with engine.connect() as connection:
         sqlite = connection.dialect.name == "sqlite"

@@ -12,18 +12,21 @@ from __future__ import annotations
 
 import time
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 import orjson
 
 from assay.errors import Loc, Problem, ValidationError
 from assay.graders.contract.calls import CallReply, CallTransport, Endpoint, OutboundCall
 from assay.targets.egress import EgressRefusedError
-from assay.targets.http import HttpSession, send
 from assay.targets.policy import TargetPolicy
 from assay.targets.reasons import ErrorReason, TargetCallError
 from assay.targets.redaction import Redactor
 from assay.targets.retry import RetryPolicy, call_with_retries
 from assay.targets.usage import JudgeSpend, Usage, read_reply_usage
+
+if TYPE_CHECKING:
+    from assay.targets.http import HttpSession
 
 __all__ = ["GraderCalls", "SpendCounter", "check_endpoint"]
 
@@ -45,17 +48,26 @@ def check_endpoint(endpoint: Endpoint, policy: TargetPolicy, *, where: Loc = ("g
 class GraderCalls:
     """The transport of graders' calls for one run (or one server): a keep-alive pool of ``concurrency``.
 
-    Use it as an async context manager so the pool is closed.
+    Use it as an async context manager so the pool is closed. The HTTP client (aiohttp, ~0.1 s to import)
+    is loaded by the first call: a server holds one of these from its start, and most never call a judge.
     """
 
     def __init__(self, policy: TargetPolicy | None = None, *, concurrency: int = 8) -> None:
         self._policy = policy if policy is not None else TargetPolicy.unrestricted()
-        self._session = HttpSession(
-            SESSION_TIMEOUT_S,
-            concurrency,
-            egress=self._policy.egress,
-            max_answer_bytes=self._policy.max_answer_bytes,
-        )
+        self._concurrency = concurrency
+        self._session: HttpSession | None = None
+
+    def _pool(self) -> HttpSession:
+        if self._session is None:
+            from assay.targets.http import HttpSession
+
+            self._session = HttpSession(
+                SESSION_TIMEOUT_S,
+                self._concurrency,
+                egress=self._policy.egress,
+                max_answer_bytes=self._policy.max_answer_bytes,
+            )
+        return self._session
 
     async def send(self, call: OutboundCall) -> CallReply:
         """POST the call's body; never raises but for cancellation (failures are a reply's ``error``)."""
@@ -79,10 +91,13 @@ class GraderCalls:
         retry = RetryPolicy(
             attempts=endpoint.max_attempts, timeout=endpoint.timeout, total=endpoint.max_total_seconds
         )
+        from assay.targets.http import send
+
+        session = self._pool()
         try:
             reply, attempts = await call_with_retries(
                 lambda: send(
-                    self._session,
+                    session,
                     "POST",
                     endpoint.url,
                     endpoint.timeout,
@@ -110,8 +125,9 @@ class GraderCalls:
         )
 
     async def aclose(self) -> None:
-        """Close the pool."""
-        await self._session.aclose()
+        """Close the pool (if a call opened one)."""
+        if self._session is not None:
+            await self._session.aclose()
 
     async def __aenter__(self) -> GraderCalls:
         return self

@@ -36,6 +36,15 @@ try:
     elif what == "grader":
         from assay.services.grader_service import GraderService
         GraderService().get("true-false")
+    elif what == "serve":  # what `assay serve` builds and starts (uvicorn aside), on the database argv[0]
+        import asyncio
+        from assay.api.app import create_app
+        from assay.config import Settings
+        app = create_app(Settings(database_url=argv[0], api_key=None))
+        async def start_and_stop():
+            async with app.router.lifespan_context(app):
+                pass
+        asyncio.run(start_and_stop())
     else:
         from assay.cli.main import main
         main()
@@ -70,8 +79,8 @@ class Cost:
 
 
 def measure(what: str, *argv: str, cwd: Path | None = None) -> Cost:
-    """What a fresh process imports to do ``what`` (``import``, ``grader`` or ``run`` the CLI with
-    ``argv``), beyond the interpreter's own start-up."""
+    """What a fresh process imports to do ``what`` (``import``, ``grader``, ``serve`` the app on the
+    database ``argv[0]``, or ``run`` the CLI with ``argv``), beyond the interpreter's own start-up."""
     done = subprocess.run(
         [sys.executable, "-c", _PROBE, what, json.dumps(argv)],
         capture_output=True,
@@ -82,6 +91,12 @@ def measure(what: str, *argv: str, cwd: Path | None = None) -> Cost:
     )
     figures = json.loads(done.stderr.strip().splitlines()[-1])
     return Cost(figures["modules"], figures["source_bytes"])
+
+
+def without(cost: Cost, *packages: str) -> None:
+    """None of ``packages`` was imported."""
+    loaded = set(cost.packages()) & set(packages)
+    assert not loaded, f"loaded {sorted(loaded)}, which this path does not need"
 
 
 def within(cost: Cost, budget: Budget) -> None:
@@ -134,3 +149,33 @@ def test_a_recorded_run_fits_its_budget(recorded: tuple[Path, Path], tmp_path: P
     )
     within(cost, Budget(modules=155, source_kb=2_400))
     assert read_results(output)[0]["passed"] is True  # it ran, and graded the one case
+
+
+# measured 2026-11-27: 726 modules / 14,000 KB (before issue 22's start-up work: 1,088 / 18,659, with Alembic,
+# aiohttp, PyYAML and every built-in grader)
+def test_starting_the_server_fits_its_budget(tmp_path: Path) -> None:
+    from assay.storage.database import create_db_engine, migrate
+
+    url = f"sqlite:///{tmp_path / 'assay.db'}"
+    engine = create_db_engine(url)
+    migrate(engine)  # a start on a current schema, as every start but the first
+    engine.dispose()
+    cost = measure("serve", url)
+    within(cost, Budget(modules=950, source_kb=18_000))
+    assert "assay.api.evaluations" in cost.modules  # the app was built
+    # Migration tooling, the judges' HTTP client, the eval-file parser and the graders wait for their use.
+    without(cost, "alembic", "aiohttp", "yaml", "rapidfuzz", "jsonschema", "scipy")
+
+
+# measured 2026-11-27: 626 modules / 10,322 KB (scipy.stats for the preflight's line: 1,053 / 18,689)
+def test_an_agents_eval_fits_its_budget(tmp_path: Path) -> None:
+    (tmp_path / "assay.yaml").write_text(
+        'suites: [suite.jsonl]\ntarget: {type: python, callable: "agent:answer"}\ngrader: {id: true-false}\n'
+    )
+    (tmp_path / "suite.jsonl").write_text('{"input": "Is 1 odd?", "expected_output": "true"}\n')
+    (tmp_path / "agent.py").write_text('def answer(text):\n    return "yes"\n')
+    cost = measure("run", "eval", cwd=tmp_path)
+    within(cost, Budget(modules=830, source_kb=13_700))
+    assert "assay.services.figures.power" in cost.modules  # the preflight's line was computed
+    assert "scipy.stats" not in cost.modules
+    without(cost, "sqlalchemy", "fastapi", "aiohttp")

@@ -17,6 +17,25 @@ from assay.services.figures.power import (
 )
 
 
+def scipy_stats_power(pairs: int, discordance: float, difference: float, alpha: float = 0.05) -> float:
+    """The oracle: the same sum over scipy.stats' binomial distribution, every discordant count."""
+    from scipy.stats import binom
+
+    discordant = np.arange(1, pairs + 1)
+    least = binom.isf(alpha, discordant, 0.5) + 1  # the least wins whose one-sided p-value is below alpha
+    least = np.where(binom.sf(least - 1, discordant, 0.5) < alpha, least, least + 1)
+    won = (discordance + difference) / (2 * discordance)
+    chance = binom.pmf(discordant, pairs, discordance) * binom.sf(least - 1, discordant, won)
+    return float(chance.sum())
+
+
+@pytest.mark.parametrize("pairs", [1, 7, 50, 301, 4000, EXACT_UP_TO])
+@pytest.mark.parametrize("difference", [0.02, 0.1, 0.2])
+def test_the_exact_power_is_scipy_stats_binomial_sum(pairs: int, difference: float) -> None:
+    expected = scipy_stats_power(pairs, ASSUMED_DISCORDANCE, difference)
+    assert exact_power(pairs, ASSUMED_DISCORDANCE, difference) == pytest.approx(expected, rel=1e-9, abs=1e-12)
+
+
 @pytest.mark.parametrize("cases", [50, 100, 300])
 def test_the_difference_is_the_least_that_reaches_80_percent_power(cases: int) -> None:
     found = detectable_difference(cases)

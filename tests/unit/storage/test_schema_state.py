@@ -4,9 +4,26 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from alembic.config import Config
+from alembic.script import ScriptDirectory
 from sqlalchemy import text
 
-from assay.storage.database import SchemaState, create_db_engine, migrate, schema_state
+from assay.storage.database import (
+    MIGRATIONS,
+    SchemaState,
+    create_db_engine,
+    head_revisions,
+    migrate,
+    schema_state,
+)
+
+
+def test_the_heads_read_from_the_files_are_alembics() -> None:
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    heads = ScriptDirectory.from_config(config).get_heads()
+    assert heads  # the migrations were found
+    assert head_revisions() == frozenset(heads)
 
 
 def test_each_state_of_a_sqlite_database(tmp_path: Path) -> None:

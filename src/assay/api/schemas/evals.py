@@ -6,7 +6,7 @@ from pydantic import Field
 
 from assay.api.schemas.common import RequestModel, ResponseModel
 from assay.api.schemas.evaluations import EvaluationOut
-from assay.services.eval_file.loading import MAX_EVAL_FILE_BYTES
+from assay.services.eval_file import MAX_EVAL_FILE_BYTES
 
 
 class EvalFileIn(RequestModel):

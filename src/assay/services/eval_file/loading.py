@@ -18,14 +18,12 @@ import pydantic
 import yaml
 
 from assay.errors import Loc, NotFoundError, Problem, ValidationError, location
+from assay.services.eval_file import MAX_EVAL_FILE_BYTES
 from assay.services.eval_file.model import EvalFile
 from assay.services.suites.imports.reading import text_of
 from assay.services.suites.imports.yaml_core import load_yaml
 
 __all__ = ["MAX_EVAL_FILE_BYTES", "EvalFileError", "line_of", "parse_eval_file", "read_eval_file"]
-
-MAX_EVAL_FILE_BYTES = 1024 * 1024
-"""Largest ``assay.yaml`` read (it describes an eval; its cases live in suite files)."""
 
 
 class EvalFileError(ValidationError):

@@ -5,7 +5,7 @@ the same cases, a one-sided exact McNemar test at :data:`~assay.services.figures
 ``n`` pairs of which a share ``psi`` is discordant (pass in one run, fail in the other) and a difference
 ``delta`` in pass rate, the number of discordant pairs ``d`` is Binomial(n, psi) and, of those, the ones the
 worse run lost are Binomial(d, (psi + delta) / (2 psi)); the test rejects when their one-sided exact p-value
-is below alpha. The power is that sum, computed exactly (scipy's binomial distribution) up to
+is below alpha. The power is that sum, computed exactly (scipy's binomial functions) up to
 :data:`EXACT_UP_TO` pairs, and the smallest ``delta`` reaching 80 % is found by bisection (the power rises
 with ``delta``). Past that size, the normal approximation (Connor 1987, McNemar's sample size formula)
 ``delta sqrt(n) = z(1 - alpha) sqrt(psi) + z(power) sqrt(psi - delta^2)``, there within a hundredth of a
@@ -64,25 +64,37 @@ class DetectableDifference:
 def exact_power(pairs: int, discordance: float, difference: float, alpha: float = SIGNIFICANCE) -> float:
     """The power of the one-sided exact McNemar test over ``pairs`` pairs, a share ``discordance`` of them
     discordant, for a ``difference`` in pass rate."""
+    # scipy.special's binomial functions, not scipy.stats' distribution (the same figures, checked by
+    # tests/unit/services/test_power.py): an agent's run prints this, and scipy.stats alone would cost it
+    # about a second of start-up (800 modules).
     import numpy as np
-    from scipy.stats import binom
+    from scipy.special import bdtrc, bdtrik, gammaln
 
     spread = 10 * math.sqrt(pairs * discordance * (1 - discordance))  # past ten sd, the chance is nil
     first = max(1, math.floor(pairs * discordance - spread))
     discordant = np.arange(first, min(pairs, math.ceil(pairs * discordance + spread)) + 1)
-    # the least count of B's wins whose one-sided p-value P(B >= b | d, 1/2) is below alpha
-    least = binom.isf(alpha, discordant, 0.5) + 1
-    least = np.where(binom.sf(least - 1, discordant, 0.5) < alpha, least, least + 1)
+    # The least count b of B's wins whose one-sided p-value P(B >= b | d, 1/2) is below alpha: from the
+    # continuous inverse of the CDF, then set on the integer (P(B >= b) is bdtrc(b - 1)).
+    least = np.floor(bdtrik(1 - alpha, discordant, 0.5)) + 2
+    least = np.where(bdtrc(least - 2, discordant, 0.5) < alpha, least - 1, least)
+    least = np.where(bdtrc(least - 1, discordant, 0.5) < alpha, least, least + 1)
     won = (discordance + difference) / (2 * discordance)
-    chance = binom.pmf(discordant, pairs, discordance) * binom.sf(least - 1, discordant, won)
+    log_pmf = (
+        gammaln(pairs + 1)
+        - gammaln(discordant + 1)
+        - gammaln(pairs - discordant + 1)
+        + discordant * math.log(discordance)
+        + (pairs - discordant) * math.log1p(-discordance)
+    )  # P(D = d) for D ~ Binomial(pairs, discordance)
+    chance = np.exp(log_pmf) * bdtrc(least - 1, discordant, won)
     return float(chance.sum())
 
 
 def _approximate(pairs: int, discordance: float, alpha: float, power: float) -> float | None:
     from scipy.optimize import brentq
-    from scipy.stats import norm
+    from scipy.special import ndtri  # the normal distribution's quantile
 
-    z_alpha, z_power = float(norm.ppf(1 - alpha)), float(norm.ppf(power))
+    z_alpha, z_power = float(ndtri(1 - alpha)), float(ndtri(power))
 
     def shortfall(delta: float) -> float:  # rises with delta: its root is the answer
         spread = math.sqrt(max(discordance - delta**2, 0.0))

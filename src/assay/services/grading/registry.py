@@ -8,7 +8,8 @@ grader contract tests), and third-party graders (entry-point group ``assay.grade
 Graders are loaded when first needed, so that a command grading with one grader starts fast: a built-in
 when its id is asked for; the plugins (reading every installed package's entry points takes longer than
 Assay's own start-up) when an id that is not built in is asked for, a config is checked (a composite may
-name a plugin), or every grader is listed. A server loads everything at start-up (:meth:`load_all`).
+name a plugin), or every grader is listed. A server or a worker loads the plugins at start-up
+(:meth:`load_plugins`), so that a broken one is logged then; a built-in when it is first asked for.
 """
 
 from __future__ import annotations
@@ -115,21 +116,20 @@ class GraderService:
     @property
     def plugin_errors(self) -> builtins.list[str]:
         """Why each refused plugin was refused (the plugins are loaded first)."""
-        self._load_plugins()
+        self.load_plugins()
         return self._plugin_errors
 
     def _ids(self) -> builtins.list[str]:
         return [*catalog.BUILTIN, *self._plugins]
 
     def load_all(self) -> None:
-        """Import and register every grader now: a server does at start-up, so that a broken plugin is
-        logged then and no request waits for an import."""
+        """Import and register every grader now (what a listing needs)."""
         if self._all_loaded:
             return  # no lock to take (every listing request asks)
         with self._loading:
             for grader_id in catalog.BUILTIN:
                 catalog.default(grader_id)
-            self._load_plugins()
+            self.load_plugins()
             self._all_loaded = True
             self._generation += 1
 
@@ -167,7 +167,8 @@ class GraderService:
             self._generation += 1
             return catalog.default(grader_id)
 
-    def _load_plugins(self) -> None:
+    def load_plugins(self) -> None:
+        """Import and register the installed plugins, once: a broken one is logged and left out."""
         with self._loading:
             if not self._plugins_pending:
                 return
@@ -187,7 +188,7 @@ class GraderService:
         if grader_id in catalog.BUILTIN:
             return catalog.default(grader_id)
         if grader_id not in self._plugins:
-            self._load_plugins()
+            self.load_plugins()
         return catalog.default(grader_id) if grader_id in self._plugins else None
 
     def get(self, grader_id: str) -> GraderInterface:
@@ -223,7 +224,7 @@ class GraderService:
     def problems(self, grader_id: str, config: object, *, where: Loc = ("config",)) -> builtins.list[Problem]:
         """Every problem of ``config`` for this grader, located under ``where``; empty when it is valid."""
         grader = self.get(grader_id)
-        self._load_plugins()  # a composite's config may name a plugin
+        self.load_plugins()  # a composite's config may name a plugin
         return [
             Problem((*where, *problem.parts), problem.message)
             for problem in type(grader).config_problems(config)
