@@ -9,7 +9,7 @@ tests skip when it is missing locally and fail in CI, where ``.ci/run`` installs
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,12 +17,13 @@ from typing import Any
 
 import httpx2
 import pytest
-from playwright.sync_api import Browser, Dialog, Page, Playwright, expect, sync_playwright
+from playwright.sync_api import Browser, ConsoleMessage, Dialog, Page, Playwright, expect, sync_playwright
+from playwright.sync_api import Error as PlaywrightError
 
 from tests.factories import wait_until_finished
 from tests.support.agent_server import AgentBehaviour, AgentServer
 from tests.support.assay_process import AssayProcess
-from tests.support.browser import CHROMIUM, launch_chromium
+from tests.support.browser import CHROMIUM, TEST_ARGS, launch_chromium
 from tests.support.postgres import POSTGRES_URL, new_database
 from tests.support.requirements import require
 
@@ -140,7 +141,7 @@ def playwright() -> Iterator[Playwright]:
 @pytest.fixture(scope="session")
 def browser(playwright: Playwright) -> Iterator[Browser]:
     """Debian's headless Chromium."""
-    chromium = launch_chromium(playwright)
+    chromium = launch_chromium(playwright, TEST_ARGS)
     yield chromium
     chromium.close()
 
@@ -172,14 +173,13 @@ def watch() -> PageWatch:
     return PageWatch()
 
 
-def watch_page(tab: Page, watch: PageWatch) -> Page:
-    """``tab`` with its script errors, console errors and dialogs recorded in ``watch`` (confirm dialogs are
-    dismissed unless the test sets ``watch.accept_dialogs``)."""
-    tab.on("pageerror", lambda error: watch.errors.append(str(error)))
-    tab.on(
-        "console",
-        lambda message: watch.console_errors.append(message.text) if message.type == "error" else None,
-    )
+def page_listeners(watch: PageWatch) -> dict[str, Callable[..., None]]:
+    """Listeners, by page event, that record script errors, console errors and dialogs in ``watch``
+    (confirm dialogs are dismissed unless the test sets ``watch.accept_dialogs``)."""
+
+    def on_console(message: ConsoleMessage) -> None:
+        if message.type == "error":
+            watch.console_errors.append(message.text)
 
     def on_dialog(dialog: Dialog) -> None:
         watch.dialogs.append(f"{dialog.type}: {dialog.message}")
@@ -188,8 +188,25 @@ def watch_page(tab: Page, watch: PageWatch) -> Page:
         else:
             dialog.dismiss()
 
-    tab.on("dialog", on_dialog)
+    return {
+        "pageerror": lambda error: watch.errors.append(str(error)),
+        "console": on_console,
+        "dialog": on_dialog,
+    }
+
+
+def watch_page(tab: Page, watch: PageWatch) -> Page:
+    """``tab`` with its script errors, console errors and dialogs recorded in ``watch``."""
+    for event, listener in page_listeners(watch).items():
+        tab.on(event, listener)
     return tab
+
+
+def assert_clean(watch: PageWatch) -> None:
+    """Fail on any uncaught error or unexpected console error the page recorded."""
+    assert watch.errors == [], f"uncaught errors in the page: {watch.errors}"
+    unexpected = watch.unexpected_console_errors()
+    assert unexpected == [], f"errors in the browser console: {unexpected}"
 
 
 @contextmanager
@@ -197,20 +214,89 @@ def watched_page(
     browser: Browser, base_url: str, watch: PageWatch, width: int, height: int
 ) -> Iterator[Page]:
     """A page in a context of its own, ``width`` by ``height`` px; fails on any unexpected error or console
-    error once the context is closed."""
+    error once the context is closed. For a server other than ``assay`` (the shared tab's)."""
     context = browser.new_context(base_url=base_url, viewport={"width": width, "height": height})
     context.set_default_timeout(15_000)
     yield watch_page(context.new_page(), watch)
     context.close()
-    assert watch.errors == [], f"uncaught errors in the page: {watch.errors}"
-    unexpected = watch.unexpected_console_errors()
-    assert unexpected == [], f"errors in the browser console: {unexpected}"
+    assert_clean(watch)
+
+
+class SharedTab:
+    """One browser tab on the ``assay`` server, lent to one test at a time and reset between them.
+
+    A new page costs Chromium a renderer process, a cold start of the app and Playwright's set-up (about
+    1.5 CPU-s, measured); a navigation in a live tab costs a tenth of that. Between tests the tab forgets
+    what a test could leave behind: routes, storage, cookies, permissions, extra tabs, the open screen
+    (a running evaluation's screen polls every second), the pointer's place and the listeners.
+    """
+
+    def __init__(self, browser: Browser, base_url: str) -> None:
+        self.browser = browser
+        self.base_url = base_url
+        self._page: Page | None = None
+
+    def _live_page(self) -> Page:
+        if self._page is None or self._page.is_closed():
+            context = self.browser.new_context(base_url=self.base_url)
+            context.set_default_timeout(15_000)
+            self._page = context.new_page()
+        return self._page
+
+    @contextmanager
+    def lend(self, watch: PageWatch, width: int, height: int) -> Iterator[Page]:
+        """The tab at ``width`` by ``height`` px, watched into ``watch``; fails on any unexpected error or
+        console error once the test is done with it."""
+        tab = self._live_page()
+        tab.set_viewport_size({"width": width, "height": height})
+        listeners = page_listeners(watch)
+        for event, listener in listeners.items():
+            tab.on(event, listener)
+        try:
+            yield tab
+        finally:
+            self._reset(tab)
+            for event, listener in listeners.items():
+                tab.remove_listener(event, listener)
+        assert_clean(watch)
+
+    def _reset(self, tab: Page) -> None:
+        context = tab.context
+        try:
+            tab.unroute_all(behavior="ignoreErrors")
+            for other in context.pages:
+                if other is not tab:
+                    other.close()
+            if tab.url.startswith(self.base_url):
+                tab.evaluate("() => { sessionStorage.clear(); localStorage.clear(); }")
+            tab.goto("about:blank")  # leaves the screen: its timers and polls stop
+            tab.mouse.move(0, 0)  # no hover carried into the next test's screen
+            context.clear_cookies()
+            context.clear_permissions()
+        except PlaywrightError:
+            # A tab the test broke (crashed, closed) is not lent again: the next test gets a new one.
+            context.close()
+            self._page = None
+
+    def close(self) -> None:
+        """Close the tab's context."""
+        if self._page is not None:
+            self._page.context.close()
+
+
+@pytest.fixture(scope="session")
+def shared_tab(browser: Browser, assay: AssayServer) -> Iterator[SharedTab]:
+    """The browser tests' one tab on the ``assay`` server (per worker)."""
+    tab = SharedTab(browser, assay.url)
+    yield tab
+    tab.close()
 
 
 @pytest.fixture
-def page(browser: Browser, assay: AssayServer, watch: PageWatch) -> Iterator[Page]:
-    """A fresh browser page on the Assay server; fails the test on any script or console error."""
-    with watched_page(browser, assay.url, watch, 1400, 1000) as tab:
+def page(shared_tab: SharedTab, watch: PageWatch) -> Iterator[Page]:
+    """A browser page on the Assay server, on a blank screen; fails the test on any script or console
+    error."""
+    with shared_tab.lend(watch, 1400, 1000) as tab:
         yield tab
 
 
@@ -218,11 +304,9 @@ PHONE_WIDTH = 390
 
 
 @pytest.fixture(params=[PHONE_WIDTH, 1280], ids=["390px", "1280px"])
-def sized_page(
-    request: pytest.FixtureRequest, browser: Browser, assay: AssayServer, watch: PageWatch
-) -> Iterator[Page]:
+def sized_page(request: pytest.FixtureRequest, shared_tab: SharedTab, watch: PageWatch) -> Iterator[Page]:
     """A page at a phone's width (390 px) or a laptop's (1280 px), failing on any unexpected error."""
-    with watched_page(browser, assay.url, watch, request.param, 900) as tab:
+    with shared_tab.lend(watch, request.param, 900) as tab:
         yield tab
 
 

@@ -8,12 +8,10 @@ check stays cheap; a failure lists every problem of every route at once.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import PHONE_WIDTH, AssayServer, PageWatch, watched_page
+from tests.e2e.conftest import AssayServer
 from tests.support.layout import layout_problems
 from tests.support.showcase import Showcase, seed_showcase
 
@@ -26,17 +24,8 @@ def showcase(assay: AssayServer) -> Showcase:
     return seed_showcase(assay.client)
 
 
-@pytest.fixture(params=[PHONE_WIDTH, 1280], ids=["390px", "1280px"])
-def layout_page(
-    request: pytest.FixtureRequest, browser: Browser, assay: AssayServer, watch: PageWatch
-) -> Iterator[Page]:
-    """A page at one width, failing on any console error."""
-    with watched_page(browser, assay.url, watch, request.param, 900) as tab:
-        yield tab
-
-
-def test_every_screen_reads_at_both_widths(layout_page: Page, showcase: Showcase) -> None:
-    page = layout_page
+def test_every_screen_reads_at_both_widths(sized_page: Page, showcase: Showcase) -> None:
+    page = sized_page
     problems: list[str] = []
     for route in showcase.routes:
         page.goto(route.path)
@@ -49,9 +38,9 @@ def test_every_screen_reads_at_both_widths(layout_page: Page, showcase: Showcase
     assert problems == [], "\n".join(problems)
 
 
-def test_a_chosen_graders_details_show_where_the_click_was(layout_page: Page) -> None:
+def test_a_chosen_graders_details_show_where_the_click_was(sized_page: Page) -> None:
     """On a phone the details follow the list of graders: choosing one brings them into view."""
-    page = layout_page
+    page = sized_page
     page.goto("/graders")
     page.get_by_test_id("grader-list").get_by_role("link").last.click()
     heading = page.locator(".grader-detail h2")
