@@ -28,6 +28,8 @@ pytestmark = pytest.mark.xdist_group("processes")
 CASES = 300
 KILLS = 3
 RUN_TIMEOUT_S = 60.0
+LANES = 4
+"""The evaluation's concurrency: the calls the server has in flight at most."""
 # A killed server's lease (SQLite) or worker (PostgreSQL) is taken for dead after 5 s, not the default 15 s:
 # three kills waited 45 s for it. 5 s, as in test_workers: at 2 s a busy machine's delayed heartbeats looked
 # like a death.
@@ -84,7 +86,7 @@ def test_sigkill_mid_run_then_restart_loses_and_doubles_nothing(
             "suite_id": suite["id"],
             "grader_id": "true-false",
             "target": target,
-            "concurrency": 4,
+            "concurrency": LANES,
             "repeats": repeats,
         }
         evaluation_id = data(assay.client.post("/api/evaluations", json=body))["id"]
@@ -93,9 +95,15 @@ def test_sigkill_mid_run_then_restart_loses_and_doubles_nothing(
         for kill in range(1, KILLS + 1):
 
             def all_stored(lost: int = lost) -> dict[str, Any] | None:
-                answered = sum(request.ended is not None for request in agent.requests) - lost
+                # Every lane's call waits on the agent: the server sends nothing more until answered, so
+                # no call of the server about to be killed can reach the agent after the kill, uncounted.
+                requests = agent.requests
+                waiting = sum(request.ended is None for request in requests)
+                answered = len(requests) - waiting - lost
+                if not (agent.is_still and waiting == LANES):
+                    return None
                 evaluation: dict[str, Any] = data(assay.client.get(f"/api/evaluations/{evaluation_id}"))
-                return evaluation if agent.is_still and evaluation["progress"]["done"] == answered else None
+                return evaluation if evaluation["progress"]["done"] == answered else None
 
             evaluation = wait_for(
                 all_stored, RUN_TIMEOUT_S, what=f"the answers before kill {kill} stored", every=POLL_S
