@@ -6,7 +6,6 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,26 +20,33 @@ from assay.storage import database
 from assay.storage.database import create_db_engine, migrate, normalize_url, retry_when_busy
 from tests.factories import make_suite, start, wait_until_finished
 
+HOLD_LIMIT_S = 60.0
+"""The longest a lock is held for the length of a block: a ceiling, should the block never end."""
+
 
 @contextmanager
-def write_lock(path: Path, seconds: float) -> Iterator[threading.Thread]:
-    """Another process's writer: holds SQLite's write lock on ``path`` for ``seconds``, from a thread."""
+def write_lock(path: Path, seconds: float | None = None) -> Iterator[threading.Thread]:
+    """Another process's writer: holds SQLite's write lock on ``path`` from a thread, for ``seconds`` or,
+    without them, until the block ends (whatever the machine's load, the block meets the lock)."""
     taken = threading.Event()
+    released = threading.Event()
 
     def hold() -> None:
         connection = sqlite3.connect(path, timeout=10)
         connection.execute("BEGIN IMMEDIATE")
         taken.set()
-        time.sleep(seconds)
+        released.wait(seconds if seconds is not None else HOLD_LIMIT_S)
         connection.rollback()
         connection.close()
 
     holder = threading.Thread(target=hold)
     holder.start()
-    taken.wait(10)
+    assert taken.wait(10), "the other writer never took the lock"
     try:
         yield holder
     finally:
+        if seconds is None:
+            released.set()
         holder.join()
 
 
@@ -78,7 +84,7 @@ def test_a_busy_write_is_retried_until_the_lock_is_gone(
 def test_a_request_that_meets_a_held_lock_is_busy_not_a_500(tmp_path: Path) -> None:
     path = tmp_path / "assay.db"
     with TestClient(create_app(Settings(database_url=f"sqlite:///{path}"))) as client:
-        with write_lock(path, 1.5):
+        with write_lock(path):
             response = client.post("/api/suites", json={"name": "while locked"})
         assert response.status_code == 503, response.text
         assert response.json()["error"]["code"] == "BUSY"

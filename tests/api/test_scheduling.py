@@ -48,10 +48,13 @@ def test_evaluations_running_at_once_progress_side_by_side(
     cases = 3 * SMALL_SHARD_CASES
     with AgentServer(AgentBehaviour(default="yes", delay=0.04)) as agent:
         target = {"type": "http", "url": agent.url + "/answer", "timeout": 10}
-        ids = []
-        for name in ("first", "second"):
-            suite = make_suite(capped, [(f"{name} {n}", "true") for n in range(cases)], name=name)
-            ids.append(start(capped, suite_id=suite["id"], target=target, concurrency=CAP)["id"])
+        # Both suites written before either evaluation starts: the second starts one request after the
+        # first, however long writing a suite takes on a loaded machine.
+        suites = [
+            make_suite(capped, [(f"{name} {n}", "true") for n in range(cases)], name=name)
+            for name in ("first", "second")
+        ]
+        ids = [start(capped, suite_id=suite["id"], target=target, concurrency=CAP)["id"] for suite in suites]
         first = wait_until_finished(capped, ids[0], timeout=60)
         second = evaluation(capped, ids[1])  # when the first one ends, the second is well on its way
         assert first["status"] == "completed"
