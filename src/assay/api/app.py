@@ -136,9 +136,12 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
 def _freeze_start_up() -> None:
     """Keep what start-up built (modules, the app) out of the garbage collector's full passes,
     which would otherwise walk it all (a 0.1 s pause per pass). Once per process: it lives as long as the
-    process, and a full collection per app started (test suites start hundreds) costs more than it saves."""
+    process, and a full collection per app started (test suites start hundreds) costs more than it saves.
+    Only the young generations are collected first: a full pass here walks every object start-up made
+    (~0.05 s of CPU at each start) to find about 20 more on a migrated database (500 on a first start,
+    which migrates); those stay frozen, some KB for the life of the process."""
     if gc.get_freeze_count() == 0:
-        gc.collect()
+        gc.collect(1)
         gc.freeze()
 
 
