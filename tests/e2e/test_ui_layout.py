@@ -2,8 +2,8 @@
 every field: no word broken inside itself, nothing overflowing its box or the viewport, no value cut with
 no way to read it whole, no console error.
 
-One seeded database (``tests/support/showcase.py``) and one page per width visit every route, so that the
-check stays cheap; a failure lists every problem of every route at once.
+One seeded database (``tests/support/showcase.py``) and one tab at each width visit every route, so that
+the check stays cheap; a failure lists every problem of every route at once.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.e2e.conftest import AssayServer, serve_assay
+from tests.e2e.conftest import AssayServer, PageWatch, SharedTab, serve_assay
 from tests.support.semantic import shadow_model_package
 
 pytestmark = pytest.mark.browser
@@ -26,12 +26,19 @@ def bare_assay(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AssayServer
         yield server
 
 
+@pytest.fixture(scope="module")
+def bare_tab(browser: Browser, bare_assay: AssayServer) -> Iterator[SharedTab]:
+    """One tab on the bare server for the module's tests (a new page per test costs Chromium more)."""
+    tab = SharedTab(browser, bare_assay.url)
+    yield tab
+    tab.close()
+
+
 @pytest.fixture
-def bare_page(browser: Browser, bare_assay: AssayServer) -> Iterator[Page]:
-    context = browser.new_context(base_url=bare_assay.url, viewport={"width": 1400, "height": 1000})
-    context.set_default_timeout(15_000)
-    yield context.new_page()
-    context.close()
+def bare_page(bare_tab: SharedTab, watch: PageWatch) -> Iterator[Page]:
+    """A page on the bare server; fails the test on any script or console error."""
+    with bare_tab.lend(watch, 1400, 1000) as tab:
+        yield tab
 
 
 def test_the_graders_screen_marks_it_and_its_playground_cannot_grade(
