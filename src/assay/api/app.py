@@ -140,9 +140,10 @@ def _freeze_start_up() -> None:
     which would otherwise walk it all (a 0.1 s pause per pass). Once per process: it lives as long as the
     process, and a full collection per app started (test suites start hundreds) costs more than it saves.
     Remembered by the cache, not asked of ``gc.get_freeze_count()``, which walks every frozen object (some
-    15-40 ms per app started in a test process). Only the young generations are collected first: a full pass
-    here walks every object start-up made (~0.05 s of CPU at each start) to find about 20 more on a migrated
-    database (500 on a first start, which migrates); those stay frozen, some KB for the life of the process."""
+    15-40 ms per app started in a test process). Only the young generations are collected first: a full
+    pass here walks every object start-up made (~0.05 s of CPU at each start) to find about 20 more on a
+    migrated database (500 on a first start, which migrates); those stay frozen, some KB for the life of the
+    process."""
     gc.collect(1)
     gc.freeze()
 
