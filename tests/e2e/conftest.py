@@ -23,7 +23,7 @@ from playwright.sync_api import Error as PlaywrightError
 from tests.factories import wait_until_finished
 from tests.support.agent_server import AgentBehaviour, AgentServer
 from tests.support.assay_process import AssayProcess
-from tests.support.browser import CHROMIUM, TEST_ARGS, launch_chromium
+from tests.support.browser import CHROMIUM, launch_chromium
 from tests.support.postgres import POSTGRES_URL, new_database
 from tests.support.requirements import require
 
@@ -141,7 +141,7 @@ def playwright() -> Iterator[Playwright]:
 @pytest.fixture(scope="session")
 def browser(playwright: Playwright) -> Iterator[Browser]:
     """Debian's headless Chromium."""
-    chromium = launch_chromium(playwright, TEST_ARGS)
+    chromium = launch_chromium(playwright)
     yield chromium
     chromium.close()
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 
 from playwright.sync_api import Browser, Playwright
@@ -19,13 +18,6 @@ CHROMIUM_ARGS = [
 ]
 
 
-# For tests only, not for a benchmark of the app's speed: a test's page lives seconds, so V8's optimising
-# compilers cost more CPU than they save (about a tenth of the renderers' CPU over the layout test's screens).
-TEST_ARGS = ["--js-flags=--no-opt"]
-
-
-def launch_chromium(playwright: Playwright, extra_args: Sequence[str] = ()) -> Browser:
+def launch_chromium(playwright: Playwright) -> Browser:
     """Headless Debian Chromium (Playwright's own browser downloads do not work here)."""
-    return playwright.chromium.launch(
-        executable_path=str(CHROMIUM), headless=True, args=[*CHROMIUM_ARGS, *extra_args]
-    )
+    return playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
