@@ -4,12 +4,16 @@ profile, not only when the generator happens to draw it)."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from functools import partial
+from typing import Any, TypeVar
 
 from hypothesis import strategies as st
 
 from assay.graders.contract.reply import AgentReply
 from assay.graders.trajectory.record import Step, ToolCall, Trajectory
+
+T = TypeVar("T")
 
 ALIASES = ["true", "false", "yes", "no", "1", "0", "TRUE", "No", "maybe", ""]
 """Words the true-false grader reads, some of them, and some it does not."""
@@ -65,14 +69,54 @@ ODD_EXPECTED: list[Any] = ["true", None, "\ud800", 7]
 """Expected outputs each odd answer is graded against: a plain one, none, a lone surrogate, a number."""
 
 
-def json_trees(
-    scalars: st.SearchStrategy[Any], keys: st.SearchStrategy[Any], *, max_leaves: int, width: int = 4
+def picks(pool: Sequence[T], *, min_size: int = 0, max_size: int) -> st.SearchStrategy[list[T]]:
+    """Lists of items of ``pool`` (at most 256), drawn as one byte string: one choice for Hypothesis, where
+    ``st.lists(st.sampled_from(pool))`` costs a choice and a span per item (CI runs 1,000 examples)."""
+    assert 0 < len(pool) <= 256
+    items = st.binary(min_size=min_size, max_size=max_size)
+    return items.map(lambda raw: [pool[byte % len(pool)] for byte in raw])
+
+
+def json_documents(
+    scalars: Sequence[Any],
+    keys: Sequence[str],
+    *,
+    min_size: int = 2,
+    max_size: int = 24,
+    is_object: bool = False,
 ) -> st.SearchStrategy[Any]:
-    """JSON documents: ``scalars`` at the leaves, lists and objects (keys drawn from ``keys``) of at most
-    ``width`` entries, at most ``max_leaves`` leaves in all. Drawing a tree costs Hypothesis about its leaves,
-    so a property that needs no big document asks for few: CI runs 1,000 examples of each."""
-    return st.recursive(
-        scalars,
-        lambda children: st.lists(children, max_size=width) | st.dictionaries(keys, children, max_size=width),
-        max_leaves=max_leaves,
-    )
+    """JSON documents read from one drawn byte string (see ``_document``): lists and objects nested at any
+    depth, ``scalars`` (at most 160) at the leaves and ``keys`` (at most 256) in the objects; an object at
+    the top when ``is_object``. One choice for Hypothesis per document, where ``st.recursive`` costs several
+    per node: a document of a few leaves costs a quarter as much. A shorter string is a smaller document
+    and smaller bytes are simpler tokens, so a failing example still shrinks."""
+    assert 0 < len(scalars) <= 160
+    assert 0 < len(keys) <= 256
+    return st.binary(min_size=min_size, max_size=max_size).map(partial(_document, scalars, keys, is_object))
+
+
+def _document(scalars: Sequence[Any], keys: Sequence[str], is_object: bool, raw: bytes) -> Any:
+    """Read ``raw`` byte by byte: below 96, ``byte % 3`` opens a list (0) or an object (1), or closes the
+    innermost open one (2); from 96 up, a byte is a scalar. A value put in an object takes the next byte as
+    its key. The document is the top object (``is_object``), else the one value read, or the list of them
+    when there are none or several."""
+    top: dict[str, Any] = {}
+    values: list[Any] = []
+    open_containers: list[list[Any] | dict[str, Any]] = [top if is_object else values]
+    tokens = iter(raw)
+    for byte in tokens:
+        if byte < 96 and byte % 3 == 2:
+            if len(open_containers) > 1:
+                open_containers.pop()
+            continue
+        value = scalars[(byte - 96) % len(scalars)] if byte >= 96 else [] if byte % 3 == 0 else {}
+        container = open_containers[-1]
+        if isinstance(container, dict):
+            container[keys[next(tokens, 0) % len(keys)]] = value
+        else:
+            container.append(value)
+        if isinstance(value, list | dict):
+            open_containers.append(value)
+    if is_object:
+        return top
+    return values[0] if len(values) == 1 else values

@@ -10,7 +10,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from assay.storage.types import SafeJSON, dump_json, load_text
-from tests.support.inputs import json_trees
+from tests.support.inputs import json_documents
 
 ANY_TEXT = st.text(st.characters(codec=None, exclude_categories=()))
 """Any ``str``: NUL, control characters, astral planes and lone surrogates included."""
@@ -39,15 +39,18 @@ def test_json_values_are_read_whole() -> None:
 
 SHORT_TEXT = st.text(st.characters(codec=None, exclude_categories=()), max_size=8)
 """Any characters, few of them: in a document, what counts is which characters, not how many."""
-JSON_VALUES = json_trees(
-    st.none()
-    | st.booleans()
-    | st.integers()
-    | st.floats()  # NaN and infinities included: json writes them, orjson refuses them
-    | SHORT_TEXT,
-    SHORT_TEXT,
-    max_leaves=6,
+SCALARS = [
+    *(None, True, False, 0, -1, 2**63 - 1, -(2**63), -(2**63) - 1, 2**64, 10**19, -(10**19), 10**30),
+    *(0.0, -0.0, 1.5, 1e16, 5e-324, 1.7976931348623157e308, math.nan, math.inf, -math.inf),
+    *("", "a", "é", "🙂", '"\\', "\x00", "\x1f\x7f", "\u2028\u2029", "\ud800", "x\udfff"),
+]
+"""Leaves past what each library writes alike: integers past 64 bits, NaN and infinities (json writes them,
+orjson refuses them), control characters and lone surrogates."""
+KEYS = ["", "a", "é", "🙂", '"', "\x00", "\u2028", "\ud800"]
+JSON_VALUES = st.builds(
+    lambda document, text: [document, {text: text}], json_documents(SCALARS, KEYS, max_size=16), SHORT_TEXT
 )
+"""A document of those leaves beside a text of any characters, as a key and a value."""
 
 
 def _same(a: object, b: object) -> bool:

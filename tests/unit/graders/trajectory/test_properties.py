@@ -17,7 +17,7 @@ from assay.graders.reading.trajectories import trajectory_of
 from assay.graders.trajectory.readers import DIALECTS, read_trajectory
 from assay.graders.trajectory.record import Step, ToolCall, Trajectory, TrajectoryProblem, from_json, to_json
 from tests.support import trajectories as run
-from tests.support.inputs import anything, json_trees
+from tests.support.inputs import anything, json_documents, picks
 
 KEYS = [
     "messages",
@@ -57,31 +57,12 @@ KEYS = [
     "tool_call",
     "choices",
 ]
-VALUES = st.sampled_from(
-    [
-        "assistant",
-        "user",
-        "tool",
-        "function_call",
-        "message",
-        "tool_use",
-        "tool_result",
-        "text",
-        "ATIF-v1.4",
-        "execute_tool",
-        "gen_ai.operation.name",
-        "assay.trajectory/1",
-        "{}",
-        "{bad",
-        "refund",
-    ]
-)
-json_values: st.SearchStrategy[Any] = json_trees(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5) | VALUES,
-    st.sampled_from(KEYS),
-    max_leaves=12,
-    width=5,
-)
+VALUES = [
+    *("assistant", "user", "tool", "function_call", "message", "tool_use", "tool_result", "text"),
+    *("ATIF-v1.4", "execute_tool", "gen_ai.operation.name", "assay.trajectory/1", "{}", "{bad", "refund"),
+    *(None, True, False, 0, 1, -1, 2**63, 1.5, -0.0, 1e300, "", "a", "x y", "\x00", "🙂"),
+]
+json_values: st.SearchStrategy[Any] = json_documents(VALUES, KEYS, max_size=32)
 """JSON documents built of the dialects' own keys and values: they reach into every reader (and, through
 ``mutated_documents``, deep into a dialect's real document)."""
 
@@ -153,7 +134,7 @@ def test_no_trajectory_grader_passes_without_a_readable_trajectory(
             assert result["details"]["match_status"] in ("invalid_response", "invalid_expected")
 
 
-names = st.lists(st.sampled_from(["lookup", "refund", "search", "notify"]), max_size=8)
+names = picks(["lookup", "refund", "search", "notify"], max_size=8)
 
 
 @given(names, names)
