@@ -8,6 +8,7 @@ tests skip when it is missing locally and fail in CI, where ``.ci/run`` installs
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -279,9 +280,10 @@ class SharedTab:
             self._page = None
 
     def close(self) -> None:
-        """Close the tab's context."""
+        """Close the tab's context (at the session's end: gone already when the browser went first)."""
         if self._page is not None:
-            self._page.context.close()
+            with contextlib.suppress(PlaywrightError):
+                self._page.context.close()
 
 
 @pytest.fixture(scope="session")
