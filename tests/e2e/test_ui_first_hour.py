@@ -133,9 +133,10 @@ def test_a_newcomers_first_hour(
 
     # 2. Test the target: the first case sent once, the raw reply and the answer read from it; no run.
     page.get_by_role("link", name="Evaluate", exact=True).click()
-    # The suite page has "Suite assertions" fields too: read the form's Suite once the form is there.
+    # The suite page, still drawn for a moment after the URL changed, has "Suite assertions" fields: the
+    # form's Suite is named exactly, so that only the form's field is read, once it is there.
     expect(page).to_have_url(re.compile(r"/evaluations/new\?suite="))
-    expect(page.get_by_label("Suite")).to_have_value(str(suite_id))
+    expect(page.get_by_label("Suite", exact=True)).to_have_value(str(suite_id))
     page.get_by_label("Grader", exact=True).select_option("true-false")
     expect(page.get_by_test_id("config-status")).to_have_text("✓ valid")
     url = f"{agent.url}/answer"
