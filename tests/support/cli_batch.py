@@ -16,7 +16,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -57,6 +57,18 @@ def invoke_in_one_process(
     )
     assert done.returncode == 0, f"the batch of assay commands failed:\n{done.stderr}"
     return [Invoked(**ran) for ran in json.loads(done.stdout)]
+
+
+def by_arguments(cases: Iterable[tuple[Sequence[str], object]], ran: Sequence[Invoked]) -> dict[str, Invoked]:
+    """What each case's command did, by the case's arguments joined with spaces (cases: arguments first)."""
+    return {" ".join(args): proc for (args, _), proc in zip(cases, ran, strict=True)}
+
+
+def assert_one_line_usage_error(proc: Invoked, message: str) -> None:
+    """A usage error: exit 2, and ``message`` on the one line written to stderr."""
+    assert proc.code == 2, proc.stderr
+    assert message in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
 
 
 def main() -> None:

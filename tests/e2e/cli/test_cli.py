@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import Invoked
-from tests.support.cli_batch import Command, invoke_in_one_process
+from tests.support.cli_batch import Command, assert_one_line_usage_error, by_arguments, invoke_in_one_process
 from tests.support.semantic import require_semantic_extra, shadow_model_package
 
 ASSAY = [sys.executable, "-m", "assay.cli"]
@@ -62,7 +62,7 @@ GRADE_USAGE_ERRORS = [
 def grade_refusals() -> dict[str, Invoked]:
     """``assay grade`` with each of GRADE_USAGE_ERRORS, in one process; by its arguments, joined."""
     ran = run_each(*(["grade", *args, "-e", "true", "-r", "yes"] for args, _ in GRADE_USAGE_ERRORS))
-    return {" ".join(args): proc for (args, _), proc in zip(GRADE_USAGE_ERRORS, ran, strict=True)}
+    return by_arguments(GRADE_USAGE_ERRORS, ran)
 
 
 @pytest.mark.parametrize(("args", "message"), GRADE_USAGE_ERRORS)
@@ -70,9 +70,7 @@ def test_grade_usage_errors_are_one_line_exit_two(
     grade_refusals: dict[str, Invoked], args: list[str], message: str
 ) -> None:
     proc = grade_refusals[" ".join(args)]
-    assert proc.code == 2
-    assert message in proc.stderr
-    assert len(proc.stderr.strip().splitlines()) == 1
+    assert_one_line_usage_error(proc, message)
     assert "Traceback" not in proc.stderr
 
 
@@ -234,7 +232,7 @@ def grade_file_refusals(tmp_path_factory: pytest.TempPathFactory) -> dict[str, I
             for args, _ in GRADE_FILE_ERRORS
         )
     )
-    return {" ".join(args): proc for (args, _), proc in zip(GRADE_FILE_ERRORS, ran, strict=True)}
+    return by_arguments(GRADE_FILE_ERRORS, ran)
 
 
 @pytest.mark.parametrize(("args", "message"), GRADE_FILE_ERRORS)

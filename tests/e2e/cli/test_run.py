@@ -324,28 +324,11 @@ def test_a_suite_file_with_a_key_given_twice_names_both_lines(tmp_path: Path) ->
 def test_test_target_sends_the_first_case_once_and_shows_the_raw_reply_and_the_answer(suite: Path) -> None:
     with AgentServer(AgentBehaviour(answers={"Is water wet?": {"text": "Yes", "n": 1}})) as agent:
         url = f"{agent.url}/answer"
+        trial = [str(suite), "-g", "true-false", "--test-target", "--target-url"]
         proc, wrong, down = run_each(
-            [
-                str(suite),
-                "-g",
-                "true-false",
-                "--target-url",
-                url,
-                "--response-path",
-                "output.text",
-                "--test-target",
-            ],
-            [
-                str(suite),
-                "-g",
-                "true-false",
-                "--target-url",
-                url,
-                "--response-path",
-                "answer",
-                "--test-target",
-            ],
-            [str(suite), "-g", "true-false", "--target-url", "http://127.0.0.1:9/", "--test-target"],
+            [*trial, url, "--response-path", "output.text"],
+            [*trial, url, "--response-path", "answer"],
+            [*trial, "http://127.0.0.1:9/"],
         )
         assert proc.code == 0, proc.stderr
         assert proc.stdout.splitlines() == [

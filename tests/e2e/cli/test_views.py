@@ -24,7 +24,7 @@ from assay.config import Settings
 from assay.storage.database import MIGRATIONS, create_db_engine
 from tests.factories import wait_until_finished
 from tests.support.cli import Invoked
-from tests.support.cli_batch import Command, invoke_in_one_process
+from tests.support.cli_batch import Command, assert_one_line_usage_error, by_arguments, invoke_in_one_process
 
 ASSAY = [sys.executable, "-m", "assay.cli"]
 LANGS = ["en"] * 6 + ["fr"] * 4 + ["de"] * 2
@@ -212,17 +212,14 @@ def not_there(stored: Stored) -> dict[str, Invoked]:
     """What each command of NOT_THERE did (all in one process), by its arguments as written there."""
     commands = [[arg.format(worse=stored.worse) for arg in args] for args, _ in NOT_THERE]
     ran = assay_each(*commands, url=stored.url)
-    return {" ".join(args): proc for (args, _), proc in zip(NOT_THERE, ran, strict=True)}
+    return by_arguments(NOT_THERE, ran)
 
 
 @pytest.mark.parametrize(("args", "message"), NOT_THERE)
 def test_what_is_not_there_is_one_line_and_exit_two(
     not_there: dict[str, Invoked], args: list[str], message: str
 ) -> None:
-    proc = not_there[" ".join(args)]
-    assert proc.code == 2
-    assert message in proc.stderr
-    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert_one_line_usage_error(not_there[" ".join(args)], message)
 
 
 def test_no_database_an_empty_one_and_an_older_schema_each_say_what_to_do(tmp_path: Path) -> None:
