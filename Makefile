@@ -11,19 +11,24 @@ PORT   ?= 8000
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml
+# The packages come through uv, installed into the venv first: it fetches and unpacks them side by side, where
+# pip takes them one at a time (a fresh install of '.[dev]': ~30 s against ~70-110 s, most of it network).
+# `.venv/bin/pip` stays there for anyone who adds a package by hand.
+define venv_with
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	test -x $(BIN)/uv || $(BIN)/python -m pip install --quiet uv
+	$(BIN)/uv pip install --quiet --python $(BIN)/python -e '$(1)'
+endef
+
+$(STAMP): pyproject.toml
+	$(call venv_with,.[dev])
 	touch $(STAMP) $(SERVE_STAMP)
 
 install-serve: $(SERVE_STAMP)
 
 # What serving needs and nothing more (no test or lint tools); `make install` adds the dev extras.
 $(SERVE_STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e .
+	$(call venv_with,.)
 	touch $(SERVE_STAMP)
 
 serve: install-serve  ## start Assay (API + web UI) on an embedded SQLite database

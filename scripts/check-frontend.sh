@@ -2,6 +2,9 @@
 # Rebuild the web UI from its committed sources and fail on any drift (run by `make frontend-check`, and
 # so by CI): the OpenAPI document and the TypeScript client generated from it, types, component tests,
 # and the bundle committed under src/assay/web/dist that `pip install -e .` serves without Node.
+# Parts, all by default: `api` (the OpenAPI document and the client: needs the Python packages) and `bundle`
+# (types, component tests, the bundle: Node alone), so that CI runs `bundle` while pip still installs.
+# Usage: scripts/check-frontend.sh [api] [bundle]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-.venv/bin/python}
@@ -45,21 +48,33 @@ if [ "${FRONTEND_PACKAGES_INSTALLED:-}" != 1 ]; then
   (cd frontend && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
-echo "== OpenAPI document and TypeScript client"
-env -u ASSAY_API_KEY "$PYTHON" scripts/export-openapi.py
-(cd frontend && npm run --silent gen:api)
-drift "the API changed: regenerate (scripts/export-openapi.py; cd frontend && npm run gen:api) and commit" \
-  frontend/openapi.json frontend/src/api/schema.d.ts
+check_api() {
+  echo "== OpenAPI document and TypeScript client"
+  env -u ASSAY_API_KEY "$PYTHON" scripts/export-openapi.py
+  (cd frontend && npm run --silent gen:api)
+  drift "the API changed: regenerate (scripts/export-openapi.py; cd frontend && npm run gen:api) and commit" \
+    frontend/openapi.json frontend/src/api/schema.d.ts
+}
 
-echo "== typecheck"
-(cd frontend && npm run --silent typecheck)
+check_bundle() {
+  echo "== typecheck"
+  (cd frontend && npm run --silent typecheck)
 
-echo "== component tests"
-(cd frontend && npm test --silent)
+  echo "== component tests"
+  (cd frontend && npm test --silent)
 
-echo "== build"
-(cd frontend && npm run --silent build)
-drift "the bundle differs from the committed src/assay/web/dist: rebuild (cd frontend && npm run build) and commit it" \
-  src/assay/web/dist
+  echo "== build"
+  (cd frontend && npm run --silent build)
+  drift "the bundle differs from the committed src/assay/web/dist: rebuild (cd frontend && npm run build) and commit it" \
+    src/assay/web/dist
+}
 
+parts=("$@")
+[ $# -gt 0 ] || parts=(api bundle)
+for part in "${parts[@]}"; do
+  case $part in
+    api | bundle) "check_$part" ;;
+    *) fail "no part '$part': api or bundle" ;;
+  esac
+done
 echo "check-frontend: OK"
