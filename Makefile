@@ -49,23 +49,24 @@ typecheck: install
 unit: install
 	$(BIN)/pytest tests/unit -q
 
-# Each tier runs on several processes (pytest-xdist: each has its own temporary folders, SQLite files, PostgreSQL
-# database and browser; servers take free ports). End-to-end runs after the others, and its tests that kill
-# or stop processes on purpose share one process (xdist group "processes"), one at a time. In CI, .ci/run
-# runs lint, typecheck and frontend-check while apt installs, then `CHECKED=1 make test`: the tiers alone.
+# The tiers run in one pytest session on several processes (pytest-xdist: each has its own temporary folders,
+# SQLite files, PostgreSQL database and browser; servers take free ports). The end-to-end tests that kill or stop
+# processes on purpose share one process (xdist group "processes"), one at a time; xdist hands out the largest
+# group first, so its minutes of waiting for kills, leases and restarts overlap the other workers' CPU work.
+# Three workers on two cores: the API and end-to-end tests wait (agents, heartbeats, process starts, the
+# browser), and a third worker fills those waits. One session rather than one per tier: the API tests' waits
+# are filled too, and the run does not end each tier on its slowest worker.
+# In CI, .ci/run runs lint, typecheck and frontend-check beside the installs, then `CHECKED=1 make test`.
 test: install  ## the whole suite: lint, types, (CI) the web UI check, unit, API, end-to-end
 	if [ -z "$$CHECKED" ]; then $(MAKE) lint typecheck; fi
 	if [ -n "$$CI" ] && [ -z "$$CHECKED" ]; then $(MAKE) frontend-check; fi
 	$(MAKE) tiers
 
-# End-to-end tests mostly wait (agents, heartbeats, process starts, the browser): on two workers a run used
-# about half of two cores, so a third worker fills the waits.
-E2E_WORKERS ?= 3
+TEST_WORKERS ?= 3
 
-# Each tier prints its slowest tests: where the time of a CI run goes, run by run.
-tiers: install  ## the test tiers alone: unit and API, then end-to-end
-	$(BIN)/pytest -q -n 2 --durations=20 tests/unit tests/api
-	$(BIN)/pytest -q -n $(E2E_WORKERS) --dist loadgroup --durations=30 tests/e2e
+# The session prints its slowest tests: where the time of a CI run goes, run by run.
+tiers: install  ## the test tiers alone: unit, API and end-to-end
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadgroup --durations=40 tests/unit tests/api tests/e2e
 
 coverage: install  ## line and branch coverage of src/ by the unit and API tiers (coverage.py, via pytest-cov)
 	$(BIN)/pytest -q -n 2 --cov=assay --cov-branch --cov-report=term:skip-covered tests/unit tests/api
