@@ -143,7 +143,8 @@ def _freeze_start_up() -> None:
     15-40 ms per app started in a test process). Only the young generations are collected first: a full
     pass here walks every object start-up made (~0.05 s of CPU at each start) to find about 20 more on a
     migrated database (500 on a first start, which migrates); those stay frozen, some KB for the life of the
-    process."""
+    process. ``assay serve`` holds the collector off while it starts (``assay.cli.serve``): this pass, over
+    all that start-up made, is then its only one."""
     gc.collect(1)
     gc.freeze()
 
