@@ -153,7 +153,7 @@ def test_a_recorded_run_fits_its_budget(recorded: tuple[Path, Path], tmp_path: P
     assert read_results(output)[0]["passed"] is True  # it ran, and graded the one case
 
 
-# measured 2026-11-27: 726 modules / 14,000 KB (before issue 22's start-up work: 1,088 / 18,659, with Alembic,
+# measured 2026-11-27: 721 modules / 13,971 KB (before issue 22's start-up work: 1,088 / 18,659, with Alembic,
 # aiohttp, PyYAML and every built-in grader)
 def test_starting_the_server_fits_its_budget(tmp_path: Path) -> None:
     from assay.storage.database import create_db_engine, migrate
