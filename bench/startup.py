@@ -14,7 +14,8 @@ Times, as whole processes (start to exit, wall clock), run in turn so that each 
 * ``assay eval`` of the same suite answered by a Python agent (a function saying "yes": the preflight's
   line, the run path of an agent), and ``assay serve`` started on an already migrated SQLite file (the
   first round migrates it), polled until ``/api/health`` answers 200 and stopped (SIGTERM): the server's
-  own start-up, which every end-to-end test pays (its wall column is the time to healthy);
+  own start-up, which every end-to-end test pays (its wall column is the time to healthy); then the same
+  with a first page of suites and of evaluations asked once healthy (``listings``: the routes' first use);
 * ``click+rich+asyncio``, ``click+rich`` and ``click`` alone: a click command with ``assay run``'s options,
   parsed from the same arguments, that prints a Rich table and runs an event loop (or only one of them, or
   neither), and does nothing else: what the frameworks cost.
@@ -36,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -151,14 +153,24 @@ def timed(command: list[str], env: dict[str, str]) -> Timing:
     return Timing(elapsed, cpu, done.stdout)
 
 
-def timed_serve(env: dict[str, str]) -> Timing:
-    """``assay serve`` started on a free port, polled until healthy, then stopped (SIGTERM): its CPU time
-    (the poller's is this process's, not counted) and the wall time to healthy."""
+SERVED_PATHS = ("/api/suites", "/api/evaluations")
+"""What a server is asked once healthy in the ``listings`` line: a first page of suites and of evaluations, as
+an end-to-end test's first requests (its routes' first use, beyond the health check's)."""
+
+
+def timed_serve(env: dict[str, str], paths: tuple[str, ...] = ()) -> Timing:
+    """``assay serve`` started on a free port, polled until healthy, asked for each of ``paths`` (each must
+    answer 200), then stopped (SIGTERM): its CPU time (the poller's is this process's, not counted) and the
+    wall time to healthy."""
     port = free_port()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    with serving([*ASSAY, "serve", "--port", str(port)], port, env):
+    with serving([*ASSAY, "serve", "--port", str(port)], port, env) as server:
         healthy = time.perf_counter() - started
+        for path in paths:
+            with urllib.request.urlopen(server.url + path, timeout=30) as answer:
+                if answer.status != 200:
+                    raise RuntimeError(f"GET {path} answered {answer.status}")
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
     return Timing(healthy, cpu, "")
@@ -203,6 +215,7 @@ def main(argv: list[str] | None = None) -> None:
                 f"assay run ({args.cases}){tag}": partial(timed, run, env),
                 f"assay eval ({args.cases}){tag}": partial(timed, [*ASSAY, "eval", str(config)], env),
                 f"assay serve, healthy, stop{tag}": partial(timed_serve, served),
+                f"assay serve, healthy, listings, stop{tag}": partial(timed_serve, served, SERVED_PATHS),
             }
             written[f"assay run ({args.cases}){tag}"] = [Path(output)]
         timings: dict[str, list[Timing]] = {label: [] for label in commands}

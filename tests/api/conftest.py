@@ -5,8 +5,7 @@ never touch one (the graders', the UI's files, the docs) run once, on SQLite, si
 would test nothing more. PostgreSQL comes from ``ASSAY_TEST_POSTGRES_URL``
 (``scripts/postgres-up.sh``); without it those runs skip locally and fail in CI. Each test session works in
 a database of its own, created and dropped here, so that concurrent runs do not meet. Each test has its own
-database, lifespan and app state; only an app's routes, built at their first request, serve the tests of a
-session with the same settings (``app``).
+database, app and lifespan.
 """
 
 from __future__ import annotations
@@ -120,30 +119,11 @@ def settings(database_url: str) -> Settings:
     return Settings(database_url=database_url, api_key=None)
 
 
-@pytest.fixture(scope="session")
-def started_apps() -> list[tuple[Settings, FastAPI]]:
-    """The apps this session served, each with its settings but the database (see ``app``)."""
-    return []
-
-
 @pytest.fixture
-def app(settings: Settings, started_apps: list[tuple[Settings, FastAPI]]) -> FastAPI:
-    """An app on the test database, in the state ``create_app`` leaves a new one.
-
-    Its state is a new app's (``app.state``: the settings, the span store; the lifespan fills in the rest:
-    engine, scheduler, graders, watch), but its routes are those of an app this session already served with
-    the same settings but the database: FastAPI builds an app's routes (a TypeAdapter per field) at their
-    first request, half of a short test's CPU, and routes keep nothing of a request. What else ``create_app``
-    makes of the settings (middlewares, the body limits, the UI's files) is the same for the same settings.
-    """
-    fresh = create_app(settings)
-    others = settings.model_copy(update={"database_url": ""})
-    for served, shared in started_apps:
-        if served == others:
-            shared.state = fresh.state
-            return shared
-    started_apps.append((others, fresh))
-    return fresh
+def app(settings: Settings) -> FastAPI:
+    """A new app on the test database (its state, middlewares and lifespan its own; its routes, built once per
+    process when their modules were imported, are every app's, see :mod:`assay.api.routers`)."""
+    return create_app(settings)
 
 
 @pytest.fixture

@@ -143,21 +143,30 @@ def _freeze_start_up() -> None:
     15-40 ms per app started in a test process). Only the young generations are collected first: a full
     pass here walks every object start-up made (~0.05 s of CPU at each start) to find about 20 more on a
     migrated database (500 on a first start, which migrates); those stay frozen, some KB for the life of the
-    process."""
+    process. ``assay serve`` holds the collector off while it starts (``assay.cli.serve``): this pass, over
+    all that start-up made, is then its only one."""
     gc.collect(1)
     gc.freeze()
 
 
-def _include_routers(app: FastAPI) -> None:
-    # ---- Routers -------------------------------------------------------------------------------------
-    # Every router of the API, in any order (the web UI is the fallback for unmatched paths, not a route).
-    app.include_router(health.router)
-    app.include_router(graders.router)
-    app.include_router(suites.router)
-    app.include_router(evaluations.router)
-    app.include_router(evals.router)
-    app.include_router(trajectories.router)
-    app.include_router(otlp.router)
+ROUTERS = (
+    health.router,
+    graders.router,
+    suites.router,
+    evaluations.router,
+    evals.router,
+    trajectories.router,
+    otlp.router,
+)
+"""Every router of the API, in any order (the web UI is the fallback for unmatched paths, not a route)."""
+
+
+def _add_routes(app: FastAPI) -> None:
+    # The routers' own routes, built once per process when their modules were imported, serve every app
+    # as they are: ``include_router`` would build each route again for each app (see assay.api.routers).
+    # A route keeps nothing of a request or of an app; ``request.app`` is the app serving it.
+    for router in ROUTERS:
+        app.router.routes.extend(router.routes)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -183,7 +192,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
     )
     install_error_handlers(app)
-    _include_routers(app)
+    _add_routes(app)
     install_docs(app)
     app.router.default = SinglePageApp(settings.web_dist) if settings.web_dist else SinglePageApp()
 

@@ -6,11 +6,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import pydantic
-from fastapi import APIRouter, status
+from fastapi import status
 
 from assay.api.bodies import ThreadedBodyRoute
-from assay.api.envelope import ERROR_RESPONSES, Envelope, ok
+from assay.api.envelope import Envelope, ok
 from assay.api.evaluations import EvaluationServiceDep
+from assay.api.routers import api_router
 from assay.api.schemas.evals import EvalFileIn, EvalsOut
 from assay.api.schemas.evaluations import EvaluationCreate, EvaluationOut
 from assay.errors import Problem, ValidationError
@@ -20,9 +21,7 @@ from assay.services.grading.registry import GraderService
 if TYPE_CHECKING:
     from assay.services.eval_file.model import EvalFile
 
-router = APIRouter(
-    prefix="/api/evals", tags=["evaluations"], responses=ERROR_RESPONSES, route_class=ThreadedBodyRoute
-)
+router = api_router(prefix="/api/evals", tags=["evaluations"], route_class=ThreadedBodyRoute)
 
 _LOCAL_ONLY = ("outputs", "gates", "server")
 """Keys only ``assay eval`` reads: reported back as not used."""

@@ -6,12 +6,13 @@ from enum import StrEnum
 from typing import Annotated
 
 from anyio import to_thread
-from fastapi import APIRouter, Depends, Path, Query, Request, Response, status
+from fastapi import Depends, Path, Query, Request, Response, status
 
 from assay.api.bodies import ThreadedBodyRoute
 from assay.api.deps import MAX_ID, NO_NUL, GraderServiceDep, PaginationDep, SessionDep, SettingsDep
 from assay.api.downloads import download, file_stem
-from assay.api.envelope import ERROR_RESPONSES, Envelope, ok, rendered
+from assay.api.envelope import Envelope, ok, rendered
+from assay.api.routers import api_router
 from assay.api.schemas.breakdown import BreakdownOut, FailureGroupsOut, MetadataKeyList, MetadataKeyOut
 from assay.api.schemas.evals import EvalFileOut
 from assay.api.schemas.evaluations import (
@@ -37,9 +38,7 @@ from assay.services.views.breakdown import breakdown, default_key, failure_group
 from assay.services.views.comparison import Flip, compare
 from assay.services.views.result_export import csv_lines, jsonl_lines
 
-router = APIRouter(
-    prefix="/api/evaluations", tags=["evaluations"], responses=ERROR_RESPONSES, route_class=ThreadedBodyRoute
-)
+router = api_router(prefix="/api/evaluations", tags=["evaluations"], route_class=ThreadedBodyRoute)
 
 CREATE_PATH = "/api/evaluations"
 EvaluationId = Annotated[int, Path(ge=1, le=MAX_ID, description="Evaluation id")]

@@ -10,13 +10,14 @@ from typing import Annotated, Any
 from weakref import WeakKeyDictionary
 
 from anyio import CapacityLimiter, to_thread
-from fastapi import APIRouter, Path, Request, Response
+from fastapi import Path, Request, Response
 
 from assay.api.bodies import GRADE_ON_LOOP_MAX_BYTES, DirectBodyRoute, ThreadedBodyRoute, body_bytes
 from assay.api.deps import DEFAULT_LIMIT, GraderServiceDep, Limit, Skip
-from assay.api.envelope import ERROR_RESPONSES, Envelope, ok, rendered
+from assay.api.envelope import Envelope, ok, rendered
 from assay.api.query_defaults import QueryDefaultsRoute
 from assay.api.rendering import SafeJSONResponse, json_bytes
+from assay.api.routers import api_router
 from assay.api.schemas.common import ProblemOut
 from assay.api.schemas.graders import (
     GradeBatchRequest,
@@ -38,9 +39,7 @@ from assay.graders.contract.catalog import is_builtin
 from assay.services.grading.answers import check_calls, grade_answer, grade_answers, needs_calls
 from assay.services.grading.registry import GraderService
 
-router = APIRouter(
-    prefix="/api/graders", tags=["graders"], responses=ERROR_RESPONSES, route_class=ThreadedBodyRoute
-)
+router = api_router(prefix="/api/graders", tags=["graders"], route_class=ThreadedBodyRoute)
 
 GraderId = Annotated[str, Path(description="Grader id, e.g. string-match", max_length=200)]
 MAX_CALLING_BATCH = 100

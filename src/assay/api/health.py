@@ -20,12 +20,13 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 
-from fastapi import APIRouter, FastAPI, Request, Response
+from fastapi import FastAPI, Request, Response
 from pydantic import Field
 from sqlalchemy import Engine, text
 
-from assay.api.envelope import ERROR_RESPONSES, Envelope, ErrorEnvelope
+from assay.api.envelope import Envelope, ErrorEnvelope
 from assay.api.rendering import SafeJSONResponse
+from assay.api.routers import api_router
 from assay.api.schemas.common import ResponseModel
 from assay.errors import UnavailableError
 from assay.storage.database import loggable
@@ -37,7 +38,7 @@ PING_EVERY_S = 1.0
 STALE_AFTER_S = 5.0
 """Health fails when the database's last answer is older than this (a ping that hangs or fails)."""
 
-router = APIRouter(prefix="/api", tags=["health"], responses=ERROR_RESPONSES)
+router = api_router(prefix="/api", tags=["health"])
 
 
 class Health(ResponseModel):

@@ -11,18 +11,19 @@ from __future__ import annotations
 from typing import Any
 
 import anyio.to_thread
-from fastapi import APIRouter, Request
+from fastapi import Request
 from fastapi.responses import JSONResponse
 from pydantic import Field
 
-from assay.api.envelope import ERROR_RESPONSES, ErrorEnvelope
+from assay.api.envelope import ErrorEnvelope
+from assay.api.routers import api_router
 from assay.api.schemas.common import ResponseModel
 from assay.errors import Problem, UnsupportedMediaTypeError, ValidationError
 from assay.services.execution.span_store import BadExportError, SpanStore, parse_export
 
 PATH = "/v1/traces"
 
-router = APIRouter(tags=["traces"], responses=ERROR_RESPONSES)
+router = api_router(tags=["traces"])
 
 _EXPORT_BODY = {
     "required": True,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated
 
-from fastapi import APIRouter, File, Form, Query, Request, Response, UploadFile, status
+from fastapi import File, Form, Query, Request, Response, UploadFile, status
 
 from assay.api.bodies import ThreadedBodyRoute
 from assay.api.deps import (
@@ -18,7 +18,8 @@ from assay.api.deps import (
     SuiteServiceDep,
 )
 from assay.api.downloads import download, file_stem
-from assay.api.envelope import CONFLICT_RESPONSE, ERROR_RESPONSES, Envelope, ErrorEnvelope, ok, rendered
+from assay.api.envelope import CONFLICT_RESPONSE, Envelope, ErrorEnvelope, ok, rendered
+from assay.api.routers import api_router
 from assay.api.schemas.grid import GridOut
 from assay.api.schemas.history import HistoryOut
 from assay.api.schemas.suites import (
@@ -42,9 +43,7 @@ from assay.services.suites.files import SuiteFormat, csv_lines, jsonl_lines, rea
 from assay.services.views.grid import MAX_EVALUATIONS, side_by_side
 from assay.services.views.history import suite_history
 
-router = APIRouter(
-    prefix="/api/suites", tags=["suites"], responses=ERROR_RESPONSES, route_class=ThreadedBodyRoute
-)
+router = api_router(prefix="/api/suites", tags=["suites"], route_class=ThreadedBodyRoute)
 
 IMPORT_PATH = "/api/suites/import"
 

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Path, Query
+from fastapi import Path, Query
 from pydantic import Field
 
 from assay.api.deps import MAX_ID, PaginationDep, SessionDep, SettingsDep
-from assay.api.envelope import ERROR_RESPONSES, Envelope, ok
+from assay.api.envelope import Envelope, ok
+from assay.api.routers import api_router
 from assay.api.schemas.common import PassRateOut, ResponseModel
 from assay.api.schemas.evaluations import TrajectorySummaryOut
 from assay.api.schemas.tool_usage import ToolChangesOut
@@ -20,7 +21,7 @@ from assay.services.views.trajectory_pages import MAX_PAGE_STEPS, trajectory_pag
 
 EvaluationId = Annotated[int, Path(ge=1, le=MAX_ID, description="Evaluation id")]
 
-router = APIRouter(prefix="/api/evaluations", tags=["evaluations"], responses=ERROR_RESPONSES)
+router = api_router(prefix="/api/evaluations", tags=["evaluations"])
 
 
 class ToolCallOut(ResponseModel):

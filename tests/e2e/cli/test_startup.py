@@ -16,6 +16,7 @@ says what each costs.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.factories import make_suite
 from tests.support.results import read_results
 
 _PROBE = """
@@ -151,7 +153,7 @@ def test_a_recorded_run_fits_its_budget(recorded: tuple[Path, Path], tmp_path: P
     assert read_results(output)[0]["passed"] is True  # it ran, and graded the one case
 
 
-# measured 2026-11-27: 726 modules / 14,000 KB (before issue 22's start-up work: 1,088 / 18,659, with Alembic,
+# measured 2026-11-27: 721 modules / 13,971 KB (before issue 22's start-up work: 1,088 / 18,659, with Alembic,
 # aiohttp, PyYAML and every built-in grader)
 def test_starting_the_server_fits_its_budget(tmp_path: Path) -> None:
     from assay.storage.database import create_db_engine, migrate
@@ -167,7 +169,8 @@ def test_starting_the_server_fits_its_budget(tmp_path: Path) -> None:
     without(cost, "alembic", "aiohttp", "yaml", "rapidfuzz", "jsonschema", "scipy")
 
 
-# measured 2026-11-27: 626 modules / 10,322 KB (scipy.stats for the preflight's line: 1,053 / 18,689)
+# measured 2026-11-27: 384 modules / 5,769 KB (the preflight with numpy and scipy.special: 626 / 10,322;
+# with scipy.stats: 1,053 / 18,689)
 def test_an_agents_eval_fits_its_budget(tmp_path: Path) -> None:
     (tmp_path / "assay.yaml").write_text(
         'suites: [suite.jsonl]\ntarget: {type: python, callable: "agent:answer"}\ngrader: {id: true-false}\n'
@@ -175,7 +178,37 @@ def test_an_agents_eval_fits_its_budget(tmp_path: Path) -> None:
     (tmp_path / "suite.jsonl").write_text('{"input": "Is 1 odd?", "expected_output": "true"}\n')
     (tmp_path / "agent.py").write_text('def answer(text):\n    return "yes"\n')
     cost = measure("run", "eval", cwd=tmp_path)
-    within(cost, Budget(modules=830, source_kb=13_700))
+    within(cost, Budget(modules=510, source_kb=7_700))
     assert "assay.services.figures.power" in cost.modules  # the preflight's line was computed
-    assert "scipy.stats" not in cost.modules
-    without(cost, "sqlalchemy", "fastapi", "aiohttp")
+    # A suite too small to detect any change says so without numpy or scipy (the power at the largest change).
+    without(cost, "sqlalchemy", "fastapi", "aiohttp", "numpy", "scipy")
+
+
+def test_a_second_app_builds_no_route_and_keeps_a_state_of_its_own(tmp_path: Path) -> None:
+    """Every app serves the routes built when their modules were imported, so a second app in a process (the
+    API tests make thousands) builds none; its state, database and lifespan are still its own."""
+    from fastapi.routing import APIRoute
+    from fastapi.testclient import TestClient
+
+    from assay.api.app import create_app
+    from assay.config import Settings
+    from assay.storage.database import create_db_engine, migrate
+
+    engine = create_db_engine(f"sqlite:///{tmp_path / 'a.db'}")
+    migrate(engine)
+    engine.dispose()
+    shutil.copyfile(tmp_path / "a.db", tmp_path / "b.db")
+    first, second = (
+        create_app(Settings(database_url=f"sqlite:///{tmp_path / name}", api_key=None))
+        for name in ("a.db", "b.db")
+    )
+    routes = [route for route in first.routes if isinstance(route, APIRoute)]
+    assert len(routes) > 30
+    assert [id(route) for route in routes] == [
+        id(route) for route in second.routes if isinstance(route, APIRoute)
+    ]
+    with TestClient(first) as one, TestClient(second) as other:
+        assert make_suite(one)["name"] == "bools"
+        assert one.get("/api/suites").json()["data"]["total"] == 1
+        assert other.get("/api/suites").json()["data"]["total"] == 0  # the first app's database is not its
+        assert first.state.engine is not second.state.engine

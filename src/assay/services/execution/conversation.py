@@ -21,7 +21,6 @@ from assay.domain import Conversation
 from assay.graders.composite.assertions import AssertionsGrader
 from assay.graders.contract.reply import AgentReply
 from assay.graders.contract.verdict import VerdictRecord
-from assay.graders.trajectory.readers import read_trajectory
 from assay.graders.trajectory.record import Step, Trajectory
 from assay.services.execution.case_results import (
     CaseResult,
@@ -145,6 +144,8 @@ class ConversationRun:
     def agent_reply(self) -> AgentReply:
         """What the case's own checks grade: the last reply's text, the whole conversation as its
         trajectory (read as OpenAI chat messages, the form the messages are kept in)."""
+        from assay.graders.trajectory.readers import read_trajectory  # pydantic: only for a conversation
+
         document = {"messages": [message.as_openai() for message in self.messages]}
         found = read_trajectory(document, "openai-chat")
         trajectory = found if isinstance(found, Trajectory) else None
@@ -258,6 +259,10 @@ def _produced(output: str | None) -> _Produced:
         document = orjson.loads(text)
     except orjson.JSONDecodeError:
         return plain
+    # The dialects' readers (their pydantic models) load at a reply that may be a trajectory, not at a
+    # server's start: ~0.035 s of CPU that only conversations with tool-calling agents need.
+    from assay.graders.trajectory.readers import read_trajectory
+
     found = read_trajectory(document)
     if not isinstance(found, Trajectory) or not found.tool_calls():
         return plain
