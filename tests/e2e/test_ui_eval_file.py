@@ -19,7 +19,8 @@ from tests.e2e.conftest import PHONE_WIDTH, AssayServer, PageWatch
 from tests.support.agent_server import USAGE_MODEL, AgentBehaviour, AgentServer
 from tests.support.layout import layout_problems
 
-pytestmark = pytest.mark.browser
+# The two runs seeded once: the module's tests on one worker, not on each given one.
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("ui-eval-file")]
 
 # input, expected_output, the agent's answer: four pass, one fails.
 CASES: list[tuple[str, str, str]] = [
