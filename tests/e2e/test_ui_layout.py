@@ -30,7 +30,8 @@ def test_every_screen_reads_at_both_widths(sized_page: Page, showcase: Showcase)
     page = sized_page
     problems: list[str] = []
     # One load per width; every other screen is a route change inside the app, as its links make (a load
-    # costs Chromium ten times more). Loads of deep links are other tests' subject (test_ui_evaluation).
+    # costs Chromium over twice as much). Deep links' loads are other tests' subject (test_ui_evaluation).
+    # After a click the network is watched too: networkidle, reached once per load, would return at once.
     with QuietNetwork(page) as network:
         for n, route in enumerate(showcase.routes):
             if n == 0:

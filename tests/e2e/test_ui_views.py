@@ -268,7 +268,7 @@ def test_every_screen_fits_a_phone_and_an_empty_suite_says_so(
         f"/compare?a={runs.first}&b={runs.worse}",
         f"/suites/{runs.suite_id}/side-by-side?evaluations={runs.first},{runs.worse},{runs.last}",
     ]
-    # One load; the other screens are route changes inside the app (a load costs Chromium ten times more).
+    # One load; the other screens are route changes inside the app (a load costs Chromium twice as much).
     page.goto(screens[0])
     for n, path in enumerate(screens):
         if n:
