@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 from typing import Any, Protocol
 
-from tests.support.waiting import wait_for
+from tests.support.waiting import POLL_S, wait_for
 
 _names = itertools.count(1)
 
@@ -98,15 +98,16 @@ def evaluation(client: Client, evaluation_id: int) -> dict[str, Any]:
 
 
 def wait_until_finished(
-    client: Client, evaluation_id: int, timeout: float = FINISH_TIMEOUT_S
+    client: Client, evaluation_id: int, timeout: float = FINISH_TIMEOUT_S, *, every: float = POLL_S
 ) -> dict[str, Any]:
-    """The evaluation once it has stopped running (completed, failed or cancelled)."""
+    """The evaluation once it has stopped running (completed, failed or cancelled), asked every ``every``
+    seconds (a real server spends CPU on each answer)."""
 
     def finished() -> dict[str, Any] | None:
         shown = evaluation(client, evaluation_id)
         return shown if shown["status"] in TERMINAL else None
 
-    return wait_for(finished, timeout, what=f"evaluation {evaluation_id} to finish")
+    return wait_for(finished, timeout, what=f"evaluation {evaluation_id} to finish", every=every)
 
 
 def wait_until_done(

@@ -9,12 +9,13 @@ tests skip when it is missing locally and fail in CI, where ``.ci/run`` installs
 from __future__ import annotations
 
 import contextlib
+import os
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import httpx2
 import pytest
@@ -23,10 +24,12 @@ from playwright.sync_api import Error as PlaywrightError
 
 from tests.factories import wait_until_finished
 from tests.support.agent_server import AgentBehaviour, AgentServer
-from tests.support.assay_process import AssayProcess
+from tests.support.assay_process import FINISH_POLL_S, AssayProcess
 from tests.support.browser import CHROMIUM, launch_chromium
 from tests.support.postgres import POSTGRES_URL, new_database
 from tests.support.requirements import require
+from tests.support.semantic import shadow_model_package
+from tests.support.xdist_groups import name_groups
 
 RUN_TIMEOUT_S = 60.0
 XSS_RESPONSE = '<img src=x onerror="window.__xss = 1; alert(1)">'
@@ -41,6 +44,14 @@ BOOLEAN_CASES: list[tuple[str, str, str]] = [
     ("Is the sky green?", "false", "NO"),
 ]
 CUSTOM_ALIASES = {"true": ["true", "yes", "yep"], "false": ["false", "no", "nope"]}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under ``--dist loadgroup``, send the browser tests of one xdist group to one worker (pytest 9.2 hides
+    xdist's own grouping: tests/support/xdist_groups.py). Only the browser tests', for now: the other
+    groups ("processes") have run ungrouped since pytest 9.2, and grouping them is the tier's choice."""
+    if getattr(config.option, "loadgroup", False):
+        name_groups(item for item in items if item.get_closest_marker("browser"))
 
 
 @dataclass
@@ -84,7 +95,7 @@ class AssayServer:
 
     def wait_for(self, evaluation_id: int) -> dict[str, Any]:
         """The evaluation once it has stopped running."""
-        return wait_until_finished(self.client, evaluation_id, timeout=RUN_TIMEOUT_S)
+        return wait_until_finished(self.client, evaluation_id, timeout=RUN_TIMEOUT_S, every=FINISH_POLL_S)
 
 
 @contextmanager
@@ -285,13 +296,48 @@ class SharedTab:
             with contextlib.suppress(PlaywrightError):
                 self._page.context.close()
 
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
 
 @pytest.fixture(scope="session")
 def shared_tab(browser: Browser, assay: AssayServer) -> Iterator[SharedTab]:
     """The browser tests' one tab on the ``assay`` server (per worker)."""
-    tab = SharedTab(browser, assay.url)
-    yield tab
-    tab.close()
+    with SharedTab(browser, assay.url) as tab:
+        yield tab
+
+
+NEWCOMER_GROUP = "newcomer-server"
+"""The xdist group of the modules on the ``newcomer_assay`` server: one worker starts it for them all."""
+
+
+@pytest.fixture(scope="session")
+def newcomer_assay(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AssayServer]:
+    """``assay serve`` as a newcomer first starts it: the demo seeded (the default), on SQLite, and without
+    the semantic extra (its model's package found by name, with no model in it)."""
+    shadow = shadow_model_package(tmp_path_factory.mktemp("shadow"))
+    path = os.pathsep.join(filter(None, [str(shadow), os.environ.get("PYTHONPATH")]))
+    env = {"PYTHONPATH": path, "ASSAY_SEMANTIC_MODEL_DIR": ""}  # no folder either: the default lookup
+    directory = tmp_path_factory.mktemp("assay-newcomer")
+    with AssayProcess(directory, env=env, seed_demo=None) as process:
+        yield AssayServer(process.url, process.client)
+
+
+@pytest.fixture(scope="session")
+def newcomer_tab(browser: Browser, newcomer_assay: AssayServer) -> Iterator[SharedTab]:
+    """One tab on the newcomer's server, for the tests of its modules."""
+    with SharedTab(browser, newcomer_assay.url) as tab:
+        yield tab
+
+
+@pytest.fixture
+def newcomer_page(newcomer_tab: SharedTab, watch: PageWatch) -> Iterator[Page]:
+    """A page on the newcomer's server; fails the test on any script or console error."""
+    with newcomer_tab.lend(watch, 1400, 1000) as tab:
+        yield tab
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import AssayServer
 from tests.support.chat_agent import ChatAgent
+from tests.support.navigation import open_in_app
 
 pytestmark = pytest.mark.browser
 
@@ -91,7 +92,7 @@ def test_the_case_panel_shows_a_conversation_input_its_turns_and_a_text_input(
     expect(messages.nth(3).get_by_test_id("message-text")).to_have_text("shipped")
 
     # A multi-turn case: its turns as they went (no input messages of its own).
-    page.goto(f"/evaluations/{evaluation_id}?case={case_ids['turns']}")
+    open_in_app(page, f"/evaluations/{evaluation_id}?case={case_ids['turns']}")
     panel = page.get_by_test_id("case-panel")
     turns = panel.get_by_test_id("conversation-turn")
     expect(turns).to_have_count(2)
@@ -100,7 +101,7 @@ def test_the_case_panel_shows_a_conversation_input_its_turns_and_a_text_input(
     expect(panel.get_by_test_id("input-conversation")).to_have_count(0)
 
     # A text input is its text, as before.
-    page.goto(f"/evaluations/{evaluation_id}?case={case_ids['text']}")
+    open_in_app(page, f"/evaluations/{evaluation_id}?case={case_ids['text']}")
     panel = page.get_by_test_id("case-panel")
     expect(panel.get_by_label("input", exact=True)).to_have_text("How many questions?")
     expect(panel.get_by_test_id("input-conversation")).to_have_count(0)

@@ -18,8 +18,10 @@ from playwright.sync_api import Page, expect
 from tests.e2e.conftest import PHONE_WIDTH, AssayServer, PageWatch
 from tests.support.agent_server import USAGE_MODEL, AgentBehaviour, AgentServer
 from tests.support.layout import layout_problems
+from tests.support.navigation import open_in_app
 
-pytestmark = pytest.mark.browser
+# The two runs seeded once: the module's tests on one worker, not on each given one.
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("ui-eval-file")]
 
 # input, expected_output, the agent's answer: four pass, one fails.
 CASES: list[tuple[str, str, str]] = [
@@ -143,7 +145,7 @@ def test_a_replayed_run_marks_its_cases_cached_and_shows_tokens_and_latency(
     expect(rows).to_have_count(len(CASES))
     expect(page.get_by_test_id("cached-mark")).to_have_count(0)  # the first run called the agent
 
-    page.goto(f"/evaluations/{runs.replayed}")
+    open_in_app(page, f"/evaluations/{runs.replayed}")
     expect(page.get_by_test_id("reply-cache")).to_have_text("replay")
     expect(rows).to_have_count(len(CASES))
     expect(rows.get_by_test_id("cached-mark")).to_have_count(len(CASES))
@@ -153,7 +155,7 @@ def test_a_replayed_run_marks_its_cases_cached_and_shows_tokens_and_latency(
     result = assay.data(
         assay.client.get(f"/api/evaluations/{runs.recorded}/results", params={"q": "Is 3 even?"})
     )["results"][0]
-    page.goto(f"/evaluations/{runs.recorded}?case={result['case_id']}")
+    open_in_app(page, f"/evaluations/{runs.recorded}?case={result['case_id']}")
     tokens_of_case = f"{len('Is 3 even?')} / {len('yes')} {USAGE_MODEL}"
     expect(page.get_by_test_id("case-usage")).to_have_text(tokens_of_case)
 
@@ -176,7 +178,7 @@ def test_the_summary_shows_the_cost_agent_and_judge_apart_and_unknown_without_pr
     expect(page.get_by_test_id("cost-total")).to_have_text(f"${expected:.6f}")
     expect(page.get_by_test_id("cost-agent")).to_have_text(f"agent ${expected:.6f}")
     expect(page.get_by_test_id("cost-judge")).to_have_text("judge $0.000000")  # no judge was called
-    page.goto(f"/evaluations/{runs.recorded}")  # no price table: unknown, never $0
+    open_in_app(page, f"/evaluations/{runs.recorded}")  # no price table: unknown, never $0
     expect(page.get_by_test_id("cost-total")).to_have_text("unknown")
 
 
@@ -197,7 +199,7 @@ def test_compare_puts_the_run_as_candidate_against_the_run_before_it(page: Page,
     expect(page.get_by_test_id("mcnemar-verdict")).to_have_text("No significant difference")
 
     # The suite's first run has none before it: it is B, and A is to choose among the suite's other runs.
-    page.goto(f"/evaluations/{runs.recorded}")
+    open_in_app(page, f"/evaluations/{runs.recorded}")
     page.get_by_role("link", name="Compare…").click()
     base = page.get_by_label("A (base)")
     expect(page.get_by_label("B (candidate)")).to_have_value(str(runs.recorded))

@@ -15,6 +15,18 @@ from tests.support.agent_server import AgentBehaviour, AgentServer
 pytestmark = pytest.mark.browser
 
 
+# Tests that only read one run of the boolean suite with the custom aliases: it is seeded once, for them
+# together on one worker.
+READS_THE_ALIASED_RUN = pytest.mark.xdist_group("ui-evaluation-aliased-run")
+
+
+@pytest.fixture(scope="module")
+def aliased_run(assay: AssayServer, agent: AgentServer) -> int:
+    """The id of a run of the boolean suite graded with the custom aliases (a real agent's answers)."""
+    suite_id = assay.create_suite(BOOLEAN_CASES)
+    return assay.run_evaluation(suite_id, agent.url, "custom aliases", {"aliases": CUSTOM_ALIASES})
+
+
 def _rows(page: Page) -> Locator:
     return page.get_by_test_id("results-scroll").locator('[role="row"][data-case-id]')
 
@@ -100,9 +112,9 @@ def test_run_an_evaluation_from_the_form_and_read_the_results(
     expect(panel.locator('[data-detail="reason"]')).to_contain_text("Expected false but got true")
 
 
-def test_a_refresh_on_a_deep_link_keeps_the_view(page: Page, assay: AssayServer, agent: AgentServer) -> None:
-    suite_id = assay.create_suite(BOOLEAN_CASES)
-    evaluation_id = assay.run_evaluation(suite_id, agent.url, "deep link", {"aliases": CUSTOM_ALIASES})
+@READS_THE_ALIASED_RUN
+def test_a_refresh_on_a_deep_link_keeps_the_view(page: Page, assay: AssayServer, aliased_run: int) -> None:
+    evaluation_id = aliased_run
     page.goto(f"/evaluations/{evaluation_id}?outcome=failed")
     expect(_rows(page)).to_have_count(2)
     page.reload()
@@ -127,12 +139,11 @@ def test_a_refresh_on_a_deep_link_keeps_the_view(page: Page, assay: AssayServer,
     assert missing.json()["error"]["code"] == "NOT_FOUND"
 
 
+@READS_THE_ALIASED_RUN
 def test_the_case_panel_closes_on_escape_and_when_a_search_hides_its_case(
-    page: Page, assay: AssayServer, agent: AgentServer
+    page: Page, aliased_run: int
 ) -> None:
-    suite_id = assay.create_suite(BOOLEAN_CASES)
-    evaluation_id = assay.run_evaluation(suite_id, agent.url, "panel", {"aliases": CUSTOM_ALIASES})
-    page.goto(f"/evaluations/{evaluation_id}")
+    page.goto(f"/evaluations/{aliased_run}")
     panel = page.get_by_test_id("case-panel")
     _rows(page).filter(has_text="Is 3 even?").click()
     expect(panel).to_be_visible()
@@ -145,10 +156,9 @@ def test_the_case_panel_closes_on_escape_and_when_a_search_hides_its_case(
     expect(panel).to_have_count(0)
 
 
-def test_an_export_has_what_the_filter_shows(page: Page, assay: AssayServer, agent: AgentServer) -> None:
-    suite_id = assay.create_suite(BOOLEAN_CASES)
-    evaluation_id = assay.run_evaluation(suite_id, agent.url, "filtered export", {"aliases": CUSTOM_ALIASES})
-    page.goto(f"/evaluations/{evaluation_id}?outcome=failed")
+@READS_THE_ALIASED_RUN
+def test_an_export_has_what_the_filter_shows(page: Page, aliased_run: int) -> None:
+    page.goto(f"/evaluations/{aliased_run}?outcome=failed")
     expect(_rows(page)).to_have_count(2)
     with page.expect_download() as download:
         page.get_by_role("button", name="Export JSONL (filtered)").click()
@@ -159,12 +169,11 @@ def test_an_export_has_what_the_filter_shows(page: Page, assay: AssayServer, age
     assert all(row["passed"] is False and row["error"] is None for row in exported)
 
 
+@READS_THE_ALIASED_RUN
 def test_agent_html_is_shown_as_text_and_runs_no_script(
-    page: Page, assay: AssayServer, agent: AgentServer, watch: PageWatch
+    page: Page, aliased_run: int, watch: PageWatch
 ) -> None:
-    suite_id = assay.create_suite(BOOLEAN_CASES)
-    evaluation_id = assay.run_evaluation(suite_id, agent.url, "xss", {"aliases": CUSTOM_ALIASES})
-    page.goto(f"/evaluations/{evaluation_id}?outcome=invalid")
+    page.goto(f"/evaluations/{aliased_run}?outcome=invalid")
     row = _rows(page).filter(has_text="Does this render as HTML?")
     expect(row).to_contain_text(XSS_RESPONSE)
     row.click()

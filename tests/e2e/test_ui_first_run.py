@@ -3,29 +3,20 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
-from tests.support.assay_process import AssayProcess
+from tests.e2e.conftest import NEWCOMER_GROUP
 
-pytestmark = pytest.mark.browser
-
-
-@pytest.fixture
-def first_run_page(browser: Browser, tmp_path: Path) -> Iterator[Page]:
-    """A page on a server started as a user would start it the first time (demo seeding left as default)."""
-    with AssayProcess(tmp_path, seed_demo=None) as assay:
-        context = browser.new_context(base_url=assay.url, viewport={"width": 1400, "height": 1000})
-        context.set_default_timeout(15_000)
-        yield context.new_page()
-        context.close()
+# The newcomer's server, started as a user first starts it (the demo seeded by default), is shared with the
+# other module that needs a fresh server (test_ui_unavailable_grader), on one worker. Neither creates what
+# the other reads: the only evaluation is the one the demo's test starts.
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group(NEWCOMER_GROUP)]
 
 
-def test_a_newcomer_runs_the_demo_from_the_ui(first_run_page: Page) -> None:
-    page = first_run_page
+def test_a_newcomer_runs_the_demo_from_the_ui(newcomer_page: Page) -> None:
+    page = newcomer_page
     page.goto("/")
     expect(page.get_by_role("heading", name="Evaluations")).to_be_visible()
     # No evaluation yet, but a suite: the home page offers to evaluate it, not to create one.
@@ -46,8 +37,8 @@ def test_a_newcomer_runs_the_demo_from_the_ui(first_run_page: Page) -> None:
     expect(page.get_by_test_id("confusion-matrix")).to_be_visible()
 
 
-def test_the_suite_pages_evaluate_link_preselects_the_recorded_target(first_run_page: Page) -> None:
-    page = first_run_page
+def test_the_suite_pages_evaluate_link_preselects_the_recorded_target(newcomer_page: Page) -> None:
+    page = newcomer_page
     page.goto("/suites")
     page.get_by_test_id("suite-list").get_by_role("link").first.click()
     page.get_by_role("link", name="Evaluate").click()

@@ -9,6 +9,7 @@ from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import BOOLEAN_CASES, CUSTOM_ALIASES, AssayServer
 from tests.support.agent_server import AgentServer
+from tests.support.navigation import open_in_app
 
 pytestmark = pytest.mark.browser
 
@@ -45,6 +46,6 @@ def test_new_evaluation_form_warns_of_cases_the_grader_can_never_pass(page: Page
     expect(warning.get_by_test_id("allow-invalid-expected")).not_to_be_checked()
     page.get_by_label("Grader", exact=True).select_option("string-match")
     expect(page.get_by_test_id("preflight-warning")).to_contain_text("1 of 3 cases")
-    page.goto(f"/suites/{suite_id}")
+    open_in_app(page, f"/suites/{suite_id}")
     page.get_by_label("Check the expected outputs for grader").select_option("true-false")
     expect(page.get_by_test_id("preflight-warning")).to_contain_text("2 of 3 cases")

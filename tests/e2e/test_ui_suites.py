@@ -10,6 +10,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import AssayServer, PageWatch
+from tests.support.navigation import open_in_app
 
 pytestmark = pytest.mark.browser
 
@@ -105,7 +106,7 @@ def test_cases_are_named_by_number_and_key_from_import_to_the_case_panel(page: P
     expect(first_row.locator("td").first).to_have_text("1 q-0")
 
     suite_id = page.url.rsplit("/", 1)[1]
-    page.goto(f"/evaluations/new?suite={suite_id}")
+    open_in_app(page, f"/evaluations/new?suite={suite_id}")
     page.get_by_label("Grader", exact=True).select_option("true-false")
     page.get_by_label("Recorded responses").check()
     answers = {"q-2": "yes", "q-1": "yes", "q-0": "yes"}

@@ -12,6 +12,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import AssayServer
+from tests.support.navigation import open_in_app
 from tests.support.tool_agent import THOROUGH_LOOKUPS, ToolAgent, support_suite, target
 
 pytestmark = pytest.mark.browser
@@ -78,7 +79,7 @@ def test_a_case_s_trajectory_is_paged_with_its_arguments_and_the_failing_step(
     expect(failed.get_by_test_id("step-failure")).to_contain_text("sequence")
 
     # The skipping case: the refund's arguments as pretty JSON, and the step the checks point at.
-    page.goto(f"/evaluations/{evaluation_id}?case={cases[2]['case_id']}")
+    open_in_app(page, f"/evaluations/{evaluation_id}?case={cases[2]['case_id']}")
     trajectory = page.get_by_test_id("case-panel").get_by_test_id("trajectory")
     refund = trajectory.locator('[data-kind="tool_call"]', has_text="refund")
     expect(refund.get_by_test_id("step-text")).to_contain_text('"amount": 10')

@@ -13,8 +13,10 @@ import pytest
 from playwright.sync_api import Locator, Page, expect
 
 from tests.e2e.conftest import AssayServer, PageWatch, assert_fits, is_phone
+from tests.support.navigation import open_in_app
 
-pytestmark = pytest.mark.browser
+# The three runs seeded once: the module's tests on one worker, not on each given one.
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("ui-views")]
 
 # 12 questions whose answer is "true", tagged by language; the runs answer from these lists.
 LANGS = ["en"] * 6 + ["fr"] * 4 + ["de"] * 2
@@ -136,7 +138,7 @@ def test_history_breakdown_failure_group_case_link_and_side_by_side(sized_page: 
     expect(panel).to_contain_text("mismatch")
     expect(panel).to_be_in_viewport()
     assert_fits(page)
-    page.goto(f"/evaluations/{runs.first}?case={runs.case_ids[8]}")
+    open_in_app(page, f"/evaluations/{runs.first}?case={runs.case_ids[8]}")  # the same, from inside the app
     expect(panel).to_contain_text("Is statement 8 true?")
     expect(panel).to_be_in_viewport()
     assert_fits(page)
@@ -146,7 +148,7 @@ def test_history_breakdown_failure_group_case_link_and_side_by_side(sized_page: 
     expect(results.first).to_be_visible()
 
     # Side by side: the worse run beside the two others, then only the cases where they disagree.
-    page.goto(f"/evaluations/{runs.worse}")
+    open_in_app(page, f"/evaluations/{runs.worse}")
     page.get_by_role("link", name="Side by side…").click()
     expect(page).to_have_url(re.compile(f"evaluations={runs.worse}"))
     # The boxes are the URL's (a router transition): clicked, then awaited, rather than check()ed.
@@ -266,12 +268,15 @@ def test_every_screen_fits_a_phone_and_an_empty_suite_says_so(
         f"/compare?a={runs.first}&b={runs.worse}",
         f"/suites/{runs.suite_id}/side-by-side?evaluations={runs.first},{runs.worse},{runs.last}",
     ]
-    for path in screens:
-        page.goto(path)
+    # One load; the other screens are route changes inside the app (a load costs Chromium twice as much).
+    page.goto(screens[0])
+    for n, path in enumerate(screens):
+        if n:
+            open_in_app(page, path)
         expect(page.locator("main")).not_to_contain_text("Loading…")
         expect(page.locator("main h2").first).to_be_visible()
         assert_fits(page)
-    page.goto(f"/suites/{empty['id']}")
+    open_in_app(page, f"/suites/{empty['id']}")
     expect(page.get_by_test_id("empty-suite")).to_contain_text("This suite has no cases yet.")
     expect(page.get_by_test_id("case-list")).to_have_count(0)
     expect(page.get_by_text("0 cases")).to_be_visible()

@@ -13,6 +13,7 @@ from typing import Any
 import httpx2
 
 from tests.factories import wait_until_finished
+from tests.support.assay_process import FINISH_POLL_S
 from tests.support.tool_agent import ToolAgent, support_suite, target
 
 RUN_TIMEOUT_S = 60.0
@@ -88,7 +89,7 @@ def _answer(n: int, expected: str, flavour: int) -> str | None:
 
 def _run(client: httpx2.Client, body: dict[str, Any]) -> int:
     evaluation_id = int(_data(client.post("/api/evaluations", json=body))["id"])
-    wait_until_finished(client, evaluation_id, timeout=RUN_TIMEOUT_S)
+    wait_until_finished(client, evaluation_id, timeout=RUN_TIMEOUT_S, every=FINISH_POLL_S)
     return evaluation_id
 
 
