@@ -29,7 +29,6 @@ from tests.support.browser import CHROMIUM, launch_chromium
 from tests.support.postgres import POSTGRES_URL, new_database
 from tests.support.requirements import require
 from tests.support.semantic import shadow_model_package
-from tests.support.xdist_groups import name_groups
 
 RUN_TIMEOUT_S = 60.0
 XSS_RESPONSE = '<img src=x onerror="window.__xss = 1; alert(1)">'
@@ -44,14 +43,6 @@ BOOLEAN_CASES: list[tuple[str, str, str]] = [
     ("Is the sky green?", "false", "NO"),
 ]
 CUSTOM_ALIASES = {"true": ["true", "yes", "yep"], "false": ["false", "no", "nope"]}
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Under ``--dist loadgroup``, send the browser tests of one xdist group to one worker (pytest 9.2 hides
-    xdist's own grouping: tests/support/xdist_groups.py). Only the browser tests', for now: the other
-    groups ("processes") have run ungrouped since pytest 9.2, and grouping them is the tier's choice."""
-    if getattr(config.option, "loadgroup", False):
-        name_groups(item for item in items if item.get_closest_marker("browser"))
 
 
 @dataclass
