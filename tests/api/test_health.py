@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import create_engine
 from sqlalchemy.engine import make_url
 
+from assay.api import health
 from assay.api.app import create_app
 from assay.api.health import STALE_AFTER_S, DatabaseWatch
 from assay.config import Settings
@@ -28,12 +29,18 @@ def test_health_reports_the_database_and_the_age_of_its_last_answer(client: Test
     assert data["version"]
 
 
+@pytest.fixture
+def quick_watch(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The database watch checks every 0.05 s, not every second (a test waits for its next check)."""
+    monkeypatch.setattr(health, "PING_EVERY_S", 0.05)
+
+
 def test_health_is_unavailable_when_the_database_stopped_answering(
-    client: TestClient, tmp_path: Path
+    quick_watch: None, client: TestClient, tmp_path: Path
 ) -> None:
     watch: DatabaseWatch = client.app.state.database_watch  # type: ignore[attr-defined]
     watch.engine = create_engine(f"sqlite:///{tmp_path}/no/such/folder/assay.db")  # every check fails now
-    # the watch's next check (every second) finds it; no later one answers
+    # the watch's next check finds it; no later one answers
     wait_for(lambda: watch.failure, 30, what="the database watch to see the failure")
     assert watch.failure == "OperationalError"
     watch.answered_at = time.monotonic() - STALE_AFTER_S - 1  # ... for longer than health allows

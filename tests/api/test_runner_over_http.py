@@ -72,15 +72,27 @@ async def test_a_stopped_run_with_a_cpu_bound_grader_grades_every_reply_it_recei
         grader = LoopWatchingGrader()
         sink = ListSink()
         stop = asyncio.Event()
-        asyncio.get_running_loop().call_later(0.3, stop.set)
+        # Stopped once 4 results are written, not at a fixed 0.3 s (a loaded machine may write none by then)
+        stopper = asyncio.create_task(_stop_once_written(sink, 4, stop))
         beat = asyncio.create_task(heartbeat(grader.tick))
         try:
             async with target:
                 outcome = await run_cases(cases(200), target, grader, sink, concurrency=4, stop=stop)
         finally:
             beat.cancel()
+            stopper.cancel()
     assert outcome.stopped
     assert 4 <= outcome.written < 200
     assert len(grader.threads) == outcome.written  # every reply graded was written, and only once
     assert len({r.case_id for r in sink.results}) == outcome.written
     assert all(r.match_status == "match" for r in sink.results)
+
+
+async def _stop_once_written(sink: ListSink, count: int, stop: asyncio.Event) -> None:
+    """Set ``stop`` once ``sink`` holds ``count`` results, or after 30 s (the test then fails: too many)."""
+    try:
+        async with asyncio.timeout(30):
+            while len(sink.results) < count:
+                await asyncio.sleep(0.001)
+    finally:
+        stop.set()

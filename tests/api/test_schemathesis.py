@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from schemathesis.core.result import Err
 from schemathesis.generation.feedback import FeedbackSources
 from schemathesis.pytest._test_builder import build_operation_test
 from schemathesis.python._constants.orchestrator import make_constants_value_source
+from schemathesis.python.asgi import ASGIClient
 from schemathesis.schemas import BaseSchema
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
@@ -61,40 +63,49 @@ _config = schemathesis.Config.from_dict(
 
 
 @pytest.fixture(scope="module")
-def api_schema() -> BaseSchema:
-    """The app's schema, loaded (and the app started) once per worker that runs a test of it."""
+def api_schema(sqlite_template: Path) -> BaseSchema:
+    """The app's schema, loaded (and the app started) once per worker that runs a test of it, on a copy of the
+    session's migrated database (a first start would run Alembic's migrations, a CPU-second)."""
+    shutil.copyfile(sqlite_template, _database)
     load_all_checks()
     return schemathesis.openapi.from_asgi("/openapi.json", _app, config=_config)
+
+
+@pytest.fixture(scope="module")
+def api_client(api_schema: BaseSchema) -> Iterator[ASGIClient]:
+    """One client of the app for every call: schemathesis would otherwise open a requests session (its
+    adapters and connection pools) for each call."""
+    with ASGIClient(_app) as client:
+        yield client
 
 
 SUPPRESSED = [HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large]
 
 
-@settings(max_examples=BODY_EXAMPLES, deadline=None, suppress_health_check=SUPPRESSED)
-def _body_case(case: schemathesis.Case) -> None:
-    _call_and_validate(case)
-
-
-@settings(max_examples=PARAMETER_EXAMPLES, deadline=None, suppress_health_check=SUPPRESSED)
-def _parameter_case(case: schemathesis.Case) -> None:
-    _call_and_validate(case)
-
-
 @pytest.mark.parametrize("route", BODY_ROUTES)
-def test_routes_with_a_body_match_the_spec(api_schema: BaseSchema, route: str) -> None:
-    _run(api_schema, route, _body_case)
+def test_routes_with_a_body_match_the_spec(
+    api_schema: BaseSchema, api_client: ASGIClient, route: str
+) -> None:
+    _run(api_schema, api_client, route, BODY_EXAMPLES)
 
 
 @pytest.mark.parametrize("route", PARAMETER_ROUTES)
-def test_routes_without_a_body_match_the_spec(api_schema: BaseSchema, route: str) -> None:
-    _run(api_schema, route, _parameter_case)
+def test_routes_without_a_body_match_the_spec(
+    api_schema: BaseSchema, api_client: ASGIClient, route: str
+) -> None:
+    _run(api_schema, api_client, route, PARAMETER_EXAMPLES)
 
 
-def _run(schema: BaseSchema, route: str, test: Callable[[schemathesis.Case], None]) -> None:
+def _run(schema: BaseSchema, client: ASGIClient, route: str, examples: int) -> None:
     """Build the route's Hypothesis test (its examples, the fuzzing and the coverage phase) as schemathesis's
     pytest plugin would at collection, and run it; a failed check is reported as the plugin reports it.
     (Schemathesis's own lazy loading, ``from_fixture``, does this too but breaks on pytest 9.2.)"""
     __tracebackhide__ = True
+
+    @settings(max_examples=examples, deadline=None, suppress_health_check=SUPPRESSED)
+    def test(case: schemathesis.Case) -> None:
+        _call_and_validate(client, case)
+
     narrowed = schema.include(name=route)
     (result,) = narrowed.get_all_operations()
     if isinstance(result, Err):
@@ -109,7 +120,7 @@ def _run(schema: BaseSchema, route: str, test: Callable[[schemathesis.Case], Non
         raise as_reported_failure(exc) from None
 
 
-def _call_and_validate(case: schemathesis.Case) -> None:
+def _call_and_validate(client: ASGIClient, case: schemathesis.Case) -> None:
     """Call the app with the case and apply every default check (all but the acceptance of valid data,
     below, where the spec cannot say why a valid-looking body is refused)."""
     # An imported file's content is opaque to the spec (a binary part), so a schema-valid upload can still
@@ -119,7 +130,7 @@ def _call_and_validate(case: schemathesis.Case) -> None:
     # egress rules (a literal address, a host the HTTP client cannot parse): a 422 the schema cannot state.
     run_body = case.method == "POST" and case.operation.path in RUN_ROUTES
     refused = opaque or run_body or _mixes_keys(case.body) or _has_assertions(case.body) or _chats(case.body)
-    case.call_and_validate(excluded_checks=[positive_data_acceptance] if refused else None)
+    case.call_and_validate(session=client, excluded_checks=[positive_data_acceptance] if refused else None)
 
 
 def _mixes_keys(body: object) -> bool:

@@ -349,6 +349,54 @@ def free_port() -> int:
         return port
 
 
+class _PromptServer(uvicorn.Server):
+    """uvicorn's server, stopped as soon as it is told to: uvicorn checks ``should_exit`` every 0.1 s and then
+    sleeps 0.1 s for its connections to close, 0.2 s of idle at the end of every test with an agent.
+
+    Only a forced exit is prompt (:meth:`AgentServer.stop` always forces: hanging requests are cut off).
+    """
+
+    _loop: asyncio.AbstractEventLoop | None = None
+    _stopping: asyncio.Event | None = None
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._stopping = asyncio.Event()
+        await super().startup(sockets=sockets)
+
+    async def main_loop(self) -> None:
+        assert self._stopping is not None
+        # on_tick(0) as uvicorn's once a second: the Date header refreshed, should_exit read.
+        while not await self.on_tick(0):
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), timeout=1.0)
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        if not self.force_exit:
+            await super().shutdown(sockets=sockets)
+            return
+        # uvicorn's shutdown when forced, its fixed 0.1 s sleep for the connections to close cut to the time
+        # they take (an answer in flight keeps its connection: then 0.1 s, as uvicorn waits).
+        for server in self.servers:
+            server.close()
+        for sock in sockets or []:
+            sock.close()
+        for connection in list(self.server_state.connections):
+            connection.shutdown()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 0.1
+        while self.server_state.connections and loop.time() < deadline:
+            await asyncio.sleep(0.005)
+        for server in self.servers:
+            await server.wait_closed()
+
+    def wake(self) -> None:
+        """End the main loop now, from another thread (once ``should_exit`` is set)."""
+        if self._loop is not None and self._stopping is not None:
+            with contextlib.suppress(RuntimeError):  # the loop already closed: nothing left to wake
+                self._loop.call_soon_threadsafe(self._stopping.set)
+
+
 class AgentServer:
     """Runs :class:`AgentApp` (or another ASGI ``app``) with uvicorn in a background thread on 127.0.0.1;
     a context manager."""
@@ -367,7 +415,7 @@ class AgentServer:
             timeout_graceful_shutdown=1,
             backlog=1024,
         )
-        self._server = uvicorn.Server(config)
+        self._server = _PromptServer(config)
         self._thread = threading.Thread(target=self._serve, name=f"agent-server-{self.port}", daemon=True)
 
     def _serve(self) -> None:
@@ -432,6 +480,7 @@ class AgentServer:
         """Stop serving and wait for the thread (hanging requests are cut off)."""
         self._server.should_exit = True
         self._server.force_exit = True
+        self._server.wake()
         self._thread.join(timeout=_START_TIMEOUT_S)
         self._socket.close()
 
