@@ -155,11 +155,6 @@ def test_config_errors(config: object, error: type[Exception]) -> None:
 
 
 words = st.text(alphabet=st.characters(codec="utf-8", categories=["L", "N"]), min_size=1, max_size=8)
-# The words around: one text read as words ("|" ends one, "#" ends those before), where two lists of texts
-# cost a choice and a span per word (CI runs 1,000 examples).
-word_runs = st.text(
-    alphabet=st.characters(codec="utf-8", categories=["L", "N"], include_characters="|#"), max_size=40
-)
 separators = st.text(alphabet=" \t\n\r\u00a0\u3000;!?()", min_size=1, max_size=3)
 spaced_letters = st.text(alphabet="abcxyzABCXYZ0123456789éøßжωЖΩ_", min_size=1, max_size=6)
 
@@ -177,15 +172,10 @@ def test_a_pass_means_the_normalised_expected_text_is_in_the_answer(response: st
             assert result["passed"] is False
 
 
-def split_words(run: str) -> list[str]:
-    """At most four words of at most eight characters, as ``words`` draws them, from a part of a run."""
-    return [word[:8] for word in run.split("|") if word][:4]
-
-
-@given(words, word_runs, separators, separators)
-def test_a_word_between_separators_is_found(word: str, around: str, left: str, right: str) -> None:
-    run_before, _, run_after = around.partition("#")
-    before, after = split_words(run_before), split_words(run_after)
+@given(words, st.lists(words, max_size=4), st.lists(words, max_size=4), separators, separators)
+def test_a_word_between_separators_is_found(
+    word: str, before: list[str], after: list[str], left: str, right: str
+) -> None:
     response = left.join([*before, word]) + right + " ".join(after)
     assert DEFAULT.grade(response, word)["passed"] is True
 
