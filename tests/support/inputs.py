@@ -4,7 +4,7 @@ profile, not only when the generator happens to draw it)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any, TypeVar
 
@@ -75,6 +75,41 @@ def picks(pool: Sequence[T], *, min_size: int = 0, max_size: int) -> st.SearchSt
     assert 0 < len(pool) <= 256
     items = st.binary(min_size=min_size, max_size=max_size)
     return items.map(lambda raw: [pool[byte % len(pool)] for byte in raw])
+
+
+def configs(options: Mapping[str, Sequence[Any]]) -> st.SearchStrategy[dict[str, Any]]:
+    """Configs that leave each key of ``options`` out or set it to one of its values (at most 255), drawn as
+    one byte string of a byte per key: one choice for Hypothesis, where ``st.fixed_dictionaries`` with
+    optional keys costs a choice and a span per key (CI runs 1,000 examples). A zero byte leaves its key
+    out, so a failing config shrinks towards the defaults."""
+    assert all(0 < len(values) < 256 for values in options.values())
+    size = len(options)
+    return st.binary(min_size=size, max_size=size).map(partial(_config, options))
+
+
+def _config(options: Mapping[str, Sequence[Any]], raw: bytes) -> dict[str, Any]:
+    config: dict[str, Any] = {}
+    for (key, values), byte in zip(options.items(), raw, strict=True):
+        if choice := byte % (len(values) + 1):
+            config[key] = values[choice - 1]
+    return config
+
+
+def configured(
+    build: Callable[[dict[str, Any]], T], options: Mapping[str, Sequence[Any]]
+) -> st.SearchStrategy[T]:
+    """What ``build`` makes of the configs ``configs(options)`` draws, built once per distinct config and
+    shared by the examples that draw it again (a grader is pure, and validating its config against the
+    schema costs more than most grades)."""
+    built: dict[str, T] = {}
+
+    def once(config: dict[str, Any]) -> T:
+        key = repr(sorted(config.items()))
+        if key not in built:
+            built[key] = build(config)
+        return built[key]
+
+    return configs(options).map(once)
 
 
 def json_documents(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import product
 from typing import Any
 
 import pytest
@@ -10,6 +11,7 @@ from hypothesis import strategies as st
 
 from assay.graders import ChoiceGrader
 from assay.graders.builtin.choice import MAX_CANDIDATES
+from tests.support.inputs import picks
 
 DEFAULT = ChoiceGrader()
 YES_NO = ChoiceGrader(config={"labels": ["yes", "no", "unsure"]})
@@ -278,10 +280,9 @@ labels = st.sampled_from(list("ABCDE"))
 prose = st.sampled_from(
     ["", "Paris", "because it is the capital", "I am fairly confident", "see the explanation"]
 )
-frames = st.sampled_from(
-    ["{}", "({})", "{}.", "{})", "**{}**", "Answer: {}", "The answer is {}.", "{}. {p}", "({}) {p}",
-     "Let me think.\n{p}\n\n{}. {p}", "The answer is ({}) {p}"]
-)  # fmt: skip
+FRAMES = ["{}", "({})", "{}.", "{})", "**{}**", "Answer: {}", "The answer is {}.", "{}. {p}", "({}) {p}",
+          "Let me think.\n{p}\n\n{}. {p}", "The answer is ({}) {p}"]  # fmt: skip
+frames = st.sampled_from(FRAMES)
 
 
 @given(labels, frames, prose)
@@ -291,8 +292,15 @@ def test_a_framed_label_is_read(label: str, frame: str, text: str) -> None:
     assert read(answer.lower()) in (label, None)  # lower case may read as prose, never as another label
 
 
-@given(labels, labels, st.sampled_from([" or ", " and ", ", not ", "/", " vs "]), frames)
-def test_two_labels_joined_are_never_a_pass(first: str, second: str, joiner: str, frame: str) -> None:
+# two labels, a joiner and a frame as one choice, not four (CI runs 1,000 examples)
+joined_labels = st.sampled_from(
+    list(product("ABCDE", "ABCDE", [" or ", " and ", ", not ", "/", " vs "], FRAMES))
+)
+
+
+@given(joined_labels)
+def test_two_labels_joined_are_never_a_pass(joined: tuple[str, str, str, str]) -> None:
+    first, second, joiner, frame = joined
     answer = frame.format(first + joiner + second, p="Paris")
     reading = DEFAULT.read(answer)
     if first != second:
@@ -310,7 +318,7 @@ def test_any_text_never_raises_and_a_pass_means_the_label_is_there(answer: str, 
         assert result["details"]["named_labels"] == [expected]
 
 
-@given(st.lists(st.sampled_from(["the", "cat", "a", "dog", "saw", "is", "on", "mat", "it", "e"]), min_size=2))
+@given(picks(["the", "cat", "a", "dog", "saw", "is", "on", "mat", "it", "e"], min_size=2, max_size=32))
 def test_lower_case_letters_inside_prose_are_not_labels(words: list[str]) -> None:
     answer = " ".join(words)
     assert DEFAULT.read(answer).label is None

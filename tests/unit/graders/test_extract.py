@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from itertools import product
 from typing import Any
 
 import pytest
@@ -245,13 +246,15 @@ HEDGES = ["Maybe", "Probably", "I think", "Perhaps", "I guess", "Possibly"]
 WORDS = ["yes", "true", "correct", "no", "false", "wrong"]
 
 
-@given(
-    st.sampled_from([*NEGATIONS, *HEDGES]),
-    st.sampled_from(WORDS),
-    st.sampled_from(["", ".", "!", " here.", "\n"]),
-    st.sampled_from(["true", "false"]),
+# the four parts as one choice, not four (780 answers: Hypothesis tries each once, then stops)
+refused_answers = st.sampled_from(
+    list(product([*NEGATIONS, *HEDGES], WORDS, ["", ".", "!", " here.", "\n"], ["true", "false"]))
 )
-def test_a_negated_or_hedged_answer_never_passes(lead: str, word: str, end: str, expected: str) -> None:
+
+
+@given(refused_answers)
+def test_a_negated_or_hedged_answer_never_passes(answer: tuple[str, str, str, str]) -> None:
+    lead, word, end, expected = answer
     result = TRUE_FALSE.grade(f"{lead} {word}{end}", expected)
     assert result["passed"] is False
     assert status(result) == "invalid_response"

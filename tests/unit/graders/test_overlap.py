@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from assay.graders import OverlapGrader
 from assay.graders.builtin.overlap import LCS_SIDE, METRICS
-from tests.support.inputs import anything, picks, whitespace
+from tests.support.inputs import anything, configured, picks, whitespace
 from tests.support.scored import assert_scored
 
 ROUGE = {"metric": "rouge_l"}
@@ -260,26 +260,34 @@ def test_config_errors(config: object, error: type[Exception]) -> None:
 
 # ---- properties -----------------------------------------------------------------------------------------
 
-configs = st.fixed_dictionaries(
-    {},
-    optional={
-        "metric": st.sampled_from(list(METRICS)),
-        "threshold": st.floats(min_value=0.01, max_value=1.0),
-        "case_sensitive": st.booleans(),
-        "ignore_punctuation": st.booleans(),
-        "ignore_articles": st.booleans(),
+THRESHOLDS = (0.01, 0.2, 0.5, 2 / 3, 0.9999, 1.0)
+BOOLEANS = (True, False)
+graders = configured(
+    lambda config: OverlapGrader(config=config),
+    {
+        "metric": list(METRICS),
+        "threshold": THRESHOLDS,
+        "case_sensitive": BOOLEANS,
+        "ignore_punctuation": BOOLEANS,
+        "ignore_articles": BOOLEANS,
     },
 )
 metrics = st.sampled_from(list(METRICS))
+# Graders the properties share, built once: constructing one validates its config (CI runs 1,000 examples).
+F1, ROUGE_L = OverlapGrader(), OverlapGrader(config=ROUGE)
+BY_METRIC = {metric: OverlapGrader(config={"metric": metric}) for metric in METRICS}
+EXACT_BY_METRIC = {metric: OverlapGrader(config={"metric": metric, "threshold": 1.0}) for metric in METRICS}
+LENIENT_BY_METRIC = {
+    metric: OverlapGrader(config={"metric": metric, "threshold": 0.01}) for metric in METRICS
+}
 WORDS = ["paris", "france", "capital", "of", "is", "naïve", "москва", "北", "京", "서"]
 sentences = picks([*WORDS, "1889", "-5", "3.5", "1,000"], min_size=1, max_size=12)
 
 
-@given(configs, anything, anything)
+@given(graders, anything, anything)
 def test_never_raises_score_is_the_f_measure_and_deterministic(
-    config: dict[str, Any], response: Any, expected: Any
+    grader: OverlapGrader, response: Any, expected: Any
 ) -> None:
-    grader = OverlapGrader(config=config)
     result = grader.grade(response, expected)
     status = result["details"]["match_status"]
     assert 0.0 <= result["score"] <= 1.0
@@ -296,7 +304,7 @@ def test_never_raises_score_is_the_f_measure_and_deterministic(
 
 @given(metrics, st.text())
 def test_identical_texts_score_one_and_pass(metric: str, text: str) -> None:
-    grader = OverlapGrader(config={"metric": metric, "threshold": 1.0})
+    grader = EXACT_BY_METRIC[metric]
     result = grader.grade(text, text)
     if grader.check_expected(text) is None:
         assert (result["score"], result["passed"]) == (1.0, True)
@@ -306,7 +314,7 @@ def test_identical_texts_score_one_and_pass(metric: str, text: str) -> None:
 
 @given(metrics, st.text(), st.text())
 def test_both_measures_are_symmetric(metric: str, first: str, second: str) -> None:
-    grader = OverlapGrader(config={"metric": metric})
+    grader = BY_METRIC[metric]
     forward, backward = grader.grade(first, second), grader.grade(second, first)
     judged = {forward["details"]["match_status"], backward["details"]["match_status"]} <= JUDGED
     if judged:
@@ -318,7 +326,7 @@ def test_both_measures_are_symmetric(metric: str, first: str, second: str) -> No
 def test_case_punctuation_articles_and_spacing_do_not_count_by_default(
     metric: str, response: list[str], expected: list[str], space: str
 ) -> None:
-    grader = OverlapGrader(config={"metric": metric})
+    grader = BY_METRIC[metric]
     plain = grader.grade(" ".join(response), " ".join(expected))
     noisy_words = [f"The {token.upper()}," if n % 2 else f"“{token}”." for n, token in enumerate(response)]
     noisy = grader.grade(space + f" {space} ".join(noisy_words) + "!", " ".join(expected))
@@ -331,9 +339,9 @@ def test_f1_ignores_order_and_rouge_never_exceeds_it(
     response: list[str], expected: list[str], order: bytes
 ) -> None:
     shuffled = [word for _, word in sorted(zip(order, response, strict=False))]  # a byte per word sorts them
-    f1 = OverlapGrader().grade(" ".join(response), " ".join(expected))["score"]
-    assert OverlapGrader().grade(" ".join(shuffled), " ".join(expected))["score"] == f1
-    assert OverlapGrader(config=ROUGE).grade(" ".join(response), " ".join(expected))["score"] <= f1
+    f1 = F1.grade(" ".join(response), " ".join(expected))["score"]
+    assert F1.grade(" ".join(shuffled), " ".join(expected))["score"] == f1
+    assert ROUGE_L.grade(" ".join(response), " ".join(expected))["score"] <= f1
 
 
 @given(
@@ -344,34 +352,29 @@ def test_f1_ignores_order_and_rouge_never_exceeds_it(
 def test_no_shared_token_scores_zero_and_never_passes(
     metric: str, response: list[str], expected: list[str]
 ) -> None:
-    result = OverlapGrader(config={"metric": metric, "threshold": 0.01}).grade(
-        " ".join(response), " ".join(expected)
-    )
+    result = LENIENT_BY_METRIC[metric].grade(" ".join(response), " ".join(expected))
     assert (result["score"], result["passed"]) == (0.0, False)
 
 
 @given(anything)
 def test_normalisation_is_idempotent(value: Any) -> None:
-    grader = OverlapGrader()
-    once = grader.grade(value, "x")["details"]["normalized_actual"]
-    assert grader.grade(once, "x")["details"]["normalized_actual"] == once
+    once = F1.grade(value, "x")["details"]["normalized_actual"]
+    assert F1.grade(once, "x")["details"]["normalized_actual"] == once
 
 
-@given(configs, st.text(alphabet="09-−.,;' aB北서\u200b\u00ad—"))
-def test_tokens_are_stable(config: dict[str, Any], text: str) -> None:
-    grader = OverlapGrader(config=config)
+@given(graders, st.text(alphabet="09-−.,;' aB北서\u200b\u00ad—"))
+def test_tokens_are_stable(grader: OverlapGrader, text: str) -> None:
     once = grader.tokens(text)
     assert grader.tokens(" ".join(once)) == once
 
 
 @given(st.integers(min_value=0), st.integers(min_value=0))
 def test_sign_and_point_of_a_number_count(whole: int, fraction: int) -> None:
-    grader = OverlapGrader()
-    assert grader.tokens(f"-{whole}") == [f"-{whole}"]
-    assert grader.tokens(f"{whole}.{fraction}") == [f"{whole}.{fraction}"]
-    assert grader.grade(f"{whole}{fraction}", f"{whole}.{fraction}")["passed"] is False
+    assert F1.tokens(f"-{whole}") == [f"-{whole}"]
+    assert F1.tokens(f"{whole}.{fraction}") == [f"{whole}.{fraction}"]
+    assert F1.grade(f"{whole}{fraction}", f"{whole}.{fraction}")["passed"] is False
 
 
 @given(st.text(alphabet="北京是中国的首都東京はです서울", min_size=1))
 def test_each_ideograph_kana_or_hangul_syllable_is_one_token(text: str) -> None:
-    assert OverlapGrader().tokens(text) == list(text)
+    assert F1.tokens(text) == list(text)
