@@ -51,8 +51,9 @@ unit: install
 
 # The tiers run in one pytest session on several processes (pytest-xdist: each has its own temporary folders,
 # SQLite files, PostgreSQL database and browser; servers take free ports). The end-to-end tests that kill or stop
-# processes on purpose share one process (xdist group "processes"), one at a time; xdist hands out the largest
-# group first, so its minutes of waiting for kills, leases and restarts overlap the other workers' CPU work.
+# processes on purpose share one process (xdist group "processes"), one at a time, and go first: their minutes of
+# waiting for kills, leases and restarts overlap the other workers' CPU work; the browser tests go last
+# (tests/conftest.py says why and sets that order, which --no-loadscope-reorder keeps).
 # Three workers on two cores: the API and end-to-end tests wait (agents, heartbeats, process starts, the
 # browser), and a third worker fills those waits. One session rather than one per tier: the API tests' waits
 # are filled too, and the run does not end each tier on its slowest worker.
@@ -66,7 +67,8 @@ TEST_WORKERS ?= 3
 
 # The session prints its slowest tests: where the time of a CI run goes, run by run.
 tiers: install  ## the test tiers alone: unit, API and end-to-end
-	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadgroup --durations=40 tests/unit tests/api tests/e2e
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=40 \
+		tests/unit tests/api tests/e2e
 
 coverage: install  ## line and branch coverage of src/ by the unit and API tiers (coverage.py, via pytest-cov)
 	$(BIN)/pytest -q -n 2 --cov=assay --cov-branch --cov-report=term:skip-covered tests/unit tests/api
