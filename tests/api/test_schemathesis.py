@@ -158,15 +158,15 @@ def _has_assertions(body: object) -> bool:
 
 
 def _chats(body: object) -> bool:
-    """Whether a body's cases hold a conversation or leave input or expected output out: which fields a case
-    needs depends on its ``turns``, and chat messages are read by two dialects' rules (docs/conversations.md),
-    a 422 the spec says in words."""
+    """Whether a body's cases hold a conversation or leave input or expected output out (absent or null):
+    which fields a case needs depends on its ``turns``, and chat messages are read by two dialects' rules
+    (docs/conversations.md), a 422 the spec says in words."""
     cases = body.get("cases") if isinstance(body, dict) else None
     fields = ("turns", "stop_at_first_failure", "max_seconds")
     return isinstance(cases, list) and any(
         not isinstance(item, dict)
         or not isinstance(item.get("input"), str)
-        or "expected_output" not in item
+        or not isinstance(item.get("expected_output"), str)
         or any(name in item for name in fields)
         for item in cases
     )
