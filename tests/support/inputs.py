@@ -68,6 +68,12 @@ trajectory, one whose raw reply holds one)."""
 ODD_EXPECTED: list[Any] = ["true", None, "\ud800", 7]
 """Expected outputs each odd answer is graded against: a plain one, none, a lone surrogate, a number."""
 
+THRESHOLDS = (0.01, 0.2, 0.5, 2 / 3, 0.9999, 1.0)
+"""Pass thresholds a scored grader's drawn configs take (``configs``): the lowest allowed, a few between, one
+that no rounding reaches, and exactly 1."""
+FLAGS = (True, False)
+"""The values of a boolean config option, for ``configs``."""
+
 
 def picks(pool: Sequence[T], *, min_size: int = 0, max_size: int) -> st.SearchStrategy[list[T]]:
     """Lists of items of ``pool`` (at most 256), drawn as one byte string: one choice for Hypothesis, where

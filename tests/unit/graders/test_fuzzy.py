@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from assay.graders import FuzzyGrader
 from assay.graders.builtin.fuzzy import MAX_CHARS, METHODS
 from assay.graders.reading.text import is_blank
-from tests.support.inputs import anything, configured, whitespace
+from tests.support.inputs import FLAGS, THRESHOLDS, anything, configured, whitespace
 from tests.support.scored import assert_scored
 
 SYMMETRIC = ("ratio", "token_sort", "levenshtein")
@@ -173,9 +173,9 @@ graders = configured(
     lambda config: FuzzyGrader(config=config),
     {
         "method": list(METHODS),
-        "threshold": (0.01, 0.2, 0.5, 2 / 3, 0.9999, 1.0),
-        "case_sensitive": (True, False),
-        "normalize_whitespace": (True, False),
+        "threshold": THRESHOLDS,
+        "case_sensitive": FLAGS,
+        "normalize_whitespace": FLAGS,
     },
 )
 methods = st.sampled_from(list(METHODS))

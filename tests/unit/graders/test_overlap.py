@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from assay.graders import OverlapGrader
 from assay.graders.builtin.overlap import LCS_SIDE, METRICS
-from tests.support.inputs import anything, configured, picks, whitespace
+from tests.support.inputs import FLAGS, THRESHOLDS, anything, configured, picks, whitespace
 from tests.support.scored import assert_scored
 
 ROUGE = {"metric": "rouge_l"}
@@ -260,16 +260,14 @@ def test_config_errors(config: object, error: type[Exception]) -> None:
 
 # ---- properties -----------------------------------------------------------------------------------------
 
-THRESHOLDS = (0.01, 0.2, 0.5, 2 / 3, 0.9999, 1.0)
-BOOLEANS = (True, False)
 graders = configured(
     lambda config: OverlapGrader(config=config),
     {
         "metric": list(METRICS),
         "threshold": THRESHOLDS,
-        "case_sensitive": BOOLEANS,
-        "ignore_punctuation": BOOLEANS,
-        "ignore_articles": BOOLEANS,
+        "case_sensitive": FLAGS,
+        "ignore_punctuation": FLAGS,
+        "ignore_articles": FLAGS,
     },
 )
 metrics = st.sampled_from(list(METRICS))
