@@ -14,7 +14,7 @@ from sqlalchemy import Column, Engine, Integer, MetaData, Table, inspect, select
 from sqlalchemy.exc import IntegrityError
 
 from assay.config import Settings, default_database_url
-from assay.storage import evaluations, reply_cache, suites  # noqa: F401  (their tables are in Base.metadata)
+from assay.storage import evaluations, reply_cache, results, suites  # noqa: F401  (their tables are in Base.metadata)
 from assay.storage.database import MIGRATIONS, Base, create_db_engine, is_assay_name, migrate, normalize_url
 from assay.storage.types import SafeJSON, SafeText
 from tests.support.postgres import new_database, require_postgres

@@ -10,7 +10,8 @@ import pytest
 
 from assay.graders import TrueFalseGrader
 from assay.services.evaluations.recount import RunningTally
-from assay.storage.evaluations import EvaluationRow, NewResult
+from assay.storage.evaluations import EvaluationRow
+from assay.storage.result_batches import NewResult
 
 CREATED = datetime(2026, 11, 27, tzinfo=UTC)
 

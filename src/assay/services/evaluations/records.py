@@ -20,7 +20,9 @@ from assay.serialization import json_text
 from assay.services.execution.case_results import CaseResult
 from assay.services.execution.trajectories import PackedTrajectory, TrajectoryFacts, trajectory_summary
 from assay.services.figures.summary import Summary, SummaryTally
-from assay.storage.evaluations import SUMMARY_COLUMNS, EvaluationRow, NewResult, ResultRow
+from assay.storage.evaluations import EvaluationRow
+from assay.storage.result_batches import NewResult
+from assay.storage.results import SUMMARY_COLUMNS, ResultRow
 from assay.storage.trajectories import Chunk, chunk_steps
 from assay.targets.specs import target_view
 from assay.targets.usage import JudgeSpend, Usage
@@ -301,7 +303,7 @@ def count_new_rows(rows: Iterable[NewResult], tally: SummaryTally) -> None:
 
 
 def count_rows(columns: Iterable[tuple[Any, ...]], tally: SummaryTally) -> None:
-    """Count rows of :data:`~assay.storage.evaluations.SUMMARY_COLUMNS` into ``tally``, with no record made
+    """Count rows of :data:`~assay.storage.results.SUMMARY_COLUMNS` into ``tally``, with no record made
     per row (a recount reads all)."""
     add = tally.add_result
     for (

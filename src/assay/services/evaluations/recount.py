@@ -25,8 +25,10 @@ from assay.services.evaluations.records import count_new_rows, count_rows
 from assay.services.figures.cost import Prices, read_prices
 from assay.services.figures.summary import ReportShape, Summary, SummaryTally
 from assay.storage import evaluations as store
+from assay.storage import results as result_store
 from assay.storage.database import retry_when_busy
-from assay.storage.evaluations import EvaluationRow, NewResult
+from assay.storage.evaluations import EvaluationRow
+from assay.storage.result_batches import NewResult
 from assay.storage.types import utc_now
 
 REFRESH_MIN_S = 2.0
@@ -49,7 +51,7 @@ def report_shape(row: EvaluationRow, graders: EvaluationGraders) -> ReportShape:
 def recount(session: Session, row: EvaluationRow, graders: EvaluationGraders) -> Summary:
     """The summary of everything stored for the evaluation, counted now."""
     tally = SummaryTally(report_shape(row, graders), repeats=row.repeats, prices=read_prices(row.prices))
-    count_rows(store.summary_columns(session, row.id), tally)
+    count_rows(result_store.summary_columns(session, row.id), tally)
     return tally.summary(row.total)
 
 

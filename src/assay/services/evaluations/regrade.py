@@ -20,6 +20,7 @@ from assay.graders.trajectory.building import last_text
 from assay.graders.trajectory.record import FORMAT, Step, Trajectory, TrajectoryProblem, from_json
 from assay.services.execution.trajectories import TrajectoryFacts
 from assay.storage import evaluations as store
+from assay.storage import results as result_store
 from assay.storage.trajectories import read_steps
 from assay.targets import EvaluationTargetSpec, TargetReply
 from assay.targets.heavy_thread import in_heavy_thread
@@ -61,7 +62,7 @@ def stored_replies(
     error of the reply: the answer is graded again. The trajectories are read later, one at a time."""
     replies: dict[int, TargetReply] = {}
     traced: dict[int, TrajectoryFacts] = {}
-    for case_id, response, error, detail, latency, attempts, graded, summary in store.replies_by_case(
+    for case_id, response, error, detail, latency, attempts, graded, summary in result_store.replies_by_case(
         session, evaluation_id, case_ids
     ):
         replies[case_id] = TargetReply(

@@ -53,6 +53,7 @@ from assay.services.suites.case_keys import (
 )
 from assay.services.suites.service import case_assertions
 from assay.storage import evaluations as store
+from assay.storage import results as result_store
 from assay.storage import suites as suite_store
 from assay.storage.database import loggable
 from assay.storage.evaluations import EvaluationRow
@@ -171,7 +172,7 @@ def page_of_results(
     A page is bounded in bytes as well as rows: it stops before the result that would pass the budget
     (always holding one), and the caller reads on from ``skip + len(items)``.
     """
-    rows, total = store.page_of_results(
+    rows, total = result_store.page_of_results(
         session,
         evaluation_id,
         skip=skip,
@@ -438,7 +439,7 @@ class EvaluationService:
     def result(self, evaluation_id: int, case_id: int) -> Result:
         """The result of one case of the evaluation."""
         self._row(evaluation_id)
-        row = store.results_of_cases(self.session, evaluation_id, [case_id]).get(case_id)
+        row = result_store.results_of_cases(self.session, evaluation_id, [case_id]).get(case_id)
         if row is None:
             raise NotFoundError(f"Evaluation {evaluation_id} has no result for case {case_id}")
         return result_of(row)
@@ -452,7 +453,7 @@ class EvaluationService:
         """Every result of the evaluation that ``query`` filters in, in case order (exports)."""
         self._row(evaluation_id)
         query = query or ResultQuery()
-        rows = store.iter_results(
+        rows = result_store.iter_results(
             self.session,
             evaluation_id,
             outcome=query.outcome,

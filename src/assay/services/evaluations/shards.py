@@ -41,10 +41,12 @@ from assay.services.grading.answers import calls_for
 from assay.services.grading.assertions import CaseGraders, case_graders
 from assay.services.suites.service import case_assertions
 from assay.storage import evaluations as store
+from assay.storage import results as result_store
 from assay.storage import suites as suite_store
 from assay.storage.database import loggable, retry_when_busy
-from assay.storage.evaluations import NewResult, PendingCase
+from assay.storage.evaluations import PendingCase
 from assay.storage.reply_cache import store_replies
+from assay.storage.result_batches import NewResult, write_results
 from assay.storage.trajectories import write_trajectory_chunks
 from assay.storage.types import utc_now
 from assay.targets import (
@@ -190,7 +192,7 @@ class DatabaseSink:
 
         def insert() -> Sequence[NewResult] | None:
             with self._engine.begin() as connection:
-                written = store.write_results(connection, self._evaluation_id, rows)
+                written = write_results(connection, self._evaluation_id, rows)
                 if self._cached is not None:
                     store_replies(connection, self._cached.drain())
                 if written is not None and trajectories:
@@ -376,7 +378,7 @@ class ShardRunner:
             if spec.type in CALLING_TARGETS:
                 cache = CacheMode(row.reply_cache)
                 watch = ReachabilityWatch()
-                watch.observe_all(store.some_errors(session, evaluation_id, limit=watch.limit))
+                watch.observe_all(result_store.some_errors(session, evaluation_id, limit=watch.limit))
             plan = _Plan(
                 suite_id=row.suite_id,
                 concurrency=row.concurrency,

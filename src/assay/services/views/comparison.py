@@ -14,6 +14,7 @@ from assay.services.evaluations.records import CaseOutcome, outcome_of, shown_si
 from assay.services.evaluations.service import DEFAULT_MAX_PAGE_BYTES
 from assay.services.figures.paired import SIGNIFICANCE, CaseRuns, Flip, PairedFigures, Verdict
 from assay.storage import evaluations as store
+from assay.storage import results as result_store
 
 __all__ = [
     "SIGNIFICANCE",
@@ -59,7 +60,7 @@ class Comparison:
 class PairTally:
     """What a comparison computes once: the counts and the figures (pages of flips come from the database)."""
 
-    counts: store.PairCounts
+    counts: result_store.PairCounts
     figures: PairedFigures
     moved: list[tuple[int, bool]] | None = None
     """With repeats: ``(case_id, fell)`` of every case whose pass rate moved, in case order (their pages
@@ -96,7 +97,7 @@ def pair_tally(session: Session, a: store.EvaluationRow, b: store.EvaluationRow)
 
 def _single_tally(session: Session, a_id: int, b_id: int) -> PairTally:
     """One run of each case on both sides: counted by the database, McNemar's branch of the rule."""
-    counts = store.pair_counts(session, a_id, b_id)
+    counts = result_store.pair_counts(session, a_id, b_id)
     figures = PairedFigures.of(
         in_a=counts.in_a,
         in_b=counts.in_b,
@@ -111,7 +112,7 @@ def _single_tally(session: Session, a_id: int, b_id: int) -> PairTally:
 
 def _repeats_tally(session: Session, a_id: int, b_id: int) -> PairTally:
     """Repeats on either side: each case's passes of its runs, the rule of :meth:`PairedFigures.of_cases`."""
-    in_a, in_b = store.passes_by_case(session, a_id), store.passes_by_case(session, b_id)
+    in_a, in_b = result_store.passes_by_case(session, a_id), result_store.passes_by_case(session, b_id)
     shared = sorted(set(in_a) & set(in_b))
     cases = [CaseRuns(*in_a[case_id], *in_b[case_id]) for case_id in shared]
     figures = PairedFigures.of_cases(in_a=len(in_a), in_b=len(in_b), cases=cases)
@@ -120,7 +121,7 @@ def _repeats_tally(session: Session, a_id: int, b_id: int) -> PairTally:
         for case_id, runs in zip(shared, cases, strict=True)
         if runs.b_passed * runs.a_runs != runs.a_passed * runs.b_runs
     ]
-    counts = store.PairCounts(
+    counts = result_store.PairCounts(
         in_a=len(in_a),
         in_b=len(in_b),
         common=len(shared),
@@ -162,10 +163,12 @@ def compare(
         chosen = [item for item in tally.moved if passed_in_a is None or item[1] is passed_in_a]
         page = chosen[skip : skip + limit]
     else:
-        page = store.flipped_case_ids(session, a_id, b_id, skip=skip, limit=limit, passed_in_a=passed_in_a)
+        page = result_store.flipped_case_ids(
+            session, a_id, b_id, skip=skip, limit=limit, passed_in_a=passed_in_a
+        )
     ids = [case for case, _ in page]
-    rows_a = store.results_of_cases(session, a_id, ids)
-    rows_b = store.results_of_cases(session, b_id, ids)
+    rows_a = result_store.results_of_cases(session, a_id, ids)
+    rows_b = result_store.results_of_cases(session, b_id, ids)
     flips = [
         FlippedCase(
             case_id=case,

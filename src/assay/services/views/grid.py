@@ -13,6 +13,7 @@ from assay.errors import NotFoundError, Problem, ValidationError
 from assay.services.evaluations.records import CaseOutcome, outcome_of, shown_size, stored_summary
 from assay.storage import evaluations as store
 from assay.storage import result_groups
+from assay.storage import results as result_store
 from assay.storage import suites as suite_store
 from assay.storage.evaluations import EvaluationRow
 
@@ -109,7 +110,7 @@ def side_by_side(
     cases = suite_store.page_of_cases(session, suite_id, skip=skip, limit=limit, among=among)
     total = suite_store.count_cases(session, suite_id, among=among)
     ids = [case.id for case in cases]
-    results = [store.results_of_cases(session, evaluation.id, ids) for evaluation in evaluations]
+    results = [result_store.results_of_cases(session, evaluation.id, ids) for evaluation in evaluations]
     all_rows = (
         GridRow(
             case_id=case.id,

@@ -9,6 +9,7 @@ from sqlalchemy.orm import Session
 from assay.errors import NotFoundError
 from assay.services.execution.trajectories import TrajectoryFacts
 from assay.storage import evaluations as store
+from assay.storage import results as result_store
 from assay.storage.trajectories import StepsPage, read_steps
 
 MAX_PAGE_STEPS = 500
@@ -29,7 +30,7 @@ def trajectory_page(
     ``NotFoundError`` when the evaluation, its result for the case, or the result's trajectory is missing."""
     if store.find_evaluation(session, evaluation_id) is None:
         raise NotFoundError(f"Evaluation {evaluation_id} not found")
-    row = store.results_of_cases(session, evaluation_id, [case_id]).get(case_id)
+    row = result_store.results_of_cases(session, evaluation_id, [case_id]).get(case_id)
     if row is None:
         raise NotFoundError(f"Evaluation {evaluation_id} has no result for case {case_id}")
     facts = TrajectoryFacts.stored(row.trajectory_summary)
