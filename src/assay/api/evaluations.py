@@ -22,12 +22,10 @@ from assay.api.schemas.evaluations import (
     EvaluationOut,
     EvaluationPatch,
     EvaluationRerun,
-    ResultDetailOut,
-    ResultList,
-    ResultOut,
     TargetTrialIn,
     TargetTrialOut,
 )
+from assay.api.schemas.results import ResultDetailOut, ResultList, ResultOut
 from assay.api.schemas.suites import Deleted
 from assay.domain import EvaluationStatus, Outcome, ResultSort
 from assay.graders import MatchStatus

@@ -13,7 +13,7 @@ from assay.api.deps import MAX_ID, PaginationDep, SessionDep, SettingsDep
 from assay.api.envelope import Envelope, ok
 from assay.api.routers import api_router
 from assay.api.schemas.common import PassRateOut, ResponseModel
-from assay.api.schemas.evaluations import TrajectorySummaryOut
+from assay.api.schemas.results import TrajectorySummaryOut
 from assay.api.schemas.tool_usage import ToolChangesOut
 from assay.services.views.tool_breakdown import tool_breakdown
 from assay.services.views.tool_usage import tool_changes

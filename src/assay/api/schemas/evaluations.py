@@ -2,23 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from datetime import datetime
-from decimal import Decimal
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import Field, JsonValue, StringConstraints
 
 from assay.api.schemas.common import RequestModel, ResponseModel
 from assay.api.schemas.graders import GradeOutcome, GraderSpecOut
-from assay.chat import Message
-from assay.config import ModelPrice, PriceTable
+from assay.api.schemas.summary import SummaryOut
+from assay.config import PriceTable
 from assay.domain import MAX_REPEATS, EvaluationStatus
 from assay.graders import MatchStatus
-from assay.graders.composite.assertions import assertion_verdicts
 from assay.graders.contract.verdict import VerdictRecord
 from assay.json_types import JsonObject
-from assay.services.evaluations.records import CaseOutcome, Evaluation, Result
+from assay.services.evaluations.records import CaseOutcome, Evaluation
 from assay.services.evaluations.service import (
     DEFAULT_CONCURRENCY,
     MAX_CONCURRENCY,
@@ -26,7 +23,6 @@ from assay.services.evaluations.service import (
     TargetTrialRequest,
 )
 from assay.services.execution.target_trial import TargetTrial
-from assay.services.figures.cost import case_cost
 from assay.services.figures.paired import PairedMethod
 from assay.services.figures.summary import Summary
 from assay.services.views.comparison import Comparison, Flip, FlippedCase, Verdict
@@ -202,212 +198,6 @@ class ProgressOut(ResponseModel):
     total: int
 
 
-class LatencyOut(ResponseModel):
-    """Latency of the target's replies over every case that has one (errors included), in milliseconds."""
-
-    p50: float | None
-    p95: float | None
-    max: float | None = None
-
-
-class ModelTokensOut(ResponseModel):
-    """Tokens spent through one model (null: the replies did not name it)."""
-
-    model: str | None
-    cases: int
-    input_tokens: int
-    output_tokens: int
-
-
-class UsageOut(ResponseModel):
-    """What the agent's replies said they spent, over the cases whose reply said so (the rest: unknown)."""
-
-    cases: int
-    input_tokens: int
-    output_tokens: int
-    by_model: list[ModelTokensOut]
-
-
-class JudgeUsageOut(ResponseModel):
-    """What the grader's calls (model judges') said they spent, apart from the agent's."""
-
-    cases: int = Field(description="Cases graded with calls whose every call said what it spent")
-    unknown_cases: int = Field(description="Cases graded by a call that did not say (or failed): unknown")
-    calls: int
-    input_tokens: int
-    output_tokens: int
-    by_model: list[ModelTokensOut] = Field(description="By the judge's model; cases there counts calls")
-
-
-class CostPartOut(ResponseModel):
-    """One part of a run's cost (the agent's, the judge's, or the total), in US dollars as exact decimals."""
-
-    usd: Decimal | None = Field(description="Sum over the cases whose cost is known (null: none is: unknown)")
-    known_cases: int
-    unknown_cases: int = Field(description="Cases left out of usd: no tokens, or a model without a price")
-    max_case_usd: Decimal | None = Field(description="The costliest known case")
-
-
-class CostOut(ResponseModel):
-    """A run's cost, the agent's and the judge's apart; never 0 for what is unknown."""
-
-    agent: CostPartOut
-    judge: CostPartOut
-    total: CostPartOut
-
-
-class ResultJudgeUsageOut(ResponseModel):
-    """What the calls grading one case said they spent."""
-
-    calls: int
-    unknown_calls: int = Field(description="Calls that did not say (or failed): the tokens are then unknown")
-    input_tokens: int | None = Field(description="Over every call (null: unknown)")
-    output_tokens: int | None = Field(description="Over every call (null: unknown)")
-
-
-class ResultCostOut(ResponseModel):
-    """One case's cost in US dollars (null: unknown: no tokens, or a model without a price)."""
-
-    agent_usd: Decimal | None
-    judge_usd: Decimal | None = Field(description="0 when no call was made to grade it")
-    total_usd: Decimal | None
-
-
-class ResultUsageOut(ResponseModel):
-    """What one reply said it spent."""
-
-    input_tokens: int
-    output_tokens: int
-    model: str | None
-
-
-class ClassScoresOut(ResponseModel):
-    """Precision, recall and F1 of one class (``None`` where undefined)."""
-
-    precision: float | None
-    recall: float | None
-    f1: float | None
-    support: int
-
-
-class BinaryReportOut(ResponseModel):
-    """A binary grader's report: confusion matrix ``[expected][actual]`` with an ``invalid`` column."""
-
-    labels: list[str]
-    confusion_matrix: dict[str, dict[str, int]]
-    per_class: dict[str, ClassScoresOut]
-    total: int
-    invalid: int
-    invalid_expected: int
-    accuracy: float | None = Field(description="Invalid answers counted as wrong")
-    accuracy_valid_only: float | None = Field(description="Invalid answers left out")
-    cohen_kappa: float | None = Field(description="Invalid answers as a category of their own")
-
-
-class ScoreBinOut(ResponseModel):
-    """Scores in ``[low, high)`` (the last bin includes 1.0)."""
-
-    low: float
-    high: float
-    count: int
-
-
-class ScoreDistributionOut(ResponseModel):
-    """Graded scores of a grader whose score is a similarity (report ``score``)."""
-
-    bins: list[ScoreBinOut]
-    p25: float | None
-    p50: float | None
-    p75: float | None
-
-
-class AssertionFiguresOut(ResponseModel):
-    """One assertion's verdicts over the cases it graded."""
-
-    total: int
-    passed: int
-    by_match_status: dict[str, int]
-
-
-class AssertionVerdictOut(ResponseModel):
-    """One assertion's verdict on a case (docs/assertions.md)."""
-
-    name: str
-    grader_id: str
-    passed: bool
-    score: float
-    match_status: str
-    reason: str | None
-
-
-class CaseRepeatsOut(ResponseModel):
-    """One case's passes of its runs, with the Wilson 95 % interval of its pass rate."""
-
-    number: int
-    passed: int
-    runs: int
-    low: float
-    high: float
-
-
-class RepeatFiguresOut(ResponseModel):
-    """A run that asked each case several times: pass@k and pass^k (unbiased, averaged over cases) and its
-    flaky cases (some runs passed, some not)."""
-
-    repeats: int
-    cases: int
-    flaky: int
-    pass_at_k: list[float] = Field(
-        description="pass_at_k[k-1]: the chance that k runs hold a pass, k ≤ repeats"
-    )
-    pass_hat_k: list[float] = Field(description="pass_hat_k[k-1]: the chance that k runs all pass (pass^k)")
-    cases_by_failures: list[int] = Field(
-        description="cases_by_failures[f]: cases that failed f of their runs"
-    )
-    flaky_cases: list[CaseRepeatsOut] = Field(description="Up to 100, the nearest to half passed first")
-
-
-class SummaryOut(ResponseModel):
-    """The evaluation's figures; errors count as failures in the pass rate, not in the mean score."""
-
-    total_cases: int
-    finished: int
-    graded: int
-    passed: int
-    failed: int
-    pass_rate: float | None
-    pass_rate_ci95: list[float] | None = Field(description="Wilson 95 % interval [low, high]")
-    mean_score: float | None
-    by_match_status: dict[str, int]
-    by_reason_code: dict[str, int] = Field(
-        default_factory=dict,
-        description="Verdicts by the reason code their grader gave (e.g. the extract grader's 'hedged')",
-    )
-    error_count: int
-    errors_by_reason: dict[str, int]
-    latency_ms: LatencyOut
-    binary: BinaryReportOut | None = None
-    score_distribution: ScoreDistributionOut | None = None
-    by_assertion: dict[str, AssertionFiguresOut] = Field(
-        default_factory=dict,
-        description="Verdicts by assertion name, over the cases graded by per-case assertions",
-    )
-    usage: UsageOut | None = Field(
-        default=None, description="The agent's tokens, when any reply said what it spent (else unknown)"
-    )
-    repeats: RepeatFiguresOut | None = Field(
-        default=None,
-        description="pass@k, pass^k and flaky cases, when each case was asked more than once (the counts "
-        "above are then of runs: total_cases is cases × repeats)",
-    )
-    judge_usage: JudgeUsageOut | None = Field(
-        default=None, description="The judge's tokens, when any case was graded with calls"
-    )
-    cost: CostOut | None = Field(
-        default=None, description="The cost, when the evaluation has a price table (ASSAY_PRICES, prices)"
-    )
-
-
 class EvaluationOut(ResponseModel):
     """An evaluation. Target header values and recorded responses are never shown."""
 
@@ -461,139 +251,6 @@ class EvaluationList(ResponseModel):
     evaluations: list[EvaluationOut]
     count: int
     total: int
-
-
-class TrajectorySummaryOut(ResponseModel):
-    """What a result keeps of the agent's trajectory: its dialect, counts, the tools called (name to number
-    of calls, in first-use order), usage and duration (null: the trajectory does not say)."""
-
-    dialect: str
-    steps: int
-    tool_calls: int
-    tool_names: dict[str, int]
-    input_tokens: int | None
-    output_tokens: int | None
-    seconds: float | None
-
-
-class ResultOut(ResponseModel):
-    """One case's result: graded (``details``) or ended by an ``error`` reason. ``number`` (from 1) and
-    ``key`` name the case as every surface does; ``case_id`` is the database's id of the case."""
-
-    case_id: int
-    number: int
-    key: str | None
-    input: str
-    expected_output: str
-    agent_response: str | None
-    passed: bool
-    score: float | None
-    match_status: MatchStatus | None
-    reason: str | None = Field(description="Why the grader decided so (its details' reason)")
-    reason_code: str | None = Field(
-        description="The rule that decided, when the grader names one (the extract grader's 'hedged'...)"
-    )
-    answer: str | None = Field(description="The answer the grader read in a longer reply (answer extraction)")
-    explanation: str | None = Field(description="A model judge's reasoning")
-    details: JsonObject | None = Field(description="Everything the grader said, as it said it")
-    error: str | None = Field(
-        description="Why the case has no verdict: the target's failure (timeout_after_retries...), or its "
-        "grader's (invalid_judgement, judge_<reason>: a model judge that failed; details then say more)",
-        examples=["timeout_after_retries", "http_503_after_retries", "bad_response", "invalid_judgement"],
-    )
-    error_detail: str | None
-    latency_ms: float | None
-    attempts: int
-    cached: bool = Field(description="The reply came from the reply cache: the agent was not called for it")
-    repeat: int = Field(description="Which asking of the case this is, from 0 (an evaluation's repeats)")
-    usage: ResultUsageOut | None = Field(description="What the agent's reply said it spent (null: unknown)")
-    judge_usage: ResultJudgeUsageOut | None = Field(
-        default=None, description="What the grader's calls (a model judge's) said they spent (null: no call)"
-    )
-    cost: ResultCostOut | None = Field(
-        default=None, description="The case's cost, when the evaluation has a price table (else null)"
-    )
-    assertions: list[AssertionVerdictOut] | None = Field(
-        default=None,
-        description="Each assertion's verdict, for a case graded by its own assertions (else null); the "
-        "same verdicts as details.children",
-    )
-    trajectory: TrajectorySummaryOut | None = Field(
-        default=None,
-        description="The summary of the agent's trajectory, when its target captures one (its steps: "
-        "GET .../results/{case_id}/trajectory)",
-    )
-
-    @classmethod
-    def of(cls, result: Result, prices: Mapping[str, ModelPrice] | None = None) -> ResultOut:
-        """The schema of a service record; its cost with the evaluation's ``prices`` (none: no cost)."""
-        out = cls.model_validate(result, from_attributes=True)
-        judge = result.judge
-        if judge is not None:
-            out.judge_usage = ResultJudgeUsageOut(
-                calls=judge.calls,
-                unknown_calls=judge.unknown_calls,
-                input_tokens=judge.input_tokens,
-                output_tokens=judge.output_tokens,
-            )
-        if prices:
-            cost = case_cost(prices, result.tokens, judge)
-            out.cost = ResultCostOut(agent_usd=cost.agent, judge_usd=cost.judge, total_usd=cost.total)
-        verdicts = assertion_verdicts(result.details)
-        if verdicts is not None:
-            out.assertions = [AssertionVerdictOut.model_validate(v, from_attributes=True) for v in verdicts]
-        return out
-
-
-class MessageToolCallOut(ResponseModel):
-    """A tool an input message's assistant calls: its id, name and arguments (the JSON text given)."""
-
-    id: str
-    name: str
-    arguments: str
-
-
-class InputMessageOut(ResponseModel):
-    """One message of a conversation input, in OpenAI's chat format (docs/conversations.md)."""
-
-    role: Literal["system", "developer", "user", "assistant", "tool"]
-    content: str | None = Field(description="The text; null for an assistant message that only calls tools")
-    tool_calls: list[MessageToolCallOut] = Field(description="The tools an assistant message calls")
-    tool_call_id: str | None = Field(description="The call a tool message answers")
-    name: str | None
-
-
-class ResultDetailOut(ResultOut):
-    """One case's result, with what only the one-result route gives: the case's input messages."""
-
-    messages: list[InputMessageOut] | None = Field(
-        default=None,
-        description="The case's input as chat messages, when it is a conversation (null: a text input, or a "
-        "case deleted since; input then holds the text)",
-    )
-
-    @classmethod
-    def of_case(
-        cls, result: Result, messages: Sequence[Message], prices: Mapping[str, ModelPrice] | None = None
-    ) -> ResultDetailOut:
-        """The schema of a service record and its case's input ``messages`` (none: a text input)."""
-        out = cls.model_validate(ResultOut.of(result, prices), from_attributes=True)
-        if messages:
-            out.messages = [
-                InputMessageOut.model_validate(message, from_attributes=True) for message in messages
-            ]
-        return out
-
-
-class ResultList(ResponseModel):
-    """A page of results: up to ``limit`` rows, fewer when they would pass ASSAY_MAX_RESULTS_PAGE_BYTES."""
-
-    results: list[ResultOut]
-    count: int
-    total: int
-    next_skip: int | None = Field(
-        description="Where the next page starts (skip + count); null after the last"
-    )
 
 
 class SideOut(ResponseModel):
