@@ -21,7 +21,8 @@ from assay.domain import SuiteAssertions
 from assay.errors import ValidationError
 from assay.graders import GraderInterface
 from assay.services.execution.case_results import CaseResult, RunCase
-from assay.services.figures.summary import ReportShape, Summary, SummaryTally
+from assay.services.figures.summary import ReportShape, SummaryTally
+from assay.services.figures.summary_records import Summary
 from assay.services.grading.registry import GraderService
 from assay.services.local_run.result_file import ResultAppender, RunHeader, file_digest
 from assay.services.local_run.run import LocalSink, run_local

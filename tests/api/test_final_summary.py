@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
 from assay.services.evaluations.recount import RunningTally, recount
-from assay.services.figures.summary import Summary
+from assay.services.figures.summary_records import Summary
 from assay.storage import evaluations as store
 from assay.storage.database import create_db_engine
 from assay.storage.evaluations import EvaluationRow

@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 
 from assay.api.app import create_app
 from assay.config import Settings
-from assay.services.evaluations import shards
+from assay.services.evaluations import shard_plan, shards
 from tests.factories import evaluation, make_suite, recorded, start, wait_until_done, wait_until_finished
 from tests.support.agent_server import AgentBehaviour, AgentServer
 
@@ -43,7 +43,7 @@ def test_evaluations_running_at_once_progress_side_by_side(
     # Three shards each, at a delay that makes a shard a good part of a lane's turn (JOB_BUDGET_S): without
     # turns the first would run all three before the second's first. The agent's delay is a floor under a
     # shard's time, so the first cannot run its three shards in one turn however fast the machine.
-    monkeypatch.setattr(shards, "SHARD_CASES", SMALL_SHARD_CASES)
+    monkeypatch.setattr(shard_plan, "SHARD_CASES", SMALL_SHARD_CASES)
     monkeypatch.setattr(shards, "JOB_BUDGET_S", SMALL_JOB_BUDGET_S)
     cases = 3 * SMALL_SHARD_CASES
     with AgentServer(AgentBehaviour(default="yes", delay=0.04)) as agent:

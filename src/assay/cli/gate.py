@@ -16,7 +16,7 @@ from assay.cli.console import err
 
 if TYPE_CHECKING:
     from assay.services.figures.limits import SpendLimits
-    from assay.services.figures.summary import Summary
+    from assay.services.figures.summary_records import Summary
 
 PASSED, FAILED = 0, 1
 

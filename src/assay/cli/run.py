@@ -45,7 +45,8 @@ if TYPE_CHECKING:  # the rest is imported when the command runs (see assay.cli.g
     from assay.json_types import JsonObject
     from assay.services.execution.case_results import RunCase
     from assay.services.figures.repeats import RepeatFigures
-    from assay.services.figures.summary import BinaryReport, Summary, SummaryTally
+    from assay.services.figures.summary import SummaryTally
+    from assay.services.figures.summary_records import BinaryReport, Summary
     from assay.services.local_run.answer_stream import AnswerFile
     from assay.services.local_run.result_file import ResultLine
     from assay.services.local_run.run import LocalSink

@@ -8,7 +8,8 @@ import pytest
 
 from assay.graders import FuzzyGrader, GraderInterface, StringMatchGrader, TrueFalseGrader, VerdictReport
 from assay.services.evaluations.records import stored_summary
-from assay.services.figures.summary import ReportShape, ResultFacts, Summary, binary_report, summarize
+from assay.services.figures.summary import ReportShape, ResultFacts, binary_report, summarize
+from assay.services.figures.summary_records import Summary
 
 
 def fact(expected: str | None, actual: str | None, status: str, latency: float = 10.0) -> ResultFacts:

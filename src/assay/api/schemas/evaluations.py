@@ -24,7 +24,7 @@ from assay.services.evaluations.service import (
 )
 from assay.services.execution.target_trial import TargetTrial
 from assay.services.figures.paired import PairedMethod
-from assay.services.figures.summary import Summary
+from assay.services.figures.summary_records import Summary
 from assay.services.views.comparison import Comparison, Flip, FlippedCase, Verdict
 from assay.targets import EvaluationTargetSpec, HttpTargetSpec, OpenAITargetSpec, RecordedTargetSpec
 from assay.targets.cached import CacheMode

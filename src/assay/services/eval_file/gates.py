@@ -13,7 +13,7 @@ from typing import Any
 
 from assay.services.eval_file.model import Gates, MetadataGate
 from assay.services.figures.limits import LimitVerdict, judge_limits
-from assay.services.figures.summary import Summary
+from assay.services.figures.summary_records import Summary
 
 __all__ = ["AnyVerdict", "EvalTotals", "GateVerdict", "MetadataTally", "judge_gates"]
 

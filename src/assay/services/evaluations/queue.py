@@ -24,7 +24,7 @@ from procrastinate.jobs import Status as JobStatus
 from sqlalchemy import Engine
 
 from assay.services.evaluations.scheduling import STOP_WAIT_S, Scheduler, WorkerOptions
-from assay.services.evaluations.shards import LANE_CONCURRENCY, Shard, first_shards
+from assay.services.evaluations.shard_plan import LANE_CONCURRENCY, Shard, first_shards
 from assay.services.execution.threads import finish_in_thread
 from assay.services.grading.registry import GraderService
 from assay.storage.database import loggable

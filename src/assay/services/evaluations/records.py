@@ -19,7 +19,8 @@ from assay.json_types import JsonObject
 from assay.serialization import json_text
 from assay.services.execution.case_results import CaseResult
 from assay.services.execution.trajectories import PackedTrajectory, TrajectoryFacts, trajectory_summary
-from assay.services.figures.summary import Summary, SummaryTally
+from assay.services.figures.summary import SummaryTally
+from assay.services.figures.summary_records import Summary
 from assay.storage.evaluations import EvaluationRow
 from assay.storage.result_batches import NewResult
 from assay.storage.results import SUMMARY_COLUMNS, ResultRow

@@ -23,7 +23,8 @@ from assay.graders import GraderInterface
 from assay.services.evaluations.graders import EvaluationGraders
 from assay.services.evaluations.records import count_new_rows, count_rows
 from assay.services.figures.cost import Prices, read_prices
-from assay.services.figures.summary import ReportShape, Summary, SummaryTally
+from assay.services.figures.summary import ReportShape, SummaryTally
+from assay.services.figures.summary_records import Summary
 from assay.storage import evaluations as store
 from assay.storage import results as result_store
 from assay.storage.database import retry_when_busy

@@ -31,7 +31,8 @@ from assay.config import Settings
 from assay.domain import EvaluationStatus, GraderSpec
 from assay.services.evaluations.graders import EvaluationGraders
 from assay.services.evaluations.recount import finish_evaluation
-from assay.services.evaluations.shards import Shard, ShardRunner, first_shards
+from assay.services.evaluations.shard_plan import Shard, first_shards
+from assay.services.evaluations.shards import ShardRunner
 from assay.services.execution.threads import finish_in_thread
 from assay.services.grading.registry import GraderService
 from assay.storage import evaluations as store

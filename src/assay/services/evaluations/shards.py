@@ -1,10 +1,9 @@
 """Shard execution: run one slice of an evaluation's cases and store its results, on any worker.
 
-An evaluation's cases are cut by position into shards of :data:`SHARD_CASES`, and its concurrency into
-lanes of at most :data:`LANE_CONCURRENCY` calls: lane ``k`` runs shards ``k, k + lanes, k + 2·lanes...``
-one after the other, so all lanes together never have more than the evaluation's concurrency in flight,
-whatever number of workers runs them. A shard calls only the cases without a stored result, and results
-are written idempotently, so a shard run again (its worker died) repeats only what was in flight.
+An evaluation runs in the lanes and shards of :mod:`~assay.services.evaluations.shard_plan`. A shard calls
+only the cases without a stored result, and results are written idempotently
+(:mod:`~assay.services.evaluations.result_sink`), so a shard run again (its worker died) repeats only what
+was in flight.
 
 The same code runs the shards of the embedded runner (SQLite) and of the job queue (PostgreSQL).
 """
@@ -16,8 +15,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 
 from sqlalchemy import Engine
@@ -25,29 +23,25 @@ from sqlalchemy.orm import Session
 
 from assay.domain import UNFINISHED, EvaluationStatus
 from assay.errors import AssayError
-from assay.graders import GraderInterface
 from assay.services.evaluations.fence import Fence
 from assay.services.evaluations.graders import EvaluationGraders
-from assay.services.evaluations.records import result_columns, trajectory_chunks
 from assay.services.evaluations.recount import RunningTally, SummaryRefresher, finish_evaluation
 from assay.services.evaluations.regrade import StoredReplies, StoredTrajectories, stored_replies
+from assay.services.evaluations.result_sink import DatabaseSink
+from assay.services.evaluations.shard_plan import Plan, Shard, lane_concurrency
 from assay.services.evaluations.shard_replies import ShardReplies
-from assay.services.execution.case_results import CaseResult
 from assay.services.execution.conversation import stored_run_case
 from assay.services.execution.reachability import CALLING_TARGETS, ReachabilityWatch
 from assay.services.execution.runner import run_cases
 from assay.services.execution.threads import finish_in_thread
 from assay.services.grading.answers import calls_for
-from assay.services.grading.assertions import CaseGraders, case_graders
+from assay.services.grading.assertions import case_graders
 from assay.services.suites.service import case_assertions
 from assay.storage import evaluations as store
 from assay.storage import results as result_store
 from assay.storage import suites as suite_store
-from assay.storage.database import loggable, retry_when_busy
+from assay.storage.database import loggable
 from assay.storage.evaluations import PendingCase
-from assay.storage.reply_cache import store_replies
-from assay.storage.result_batches import NewResult, write_results
-from assay.storage.trajectories import write_trajectory_chunks
 from assay.storage.types import utc_now
 from assay.targets import (
     EvaluationTargetSpec,
@@ -56,16 +50,11 @@ from assay.targets import (
     build_target,
 )
 from assay.targets.cached import CachedTarget, CacheMode
-from assay.targets.heavy_thread import wait_in_heavy_thread
 from assay.targets.specs import case_fields, read_target_record
 from assay.targets.templates import asked_text
 
 logger = logging.getLogger(__name__)
 
-SHARD_CASES = 500
-"""Cases (by position) in one shard."""
-LANE_CONCURRENCY = 16
-"""Most calls in flight in one lane: an evaluation of concurrency 64 runs in 4 lanes, on up to 4 workers."""
 INSTANT_SPAN = 20
 """Shards run at once by the one lane of an evaluation that calls no agent (recorded or stored answers)."""
 JOB_BUDGET_S = 2.0
@@ -73,84 +62,6 @@ JOB_BUDGET_S = 2.0
 STATUS_POLL_S = 0.5
 """How often a running shard reads its evaluation's status: a cancel on any server stops it this soon."""
 _CACHED_EVALUATIONS = 32
-
-
-def lanes_of(concurrency: int) -> int:
-    """How many lanes an evaluation of ``concurrency`` runs in."""
-    return max(1, -(-concurrency // LANE_CONCURRENCY))
-
-
-def lane_concurrency(concurrency: int, lane: int) -> int:
-    """The calls lane ``lane`` may have in flight: the evaluation's concurrency shared out (sums to it)."""
-    lanes = lanes_of(concurrency)
-    return max(1, concurrency // lanes + (1 if lane < concurrency % lanes else 0))
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Shard:
-    """One shard of one lane of an evaluation: the cases at positions ``[index, index + 1) · SHARD_CASES``."""
-
-    evaluation_id: int
-    lane: int
-    index: int
-
-    @property
-    def positions(self) -> tuple[int, int]:
-        """The positions ``(low, high)`` the shard covers, ``low`` included."""
-        return self.positions_of(1)
-
-    def positions_of(self, span: int) -> tuple[int, int]:
-        """The positions of ``span`` shards from this one on."""
-        return self.index * SHARD_CASES, (self.index + span) * SHARD_CASES
-
-
-def first_shards(evaluation_id: int, concurrency: int) -> list[Shard]:
-    """The first shard of every lane: what starts (or restarts) an evaluation."""
-    return [
-        Shard(evaluation_id=evaluation_id, lane=lane, index=lane) for lane in range(lanes_of(concurrency))
-    ]
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class _Plan:
-    """What every shard of an evaluation needs, read once per worker (the target may be large)."""
-
-    suite_id: int
-    concurrency: int
-    position_limit: int
-    """The evaluation's cases (its ``total`` over its repeats): the suite's first ones (positions run from 0,
-    with no gap), so a case added to the suite after it was created is not part of it."""
-    repeats: int
-    spec: TargetSpec
-    grader: GraderInterface
-    source_id: int | None
-    policy: TargetPolicy
-    """This process's target policy with the egress policy stored with the evaluation (that accepted it)."""
-    reachability: ReachabilityWatch | None
-    """Shared by this worker's shards of the evaluation: stops it when the agent cannot be reached."""
-    checks: CaseGraders | None = None
-    """The graders of per-case assertions; ``None`` when the suite has none anywhere."""
-    reply_cache: CacheMode = CacheMode.OFF
-    fingerprint: str = ""
-    """The target's reply cache key part (:meth:`~assay.targets.specs._TargetSpecBase.fingerprint`), when
-    the evaluation uses the cache."""
-    tally: RunningTally | None = None
-    """The summary of the rows this worker stores, counted as they are written (none for a resumed run)."""
-
-    @property
-    def calls_agent(self) -> bool:
-        """Whether the target calls an agent (HTTP, OpenAI), rather than reading answers already given."""
-        return self.spec.type in CALLING_TARGETS
-
-    @property
-    def lanes(self) -> int:
-        """The lanes that run shards: one when nothing is called (recorded or stored answers need no
-        concurrency, and lanes would only take turns at writing), else :func:`lanes_of` the concurrency."""
-        return lanes_of(self.concurrency) if self.calls_agent else 1
-
-    def bounded(self, positions: tuple[int, int]) -> tuple[int, int]:
-        """``positions`` without those past the evaluation's cases."""
-        return positions[0], min(positions[1], self.position_limit)
 
 
 class _StoppedError(Exception):
@@ -163,53 +74,6 @@ class _FencedError(Exception):
 
 class _UnreachableError(Exception):
     """The agent could not be reached at all: the evaluation fails with the cause, nothing was evaluated."""
-
-
-class DatabaseSink:
-    """Writes result batches of one evaluation, each batch in one transaction with its progress (and the
-    agent's new replies to cache, when the evaluation uses the reply cache); the rows stored are then
-    counted into ``tally``."""
-
-    def __init__(
-        self,
-        engine: Engine,
-        evaluation_id: int,
-        on_ended: asyncio.Event,
-        cached: ShardReplies | None = None,
-        tally: RunningTally | None = None,
-    ) -> None:
-        self._engine = engine
-        self._evaluation_id = evaluation_id
-        self._on_ended = on_ended
-        self._cached = cached
-        self._tally = tally
-        self._loop = asyncio.get_running_loop()
-
-    def write(self, results: Sequence[CaseResult]) -> None:
-        """Insert the batch (idempotently) unless the evaluation ended (then ask the run to stop)."""
-        rows = [result_columns(result) for result in results]
-        trajectories = wait_in_heavy_thread(trajectory_chunks, results) if _has_trajectory(results) else []
-
-        def insert() -> Sequence[NewResult] | None:
-            with self._engine.begin() as connection:
-                written = write_results(connection, self._evaluation_id, rows)
-                if self._cached is not None:
-                    store_replies(connection, self._cached.drain())
-                if written is not None and trajectories:
-                    write_trajectory_chunks(connection, self._evaluation_id, trajectories)
-                return written
-
-        written = retry_when_busy(
-            insert, what=f"evaluation {self._evaluation_id}: writing {len(rows)} results"
-        )
-        if written is None:  # ended meanwhile: nothing more of it is stored, so stop calling
-            self._loop.call_soon_threadsafe(self._on_ended.set)
-        elif self._tally is not None:  # committed: a retried transaction is counted once
-            self._tally.add(written)
-
-
-def _has_trajectory(results: Sequence[CaseResult]) -> bool:
-    return any(result.trajectory is not None for result in results)
 
 
 def _failure_message(exc: Exception) -> str:
@@ -242,7 +106,7 @@ class ShardRunner:
         """Set at shutdown: shards stop calling, write what they graded and hand their shard back."""
         self._gate = asyncio.Semaphore(max_in_flight)
         self._summaries = SummaryRefresher(engine, graders)
-        self._plans: OrderedDict[int, _Plan] = OrderedDict()
+        self._plans: OrderedDict[int, Plan] = OrderedDict()
         self._plans_lock = threading.Lock()  # shards of several evaluations read plans in worker threads
         self._expected: OrderedDict[int, tuple[datetime, TargetSpec]] = OrderedDict()
         """Target specs of evaluations just created in this process, by id, with the creation's time."""
@@ -291,7 +155,7 @@ class ShardRunner:
             if plan is None:
                 return None
             if not plan.calls_agent and shard.lane > 0:
-                return None  # lane 0 runs every shard (see _Plan.lanes)
+                return None  # lane 0 runs every shard (see Plan.lanes)
             started = time.monotonic()
             lanes = plan.lanes
             # Without calls, one lane runs shards many at a time: its writes overlap its grading, as if
@@ -345,7 +209,7 @@ class ShardRunner:
 
     # ---- One shard ----------------------------------------------------------------------------------
 
-    def _plan(self, evaluation_id: int) -> _Plan | None:
+    def _plan(self, evaluation_id: int) -> Plan | None:
         """The evaluation's plan (cached), after moving it to ``running``; ``None`` if it has ended."""
         with Session(self.engine, expire_on_commit=False) as session:
             row = store.find_evaluation(session, evaluation_id)
@@ -379,7 +243,7 @@ class ShardRunner:
                 cache = CacheMode(row.reply_cache)
                 watch = ReachabilityWatch()
                 watch.observe_all(result_store.some_errors(session, evaluation_id, limit=watch.limit))
-            plan = _Plan(
+            plan = Plan(
                 suite_id=row.suite_id,
                 concurrency=row.concurrency,
                 position_limit=row.total // row.repeats,
@@ -402,7 +266,7 @@ class ShardRunner:
                 self._plans.popitem(last=False)
         return plan
 
-    def _cached(self, evaluation_id: int) -> _Plan | None:
+    def _cached(self, evaluation_id: int) -> Plan | None:
         with self._plans_lock:
             plan = self._plans.get(evaluation_id)
             if plan is not None:
@@ -415,7 +279,7 @@ class ShardRunner:
             self._expected.pop(evaluation_id, None)
 
     def _cases(
-        self, shard: Shard, plan: _Plan, span: int
+        self, shard: Shard, plan: Plan, span: int
     ) -> tuple[list[PendingCase], StoredReplies | None, ShardReplies | None]:
         with Session(self.engine) as session:
             pending = store.cases_without_result(
@@ -441,7 +305,7 @@ class ShardRunner:
                 cached = ShardReplies.read(session, plan.fingerprint, asked)
         return pending, replies, cached
 
-    async def _run_shard(self, shard: Shard, plan: _Plan, span: int = 1) -> bool:
+    async def _run_shard(self, shard: Shard, plan: Plan, span: int = 1) -> bool:
         """Run the shard's cases that have no result; whether there were any. :class:`_StoppedError` if the
         evaluation ended or this runner stops meanwhile."""
         pending, replies, cached = await finish_in_thread(self._cases, shard, plan, span)
@@ -539,7 +403,7 @@ class ShardRunner:
 
     # ---- The end ------------------------------------------------------------------------------------
 
-    def _complete_if_done(self, evaluation_id: int, plan: _Plan) -> None:
+    def _complete_if_done(self, evaluation_id: int, plan: Plan) -> None:
         with Session(self.engine) as session:
             if store.has_case_without_result(
                 session, evaluation_id, plan.suite_id, plan.position_limit, repeats=plan.repeats

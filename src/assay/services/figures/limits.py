@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from assay.services.figures.summary import Summary
+from assay.services.figures.summary_records import Summary
 
 __all__ = ["LimitVerdict", "SpendLimits", "judge_limits"]
 

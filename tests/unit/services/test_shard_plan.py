@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from assay.services.evaluations.shards import (
+from assay.services.evaluations.shard_plan import (
     LANE_CONCURRENCY,
     SHARD_CASES,
     Shard,
