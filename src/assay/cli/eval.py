@@ -1,5 +1,5 @@
 """``assay eval [FILE]``: the eval an ``assay.yaml`` describes (docs/eval-file.md), run as ``assay run`` runs
-a suite (:func:`assay.cli.run.execute_run`, per suite), then judged by its gates.
+a suite (:func:`assay.cli.suite_run.execute_run`, per suite), then judged by its gates.
 
 Exit 0 when every gate holds (without gates: every case passed), 1 when one is missed, 2 for any problem of
 the file (each named by its line, all checked before anything runs), 3 for a bug.
@@ -128,7 +128,7 @@ def eval_command(
 ) -> None:
     """Run the eval FILE describes (suites, target, assertions, outputs, gates); exit 0 when its gates hold,
     1 when one is missed, 2 for a problem of the file."""
-    from assay.cli.run import SuiteRun, check_repeats, execute_run, open_answers, scan_suite
+    from assay.cli.suite_run import SuiteRun, check_repeats, execute_run, open_answers, scan_suite
     from assay.services.eval_file.gates import EvalTotals, MetadataTally
     from assay.services.eval_file.loading import read_eval_file
     from assay.services.eval_file.plan import plan_eval

@@ -7,20 +7,14 @@ Results are appended to ``--output`` as they come, so a run that is killed keeps
 from __future__ import annotations
 
 import json
-import os
-import tempfile
-import time
-from array import array
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass
+from collections.abc import Sequence
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
-from assay.cli.console import err, out
+from assay.cli.console import out
 from assay.cli.gate import FAILED, check_gate, limits_held
 from assay.cli.options import (
     PATH,
@@ -33,27 +27,15 @@ from assay.cli.options import (
     grader_config,
     grader_options,
 )
-from assay.cli.tables import PlainTable
 from assay.domain import MAX_REPEATS
 from assay.errors import ValidationError
 
 if TYPE_CHECKING:  # the rest is imported when the command runs (see assay.cli.graders)
-    from assay.cli.interruption import Stopper
-    from assay.config import ModelPrice
-    from assay.domain import SuiteAssertions
     from assay.graders import GraderInterface
     from assay.json_types import JsonObject
     from assay.services.execution.case_results import RunCase
-    from assay.services.figures.repeats import RepeatFigures
-    from assay.services.figures.summary import SummaryTally
-    from assay.services.figures.summary_records import BinaryReport, Summary
     from assay.services.local_run.answer_stream import AnswerFile
-    from assay.services.local_run.result_file import ResultLine
-    from assay.services.local_run.run import LocalSink
-    from assay.services.local_run.selection import Selection
-    from assay.services.local_run.suite_stream import SuiteFacts, SuiteFile
     from assay.targets import TargetSpec
-    from assay.targets.cached import CacheUse
 
 _TARGET_OPTIONS = "--target-url, --openai-model, --responses, --python or --command"
 
@@ -110,132 +92,6 @@ def _target(
     return parse_target_spec({**data, **extra})
 
 
-def _rate(value: float | None) -> str:
-    return "-" if value is None else f"{value:.2%}"
-
-
-def _number(value: float | None, digits: int = 1) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
-
-
-def _print_summary(summary: Summary, duration_s: float, tally: SummaryTally | None = None) -> None:
-    """The summary table. Its mean score counts every case run, an errored one scoring 0, by the pass rate's
-    rule (an errored case failed): an agent that errs more does not get a better mean."""
-    from assay.services.figures.statistics import ratio
-
-    interval = summary.pass_rate_ci95
-    headers: tuple[str, ...] = ("cases", "passed", "failed", "errors", "pass rate", "95% CI", "mean score")
-    headers += ("p50 ms", "p95 ms", "max ms")
-    row = (
-        str(summary.finished),
-        str(summary.passed),
-        str(summary.failed),
-        str(summary.error_count),
-        _rate(summary.pass_rate),
-        f"{interval[0]:.1%} - {interval[1]:.1%}" if interval else "-",
-        _number(
-            summary.mean_score
-            if tally is None
-            else ratio(tally.score_sum, tally.finished)
-            if tally.score_count
-            else None,
-            3,
-        ),
-        _number(summary.latency_ms.p50),
-        _number(summary.latency_ms.p95),
-        _number(summary.latency_ms.max),
-    )
-    err.table(PlainTable(headers, [row], title=f"Summary ({duration_s:.2f} s)"))
-    counts = [*summary.by_match_status.items(), *summary.errors_by_reason.items()]
-    err.table(PlainTable(("match_status / error", "count"), [(name, str(count)) for name, count in counts]))
-    if summary.binary is not None:
-        _print_labels(summary.binary)
-    if summary.usage is not None:
-        usage = summary.usage
-        spent = [
-            (item.model or "(not named)", str(item.cases), str(item.input_tokens), str(item.output_tokens))
-            for item in usage.by_model
-        ]
-        title = f"Agent tokens ({usage.cases} of {summary.finished} replies said what they spent)"
-        err.table(PlainTable(("model", "replies", "input tokens", "output tokens"), spent, title=title))
-    _print_spend(summary)
-    if summary.by_assertion:
-        rows = [
-            (name, f"{figures.passed} / {figures.total}", _rate(figures.passed / figures.total))
-            for name, figures in summary.by_assertion.items()
-        ]
-        err.table(PlainTable(("assertion", "passed", "pass rate"), rows))
-    if summary.repeats is not None:
-        _print_repeats(summary.repeats)
-
-
-def _print_repeats(figures: RepeatFigures) -> None:
-    """pass@k and pass^k for every k, then the flaky cases (each with its passes and Wilson interval)."""
-    ks = [str(k) for k in range(1, figures.repeats + 1)]
-    rows = [
-        ("pass@k", *(f"{value:.1%}" for value in figures.pass_at_k)),
-        ("pass^k", *(f"{value:.1%}" for value in figures.pass_hat_k)),
-    ]
-    title = f"Repeats: each of {figures.cases} cases asked {figures.repeats} times"
-    err.table(PlainTable(("k", *ks), rows, title=title))
-    if figures.flaky:
-        flaky = [
-            (f"#{case.number}", f"{case.passed} / {case.runs}", f"{case.low:.1%} - {case.high:.1%}")
-            for case in figures.flaky_cases
-        ]
-        shown = "" if figures.flaky == len(flaky) else f", {len(flaky)} shown"
-        err.table(
-            PlainTable(("case", "passed", "95% CI"), flaky, title=f"Flaky cases ({figures.flaky}{shown})")
-        )
-    else:
-        err.print("no flaky case: every case passed all its repeats or none", markup=False)
-
-
-def _print_spend(summary: Summary) -> None:
-    """The judge's tokens, apart from the agent's, and the cost: agent, judge, total, each with the cases
-    whose cost is unknown (never counted as 0)."""
-    judged = summary.judge_usage
-    if judged is not None:
-        spent = [
-            (item.model or "(not named)", str(item.cases), str(item.input_tokens), str(item.output_tokens))
-            for item in judged.by_model
-        ]
-        title = f"Judge tokens ({judged.calls} calls; {judged.unknown_cases} cases of unknown tokens)"
-        err.table(PlainTable(("model", "calls", "input tokens", "output tokens"), spent, title=title))
-    cost = summary.cost
-    if cost is None:
-        if summary.usage is not None or judged is not None:
-            err.print("cost: unknown (no price table: ASSAY_PRICES, or prices: in assay.yaml)", markup=False)
-        return
-    rows = [
-        (part, figures.describe(), str(figures.unknown_cases))
-        for part, figures in (("agent", cost.agent), ("judge", cost.judge), ("total", cost.total))
-    ]
-    err.table(PlainTable(("cost", "US dollars", "cases unknown"), rows, title="Cost"))
-
-
-def _print_labels(binary: BinaryReport) -> None:
-    """The label report; its columns are the grader's own labels (a plugin's as well as true/false's)."""
-    from assay.services.figures.summary import INVALID
-
-    columns = (*binary.labels, INVALID)
-    matrix = [
-        (label, *(str(row.get(column, 0)) for column in columns))
-        for label, row in binary.confusion_matrix.items()
-    ]
-    err.table(PlainTable(("expected \\ actual", *columns), matrix, title="Label report"))
-    scores = ", ".join(
-        f"{label}: P {_number(s.precision, 3)} R {_number(s.recall, 3)} F1 {_number(s.f1, 3)}"
-        for label, s in binary.per_class.items()
-    )
-    accuracy, valid_only = _rate(binary.accuracy), _rate(binary.accuracy_valid_only)
-    err.print(
-        f"accuracy {accuracy} (invalid excluded: {valid_only}), "
-        f"Cohen's kappa {_number(binary.cohen_kappa, 3)}; {scores}",
-        markup=False,
-    )
-
-
 def _test_target(
     spec: TargetSpec | None, case: RunCase, grader: GraderInterface, answers: AnswerFile | None
 ) -> None:
@@ -279,146 +135,6 @@ def _check_output(output: Path | None, *, resume: bool, test_target: bool) -> bo
             "or another --output"
         )
     return resume and holds_results
-
-
-def _count(tally: SummaryTally, record: ResultLine) -> None:
-    """Count a result read back from a results file (one written before results had ``reason_code`` too)."""
-    from assay.graders.contract.verdict import reason_code_of
-    from assay.targets.usage import JudgeSpend
-
-    tally.add_result(
-        record["passed"],
-        record["score"],
-        record["error"],
-        record["latency_ms"],
-        record["match_status"],
-        reason_code_of(record["details"]),
-        record["details"],
-        _tokens(record.get("usage")),
-        record["number"],
-        JudgeSpend.of_record(record.get("judge_usage")),
-    )
-
-
-def _tokens(usage: object) -> tuple[int, int, str | None] | None:
-    """The usage of a result read back from a results file (one without usage: unknown)."""
-    from assay.targets.usage import read_usage
-
-    read = read_usage(usage, model=usage.get("model") if isinstance(usage, dict) else None)
-    return None if read is None else (read.input_tokens, read.output_tokens, read.model)
-
-
-def _regrade(
-    grader: GraderInterface, suite: SuiteFile
-) -> Callable[[int, str, str], tuple[bool, float | None]] | None:
-    """How a resumed run grades a kept answer again to check its line's verdict: by the case's own
-    assertions when it has some (docs/assertions.md), else by ``grader``; not at all when the run's grader
-    calls out, or a case's assertions do (a judge: asking it again would cost a call per line, and may
-    differ)."""
-    from assay.services.local_run.run import plain_loop_grades
-
-    if not plain_loop_grades(grader) or suite.calls_out:
-        return None
-    own = {case.target_case.place: case.checks for case in suite.cases() if case.checks is not None}
-
-    def regrade(number: int, answer: str, expected: str) -> tuple[bool, float | None]:
-        verdict = own.get(number, grader).grade(answer, expected)
-        return verdict["passed"], verdict["score"]
-
-    return regrade
-
-
-@contextmanager
-def _results_file(output: Path | None, *, keep: bool) -> Iterator[Path | None]:
-    """Where results are written: ``--output``, else (when a report needs them) a temporary file."""
-    if output is not None or not keep:
-        yield output
-        return
-    descriptor, name = tempfile.mkstemp(prefix="assay-run-", suffix=".jsonl")
-    os.close(descriptor)
-    try:
-        yield Path(name)
-    finally:
-        os.unlink(name)
-
-
-def _run_with_progress(
-    suite: SuiteFile,
-    facts: SuiteFacts,
-    spec: TargetSpec | None,
-    grader: GraderInterface,
-    sink: LocalSink,
-    stopper: Stopper,
-    *,
-    concurrency: int,
-    done: Sequence[int] | None,
-    answers: AnswerFile | None,
-    total: int,
-    cache: CacheUse | None = None,
-    repeats: int = 1,
-) -> None:
-    """Run the cases without a result, a progress bar on a terminal (Rich's progress is loaded only then).
-
-    Recorded answers graded by a grader that calls nothing run in a plain loop (no event loop to load)."""
-    from assay.services.local_run.run import plain_loop_grades, run_local, run_recorded
-
-    def run_plain(recorded: AnswerFile, on_written: Callable[[int], None]) -> None:
-        control = sink.control
-        with stopper.running(control):
-            run_recorded(
-                suite.cases(),
-                grader,
-                sink,
-                answers=recorded.in_case_order(),
-                control=control,
-                done=done,
-                on_written=on_written,
-            )
-
-    async def run_in_loop(on_written: Callable[[int], None]) -> None:
-        import asyncio
-
-        from assay.targets import parse_target_spec
-
-        control = sink.control
-        with stopper.running(control, asyncio.get_running_loop()):
-            await run_local(
-                suite.cases(),
-                spec if spec is not None else parse_target_spec({"type": "recorded"}),
-                grader,
-                sink,
-                concurrency=concurrency,
-                control=control,
-                done=done,
-                answers=answers.in_case_order() if answers is not None else None,
-                on_written=on_written,
-                cache=cache,
-                cases_call=suite.calls_out,
-                repeats=repeats,
-            )
-
-    def run(on_written: Callable[[int], None]) -> None:
-        if answers is not None and plain_loop_grades(grader) and not suite.calls_out:
-            run_plain(answers, on_written)
-        else:
-            import asyncio
-
-            asyncio.run(run_in_loop(on_written))
-
-    if not err.is_terminal:
-        run(lambda count: None)
-        return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err.rich,
-    ) as progress:
-        task = progress.add_task(facts.name, total=total, completed=sink.tally.finished)
-        run(lambda count: progress.advance(task, count))
 
 
 @click.command("run")
@@ -542,6 +258,7 @@ def run(
 ) -> None:
     """Evaluate SUITE_FILE against one target, print a summary, and gate on the pass rate, the cost and the
     latency (for CI)."""
+    from assay.cli.suite_run import SuiteRun, check_repeats, execute_run, open_answers, scan_suite
     from assay.services.figures.limits import SpendLimits
     from assay.services.grading.registry import GraderService
     from assay.services.local_run.selection import Selection
@@ -630,184 +347,3 @@ def run(
     check_gate(passed=summary.passed, counted=summary.total_cases, min_pass_rate=min_pass_rate)
     if not held:
         raise SystemExit(FAILED)
-
-
-def check_repeats(repeats: int, spec: TargetSpec | None) -> None:
-    """Repeats ask an agent again: recorded answers give each case one answer (exit 2)."""
-    if repeats == 1:
-        return  # nothing to check, and nothing loaded for it (a recorded run starts lean)
-    from assay.targets import RecordedTargetSpec
-
-    if spec is None or isinstance(spec, RecordedTargetSpec):
-        raise ValidationError(
-            "repeats need an agent to ask again: recorded answers give each case one answer"
-        )
-
-
-def scan_suite(
-    path: Path,
-    grader: GraderInterface,
-    *,
-    preflight: bool,
-    fingerprints: bool = False,
-    defaults: SuiteAssertions | None = None,
-) -> tuple[SuiteFile, SuiteFacts]:
-    """The suite file read once and checked whole (every case by its grader, unless not ``preflight``);
-    ``defaults`` are assertions and rules given beside it (``assay eval``'s)."""
-    from assay.services.local_run.suite_stream import SuiteFile
-
-    suite = SuiteFile(path, defaults=defaults)
-    facts, report = suite.scan(preflight=grader if preflight else None, fingerprints=fingerprints)
-    if report is not None and not report.ok:
-        raise report.error(grader.grader_id, "--allow-invalid-expected")
-    return suite, facts
-
-
-def open_answers(responses: Path | None, facts: SuiteFacts) -> AnswerFile | None:
-    """The recorded answers file, checked against the suite, when there is one."""
-    from assay.services.local_run.answer_stream import AnswerFile
-
-    if responses is None:
-        return None
-    answers = AnswerFile(responses, facts)
-    answers.check()
-    return answers
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SuiteRun:
-    """One suite file run against one target, everything checked: what ``assay run`` and ``assay eval`` run
-    (``spec`` ``None``: the recorded ``answers``)."""
-
-    suite: SuiteFile
-    facts: SuiteFacts
-    grader: GraderInterface
-    spec: TargetSpec | None
-    answers: AnswerFile | None
-    concurrency: int
-    selection: Selection
-    output: Path | None
-    junit: Path | None
-    server: str | None
-    resuming: bool = False
-    read_results: Callable[[Path], None] | None = None
-    """Called with the finished run's results file (a temporary one without ``output``): ``assay eval``'s
-    gates by metadata read it."""
-    cache: CacheUse | None = None
-    """The reply cache the run answers from first (``--cache``, ``--replay``); closed when the run ends."""
-    repeats: int = 1
-    """How many times each case is asked (its results carry their ``repeat``)."""
-    prices: Mapping[str, ModelPrice] | None = None
-    """The price table the run's cost is counted with (none: the cost is not counted)."""
-
-
-def execute_run(plan: SuiteRun) -> Summary:
-    """Run the cases, print the summary, write the JUnit report and push to a server when asked; its summary.
-    Exit 2 when the target was never reached (nothing was evaluated: a setup problem, not a verdict)."""
-    from assay.cli.interruption import Stopper, report_interrupted
-    from assay.services.execution.reachability import SETUP_REASONS, ReachabilityWatch
-    from assay.services.figures.summary import ReportShape, SummaryTally
-    from assay.services.grading.registry import GraderService
-    from assay.services.local_run.result_file import (
-        ResultAppender,
-        RunHeader,
-        file_digest,
-        read_records,
-        read_results,
-    )
-    from assay.services.local_run.run import LocalSink
-
-    suite, facts, grader, answers = plan.suite, plan.facts, plan.grader, plan.answers
-    output, junit, server, selection = plan.output, plan.junit, plan.server, plan.selection
-    repeats = plan.repeats
-    if repeats > 1 and server is not None:
-        raise ValidationError("--server does not take a run with repeats yet: push its cases run once")
-    tally = SummaryTally(ReportShape.of(grader), repeats=repeats, prices=plan.prices)
-    grader_spec = GraderService.spec(grader)
-    run_header = RunHeader(
-        grader_spec.grader_id,
-        grader_spec.config,
-        grader_spec.version,
-        file_digest(suite.path),
-        facts.name,
-        facts.count,
-        str(suite.path.resolve()),
-        suite.defaults.as_json() if suite.defaults is not None else None,
-        repeats,
-    )
-    done: array[int] | None = None
-    if plan.resuming and output is not None:
-        done = read_results(
-            output,
-            facts,
-            lambda record: _count(tally, record),
-            header=run_header,
-            regrade=_regrade(grader, suite),
-        )
-    total = facts.count * repeats
-    if not selection.everything:
-        done = done if done is not None else array("I", bytes(4 * (facts.count * repeats + 1)))
-        taken = selection.mark_left_out(suite.cases(), done, repeats)
-        if taken == 0:
-            raise ValidationError(f"--filter/--limit take none of the {facts.count} cases of {suite.path}")
-        err.print(f"running {taken} of the {facts.count} cases (--filter/--limit)", markup=False)
-        total = taken * repeats
-    if plan.resuming:
-        err.print(
-            f"resuming: {tally.finished} of {total} cases already have a result in {output}", markup=False
-        )
-    if plan.spec is not None:  # an agent answers (recorded answers load no scipy: the start-up budget)
-        from assay.services.figures.power import detectable_difference
-
-        err.print(f"preflight: {detectable_difference(total).line()}", markup=False)
-    keep = junit is not None or server is not None or plan.read_results is not None
-    with _results_file(output, keep=keep) as results:
-        # Every result is watched (a judge's errors are results'), recorded answers too: a run whose first
-        # cases all fail for one set-up reason stops, exit 2, not a failed gate.
-        watch = ReachabilityWatch(reasons=SETUP_REASONS)
-        sink = LocalSink(tally, ResultAppender(results, run_header) if results is not None else None, watch)
-        stopper = Stopper()
-        started = time.perf_counter()
-        try:
-            with stopper.watching():
-                _run_with_progress(
-                    suite, facts, plan.spec, grader, sink, stopper, concurrency=plan.concurrency, done=done,
-                    answers=answers, total=total, cache=plan.cache, repeats=repeats,
-                )  # fmt: skip
-                duration = time.perf_counter() - started
-                summary = tally.summary(total)
-                _print_summary(summary, duration, tally)
-                if junit is not None and results is not None:
-                    from assay.services.local_run.junit import (
-                        write_junit,
-                    )  # only when asked: XML support takes time to load
-
-                    # A run stopped early lists the cases it never ran, as skipped.
-                    unrun = selection.chosen(suite.cases()) if summary.finished < total else ()
-                    write_junit(
-                        junit, facts.name, read_records(results), duration, cases=unrun, count=facts.count
-                    )
-                finished = stopper.signal is None and not watch.is_unreachable and summary.finished == total
-                if server is not None and results is not None and finished:
-                    from assay.cli.push import push_results
-
-                    push_results(server, results)
-                if plan.read_results is not None and results is not None:
-                    plan.read_results(results)  # each batch was written whole, with no buffer between
-        finally:
-            if plan.cache is not None:
-                plan.cache.cache.close()
-            if sink.output is not None:
-                sink.output.close()
-            if answers is not None:
-                answers.close()
-            if facts.keys is not None:
-                facts.keys.close()
-    if output is None:
-        out.print(f"{summary.passed}/{summary.finished} passed", markup=False)
-    if stopper.signal is not None and summary.finished < total:
-        report_interrupted(stopper.signal, summary.finished, total, output, server)
-    if watch.is_unreachable:
-        err.print(f"error: {watch.message()}", markup=False)
-        raise SystemExit(2)  # nothing was evaluated: a setup problem, not a pass rate below the gate
-    return summary

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from assay.cli.run import _print_summary
+from assay.cli.run_summary import print_summary
 from assay.graders import StringMatchGrader, VerdictReport
 from assay.services.figures.summary import ReportShape, summarize
 
@@ -38,7 +38,7 @@ def test_a_report_with_labels_other_than_true_and_false_is_printed_with_them(
             shape.facts(verdict["passed"], verdict["score"], None, 5.0, "x", None, verdict["details"])
         )
 
-    _print_summary(summarize(facts, total_cases=3, shape=shape), 0.5)
+    print_summary(summarize(facts, total_cases=3, shape=shape), 0.5)
 
     lines = capsys.readouterr().err.splitlines()
     assert "expected \\ actual  yes  no  unsure  invalid" in lines
