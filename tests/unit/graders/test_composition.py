@@ -24,7 +24,7 @@ from assay.graders import (
     WeightedGrader,
     catalog,
 )
-from assay.graders.composite.tree import MAX_DEPTH, MAX_NODES
+from assay.graders.composite.children import MAX_DEPTH, MAX_NODES
 from assay.graders.contract.verdict import EMPTY_RESPONSE_REASON
 from assay.services.grader_service import GraderService
 

@@ -16,8 +16,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from assay.domain import Assertion, AssertionRule, Assertions, SuiteAssertions
+from assay.graders.composite.children import MAX_CHILDREN, child_spec_schema
 from assay.graders.composite.combinators import AllGrader, WeightedGrader
-from assay.graders.composite.tree import MAX_CHILDREN, CompositeGrader, child_spec_schema
+from assay.graders.composite.tree import CompositeGrader
 from assay.graders.contract.calls import CallTransport, CaseContext, Endpoint, grade_calling
 from assay.graders.contract.config_check import ConfigProblem, ProblemKind, schema_problems
 from assay.graders.contract.verdict import GradeResult

@@ -12,16 +12,15 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from assay.graders.composite.cannot_fail import always_passing
-from assay.graders.composite.tree import (
+from assay.graders.composite.children import (
     INVALID_RESPONSE,
     MATCH,
     MAX_CHILDREN,
     MISMATCH,
-    CompositeGrader,
-    Decision,
     child_list_schema,
     child_spec_schema,
 )
+from assay.graders.composite.tree import CompositeGrader, Decision
 from assay.graders.contract.config_check import ConfigProblem, ProblemKind
 from assay.graders.contract.verdict import VerdictReport
 

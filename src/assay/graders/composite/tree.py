@@ -2,7 +2,8 @@
 
 A composite grades an answer by asking child graders (any grader in :mod:`assay.graders.contract.catalog`,
 other composites included) and combining their verdicts in three-valued logic. This module holds what every
-composite shares; :mod:`assay.graders.composite.combinators` holds the five combinations (`not`, `all`, `any`,
+composite shares (one child's spec, limits and checks: :mod:`assay.graders.composite.children`);
+:mod:`assay.graders.composite.combinators` holds the five combinations (`not`, `all`, `any`,
 `at-least`, `weighted`).
 
 The semantics are in docs/composition.md: the rules every composite keeps (a blank answer is
@@ -25,9 +26,23 @@ import hashlib
 import json
 from abc import abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import replace
 from typing import Any, ClassVar
 
+from assay.graders.composite.children import (
+    INVALID_EXPECTED,
+    INVALID_RESPONSE,
+    MAX_CALLING,
+    MAX_DEPTH,
+    MAX_NODES,
+    child_entry,
+    child_problems,
+    located,
+    placed,
+    read_verdict,
+    refusal_of_own_expected,
+    result,
+    template,
+)
 from assay.graders.contract import catalog
 from assay.graders.contract.base import GraderInterface, why_unavailable
 from assay.graders.contract.calls import (
@@ -40,163 +55,15 @@ from assay.graders.contract.calls import (
     calls_out,
 )
 from assay.graders.contract.config_check import ConfigProblem, ProblemKind, fill_defaults, schema_problems
-from assay.graders.contract.verdict import EMPTY_RESPONSE_REASON, GradeResult, MatchStatus, status_of
+from assay.graders.contract.verdict import EMPTY_RESPONSE_REASON, GradeResult
 from assay.graders.reading.text import is_blank, read_text
 
-__all__ = [
-    "MAX_CALLING",
-    "MAX_CHILDREN",
-    "MAX_DEPTH",
-    "MAX_NODES",
-    "CompositeGrader",
-    "child_entry",
-    "child_list_schema",
-    "child_spec_schema",
-]
-
-MAX_DEPTH = 5
-"""Composites nested in one tree (the root counts as 1); leaves do not count."""
-MAX_NODES = 50
-"""Graders in one tree, the root, every composite and every leaf included."""
-MAX_CHILDREN = 20
-"""Children of one composite."""
-MAX_CALLING = 8
-"""Graders that call out (model judges) in one tree: the calls one answer may cost."""
-MAX_EXPECTED_LENGTH = 10_000
-"""Characters of an expected output a child carries in the config."""
-
-MATCH = MatchStatus.MATCH.value
-MISMATCH = MatchStatus.MISMATCH.value
-INVALID_RESPONSE = MatchStatus.INVALID_RESPONSE.value
-INVALID_EXPECTED = MatchStatus.INVALID_EXPECTED.value
-_KNOWN_STATUSES = frozenset(status.value for status in MatchStatus)
-# Plain strings, read once: an enum member's ``.value`` costs about 0.3 µs per access.
+__all__ = ["CompositeGrader"]
 
 _REFUSED = "Expected output refused by "
-_DETAILS: dict[str, Any] = {  # copied and filled in: cheaper than a literal of eight keys
-    "match_status": None,
-    "reason": None,
-    "expected_original": None,
-    "actual_original": None,
-    "normalized_expected": None,
-    "normalized_actual": None,
-    "decided_by": None,
-    "children": None,
-}
-DEFAULT_CHILD: dict[str, Any] = {"grader_id": "string-match"}
 
 Decision = tuple[bool, dict[str, Any], str, float]
 """What a combination decides: (passed, details template, reason, score); see ``CompositeGrader._decide``."""
-
-
-def _template(status: str, decided_by: str | None) -> dict[str, Any]:
-    """The details of a verdict with this status and deciding child, but for what each call fills in."""
-    template = _DETAILS.copy()
-    template["match_status"] = status
-    template["decided_by"] = decided_by
-    return template
-
-
-def child_spec_schema(description: str, **extra: dict[str, Any]) -> dict[str, Any]:
-    """The JSON Schema of one child: which grader, its config, its own expected output (plus ``extra``)."""
-    return {
-        "type": "object",
-        "format": "grader-spec",  # tells a form builder (the UI) to offer a grader picker and its config
-        "description": description,
-        "additionalProperties": False,
-        "required": ["grader_id"],
-        "properties": {
-            "grader_id": {
-                "type": "string",
-                "pattern": r"\S",
-                "maxLength": 100,
-                "description": "Id of the child grader: any registered grader, composites included",
-            },
-            "config": {
-                "type": "object",
-                "maxProperties": 100,
-                "description": "The child's own configuration, checked by the child grader",
-                "default": {},
-            },
-            "expected_output": {
-                "type": ["string", "null"],
-                "maxLength": MAX_EXPECTED_LENGTH,
-                "description": "An expected output for this child only; null gives it the composite's",
-                "default": None,
-            },
-            **extra,
-        },
-        "default": dict(DEFAULT_CHILD),
-    }
-
-
-def child_list_schema(description: str, item: dict[str, Any]) -> dict[str, Any]:
-    """The JSON Schema of a list of children (1..``MAX_CHILDREN``), defaulting to one string-match."""
-    return {
-        "type": "array",
-        "description": description,
-        "minItems": 1,
-        "maxItems": MAX_CHILDREN,
-        "items": item,
-        "default": [dict(DEFAULT_CHILD)],
-    }
-
-
-def child_entry(grader_id: str, result: Any, fresh: bool) -> tuple[str, dict[str, Any]]:
-    """(status, entry): a child's status as a known kind, and its verdict as a details tree holds it.
-
-    The entry is the child's ``result`` with ``grader_id`` added: in place when the child's class says its
-    results are ``fresh`` (no copy), else a new dict with the same keys in the same order. A status that is
-    not a known kind (a plugin's own word) is read from ``passed`` and stored in the entry as
-    ``match_status``, so the tree says how the composite counted it. Raises on a malformed result (no
-    ``details``, ``match_status`` or ``reason``), which the composite reports as its child failing.
-    """
-    details = result["details"]
-    raw = details["match_status"]
-    if "reason" not in details:  # malformed: the tree could not say why
-        raise KeyError("reason")
-    if fresh:
-        entry: dict[str, Any] = result
-        entry["grader_id"] = grader_id
-    else:
-        entry = {
-            "passed": result["passed"],
-            "score": result["score"],
-            "details": details,
-            "grader_id": grader_id,
-        }
-    if raw in _KNOWN_STATUSES:
-        return raw, entry
-    status = status_of(result).value
-    entry["match_status"] = status
-    return status, entry
-
-
-def _located(problem: ConfigProblem, prefix: str) -> ConfigProblem:
-    """``problem`` of a child's config, placed in the tree: path under ``prefix``, said in the message."""
-    if not prefix:
-        return problem
-    path = f"{prefix}.{problem.path}" if problem.path else prefix
-    return ConfigProblem(path, f"{prefix}: {problem.message}", problem.kind)
-
-
-def _child_problems(child_class: type[GraderInterface], config: object) -> list[ConfigProblem]:
-    """A non-composite child's own problems; a plugin whose check fails has a bad config, not a crash."""
-    try:
-        return child_class.config_problems(config)
-    except Exception as exc:
-        return [ConfigProblem("", f"config could not be checked ({type(exc).__name__})", ProblemKind.VALUE)]
-
-
-def _refusal_of_own_expected(
-    child_class: type[GraderInterface], grader_id: str, config: dict[str, Any], expected: str
-) -> str | None:
-    """Why a child refuses the expected output its spec carries (every case would be invalid), else None."""
-    try:
-        reason = child_class(grader_id, config).check_expected(expected)
-    except Exception as exc:
-        return f"the grader could not be built ({type(exc).__name__})"
-    return reason if isinstance(reason, str) and reason else None
 
 
 class _TreeVersion:
@@ -310,7 +177,7 @@ class CompositeGrader(CallingGrader):
             index for index, child in enumerate(children) if calls_out(child)
         )
         self._endpoints: tuple[Endpoint, ...] = tuple(
-            _placed(endpoint, f"{paths[index]}.config")
+            placed(endpoint, f"{paths[index]}.config")
             for index, child in enumerate(children)
             if calls_out(child)
             for endpoint in child.endpoints
@@ -321,12 +188,12 @@ class CompositeGrader(CallingGrader):
 
     def _decided_by(self, status: str) -> tuple[dict[str, Any], ...]:
         """Per child, the details template of a verdict with ``status`` that child decided (see _decide)."""
-        return tuple(_template(status, path) for path in self._paths)
+        return tuple(template(status, path) for path in self._paths)
 
     @staticmethod
     def _undecided(status: str) -> dict[str, Any]:
         """The details template of a verdict with ``status`` no single child decided."""
-        return _template(status, None)
+        return template(status, None)
 
     # --- the tree, as configured ---------------------------------------------------------------------------
 
@@ -421,14 +288,14 @@ class CompositeGrader(CallingGrader):
     @classmethod
     def _problems_at(cls, config: object, prefix: str) -> list[ConfigProblem]:
         """Every problem of this composite's ``config`` found at ``prefix`` in a tree (caps excepted)."""
-        problems = [_located(problem, prefix) for problem in schema_problems(cls.config_schema, config)]
+        problems = [located(problem, prefix) for problem in schema_problems(cls.config_schema, config)]
         if problems or not isinstance(config, dict):
             return problems
         return cls._problems_below(config, prefix)
 
     @classmethod
     def _problems_below(cls, config: dict[str, Any], prefix: str) -> list[ConfigProblem]:
-        problems = [_located(problem, prefix) for problem in cls._own_problems(config)]
+        problems = [located(problem, prefix) for problem in cls._own_problems(config)]
         for path, spec in cls._child_specs(config):
             at = f"{prefix}.{path}" if prefix else path
             grader_id = spec["grader_id"]
@@ -444,11 +311,11 @@ class CompositeGrader(CallingGrader):
             if issubclass(child_class, CompositeGrader):
                 found = child_class._problems_at(child_config, f"{at}.config")
             else:
-                found = [_located(p, f"{at}.config") for p in _child_problems(child_class, child_config)]
+                found = [located(p, f"{at}.config") for p in child_problems(child_class, child_config)]
             problems.extend(found)
             expected = spec.get("expected_output")
             if not found and expected is not None:
-                refusal = _refusal_of_own_expected(child_class, grader_id, child_config, expected)
+                refusal = refusal_of_own_expected(child_class, grader_id, child_config, expected)
                 if refusal is not None:
                     path = f"{at}.expected_output"
                     problems.append(ConfigProblem(path, f"'{path}' is refused: {refusal}", ProblemKind.VALUE))
@@ -634,10 +501,10 @@ class CompositeGrader(CallingGrader):
         refusal = self._first_refusal(expected_output)  # a refused expected output is reported first
         if refusal is not None:
             index, reason = refusal
-            return _result(
+            return result(
                 INVALID_EXPECTED, reason, 0.0, agent_response, expected_output, index, self._paths, []
             )
-        return _result(
+        return result(
             INVALID_RESPONSE,
             EMPTY_RESPONSE_REASON,
             0.0,
@@ -653,54 +520,10 @@ class CompositeGrader(CallingGrader):
         reason = f"The children's verdicts could not be combined ({type(error).__name__})"
         for index, (_, grade, own, _) in enumerate(self._calls):
             try:
-                _read_verdict(grade(agent_response, expected_output if own is None else own))
+                read_verdict(grade(agent_response, expected_output if own is None else own))
             except Exception as exc:
                 reason = (
                     f"{self._labels[index]} failed ({type(exc).__name__}), so the response was not judged"
                 )
                 break
-        return _result(INVALID_RESPONSE, reason, 0.0, agent_response, expected_output, None, self._paths, [])
-
-
-def _placed(endpoint: Endpoint, prefix: str) -> Endpoint:
-    """``endpoint`` with its fields named by their place in a tree (``graders[1].config.base_url``)."""
-    return replace(
-        endpoint, url_field=f"{prefix}.{endpoint.url_field}", key_field=f"{prefix}.{endpoint.key_field}"
-    )
-
-
-def _read_verdict(result: Any) -> tuple[Any, ...]:
-    """The fields a composite reads from a child's result (raises on a malformed one)."""
-    details = result["details"]
-    return details["match_status"], details["reason"], result["passed"], result["score"]
-
-
-def _result(
-    status: str,
-    reason: str,
-    score: float,
-    agent_response: Any,
-    expected_output: Any,
-    decided: int | None,
-    paths: Sequence[str],
-    children: list[Any],  # the children's JSON verdicts, taken into the details as built (no copy, no cast)
-) -> GradeResult:
-    """The verdict dict, built directly: ``Verdict(...).result()`` costs ~3 µs, six times a node's budget.
-
-    Same keys as :class:`~assay.graders.contract.verdict.Verdict` gives (a test keeps them in step), plus the
-    tree.
-    """
-    return {
-        "passed": status == MATCH,
-        "score": score,
-        "details": {
-            "match_status": status,
-            "reason": reason,
-            "expected_original": expected_output,
-            "actual_original": agent_response,
-            "normalized_expected": None,
-            "normalized_actual": None,
-            "decided_by": paths[decided] if decided is not None else None,
-            "children": children,
-        },
-    }
+        return result(INVALID_RESPONSE, reason, 0.0, agent_response, expected_output, None, self._paths, [])

@@ -24,17 +24,15 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from assay.graders.builtin.true_false import PRESETS as TRUE_FALSE_PRESETS
-from assay.graders.composite.tree import (
+from assay.graders.composite.children import (
     INVALID_EXPECTED,
     INVALID_RESPONSE,
     MATCH,
     MISMATCH,
-    CompositeGrader,
-    Decision,
-    _TreeVersion,
     child_entry,
     child_spec_schema,
 )
+from assay.graders.composite.tree import CompositeGrader, Decision, _TreeVersion
 from assay.graders.contract.base import GraderInterface, Preset
 from assay.graders.contract.verdict import (
     REASON_CODE,

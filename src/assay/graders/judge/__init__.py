@@ -1,1 +1,1 @@
-"""The llm-judge grader and the strict reader of its chat reply."""
+"""The llm-judge grader, its prompt, and the strict reader of its chat reply."""
