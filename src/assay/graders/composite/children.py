@@ -27,12 +27,12 @@ __all__ = [
     "child_list_schema",
     "child_problems",
     "child_spec_schema",
+    "details_template",
     "located",
     "placed",
     "read_verdict",
     "refusal_of_own_expected",
-    "result",
-    "template",
+    "tree_verdict",
 ]
 
 MAX_DEPTH = 5
@@ -66,7 +66,7 @@ _DETAILS: dict[str, Any] = {  # copied and filled in: cheaper than a literal of 
 DEFAULT_CHILD: dict[str, Any] = {"grader_id": "string-match"}
 
 
-def template(status: str, decided_by: str | None) -> dict[str, Any]:
+def details_template(status: str, decided_by: str | None) -> dict[str, Any]:
     """The details of a verdict with this status and deciding child, but for what each call fills in."""
     template = _DETAILS.copy()
     template["match_status"] = status
@@ -189,7 +189,7 @@ def read_verdict(result: Any) -> tuple[Any, ...]:
     return details["match_status"], details["reason"], result["passed"], result["score"]
 
 
-def result(
+def tree_verdict(
     status: str,
     reason: str,
     score: float,

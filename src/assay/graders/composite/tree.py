@@ -36,12 +36,12 @@ from assay.graders.composite.children import (
     MAX_NODES,
     child_entry,
     child_problems,
+    details_template,
     located,
     placed,
     read_verdict,
     refusal_of_own_expected,
-    result,
-    template,
+    tree_verdict,
 )
 from assay.graders.contract import catalog
 from assay.graders.contract.base import GraderInterface, why_unavailable
@@ -188,12 +188,12 @@ class CompositeGrader(CallingGrader):
 
     def _decided_by(self, status: str) -> tuple[dict[str, Any], ...]:
         """Per child, the details template of a verdict with ``status`` that child decided (see _decide)."""
-        return tuple(template(status, path) for path in self._paths)
+        return tuple(details_template(status, path) for path in self._paths)
 
     @staticmethod
     def _undecided(status: str) -> dict[str, Any]:
         """The details template of a verdict with ``status`` no single child decided."""
-        return template(status, None)
+        return details_template(status, None)
 
     # --- the tree, as configured ---------------------------------------------------------------------------
 
@@ -501,10 +501,10 @@ class CompositeGrader(CallingGrader):
         refusal = self._first_refusal(expected_output)  # a refused expected output is reported first
         if refusal is not None:
             index, reason = refusal
-            return result(
+            return tree_verdict(
                 INVALID_EXPECTED, reason, 0.0, agent_response, expected_output, index, self._paths, []
             )
-        return result(
+        return tree_verdict(
             INVALID_RESPONSE,
             EMPTY_RESPONSE_REASON,
             0.0,
@@ -526,4 +526,6 @@ class CompositeGrader(CallingGrader):
                     f"{self._labels[index]} failed ({type(exc).__name__}), so the response was not judged"
                 )
                 break
-        return result(INVALID_RESPONSE, reason, 0.0, agent_response, expected_output, None, self._paths, [])
+        return tree_verdict(
+            INVALID_RESPONSE, reason, 0.0, agent_response, expected_output, None, self._paths, []
+        )
