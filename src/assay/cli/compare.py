@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from assay.cli.console import err, out
+from assay.cli.console import err, out, percent
 from assay.cli.options import json_option
 from assay.errors import ValidationError
 
@@ -87,17 +87,13 @@ def _print_flip(flip: FlippedRun) -> None:
     )
 
 
-def _rate(value: float | None) -> str:
-    return "-" if value is None else f"{value:.2%}"
-
-
 def _print(comparison: RunsComparison) -> None:
     from assay.services.figures.paired import Flip, Verdict
 
     result = comparison.figures
 
-    out.print(f"A: {comparison.a}  pass rate {_rate(result.a_pass_rate)}", markup=False)
-    out.print(f"B: {comparison.b}  pass rate {_rate(result.b_pass_rate)}", markup=False)
+    out.print(f"A: {comparison.a}  pass rate {percent(result.a_pass_rate)}", markup=False)
+    out.print(f"B: {comparison.b}  pass rate {percent(result.b_pass_rate)}", markup=False)
     only = (
         f"; only in A {result.only_in_a}, only in B {result.only_in_b}"
         if result.only_in_a + result.only_in_b

@@ -73,3 +73,8 @@ class Stream:
 
 out = Stream(stderr=False)
 err = Stream(stderr=True)
+
+
+def percent(value: float | None, digits: int = 2) -> str:
+    """A rate as a percentage with ``digits`` decimals, as the commands print one; "-" when there is none."""
+    return "-" if value is None else f"{value:.{digits}%}"

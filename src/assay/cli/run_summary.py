@@ -5,17 +5,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from assay.cli.console import err
+from assay.cli.console import err, percent
 from assay.cli.tables import PlainTable
 
 if TYPE_CHECKING:
     from assay.services.figures.repeats import RepeatFigures
     from assay.services.figures.summary import SummaryTally
     from assay.services.figures.summary_records import BinaryReport, Summary
-
-
-def _rate(value: float | None) -> str:
-    return "-" if value is None else f"{value:.2%}"
 
 
 def _number(value: float | None, digits: int = 1) -> str:
@@ -35,7 +31,7 @@ def print_summary(summary: Summary, duration_s: float, tally: SummaryTally | Non
         str(summary.passed),
         str(summary.failed),
         str(summary.error_count),
-        _rate(summary.pass_rate),
+        percent(summary.pass_rate),
         f"{interval[0]:.1%} - {interval[1]:.1%}" if interval else "-",
         _number(
             summary.mean_score
@@ -65,7 +61,7 @@ def print_summary(summary: Summary, duration_s: float, tally: SummaryTally | Non
     _print_spend(summary)
     if summary.by_assertion:
         rows = [
-            (name, f"{figures.passed} / {figures.total}", _rate(figures.passed / figures.total))
+            (name, f"{figures.passed} / {figures.total}", percent(figures.passed / figures.total))
             for name, figures in summary.by_assertion.items()
         ]
         err.table(PlainTable(("assertion", "passed", "pass rate"), rows))
@@ -132,7 +128,7 @@ def _print_labels(binary: BinaryReport) -> None:
         f"{label}: P {_number(s.precision, 3)} R {_number(s.recall, 3)} F1 {_number(s.f1, 3)}"
         for label, s in binary.per_class.items()
     )
-    accuracy, valid_only = _rate(binary.accuracy), _rate(binary.accuracy_valid_only)
+    accuracy, valid_only = percent(binary.accuracy), percent(binary.accuracy_valid_only)
     err.print(
         f"accuracy {accuracy} (invalid excluded: {valid_only}), "
         f"Cohen's kappa {_number(binary.cohen_kappa, 3)}; {scores}",

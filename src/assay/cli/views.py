@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from assay.cli.console import err, out
+from assay.cli.console import err, out, percent
 from assay.cli.options import json_option
 from assay.errors import ValidationError
 from assay.services.figures.statistics import PassRate, Shift
@@ -52,10 +52,6 @@ def rate_bar(rate: PassRate, width: int = BAR_WIDTH) -> str:
         middle = (index + 0.5) / width
         cells.append("█" if middle < rate.low else "▒" if middle < rate.high else "·")
     return "".join(cells)
-
-
-def _percent(value: float | None) -> str:
-    return "-" if value is None else f"{value:.1%}"
 
 
 def _interval(rate: PassRate) -> str:
@@ -132,7 +128,7 @@ def show_history(*, suite: str, grader_id: str | None, limit: int, as_json: bool
             point.grader_id,
             finished.strftime("%Y-%m-%d %H:%M"),
             rate_bar(point.pass_rate),
-            _percent(point.pass_rate.rate),
+            percent(point.pass_rate.rate, 1),
             _interval(point.pass_rate),
             str(point.pass_rate.total),
             shift,
@@ -190,7 +186,7 @@ def show_breakdown(*, evaluation_id: int, key: str | None, as_json: bool) -> Non
         title=Text(f"Evaluation {evaluation.id} '{evaluation.name}' by '{key}', worst first"),
         caption=(
             f"{result.distinct_values} value{'' if result.distinct_values == 1 else 's'} · "
-            f"overall {_percent(result.overall.rate)} "
+            f"overall {percent(result.overall.rate, 1)} "
             f"({result.overall.passed} of {result.overall.total})"
         ),
     )
@@ -203,7 +199,7 @@ def show_breakdown(*, evaluation_id: int, key: str | None, as_json: bool) -> Non
         table.add_row(
             label,
             rate_bar(rate),
-            _percent(rate.rate),
+            percent(rate.rate, 1),
             _interval(rate),
             str(rate.passed),
             str(rate.total),
@@ -271,7 +267,7 @@ def show_failures(*, evaluation_id: int, group: str | None, limit: int, as_json:
         for item in groups.groups:
             kind = "error" if item.error is not None else "match_status"
             table.add_row(
-                Text(f"{_group_name(item)} ({kind})"), str(item.count), _percent(item.count / groups.failed)
+                Text(f"{_group_name(item)} ({kind})"), str(item.count), percent(item.count / groups.failed, 1)
             )
         out.print(table)
         err.print(f"a group's cases: assay failures {evaluation.id} --group NAME", markup=False)
