@@ -15,8 +15,7 @@ from sqlalchemy.engine import Dialect
 
 from assay.domain import UNFINISHED
 from assay.json_types import JsonObject
-from assay.storage.evaluations import EvaluationRow
-from assay.storage.results import ResultRow
+from assay.storage.evaluations import EvaluationRow, ResultRow
 from assay.storage.types import SafeJSON, SafeText, dump_json
 
 

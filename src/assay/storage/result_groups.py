@@ -33,7 +33,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import Session
 
 from assay.json_types import JsonObject
-from assay.storage.results import ResultRow
+from assay.storage.evaluations import ResultRow
 from assay.storage.suites import CaseRow
 from assay.storage.types import dump_json
 

@@ -1,4 +1,5 @@
-"""The ``results`` table and the queries that read it.
+"""The queries that read the ``results`` table (mapped in :mod:`assay.storage.evaluations`, beside the table
+its foreign key names, so that importing either module registers both).
 
 A result snapshots the case it graded (input, expected output), so it keeps saying what was graded even
 if the suite changes later. An evaluation asks about each case ``repeats`` times; one row per (evaluation,
@@ -12,72 +13,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import (
-    Boolean,
-    Float,
-    ForeignKey,
-    Index,
-    Integer,
     Select,
-    String,
     Text,
-    UniqueConstraint,
     case,
-    false,
     func,
     literal,
     select,
     true,
 )
-from sqlalchemy.orm import Mapped, Session, mapped_column
+from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import BindParameter
 
 from assay.domain import Outcome, ResultSort
 from assay.graders.contract.verdict import INVALID_STATUSES as INVALID_VERDICTS
-from assay.json_types import JsonObject
-from assay.storage.database import Base
-from assay.storage.suites import Placed
-from assay.storage.types import SafeJSON, SafeText, dump_json
-
-
-class ResultRow(Placed, Base):
-    """The outcome of one case in one evaluation: graded, or an error reason."""
-
-    __tablename__ = "results"
-    __table_args__ = (
-        UniqueConstraint("evaluation_id", "case_id", "repeat"),
-        Index("ix_results_evaluation_id_position", "evaluation_id", "position", "repeat"),
-    )
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    evaluation_id: Mapped[int] = mapped_column(ForeignKey("evaluations.id", ondelete="CASCADE"))
-    case_id: Mapped[int] = mapped_column(Integer)
-    repeat: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
-    """Which asking of the case this is, from 0 (an evaluation of ``repeats`` n has 0..n-1)."""
-    position: Mapped[int] = mapped_column(Integer)
-    case_key: Mapped[str | None] = mapped_column(String(200), nullable=True)
-    input: Mapped[str] = mapped_column(SafeText)
-    expected_output: Mapped[str] = mapped_column(SafeText)
-    agent_response: Mapped[str | None] = mapped_column(SafeText, nullable=True)
-    passed: Mapped[bool] = mapped_column(Boolean)
-    score: Mapped[float | None] = mapped_column(Float, nullable=True)
-    match_status: Mapped[str | None] = mapped_column(String(40), nullable=True)
-    reason_code: Mapped[str | None] = mapped_column(String(40), nullable=True)
-    """The verdict's reason code, if its grader gave one (``details.reason_code``): what results filter by."""
-    details: Mapped[JsonObject | None] = mapped_column(SafeJSON, nullable=True)
-    error: Mapped[str | None] = mapped_column(String(100), nullable=True)
-    error_detail: Mapped[str | None] = mapped_column(SafeText, nullable=True)
-    latency_ms: Mapped[float | None] = mapped_column(Float, nullable=True)
-    attempts: Mapped[int] = mapped_column(Integer, default=1)
-    cached: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
-    """The reply came from the reply cache (the agent was not called for it)."""
-    input_tokens: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    output_tokens: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    usage_model: Mapped[str | None] = mapped_column(String(200), nullable=True)
-    """What the agent's reply said it spent, and through which model (null: unknown)."""
-    trajectory_summary: Mapped[JsonObject | None] = mapped_column(SafeJSON, nullable=True)
-    """The summary of the agent's trajectory (its steps are in ``trajectory_chunks``); null: none captured."""
-    judge_usage: Mapped[JsonObject | None] = mapped_column(SafeJSON, nullable=True)
-    """What the grader's calls said they spent (:class:`~assay.targets.usage.JudgeSpend`; null: no call)."""
+from assay.storage.evaluations import ResultRow
+from assay.storage.types import dump_json
 
 
 def count_results(session: Session, evaluation_id: int) -> int:

@@ -9,9 +9,9 @@ from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
 from assay.storage.database import create_db_engine, migrate
-from assay.storage.evaluations import EvaluationRow, PendingCase, cases_without_result
+from assay.storage.evaluations import EvaluationRow, PendingCase, ResultRow, cases_without_result
 from assay.storage.result_batches import NewResult, write_results
-from assay.storage.results import ResultRow, count_results
+from assay.storage.results import count_results
 from assay.storage.suites import CaseRow, SuiteRow
 from assay.storage.types import utc_now
 

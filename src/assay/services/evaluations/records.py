@@ -21,9 +21,9 @@ from assay.services.execution.case_results import CaseResult
 from assay.services.execution.trajectories import PackedTrajectory, TrajectoryFacts, trajectory_summary
 from assay.services.figures.summary import SummaryTally
 from assay.services.figures.summary_records import Summary
-from assay.storage.evaluations import EvaluationRow
+from assay.storage.evaluations import EvaluationRow, ResultRow
 from assay.storage.result_batches import NewResult
-from assay.storage.results import SUMMARY_COLUMNS, ResultRow
+from assay.storage.results import SUMMARY_COLUMNS
 from assay.storage.trajectories import Chunk, chunk_steps
 from assay.targets.specs import target_view
 from assay.targets.usage import JudgeSpend, Usage
